@@ -1,0 +1,25 @@
+#===- AddTilec.cmake - helpers for tilec libraries -----------------------===//
+#
+# add_tilec_library(name SOURCES... [DEPENDS ...] [MLIR_LIBS ...]
+#                   [LINK_COMPONENTS ...])
+#
+# A thin wrapper over add_mlir_library. tilec libraries are never part of
+# libMLIR.so; the MLIR libraries they use are linked through
+# mlir_target_link_libraries so that, with MLIR_LINK_MLIR_DYLIB=ON, everything
+# resolves against the one shared libMLIR.so instead of static archives (which
+# would register every cl::opt twice once the plugin is loaded into mlir-opt).
+#
+#===----------------------------------------------------------------------===//
+function(add_tilec_library name)
+  cmake_parse_arguments(ARG "" "" "DEPENDS;MLIR_LIBS;LINK_COMPONENTS;LINK_LIBS" ${ARGN})
+  add_mlir_library(${name} ${ARG_UNPARSED_ARGUMENTS}
+    EXCLUDE_FROM_LIBMLIR
+    DISABLE_INSTALL
+    DEPENDS ${ARG_DEPENDS}
+    LINK_COMPONENTS ${ARG_LINK_COMPONENTS}
+    LINK_LIBS ${ARG_LINK_LIBS})
+  if(ARG_MLIR_LIBS)
+    mlir_target_link_libraries(${name} PUBLIC ${ARG_MLIR_LIBS})
+  endif()
+  set_property(GLOBAL APPEND PROPERTY TILEC_LIBS ${name})
+endfunction()

@@ -1,0 +1,70 @@
+//===- Compiler.h - From tile programs to PTX, cubin and metadata *- C++ -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the compile entry point shared by the `tilec` driver,
+// the C API and the Python package: run tilec-to-nvvm on a module, then turn
+// each kernel's gpu.module into LLVM IR, PTX (LLVM's NVPTX backend) and a
+// cubin (ptxas), plus its launch metadata (<kernel>.json).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_COMPILER_COMPILER_H
+#define TILEC_COMPILER_COMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tilec {
+
+/// The last stage a compilation produces.
+enum class EmitStage { MLIR, LLVM, PTX, Cubin };
+
+/// Parses "mlir", "llvm", "ptx" or "cubin".
+std::optional<EmitStage> parseEmitStage(StringRef name);
+
+struct CompileOptions {
+  /// Target chip: sm_80, sm_86, sm_89, sm_90 or sm_90a.
+  std::string chip = "sm_80";
+  EmitStage emit = EmitStage::PTX;
+  /// LLVM optimization level.
+  unsigned optLevel = 3;
+  /// CUDA toolkit root (contains bin/ptxas); empty: CUDA_HOME, PATH, then
+  /// /usr/local/cuda.
+  std::string cudaPath;
+  /// ptxas target for the cubin; empty: the chip. sm_80/sm_89 PTX can be
+  /// assembled for sm_90 to run on Hopper.
+  std::string cubinArch;
+};
+
+/// Everything produced for one kernel.
+struct KernelArtifacts {
+  std::string name;
+  std::string llvmIR;    ///< EmitStage::LLVM and later
+  std::string ptx;       ///< EmitStage::PTX and later
+  std::string cubin;     ///< EmitStage::Cubin
+  std::string metadata;  ///< <kernel>.json, always
+};
+
+/// Compiles `module` in place (it ends up lowered to NVVM) and returns one
+/// entry per kernel. Errors are reported through the context's diagnostic
+/// handler; returns failure after the first.
+FailureOr<SmallVector<KernelArtifacts>>
+compileModule(ModuleOp module, const CompileOptions &options);
+
+/// Locates ptxas: `cudaPath`/bin, $CUDA_HOME/bin, $PATH, /usr/local/cuda/bin.
+std::optional<std::string> findPtxas(StringRef cudaPath);
+
+/// The tilec version string.
+StringRef getTilecVersion();
+
+} // namespace mlir::tilec
+
+#endif // TILEC_COMPILER_COMPILER_H

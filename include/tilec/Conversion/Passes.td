@@ -1,0 +1,58 @@
+//===- Passes.td - tilec conversion passes -----------------*- tablegen -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the conversion passes of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_CONVERSION_PASSES_TD
+#define TILEC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lowers tile.kernels with layouts to per-thread NVVM/LLVM code";
+  let description = [{
+    Converts every `tile.kernel` of a `gpu.module` (whose tiles carry layout
+    encodings, see `tile-assign-layouts`) into an `llvm.func` kernel:
+    each tile becomes the vector of elements one thread holds, tile ops
+    become per-thread code (vectorized predicated global accesses, warp
+    shuffles, shared-memory exchanges, mma.sync), and elementwise `arith`
+    / `math` ops apply to those vectors. The launch metadata is recorded in
+    a `tile.launch` attribute on each kernel function.
+
+    The result still contains `arith`, `math`, `scf`, `vector` and `nvvm`
+    ops; `tilec-to-nvvm` runs the upstream conversions to LLVM after it.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip; empty: read it from the gpu.module's #nvvm.target">
+  ];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+def TileLegalizeMath : Pass<"tile-legalize-math", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Rewrites math ops into forms the NVPTX backend can lower";
+  let description = [{
+    The NVPTX backend has no library calls: `llvm.exp`, `llvm.log` and
+    friends fail to select. This pass rewrites `math` ops on f32 (and on
+    f16/bf16 through f32) into the fast hardware approximations
+    (`ex2.approx`, `lg2.approx`, `tanh.approx`, `rsqrt.approx`) or into
+    polynomial approximations (`erf`), scalars and vectors alike.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // TILEC_CONVERSION_PASSES_TD

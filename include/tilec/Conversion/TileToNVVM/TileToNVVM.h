@@ -1,0 +1,60 @@
+//===- TileToNVVM.h - Lowering tile kernels to NVVM -------------*- C++ -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the type converter and pattern sets of
+// convert-tile-to-nvvm, so that pipelines and tests can reuse them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_CONVERSION_TILETONVVM_TILETONVVM_H
+#define TILEC_CONVERSION_TILETONVVM_TILETONVVM_H
+
+#include "tilec/Target/TargetInfo.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tilec {
+
+/// Converts tile types to what one thread holds:
+///   tensor<... x T, #layout>  ->  vector<N x T'>   (N = elements per thread)
+///   !tile.ptr<T>              ->  !llvm.ptr<1>
+///   !tile.view<...>           ->  !llvm.struct<(ptr<1>, i32 x rank, i32 x rank)>
+/// 8-bit float element types become i8 (LLVM has no fp8 type).
+class TileTypeConverter : public TypeConverter {
+public:
+  explicit TileTypeConverter(MLIRContext *ctx);
+};
+
+/// tile.kernel, tile.return, tile.program_id, tile.num_programs,
+/// tile.make_view.
+void populateKernelOpToLLVMPatterns(TileTypeConverter &converter,
+                                    RewritePatternSet &patterns,
+                                    const TargetInfo &target);
+/// tile.load, tile.store on global memory.
+void populateLoadStoreOpToLLVMPatterns(TileTypeConverter &converter,
+                                       RewritePatternSet &patterns);
+/// Elementwise arith/math ops on tiles, arith.constant tiles, tile.splat,
+/// tile.range.
+void populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
+                                         RewritePatternSet &patterns);
+/// tile.expand_dims, tile.broadcast, tile.trans, tile.convert_layout.
+void populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
+                                    RewritePatternSet &patterns);
+/// tile.reduce.
+void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
+                                    RewritePatternSet &patterns);
+/// tile.dot with #tile.mma layouts (mma.sync, sm_80+).
+void populateMmaSm80Patterns(TileTypeConverter &converter,
+                             RewritePatternSet &patterns,
+                             const TargetInfo &target);
+
+/// Rewrites math ops into NVPTX-selectable forms (see tile-legalize-math).
+void populateLegalizeMathPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::tilec
+
+#endif // TILEC_CONVERSION_TILETONVVM_TILETONVVM_H

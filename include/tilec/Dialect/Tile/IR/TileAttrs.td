@@ -1,0 +1,185 @@
+//===- TileAttrs.td - tile dialect attributes --------------*- tablegen -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the enums and attributes of the `tile` dialect, notably
+// the layout encodings attached to tensor types by `tile-assign-layouts`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_IR_TILEATTRS_TD
+#define TILEC_DIALECT_TILE_IR_TILEATTRS_TD
+
+include "tilec/Dialect/Tile/IR/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "combiner of a tile.reduce", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">
+  ]> {
+  let cppNamespace = "::mlir::tilec::tile";
+}
+
+def Tile_Padding : I32EnumAttr<"Padding",
+    "value read for elements outside a view (or masked off)", [
+    I32EnumAttrCase<"Zero", 0, "zero">,
+    I32EnumAttrCase<"NegInf", 1, "neg_inf">,
+    I32EnumAttrCase<"PosInf", 2, "pos_inf">,
+    I32EnumAttrCase<"NaN", 3, "nan">
+  ]> {
+  let cppNamespace = "::mlir::tilec::tile";
+}
+
+def Tile_Dim : I32EnumAttr<"Dim", "grid dimension", [
+    I32EnumAttrCase<"X", 0, "x">,
+    I32EnumAttrCase<"Y", 1, "y">,
+    I32EnumAttrCase<"Z", 2, "z">
+  ]> {
+  let cppNamespace = "::mlir::tilec::tile";
+}
+
+def Tile_Activation : I32EnumAttr<"Activation",
+    "elementwise activation fused into a GEMM epilogue", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"ReLU", 1, "relu">,
+    I32EnumAttrCase<"GELU", 2, "gelu">,
+    I32EnumAttrCase<"SiLU", 3, "silu">
+  ]> {
+  let cppNamespace = "::mlir::tilec::tile";
+}
+
+//===----------------------------------------------------------------------===//
+// Layout encodings
+//===----------------------------------------------------------------------===//
+
+def Tile_DistributedLayoutAttrInterface
+    : AttrInterface<"DistributedLayoutAttrInterface"> {
+  let cppNamespace = "::mlir::tilec::tile";
+  let description = [{
+    A tensor encoding that distributes the elements of a tile over the
+    registers, lanes and warps of a thread block. Every such layout can be
+    expressed as a `LinearLayout` for a given (power-of-two) shape; all
+    lowering decisions (how many registers a thread holds, which coordinates
+    they have, whether a conversion needs shared memory) are made on that
+    linear form.
+  }];
+  let methods = [
+    InterfaceMethod<"Returns the linear form of this layout for `shape`.",
+      "::mlir::tilec::tile::LinearLayout", "toLinearLayout",
+      (ins "::llvm::ArrayRef<int64_t>":$shape)>,
+    InterfaceMethod<"Returns the number of warps the layout spans.",
+      "unsigned", "getNumWarps", (ins)>,
+    InterfaceMethod<"Returns the tensor rank the layout applies to.",
+      "unsigned", "getRank", (ins)>
+  ];
+}
+
+class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Tile_BlockedEncodingAttr : Tile_Attr<"BlockedEncoding", "blocked",
+    [DeclareAttrInterfaceMethods<Tile_DistributedLayoutAttrInterface>]> {
+  let summary = "Blocked distribution of a tile over a thread block";
+  let description = [{
+    Each thread owns `sizePerThread` contiguous elements; a warp is a grid of
+    `threadsPerWarp` threads and the block a grid of `warpsPerCTA` warps.
+    `order` lists the dimensions from fastest- to slowest-varying. The block
+    tile (`sizePerThread * threadsPerWarp * warpsPerCTA`) is repeated over
+    larger tensors (more registers per thread) and broadcast over smaller
+    ones (threads holding the same element).
+
+    This is the layout of coalesced global loads and stores: with `order`
+    starting at the contiguous dimension and 16 bytes in `sizePerThread`
+    along it, one warp touches whole 128-byte lines with vector accesses.
+
+    ```mlir
+    #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16],
+                  warpsPerCTA = [4, 1], order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"unsigned">:$sizePerThread,
+    ArrayRefParameter<"unsigned">:$threadsPerWarp,
+    ArrayRefParameter<"unsigned">:$warpsPerCTA,
+    ArrayRefParameter<"unsigned">:$order
+  );
+  let assemblyFormat = [{
+    `<` `sizePerThread` `=` `[` $sizePerThread `]` `,`
+        `threadsPerWarp` `=` `[` $threadsPerWarp `]` `,`
+        `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
+        `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def Tile_SliceEncodingAttr : Tile_Attr<"SliceEncoding", "slice",
+    [DeclareAttrInterfaceMethods<Tile_DistributedLayoutAttrInterface>]> {
+  let summary = "A parent layout with one dimension removed";
+  let description = [{
+    The layout of the result of a reduction along `dim` of a tensor with
+    layout `parent` (and of the operand of `tile.expand_dims`). The threads
+    that held different positions along `dim` now hold the same element.
+
+    ```mlir
+    #tile.slice<dim = 1, parent = #tile.blocked<sizePerThread = [1, 4],
+        threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$dim, "Attribute":$parent);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_MmaEncodingAttr : Tile_Attr<"MmaEncoding", "mma",
+    [DeclareAttrInterfaceMethods<Tile_DistributedLayoutAttrInterface>]> {
+  let summary = "Accumulator layout of warp-level mma.sync (m16n8)";
+  let description = [{
+    The accumulator (C/D) fragment layout of `mma.sync.aligned.m16n8k*`
+    ([PTX ISA: mma m16n8k16](https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-fragment-mma-16816-float)):
+    in each 16x8 tile, lane `l` holds rows `l/4` and `l/4 + 8`, columns
+    `2*(l%4)` and `2*(l%4) + 1`. The `warpsPerCTA` warps split the tensor into
+    contiguous warp tiles; each warp repeats the 16x8 tile over its warp tile
+    (N fastest, then M).
+
+    ```mlir
+    #tile.mma<warpsPerCTA = [4, 2]>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
+  let assemblyFormat = "`<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_DotOperandEncodingAttr : Tile_Attr<"DotOperandEncoding", "dot_operand",
+    [DeclareAttrInterfaceMethods<Tile_DistributedLayoutAttrInterface>]> {
+  let summary = "Register layout of an mma.sync A or B operand";
+  let description = [{
+    The A (`opIdx = 0`, M x K) or B (`opIdx = 1`, K x N) operand fragments of
+    `mma.sync.aligned.m16n8k16` for the accumulator layout `parent`. Each
+    register holds `kWidth` consecutive K elements (2 for 16-bit types).
+    Warps that split the other operand's dimension hold copies.
+
+    ```mlir
+    #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>,
+                      kWidth = 2>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "Attribute":$parent,
+                        "unsigned":$kWidth);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // TILEC_DIALECT_TILE_IR_TILEATTRS_TD

@@ -1,0 +1,42 @@
+//===- TileOps.h - tile dialect operations ----------------------*- C++ -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the operations of the `tile` dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_IR_TILEOPS_H
+#define TILEC_DIALECT_TILE_IR_TILEOPS_H
+
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileTypes.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "tilec/Dialect/Tile/IR/TileOps.h.inc"
+
+namespace mlir::tilec::tile {
+
+/// Prints a grid expression (`ceildiv(M, 128)`, `N * 2 + 1`, ...), the
+/// syntax of tile.kernel's `grid(...)` and of the launch metadata. Symbols
+/// are printed by `printParam` from their position.
+void printGridExpr(raw_ostream &os, AffineExpr expr,
+                   function_ref<void(raw_ostream &, unsigned)> printParam,
+                   bool nested = false);
+
+} // namespace mlir::tilec::tile
+
+#endif // TILEC_DIALECT_TILE_IR_TILEOPS_H

@@ -1,0 +1,66 @@
+//===- TileTypes.td - tile dialect types -------------------*- tablegen -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the types of the `tile` dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_IR_TILETYPES_TD
+#define TILEC_DIALECT_TILE_IR_TILETYPES_TD
+
+include "tilec/Dialect/Tile/IR/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+
+class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Tile_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Tile_PtrType : Tile_Type<"Ptr", "ptr"> {
+  let summary = "Pointer to global memory with an element type";
+  let description = [{
+    A kernel parameter pointing at the first element of a tensor in global
+    memory (`.global` state space). The element type fixes the size of one
+    element; it is what the runtime checks the argument's dtype against.
+
+    ```mlir
+    !tile.ptr<bf16>
+    ```
+  }];
+  let parameters = (ins "Type":$elementType);
+  let assemblyFormat = "`<` $elementType `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_ViewType : Tile_Type<"View", "view"> {
+  let summary = "Strided view of a tensor in global memory";
+  let description = [{
+    A rank-N window onto global memory: a base pointer, N sizes and N strides
+    (in elements). Sizes and strides are static or dynamic (`?`); their static
+    values are part of the type so that lowerings know, e.g., which dimension
+    is contiguous (stride 1) without looking at producers. `tile.load` and
+    `tile.store` check every access against the sizes.
+
+    ```mlir
+    !tile.view<?x?xbf16, strides = [?, 1]>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "Type":$elementType,
+                        ArrayRefParameter<"int64_t">:$strides);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getRank() const { return getShape().size(); }
+    /// Returns the dimension with static stride 1, if any.
+    std::optional<unsigned> getContiguousDim() const;
+  }];
+}
+
+#endif // TILEC_DIALECT_TILE_IR_TILETYPES_TD

@@ -1,0 +1,43 @@
+//===- LayoutHeuristics.h - Choosing tile layouts ---------------*- C++ -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the rules tile-assign-layouts uses to pick layouts:
+// coalesced blocked layouts for global memory access and warp arrangements
+// for mma.sync accumulators.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_TRANSFORMS_LAYOUTHEURISTICS_H
+#define TILEC_DIALECT_TILE_TRANSFORMS_LAYOUTHEURISTICS_H
+
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
+
+namespace mlir::tilec::tile {
+
+/// A blocked layout for a `shape` tile of `elemBits`-bit elements whose
+/// dimension `contiguousDim` is contiguous in memory: each thread owns up to
+/// 16 bytes along it, the lanes of a warp continue along it (then along the
+/// other dimensions, fastest first) and warps are spread over the slowest
+/// dimensions first. Threads and warps left over hold copies.
+BlockedEncodingAttr getCoalescedLayout(MLIRContext *ctx,
+                                       ArrayRef<int64_t> shape,
+                                       unsigned contiguousDim,
+                                       unsigned elemBits, unsigned numWarps);
+
+/// The warp grid [wm, wn] (wm * wn == numWarps) of an mma.sync accumulator
+/// of shape M x N: each warp tile at least 16 x 8, the sum of the warp tile
+/// sides (shared-memory traffic per warp) as small as possible. With
+/// `rowsOnly`, wn is 1 (row reductions stay inside a warp and the result can
+/// feed another dot's A operand in registers). Returns failure when no grid
+/// fits.
+FailureOr<std::pair<unsigned, unsigned>>
+chooseMmaWarps(int64_t m, int64_t n, unsigned numWarps, bool rowsOnly);
+
+} // namespace mlir::tilec::tile
+
+#endif // TILEC_DIALECT_TILE_TRANSFORMS_LAYOUTHEURISTICS_H

@@ -1,0 +1,252 @@
+//===- Compiler.cpp - From tile programs to PTX, cubin and metadata -------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements compileModule: the tilec-to-nvvm pipeline, PTX through
+// the #nvvm.target serialization (LLVM's NVPTX backend), the cubin through
+// ptxas (run with llvm::sys::ExecuteAndWait on RAII temporary files) and the
+// launch metadata JSON that runtimes consume together with the cubin.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Compiler/Compiler.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Pipelines/Pipelines.h"
+#include "tilec/Target/TargetInfo.h"
+
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+
+#ifndef TILEC_VERSION_STRING
+#define TILEC_VERSION_STRING "0.1.0"
+#endif
+
+StringRef mlir::tilec::getTilecVersion() { return TILEC_VERSION_STRING; }
+
+std::optional<EmitStage> mlir::tilec::parseEmitStage(StringRef name) {
+  return llvm::StringSwitch<std::optional<EmitStage>>(name)
+      .Case("mlir", EmitStage::MLIR)
+      .Case("llvm", EmitStage::LLVM)
+      .Case("ptx", EmitStage::PTX)
+      .Case("cubin", EmitStage::Cubin)
+      .Default(std::nullopt);
+}
+
+/// Returns `dir`/bin/ptxas if it is an executable.
+static std::optional<std::string> ptxasIn(StringRef dir) {
+  if (dir.empty())
+    return std::nullopt;
+  SmallString<256> path(dir);
+  llvm::sys::path::append(path, "bin", "ptxas");
+  if (llvm::sys::fs::can_execute(path))
+    return std::string(path);
+  return std::nullopt;
+}
+
+std::optional<std::string> mlir::tilec::findPtxas(StringRef cudaPath) {
+  // An explicit toolkit must be used as given.
+  if (!cudaPath.empty())
+    return ptxasIn(cudaPath);
+  if (std::optional<std::string> home = llvm::sys::Process::GetEnv("CUDA_HOME"))
+    if (std::optional<std::string> p = ptxasIn(*home))
+      return p;
+  if (llvm::ErrorOr<std::string> p = llvm::sys::findProgramByName("ptxas"))
+    return *p;
+  return ptxasIn("/usr/local/cuda");
+}
+
+/// Assembles `ptx` for `arch` with ptxas.
+static FailureOr<std::string> runPtxas(Location loc, StringRef ptxas,
+                                       StringRef ptx, StringRef arch,
+                                       unsigned optLevel) {
+  SmallString<128> inPath, outPath, logPath;
+  if (llvm::sys::fs::createTemporaryFile("tilec", "ptx", inPath) ||
+      llvm::sys::fs::createTemporaryFile("tilec", "cubin", outPath) ||
+      llvm::sys::fs::createTemporaryFile("tilec", "log", logPath))
+    return emitError(loc) << "cannot create temporary files for ptxas";
+  llvm::FileRemover inRemover(inPath), outRemover(outPath),
+      logRemover(logPath);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(inPath, ec);
+    if (ec)
+      return emitError(loc) << "cannot write " << inPath << ": "
+                            << ec.message();
+    os << ptx;
+  }
+  std::string archFlag = ("-arch=" + arch).str();
+  std::string optFlag = "-O" + std::to_string(std::min(optLevel, 3u));
+  SmallVector<StringRef> args = {ptxas, archFlag, optFlag, inPath, "-o",
+                                 outPath};
+  std::optional<StringRef> redirects[] = {StringRef(""), logPath.str(),
+                                          logPath.str()};
+  std::string errMsg;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, /*Env=*/std::nullopt,
+                                     redirects, /*SecondsToWait=*/0,
+                                     /*MemoryLimit=*/0, &errMsg);
+  std::string log;
+  if (auto buf = llvm::MemoryBuffer::getFile(logPath))
+    log = (*buf)->getBuffer().str();
+  if (rc != 0)
+    return emitError(loc) << "ptxas (" << ptxas << ") rejected the PTX for "
+                          << arch << (errMsg.empty() ? "" : ": ") << errMsg
+                          << "\n"
+                          << log;
+  auto cubin = llvm::MemoryBuffer::getFile(outPath, /*IsText=*/false);
+  if (!cubin)
+    return emitError(loc) << "cannot read the cubin ptxas wrote";
+  return (*cubin)->getBuffer().str();
+}
+
+/// `<kernel>.json`: the launch metadata, from the tile.launch attribute the
+/// lowering left on the kernel function.
+static std::string buildMetadata(DictionaryAttr launch,
+                                 const TargetInfo &target,
+                                 StringRef cubinArch) {
+  llvm::json::Object root;
+  auto getInt = [&](StringRef key) {
+    return cast<IntegerAttr>(launch.get(key)).getInt();
+  };
+  auto getInts = [&](StringRef key) {
+    llvm::json::Array a;
+    for (Attribute v : cast<ArrayAttr>(launch.get(key)))
+      a.push_back(cast<IntegerAttr>(v).getInt());
+    return a;
+  };
+  root["kernel"] = cast<StringAttr>(launch.get("name")).getValue().str();
+  root["chip"] = target.chip.str();
+  root["cubin_arch"] = cubinArch.str();
+  root["ptx_version"] = llvm::formatv("{0}.{1}", target.ptxVersion / 10,
+                                      target.ptxVersion % 10)
+                            .str();
+  root["tilec_version"] = getTilecVersion().str();
+  root["num_warps"] = getInt("num_warps");
+  root["block"] = getInts("block");
+  root["cluster"] = getInts("cluster");
+  root["smem_bytes"] = getInt("smem_bytes");
+  llvm::json::Array grid;
+  for (Attribute g : cast<ArrayAttr>(launch.get("grid")))
+    grid.push_back(cast<StringAttr>(g).getValue().str());
+  root["grid"] = std::move(grid);
+  llvm::json::Array params;
+  for (Attribute p : cast<ArrayAttr>(launch.get("params"))) {
+    auto dict = cast<DictionaryAttr>(p);
+    llvm::json::Object param;
+    for (NamedAttribute entry : dict)
+      if (auto s = dyn_cast<StringAttr>(entry.getValue()))
+        param[entry.getName().getValue()] = s.getValue().str();
+    params.push_back(std::move(param));
+  }
+  root["params"] = std::move(params);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  return out;
+}
+
+FailureOr<SmallVector<KernelArtifacts>>
+mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
+  FailureOr<TargetInfo> target = TargetInfo::get(options.chip);
+  if (failed(target))
+    return emitError(module.getLoc(), "unknown chip '")
+           << options.chip << "'; expected one of "
+           << TargetInfo::getSupportedChips();
+  std::string cubinArch =
+      options.cubinArch.empty() ? options.chip : options.cubinArch;
+  if (options.emit == EmitStage::Cubin && failed(TargetInfo::get(cubinArch)))
+    return emitError(module.getLoc(), "unknown cubin architecture '")
+           << cubinArch << "'";
+  std::optional<std::string> ptxas;
+  if (options.emit == EmitStage::Cubin) {
+    ptxas = findPtxas(options.cudaPath);
+    if (!ptxas)
+      return emitError(module.getLoc(),
+                       "cannot find ptxas (looked in ")
+             << (options.cudaPath.empty()
+                     ? StringRef("$CUDA_HOME/bin, $PATH, /usr/local/cuda/bin")
+                     : StringRef(options.cudaPath + "/bin"))
+             << "); pass --cuda-path=<CUDA toolkit root>";
+  }
+  if (module.getOps<tile::KernelOp>().empty() &&
+      module.getOps<gpu::GPUModuleOp>().empty())
+    return emitError(module.getLoc(), "no tile.kernel to compile");
+
+  PassManager pm(module.getContext());
+  TilecPipelineOptions pipelineOptions;
+  pipelineOptions.chip = options.chip;
+  pipelineOptions.optLevel = options.optLevel;
+  buildTilecToNVVMPipeline(pm, pipelineOptions);
+  if (failed(pm.run(module)))
+    return failure();
+
+  SmallVector<KernelArtifacts> result;
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+    for (auto func : gpuModule.getOps<LLVM::LLVMFuncOp>()) {
+      auto launch = func->getAttrOfType<DictionaryAttr>("tile.launch");
+      if (!launch)
+        continue;
+      KernelArtifacts artifacts;
+      artifacts.name = func.getName().str();
+      artifacts.metadata = buildMetadata(launch, *target, cubinArch);
+      result.push_back(std::move(artifacts));
+    }
+    if (options.emit == EmitStage::MLIR || result.empty())
+      continue;
+    ArrayAttr targets = *gpuModule.getTargets();
+    auto serializer = cast<gpu::TargetAttrInterface>(targets[0]);
+    std::string llvmIR;
+    auto captureIR = [&](llvm::Module &m) {
+      llvm::raw_string_ostream os(llvmIR);
+      m.print(os, nullptr);
+    };
+    gpu::TargetOptions targetOptions(
+        options.cudaPath, /*librariesToLink=*/{}, /*cmdOptions=*/{},
+        /*elfSection=*/{}, gpu::CompilationTarget::Assembly,
+        /*getSymbolTableCallback=*/{}, /*initialLlvmIRCallback=*/{},
+        /*linkedLlvmIRCallback=*/{}, captureIR);
+    std::optional<SmallVector<char, 0>> ptx =
+        serializer.serializeToObject(gpuModule, targetOptions);
+    if (!ptx)
+      return gpuModule.emitError("PTX generation failed");
+    std::string ptxText(ptx->begin(), ptx->end());
+    while (!ptxText.empty() && ptxText.back() == '\0')
+      ptxText.pop_back();
+    // One gpu.module per kernel (tile-attach-target); the module's PTX and
+    // cubin belong to each of its kernels.
+    for (KernelArtifacts &a : result) {
+      if (!a.ptx.empty() || !gpuModule.lookupSymbol(a.name))
+        continue;
+      a.llvmIR = llvmIR;
+      a.ptx = ptxText;
+      if (options.emit == EmitStage::Cubin) {
+        FailureOr<std::string> cubin =
+            runPtxas(gpuModule.getLoc(), *ptxas, ptxText, cubinArch,
+                     options.optLevel);
+        if (failed(cubin))
+          return failure();
+        a.cubin = std::move(*cubin);
+      }
+    }
+  }
+  return result;
+}

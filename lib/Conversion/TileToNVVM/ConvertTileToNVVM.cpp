@@ -1,0 +1,331 @@
+//===- ConvertTileToNVVM.cpp - Lower tile kernels to NVVM -----------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the type converter, the kernel-level patterns and the
+// driver of convert-tile-to-nvvm. Before converting, the pass sizes each
+// kernel's dynamic shared memory (persistent buffers + one scratch area
+// reused by every op that exchanges data through shared memory) and checks it
+// against the chip's budget.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/Passes.h"
+#include "tilec/Conversion/TileToNVVM/TileToNVVM.h"
+
+#include "Utility.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::tilec {
+#define GEN_PASS_DEF_CONVERTTILETONVVM
+#include "tilec/Conversion/Passes.h.inc"
+} // namespace mlir::tilec
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+//===----------------------------------------------------------------------===//
+// TileTypeConverter
+//===----------------------------------------------------------------------===//
+
+TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
+  addConversion([](Type type) { return type; });
+  addConversion([](RankedTensorType type) -> std::optional<Type> {
+    if (!getDistributedLayout(type))
+      return std::nullopt;
+    return VectorType::get({getElemsPerThread(type)},
+                           getStorageType(type.getElementType()));
+  });
+  addConversion([ctx](PtrType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, 1);
+  });
+  addConversion([ctx](ViewType type) -> Type {
+    SmallVector<Type> fields = {LLVM::LLVMPointerType::get(ctx, 1)};
+    fields.append(2 * type.getRank(), IntegerType::get(ctx, 32));
+    return LLVM::LLVMStructType::getLiteral(ctx, fields);
+  });
+  auto cast = [](OpBuilder &builder, Type type, ValueRange inputs,
+                 Location loc) -> Value {
+    return UnrealizedConversionCastOp::create(builder, loc, type, inputs)
+        .getResult(0);
+  };
+  addSourceMaterialization(cast);
+  addTargetMaterialization(cast);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// tile.kernel -> llvm.func with the nvvm.kernel attribute, one thread per
+/// lane of `warps` warps (exact: nvvm.reqntid), and the launch metadata.
+struct KernelOpLowering : public OpConversionPattern<KernelOp> {
+  KernelOpLowering(TileTypeConverter &converter, MLIRContext *ctx,
+                   const TargetInfo &target)
+      : OpConversionPattern(converter, ctx), target(target) {}
+
+  LogicalResult
+  matchAndRewrite(KernelOp kernel, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override;
+
+private:
+  DictionaryAttr buildLaunchInfo(KernelOp kernel, Builder &b) const;
+  const TargetInfo &target;
+};
+
+/// tile.return -> llvm.return.
+struct ReturnOpLowering : public OpConversionPattern<ReturnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReturnOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::ReturnOp>(op, ValueRange());
+    return success();
+  }
+};
+
+/// tile.program_id / tile.num_programs -> %ctaid / %nctaid.
+template <typename SourceOp, typename X, typename Y, typename Z>
+struct GridQueryLowering : public OpConversionPattern<SourceOp> {
+  using OpConversionPattern<SourceOp>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SourceOp op, typename SourceOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    Value v;
+    switch (op.getDim()) {
+    case Dim::X:
+      v = X::create(rewriter, op.getLoc(), i32);
+      break;
+    case Dim::Y:
+      v = Y::create(rewriter, op.getLoc(), i32);
+      break;
+    case Dim::Z:
+      v = Z::create(rewriter, op.getLoc(), i32);
+      break;
+    }
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+
+/// tile.make_view -> struct of base pointer, sizes and strides (i32).
+struct MakeViewOpLowering : public OpConversionPattern<MakeViewOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MakeViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type structType = getTypeConverter()->convertType(op.getType());
+    Value view = LLVM::PoisonOp::create(rewriter, loc, structType);
+    view = LLVM::InsertValueOp::create(rewriter, loc, view, adaptor.getBase(),
+                                       ArrayRef<int64_t>{0});
+    ViewType type = op.getViewType();
+    auto insertMixed = [&](ArrayRef<int64_t> statics, ValueRange dynamics,
+                           int64_t firstField) {
+      unsigned next = 0;
+      for (auto [i, s] : llvm::enumerate(statics)) {
+        Value v = ShapedType::isDynamic(s) ? dynamics[next++]
+                                           : i32Val(rewriter, loc, s);
+        view = LLVM::InsertValueOp::create(
+            rewriter, loc, view, v,
+            ArrayRef<int64_t>{firstField + static_cast<int64_t>(i)});
+      }
+    };
+    insertMixed(type.getShape(), adaptor.getSizes(), 1);
+    insertMixed(type.getStrides(), adaptor.getStrides(), 1 + type.getRank());
+    rewriter.replaceOp(op, view);
+    return success();
+  }
+};
+
+} // namespace
+
+/// The dtype name used in launch metadata.
+static std::string getDtypeName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (t.isBF16())
+    os << "bf16";
+  else if (isa<Float8E4M3FNType>(t))
+    os << "f8e4m3";
+  else if (isa<Float8E5M2Type>(t))
+    os << "f8e5m2";
+  else
+    os << t;
+  return s;
+}
+
+DictionaryAttr KernelOpLowering::buildLaunchInfo(KernelOp kernel,
+                                                 Builder &b) const {
+  SmallVector<Attribute> params;
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    SmallVector<NamedAttribute> entry;
+    entry.push_back(b.getNamedAttr("name", b.getStringAttr(kernel.getArgName(i))));
+    if (auto ptr = dyn_cast<PtrType>(type)) {
+      entry.push_back(b.getNamedAttr("kind", b.getStringAttr("pointer")));
+      entry.push_back(b.getNamedAttr(
+          "dtype", b.getStringAttr(getDtypeName(ptr.getElementType()))));
+    } else {
+      entry.push_back(b.getNamedAttr("kind", b.getStringAttr("scalar")));
+      entry.push_back(
+          b.getNamedAttr("dtype", b.getStringAttr(getDtypeName(type))));
+    }
+    params.push_back(b.getDictionaryAttr(entry));
+  }
+  SmallVector<Attribute> grid;
+  for (const std::string &g : kernel.getGridRuleStrings())
+    grid.push_back(b.getStringAttr(g));
+  int64_t smem = 0;
+  if (auto attr = kernel->getAttrOfType<IntegerAttr>(kSmemBytesAttr))
+    smem = attr.getInt();
+  int64_t threads = 32 * kernel.getNumWarps();
+  SmallVector<NamedAttribute> info = {
+      b.getNamedAttr("name", b.getStringAttr(kernel.getSymName())),
+      b.getNamedAttr("params", b.getArrayAttr(params)),
+      b.getNamedAttr("grid", b.getArrayAttr(grid)),
+      b.getNamedAttr("block", b.getI64ArrayAttr({threads, 1, 1})),
+      b.getNamedAttr("cluster", b.getI64ArrayAttr({1, 1, 1})),
+      b.getNamedAttr("num_warps", b.getI64IntegerAttr(kernel.getNumWarps())),
+      b.getNamedAttr("smem_bytes", b.getI64IntegerAttr(smem)),
+      b.getNamedAttr("chip", b.getStringAttr(target.chip)),
+      b.getNamedAttr("ptx_version", b.getI64IntegerAttr(target.ptxVersion))};
+  return b.getDictionaryAttr(info);
+}
+
+LogicalResult
+KernelOpLowering::matchAndRewrite(KernelOp kernel, OpAdaptor adaptor,
+                                  ConversionPatternRewriter &rewriter) const {
+  const TypeConverter &converter = *getTypeConverter();
+  FunctionType type = kernel.getFunctionType();
+  TypeConverter::SignatureConversion signature(type.getNumInputs());
+  SmallVector<Type> argTypes;
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    Type converted = converter.convertType(t);
+    if (!converted)
+      return rewriter.notifyMatchFailure(kernel, "unconvertible parameter");
+    signature.addInputs(i, converted);
+    argTypes.push_back(converted);
+  }
+  auto funcType = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(rewriter.getContext()), argTypes);
+  auto func = LLVM::LLVMFuncOp::create(rewriter, kernel.getLoc(),
+                                       kernel.getSymName(), funcType);
+  int32_t threads = 32 * kernel.getNumWarps();
+  func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                rewriter.getUnitAttr());
+  func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
+                rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
+  func->setAttr(kLaunchAttr, buildLaunchInfo(kernel, rewriter));
+  for (StringRef name : {kSmemBytesAttr, kScratchOffsetAttr})
+    if (Attribute a = kernel->getAttr(name))
+      func->setAttr(name, a);
+  rewriter.inlineRegionBefore(kernel.getBody(), func.getBody(), func.end());
+  if (failed(rewriter.convertRegionTypes(&func.getBody(), converter,
+                                         &signature)))
+    return failure();
+  rewriter.eraseOp(kernel);
+  return success();
+}
+
+void mlir::tilec::populateKernelOpToLLVMPatterns(TileTypeConverter &converter,
+                                                 RewritePatternSet &patterns,
+                                                 const TargetInfo &target) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<KernelOpLowering>(converter, ctx, target); // tile.kernel
+  patterns.add<ReturnOpLowering,                          // tile.return
+               GridQueryLowering<ProgramIdOp, NVVM::BlockIdXOp,
+                                 NVVM::BlockIdYOp,
+                                 NVVM::BlockIdZOp>, // tile.program_id
+               GridQueryLowering<NumProgramsOp, NVVM::GridDimXOp,
+                                 NVVM::GridDimYOp,
+                                 NVVM::GridDimZOp>, // tile.num_programs
+               MakeViewOpLowering                   // tile.make_view
+               >(converter, ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ConvertTileToNVVMPass
+    : public tilec::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+/// Sizes the dynamic shared memory of `kernel` and records it; fails with a
+/// diagnostic when the chip cannot provide it.
+static LogicalResult planSharedMemory(KernelOp kernel,
+                                      const TargetInfo &target) {
+  int64_t persistent = 0;
+  int64_t scratch = 0;
+  kernel.walk([&](Operation *op) {
+    scratch = std::max(scratch, getScratchBytes(op));
+  });
+  int64_t total = llvm::alignTo(persistent, 16) + scratch;
+  if (total > target.maxSmemPerBlock)
+    return kernel.emitOpError("needs ")
+           << total << " bytes of shared memory, more than the "
+           << target.maxSmemPerBlock << " bytes a block may use on "
+           << target.chip;
+  Builder b(kernel.getContext());
+  kernel->setAttr(kSmemBytesAttr, b.getI64IntegerAttr(total));
+  kernel->setAttr(kScratchOffsetAttr,
+                  b.getI64IntegerAttr(llvm::alignTo(persistent, 16)));
+  return success();
+}
+
+void ConvertTileToNVVMPass::runOnOperation() {
+  gpu::GPUModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  FailureOr<TargetInfo> target = resolveTarget(module, chip);
+  if (failed(target))
+    return signalPassFailure();
+
+  bool needsSmem = false;
+  for (KernelOp kernel : module.getOps<KernelOp>()) {
+    if (failed(planSharedMemory(kernel, *target)))
+      return signalPassFailure();
+    needsSmem |=
+        kernel->getAttrOfType<IntegerAttr>(kSmemBytesAttr).getInt() > 0;
+  }
+  if (needsSmem && !module.lookupSymbol(kSmemSymbol)) {
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+    LLVM::GlobalOp::create(b, module.getLoc(), arrayType, /*isConstant=*/false,
+                           LLVM::Linkage::External, kSmemSymbol, Attribute(),
+                           /*alignment=*/1024, /*addrSpace=*/3);
+  }
+
+  TileTypeConverter converter(ctx);
+  RewritePatternSet patterns(ctx);
+  ConversionTarget conversionTarget(*ctx);
+  conversionTarget.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+  conversionTarget.addIllegalDialect<TileDialect>();
+  conversionTarget.markUnknownOpDynamicallyLegal(
+      [&](Operation *op) { return converter.isLegal(op); });
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                       conversionTarget);
+  populateKernelOpToLLVMPatterns(converter, patterns, *target);
+  populateLoadStoreOpToLLVMPatterns(converter, patterns);
+  populateElementwiseOpToLLVMPatterns(converter, patterns);
+  populateLayoutOpToLLVMPatterns(converter, patterns);
+  populateReduceOpToLLVMPatterns(converter, patterns);
+  if (failed(applyPartialConversion(module, conversionTarget,
+                                    std::move(patterns))))
+    return signalPassFailure();
+}

@@ -1,0 +1,246 @@
+//===- LayoutOpToLLVM.cpp - Shape and layout changes of tiles -------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file lowers tile.expand_dims, tile.broadcast, tile.trans and
+// tile.convert_layout. With the layouts tile-assign-layouts picks, the first
+// three never move data between threads: in linear-layout terms the lane and
+// warp bases of operand and result agree, so each result register is some
+// operand register (vector.shuffle). tile.convert_layout does the same when
+// it can; otherwise every thread writes its elements to shared memory and
+// reads back the ones the new layout gives it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/TileToNVVM/TileToNVVM.h"
+
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+/// Result register r takes operand register map[r].
+static Value remapRegisters(OpBuilder &b, Location loc, Value src,
+                            ArrayRef<int64_t> map) {
+  auto srcType = cast<VectorType>(src.getType());
+  bool identity = static_cast<int64_t>(map.size()) == srcType.getNumElements();
+  for (auto [i, m] : llvm::enumerate(map))
+    identity &= static_cast<int64_t>(i) == m;
+  if (identity)
+    return src;
+  return vector::ShuffleOp::create(b, loc, src, src, map);
+}
+
+/// For each register of `dst`, the register of `src` holding the element at
+/// `project(coordinate in dst)`; failure when some is missing or the layouts
+/// place elements on different threads.
+static FailureOr<SmallVector<int64_t>>
+getRegisterMap(const LinearLayout &src, const LinearLayout &dst,
+               function_ref<LinearLayout::Basis(LinearLayout::Basis)> project) {
+  SmallVector<int64_t> map;
+  for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
+    std::optional<unsigned> s = src.findReg(project(dst.getRegCoord(r)));
+    if (!s)
+      return failure();
+    map.push_back(*s);
+  }
+  return map;
+}
+
+namespace {
+
+/// tile.expand_dims: result registers are operand registers (the operand
+/// layout is the result layout sliced along the new axis).
+struct ExpandDimsOpLowering : public OpConversionPattern<ExpandDimsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    LinearLayout src =
+        getLinearLayout(cast<RankedTensorType>(op.getSrc().getType()));
+    LinearLayout dst = getLinearLayout(cast<RankedTensorType>(op.getType()));
+    unsigned axis = op.getAxis();
+    if (!src.hasSameThreadMapping(dst.dropUnitDim(axis)))
+      return op.emitOpError("operand and result layouts disagree");
+    FailureOr<SmallVector<int64_t>> map =
+        getRegisterMap(src, dst, [&](LinearLayout::Basis c) {
+          c.erase(c.begin() + axis);
+          return c;
+        });
+    if (failed(map))
+      return op.emitOpError("operand and result layouts disagree");
+    rewriter.replaceOp(
+        op, remapRegisters(rewriter, op.getLoc(), adaptor.getSrc(), *map));
+    return success();
+  }
+};
+
+/// tile.broadcast: each result register copies the operand register at the
+/// same coordinate with the broadcast dimensions set to zero.
+struct BroadcastOpLowering : public OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    auto dstType = cast<RankedTensorType>(op.getType());
+    LinearLayout src = getLinearLayout(srcType);
+    LinearLayout dst = getLinearLayout(dstType);
+    SmallVector<unsigned> dims;
+    for (unsigned d = 0; d < srcType.getRank(); ++d)
+      if (srcType.getDimSize(d) != dstType.getDimSize(d))
+        dims.push_back(d);
+    if (!src.hasSameThreadMapping(dst.collapseDims(dims)))
+      return op.emitOpError("operand and result layouts disagree");
+    FailureOr<SmallVector<int64_t>> map =
+        getRegisterMap(src, dst, [&](LinearLayout::Basis c) {
+          for (unsigned d : dims)
+            c[d] = 0;
+          return c;
+        });
+    if (failed(map))
+      return op.emitOpError("operand and result layouts disagree");
+    rewriter.replaceOp(
+        op, remapRegisters(rewriter, op.getLoc(), adaptor.getSrc(), *map));
+    return success();
+  }
+};
+
+/// tile.trans: the result layout is the operand layout with its dimensions
+/// swapped, so registers keep their values.
+struct TransOpLowering : public OpConversionPattern<TransOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    LinearLayout src =
+        getLinearLayout(cast<RankedTensorType>(op.getSrc().getType()));
+    LinearLayout dst = getLinearLayout(cast<RankedTensorType>(op.getType()));
+    LinearLayout swapped = src.permuteDims({1, 0});
+    if (!swapped.hasSameThreadMapping(dst))
+      return op.emitOpError("result layout is not the transposed operand "
+                            "layout");
+    FailureOr<SmallVector<int64_t>> map =
+        getRegisterMap(src, dst, [](LinearLayout::Basis c) {
+          return LinearLayout::Basis{c[1], c[0]};
+        });
+    if (failed(map))
+      return op.emitOpError("result layout is not the transposed operand "
+                            "layout");
+    rewriter.replaceOp(
+        op, remapRegisters(rewriter, op.getLoc(), adaptor.getSrc(), *map));
+    return success();
+  }
+};
+
+/// tile.convert_layout: a register permutation when both layouts put each
+/// element on the same thread, else a round trip through shared memory.
+struct ConvertLayoutOpLowering : public OpConversionPattern<ConvertLayoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    auto dstType = cast<RankedTensorType>(op.getType());
+    if (!getDistributedLayout(srcType) || !getDistributedLayout(dstType))
+      return rewriter.notifyMatchFailure(op, "not between distributed layouts");
+    LinearLayout src = getLinearLayout(srcType);
+    LinearLayout dst = getLinearLayout(dstType);
+    Location loc = op.getLoc();
+    if (isRegisterPermutation(src, dst)) {
+      FailureOr<SmallVector<int64_t>> map =
+          getRegisterMap(src, dst, [](LinearLayout::Basis c) { return c; });
+      rewriter.replaceOp(op,
+                         remapRegisters(rewriter, loc, adaptor.getSrc(), *map));
+      return success();
+    }
+    rewriter.replaceOp(op, convertThroughSharedMemory(rewriter, op, src, dst,
+                                                      adaptor.getSrc()));
+    return success();
+  }
+
+private:
+  Value convertThroughSharedMemory(ConversionPatternRewriter &b,
+                                   ConvertLayoutOp op, const LinearLayout &src,
+                                   const LinearLayout &dst, Value vals) const;
+};
+
+} // namespace
+
+/// Linear index of `coord` (thread part + register offset) in a staging
+/// buffer with `strides`.
+static Value linearIndex(OpBuilder &b, Location loc, ArrayRef<Value> thread,
+                         const LinearLayout::Basis &reg,
+                         ArrayRef<int64_t> strides) {
+  Value idx;
+  for (unsigned d = 0; d < strides.size(); ++d) {
+    Value c = thread[d];
+    if (reg[d] != 0)
+      c = arith::AddIOp::create(b, loc, c, i32Val(b, loc, reg[d]));
+    if (strides[d] != 1)
+      c = arith::MulIOp::create(b, loc, c, i32Val(b, loc, strides[d]));
+    idx = idx ? arith::AddIOp::create(b, loc, idx, c).getResult() : c;
+  }
+  return idx;
+}
+
+Value ConvertLayoutOpLowering::convertThroughSharedMemory(
+    ConversionPatternRewriter &b, ConvertLayoutOp op, const LinearLayout &src,
+    const LinearLayout &dst, Value vals) const {
+  Location loc = op.getLoc();
+  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+  Type elemType = getStorageType(srcType.getElementType());
+  int64_t numElems;
+  SmallVector<int64_t> strides = getPaddedStrides(
+      srcType.getShape(), getStorageBytes(srcType.getElementType()), &numElems);
+  ThreadIds ids = getThreadIds(b, loc);
+  Value scratch = getScratchPtr(b, loc, op);
+  SmallVector<Value> srcThread = emitThreadCoord(b, loc, src, ids);
+  SmallVector<Value> dstThread = emitThreadCoord(b, loc, dst, ids);
+  SmallVector<Value> elems = unpackVector(b, loc, vals);
+
+  // Earlier users of the scratch area must be done before it is rewritten.
+  emitBarrier(b, loc);
+  auto writeAll = [&](OpBuilder &w, Location l) {
+    for (unsigned r = 0; r < src.getNumRegs(); ++r) {
+      Value idx = linearIndex(w, l, srcThread, src.getRegCoord(r), strides);
+      LLVM::StoreOp::create(w, l, elems[r],
+                            gepElems(w, l, scratch, elemType, idx));
+    }
+  };
+  if (Value canonical = emitIsCanonicalThread(b, loc, src, ids)) {
+    scf::IfOp::create(b, loc, canonical, [&](OpBuilder &w, Location l) {
+      writeAll(w, l);
+      scf::YieldOp::create(w, l);
+    });
+  } else {
+    writeAll(b, loc);
+  }
+  emitBarrier(b, loc);
+  SmallVector<Value> result;
+  for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
+    Value idx = linearIndex(b, loc, dstThread, dst.getRegCoord(r), strides);
+    result.push_back(LLVM::LoadOp::create(
+        b, loc, elemType, gepElems(b, loc, scratch, elemType, idx)));
+  }
+  return packVector(b, loc, getTypeConverter()->convertType(op.getType()),
+                    result);
+}
+
+void mlir::tilec::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
+                                                 RewritePatternSet &patterns) {
+  patterns.add<ExpandDimsOpLowering,   // tile.expand_dims
+               BroadcastOpLowering,    // tile.broadcast
+               TransOpLowering,        // tile.trans
+               ConvertLayoutOpLowering // tile.convert_layout
+               >(converter, patterns.getContext());
+}

@@ -1,0 +1,369 @@
+//===- LoadStoreOpToLLVM.cpp - Global tile loads and stores ---------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file lowers tile.load and tile.store on views of global memory.
+//
+// Each thread accesses the elements its layout gives it. Registers that are
+// consecutive along the view's contiguous dimension form vector groups of up
+// to 16 bytes (ld.global.v4.b32 / st.global.v4.b32). Whether a group may use
+// the vector instruction is decided at run time, per group: all of its
+// elements must be in bounds (and unmasked) and its address aligned to the
+// vector size. Otherwise the group falls back to one predicated scalar access
+// per element, so ragged edges, odd leading dimensions and unaligned base
+// pointers are all correct, and the common case stays vectorized. In a warp,
+// the fallback is taken only by the threads at the edge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/TileToNVVM/TileToNVVM.h"
+
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+namespace {
+
+/// Addressing of one tile access through a view, and the per-thread parts
+/// that every register shares.
+class GlobalAccess {
+public:
+  GlobalAccess(OpBuilder &b, Location loc, Value view, ViewType viewType,
+               ValueRange offsets, RankedTensorType tileType);
+
+  /// Number of registers per vector group.
+  unsigned getVectorWidth() const { return vec; }
+  unsigned getNumRegs() const { return layout.getNumRegs(); }
+  Type getElemType() const { return elemType; }
+  unsigned getElemBytes() const { return elemBytes; }
+  const LinearLayout &getLayout() const { return layout; }
+  const ThreadIds &getThreadIds() const { return ids; }
+
+  /// Address of register `reg`'s element and whether each of the elements
+  /// `reg .. reg + count - 1` (consecutive along the contiguous dimension)
+  /// is inside the view.
+  Value getAddress(unsigned reg);
+  SmallVector<Value> getInBounds(unsigned reg, unsigned count);
+
+private:
+  OpBuilder &b;
+  Location loc;
+  LinearLayout layout;
+  ThreadIds ids;
+  Type elemType;
+  unsigned elemBytes;
+  unsigned lead;
+  std::optional<unsigned> contigDim;
+  unsigned vec = 1;
+  Value base;
+  SmallVector<Value> sizes, strides, threadIndex;
+  Value leadOffset, leadInBounds;
+};
+
+} // namespace
+
+GlobalAccess::GlobalAccess(OpBuilder &b, Location loc, Value view,
+                           ViewType viewType, ValueRange offsets,
+                           RankedTensorType tileType)
+    : b(b), loc(loc), layout(getLinearLayout(tileType)),
+      ids(mlir::tilec::getThreadIds(b, loc)),
+      elemType(getStorageType(tileType.getElementType())),
+      elemBytes(getStorageBytes(tileType.getElementType())) {
+  unsigned rank = viewType.getRank();
+  lead = rank - tileType.getRank();
+  base = LLVM::ExtractValueOp::create(b, loc, view, ArrayRef<int64_t>{0});
+  for (unsigned i = 0; i < rank; ++i) {
+    sizes.push_back(LLVM::ExtractValueOp::create(
+        b, loc, view, ArrayRef<int64_t>{1 + static_cast<int64_t>(i)}));
+    strides.push_back(LLVM::ExtractValueOp::create(
+        b, loc, view, ArrayRef<int64_t>{1 + rank + static_cast<int64_t>(i)}));
+  }
+
+  // Vector groups: the leading register bases must walk the contiguous
+  // dimension one element at a time. Booleans are never vectorized (LLVM
+  // packs i1 vectors into bits).
+  if (std::optional<unsigned> cd = viewType.getContiguousDim();
+      cd && *cd >= lead && !tileType.getElementType().isInteger(1)) {
+    contigDim = *cd - lead;
+    ArrayRef<LinearLayout::Basis> regs =
+        layout.getBases(LinearLayout::In::Register);
+    unsigned k = 0;
+    while (k < regs.size()) {
+      LinearLayout::Basis unit(layout.getRank(), 0);
+      unit[*contigDim] = int64_t(1) << k;
+      if (regs[k] != unit)
+        break;
+      ++k;
+    }
+    vec = std::min<unsigned>(1u << k, std::max(1u, 16 / elemBytes));
+  }
+
+  // Leading view dimensions are indexed by their offset alone.
+  Type i64 = b.getI64Type();
+  leadOffset = i64Val(b, loc, 0);
+  for (unsigned i = 0; i < lead; ++i) {
+    Value off = arith::ExtSIOp::create(b, loc, i64, offsets[i]);
+    Value stride = arith::ExtSIOp::create(b, loc, i64, strides[i]);
+    leadOffset = arith::AddIOp::create(
+        b, loc, leadOffset, arith::MulIOp::create(b, loc, off, stride));
+    Value inb = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                      offsets[i], sizes[i]);
+    leadInBounds = leadInBounds
+                       ? arith::AndIOp::create(b, loc, leadInBounds, inb)
+                       : inb;
+  }
+  SmallVector<Value> threadCoord = emitThreadCoord(b, loc, layout, ids);
+  for (unsigned d = 0; d < tileType.getRank(); ++d)
+    threadIndex.push_back(
+        arith::AddIOp::create(b, loc, offsets[lead + d], threadCoord[d]));
+}
+
+/// Index of dimension `d` of register `reg`: the thread's index plus the
+/// register's compile-time offset.
+static Value addConst(OpBuilder &b, Location loc, Value v, int64_t c) {
+  if (c == 0)
+    return v;
+  return arith::AddIOp::create(b, loc, v, i32Val(b, loc, c));
+}
+
+Value GlobalAccess::getAddress(unsigned reg) {
+  LinearLayout::Basis c = layout.getRegCoord(reg);
+  Type i64 = b.getI64Type();
+  Value offset = leadOffset;
+  for (unsigned d = 0; d < c.size(); ++d) {
+    Value idx = arith::ExtSIOp::create(b, loc, i64,
+                                       addConst(b, loc, threadIndex[d], c[d]));
+    Value stride = arith::ExtSIOp::create(b, loc, i64, strides[lead + d]);
+    offset = arith::AddIOp::create(b, loc, offset,
+                                   arith::MulIOp::create(b, loc, idx, stride));
+  }
+  return gepElems(b, loc, base, elemType, offset);
+}
+
+SmallVector<Value> GlobalAccess::getInBounds(unsigned reg, unsigned count) {
+  LinearLayout::Basis c = layout.getRegCoord(reg);
+  Value common = leadInBounds;
+  for (unsigned d = 0; d < c.size(); ++d) {
+    if (contigDim && d == *contigDim && count > 1)
+      continue;
+    Value inb = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                      addConst(b, loc, threadIndex[d], c[d]),
+                                      sizes[lead + d]);
+    common = common ? arith::AndIOp::create(b, loc, common, inb) : inb;
+  }
+  SmallVector<Value> result;
+  for (unsigned j = 0; j < count; ++j) {
+    Value inb = common;
+    if (contigDim && count > 1) {
+      unsigned d = *contigDim;
+      Value e = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ult,
+          addConst(b, loc, threadIndex[d], c[d] + j), sizes[lead + d]);
+      inb = inb ? arith::AndIOp::create(b, loc, inb, e) : e;
+    }
+    result.push_back(inb ? inb : arith::ConstantIntOp::create(b, loc, 1, 1));
+  }
+  return result;
+}
+
+/// AND of all values (true when empty).
+static Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+  Value acc;
+  for (Value v : values)
+    if (v)
+      acc = acc ? arith::AndIOp::create(b, loc, acc, v).getResult() : v;
+  return acc ? acc : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
+}
+
+/// True when `ptr` is aligned to `bytes`.
+static Value isAligned(OpBuilder &b, Location loc, Value ptr, unsigned bytes) {
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+  Value low = arith::AndIOp::create(b, loc, addr, i64Val(b, loc, bytes - 1));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low,
+                               i64Val(b, loc, 0));
+}
+
+static Value getPaddingValue(OpBuilder &b, Location loc, Type type,
+                             Padding padding) {
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    APFloat v = APFloat::getZero(sem);
+    if (padding == Padding::NegInf)
+      v = APFloat::getInf(sem, /*Negative=*/true);
+    else if (padding == Padding::PosInf)
+      v = APFloat::getInf(sem);
+    else if (padding == Padding::NaN)
+      v = APFloat::getQNaN(sem);
+    return arith::ConstantFloatOp::create(b, loc, ft, v);
+  }
+  return arith::ConstantIntOp::create(b, loc, type, 0);
+}
+
+namespace {
+
+/// tile.load -> per vector group: a vector load when the group is in bounds
+/// and aligned, predicated scalar loads with padding otherwise.
+struct LoadOpLowering : public OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto tileType = cast<RankedTensorType>(op.getType());
+    if (!getDistributedLayout(tileType))
+      return rewriter.notifyMatchFailure(op, "tile has no layout");
+    GlobalAccess access(rewriter, loc, adaptor.getView(),
+                        op.getView().getType(), adaptor.getOffsets(),
+                        tileType);
+    Type elemType = access.getElemType();
+    SmallVector<Value> mask;
+    if (adaptor.getMask())
+      mask = unpackVector(rewriter, loc, adaptor.getMask());
+    Value pad = getPaddingValue(rewriter, loc, elemType, op.getPadding());
+    unsigned vec = access.getVectorWidth();
+    unsigned align = access.getElemBytes();
+
+    // Loads one element if `pred`, else yields the padding value.
+    auto loadScalar = [&](Value pred, Value ptr) -> Value {
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, pred,
+          [&](OpBuilder &b, Location l) {
+            Value v = LLVM::LoadOp::create(b, l, elemType, ptr, align);
+            scf::YieldOp::create(b, l, v);
+          },
+          [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, pad); });
+      return ifOp.getResult(0);
+    };
+
+    SmallVector<Value> elems;
+    for (unsigned reg = 0; reg < access.getNumRegs(); reg += vec) {
+      Value ptr = access.getAddress(reg);
+      SmallVector<Value> inb = access.getInBounds(reg, vec);
+      SmallVector<Value> preds;
+      for (unsigned j = 0; j < vec; ++j)
+        preds.push_back(mask.empty()
+                            ? inb[j]
+                            : arith::AndIOp::create(rewriter, loc, inb[j],
+                                                    mask[reg + j])
+                                  .getResult());
+      if (vec == 1) {
+        elems.push_back(loadScalar(preds[0], ptr));
+        continue;
+      }
+      auto vecType = VectorType::get({vec}, elemType);
+      unsigned vecBytes = vec * access.getElemBytes();
+      Value fast = arith::AndIOp::create(rewriter, loc,
+                                         andAll(rewriter, loc, preds),
+                                         isAligned(rewriter, loc, ptr, vecBytes));
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, fast,
+          [&](OpBuilder &b, Location l) {
+            Value v = LLVM::LoadOp::create(b, l, vecType, ptr, vecBytes);
+            scf::YieldOp::create(b, l, v);
+          },
+          [&](OpBuilder &b, Location l) {
+            SmallVector<Value> parts;
+            for (unsigned j = 0; j < vec; ++j) {
+              Value pj = gepElems(b, l, ptr, elemType, i32Val(b, l, j));
+              parts.push_back(loadScalar(preds[j], pj));
+            }
+            scf::YieldOp::create(b, l, packVector(b, l, vecType, parts));
+          });
+      llvm::append_range(elems,
+                         unpackVector(rewriter, loc, ifOp.getResult(0)));
+    }
+    Type resultType = getTypeConverter()->convertType(tileType);
+    rewriter.replaceOp(op, packVector(rewriter, loc, resultType, elems));
+    return success();
+  }
+};
+
+/// tile.store -> per vector group: a vector store when the group is in
+/// bounds and aligned, predicated scalar stores otherwise. Threads holding
+/// copies of an element leave the store to one of them.
+struct StoreOpLowering : public OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto tileType = cast<RankedTensorType>(op.getValue().getType());
+    if (!getDistributedLayout(tileType))
+      return rewriter.notifyMatchFailure(op, "tile has no layout");
+    GlobalAccess access(rewriter, loc, adaptor.getView(),
+                        op.getView().getType(), adaptor.getOffsets(),
+                        tileType);
+    Type elemType = access.getElemType();
+    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getValue());
+    SmallVector<Value> mask;
+    if (adaptor.getMask())
+      mask = unpackVector(rewriter, loc, adaptor.getMask());
+    Value canonical = emitIsCanonicalThread(rewriter, loc, access.getLayout(),
+                                            access.getThreadIds());
+    unsigned vec = access.getVectorWidth();
+    unsigned align = access.getElemBytes();
+
+    auto storeScalar = [&](OpBuilder &b, Location l, Value pred, Value v,
+                           Value ptr) {
+      scf::IfOp::create(b, l, pred, [&](OpBuilder &bb, Location ll) {
+        LLVM::StoreOp::create(bb, ll, v, ptr, align);
+        scf::YieldOp::create(bb, ll);
+      });
+    };
+
+    for (unsigned reg = 0; reg < access.getNumRegs(); reg += vec) {
+      Value ptr = access.getAddress(reg);
+      SmallVector<Value> inb = access.getInBounds(reg, vec);
+      SmallVector<Value> preds;
+      for (unsigned j = 0; j < vec; ++j)
+        preds.push_back(andAll(rewriter, loc,
+                               {inb[j], mask.empty() ? Value() : mask[reg + j],
+                                canonical}));
+      if (vec == 1) {
+        storeScalar(rewriter, loc, preds[0], values[reg], ptr);
+        continue;
+      }
+      auto vecType = VectorType::get({vec}, elemType);
+      unsigned vecBytes = vec * access.getElemBytes();
+      Value group = packVector(rewriter, loc, vecType,
+                               ArrayRef(values).slice(reg, vec));
+      Value fast = arith::AndIOp::create(rewriter, loc,
+                                         andAll(rewriter, loc, preds),
+                                         isAligned(rewriter, loc, ptr, vecBytes));
+      scf::IfOp::create(
+          rewriter, loc, fast,
+          [&](OpBuilder &b, Location l) {
+            LLVM::StoreOp::create(b, l, group, ptr, vecBytes);
+            scf::YieldOp::create(b, l);
+          },
+          [&](OpBuilder &b, Location l) {
+            for (unsigned j = 0; j < vec; ++j) {
+              Value pj = gepElems(b, l, ptr, elemType, i32Val(b, l, j));
+              storeScalar(b, l, preds[j], values[reg + j], pj);
+            }
+            scf::YieldOp::create(b, l);
+          });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tilec::populateLoadStoreOpToLLVMPatterns(
+    TileTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<LoadOpLowering,  // tile.load
+               StoreOpLowering  // tile.store
+               >(converter, patterns.getContext());
+}

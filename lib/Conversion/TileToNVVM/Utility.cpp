@@ -1,0 +1,265 @@
+//===- Utility.cpp - Helpers shared by the tile-to-NVVM patterns ----------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+Value mlir::tilec::i32Val(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 32);
+}
+
+Value mlir::tilec::i64Val(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 64);
+}
+
+ThreadIds mlir::tilec::getThreadIds(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value lane = arith::AndIOp::create(b, loc, tid, i32Val(b, loc, 31));
+  Value warp = arith::ShRUIOp::create(b, loc, tid, i32Val(b, loc, 5));
+  return {tid, lane, warp};
+}
+
+/// Sum over the bits of `id` of bit * basis[dim], emitted as shifted masks
+/// for runs of bits that map to consecutive powers of two.
+static Value emitBitsToCoord(OpBuilder &b, Location loc, Value id,
+                             ArrayRef<LinearLayout::Basis> bases,
+                             unsigned dim, Value acc) {
+  unsigned n = bases.size();
+  for (unsigned i = 0; i < n;) {
+    int64_t v = bases[i][dim];
+    if (v == 0) {
+      ++i;
+      continue;
+    }
+    unsigned len = 1;
+    while (i + len < n && bases[i + len][dim] == (v << len))
+      ++len;
+    Value bits = arith::ShRUIOp::create(b, loc, id, i32Val(b, loc, i));
+    bits = arith::AndIOp::create(b, loc, bits,
+                                 i32Val(b, loc, (1 << len) - 1));
+    if (v != 1)
+      bits = arith::ShLIOp::create(b, loc, bits,
+                                   i32Val(b, loc, llvm::Log2_64(v)));
+    acc = acc ? arith::AddIOp::create(b, loc, acc, bits).getResult() : bits;
+    i += len;
+  }
+  return acc;
+}
+
+SmallVector<Value> mlir::tilec::emitThreadCoord(OpBuilder &b, Location loc,
+                                                const LinearLayout &layout,
+                                                const ThreadIds &ids) {
+  SmallVector<Value> coord;
+  for (unsigned d = 0; d < layout.getRank(); ++d) {
+    Value acc = emitBitsToCoord(b, loc, ids.lane,
+                                layout.getBases(LinearLayout::In::Lane), d, {});
+    acc = emitBitsToCoord(b, loc, ids.warp,
+                          layout.getBases(LinearLayout::In::Warp), d, acc);
+    coord.push_back(acc ? acc : i32Val(b, loc, 0));
+  }
+  return coord;
+}
+
+Value mlir::tilec::emitIsCanonicalThread(OpBuilder &b, Location loc,
+                                         const LinearLayout &layout,
+                                         const ThreadIds &ids,
+                                         unsigned extraLaneMask) {
+  unsigned laneMask =
+      layout.getBroadcastMask(LinearLayout::In::Lane) | extraLaneMask;
+  unsigned warpMask = layout.getBroadcastMask(LinearLayout::In::Warp);
+  Value pred;
+  auto addCheck = [&](Value id, unsigned mask) {
+    if (!mask)
+      return;
+    Value masked = arith::AndIOp::create(b, loc, id, i32Val(b, loc, mask));
+    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         masked, i32Val(b, loc, 0));
+    pred = pred ? arith::AndIOp::create(b, loc, pred, isZero).getResult()
+                : isZero;
+  };
+  addCheck(ids.lane, laneMask);
+  addCheck(ids.warp, warpMask);
+  return pred;
+}
+
+Value mlir::tilec::getSmemPtr(OpBuilder &b, Location loc, Operation *anchor,
+                              int64_t byteOffset) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value base = LLVM::AddressOfOp::create(b, loc, ptrType, kSmemSymbol);
+  if (byteOffset == 0)
+    return base;
+  return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{byteOffset});
+}
+
+Value mlir::tilec::getScratchPtr(OpBuilder &b, Location loc,
+                                 Operation *anchor) {
+  int64_t offset = 0;
+  for (Operation *op = anchor; op; op = op->getParentOp())
+    if (auto attr = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr)) {
+      offset = attr.getInt();
+      break;
+    }
+  return getSmemPtr(b, loc, anchor, offset);
+}
+
+Value mlir::tilec::gepElems(OpBuilder &b, Location loc, Value ptr,
+                            Type elemType, Value index) {
+  return LLVM::GEPOp::create(b, loc, ptr.getType(), elemType, ptr,
+                             ArrayRef<LLVM::GEPArg>{index});
+}
+
+void mlir::tilec::emitBarrier(OpBuilder &b, Location loc) {
+  NVVM::Barrier0Op::create(b, loc);
+}
+
+Value mlir::tilec::emitShuffleXor(OpBuilder &b, Location loc, Value v,
+                                  unsigned laneMask) {
+  Type type = v.getType();
+  Type i32 = b.getI32Type();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  auto shfl = [&](Value x) -> Value {
+    return NVVM::ShflOp::create(
+        b, loc, x.getType(), i32Val(b, loc, -1), x, i32Val(b, loc, laneMask),
+        i32Val(b, loc, 0x1f),
+        NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly),
+        UnitAttr());
+  };
+  if (type.isF32() || type.isInteger(32))
+    return shfl(v);
+  if (bits == 64) {
+    Type i64 = b.getI64Type();
+    Value x = type.isInteger(64) ? v : arith::BitcastOp::create(b, loc, i64, v);
+    Value lo = arith::TruncIOp::create(b, loc, i32, x);
+    Value hi = arith::TruncIOp::create(
+        b, loc, i32, arith::ShRUIOp::create(b, loc, x, i64Val(b, loc, 32)));
+    lo = arith::ExtUIOp::create(b, loc, i64, shfl(lo));
+    hi = arith::ExtUIOp::create(b, loc, i64, shfl(hi));
+    Value r = arith::OrIOp::create(
+        b, loc, lo, arith::ShLIOp::create(b, loc, hi, i64Val(b, loc, 32)));
+    return type.isInteger(64) ? r : arith::BitcastOp::create(b, loc, type, r);
+  }
+  // Narrow types travel in the low bits of an i32.
+  Type narrowInt = b.getIntegerType(bits);
+  Value x = isa<IntegerType>(type)
+                ? v
+                : arith::BitcastOp::create(b, loc, narrowInt, v).getResult();
+  Value wide = arith::ExtUIOp::create(b, loc, i32, x);
+  Value r = arith::TruncIOp::create(b, loc, narrowInt, shfl(wide));
+  return isa<IntegerType>(type) ? r
+                                : arith::BitcastOp::create(b, loc, type, r);
+}
+
+Value mlir::tilec::emitCombine(OpBuilder &b, Location loc, ReduceKind kind,
+                               Value x, Value y) {
+  bool isFloat = isa<FloatType>(x.getType());
+  switch (kind) {
+  case ReduceKind::Sum:
+    return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
+                   : arith::AddIOp::create(b, loc, x, y).getResult();
+  case ReduceKind::Max:
+    return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                   : arith::MaxSIOp::create(b, loc, x, y).getResult();
+  case ReduceKind::Min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                   : arith::MinSIOp::create(b, loc, x, y).getResult();
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+SmallVector<Value> mlir::tilec::unpackVector(OpBuilder &b, Location loc,
+                                             Value vec) {
+  auto type = cast<VectorType>(vec.getType());
+  SmallVector<Value> elems;
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+    elems.push_back(vector::ExtractOp::create(b, loc, vec, i));
+  return elems;
+}
+
+Value mlir::tilec::packVector(OpBuilder &b, Location loc, Type vecType,
+                              ArrayRef<Value> elems) {
+  return vector::FromElementsOp::create(b, loc, cast<VectorType>(vecType),
+                                        elems);
+}
+
+Type mlir::tilec::getStorageType(Type elemType) {
+  if (isa<FloatType>(elemType) && elemType.getIntOrFloatBitWidth() == 8)
+    return IntegerType::get(elemType.getContext(), 8);
+  return elemType;
+}
+
+unsigned mlir::tilec::getStorageBytes(Type elemType) {
+  return std::max(1u, elemType.getIntOrFloatBitWidth() / 8);
+}
+
+SmallVector<int64_t> mlir::tilec::getPaddedStrides(ArrayRef<int64_t> shape,
+                                                   unsigned elemBytes,
+                                                   int64_t *numElems) {
+  unsigned rank = shape.size();
+  SmallVector<int64_t> strides(rank, 1);
+  int64_t pad = rank >= 2 ? std::max<int64_t>(1, 4 / elemBytes) : 0;
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= shape[d];
+    if (d == static_cast<int>(rank) - 1)
+      stride += pad;
+  }
+  *numElems = stride;
+  return strides;
+}
+
+bool mlir::tilec::isRegisterPermutation(const LinearLayout &src,
+                                        const LinearLayout &dst) {
+  if (!src.hasSameThreadMapping(dst))
+    return false;
+  for (unsigned r = 0; r < dst.getNumRegs(); ++r)
+    if (!src.findReg(dst.getRegCoord(r)))
+      return false;
+  return true;
+}
+
+int64_t mlir::tilec::getScratchBytes(Operation *op) {
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    auto srcType = cast<RankedTensorType>(reduce.getSrc().getType());
+    if (!getDistributedLayout(srcType))
+      return 0;
+    LinearLayout src = getLinearLayout(srcType);
+    unsigned axisWarps = 1;
+    for (const LinearLayout::Basis &bs : src.getBases(LinearLayout::In::Warp))
+      if (bs[reduce.getAxis()] != 0)
+        axisWarps *= 2;
+    if (axisWarps == 1)
+      return 0;
+    auto resType = cast<RankedTensorType>(reduce.getType());
+    return resType.getNumElements() * axisWarps *
+           getStorageBytes(resType.getElementType());
+  }
+  if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
+    auto srcType = cast<RankedTensorType>(cvt.getSrc().getType());
+    auto dstType = cast<RankedTensorType>(cvt.getType());
+    if (!getDistributedLayout(srcType) || !getDistributedLayout(dstType))
+      return 0;
+    if (isRegisterPermutation(getLinearLayout(srcType),
+                              getLinearLayout(dstType)))
+      return 0;
+    unsigned bytes = getStorageBytes(srcType.getElementType());
+    int64_t elems;
+    getPaddedStrides(srcType.getShape(), bytes, &elems);
+    return elems * bytes;
+  }
+  return 0;
+}

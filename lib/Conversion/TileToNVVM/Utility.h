@@ -1,0 +1,103 @@
+//===- Utility.h - Helpers shared by the tile-to-NVVM patterns --*- C++ -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the helpers the lowering patterns share: thread ids and
+// layout coordinates, shared memory addressing, barriers, warp shuffles and
+// reductions. Private to lib/Conversion/TileToNVVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LIB_CONVERSION_TILETONVVM_UTILITY_H
+#define TILEC_LIB_CONVERSION_TILETONVVM_UTILITY_H
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tilec {
+
+/// Kernel attributes set by convert-tile-to-nvvm before conversion:
+/// total dynamic shared memory bytes, and where the scratch area (reused by
+/// every op that exchanges data through shared memory) starts.
+constexpr StringLiteral kSmemBytesAttr = "tile.smem_bytes";
+constexpr StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
+/// Launch metadata recorded on the converted kernel function.
+constexpr StringLiteral kLaunchAttr = "tile.launch";
+/// The dynamic shared memory array every kernel of a module addresses.
+constexpr StringLiteral kSmemSymbol = "tile_smem";
+
+Value i32Val(OpBuilder &b, Location loc, int64_t v);
+Value i64Val(OpBuilder &b, Location loc, int64_t v);
+
+/// The thread's index in its block, lane and warp (i32).
+struct ThreadIds {
+  Value tid, lane, warp;
+};
+ThreadIds getThreadIds(OpBuilder &b, Location loc);
+
+/// Per tensor dimension, the coordinate a thread's (lane, warp) contributes in
+/// `layout` (add a register's compile-time coordinate to get an element's).
+SmallVector<Value> emitThreadCoord(OpBuilder &b, Location loc,
+                                   const tile::LinearLayout &layout,
+                                   const ThreadIds &ids);
+
+/// An i1 that is true in exactly one of the threads holding copies of the
+/// same elements in `layout` (lanes/warps whose basis is zero, plus the lane
+/// bits in `extraLaneMask`). Returns null when every thread is unique.
+Value emitIsCanonicalThread(OpBuilder &b, Location loc,
+                            const tile::LinearLayout &layout,
+                            const ThreadIds &ids, unsigned extraLaneMask = 0);
+
+/// Address `byteOffset` bytes into the module's dynamic shared memory.
+Value getSmemPtr(OpBuilder &b, Location loc, Operation *anchor,
+                 int64_t byteOffset);
+/// Start of the scratch area of the kernel enclosing `anchor`.
+Value getScratchPtr(OpBuilder &b, Location loc, Operation *anchor);
+/// Returns `ptr` advanced by `index` elements of `elemType`.
+Value gepElems(OpBuilder &b, Location loc, Value ptr, Type elemType,
+               Value index);
+
+/// bar.sync 0 (all threads of the block).
+void emitBarrier(OpBuilder &b, Location loc);
+
+/// shfl.sync.bfly of a value of up to 64 bits.
+Value emitShuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask);
+
+/// Combines two values with a reduction kind (NaN-propagating max/min).
+Value emitCombine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
+                  Value y);
+
+/// Scalars of a per-thread vector, and back.
+SmallVector<Value> unpackVector(OpBuilder &b, Location loc, Value vec);
+Value packVector(OpBuilder &b, Location loc, Type vecType,
+                 ArrayRef<Value> elems);
+
+/// Storage type of a tile element type (fp8 is carried as i8).
+Type getStorageType(Type elemType);
+/// Size in bytes of a storage element (i1 counts as 1).
+unsigned getStorageBytes(Type elemType);
+
+/// True when converting a tile from layout `src` to `dst` only moves values
+/// between the registers of each thread (same lane and warp mapping, every
+/// register of `dst` present in `src`).
+bool isRegisterPermutation(const tile::LinearLayout &src,
+                           const tile::LinearLayout &dst);
+
+/// Shared memory scratch bytes `op` needs while it runs (0 when none).
+int64_t getScratchBytes(Operation *op);
+
+/// Row-major element strides of a shared-memory staging buffer for `shape`
+/// with the innermost rows padded by 4 bytes to spread column accesses over
+/// banks. Also returns the number of elements the buffer spans.
+SmallVector<int64_t> getPaddedStrides(ArrayRef<int64_t> shape,
+                                      unsigned elemBytes, int64_t *numElems);
+
+} // namespace mlir::tilec
+
+#endif // TILEC_LIB_CONVERSION_TILETONVVM_UTILITY_H

@@ -1,0 +1,277 @@
+//===- TileAttrs.cpp - tile dialect attributes ----------------------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the layout encodings of the `tile` dialect and their
+// linear forms.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tilec::tile;
+
+#include "tilec/Dialect/Tile/IR/TileAttrInterfaces.cpp.inc"
+#include "tilec/Dialect/Tile/IR/TileOpsEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tilec/Dialect/Tile/IR/TileOpsAttrDefs.cpp.inc"
+
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tilec/Dialect/Tile/IR/TileOpsAttrDefs.cpp.inc"
+      >();
+}
+
+static bool allPowersOfTwo(ArrayRef<unsigned> values) {
+  return llvm::all_of(values,
+                      [](unsigned v) { return llvm::isPowerOf2_32(v); });
+}
+
+static unsigned product(ArrayRef<unsigned> values) {
+  unsigned p = 1;
+  for (unsigned v : values)
+    p *= v;
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// BlockedEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            ArrayRef<unsigned> sizePerThread,
+                            ArrayRef<unsigned> threadsPerWarp,
+                            ArrayRef<unsigned> warpsPerCTA,
+                            ArrayRef<unsigned> order) {
+  size_t rank = sizePerThread.size();
+  if (rank == 0)
+    return emitError() << "expected a layout of rank at least 1";
+  if (threadsPerWarp.size() != rank || warpsPerCTA.size() != rank ||
+      order.size() != rank)
+    return emitError() << "expected sizePerThread, threadsPerWarp, "
+                          "warpsPerCTA and order of the same rank";
+  if (!allPowersOfTwo(sizePerThread) || !allPowersOfTwo(threadsPerWarp) ||
+      !allPowersOfTwo(warpsPerCTA))
+    return emitError() << "expected powers of two in sizePerThread, "
+                          "threadsPerWarp and warpsPerCTA";
+  if (product(threadsPerWarp) != 32)
+    return emitError() << "expected threadsPerWarp to multiply to 32, got "
+                       << product(threadsPerWarp);
+  SmallVector<bool> seen(rank, false);
+  for (unsigned d : order) {
+    if (d >= rank || seen[d])
+      return emitError() << "expected order to be a permutation of [0, "
+                         << rank << ")";
+    seen[d] = true;
+  }
+  return success();
+}
+
+LinearLayout BlockedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  SmallVector<int64_t> covered(shape.size(), 1);
+  SmallVector<LinearLayout::Basis> regs, lanes, warps;
+  for (unsigned d : getOrder())
+    appendBases(regs, shape, covered, d, getSizePerThread()[d],
+                /*dropZero=*/true);
+  for (unsigned d : getOrder())
+    appendBases(lanes, shape, covered, d, getThreadsPerWarp()[d],
+                /*dropZero=*/false);
+  for (unsigned d : getOrder())
+    appendBases(warps, shape, covered, d, getWarpsPerCTA()[d],
+                /*dropZero=*/false);
+  // Repeat the block tile over the rest of the tensor, fastest dim first.
+  for (unsigned d : getOrder())
+    while (covered[d] < shape[d])
+      appendBases(regs, shape, covered, d, 2, /*dropZero=*/true);
+  return LinearLayout(shape, std::move(regs), std::move(lanes),
+                      std::move(warps));
+}
+
+unsigned BlockedEncodingAttr::getNumWarps() const { return product(getWarpsPerCTA()); }
+unsigned BlockedEncodingAttr::getRank() const { return getOrder().size(); }
+
+//===----------------------------------------------------------------------===//
+// SliceEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          unsigned dim, Attribute parent) {
+  auto layout = dyn_cast<DistributedLayoutAttrInterface>(parent);
+  if (!layout)
+    return emitError() << "expected a distributed layout as parent";
+  if (layout.getRank() < 2)
+    return emitError() << "expected a parent layout of rank at least 2";
+  if (dim >= layout.getRank())
+    return emitError() << "sliced dimension " << dim
+                       << " out of range for a parent of rank "
+                       << layout.getRank();
+  return success();
+}
+
+LinearLayout SliceEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  SmallVector<int64_t> parentShape(shape.begin(), shape.end());
+  parentShape.insert(parentShape.begin() + getDim(), 1);
+  return cast<DistributedLayoutAttrInterface>(getParent())
+      .toLinearLayout(parentShape)
+      .dropUnitDim(getDim());
+}
+
+unsigned SliceEncodingAttr::getNumWarps() const {
+  return cast<DistributedLayoutAttrInterface>(getParent()).getNumWarps();
+}
+unsigned SliceEncodingAttr::getRank() const {
+  return cast<DistributedLayoutAttrInterface>(getParent()).getRank() - 1;
+}
+
+//===----------------------------------------------------------------------===//
+// MmaEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        ArrayRef<unsigned> warpsPerCTA) {
+  if (warpsPerCTA.size() != 2)
+    return emitError() << "expected warpsPerCTA of rank 2";
+  if (!allPowersOfTwo(warpsPerCTA))
+    return emitError() << "expected powers of two in warpsPerCTA";
+  return success();
+}
+
+/// Appends bases for positions `from, 2*from, ...` below `limit` along `dim`;
+/// positions at or beyond `size` wrap to zero.
+static void appendRange(SmallVectorImpl<LinearLayout::Basis> &bases,
+                        unsigned rank, unsigned dim, int64_t from,
+                        int64_t limit, int64_t size, bool dropZero) {
+  for (int64_t p = from; p < limit; p *= 2) {
+    LinearLayout::Basis b(rank, 0);
+    b[dim] = p < size ? p : 0;
+    if (dropZero && b[dim] == 0)
+      continue;
+    bases.push_back(b);
+  }
+}
+
+static LinearLayout::Basis basis2(int64_t d0, int64_t d1) { return {d0, d1}; }
+
+LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  // One warp holds a 16x8 tile: lane l -> (l/4, 2*(l%4)); registers c0/c1 are
+  // adjacent columns, c2/c3 the same columns 8 rows down.
+  unsigned wm = getWarpsPerCTA()[0], wn = getWarpsPerCTA()[1];
+  int64_t m = shape[0], n = shape[1];
+  int64_t wtM = std::max<int64_t>(m / wm, 16), wtN = std::max<int64_t>(n / wn, 8);
+  SmallVector<LinearLayout::Basis> regs = {basis2(0, 1), basis2(8, 0)};
+  SmallVector<LinearLayout::Basis> lanes = {basis2(0, 2), basis2(0, 4),
+                                            basis2(1, 0), basis2(2, 0),
+                                            basis2(4, 0)};
+  SmallVector<LinearLayout::Basis> warps;
+  appendRange(regs, 2, 1, 8, wtN, n, /*dropZero=*/true);
+  appendRange(regs, 2, 0, 16, wtM, m, /*dropZero=*/true);
+  appendRange(warps, 2, 1, wtN, wtN * wn, n, /*dropZero=*/false);
+  appendRange(warps, 2, 0, wtM, wtM * wm, m, /*dropZero=*/false);
+  return LinearLayout(shape, std::move(regs), std::move(lanes),
+                      std::move(warps));
+}
+
+unsigned MmaEncodingAttr::getNumWarps() const { return product(getWarpsPerCTA()); }
+unsigned MmaEncodingAttr::getRank() const { return 2; }
+
+//===----------------------------------------------------------------------===//
+// DotOperandEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               unsigned opIdx, Attribute parent,
+                               unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "expected opIdx 0 (A) or 1 (B), got " << opIdx;
+  if (!isa<MmaEncodingAttr>(parent))
+    return emitError() << "expected a #tile.mma parent layout";
+  if (kWidth != 2 && kWidth != 4)
+    return emitError() << "expected kWidth 2 (16-bit) or 4 (8-bit), got "
+                       << kWidth;
+  return success();
+}
+
+LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  // mma.sync m16n8k(8*kWidth) operand fragments: each 32-bit register holds
+  // kWidth consecutive K elements; lane l holds K offset kWidth*(l%4) of row
+  // (A) or column (B) l/4; the second K half sits 4*kWidth further.
+  auto mma = cast<MmaEncodingAttr>(getParent());
+  unsigned wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
+  int64_t kw = getKWidth();
+  SmallVector<LinearLayout::Basis> regs, lanes, warps;
+  if (getOpIdx() == 0) {
+    int64_t m = shape[0], k = shape[1];
+    int64_t wtM = std::max<int64_t>(m / wm, 16);
+    appendRange(regs, 2, 1, 1, kw, k, true);
+    regs.push_back(basis2(8, 0));
+    appendRange(regs, 2, 1, 4 * kw, 8 * kw, k, true);
+    lanes = {basis2(0, kw), basis2(0, 2 * kw), basis2(1, 0), basis2(2, 0),
+             basis2(4, 0)};
+    appendRange(regs, 2, 1, 8 * kw, k, k, true);
+    appendRange(regs, 2, 0, 16, wtM, m, true);
+    for (unsigned i = 1; i < wn; i *= 2)
+      warps.push_back(basis2(0, 0));
+    appendRange(warps, 2, 0, wtM, wtM * wm, m, false);
+  } else {
+    int64_t k = shape[0], n = shape[1];
+    int64_t wtN = std::max<int64_t>(n / wn, 8);
+    appendRange(regs, 2, 0, 1, kw, k, true);
+    appendRange(regs, 2, 0, 4 * kw, 8 * kw, k, true);
+    lanes = {basis2(kw, 0), basis2(2 * kw, 0), basis2(0, 1), basis2(0, 2),
+             basis2(0, 4)};
+    appendRange(regs, 2, 0, 8 * kw, k, k, true);
+    appendRange(regs, 2, 1, 8, wtN, n, true);
+    appendRange(warps, 2, 1, wtN, wtN * wn, n, false);
+    for (unsigned i = 1; i < wm; i *= 2)
+      warps.push_back(basis2(0, 0));
+  }
+  return LinearLayout(shape, std::move(regs), std::move(lanes),
+                      std::move(warps));
+}
+
+unsigned DotOperandEncodingAttr::getNumWarps() const {
+  return cast<MmaEncodingAttr>(getParent()).getNumWarps();
+}
+unsigned DotOperandEncodingAttr::getRank() const { return 2; }
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+DistributedLayoutAttrInterface mlir::tilec::tile::getDistributedLayout(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return {};
+  return dyn_cast_or_null<DistributedLayoutAttrInterface>(tensor.getEncoding());
+}
+
+LinearLayout mlir::tilec::tile::getLinearLayout(RankedTensorType type) {
+  auto layout = getDistributedLayout(type);
+  assert(layout && "expected a tensor with a distributed layout");
+  return layout.toLinearLayout(type.getShape());
+}
+
+unsigned mlir::tilec::tile::getElemsPerThread(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !getDistributedLayout(tensor))
+    return 1;
+  return getLinearLayout(tensor).getNumRegs();
+}

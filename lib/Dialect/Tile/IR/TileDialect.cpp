@@ -1,0 +1,158 @@
+//===- TileDialect.cpp - tile dialect and types ---------------------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the `tile` dialect class and its types.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tilec::tile;
+
+#include "tilec/Dialect/Tile/IR/TileOpsDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tilec/Dialect/Tile/IR/TileOpsTypes.cpp.inc"
+
+namespace {
+/// Short aliases for layout encodings (`#blocked`, `#mma1`, ...), which
+/// otherwise make every tensor type in lowered IR several lines long.
+struct TileOpAsmDialectInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedEncodingAttr>(attr))
+      os << "blocked";
+    else if (isa<SliceEncodingAttr>(attr))
+      os << "slice";
+    else if (isa<MmaEncodingAttr>(attr))
+      os << "mma";
+    else if (isa<DotOperandEncodingAttr>(attr))
+      os << "dot_op";
+    else
+      return AliasResult::NoAlias;
+    return AliasResult::FinalAlias;
+  }
+};
+} // namespace
+
+void TileDialect::initialize() {
+  addInterfaces<TileOpAsmDialectInterface>();
+  addOperations<
+#define GET_OP_LIST
+#include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tilec/Dialect/Tile/IR/TileOpsTypes.cpp.inc"
+      >();
+  registerAttributes();
+}
+
+//===----------------------------------------------------------------------===//
+// PtrType
+//===----------------------------------------------------------------------===//
+
+static bool isTileElementType(Type type) {
+  return type.isSignlessInteger() || isa<FloatType>(type);
+}
+
+LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError,
+                              Type elementType) {
+  if (!isTileElementType(elementType))
+    return emitError() << "expected an integer or float element type, got "
+                       << elementType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ViewType
+//===----------------------------------------------------------------------===//
+
+static void printDimOrDynamic(AsmPrinter &printer, int64_t v) {
+  if (ShapedType::isDynamic(v))
+    printer << "?";
+  else
+    printer << v;
+}
+
+Type ViewType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape, strides;
+  Type elementType;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/true,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseKeyword("strides") || parser.parseEqual())
+    return {};
+  auto parseStride = [&]() -> ParseResult {
+    if (succeeded(parser.parseOptionalQuestion())) {
+      strides.push_back(ShapedType::kDynamic);
+      return success();
+    }
+    int64_t v;
+    if (parser.parseInteger(v))
+      return failure();
+    strides.push_back(v);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     parseStride) ||
+      parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), ArrayRef<int64_t>(shape), elementType,
+                    ArrayRef<int64_t>(strides));
+}
+
+void ViewType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape()) {
+    printDimOrDynamic(printer, d);
+    printer << "x";
+  }
+  printer << getElementType() << ", strides = [";
+  llvm::interleaveComma(getStrides(), printer,
+                        [&](int64_t s) { printDimOrDynamic(printer, s); });
+  printer << "]>";
+}
+
+LogicalResult ViewType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape, Type elementType,
+                               ArrayRef<int64_t> strides) {
+  if (shape.empty())
+    return emitError() << "expected a view of rank at least 1";
+  if (shape.size() != strides.size())
+    return emitError() << "expected " << shape.size()
+                       << " strides for a rank-" << shape.size()
+                       << " view, got " << strides.size();
+  if (!isTileElementType(elementType))
+    return emitError() << "expected an integer or float element type, got "
+                       << elementType;
+  for (int64_t d : shape)
+    if (!ShapedType::isDynamic(d) && d < 0)
+      return emitError() << "expected non-negative sizes";
+  for (int64_t s : strides)
+    if (!ShapedType::isDynamic(s) && s < 0)
+      return emitError() << "expected non-negative strides";
+  return success();
+}
+
+std::optional<unsigned> ViewType::getContiguousDim() const {
+  // Prefer the innermost unit-stride dimension.
+  for (int d = getRank() - 1; d >= 0; --d)
+    if (getStrides()[d] == 1)
+      return d;
+  return std::nullopt;
+}

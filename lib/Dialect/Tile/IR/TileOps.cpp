@@ -1,0 +1,857 @@
+//===- TileOps.cpp - tile dialect operations ------------------------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the operations of the `tile` dialect: custom syntax
+// (kernels and their grid rule, views) and verifiers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tilec::tile;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static bool isPowerOfTwoShape(ArrayRef<int64_t> shape) {
+  return llvm::all_of(shape, [](int64_t d) { return d > 0 && llvm::isPowerOf2_64(d); });
+}
+
+/// Checks that a static `got` dimension agrees with a static `want` one.
+static bool compatibleDim(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                     FunctionType type, ArrayRef<std::string> argNames,
+                     unsigned numWarps) {
+  state.addAttribute(SymbolTable::getSymbolAttrName(),
+                     builder.getStringAttr(name));
+  state.addAttribute(getFunctionTypeAttrName(state.name), TypeAttr::get(type));
+  SmallVector<Attribute> names;
+  for (const std::string &n : argNames)
+    names.push_back(builder.getStringAttr(n));
+  state.addAttribute(getArgNamesAttrName(state.name),
+                     builder.getArrayAttr(names));
+  state.addAttribute(getNumWarpsAttrName(state.name),
+                     builder.getI32IntegerAttr(numWarps));
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Type t : type.getInputs())
+    block->addArgument(t, state.location);
+}
+
+void KernelOp::setGridRule(AffineMap map, ArrayRef<int64_t> args) {
+  setGridAttr(AffineMapAttr::get(map));
+  setGridArgsAttr(DenseI64ArrayAttr::get(getContext(), args));
+}
+
+void KernelOp::getAsmBlockArgumentNames(Region &region,
+                                        OpAsmSetValueNameFn setNameFn) {
+  if (&region != &getBody())
+    return;
+  for (auto [i, arg] : llvm::enumerate(getBody().getArguments()))
+    if (i < getArgNames().size())
+      setNameFn(arg, getArgName(i));
+}
+
+namespace {
+/// Recursive-descent parser of grid expressions:
+///   expr   := term (('+' | '-') term)*
+///   term   := factor ('*' factor)*
+///   factor := integer | '-' factor | '(' expr ')' | %param
+///           | ('ceildiv' | 'floordiv' | 'mod') '(' expr ',' expr ')'
+/// Parameters become affine symbols; `params` collects their indices.
+class GridExprParser {
+public:
+  GridExprParser(OpAsmParser &parser,
+                 ArrayRef<OpAsmParser::Argument> arguments,
+                 SmallVectorImpl<int64_t> &params)
+      : parser(parser), arguments(arguments), params(params) {}
+
+  FailureOr<AffineExpr> parseExpr() {
+    FailureOr<AffineExpr> lhs = parseTerm();
+    if (failed(lhs))
+      return failure();
+    while (true) {
+      bool plus = succeeded(parser.parseOptionalPlus());
+      if (!plus && failed(parser.parseOptionalMinus()))
+        return lhs;
+      FailureOr<AffineExpr> rhs = parseTerm();
+      if (failed(rhs))
+        return failure();
+      lhs = plus ? *lhs + *rhs : *lhs - *rhs;
+    }
+  }
+
+private:
+  FailureOr<AffineExpr> parseTerm() {
+    FailureOr<AffineExpr> lhs = parseFactor();
+    if (failed(lhs))
+      return failure();
+    while (succeeded(parser.parseOptionalStar())) {
+      FailureOr<AffineExpr> rhs = parseFactor();
+      if (failed(rhs))
+        return failure();
+      lhs = *lhs * *rhs;
+    }
+    return lhs;
+  }
+
+  FailureOr<AffineExpr> parseBinaryCall(StringRef name) {
+    if (parser.parseLParen())
+      return failure();
+    FailureOr<AffineExpr> a = parseExpr();
+    if (failed(a) || parser.parseComma())
+      return failure();
+    FailureOr<AffineExpr> b = parseExpr();
+    if (failed(b) || parser.parseRParen())
+      return failure();
+    if (name == "ceildiv")
+      return a->ceilDiv(*b);
+    if (name == "floordiv")
+      return a->floorDiv(*b);
+    return *a % *b;
+  }
+
+  FailureOr<AffineExpr> parseFactor() {
+    MLIRContext *ctx = parser.getContext();
+    int64_t value;
+    OptionalParseResult intResult = parser.parseOptionalInteger(value);
+    if (intResult.has_value()) {
+      if (failed(*intResult))
+        return failure();
+      return getAffineConstantExpr(value, ctx);
+    }
+    if (succeeded(parser.parseOptionalMinus())) {
+      FailureOr<AffineExpr> e = parseFactor();
+      if (failed(e))
+        return failure();
+      return -*e;
+    }
+    if (succeeded(parser.parseOptionalLParen())) {
+      FailureOr<AffineExpr> e = parseExpr();
+      if (failed(e) || parser.parseRParen())
+        return failure();
+      return e;
+    }
+    for (StringRef name : {"ceildiv", "floordiv", "mod"})
+      if (succeeded(parser.parseOptionalKeyword(name)))
+        return parseBinaryCall(name);
+    OpAsmParser::UnresolvedOperand operand;
+    SMLoc loc = parser.getCurrentLocation();
+    OptionalParseResult opResult = parser.parseOptionalOperand(operand);
+    if (!opResult.has_value() || failed(*opResult))
+      return parser.emitError(loc, "expected a grid expression");
+    for (auto [i, arg] : llvm::enumerate(arguments)) {
+      if (arg.ssaName.name != operand.name)
+        continue;
+      auto *it = llvm::find(params, static_cast<int64_t>(i));
+      unsigned pos = it - params.begin();
+      if (it == params.end())
+        params.push_back(i);
+      return getAffineSymbolExpr(pos, ctx);
+    }
+    return parser.emitError(loc, "'")
+           << operand.name << "' is not a parameter of this kernel";
+  }
+
+  OpAsmParser &parser;
+  ArrayRef<OpAsmParser::Argument> arguments;
+  SmallVectorImpl<int64_t> &params;
+};
+} // namespace
+
+void mlir::tilec::tile::printGridExpr(
+    raw_ostream &os, AffineExpr expr,
+    function_ref<void(raw_ostream &, unsigned)> printParam, bool nested) {
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    os << c.getValue();
+    return;
+  }
+  if (auto s = dyn_cast<AffineSymbolExpr>(expr)) {
+    printParam(os, s.getPosition());
+    return;
+  }
+  auto bin = cast<AffineBinaryOpExpr>(expr);
+  AffineExpr lhs = bin.getLHS(), rhs = bin.getRHS();
+  switch (expr.getKind()) {
+  case AffineExprKind::Add: {
+    if (nested)
+      os << "(";
+    printGridExpr(os, lhs, printParam, /*nested=*/false);
+    // a + b * -1 reads better as a - b.
+    auto mul = dyn_cast<AffineBinaryOpExpr>(rhs);
+    auto negOne = mul ? dyn_cast<AffineConstantExpr>(mul.getRHS()) : nullptr;
+    if (mul && mul.getKind() == AffineExprKind::Mul && negOne &&
+        negOne.getValue() == -1) {
+      os << " - ";
+      printGridExpr(os, mul.getLHS(), printParam, /*nested=*/true);
+    } else if (auto c = dyn_cast<AffineConstantExpr>(rhs);
+               c && c.getValue() < 0) {
+      os << " - " << -c.getValue();
+    } else {
+      os << " + ";
+      printGridExpr(os, rhs, printParam, /*nested=*/false);
+    }
+    if (nested)
+      os << ")";
+    return;
+  }
+  case AffineExprKind::Mul:
+    printGridExpr(os, lhs, printParam, /*nested=*/true);
+    os << " * ";
+    printGridExpr(os, rhs, printParam, /*nested=*/true);
+    return;
+  case AffineExprKind::CeilDiv:
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::Mod:
+    os << (expr.getKind() == AffineExprKind::CeilDiv    ? "ceildiv("
+           : expr.getKind() == AffineExprKind::FloorDiv ? "floordiv("
+                                                        : "mod(");
+    printGridExpr(os, lhs, printParam);
+    os << ", ";
+    printGridExpr(os, rhs, printParam);
+    os << ")";
+    return;
+  default:
+    llvm_unreachable("unexpected expression in a grid rule");
+  }
+}
+
+SmallVector<std::string> KernelOp::getGridRuleStrings() {
+  SmallVector<std::string> out;
+  std::optional<AffineMap> grid = getGrid();
+  if (!grid)
+    return out;
+  ArrayRef<int64_t> params = *getGridArgs();
+  for (AffineExpr e : grid->getResults()) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    printGridExpr(os, e, [&](raw_ostream &o, unsigned pos) {
+      o << getArgName(params[pos]);
+    });
+    out.push_back(s);
+  }
+  return out;
+}
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  StringAttr nameAttr;
+  if (parser.parseSymbolName(nameAttr, SymbolTable::getSymbolAttrName(),
+                             result.attributes))
+    return failure();
+
+  SmallVector<OpAsmParser::Argument> arguments;
+  if (parser.parseArgumentList(arguments, OpAsmParser::Delimiter::Paren,
+                               /*allowType=*/true, /*allowAttrs=*/true))
+    return failure();
+
+  SmallVector<Type> argTypes;
+  SmallVector<Attribute> argNames;
+  for (auto [i, arg] : llvm::enumerate(arguments)) {
+    argTypes.push_back(arg.type);
+    StringRef name = arg.ssaName.name.drop_front(); // drop '%'
+    if (name.empty() || llvm::isDigit(name.front()))
+      argNames.push_back(builder.getStringAttr("arg" + std::to_string(i)));
+    else
+      argNames.push_back(builder.getStringAttr(name));
+  }
+  result.addAttribute(getFunctionTypeAttrName(result.name),
+                      TypeAttr::get(builder.getFunctionType(argTypes, {})));
+  result.addAttribute(getArgNamesAttrName(result.name),
+                      builder.getArrayAttr(argNames));
+
+  if (succeeded(parser.parseOptionalKeyword("grid"))) {
+    SmallVector<int64_t> params;
+    SmallVector<AffineExpr> exprs;
+    GridExprParser exprParser(parser, arguments, params);
+    auto parseOne = [&]() -> ParseResult {
+      FailureOr<AffineExpr> e = exprParser.parseExpr();
+      if (failed(e))
+        return failure();
+      exprs.push_back(*e);
+      return success();
+    };
+    if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, parseOne))
+      return failure();
+    AffineMap map = AffineMap::get(0, params.size(), exprs, builder.getContext());
+    result.addAttribute(getGridAttrName(result.name), AffineMapAttr::get(map));
+    result.addAttribute(getGridArgsAttrName(result.name),
+                        builder.getDenseI64ArrayAttr(params));
+  }
+  if (succeeded(parser.parseOptionalKeyword("warps"))) {
+    int32_t warps;
+    if (parser.parseLParen() || parser.parseInteger(warps) ||
+        parser.parseRParen())
+      return failure();
+    result.addAttribute(getNumWarpsAttrName(result.name),
+                        builder.getI32IntegerAttr(warps));
+  }
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  call_interface_impl::addArgAndResultAttrs(
+      builder, result, arguments, /*resultAttrs=*/{},
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+
+  Region *body = result.addRegion();
+  return parser.parseRegion(*body, arguments, /*enableNameShadowing=*/false);
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p << '(';
+  ArrayRef<BlockArgument> args = getBody().getArguments();
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (i)
+      p << ", ";
+    p.printRegionArgument(arg, ::mlir::function_interface_impl::getArgAttrs(
+                                   *this, i));
+  }
+  p << ')';
+  if (std::optional<AffineMap> grid = getGrid()) {
+    SmallVector<Value> params;
+    ArrayRef<int64_t> gridArgs = *getGridArgs();
+    for (int64_t idx : gridArgs)
+      params.push_back(args[idx]);
+    p << " grid(";
+    llvm::interleaveComma(grid->getResults(), p, [&](AffineExpr e) {
+      printGridExpr(p.getStream(), e, [&](raw_ostream &, unsigned pos) {
+        p.printOperand(params[pos]);
+      });
+    });
+    p << ")";
+  }
+  p << " warps(" << getNumWarps() << ")";
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {SymbolTable::getSymbolAttrName(), getFunctionTypeAttrName(),
+       getArgAttrsAttrName(), getResAttrsAttrName(), getArgNamesAttrName(),
+       getNumWarpsAttrName(), getGridAttrName(), getGridArgsAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/true);
+}
+
+static bool isKernelParamType(Type type) {
+  if (isa<PtrType>(type))
+    return true;
+  if (auto intTy = dyn_cast<IntegerType>(type))
+    return intTy.isSignless() && (intTy.getWidth() == 32 || intTy.getWidth() == 64);
+  return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
+}
+
+LogicalResult KernelOp::verify() {
+  FunctionType type = getFunctionType();
+  if (type.getNumResults() != 0)
+    return emitOpError("expected no results, got ") << type.getNumResults();
+  if (getArgNames().size() != type.getNumInputs())
+    return emitOpError("expected ")
+           << type.getNumInputs() << " parameter names, got "
+           << getArgNames().size();
+  llvm::StringSet<> seen;
+  for (auto [i, input] : llvm::enumerate(type.getInputs())) {
+    if (!isKernelParamType(input))
+      return emitOpError("parameter #")
+             << i << " has type " << input
+             << "; expected !tile.ptr<T>, i32, i64, f16, bf16, f32 or f64";
+    if (!seen.insert(getArgName(i)).second)
+      return emitOpError("duplicate parameter name '") << getArgName(i) << "'";
+  }
+  int32_t warps = getNumWarps();
+  if (warps < 1 || warps > 32 || !llvm::isPowerOf2_32(warps))
+    return emitOpError("expected warps to be a power of two in [1, 32], got ")
+           << warps;
+  if (getGrid().has_value() != getGridArgs().has_value())
+    return emitOpError("expected 'grid' and 'grid_args' together");
+  if (std::optional<AffineMap> grid = getGrid()) {
+    if (grid->getNumDims() != 0 ||
+        grid->getNumSymbols() != getGridArgs()->size())
+      return emitOpError("expected a grid map with one symbol per grid "
+                         "parameter and no dimensions");
+    if (grid->getNumResults() < 1 || grid->getNumResults() > 3)
+      return emitOpError("expected a grid of 1 to 3 dimensions, got ")
+             << grid->getNumResults();
+    ArrayRef<int64_t> gridArgs = *getGridArgs();
+    for (int64_t idx : gridArgs) {
+      if (idx < 0 || idx >= static_cast<int64_t>(type.getNumInputs()))
+        return emitOpError("grid parameter index ") << idx << " out of range";
+      if (!isa<IntegerType>(type.getInput(idx)))
+        return emitOpError("grid expressions may only use integer "
+                           "parameters; '")
+               << getArgName(idx) << "' has type " << type.getInput(idx);
+    }
+  }
+  Block &body = getBody().front();
+  if (body.getNumArguments() != type.getNumInputs())
+    return emitOpError("expected the body to take the ")
+           << type.getNumInputs() << " parameters as block arguments";
+  for (auto [arg, t] : llvm::zip(body.getArguments(), type.getInputs()))
+    if (arg.getType() != t)
+      return emitOpError("block argument type ")
+             << arg.getType() << " does not match parameter type " << t;
+  if (body.empty() || !isa<ReturnOp>(body.back()))
+    return emitOpError("expected the body to end with 'tile.return'");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ProgramIdOp
+//===----------------------------------------------------------------------===//
+
+void ProgramIdOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "pid");
+}
+
+//===----------------------------------------------------------------------===//
+// MakeViewOp
+//===----------------------------------------------------------------------===//
+
+/// Parses `[a, 4, %x]` into static values (kDynamic for SSA entries) and the
+/// SSA operands.
+static ParseResult
+parseMixedList(OpAsmParser &parser, SmallVectorImpl<int64_t> &statics,
+               SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands) {
+  return parser.parseCommaSeparatedList(
+      OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+        OpAsmParser::UnresolvedOperand operand;
+        OptionalParseResult res = parser.parseOptionalOperand(operand);
+        if (res.has_value()) {
+          if (failed(*res))
+            return failure();
+          operands.push_back(operand);
+          statics.push_back(ShapedType::kDynamic);
+          return success();
+        }
+        int64_t v;
+        if (parser.parseInteger(v))
+          return failure();
+        statics.push_back(v);
+        return success();
+      });
+}
+
+static void printMixedList(OpAsmPrinter &p, ArrayRef<int64_t> statics,
+                           OperandRange operands) {
+  p << "[";
+  unsigned next = 0;
+  llvm::interleaveComma(statics, p, [&](int64_t v) {
+    if (ShapedType::isDynamic(v))
+      p.printOperand(operands[next++]);
+    else
+      p << v;
+  });
+  p << "]";
+}
+
+ParseResult MakeViewOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand base;
+  SmallVector<OpAsmParser::UnresolvedOperand> sizes, strides;
+  SmallVector<int64_t> staticSizes, staticStrides;
+  Type baseType;
+  SMLoc typeLoc;
+  if (parser.parseOperand(base) ||
+      parseMixedList(parser, staticSizes, sizes) ||
+      parser.parseKeyword("strides") ||
+      parseMixedList(parser, staticStrides, strides) ||
+      parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.getCurrentLocation(&typeLoc) || parser.parseType(baseType))
+    return failure();
+  auto ptrType = dyn_cast<PtrType>(baseType);
+  if (!ptrType)
+    return parser.emitError(typeLoc, "expected a !tile.ptr type, got ")
+           << baseType;
+  if (staticSizes.size() != staticStrides.size())
+    return parser.emitError(typeLoc, "expected as many strides as sizes");
+  Type i32 = parser.getBuilder().getI32Type();
+  auto viewType = ViewType::getChecked(
+      [&] { return parser.emitError(typeLoc); }, parser.getContext(),
+      ArrayRef<int64_t>(staticSizes), ptrType.getElementType(),
+      ArrayRef<int64_t>(staticStrides));
+  if (!viewType)
+    return failure();
+  result.addTypes(viewType);
+  result.addAttribute(getOperandSegmentSizesAttrName(result.name),
+                      parser.getBuilder().getDenseI32ArrayAttr(
+                          {1, static_cast<int32_t>(sizes.size()),
+                           static_cast<int32_t>(strides.size())}));
+  return failure(parser.resolveOperand(base, ptrType, result.operands) ||
+                 parser.resolveOperands(sizes, i32, result.operands) ||
+                 parser.resolveOperands(strides, i32, result.operands));
+}
+
+void MakeViewOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printOperand(getBase());
+  printMixedList(p, getViewType().getShape(), getSizes());
+  p << " strides ";
+  printMixedList(p, getViewType().getStrides(), getStrides());
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getOperandSegmentSizesAttrName()});
+  p << " : " << getBase().getType();
+}
+
+LogicalResult MakeViewOp::verify() {
+  ViewType type = getViewType();
+  if (type.getElementType() != getBase().getType().getElementType())
+    return emitOpError("view element type ")
+           << type.getElementType() << " does not match pointer element type "
+           << getBase().getType().getElementType();
+  auto countDynamic = [](ArrayRef<int64_t> values) {
+    return llvm::count_if(values, ShapedType::isDynamic);
+  };
+  if (countDynamic(type.getShape()) != static_cast<int64_t>(getSizes().size()))
+    return emitOpError("expected one size operand per dynamic size");
+  if (countDynamic(type.getStrides()) !=
+      static_cast<int64_t>(getStrides().size()))
+    return emitOpError("expected one stride operand per dynamic stride");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp / StoreOp
+//===----------------------------------------------------------------------===//
+
+/// Checks the indexing shared by tile.load and tile.store.
+static LogicalResult verifyAccess(Operation *op, ViewType view,
+                                  size_t numOffsets, RankedTensorType tile,
+                                  Value mask) {
+  if (numOffsets != view.getRank())
+    return op->emitOpError("expected ")
+           << view.getRank() << " offsets for a rank-" << view.getRank()
+           << " view, got " << numOffsets;
+  if (tile.getRank() > view.getRank())
+    return op->emitOpError("tile rank ")
+           << tile.getRank() << " exceeds view rank " << view.getRank();
+  if (tile.getElementType() != view.getElementType())
+    return op->emitOpError("tile element type ")
+           << tile.getElementType() << " does not match view element type "
+           << view.getElementType();
+  if (!isPowerOfTwoShape(tile.getShape()))
+    return op->emitOpError("expected a tile shape of powers of two, got ")
+           << tile;
+  if (mask && cast<RankedTensorType>(mask.getType()).getShape() !=
+                  tile.getShape())
+    return op->emitOpError("mask shape does not match the tile shape");
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  auto tile = cast<RankedTensorType>(getResult().getType());
+  if (failed(verifyAccess(*this, getView().getType(), getOffsets().size(),
+                          tile, getMask())))
+    return failure();
+  if (getPadding() != Padding::Zero && !isa<FloatType>(tile.getElementType()))
+    return emitOpError("padding '")
+           << stringifyPadding(getPadding())
+           << "' needs a floating-point element type";
+  return success();
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, getView().getType(), getOffsets().size(),
+                      cast<RankedTensorType>(getValue().getType()), getMask());
+}
+
+//===----------------------------------------------------------------------===//
+// RangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RangeOp::verify() {
+  auto type = cast<RankedTensorType>(getResult().getType());
+  if (type.getRank() != 1)
+    return emitOpError("expected a 1-D result");
+  int64_t size = static_cast<int64_t>(getEnd()) - getStart();
+  if (size != type.getDimSize(0))
+    return emitOpError("range [")
+           << getStart() << ", " << getEnd() << ") has " << size
+           << " elements but the result has " << type.getDimSize(0);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto res = cast<RankedTensorType>(getResult().getType());
+  int32_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << src.getRank();
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (res.getShape() != ArrayRef(expected) ||
+      res.getElementType() != src.getElementType())
+    return emitOpError("expected result ")
+           << RankedTensorType::get(expected, src.getElementType())
+           << " (ignoring encodings), got " << res;
+  if (src.getEncoding() && res.getEncoding()) {
+    auto slice = dyn_cast<SliceEncodingAttr>(src.getEncoding());
+    if (!slice || slice.getDim() != static_cast<unsigned>(axis) ||
+        slice.getParent() != res.getEncoding())
+      return emitOpError("expected the source layout to be the result "
+                         "layout sliced along the new axis");
+  }
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto res = cast<RankedTensorType>(getResult().getType());
+  if (src.getRank() != res.getRank() ||
+      src.getElementType() != res.getElementType())
+    return emitOpError("expected source and result of equal rank and "
+                       "element type");
+  for (auto [s, r] : llvm::zip(src.getShape(), res.getShape()))
+    if (s != r && s != 1)
+      return emitOpError("source dimension ")
+             << s << " can only broadcast to itself or from 1, not to " << r;
+  if (src.getEncoding() != res.getEncoding())
+    return emitOpError("expected source and result with the same layout");
+  return success();
+}
+
+LogicalResult TransOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto res = cast<RankedTensorType>(getResult().getType());
+  if (src.getRank() != 2 || res.getRank() != 2)
+    return emitOpError("expected 2-D tiles");
+  if (res.getDimSize(0) != src.getDimSize(1) ||
+      res.getDimSize(1) != src.getDimSize(0) ||
+      res.getElementType() != src.getElementType())
+    return emitOpError("expected the result to be the transposed source");
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp / DotOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto res = cast<RankedTensorType>(getResult().getType());
+  int32_t axis = getAxis();
+  if (src.getRank() < 2)
+    return emitOpError("expected a source of rank at least 2 (use "
+                       "tile.expand_dims to reduce a 1-D tile)");
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << src.getRank();
+  SmallVector<int64_t> expected(src.getShape());
+  expected.erase(expected.begin() + axis);
+  if (res.getShape() != ArrayRef(expected) ||
+      res.getElementType() != src.getElementType())
+    return emitOpError("expected result ")
+           << RankedTensorType::get(expected, src.getElementType())
+           << " (ignoring encodings), got " << res;
+  if (src.getEncoding() && res.getEncoding()) {
+    auto slice = dyn_cast<SliceEncodingAttr>(res.getEncoding());
+    if (!slice || slice.getDim() != static_cast<unsigned>(axis) ||
+        slice.getParent() != src.getEncoding())
+      return emitOpError("expected the result layout to be the source "
+                         "layout sliced along the reduced axis");
+  }
+  return success();
+}
+
+LogicalResult DotOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  auto c = cast<RankedTensorType>(getAcc().getType());
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("expected 2-D operands");
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError("K dimensions differ: A is ")
+           << a.getDimSize(0) << "x" << a.getDimSize(1) << ", B is "
+           << b.getDimSize(0) << "x" << b.getDimSize(1);
+  if (c.getDimSize(0) != a.getDimSize(0) || c.getDimSize(1) != b.getDimSize(1))
+    return emitOpError("expected a ")
+           << a.getDimSize(0) << "x" << b.getDimSize(1)
+           << " accumulator, got " << c.getDimSize(0) << "x"
+           << c.getDimSize(1);
+  Type ea = a.getElementType(), eb = b.getElementType(),
+       ec = c.getElementType();
+  auto isFp8 = [](Type t) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(t);
+  };
+  bool ok = (ea.isBF16() && eb.isBF16() && ec.isF32()) ||
+            (ea.isF16() && eb.isF16() && (ec.isF32() || ec.isF16())) ||
+            (ea.isF32() && eb.isF32() && ec.isF32()) ||
+            (isFp8(ea) && isFp8(eb) && ec.isF32());
+  if (!ok)
+    return emitOpError("unsupported element types ")
+           << ea << " x " << eb << " -> " << ec
+           << "; expected bf16 x bf16 -> f32, f16 x f16 -> f32|f16, "
+              "f32 x f32 -> f32 or fp8 x fp8 -> f32";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+bool GemmOp::isRhsColumnMajor() {
+  ViewType b = getB().getType();
+  return b.getStrides()[1] != 1 && b.getStrides()[0] == 1;
+}
+
+/// Keys a `config` dictionary of a named op may set (all integers).
+static LogicalResult verifyConfig(Operation *op, DictionaryAttr config,
+                                  ArrayRef<StringRef> keys) {
+  if (!config)
+    return success();
+  for (NamedAttribute entry : config) {
+    if (!llvm::is_contained(keys, entry.getName().getValue())) {
+      std::string known;
+      llvm::raw_string_ostream os(known);
+      llvm::interleaveComma(keys, os);
+      return op->emitOpError("unknown config key '")
+             << entry.getName().getValue() << "'; expected one of " << known;
+    }
+    auto value = dyn_cast<IntegerAttr>(entry.getValue());
+    if (!value || value.getInt() <= 0)
+      return op->emitOpError("config key '")
+             << entry.getName().getValue()
+             << "' expects a positive integer";
+  }
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  ViewType a = getA().getType(), b = getB().getType(), c = getC().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("expected 2-D views for A, B and C");
+  Type et = a.getElementType();
+  if (!et.isBF16() && !et.isF16())
+    return emitOpError("expected bf16 or f16 inputs, got ") << et;
+  if (b.getElementType() != et)
+    return emitOpError("expected A and B of the same element type, got ")
+           << et << " and " << b.getElementType();
+  Type ct = c.getElementType();
+  if (!ct.isBF16() && !ct.isF16() && !ct.isF32())
+    return emitOpError("expected a bf16, f16 or f32 output, got ") << ct;
+  if (a.getStrides()[1] != 1)
+    return emitOpError("expected A contiguous along K (strides = [?, 1])");
+  if (b.getStrides()[1] != 1 && b.getStrides()[0] != 1)
+    return emitOpError("expected B contiguous along N (row-major, strides = "
+                       "[?, 1]) or along K (column-major, strides = [1, ?])");
+  if (c.getStrides()[1] != 1)
+    return emitOpError("expected C contiguous along N (strides = [?, 1])");
+  if (!compatibleDim(a.getShape()[1], b.getShape()[0]))
+    return emitOpError("K differs between A and B");
+  if (!compatibleDim(a.getShape()[0], c.getShape()[0]))
+    return emitOpError("M differs between A and C");
+  if (!compatibleDim(b.getShape()[1], c.getShape()[1]))
+    return emitOpError("N differs between B and C");
+  if (Value bias = getBias()) {
+    auto bt = cast<ViewType>(bias.getType());
+    if (bt.getRank() != 1)
+      return emitOpError("expected a 1-D bias view");
+    if (bt.getStrides()[0] != 1)
+      return emitOpError("expected a contiguous bias (strides = [1])");
+    if (!compatibleDim(bt.getShape()[0], c.getShape()[1]))
+      return emitOpError("bias length differs from N");
+    Type bet = bt.getElementType();
+    if (!bet.isBF16() && !bet.isF16() && !bet.isF32())
+      return emitOpError("expected a bf16, f16 or f32 bias, got ") << bet;
+  }
+  if (!isa<KernelOp>((*this)->getParentOp()))
+    return emitOpError("expected to be directly inside a tile.kernel");
+  return verifyConfig(*this, getConfigAttr(),
+                      {"block_m", "block_n", "block_k", "stages", "warps",
+                       "group_m", "cluster_m", "cluster_n", "consumers"});
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::verify() {
+  ViewType q = getQ().getType(), k = getK().getType(), v = getV().getType(),
+           o = getO().getType();
+  std::pair<StringRef, ViewType> views[] = {
+      {"Q", q}, {"K", k}, {"V", v}, {"O", o}};
+  for (auto [name, view] : views) {
+    if (view.getRank() != 4)
+      return emitOpError("expected a 4-D [batch, heads, seq, head_dim] view "
+                         "for ")
+             << name;
+    if (view.getStrides()[3] != 1)
+      return emitOpError("expected ")
+             << name << " contiguous along head_dim (last stride 1)";
+  }
+  Type et = q.getElementType();
+  if (!et.isBF16() && !et.isF16())
+    return emitOpError("expected bf16 or f16 Q/K/V/O, got ") << et;
+  for (auto [name, view] : views)
+    if (view.getElementType() != et)
+      return emitOpError("expected Q, K, V and O of one element type");
+  int64_t d = q.getShape()[3];
+  if (ShapedType::isDynamic(d) || (d != 64 && d != 128 && d != 256))
+    return emitOpError("expected a static head_dim of 64, 128 or 256");
+  for (auto [name, view] : views)
+    if (view.getShape()[3] != d)
+      return emitOpError("expected the same head_dim for Q, K, V and O");
+  for (auto [name, view] : views)
+    if (!compatibleDim(view.getShape()[0], q.getShape()[0]))
+      return emitOpError("batch size of ") << name << " differs from Q's";
+  if (!compatibleDim(q.getShape()[1], o.getShape()[1]) ||
+      !compatibleDim(q.getShape()[2], o.getShape()[2]))
+    return emitOpError("expected O to have Q's heads and sequence length");
+  if (!compatibleDim(k.getShape()[1], v.getShape()[1]) ||
+      !compatibleDim(k.getShape()[2], v.getShape()[2]))
+    return emitOpError("expected K and V of the same heads and sequence "
+                       "length");
+  int64_t hq = q.getShape()[1], hk = k.getShape()[1];
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) &&
+      (hk == 0 || hq % hk != 0))
+    return emitOpError("K/V heads (") << hk << ") must divide Q heads ("
+                                      << hq << ")";
+  if (Value lse = getLse()) {
+    auto lt = cast<ViewType>(lse.getType());
+    if (lt.getRank() != 3 || !lt.getElementType().isF32())
+      return emitOpError("expected an f32 [batch, heads, seq] lse view");
+    if (lt.getStrides()[2] != 1)
+      return emitOpError("expected lse contiguous along seq");
+  }
+  if (std::optional<APFloat> scale = getScale())
+    if (!scale->isFiniteNonZero() || scale->isNegative())
+      return emitOpError("expected a positive finite scale");
+  if (!isa<KernelOp>((*this)->getParentOp()))
+    return emitOpError("expected to be directly inside a tile.kernel");
+  return verifyConfig(*this, getConfigAttr(),
+                      {"block_m", "block_n", "stages", "warps", "consumers"});
+}
+
+#define GET_OP_CLASSES
+#include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"

@@ -1,0 +1,510 @@
+//===- AssignLayouts.cpp - Attach layout encodings to tiles ---------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements tile-assign-layouts. It works in three steps:
+//
+//  1. Anchors: global loads get coalesced blocked layouts, tile.dot results
+//     mma.sync accumulator layouts (the chip decides which dots qualify).
+//  2. Propagation: a worklist spreads layouts forward (operands -> results)
+//     and backward (a use's requirement -> its operand), first assignment
+//     wins. Values nothing reaches get a default blocked layout.
+//  3. Materialization: types are rewritten in program order; where an
+//     operand's layout differs from what its user requires, a
+//     tile.convert_layout is inserted (cheap producers such as splats and
+//     constants are cloned in the required layout instead).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Target/TargetInfo.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <deque>
+
+#define DEBUG_TYPE "tile-assign-layouts"
+
+namespace mlir::tilec::tile {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tilec::tile
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+namespace {
+/// Drives the three steps for one kernel.
+class LayoutAssignment {
+public:
+  LayoutAssignment(KernelOp kernel, const TargetInfo &target)
+      : kernel(kernel), target(target), ctx(kernel.getContext()),
+        numWarps(kernel.getNumWarps()) {}
+
+  LogicalResult run();
+  unsigned getNumConversions() const { return numConversions; }
+
+private:
+  // Step 1.
+  LogicalResult seedAnchors();
+  FailureOr<Attribute> chooseDotLayout(DotOp dot);
+  // Step 2.
+  void assign(Value v, Attribute layout);
+  Attribute get(Value v) const { return layouts.lookup(v); }
+  void visit(Operation *op);
+  void propagate();
+  // Step 3.
+  void materialize(Operation *op);
+  Value convertTo(Value v, Attribute layout, Operation *user);
+
+  /// The layout `op` requires of operand `idx` given the layouts of its
+  /// results (null: no requirement).
+  Attribute getRequiredLayout(Operation *op, unsigned idx);
+  Attribute getStoreLayout(StoreOp store);
+  Attribute getDefaultLayout(RankedTensorType type);
+
+  KernelOp kernel;
+  const TargetInfo &target;
+  MLIRContext *ctx;
+  unsigned numWarps;
+  DenseMap<Value, Attribute> layouts;
+  DenseMap<Operation *, Attribute> dotLayouts;
+  std::deque<Operation *> worklist;
+  unsigned numConversions = 0;
+};
+} // namespace
+
+static bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+static RankedTensorType withEncoding(Type type, Attribute layout) {
+  auto t = cast<RankedTensorType>(type);
+  return RankedTensorType::get(t.getShape(), t.getElementType(), layout);
+}
+
+/// Elementwise ops of any dialect (arith, math) applied to tiles.
+static bool isElementwiseOnTiles(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() &&
+         llvm::any_of(op->getResults(), isTensor);
+}
+
+/// Ops whose tile results are cheaper to recreate in another layout than to
+/// convert.
+static bool isCheapProducer(Operation *op) {
+  if (!op)
+    return false;
+  if (isa<SplatOp, RangeOp>(op))
+    return true;
+  return isa<arith::ConstantOp>(op) && isTensor(op->getResult(0));
+}
+
+static unsigned getBitWidth(Type t) {
+  if (t.isIntOrFloat())
+    return std::max(8u, t.getIntOrFloatBitWidth());
+  return 32;
+}
+
+//===----------------------------------------------------------------------===//
+// Step 1: anchors
+//===----------------------------------------------------------------------===//
+
+/// The tile dimension that is contiguous in memory for an access of `tile`
+/// through `view` (the tile covers the trailing view dimensions), defaulting
+/// to the last one.
+static unsigned getContiguousTileDim(ViewType view, RankedTensorType tile) {
+  unsigned lead = view.getRank() - tile.getRank();
+  if (std::optional<unsigned> cd = view.getContiguousDim(); cd && *cd >= lead)
+    return *cd - lead;
+  return tile.getRank() - 1;
+}
+
+Attribute LayoutAssignment::getDefaultLayout(RankedTensorType type) {
+  return getCoalescedLayout(ctx, type.getShape(), type.getRank() - 1,
+                            getBitWidth(type.getElementType()), numWarps);
+}
+
+Attribute LayoutAssignment::getStoreLayout(StoreOp store) {
+  auto type = cast<RankedTensorType>(store.getValue().getType());
+  return getCoalescedLayout(
+      ctx, type.getShape(), getContiguousTileDim(store.getView().getType(), type),
+      getBitWidth(type.getElementType()), numWarps);
+}
+
+/// True when a value computed from `op`'s result reaches another tile.dot.
+static bool feedsAnotherDot(DotOp op) {
+  SetVector<Operation *> slice;
+  ForwardSliceOptions options;
+  getForwardSlice(op.getResult(), &slice, options);
+  // Loop-carried values reach the next iteration's ops through iter_args.
+  for (Operation *user : slice)
+    if (isa<DotOp>(user) && user != op.getOperation())
+      return true;
+  return false;
+}
+
+/// True when the A operand of `op` is computed from another tile.dot.
+static bool fedByAnotherDot(DotOp op) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  (void)getBackwardSlice(op.getA(), &slice, options);
+  return llvm::any_of(slice, [](Operation *o) { return isa<DotOp>(o); });
+}
+
+FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto c = cast<RankedTensorType>(dot.getAcc().getType());
+  Type et = a.getElementType();
+  bool is16 = et.isBF16() || et.isF16();
+  bool isFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(et);
+  if (is16 && !target.hasMmaBf16)
+    return dot.emitOpError("needs mma.sync for ")
+           << et << ", which " << target.chip << " does not have";
+  if (isFp8 && !target.hasMmaFp8)
+    return dot.emitOpError("fp8 operands need mma.sync m16n8k32 (sm_89); ")
+           << target.chip << " does not have it";
+  if (!is16 && !isFp8)
+    return dot.emitOpError("only bf16, f16 and fp8 operands are lowered to "
+                           "tensor cores; f32 x f32 tile.dot is not "
+                           "supported yet");
+  int64_t k = a.getDimSize(1);
+  int64_t instrK = isFp8 ? 32 : 16;
+  if (k % instrK != 0)
+    return dot.emitOpError("K = ")
+           << k << " must be a multiple of the mma.sync K (" << instrK << ")";
+  bool rowsOnly = feedsAnotherDot(dot) || fedByAnotherDot(dot);
+  FailureOr<std::pair<unsigned, unsigned>> warps =
+      chooseMmaWarps(c.getDimSize(0), c.getDimSize(1), numWarps, rowsOnly);
+  if (failed(warps))
+    return dot.emitOpError("a ")
+           << c.getDimSize(0) << "x" << c.getDimSize(1)
+           << " accumulator cannot be split over " << numWarps
+           << " warps of mma.sync (each warp needs at least 16x8"
+           << (rowsOnly ? ", warps stacked along M for chained dots" : "")
+           << ")";
+  return Attribute(
+      MmaEncodingAttr::get(ctx, {warps->first, warps->second}));
+}
+
+LogicalResult LayoutAssignment::seedAnchors() {
+  WalkResult result = kernel.walk([&](Operation *op) -> WalkResult {
+    // Tiles may already carry layouts (hand-written or from an earlier
+    // pass); they are kept.
+    for (Value v : op->getResults())
+      if (auto t = dyn_cast<RankedTensorType>(v.getType()); t && t.getEncoding())
+        assign(v, t.getEncoding());
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (auto t = dyn_cast<RankedTensorType>(arg.getType());
+              t && t.getEncoding())
+            assign(arg, t.getEncoding());
+
+    for (Value v : op->getResults())
+      if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
+        if (!llvm::isPowerOf2_64(t.getNumElements()) ||
+            llvm::any_of(t.getShape(),
+                         [](int64_t d) { return !llvm::isPowerOf2_64(d); })) {
+          op->emitOpError("tile shape ")
+              << t << " is not made of powers of two";
+          return WalkResult::interrupt();
+        }
+      }
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      auto type = cast<RankedTensorType>(load.getType());
+      assign(load.getResult(),
+             getCoalescedLayout(ctx, type.getShape(),
+                                getContiguousTileDim(load.getView().getType(),
+                                                     type),
+                                getBitWidth(type.getElementType()), numWarps));
+    } else if (auto dot = dyn_cast<DotOp>(op)) {
+      FailureOr<Attribute> layout = chooseDotLayout(dot);
+      if (failed(layout))
+        return WalkResult::interrupt();
+      dotLayouts[dot] = *layout;
+      assign(dot.getResult(), *layout);
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// Step 2: propagation
+//===----------------------------------------------------------------------===//
+
+void LayoutAssignment::assign(Value v, Attribute layout) {
+  if (!layout || !isTensor(v) || layouts.count(v))
+    return;
+  LLVM_DEBUG(llvm::dbgs() << "assign " << layout << " to " << v << "\n");
+  layouts[v] = layout;
+  if (Operation *def = v.getDefiningOp())
+    worklist.push_back(def);
+  else
+    worklist.push_back(cast<BlockArgument>(v).getOwner()->getParentOp());
+  for (Operation *user : v.getUsers()) {
+    worklist.push_back(user);
+    if (isa<scf::YieldOp>(user))
+      worklist.push_back(user->getParentOp());
+  }
+}
+
+Attribute LayoutAssignment::getRequiredLayout(Operation *op, unsigned idx) {
+  Value operand = op->getOperand(idx);
+  if (!isTensor(operand))
+    return {};
+  if (isElementwiseOnTiles(op))
+    return get(op->getResult(0));
+  if (auto b = dyn_cast<BroadcastOp>(op))
+    return get(b.getResult());
+  if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+    Attribute res = get(e.getResult());
+    return res ? SliceEncodingAttr::get(ctx, e.getAxis(), res) : Attribute();
+  }
+  if (auto t = dyn_cast<TransOp>(op)) {
+    auto res = dyn_cast_or_null<BlockedEncodingAttr>(get(t.getResult()));
+    if (!res)
+      return {};
+    auto perm = [](ArrayRef<unsigned> v) {
+      return SmallVector<unsigned>{v[1], v[0]};
+    };
+    SmallVector<unsigned> order;
+    for (unsigned d : res.getOrder())
+      order.push_back(1 - d);
+    return BlockedEncodingAttr::get(ctx, perm(res.getSizePerThread()),
+                                    perm(res.getThreadsPerWarp()),
+                                    perm(res.getWarpsPerCTA()), order);
+  }
+  if (auto load = dyn_cast<LoadOp>(op))
+    return get(load.getResult()); // the mask
+  if (auto store = dyn_cast<StoreOp>(op))
+    return getStoreLayout(store);
+  if (auto dot = dyn_cast<DotOp>(op)) {
+    Attribute acc = dotLayouts.lookup(dot);
+    if (idx == 2)
+      return acc;
+    Type et = cast<RankedTensorType>(operand.getType()).getElementType();
+    unsigned kWidth = 32 / getBitWidth(et);
+    return DotOperandEncodingAttr::get(ctx, idx, acc, kWidth);
+  }
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    if (idx < forOp.getNumControlOperands())
+      return {};
+    return get(forOp.getRegionIterArgs()[idx - forOp.getNumControlOperands()]);
+  }
+  if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+    Operation *parent = yield->getParentOp();
+    if (auto forOp = dyn_cast<scf::ForOp>(parent))
+      return get(forOp.getRegionIterArgs()[idx]);
+    if (isa<scf::IfOp>(parent))
+      return get(parent->getResult(idx));
+  }
+  return {};
+}
+
+void LayoutAssignment::visit(Operation *op) {
+  // Forward rules: result layouts from operand layouts.
+  if (isElementwiseOnTiles(op)) {
+    // Prefer a layout that does not come from a constant-like producer.
+    Attribute chosen;
+    for (Value operand : op->getOperands()) {
+      Attribute l = get(operand);
+      if (!l)
+        continue;
+      if (!chosen)
+        chosen = l;
+      if (!isCheapProducer(operand.getDefiningOp())) {
+        chosen = l;
+        break;
+      }
+    }
+    for (Value r : op->getResults())
+      assign(r, chosen);
+  } else if (auto b = dyn_cast<BroadcastOp>(op)) {
+    assign(b.getResult(), get(b.getSrc()));
+  } else if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+    if (Attribute src = get(e.getSrc())) {
+      auto slice = dyn_cast<SliceEncodingAttr>(src);
+      if (slice && slice.getDim() == static_cast<unsigned>(e.getAxis()))
+        assign(e.getResult(), slice.getParent());
+      else
+        assign(e.getResult(),
+               getDefaultLayout(cast<RankedTensorType>(e.getType())));
+    }
+  } else if (auto r = dyn_cast<ReduceOp>(op)) {
+    if (Attribute src = get(r.getSrc()))
+      assign(r.getResult(), SliceEncodingAttr::get(ctx, r.getAxis(), src));
+  } else if (auto t = dyn_cast<TransOp>(op)) {
+    if (auto src = dyn_cast_or_null<BlockedEncodingAttr>(get(t.getSrc()))) {
+      SmallVector<unsigned> order;
+      for (unsigned d : src.getOrder())
+        order.push_back(1 - d);
+      auto swap = [](ArrayRef<unsigned> v) {
+        return SmallVector<unsigned>{v[1], v[0]};
+      };
+      assign(t.getResult(),
+             BlockedEncodingAttr::get(ctx, swap(src.getSizePerThread()),
+                                      swap(src.getThreadsPerWarp()),
+                                      swap(src.getWarpsPerCTA()), order));
+    }
+  } else if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    for (auto [init, arg, res, next] :
+         llvm::zip(forOp.getInitArgs(), forOp.getRegionIterArgs(),
+                   forOp.getResults(), yield.getOperands())) {
+      assign(arg, get(init));
+      assign(arg, get(next));
+      assign(res, get(arg));
+    }
+  } else if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()}) {
+      if (region->empty())
+        continue;
+      auto yield = cast<scf::YieldOp>(region->front().getTerminator());
+      for (auto [res, v] : llvm::zip(ifOp.getResults(), yield.getOperands()))
+        assign(res, get(v));
+    }
+  }
+
+  // Backward rules: operands from what this op requires of them.
+  if (auto r = dyn_cast<ReduceOp>(op)) {
+    auto slice = dyn_cast_or_null<SliceEncodingAttr>(get(r.getResult()));
+    if (slice && slice.getDim() == static_cast<unsigned>(r.getAxis()))
+      assign(r.getSrc(), slice.getParent());
+    return;
+  }
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+    assign(op->getOperand(i), getRequiredLayout(op, i));
+}
+
+void LayoutAssignment::propagate() {
+  while (true) {
+    while (!worklist.empty()) {
+      Operation *op = worklist.front();
+      worklist.pop_front();
+      visit(op);
+    }
+    // Give the first value nothing reached a default layout, then go on.
+    Value unassigned;
+    kernel.walk([&](Operation *op) {
+      if (unassigned)
+        return;
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (!unassigned && isTensor(arg) && !layouts.count(arg))
+              unassigned = arg;
+      for (Value v : op->getResults())
+        if (!unassigned && isTensor(v) && !layouts.count(v))
+          unassigned = v;
+    });
+    if (!unassigned)
+      return;
+    assign(unassigned,
+           getDefaultLayout(cast<RankedTensorType>(unassigned.getType())));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Step 3: materialization
+//===----------------------------------------------------------------------===//
+
+Value LayoutAssignment::convertTo(Value v, Attribute layout, Operation *user) {
+  auto type = withEncoding(v.getType(), layout);
+  OpBuilder builder(user);
+  Operation *def = v.getDefiningOp();
+  if (isCheapProducer(def)) {
+    Operation *clone = builder.clone(*def);
+    clone->getResult(0).setType(type);
+    if (auto cst = dyn_cast<arith::ConstantOp>(clone)) {
+      auto dense = cast<DenseElementsAttr>(cst.getValue());
+      cst.setValueAttr(dense.reshape(type));
+    }
+    return clone->getResult(0);
+  }
+  ++numConversions;
+  return ConvertLayoutOp::create(builder, user->getLoc(), type, v);
+}
+
+void LayoutAssignment::materialize(Operation *op) {
+  // Results first, so that ops inside regions see final types of values
+  // defined by this op's regions' arguments.
+  if (auto r = dyn_cast<ReduceOp>(op)) {
+    Attribute src = cast<RankedTensorType>(r.getSrc().getType()).getEncoding();
+    r.getResult().setType(withEncoding(
+        r.getType(), SliceEncodingAttr::get(ctx, r.getAxis(), src)));
+  } else {
+    for (Value v : op->getResults())
+      if (isTensor(v))
+        v.setType(withEncoding(v.getType(), layouts.lookup(v)));
+  }
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (BlockArgument arg : block.getArguments())
+        if (isTensor(arg))
+          arg.setType(withEncoding(arg.getType(), layouts.lookup(arg)));
+  if (auto cst = dyn_cast<arith::ConstantOp>(op); cst && isTensor(cst)) {
+    auto dense = cast<DenseElementsAttr>(cst.getValue());
+    cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
+  }
+
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
+    Value operand = op->getOperand(i);
+    if (!isTensor(operand))
+      continue;
+    Attribute required = getRequiredLayout(op, i);
+    Attribute actual = cast<RankedTensorType>(operand.getType()).getEncoding();
+    if (required && required != actual)
+      op->setOperand(i, convertTo(operand, required, op));
+  }
+}
+
+LogicalResult LayoutAssignment::run() {
+  if (failed(seedAnchors()))
+    return failure();
+  propagate();
+  // Pre-order: an op is materialized before the ops in its regions, and
+  // operands are always defined (and materialized) before their users.
+  SmallVector<Operation *> ops;
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != kernel.getOperation())
+      ops.push_back(op);
+  });
+  for (Operation *op : ops)
+    materialize(op);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct TileAssignLayoutsPass
+    : tile::impl::TileAssignLayoutsBase<TileAssignLayoutsPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void TileAssignLayoutsPass::runOnOperation() {
+  KernelOp kernel = getOperation();
+  FailureOr<TargetInfo> target = resolveTarget(kernel, chip);
+  if (failed(target))
+    return signalPassFailure();
+  LayoutAssignment assignment(kernel, *target);
+  if (failed(assignment.run()))
+    return signalPassFailure();
+  numConversions += assignment.getNumConversions();
+}

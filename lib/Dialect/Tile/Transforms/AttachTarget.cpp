@@ -1,0 +1,64 @@
+//===- AttachTarget.cpp - Wrap kernels into gpu.modules with a target -----===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements tile-attach-target: every top-level tile.kernel moves
+// into its own gpu.module carrying #nvvm.target<chip, +ptxNN>, so that each
+// kernel becomes one PTX/cubin and later passes read the chip from the IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Target/TargetInfo.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tilec::tile {
+#define GEN_PASS_DEF_TILEATTACHTARGET
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tilec::tile
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+namespace {
+struct TileAttachTargetPass
+    : tile::impl::TileAttachTargetBase<TileAttachTargetPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void TileAttachTargetPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  FailureOr<TargetInfo> info = TargetInfo::get(chip);
+  if (failed(info)) {
+    module.emitError("unknown chip '")
+        << chip << "'; expected one of " << TargetInfo::getSupportedChips();
+    return signalPassFailure();
+  }
+  MLIRContext *ctx = &getContext();
+  auto target = NVVM::NVVMTargetAttr::get(
+      ctx, optLevel, "nvptx64-nvidia-cuda", info->chip,
+      info->getPtxFeatures());
+  SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+  if (!kernels.empty())
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(ctx));
+  OpBuilder builder(ctx);
+  for (KernelOp kernel : kernels) {
+    builder.setInsertionPoint(kernel);
+    auto gpuModule = gpu::GPUModuleOp::create(
+        builder, kernel.getLoc(), kernel.getSymName(),
+        builder.getArrayAttr({target}));
+    kernel->moveBefore(&gpuModule.getBodyRegion().front(),
+                       gpuModule.getBodyRegion().front().end());
+  }
+}

@@ -1,0 +1,75 @@
+//===- LayoutHeuristics.cpp - Choosing tile layouts -----------------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the layout rules declared in LayoutHeuristics.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::tilec::tile;
+
+BlockedEncodingAttr mlir::tilec::tile::getCoalescedLayout(
+    MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned contiguousDim,
+    unsigned elemBits, unsigned numWarps) {
+  unsigned rank = shape.size();
+  // order: the contiguous dimension, then the others from last to first.
+  SmallVector<unsigned> order = {contiguousDim};
+  for (int d = rank - 1; d >= 0; --d)
+    if (static_cast<unsigned>(d) != contiguousDim)
+      order.push_back(d);
+
+  SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
+  int64_t vec = std::max<int64_t>(1, 128 / std::max(elemBits, 8u));
+  spt[contiguousDim] = std::min<int64_t>(vec, shape[contiguousDim]);
+
+  unsigned threads = 32;
+  for (unsigned d : order) {
+    int64_t room = std::max<int64_t>(1, shape[d] / spt[d]);
+    unsigned t = std::min<int64_t>(threads, room);
+    tpw[d] = t;
+    threads /= t;
+  }
+  tpw[order.back()] *= threads; // leftovers hold copies
+
+  unsigned warps = numWarps;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    unsigned d = *it;
+    int64_t room = std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
+    unsigned w = std::min<int64_t>(warps, room);
+    wpc[d] = w;
+    warps /= w;
+  }
+  wpc[order.back()] *= warps;
+  return BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
+}
+
+FailureOr<std::pair<unsigned, unsigned>>
+mlir::tilec::tile::chooseMmaWarps(int64_t m, int64_t n, unsigned numWarps,
+                                  bool rowsOnly) {
+  std::optional<std::pair<unsigned, unsigned>> best;
+  int64_t bestCost = 0;
+  for (unsigned wm = numWarps; wm >= 1; wm /= 2) {
+    unsigned wn = numWarps / wm;
+    if (rowsOnly && wn != 1)
+      continue;
+    if (m % (16 * wm) != 0 || n % (8 * wn) != 0)
+      continue;
+    int64_t cost = m / wm + n / wn;
+    if (!best || cost < bestCost) {
+      best = {wm, wn};
+      bestCost = cost;
+    }
+  }
+  if (!best)
+    return failure();
+  return *best;
+}

@@ -1,0 +1,76 @@
+//===- Pipelines.cpp - tilec's named pass pipelines -----------------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Pipelines/Pipelines.h"
+#include "tilec/Conversion/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+
+/// Passes on the tile dialect, per kernel.
+static void buildTilePasses(OpPassManager &pm,
+                            const TilecPipelineOptions &options) {
+  tile::TileAttachTargetOptions attach;
+  attach.chip = options.chip;
+  attach.optLevel = options.optLevel;
+  pm.addPass(tile::createTileAttachTarget(attach));
+  OpPassManager &kernelPm =
+      pm.nest<gpu::GPUModuleOp>().nest<tile::KernelOp>();
+  kernelPm.addPass(tile::createTileAssignLayouts());
+}
+
+/// Per-thread lowering and the upstream conversions to the LLVM dialect.
+static void buildLLVMPasses(OpPassManager &pm) {
+  OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  gpuPm.addPass(createConvertTileToNVVM());
+  gpuPm.addPass(createCanonicalizerPass());
+  gpuPm.addPass(createCSEPass());
+  gpuPm.addPass(createTileLegalizeMath());
+  gpuPm.addPass(createSCFToControlFlowPass());
+  gpuPm.addPass(createConvertVectorToLLVMPass());
+  gpuPm.addPass(createArithToLLVMConversionPass());
+  gpuPm.addPass(createConvertMathToLLVMPass());
+  gpuPm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  OpPassManager &cleanup = pm.nest<gpu::GPUModuleOp>();
+  cleanup.addPass(createCanonicalizerPass());
+  cleanup.addPass(createCSEPass());
+}
+
+void mlir::tilec::buildTilecToNVVMPipeline(
+    OpPassManager &pm, const TilecPipelineOptions &options) {
+  buildTilePasses(pm, options);
+  buildLLVMPasses(pm);
+}
+
+void mlir::tilec::buildTilecToPTXPipeline(OpPassManager &pm,
+                                          const TilecPipelineOptions &options) {
+  buildTilecToNVVMPipeline(pm, options);
+  GpuModuleToBinaryPassOptions toBinary;
+  toBinary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(toBinary));
+}
+
+void mlir::tilec::registerTilecPipelines() {
+  PassPipelineRegistration<TilecPipelineOptions>(
+      "tilec-to-nvvm",
+      "Lower tile programs to gpu.modules of NVVM/LLVM dialect ops",
+      buildTilecToNVVMPipeline);
+  PassPipelineRegistration<TilecPipelineOptions>(
+      "tilec-to-ptx", "Lower tile programs to gpu.binary ops holding PTX",
+      buildTilecToPTXPipeline);
+}

@@ -1,0 +1,162 @@
+//===- tilec.cpp - tilec compile driver -----------------------------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements `tilec FILE --chip=... --emit=mlir|llvm|ptx|cubin
+// [-o DIR|-]`: compiles every tile.kernel of FILE and writes, per kernel,
+// <kernel>.{mlir,ll,ptx,cubin} (what the stage produces) and <kernel>.json
+// (launch metadata) into DIR, or the chosen stage to stdout with `-o -`.
+// Every failure is a diagnostic and exit code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Compiler/Compiler.h"
+#include "tilec/InitAll.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> chipOpt("chip", cl::Required,
+                                    cl::desc("sm_80, sm_86, sm_89, sm_90, sm_90a"));
+static cl::opt<std::string> emitOpt("emit", cl::init("ptx"),
+                                    cl::desc("mlir, llvm, ptx or cubin"));
+static cl::opt<std::string> outputOpt(
+    "o", cl::init("."), cl::desc("Output directory, or - for stdout"));
+static cl::opt<std::string> cudaPathOpt(
+    "cuda-path", cl::init(""), cl::desc("CUDA toolkit root holding bin/ptxas"));
+static cl::opt<std::string> cubinArchOpt(
+    "cubin-arch", cl::init(""),
+    cl::desc("ptxas target for the cubin (default: the chip)"));
+static cl::opt<unsigned> optLevelOpt("O", cl::init(3), cl::Prefix,
+                                     cl::desc("LLVM optimization level"));
+static cl::opt<bool> verboseOpt("v", cl::desc("Print the files written"));
+
+/// Writes `data` to `path`; reports failures as errors.
+static LogicalResult writeFile(StringRef path, StringRef data) {
+  std::string err;
+  auto out = openOutputFile(path, &err);
+  if (!out) {
+    llvm::WithColor::error(llvm::errs(), "tilec") << err << "\n";
+    return failure();
+  }
+  out->os() << data;
+  out->keep();
+  if (verboseOpt)
+    llvm::outs() << "wrote " << path << "\n";
+  return success();
+}
+
+/// The text of `stage` for one kernel (the NVVM-level gpu.module for MLIR).
+static std::string stageText(ModuleOp module, const KernelArtifacts &a,
+                             EmitStage stage) {
+  switch (stage) {
+  case EmitStage::MLIR: {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    if (Operation *gm = module.lookupSymbol(a.name))
+      gm->print(os);
+    os << "\n";
+    return s;
+  }
+  case EmitStage::LLVM:
+    return a.llvmIR;
+  case EmitStage::PTX:
+    return a.ptx;
+  case EmitStage::Cubin:
+    return a.cubin;
+  }
+  llvm_unreachable("unknown stage");
+}
+
+static LogicalResult runTilec(MLIRContext &context) {
+  std::optional<EmitStage> stage = parseEmitStage(emitOpt);
+  if (!stage) {
+    llvm::WithColor::error(llvm::errs(), "tilec")
+        << "unknown --emit='" << emitOpt
+        << "'; expected mlir, llvm, ptx or cubin\n";
+    return failure();
+  }
+  std::string err;
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFile, &err);
+  if (!input) {
+    llvm::WithColor::error(llvm::errs(), "tilec") << err << "\n";
+    return failure();
+  }
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(*sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return failure();
+
+  CompileOptions options;
+  options.chip = chipOpt;
+  options.emit = *stage;
+  options.optLevel = optLevelOpt;
+  options.cudaPath = cudaPathOpt;
+  options.cubinArch = cubinArchOpt;
+  FailureOr<SmallVector<KernelArtifacts>> kernels =
+      compileModule(*module, options);
+  if (failed(kernels))
+    return failure();
+
+  if (outputOpt == "-") {
+    if (*stage == EmitStage::Cubin && kernels->size() != 1) {
+      emitError(module->getLoc(), "-o - with --emit=cubin needs exactly one "
+                                  "kernel, found ")
+          << kernels->size();
+      return failure();
+    }
+    for (const KernelArtifacts &a : *kernels)
+      llvm::outs() << stageText(*module, a, *stage);
+    return success();
+  }
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputOpt)) {
+    llvm::WithColor::error(llvm::errs(), "tilec")
+        << "cannot create '" << outputOpt << "': " << ec.message() << "\n";
+    return failure();
+  }
+  static const char *extensions[] = {".mlir", ".ll", ".ptx", ".cubin"};
+  for (const KernelArtifacts &a : *kernels) {
+    SmallString<256> base(outputOpt);
+    llvm::sys::path::append(base, a.name);
+    for (int s = *stage == EmitStage::Cubin ? 2 : static_cast<int>(*stage);
+         s <= static_cast<int>(*stage); ++s)
+      if (failed(writeFile((base + extensions[s]).str(),
+                           stageText(*module, a, static_cast<EmitStage>(s)))))
+        return failure();
+    if (failed(writeFile((base + ".json").str(), a.metadata)))
+      return failure();
+  }
+  return success();
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "tilec: tile programs to PTX/cubin\n");
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  return succeeded(runTilec(context)) ? 0 : 1;
+}
