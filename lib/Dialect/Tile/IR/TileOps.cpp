@@ -404,14 +404,8 @@ LogicalResult KernelOp::verify() {
                << getArgName(idx) << "' has type " << type.getInput(idx);
     }
   }
+  // FunctionOpInterface already checks the entry block's arguments.
   Block &body = getBody().front();
-  if (body.getNumArguments() != type.getNumInputs())
-    return emitOpError("expected the body to take the ")
-           << type.getNumInputs() << " parameters as block arguments";
-  for (auto [arg, t] : llvm::zip(body.getArguments(), type.getInputs()))
-    if (arg.getType() != t)
-      return emitOpError("block argument type ")
-             << arg.getType() << " does not match parameter type " << t;
   if (body.empty() || !isa<ReturnOp>(body.back()))
     return emitOpError("expected the body to end with 'tile.return'");
   return success();
@@ -785,11 +779,13 @@ LogicalResult GemmOp::verify() {
     if (!bet.isBF16() && !bet.isF16() && !bet.isF32())
       return emitOpError("expected a bf16, f16 or f32 bias, got ") << bet;
   }
+  if (failed(verifyConfig(*this, getConfigAttr(),
+                          {"block_m", "block_n", "block_k", "stages", "warps",
+                           "group_m", "cluster_m", "cluster_n", "consumers"})))
+    return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");
-  return verifyConfig(*this, getConfigAttr(),
-                      {"block_m", "block_n", "block_k", "stages", "warps",
-                       "group_m", "cluster_m", "cluster_n", "consumers"});
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -847,10 +843,13 @@ LogicalResult AttentionOp::verify() {
   if (std::optional<APFloat> scale = getScale())
     if (!scale->isFiniteNonZero() || scale->isNegative())
       return emitOpError("expected a positive finite scale");
+  if (failed(verifyConfig(*this, getConfigAttr(),
+                          {"block_m", "block_n", "stages", "warps",
+                           "consumers"})))
+    return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");
-  return verifyConfig(*this, getConfigAttr(),
-                      {"block_m", "block_n", "stages", "warps", "consumers"});
+  return success();
 }
 
 #define GET_OP_CLASSES

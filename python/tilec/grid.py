@@ -1,0 +1,121 @@
+"""Evaluates the grid rules of <kernel>.json.
+
+A grid rule is a list of 1 to 3 expressions over the kernel's integer
+parameters, in the syntax of tile.kernel's ``grid(...)``:
+
+    expr   := term (('+' | '-') term)*
+    term   := factor ('*' factor)*
+    factor := integer | name | '-' factor | '(' expr ')'
+            | ('ceildiv' | 'floordiv' | 'mod') '(' expr ',' expr ')'
+"""
+
+import re
+
+_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*)|(.))")
+
+
+class GridRuleError(ValueError):
+    pass
+
+
+def _tokens(text):
+    pos = 0
+    out = []
+    text = text.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise GridRuleError(f"bad grid expression {text!r}")
+        pos = m.end()
+        num, name, punct = m.groups()
+        if num is not None:
+            out.append(("int", int(num)))
+        elif name is not None:
+            out.append(("name", name))
+        elif punct.strip():
+            out.append(("punct", punct))
+    return out
+
+
+class _Parser:
+    def __init__(self, text, env):
+        self.toks = _tokens(text)
+        self.i = 0
+        self.env = env
+        self.text = text
+
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
+
+    def take(self, kind=None, value=None):
+        tok = self.peek()
+        if tok[0] is None or (kind and tok[0] != kind) or (value is not None and tok[1] != value):
+            raise GridRuleError(f"unexpected {tok[1]!r} in grid expression {self.text!r}")
+        self.i += 1
+        return tok
+
+    def expr(self):
+        v = self.term()
+        while self.peek() in (("punct", "+"), ("punct", "-")):
+            op = self.take()[1]
+            r = self.term()
+            v = v + r if op == "+" else v - r
+        return v
+
+    def term(self):
+        v = self.factor()
+        while self.peek() == ("punct", "*"):
+            self.take()
+            v = v * self.factor()
+        return v
+
+    def factor(self):
+        kind, val = self.peek()
+        if kind == "int":
+            self.take()
+            return val
+        if (kind, val) == ("punct", "-"):
+            self.take()
+            return -self.factor()
+        if (kind, val) == ("punct", "("):
+            self.take()
+            v = self.expr()
+            self.take("punct", ")")
+            return v
+        if kind == "name" and val in ("ceildiv", "floordiv", "mod"):
+            self.take()
+            self.take("punct", "(")
+            a = self.expr()
+            self.take("punct", ",")
+            b = self.expr()
+            self.take("punct", ")")
+            if b == 0:
+                raise GridRuleError(f"division by zero in grid expression {self.text!r}")
+            if val == "ceildiv":
+                return -((-a) // b)
+            if val == "floordiv":
+                return a // b
+            return a % b
+        if kind == "name":
+            self.take()
+            if val not in self.env:
+                raise GridRuleError(f"grid expression {self.text!r} uses unknown parameter {val!r}")
+            return int(self.env[val])
+        raise GridRuleError(f"unexpected {val!r} in grid expression {self.text!r}")
+
+
+def evaluate(expr, env):
+    """Value of one grid expression with parameter values ``env``."""
+    p = _Parser(expr, env)
+    v = p.expr()
+    if p.i != len(p.toks):
+        raise GridRuleError(f"trailing input in grid expression {expr!r}")
+    return v
+
+
+def evaluate_grid(rule, env):
+    """(x, y, z) launch grid from a rule (list of 1-3 expressions)."""
+    dims = [evaluate(e, env) for e in rule]
+    while len(dims) < 3:
+        dims.append(1)
+    return tuple(dims)

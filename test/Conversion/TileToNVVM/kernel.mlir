@@ -1,0 +1,34 @@
+// RUN: tilec-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(gpu.module(convert-tile-to-nvvm))' | FileCheck %s
+
+// tile.kernel becomes an llvm.func kernel with an exact block size and the
+// launch metadata; pointers become global pointers, views structs.
+
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @signature
+  // CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: f32)
+  // CHECK-SAME: nvvm.kernel
+  // CHECK-SAME: nvvm.reqntid = array<i32: 256, 1, 1>
+  // CHECK-SAME: tile.launch = {block = [256, 1, 1], chip = "sm_80", cluster = [1, 1, 1], grid = ["ceildiv(n, 64)", "2"], name = "signature", num_warps = 8 : i64, params = [{dtype = "bf16", kind = "pointer", name = "x"}, {dtype = "i32", kind = "scalar", name = "n"}, {dtype = "f32", kind = "scalar", name = "alpha"}], ptx_version = 70 : i64, smem_bytes = 0 : i64}
+  // CHECK: nvvm.read.ptx.sreg.ctaid.y
+  // CHECK: nvvm.read.ptx.sreg.nctaid.z
+  // CHECK: llvm.insertvalue {{.*}}[0] : !llvm.struct<(ptr<1>, i32, i32)>
+  // CHECK: llvm.return
+  tile.kernel @signature(%x: !tile.ptr<bf16>, %n: i32, %alpha: f32) grid(ceildiv(%n, 64), 2) warps(8) {
+    %0 = tile.program_id y
+    %1 = tile.num_programs z
+    %v = tile.make_view %x[%n] strides [1] : !tile.ptr<bf16>
+    tile.return
+  }
+}
+
+// -----
+
+// Shared memory over the chip's budget is a compile-time error.
+gpu.module @g [#nvvm.target<chip = "sm_89", features = "+ptx84">] {
+  // expected-error @+1 {{needs 132096 bytes of shared memory, more than the 101376 bytes a block may use on sm_89}}
+  tile.kernel @too_much_smem() warps(8) {
+    %x = arith.constant dense<0.0> : tensor<256x128xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>>
+    %y = tile.convert_layout %x : tensor<256x128xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>> -> tensor<256x128xf32, #tile.blocked<sizePerThread = [4, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 8], order = [0, 1]>>
+    tile.return
+  }
+}

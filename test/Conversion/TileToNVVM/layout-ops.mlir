@@ -1,0 +1,55 @@
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(convert-tile-to-nvvm))' | FileCheck %s
+
+// expand_dims, broadcast and trans only move values between registers.
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#s = #tile.slice<dim = 1, parent = #b>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @register_moves
+  // CHECK: %[[R:.+]] = arith.constant dense<[0, 16]> : vector<2xi32>
+  // CHECK: %[[E:.+]] = arith.addi %[[R]], %{{.*}} : vector<2xi32>
+  // CHECK: vector.shuffle %[[E]], %[[E]] [0, 0, 0, 0, 1, 1, 1, 1] : vector<2xi32>, vector<2xi32>
+  // CHECK-NOT: nvvm.barrier0
+  tile.kernel @register_moves() {
+    %r = tile.range 0 to 32 : tensor<32xi32, #s>
+    %e = tile.expand_dims %r axis = 1 : tensor<32xi32, #s> -> tensor<32x1xi32, #b>
+    %b = tile.broadcast %e : tensor<32x1xi32, #b> -> tensor<32x32xi32, #b>
+    tile.return
+  }
+}
+
+// -----
+
+// A conversion that moves elements between threads goes through shared
+// memory: a barrier before writing (earlier readers), one after.
+#row = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#col = #tile.blocked<sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @through_smem
+  // CHECK-SAME: tile.smem_bytes = 4224 : i64
+  // CHECK: nvvm.barrier0
+  // CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+  // CHECK: nvvm.barrier0
+  // CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+  tile.kernel @through_smem() {
+    %x = arith.constant dense<1.0> : tensor<32x32xf32, #row>
+    %y = tile.convert_layout %x : tensor<32x32xf32, #row> -> tensor<32x32xf32, #col>
+    tile.return
+  }
+}
+
+// -----
+
+// mma accumulator -> mma A operand (16-bit): same registers, no data motion.
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @mma_to_operand
+  // CHECK-NOT: vector.shuffle
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK: llvm.return
+  tile.kernel @mma_to_operand() {
+    %x = arith.constant dense<1.0> : tensor<64x64xbf16, #mma>
+    %y = tile.convert_layout %x : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #a>
+    tile.return
+  }
+}

@@ -1,0 +1,93 @@
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(convert-tile-to-nvvm))' | FileCheck %s
+
+// Global loads and stores: each 16-byte group of registers along the
+// contiguous dimension is one vector access when it is in bounds and aligned
+// (decided at run time), else one predicated scalar access per element.
+
+#b = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @vectorized_bf16
+  // CHECK: %[[TID:.+]] = nvvm.read.ptx.sreg.tid.x
+  // CHECK: %[[PTR:.+]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+  // CHECK: %[[INT:.+]] = llvm.ptrtoint %[[PTR]] : !llvm.ptr<1> to i64
+  // CHECK: arith.andi %[[INT]], %{{.*}} : i64
+  // CHECK: %[[V:.+]] = scf.if %{{.*}} -> (vector<8xbf16>) {
+  // CHECK:   llvm.load %[[PTR]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
+  // CHECK: } else {
+  // CHECK:   scf.if %{{.*}} -> (bf16) {
+  // CHECK:     llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
+  // CHECK:   } else {
+  // CHECK:     scf.yield %{{.*}} : bf16
+  // CHECK: scf.if %{{.*}} {
+  // CHECK:   llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<1>
+  // CHECK: } else {
+  // CHECK:   llvm.store %{{.*}}, %{{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr<1>
+  tile.kernel @vectorized_bf16(%x: !tile.ptr<bf16>, %m: i32, %n: i32, %ld: i32) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %x[%m, %n] strides [%ld, 1] : !tile.ptr<bf16>
+    %t = tile.load %v[%c0, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<16x64xbf16, #b>
+    tile.store %t, %v[%c0, %c0] : tensor<16x64xbf16, #b>, !tile.view<?x?xbf16, strides = [?, 1]>
+    tile.return
+  }
+}
+
+// -----
+
+// Padding values and explicit masks.
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @masked_scalar
+  // CHECK-DAG: %[[NINF:.+]] = arith.constant 0xFF800000 : f32
+  // CHECK-DAG: %[[M:.+]] = vector.extract %{{.*}}[0] : i1 from vector<1xi1>
+  // CHECK: %[[P:.+]] = arith.andi %{{.*}}, %[[M]] : i1
+  // CHECK: scf.if %[[P]] -> (f32)
+  // CHECK: scf.yield %[[NINF]] : f32
+  tile.kernel @masked_scalar(%x: !tile.ptr<f32>, %n: i32) warps(1) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %x[%n] strides [%n] : !tile.ptr<f32>
+    %mask = arith.constant dense<true> : tensor<32xi1, #b>
+    %t = tile.load %v[%c0] mask(%mask : tensor<32xi1, #b>) padding(neg_inf) : !tile.view<?xf32, strides = [?]> -> tensor<32xf32, #b>
+    tile.store %t, %v[%c0] : tensor<32xf32, #b>, !tile.view<?xf32, strides = [?]>
+    tile.return
+  }
+}
+
+// -----
+
+// A rank-2 tile of a rank-3 view: the leading offset is bounds-checked once.
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @leading_dims
+  // CHECK: %[[B:.+]] = arith.extsi %{{.*}} : i32 to i64
+  // CHECK: arith.muli %[[B]], %{{.*}} : i64
+  // CHECK: arith.cmpi ult
+  // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+  tile.kernel @leading_dims(%x: !tile.ptr<f32>, %b: i32, %n: i32) warps(1) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %x[%b, %n, 128] strides [%n, 128, 1] : !tile.ptr<f32>
+    %t = tile.load %v[%b, %c0, %c0] : !tile.view<?x?x128xf32, strides = [?, 128, 1]> -> tensor<1x128xf32, #b>
+    tile.store %t, %v[%b, %c0, %c0] : tensor<1x128xf32, #b>, !tile.view<?x?x128xf32, strides = [?, 128, 1]>
+    tile.return
+  }
+}
+
+// -----
+
+// Threads holding copies of an element (here: 64 threads for 32 elements)
+// leave the store to one of them.
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @broadcast_store
+  // CHECK: %[[WARP:.+]] = arith.shrui %{{.*}}, %{{.*}} : i32
+  // CHECK: %[[W:.+]] = arith.andi %[[WARP]], %{{.*}} : i32
+  // CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[W]], %{{.*}} : i32
+  // CHECK: arith.andi %{{.*}}, %[[FIRST]] : i1
+  // CHECK: llvm.store
+  tile.kernel @broadcast_store(%x: !tile.ptr<f32>, %n: i32) warps(2) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %x[%n] strides [1] : !tile.ptr<f32>
+    %z = arith.constant dense<1.0> : tensor<32xf32, #b>
+    tile.store %z, %v[%c0] : tensor<32xf32, #b>, !tile.view<?xf32, strides = [1]>
+    tile.return
+  }
+}

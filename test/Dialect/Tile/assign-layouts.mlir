@@ -1,0 +1,150 @@
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts{chip=sm_80}))' | FileCheck %s
+
+// Coalesced loads: 16 bytes per thread along the contiguous dimension, lanes
+// along it, warps over rows. The reduction result is the load layout sliced
+// along the axis and expand_dims/broadcast return to it: no conversions.
+
+// CHECK: #[[$B:.+]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK: #[[$S:.+]] = #tile.slice<dim = 1, parent = #[[$B]]>
+// CHECK-LABEL: tile.kernel @row_max
+// CHECK: tile.load {{.*}} -> tensor<4x1024xf32, #[[$B]]>
+// CHECK: tile.reduce max {{.*}} -> tensor<4xf32, #[[$S]]>
+// CHECK: tile.expand_dims {{.*}} -> tensor<4x1xf32, #[[$B]]>
+// CHECK: tile.broadcast {{.*}} -> tensor<4x1024xf32, #[[$B]]>
+// CHECK: arith.subf {{.*}} : tensor<4x1024xf32, #[[$B]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.store
+tile.kernel @row_max(%x: !tile.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %v = tile.make_view %x[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32, strides = [?, 1]> -> tensor<4x1024xf32>
+  %m = tile.reduce max %t axis = 1 : tensor<4x1024xf32> -> tensor<4xf32>
+  %m1 = tile.expand_dims %m axis = 1 : tensor<4xf32> -> tensor<4x1xf32>
+  %mb = tile.broadcast %m1 : tensor<4x1xf32> -> tensor<4x1024xf32>
+  %d = arith.subf %t, %mb : tensor<4x1024xf32>
+  tile.store %d, %v[%c0, %c0] : tensor<4x1024xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+// 16-bit elements: 8 per thread. A column-major view (stride 1 along dim 0)
+// orders dimension 0 first. Storing a tile into a view of the other
+// contiguity needs a layout conversion.
+
+// CHECK-DAG: #[[$ROW:.+]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[$COL:.+]] = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+// CHECK-LABEL: tile.kernel @transpose_copy
+// CHECK: %[[T:.+]] = tile.load {{.*}} -> tensor<64x64xbf16, #[[$ROW]]>
+// CHECK: %[[C:.+]] = tile.convert_layout %[[T]] : tensor<64x64xbf16, #[[$ROW]]> -> tensor<64x64xbf16, #[[$COL]]>
+// CHECK: tile.store %[[C]]
+tile.kernel @transpose_copy(%x: !tile.ptr<bf16>, %y: !tile.ptr<bf16>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %vx = tile.make_view %x[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %vy = tile.make_view %y[%n, %n] strides [1, %n] : !tile.ptr<bf16>
+  %t = tile.load %vx[%c0, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<64x64xbf16>
+  tile.store %t, %vy[%c0, %c0] : tensor<64x64xbf16>, !tile.view<?x?xbf16, strides = [1, ?]>
+  tile.return
+}
+
+// -----
+
+// Index tiles take the slice layouts their users need.
+
+// CHECK: #[[$B:.+]] = #tile.blocked<sizePerThread = [1, 4]
+// CHECK-DAG: #[[$S0:.+]] = #tile.slice<dim = 0, parent = #[[$B]]>
+// CHECK-DAG: #[[$S1:.+]] = #tile.slice<dim = 1, parent = #[[$B]]>
+// CHECK-LABEL: tile.kernel @causal_mask
+// CHECK-DAG: tile.range 0 to 32 : tensor<32xi32, #[[$S1]]>
+// CHECK-DAG: tile.range 0 to 128 : tensor<128xi32, #[[$S0]]>
+// CHECK: arith.cmpi sle, {{.*}} : tensor<32x128xi32, #[[$B]]>
+// CHECK: arith.select {{.*}} : tensor<32x128xi1, #[[$B]]>, tensor<32x128xf32, #[[$B]]>
+// CHECK-NOT: tile.convert_layout
+tile.kernel @causal_mask(%x: !tile.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %v = tile.make_view %x[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32, strides = [?, 1]> -> tensor<32x128xf32>
+  %rows = tile.range 0 to 32 : tensor<32xi32>
+  %r1 = tile.expand_dims %rows axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %rb = tile.broadcast %r1 : tensor<32x1xi32> -> tensor<32x128xi32>
+  %cols = tile.range 0 to 128 : tensor<128xi32>
+  %c1 = tile.expand_dims %cols axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %cb = tile.broadcast %c1 : tensor<1x128xi32> -> tensor<32x128xi32>
+  %keep = arith.cmpi sle, %cb, %rb : tensor<32x128xi32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<32x128xf32>
+  %s = arith.select %keep, %t, %ninf : tensor<32x128xi1>, tensor<32x128xf32>
+  tile.store %s, %v[%c0, %c0] : tensor<32x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+// Tiles carried by loops keep one layout across iterations.
+
+// CHECK: #[[$B:.+]] = #tile.blocked
+// CHECK-LABEL: tile.kernel @loop_carried
+// CHECK: %[[Z:.+]] = arith.constant dense<0.000000e+00> : tensor<16x64xf32, #[[$B]]>
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.+]] = %[[Z]]) -> (tensor<16x64xf32, #[[$B]]>)
+// CHECK: arith.addf %[[ACC]], {{.*}} : tensor<16x64xf32, #[[$B]]>
+// CHECK-NOT: tile.convert_layout
+tile.kernel @loop_carried(%x: !tile.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %v = tile.make_view %x[%n, 64] strides [64, 1] : !tile.ptr<f32>
+  %zero = arith.constant dense<0.0> : tensor<16x64xf32>
+  %sum = scf.for %i = %c0 to %n step %c16 iter_args(%acc = %zero) -> (tensor<16x64xf32>) : i32 {
+    %t = tile.load %v[%i, %c0] : !tile.view<?x64xf32, strides = [64, 1]> -> tensor<16x64xf32>
+    %a = arith.addf %acc, %t : tensor<16x64xf32>
+    scf.yield %a : tensor<16x64xf32>
+  }
+  tile.store %sum, %v[%c0, %c0] : tensor<16x64xf32>, !tile.view<?x64xf32, strides = [64, 1]>
+  tile.return
+}
+
+// -----
+
+// tile.dot anchors an mma.sync accumulator layout; its operands are
+// converted to the matching operand layouts. A 128x128 tile over 8 warps uses
+// a warp grid with the smallest warp-tile perimeter (32 + 64).
+
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 2]>
+// CHECK-DAG: #[[$A:.+]] = #tile.dot_operand<opIdx = 0, parent = #[[$MMA]], kWidth = 2>
+// CHECK-DAG: #[[$BOP:.+]] = #tile.dot_operand<opIdx = 1, parent = #[[$MMA]], kWidth = 2>
+// CHECK-LABEL: tile.kernel @dot_layouts
+// CHECK: tile.convert_layout {{.*}} -> tensor<128x32xbf16, #[[$A]]>
+// CHECK: tile.convert_layout {{.*}} -> tensor<32x128xbf16, #[[$BOP]]>
+// CHECK: tile.dot {{.*}} -> tensor<128x128xf32, #[[$MMA]]>
+tile.kernel @dot_layouts(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32) warps(8) {
+  %c0 = arith.constant 0 : i32
+  %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %vb = tile.make_view %b[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %vc = tile.make_view %c[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %ta = tile.load %va[%c0, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<128x32xbf16>
+  %tb = tile.load %vb[%c0, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<32x128xbf16>
+  %z = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %ta, %tb, %z : tensor<128x32xbf16>, tensor<32x128xbf16> -> tensor<128x128xf32>
+  tile.store %d, %vc[%c0, %c0] : tensor<128x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+// Chained dots (attention): warps split rows only, so the first product can
+// feed the second dot's A operand from registers.
+
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-LABEL: tile.kernel @chained_dots
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[$MMA]]>
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[$MMA]]>
+tile.kernel @chained_dots(%q: !tile.ptr<bf16>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %v = tile.make_view %q[%n, 64] strides [64, 1] : !tile.ptr<bf16>
+  %tq = tile.load %v[%c0, %c0] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %s = tile.dot %tq, %tq, %z : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+  %o = tile.dot %p, %tq, %z : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  %ob = arith.truncf %o : tensor<64x64xf32> to tensor<64x64xbf16>
+  tile.store %ob, %v[%c0, %c0] : tensor<64x64xbf16>, !tile.view<?x64xbf16, strides = [64, 1]>
+  tile.return
+}

@@ -1,0 +1,54 @@
+# -*- Python -*-
+# lit configuration of the tilec regression tests.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "TILEC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tilec_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "CUDA_HOME"])
+llvm_config.use_default_substitutions()
+
+# Keep captured FileCheck variables local to each CHECK-LABEL block.
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.tilec_tools_dir, append_path=True)
+
+# ptxas: every PTX the tests generate is assembled, so a missing ptxas is a
+# configuration error, not a reason to skip (set TILEC_PTXAS to point at one).
+def find_ptxas():
+    explicit = os.environ.get("TILEC_PTXAS")
+    if explicit:
+        return explicit
+    home = os.environ.get("CUDA_HOME")
+    if home and os.access(os.path.join(home, "bin", "ptxas"), os.X_OK):
+        return os.path.join(home, "bin", "ptxas")
+    found = shutil.which("ptxas")
+    if found:
+        return found
+    default = "/usr/local/cuda/bin/ptxas"
+    return default if os.access(default, os.X_OK) else None
+
+ptxas = find_ptxas()
+if not ptxas:
+    lit_config.fatal("ptxas not found: install the CUDA toolkit, set CUDA_HOME "
+                     "or TILEC_PTXAS")
+config.substitutions.append(("%ptxas", ptxas))
+config.substitutions.append(("%cuda_root", os.path.dirname(os.path.dirname(ptxas))))
+config.substitutions.append(("%examples", os.path.join(config.tilec_src_root, "examples")))
+config.substitutions.append(("%python", config.python_executable))
+
+tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
+tools = ["tilec", "tilec-opt", "mlir-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)

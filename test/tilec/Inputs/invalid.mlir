@@ -1,0 +1,3 @@
+tile.kernel @k() warps(6) {
+  tile.return
+}

@@ -1,0 +1,3 @@
+tile.kernel @ok() {
+  tile.return
+}
