@@ -152,9 +152,12 @@ static std::string buildMetadata(DictionaryAttr launch,
   for (Attribute p : cast<ArrayAttr>(launch.get("params"))) {
     auto dict = cast<DictionaryAttr>(p);
     llvm::json::Object param;
-    for (NamedAttribute entry : dict)
+    for (NamedAttribute entry : dict) {
       if (auto s = dyn_cast<StringAttr>(entry.getValue()))
         param[entry.getName().getValue()] = s.getValue().str();
+      else if (auto i = dyn_cast<IntegerAttr>(entry.getValue()))
+        param[entry.getName().getValue()] = i.getInt();
+    }
     params.push_back(std::move(param));
   }
   root["params"] = std::move(params);

@@ -29,7 +29,10 @@ static void buildTilePasses(OpPassManager &pm,
   pm.addPass(tile::createTileAttachTarget(attach));
   OpPassManager &kernelPm =
       pm.nest<gpu::GPUModuleOp>().nest<tile::KernelOp>();
+  kernelPm.addPass(tile::createTileExpandNamedOps());
+  kernelPm.addPass(createCanonicalizerPass());
   kernelPm.addPass(tile::createTileAssignLayouts());
+  kernelPm.addPass(tile::createTilePipeline());
 }
 
 /// Per-thread lowering and the upstream conversions to the LLVM dialect.
@@ -39,6 +42,8 @@ static void buildLLVMPasses(OpPassManager &pm) {
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(createTileLegalizeMath());
+  gpuPm.addPass(createTileScalarizeElementwise());
+  gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createSCFToControlFlowPass());
   gpuPm.addPass(createConvertVectorToLLVMPass());
   gpuPm.addPass(createArithToLLVMConversionPass());

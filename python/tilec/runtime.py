@@ -108,6 +108,10 @@ class Kernel:
                 if want and a.dtype != getattr(torch, want):
                     raise LaunchError(f"{self.name}: '{p['name']}' must have dtype {want}, "
                                       f"got {a.dtype}")
+                align = p.get("align")
+                if align and a.data_ptr() % align:
+                    raise LaunchError(f"{self.name}: '{p['name']}' must be {align}-byte "
+                                      f"aligned (data_ptr % {align} = {a.data_ptr() % align})")
                 holders.append(ctypes.c_uint64(a.data_ptr()))
             else:
                 dt = p["dtype"]
@@ -117,6 +121,10 @@ class Kernel:
                     holders.append(_SCALAR_CTYPES[dt](a))
                 if dt in ("i32", "i64"):
                     scalars[p["name"]] = int(a)
+                    div = p.get("divisibility")
+                    if div and int(a) % div:
+                        raise LaunchError(f"{self.name}: '{p['name']}' = {int(a)} must be a "
+                                          f"multiple of {div}")
         if grid is None:
             grid = self.grid(**scalars)
         grid = tuple(grid) + (1,) * (3 - len(grid))

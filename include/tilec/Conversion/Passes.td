@@ -55,4 +55,19 @@ def TileLegalizeMath : Pass<"tile-legalize-math", "::mlir::gpu::GPUModuleOp"> {
   ];
 }
 
+def TileScalarizeElementwise : Pass<"tile-scalarize-elementwise", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Per-element scalar code for per-thread vector arithmetic";
+  let description = [{
+    After convert-tile-to-nvvm a thread's share of a tile is one vector
+    (e.g. 128 floats of a GEMM accumulator), and elementwise ops act on
+    whole vectors. Emitted in that order, an epilogue or a softmax keeps
+    several whole vectors alive at once and spills. This pass rewrites
+    elementwise `arith`/`math` ops on 1-D vectors into one scalar op per
+    element and then moves each pure scalar op right after its last
+    operand, so that each element's chain of operations is emitted
+    together (element-major) and only a few values per element are live.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 #endif // TILEC_CONVERSION_PASSES_TD

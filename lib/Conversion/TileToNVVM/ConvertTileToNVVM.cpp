@@ -53,6 +53,9 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
     fields.append(2 * type.getRank(), IntegerType::get(ctx, 32));
     return LLVM::LLVMStructType::getLiteral(ctx, fields);
   });
+  addConversion([ctx](SmemType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, 3);
+  });
   auto cast = [](OpBuilder &builder, Type type, ValueRange inputs,
                  Location loc) -> Value {
     return UnrealizedConversionCastOp::create(builder, loc, type, inputs)
@@ -182,6 +185,11 @@ DictionaryAttr KernelOpLowering::buildLaunchInfo(KernelOp kernel,
       entry.push_back(
           b.getNamedAttr("dtype", b.getStringAttr(getDtypeName(type))));
     }
+    // Requirements the generated code relies on, for runtimes to check.
+    if (auto align = kernel.getArgAttrOfType<IntegerAttr>(i, "tile.align"))
+      entry.push_back(b.getNamedAttr("align", align));
+    if (auto div = kernel.getArgAttrOfType<IntegerAttr>(i, "tile.divisibility"))
+      entry.push_back(b.getNamedAttr("divisibility", div));
     params.push_back(b.getDictionaryAttr(entry));
   }
   SmallVector<Attribute> grid;
@@ -228,9 +236,8 @@ KernelOpLowering::matchAndRewrite(KernelOp kernel, OpAdaptor adaptor,
   func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                 rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
   func->setAttr(kLaunchAttr, buildLaunchInfo(kernel, rewriter));
-  for (StringRef name : {kSmemBytesAttr, kScratchOffsetAttr})
-    if (Attribute a = kernel->getAttr(name))
-      func->setAttr(name, a);
+  if (Attribute a = kernel->getAttr(kSmemBytesAttr))
+    func->setAttr(kSmemBytesAttr, a);
   rewriter.inlineRegionBefore(kernel.getBody(), func.getBody(), func.end());
   if (failed(rewriter.convertRegionTypes(&func.getBody(), converter,
                                          &signature)))
@@ -267,25 +274,56 @@ struct ConvertTileToNVVMPass
 };
 } // namespace
 
-/// Sizes the dynamic shared memory of `kernel` and records it; fails with a
-/// diagnostic when the chip cannot provide it.
+/// The op of `block` that is or contains `op`.
+static Operation *getAncestorIn(Block *block, Operation *op) {
+  return block->findAncestorOpInBlock(*op);
+}
+
+/// Plans the dynamic shared memory of `kernel` and records it:
+///  * tile.local_alloc buffers are placed one after another (1024-byte
+///    aligned) and live from the first allocation to their last use;
+///  * ops that exchange data through shared memory use a scratch area,
+///    placed after the buffers if the op runs while they are live, else at 0
+///    (so an epilogue reuses the operand ring of the main loop).
+/// Fails with a diagnostic when the chip cannot provide the total.
 static LogicalResult planSharedMemory(KernelOp kernel,
                                       const TargetInfo &target) {
+  Block &body = kernel.getBody().front();
+  Builder b(kernel.getContext());
   int64_t persistent = 0;
-  int64_t scratch = 0;
-  kernel.walk([&](Operation *op) {
-    scratch = std::max(scratch, getScratchBytes(op));
+  Operation *liveBegin = nullptr, *liveEnd = nullptr;
+  kernel.walk([&](LocalAllocOp alloc) {
+    persistent = llvm::alignTo(persistent, 1024);
+    alloc->setAttr(kSmemOffsetAttr, b.getI64IntegerAttr(persistent));
+    persistent += alloc.getType().getSizeInBytes();
+    Operation *begin = getAncestorIn(&body, alloc);
+    if (!liveBegin || begin->isBeforeInBlock(liveBegin))
+      liveBegin = begin;
+    for (Operation *user : alloc->getUsers()) {
+      Operation *end = getAncestorIn(&body, user);
+      if (!liveEnd || liveEnd->isBeforeInBlock(end))
+        liveEnd = end;
+    }
   });
-  int64_t total = llvm::alignTo(persistent, 16) + scratch;
+  int64_t scratchBase = llvm::alignTo(persistent, 16);
+  int64_t total = scratchBase;
+  kernel.walk([&](Operation *op) {
+    int64_t bytes = getScratchBytes(op);
+    if (bytes == 0)
+      return;
+    Operation *at = getAncestorIn(&body, op);
+    bool overlapsBuffers = liveBegin && !at->isBeforeInBlock(liveBegin) &&
+                           (at == liveEnd || at->isBeforeInBlock(liveEnd));
+    int64_t offset = overlapsBuffers ? scratchBase : 0;
+    op->setAttr(kScratchOffsetAttr, b.getI64IntegerAttr(offset));
+    total = std::max(total, offset + bytes);
+  });
   if (total > target.maxSmemPerBlock)
     return kernel.emitOpError("needs ")
            << total << " bytes of shared memory, more than the "
            << target.maxSmemPerBlock << " bytes a block may use on "
            << target.chip;
-  Builder b(kernel.getContext());
   kernel->setAttr(kSmemBytesAttr, b.getI64IntegerAttr(total));
-  kernel->setAttr(kScratchOffsetAttr,
-                  b.getI64IntegerAttr(llvm::alignTo(persistent, 16)));
   return success();
 }
 
@@ -325,6 +363,8 @@ void ConvertTileToNVVMPass::runOnOperation() {
   populateElementwiseOpToLLVMPatterns(converter, patterns);
   populateLayoutOpToLLVMPatterns(converter, patterns);
   populateReduceOpToLLVMPatterns(converter, patterns);
+  populateSharedMemoryOpToLLVMPatterns(converter, patterns);
+  populateMmaSm80Patterns(converter, patterns, *target);
   if (failed(applyPartialConversion(module, conversionTarget,
                                     std::move(patterns))))
     return signalPassFailure();

@@ -73,6 +73,51 @@ SmallVector<Value> mlir::tilec::emitThreadCoord(OpBuilder &b, Location loc,
   return coord;
 }
 
+SmallVector<Value> mlir::tilec::emitWarpCoord(OpBuilder &b, Location loc,
+                                              const LinearLayout &layout,
+                                              const ThreadIds &ids) {
+  SmallVector<Value> coord;
+  for (unsigned d = 0; d < layout.getRank(); ++d) {
+    Value acc = emitBitsToCoord(b, loc, ids.warp,
+                                layout.getBases(LinearLayout::In::Warp), d, {});
+    coord.push_back(acc ? acc : i32Val(b, loc, 0));
+  }
+  return coord;
+}
+
+unsigned mlir::tilec::getNumWarps(Operation *op) {
+  for (; op; op = op->getParentOp()) {
+    if (auto kernel = dyn_cast<KernelOp>(op))
+      return kernel.getNumWarps();
+    if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op))
+      if (auto reqntid = func->getAttrOfType<DenseI32ArrayAttr>(
+              NVVM::NVVMDialect::getReqntidAttrName()))
+        return reqntid.asArrayRef()[0] / 32;
+  }
+  return 1;
+}
+
+Value mlir::tilec::emitSwizzledOffset(OpBuilder &b, Location loc,
+                                      SharedEncodingAttr enc,
+                                      ArrayRef<int64_t> shape, Value c0,
+                                      Value c1) {
+  // chunk' = chunk ^ ((row / perPhase) % maxPhase), all powers of two.
+  unsigned contig = enc.getOrder()[0];
+  Value col = contig == 1 ? c1 : c0;
+  Value row = contig == 1 ? c0 : c1;
+  int64_t rowLen = shape[contig];
+  auto log2 = [](int64_t v) { return llvm::Log2_64(v); };
+  Value chunk = arith::ShRUIOp::create(b, loc, col, i32Val(b, loc, log2(enc.getVec())));
+  Value phase = arith::ShRUIOp::create(b, loc, row, i32Val(b, loc, log2(enc.getPerPhase())));
+  phase = arith::AndIOp::create(b, loc, phase, i32Val(b, loc, enc.getMaxPhase() - 1));
+  Value swizzled = arith::XOrIOp::create(b, loc, chunk, phase);
+  Value inChunk = arith::AndIOp::create(b, loc, col, i32Val(b, loc, enc.getVec() - 1));
+  Value off = arith::ShLIOp::create(b, loc, swizzled, i32Val(b, loc, log2(enc.getVec())));
+  off = arith::OrIOp::create(b, loc, off, inChunk);
+  Value rowOff = arith::ShLIOp::create(b, loc, row, i32Val(b, loc, log2(rowLen)));
+  return arith::AddIOp::create(b, loc, rowOff, off);
+}
+
 Value mlir::tilec::emitIsCanonicalThread(OpBuilder &b, Location loc,
                                          const LinearLayout &layout,
                                          const ThreadIds &ids,
@@ -107,13 +152,8 @@ Value mlir::tilec::getSmemPtr(OpBuilder &b, Location loc, Operation *anchor,
 
 Value mlir::tilec::getScratchPtr(OpBuilder &b, Location loc,
                                  Operation *anchor) {
-  int64_t offset = 0;
-  for (Operation *op = anchor; op; op = op->getParentOp())
-    if (auto attr = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr)) {
-      offset = attr.getInt();
-      break;
-    }
-  return getSmemPtr(b, loc, anchor, offset);
+  auto attr = anchor->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
+  return getSmemPtr(b, loc, anchor, attr ? attr.getInt() : 0);
 }
 
 Value mlir::tilec::gepElems(OpBuilder &b, Location loc, Value ptr,

@@ -22,15 +22,17 @@
 
 namespace mlir::tilec {
 
-/// Kernel attributes set by convert-tile-to-nvvm before conversion:
-/// total dynamic shared memory bytes, and where the scratch area (reused by
-/// every op that exchanges data through shared memory) starts.
+/// Attributes set by convert-tile-to-nvvm's shared-memory planning: the
+/// kernel's total dynamic shared memory, and on each op that exchanges data
+/// through shared memory, where its scratch area starts.
 constexpr StringLiteral kSmemBytesAttr = "tile.smem_bytes";
 constexpr StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
 /// Launch metadata recorded on the converted kernel function.
 constexpr StringLiteral kLaunchAttr = "tile.launch";
 /// The dynamic shared memory array every kernel of a module addresses.
 constexpr StringLiteral kSmemSymbol = "tile_smem";
+/// Byte offset of a tile.local_alloc in the dynamic shared memory.
+constexpr StringLiteral kSmemOffsetAttr = "tile.smem_offset";
 
 Value i32Val(OpBuilder &b, Location loc, int64_t v);
 Value i64Val(OpBuilder &b, Location loc, int64_t v);
@@ -47,6 +49,21 @@ SmallVector<Value> emitThreadCoord(OpBuilder &b, Location loc,
                                    const tile::LinearLayout &layout,
                                    const ThreadIds &ids);
 
+/// Per tensor dimension, the coordinate the warp alone contributes.
+SmallVector<Value> emitWarpCoord(OpBuilder &b, Location loc,
+                                 const tile::LinearLayout &layout,
+                                 const ThreadIds &ids);
+
+/// Number of warps of the kernel enclosing `op` (tile.kernel or the llvm.func
+/// it became).
+unsigned getNumWarps(Operation *op);
+
+/// Element offset (i32) of the 2-D tile coordinate (`c0`, `c1`) in a
+/// shared-memory tile of `shape` laid out with `encoding`.
+Value emitSwizzledOffset(OpBuilder &b, Location loc,
+                         tile::SharedEncodingAttr encoding,
+                         ArrayRef<int64_t> shape, Value c0, Value c1);
+
 /// An i1 that is true in exactly one of the threads holding copies of the
 /// same elements in `layout` (lanes/warps whose basis is zero, plus the lane
 /// bits in `extraLaneMask`). Returns null when every thread is unique.
@@ -57,7 +74,7 @@ Value emitIsCanonicalThread(OpBuilder &b, Location loc,
 /// Address `byteOffset` bytes into the module's dynamic shared memory.
 Value getSmemPtr(OpBuilder &b, Location loc, Operation *anchor,
                  int64_t byteOffset);
-/// Start of the scratch area of the kernel enclosing `anchor`.
+/// Start of the scratch area planned for `anchor`.
 Value getScratchPtr(OpBuilder &b, Location loc, Operation *anchor);
 /// Returns `ptr` advanced by `index` elements of `elemType`.
 Value gepElems(OpBuilder &b, Location loc, Value ptr, Type elemType,

@@ -23,6 +23,7 @@ namespace mlir::tilec {
 ///   tensor<... x T, #layout>  ->  vector<N x T'>   (N = elements per thread)
 ///   !tile.ptr<T>              ->  !llvm.ptr<1>
 ///   !tile.view<...>           ->  !llvm.struct<(ptr<1>, i32 x rank, i32 x rank)>
+///   !tile.smem<...>           ->  !llvm.ptr<3> (the ring's first element)
 /// 8-bit float element types become i8 (LLVM has no fp8 type).
 class TileTypeConverter : public TypeConverter {
 public:
@@ -47,6 +48,10 @@ void populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
 /// tile.reduce.
 void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                     RewritePatternSet &patterns);
+/// tile.local_alloc, tile.async_copy/commit/wait, tile.barrier,
+/// tile.local_load (ldmatrix).
+void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns);
 /// tile.dot with #tile.mma layouts (mma.sync, sm_80+).
 void populateMmaSm80Patterns(TileTypeConverter &converter,
                              RewritePatternSet &patterns,

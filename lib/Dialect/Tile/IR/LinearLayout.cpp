@@ -168,6 +168,29 @@ LinearLayout LinearLayout::permuteDims(ArrayRef<unsigned> perm) const {
   return LinearLayout(newShape, permute(regs), permute(lanes), permute(warps));
 }
 
+LinearLayout LinearLayout::wrapToShape() const {
+  auto wrap = [&](const Basis &b) {
+    Basis r = b;
+    for (unsigned d = 0; d < r.size(); ++d)
+      if (r[d] >= shape[d])
+        r[d] = 0;
+    return r;
+  };
+  auto isZero = [](const Basis &b) {
+    return llvm::all_of(b, [](int64_t v) { return v == 0; });
+  };
+  SmallVector<Basis> newRegs, newLanes, newWarps;
+  for (const Basis &b : regs)
+    if (Basis w = wrap(b); !isZero(w))
+      newRegs.push_back(w);
+  for (const Basis &b : lanes)
+    newLanes.push_back(wrap(b));
+  for (const Basis &b : warps)
+    newWarps.push_back(wrap(b));
+  return LinearLayout(shape, std::move(newRegs), std::move(newLanes),
+                      std::move(newWarps));
+}
+
 bool LinearLayout::isSurjective() const {
   // With power-of-two bases on distinct bits, the image covers the tensor iff
   // every bit of every dimension is produced by some basis.

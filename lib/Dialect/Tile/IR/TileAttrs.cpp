@@ -185,7 +185,8 @@ LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   appendRange(warps, 2, 1, wtN, wtN * wn, n, /*dropZero=*/false);
   appendRange(warps, 2, 0, wtM, wtM * wm, m, /*dropZero=*/false);
   return LinearLayout(shape, std::move(regs), std::move(lanes),
-                      std::move(warps));
+                      std::move(warps))
+      .wrapToShape();
 }
 
 unsigned MmaEncodingAttr::getNumWarps() const { return product(getWarpsPerCTA()); }
@@ -244,13 +245,40 @@ LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) con
       warps.push_back(basis2(0, 0));
   }
   return LinearLayout(shape, std::move(regs), std::move(lanes),
-                      std::move(warps));
+                      std::move(warps))
+      .wrapToShape();
 }
 
 unsigned DotOperandEncodingAttr::getNumWarps() const {
   return cast<MmaEncodingAttr>(getParent()).getNumWarps();
 }
 unsigned DotOperandEncodingAttr::getRank() const { return 2; }
+
+//===----------------------------------------------------------------------===//
+// SharedEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+SharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           unsigned vec, unsigned perPhase, unsigned maxPhase,
+                           ArrayRef<unsigned> order) {
+  if (!llvm::isPowerOf2_32(vec) || !llvm::isPowerOf2_32(perPhase) ||
+      !llvm::isPowerOf2_32(maxPhase))
+    return emitError() << "expected powers of two for vec, perPhase and "
+                          "maxPhase";
+  if (order.size() != 2 || order[0] == order[1] || order[0] > 1 ||
+      order[1] > 1)
+    return emitError() << "expected order [1, 0] or [0, 1]";
+  return success();
+}
+
+int64_t SharedEncodingAttr::getOffset(ArrayRef<int64_t> coord,
+                                      ArrayRef<int64_t> shape) const {
+  unsigned c = getOrder()[0], r = getOrder()[1];
+  int64_t chunk = coord[c] / getVec();
+  int64_t phase = (coord[r] / getPerPhase()) % getMaxPhase();
+  return coord[r] * shape[c] + (chunk ^ phase) * getVec() + coord[c] % getVec();
+}
 
 //===----------------------------------------------------------------------===//
 // Helpers

@@ -22,6 +22,23 @@ using namespace mlir::tilec::tile;
 
 #include "tilec/Dialect/Tile/IR/TileOpsDialect.cpp.inc"
 
+/// `4x128x32xbf16` in !tile.smem.
+static ParseResult parseShape(AsmParser &parser, SmallVector<int64_t> &shape,
+                              Type &elementType) {
+  if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType))
+    return failure();
+  return success();
+}
+
+static void printShape(AsmPrinter &printer, ArrayRef<int64_t> shape,
+                       Type elementType) {
+  for (int64_t d : shape)
+    printer << d << "x";
+  printer << elementType;
+}
+
 #define GET_TYPEDEF_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOpsTypes.cpp.inc"
 
@@ -40,6 +57,8 @@ struct TileOpAsmDialectInterface : public OpAsmDialectInterface {
       os << "mma";
     else if (isa<DotOperandEncodingAttr>(attr))
       os << "dot_op";
+    else if (isa<SharedEncodingAttr>(attr))
+      os << "shared";
     else
       return AliasResult::NoAlias;
     return AliasResult::FinalAlias;
@@ -155,4 +174,40 @@ std::optional<unsigned> ViewType::getContiguousDim() const {
     if (getStrides()[d] == 1)
       return d;
   return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// SmemType
+//===----------------------------------------------------------------------===//
+
+LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape, Type elementType,
+                               SharedEncodingAttr encoding) {
+  if (shape.size() != 3)
+    return emitError() << "expected a [stages, rows, cols] buffer shape";
+  if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return emitError() << "expected positive buffer dimensions";
+  if (!isTileElementType(elementType))
+    return emitError() << "expected an integer or float element type, got "
+                       << elementType;
+  if (encoding.getOrder().size() != 2)
+    return emitError() << "expected a 2-D shared encoding";
+  unsigned contig = encoding.getOrder()[0];
+  int64_t rowLen = shape[1 + contig];
+  if (rowLen % encoding.getVec() != 0 ||
+      rowLen / encoding.getVec() < encoding.getMaxPhase())
+    return emitError() << "rows of " << rowLen
+                       << " elements cannot hold the swizzle (vec "
+                       << encoding.getVec() << ", maxPhase "
+                       << encoding.getMaxPhase() << ")";
+  return success();
+}
+
+int64_t SmemType::getTileElems() const {
+  return getShape()[1] * getShape()[2];
+}
+
+int64_t SmemType::getSizeInBytes() const {
+  unsigned bytes = std::max(1u, getElementType().getIntOrFloatBitWidth() / 8);
+  return getNumStages() * getTileElems() * bytes;
 }

@@ -507,6 +507,23 @@ void MakeViewOp::print(OpAsmPrinter &p) {
   p << " : " << getBase().getType();
 }
 
+/// Entry `i` of a mixed static/dynamic list.
+static OpFoldResult getMixed(ArrayRef<int64_t> statics, OperandRange dynamics,
+                             unsigned i, MLIRContext *ctx) {
+  if (!ShapedType::isDynamic(statics[i]))
+    return IntegerAttr::get(IntegerType::get(ctx, 32), statics[i]);
+  unsigned pos = llvm::count_if(statics.take_front(i), ShapedType::isDynamic);
+  return dynamics[pos];
+}
+
+OpFoldResult MakeViewOp::getMixedSize(unsigned i) {
+  return getMixed(getViewType().getShape(), getSizes(), i, getContext());
+}
+
+OpFoldResult MakeViewOp::getMixedStride(unsigned i) {
+  return getMixed(getViewType().getStrides(), getStrides(), i, getContext());
+}
+
 LogicalResult MakeViewOp::verify() {
   ViewType type = getViewType();
   if (type.getElementType() != getBase().getType().getElementType())
@@ -707,6 +724,37 @@ LogicalResult DotOp::verify() {
            << ea << " x " << eb << " -> " << ec
            << "; expected bf16 x bf16 -> f32, f16 x f16 -> f32|f16, "
               "f32 x f32 -> f32 or fp8 x fp8 -> f32";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult AsyncCopyOp::verify() {
+  ViewType view = getView().getType();
+  SmemType buffer = getBuffer().getType();
+  if (getOffsets().size() != view.getRank())
+    return emitOpError("expected ")
+           << view.getRank() << " offsets for a rank-" << view.getRank()
+           << " view, got " << getOffsets().size();
+  if (view.getRank() < 2)
+    return emitOpError("expected a view of rank at least 2");
+  if (view.getElementType() != buffer.getElementType())
+    return emitOpError("view element type ")
+           << view.getElementType() << " does not match buffer element type "
+           << buffer.getElementType();
+  return success();
+}
+
+LogicalResult LocalLoadOp::verify() {
+  SmemType buffer = getBuffer().getType();
+  auto tile = cast<RankedTensorType>(getType());
+  if (tile.getShape() != buffer.getTileShape() ||
+      tile.getElementType() != buffer.getElementType())
+    return emitOpError("expected a ")
+           << buffer.getTileShape()[0] << "x" << buffer.getTileShape()[1]
+           << "x" << buffer.getElementType() << " tile, got " << tile;
   return success();
 }
 

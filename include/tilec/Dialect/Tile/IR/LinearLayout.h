@@ -80,6 +80,11 @@ public:
   /// dimension perm[i] of this layout.
   LinearLayout permuteDims(ArrayRef<unsigned> perm) const;
 
+  /// Returns the layout restricted to its shape: coordinates at or beyond a
+  /// dimension's size wrap to zero (the threads hold copies), and registers
+  /// whose basis becomes zero are dropped.
+  LinearLayout wrapToShape() const;
+
   /// True when every element of the tensor is held by some thread.
   bool isSurjective() const;
 

@@ -182,4 +182,33 @@ def Tile_DotOperandEncodingAttr : Tile_Attr<"DotOperandEncoding", "dot_operand",
   let genVerifyDecl = 1;
 }
 
+def Tile_SharedEncodingAttr : Tile_Attr<"SharedEncoding", "shared"> {
+  let summary = "XOR-swizzled layout of a tile in shared memory";
+  let description = [{
+    How a 2-D tile is laid out in shared memory. `order[0]` is the
+    contiguous dimension; a row along it is split into chunks of `vec`
+    elements (16 bytes), and chunk `c` of row `r` is stored at chunk
+    `c ^ ((r / perPhase) % maxPhase)`. With the parameters
+    `tile-pipeline` chooses, the 8 rows an `ldmatrix` phase reads (and the
+    16-byte `cp.async` writes) fall into distinct banks.
+
+    ```mlir
+    #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
+                        "unsigned":$maxPhase,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,` `maxPhase` `=`
+        $maxPhase `,` `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Element offset of `coord` (a 2-D tile coordinate) in a tile of
+    /// `shape`, after swizzling.
+    int64_t getOffset(ArrayRef<int64_t> coord, ArrayRef<int64_t> shape) const;
+  }];
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILEATTRS_TD

@@ -162,6 +162,10 @@ def Tile_MakeViewOp : Tile_Op<"make_view", [Pure, AttrSizedOperandSegments]> {
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ViewType getViewType() { return getResult().getType(); }
+    /// Size / stride of dimension `i`: an IntegerAttr when static, else the
+    /// SSA operand.
+    OpFoldResult getMixedSize(unsigned i);
+    OpFoldResult getMixedStride(unsigned i);
   }];
 }
 
@@ -353,6 +357,109 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
   let results = (outs Tile_FloatTensor:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory and asynchronous copies (created by tile-pipeline)
+//===----------------------------------------------------------------------===//
+
+def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
+    MemoryEffects<[MemAlloc<DefaultResource>]>]> {
+  let summary = "Allocates a ring of tile buffers in shared memory";
+  let description = [{
+    The allocation lives for the whole kernel; convert-tile-to-nvvm places
+    it in the kernel's dynamic shared memory.
+
+    ```mlir
+    %buf = tile.local_alloc : !tile.smem<4x128x32xbf16, #shared>
+    ```
+  }];
+  let results = (outs Tile_SmemType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Asynchronously copies a tile of a view into a buffer";
+  let description = [{
+    Copies the tile of `view` at `offsets` (the buffer's tile shape, covering
+    the last dimensions of the view) into stage `stage` of `buffer`, with
+    16-byte `cp.async.cg` copies. Elements outside the view are written as
+    zeros (`cp.async` zero-fill). Completion is tracked with
+    `tile.async_commit` / `tile.async_wait`.
+
+    Requires 16-byte aligned chunks along the view's contiguous dimension
+    (`tile-pipeline` only creates the op when it can prove that).
+
+    ```mlir
+    tile.async_copy %view[%m, %k], %buf[%stage]
+        : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.smem<4x128x32xbf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$view, Variadic<I32>:$offsets,
+                       Tile_SmemType:$buffer, I32:$stage);
+  let assemblyFormat = [{
+    $view `[` $offsets `]` `,` $buffer `[` $stage `]` attr-dict `:`
+    qualified(type($view)) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCommitOp : Tile_Op<"async_commit"> {
+  let summary = "Closes the current group of asynchronous copies";
+  let description = [{
+    `cp.async.commit_group`.
+
+    ```mlir
+    tile.async_commit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait"> {
+  let summary = "Waits until at most `pending` copy groups are in flight";
+  let description = [{
+    `cp.async.wait_group pending`: this thread's older groups have landed in
+    shared memory. A `tile.barrier` makes them visible to the other threads.
+
+    ```mlir
+    tile.async_wait 2
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier"> {
+  let summary = "Synchronizes the threads of the block (bar.sync 0)";
+  let description = [{
+    ```mlir
+    tile.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "Reads a tile from a shared-memory buffer";
+  let description = [{
+    Reads stage `stage` of `buffer` into a tile with a distributed layout.
+    Into `#tile.dot_operand` layouts of 16-bit elements this is `ldmatrix`
+    (`.trans` when the buffer is contiguous along the non-K dimension).
+
+    ```mlir
+    %a = tile.local_load %buf[%stage]
+        : !tile.smem<4x128x32xbf16, #shared> -> tensor<128x32xbf16, #dot_op>
+    ```
+  }];
+  let arguments = (ins Tile_SmemType:$buffer, I32:$stage);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $buffer `[` $stage `]` attr-dict `:` qualified(type($buffer)) `->`
+    type($result)
   }];
   let hasVerifier = 1;
 }

@@ -13,6 +13,7 @@
 #ifndef TILEC_DIALECT_TILE_IR_TILETYPES_H
 #define TILEC_DIALECT_TILE_IR_TILETYPES_H
 
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Types.h"
 

@@ -16,6 +16,7 @@
 include "tilec/Dialect/Tile/IR/TileDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/BuiltinTypeInterfaces.td"
+include "tilec/Dialect/Tile/IR/TileAttrs.td"
 
 class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
     : TypeDef<Tile_Dialect, name, traits> {
@@ -60,6 +61,30 @@ def Tile_ViewType : Tile_Type<"View", "view"> {
     unsigned getRank() const { return getShape().size(); }
     /// Returns the dimension with static stride 1, if any.
     std::optional<unsigned> getContiguousDim() const;
+  }];
+}
+
+def Tile_SmemType : Tile_Type<"Smem", "smem"> {
+  let summary = "A ring of tile buffers in shared memory";
+  let description = [{
+    `shape[0]` buffers ("stages") of a tile of `shape[1:]` elements, laid out
+    per the `#tile.shared` encoding. Created by `tile.local_alloc`, written by
+    `tile.async_copy` (or `tile.local_store`) and read by `tile.local_load`.
+
+    ```mlir
+    !tile.smem<4x128x32xbf16, #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "Type":$elementType,
+                        "SharedEncodingAttr":$encoding);
+  let assemblyFormat = "`<` custom<Shape>($shape, $elementType) `,` $encoding `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumStages() const { return getShape()[0]; }
+    ArrayRef<int64_t> getTileShape() const { return getShape().drop_front(); }
+    int64_t getTileElems() const;
+    int64_t getSizeInBytes() const;
   }];
 }
 

@@ -58,4 +58,57 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::tilec::tile::Kernel
   ];
 }
 
+def TileExpandNamedOps : Pass<"tile-expand-named-ops", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Expands tile.gemm and tile.attention into block programs";
+  let description = [{
+    Replaces a kernel whose body is a named op (plus the tile.make_view ops
+    feeding it) with a block program: tiles, loops, dots and an epilogue.
+    The configuration (tile sizes, pipeline stages, warps, rasterization)
+    comes from a per-chip rule and can be overridden with the op's `config`
+    dictionary. The launch grid and the number of warps are set on the
+    kernel, and the alignment the fast path assumes is recorded on the
+    parameters (`tile.align`, `tile.divisibility`) for runtimes to check.
+
+    A configuration the chip cannot run (shared memory over the per-block
+    budget, warps that do not divide the tile, ...) is a diagnostic naming
+    the limit.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip; empty: read it from the enclosing gpu.module">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Multistage cp.async pipelining of loads that feed tile.dot";
+  let description = [{
+    In `scf.for` loops, global `tile.load`s whose tiles only feed `tile.dot`
+    operands (through `tile.convert_layout` to `#tile.dot_operand`) become a
+    ring of `num-stages` shared-memory buffers filled by `tile.async_copy`
+    (`cp.async.cg`, 16 bytes, zero-fill at the edges) `num-stages - 1`
+    iterations ahead, and read with `tile.local_load` (`ldmatrix`):
+
+        prologue:  copy stages 0 .. S-2, one commit group each
+        iteration: wait until the current stage has landed; barrier;
+                   copy iteration i+S-1 into the stage freed last iteration;
+                   commit; ldmatrix the current stage; mma.sync
+
+    The buffers are swizzled so that neither the copies nor `ldmatrix`
+    conflict on banks. A loop's `tile.num_stages` attribute overrides the
+    option. Loads whose 16-byte alignment cannot be proven (pointer
+    `tile.align`, stride `tile.divisibility`, offsets) are left alone.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", /*default=*/"3",
+           "Pipeline depth (buffers per operand)">
+  ];
+  let statistics = [
+    Statistic<"numPipelinedLoads", "num-pipelined-loads",
+              "Number of loads turned into asynchronous copies">
+  ];
+}
+
 #endif // TILEC_DIALECT_TILE_TRANSFORMS_PASSES_TD

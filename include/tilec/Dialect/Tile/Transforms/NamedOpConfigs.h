@@ -1,0 +1,48 @@
+//===- NamedOpConfigs.h - Tile configurations of the named ops --*- C++ -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares how tile-expand-named-ops configures tile.gemm: the
+// per-chip rule, the `config` overrides and the checks that a configuration
+// can run on the chip.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_TRANSFORMS_NAMEDOPCONFIGS_H
+#define TILEC_DIALECT_TILE_TRANSFORMS_NAMEDOPCONFIGS_H
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Target/TargetInfo.h"
+
+namespace mlir::tilec::tile {
+
+/// Block tile BM x BN with K steps of BK, `stages` shared-memory buffers per
+/// operand, `warps` warps per block, `groupM` block rows per rasterization
+/// group (consecutive programs sweep GROUP_M rows of tiles so that they share
+/// B tiles in L2).
+struct GemmConfig {
+  int64_t blockM = 128;
+  int64_t blockN = 256;
+  int64_t blockK = 32;
+  int64_t stages = 4;
+  int64_t warps = 8;
+  int64_t groupM = 8;
+
+  /// Shared memory of the operand ring and of the staged epilogue (which
+  /// reuses the ring after the main loop).
+  int64_t getPipelineBytes(unsigned elemBytes) const;
+  int64_t getEpilogueBytes(unsigned outBytes) const;
+};
+
+/// The configuration of `op` on `target`: the chip's rule, then the op's
+/// `config` overrides. Emits a diagnostic naming the violated limit when the
+/// chip cannot run it.
+FailureOr<GemmConfig> getGemmConfig(GemmOp op, const TargetInfo &target);
+
+} // namespace mlir::tilec::tile
+
+#endif // TILEC_DIALECT_TILE_TRANSFORMS_NAMEDOPCONFIGS_H

@@ -1,0 +1,145 @@
+//===- MmaSm80.cpp - tile.dot on mma.sync (sm_80+) ------------------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file lowers tile.dot with #tile.mma accumulators and #tile.dot_operand
+// operands to `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}`
+// ([PTX ISA: mma m16n8k16](https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-fragment-mma-16816-float)).
+// Per warp and per 16-wide K step, every 16x8 tile of the warp's accumulator
+// gets one instruction; K steps are outermost so consecutive instructions
+// are independent. Fragment registers are looked up in the operands' linear
+// layouts:
+//
+//   A (16x16): a0 (r, k..k+1)  a1 (r+8, k..)  a2 (r, k+8..)  a3 (r+8, k+8..)
+//   B (16x8):  b0 (k..k+1, c)  b1 (k+8.., c)
+//   C (16x8):  c0 c1 (r, c..c+1)   c2 c3 (r+8, c..c+1)
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/TileToNVVM/TileToNVVM.h"
+
+#include "Utility.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+namespace {
+struct DotOpMmaLowering : public OpConversionPattern<DotOp> {
+  DotOpMmaLowering(TileTypeConverter &converter, MLIRContext *ctx,
+                   const TargetInfo &target)
+      : OpConversionPattern(converter, ctx), target(target) {}
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override;
+
+private:
+  const TargetInfo &target;
+};
+} // namespace
+
+/// Extent of a warp's registers along `dim` (at least `min`).
+static int64_t getRegisterExtent(const LinearLayout &layout, unsigned dim,
+                                 int64_t min) {
+  int64_t extent = min;
+  for (const LinearLayout::Basis &b : layout.getBases(LinearLayout::In::Register))
+    extent = std::max(extent, 2 * b[dim]);
+  return extent;
+}
+
+LogicalResult
+DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                                  ConversionPatternRewriter &rewriter) const {
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  auto bType = cast<RankedTensorType>(op.getB().getType());
+  auto cType = cast<RankedTensorType>(op.getAcc().getType());
+  if (!isa_and_nonnull<MmaEncodingAttr>(cType.getEncoding()) ||
+      !isa_and_nonnull<DotOperandEncodingAttr>(aType.getEncoding()) ||
+      !isa_and_nonnull<DotOperandEncodingAttr>(bType.getEncoding()))
+    return rewriter.notifyMatchFailure(op, "not an mma.sync dot");
+  Type et = aType.getElementType();
+  if (!(et.isBF16() || et.isF16()) || !cType.getElementType().isF32())
+    return op.emitOpError("mma.sync lowering supports bf16/f16 operands with "
+                          "an f32 accumulator");
+  if (!target.hasMmaBf16)
+    return op.emitOpError("mma.sync needs sm_80 or later, not ")
+           << target.chip;
+
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  LinearLayout aLL = getLinearLayout(aType), bLL = getLinearLayout(bType),
+               cLL = getLinearLayout(cType);
+  int64_t wtM = getRegisterExtent(cLL, 0, 16), wtN = getRegisterExtent(cLL, 1, 8);
+  int64_t k = aType.getDimSize(1);
+
+  SmallVector<Value> a = unpackVector(rewriter, loc, adaptor.getA());
+  SmallVector<Value> b = unpackVector(rewriter, loc, adaptor.getB());
+  SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
+  Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+  auto pairType = VectorType::get({2}, et);
+  auto resType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  NVVM::MMATypes ptxType = et.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+
+  auto reg = [&](const LinearLayout &ll, int64_t r, int64_t c) -> unsigned {
+    std::optional<unsigned> idx = ll.findReg({r, c});
+    assert(idx && "fragment element outside its layout");
+    return *idx;
+  };
+  // Packs two 16-bit elements adjacent along K into one 32-bit register
+  // (the NVVM op takes f16 pairs as vector<2xf16>, bf16 pairs as i32).
+  auto packPair = [&](ArrayRef<Value> vals, unsigned r0, unsigned r1) -> Value {
+    Value pair = vector::FromElementsOp::create(rewriter, loc, pairType,
+                                                ValueRange{vals[r0], vals[r1]});
+    if (et.isF16())
+      return pair;
+    return LLVM::BitcastOp::create(rewriter, loc, i32, pair);
+  };
+  for (int64_t kk = 0; kk < k; kk += 16) {
+    for (int64_t mi = 0; mi < wtM; mi += 16) {
+      SmallVector<Value> aOps;
+      for (int j = 0; j < 4; ++j) {
+        int64_t r = mi + (j % 2) * 8, c = kk + (j / 2) * 8;
+        aOps.push_back(packPair(a, reg(aLL, r, c), reg(aLL, r, c + 1)));
+      }
+      for (int64_t ni = 0; ni < wtN; ni += 8) {
+        SmallVector<Value> bOps;
+        for (int j = 0; j < 2; ++j) {
+          int64_t r = kk + j * 8;
+          bOps.push_back(packPair(b, reg(bLL, r, ni), reg(bLL, r + 1, ni)));
+        }
+        unsigned cIdx[4];
+        SmallVector<Value> cOps;
+        for (int j = 0; j < 4; ++j) {
+          cIdx[j] = reg(cLL, mi + (j / 2) * 8, ni + j % 2);
+          cOps.push_back(acc[cIdx[j]]);
+        }
+        Value d = NVVM::MmaOp::create(
+            rewriter, loc, resType, aOps, bOps, cOps, {16, 8, 16},
+            /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+            std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int j = 0; j < 4; ++j)
+          acc[cIdx[j]] = LLVM::ExtractValueOp::create(rewriter, loc, d, j);
+      }
+    }
+  }
+  rewriter.replaceOp(op, packVector(rewriter, loc,
+                                    getTypeConverter()->convertType(cType), acc));
+  return success();
+}
+
+void mlir::tilec::populateMmaSm80Patterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          const TargetInfo &target) {
+  patterns.add<DotOpMmaLowering>(converter, patterns.getContext(),
+                                 target); // tile.dot (#tile.mma)
+}

@@ -1,0 +1,140 @@
+//===- ScalarizeElementwise.cpp - Element-major scalar arithmetic ---------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements tile-scalarize-elementwise (see Passes.td). Example:
+//
+//   %t = arith.mulf %x, %c : vector<128xf32>      t0 = x0 * c0; e0 = erf(t0)
+//   %e = math.erf %t : vector<128xf32>       =>   t1 = x1 * c1; e1 = erf(t1)
+//                                                 ...
+//
+// NVPTX keeps IR order through instruction selection and ptxas does not
+// reorder enough to repair a vector-major order in register-bound kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tilec {
+#define GEN_PASS_DEF_TILESCALARIZEELEMENTWISE
+#include "tilec/Conversion/Passes.h.inc"
+} // namespace mlir::tilec
+
+using namespace mlir;
+using namespace mlir::tilec;
+
+static bool isScalarizable(Operation *op) {
+  if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumRegions() != 0 ||
+      op->getNumResults() != 1)
+    return false;
+  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return false;
+  auto type = dyn_cast<VectorType>(op->getResult(0).getType());
+  return type && type.getRank() == 1 && !type.isScalable();
+}
+
+namespace {
+
+/// An elementwise op on vectors becomes one scalar op per element.
+struct ScalarizeElementwiseOp : public RewritePattern {
+  ScalarizeElementwiseOp(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isScalarizable(op))
+      return failure();
+    auto type = cast<VectorType>(op->getResult(0).getType());
+    Location loc = op->getLoc();
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < type.getNumElements(); ++i) {
+      SmallVector<Value> operands;
+      for (Value v : op->getOperands())
+        operands.push_back(isa<VectorType>(v.getType())
+                               ? vector::ExtractOp::create(rewriter, loc, v, i)
+                                     .getResult()
+                               : v);
+      OperationState state(loc, op->getName().getStringRef(), operands,
+                           TypeRange{type.getElementType()}, op->getAttrs());
+      parts.push_back(rewriter.create(state)->getResult(0));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, type, parts);
+    return success();
+  }
+};
+
+/// vector.shuffle of vector.from_elements -> vector.from_elements.
+struct ShuffleOfFromElements : public OpRewritePattern<vector::ShuffleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::ShuffleOp op,
+                                PatternRewriter &rewriter) const override {
+    auto lhs = op.getV1().getDefiningOp<vector::FromElementsOp>();
+    auto rhs = op.getV2().getDefiningOp<vector::FromElementsOp>();
+    if (!lhs || !rhs || op.getV1().getType().getRank() != 1)
+      return failure();
+    int64_t n = lhs.getElements().size();
+    SmallVector<Value> parts;
+    for (int64_t m : op.getMask())
+      parts.push_back(m < n ? lhs.getElements()[m] : rhs.getElements()[m - n]);
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, op.getResultVectorType(), parts);
+    return success();
+  }
+};
+
+struct TileScalarizeElementwisePass
+    : public tilec::impl::TileScalarizeElementwiseBase<
+          TileScalarizeElementwisePass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+
+} // namespace
+
+/// Moves each pure scalar arith/math/vector.extract op of `block` right after
+/// the last definition of its operands in the block.
+static void scheduleElementMajor(Block &block) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  for (Operation *op : ops) {
+    if (!isPure(op) || op->getNumRegions() != 0 || op->getNumOperands() == 0)
+      continue;
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+        !isa<vector::ExtractOp>(op))
+      continue;
+    if (llvm::any_of(op->getResultTypes(),
+                     [](Type t) { return isa<VectorType>(t); }))
+      continue;
+    Operation *last = nullptr;
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != &block)
+        continue;
+      if (!last || last->isBeforeInBlock(def))
+        last = def;
+    }
+    if (last && last != op && last->isBeforeInBlock(op))
+      op->moveAfter(last);
+  }
+}
+
+void TileScalarizeElementwisePass::runOnOperation() {
+  MLIRContext *ctx = &getContext();
+  RewritePatternSet patterns(ctx);
+  patterns.add<ScalarizeElementwiseOp, ShuffleOfFromElements>(ctx);
+  vector::ExtractOp::getCanonicalizationPatterns(patterns, ctx);
+  vector::FromElementsOp::getCanonicalizationPatterns(patterns, ctx);
+  if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    return signalPassFailure();
+  getOperation().walk([](Block *block) { scheduleElementMajor(*block); });
+}

@@ -1,0 +1,369 @@
+//===- SharedMemoryOpToLLVM.cpp - cp.async rings and ldmatrix -------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file lowers the shared-memory ops tile-pipeline creates:
+//
+//  * tile.local_alloc: the buffer's base in the dynamic shared memory (the
+//    offset was planned by convert-tile-to-nvvm).
+//  * tile.async_copy: each thread copies 16-byte chunks with
+//    `cp.async.cg.shared.global [dst], [src], 16, src_size`; src_size < 16
+//    zero-fills what lies past the view's edge ([PTX ISA: cp.async]
+//    (https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async)).
+//  * tile.async_commit / tile.async_wait / tile.barrier.
+//  * tile.local_load into mma.sync operand layouts: `ldmatrix.x4` (x2 for
+//    8-wide B warp tiles), `.trans` when the buffer is contiguous along M/N:
+//
+//        A (M x K) 16x16 block          B (K x N) 16x16 block
+//        +--------+--------+            +--------+--------+
+//        | m0: a0 | m2: a2 |  k0-7      | m0: b0 | m2: b0'|  k0-7
+//        +--------+--------+            +--------+--------+
+//        | m1: a1 | m3: a3 |  k8-15     | m1: b1 | m3: b1'|  k8-15
+//        +--------+--------+            +--------+--------+
+//          (rows: m0-7, m8-15)            n0-7     n8-15
+//
+//    Lane l gives the start of row l % 8 of matrix l / 8; matrix j lands in
+//    register j of every lane, exactly the mma.sync fragment registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/TileToNVVM/TileToNVVM.h"
+#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
+
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+/// Address of element `offset` of stage `stage` of a buffer.
+static Value getElementPtr(OpBuilder &b, Location loc, Value base,
+                           SmemType type, Value stage, Value offset) {
+  Type et = getStorageType(type.getElementType());
+  Value stageOff = arith::MulIOp::create(b, loc, stage,
+                                         i32Val(b, loc, type.getTileElems()));
+  Value idx = arith::AddIOp::create(b, loc, stageOff, offset);
+  return gepElems(b, loc, base, et, idx);
+}
+
+namespace {
+
+/// tile.local_alloc -> pointer into the dynamic shared memory.
+struct LocalAllocOpLowering : public OpConversionPattern<LocalAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalAllocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto offset = op->getAttrOfType<IntegerAttr>(kSmemOffsetAttr);
+    if (!offset)
+      return rewriter.notifyMatchFailure(op, "shared memory not planned");
+    rewriter.replaceOp(op, getSmemPtr(rewriter, op.getLoc(), op,
+                                      offset.getInt()));
+    return success();
+  }
+};
+
+/// tile.async_copy -> cp.async.cg 16-byte chunks with zero-fill.
+struct AsyncCopyOpLowering : public OpConversionPattern<AsyncCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override;
+};
+
+/// tile.async_commit -> cp.async.commit_group.
+struct AsyncCommitOpLowering : public OpConversionPattern<AsyncCommitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncCommitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
+    return success();
+  }
+};
+
+/// tile.async_wait -> cp.async.wait_group.
+struct AsyncWaitOpLowering : public OpConversionPattern<AsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncWaitGroupOp>(
+        op, rewriter.getI32IntegerAttr(op.getPending()));
+    return success();
+  }
+};
+
+/// tile.barrier -> bar.sync 0.
+struct BarrierOpLowering : public OpConversionPattern<BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    return success();
+  }
+};
+
+/// tile.local_load -> ldmatrix into mma.sync operand registers, or one
+/// ld.shared per element for other layouts.
+struct LocalLoadOpLowering : public OpConversionPattern<LocalLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override;
+
+private:
+  LogicalResult lowerWithLdmatrix(LocalLoadOp op, OpAdaptor adaptor,
+                                  ConversionPatternRewriter &rewriter) const;
+};
+
+} // namespace
+
+LogicalResult
+AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
+                                     ConversionPatternRewriter &rewriter) const {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  SmemType bufType = op.getBuffer().getType();
+  ViewType viewType = op.getView().getType();
+  SharedEncodingAttr enc = bufType.getEncoding();
+  ArrayRef<int64_t> shape = bufType.getTileShape();
+  Type et = getStorageType(bufType.getElementType());
+  unsigned elemBytes = getStorageBytes(bufType.getElementType());
+  unsigned contig = enc.getOrder()[0];
+  unsigned vec = 16 / elemBytes;
+  unsigned rank = viewType.getRank(), lead = rank - 2;
+
+  // Which thread copies which chunks: the coalesced layout of the tile.
+  BlockedEncodingAttr copyLayout = getCoalescedLayout(
+      ctx, shape, contig, elemBytes * 8, getNumWarps(op));
+  LinearLayout layout = copyLayout.toLinearLayout(shape);
+  if (copyLayout.getSizePerThread()[contig] != vec)
+    return op.emitOpError("tile rows are too short for 16-byte copies");
+
+  Value view = adaptor.getView();
+  Value base = LLVM::ExtractValueOp::create(rewriter, loc, view, 0);
+  SmallVector<Value> sizes, strides;
+  for (unsigned i = 0; i < rank; ++i) {
+    sizes.push_back(LLVM::ExtractValueOp::create(rewriter, loc, view, 1 + i));
+    strides.push_back(
+        LLVM::ExtractValueOp::create(rewriter, loc, view, 1 + rank + i));
+  }
+  ValueRange offsets = adaptor.getOffsets();
+  Type i64 = rewriter.getI64Type();
+  Value leadOffset = i64Val(rewriter, loc, 0);
+  Value leadInBounds;
+  for (unsigned i = 0; i < lead; ++i) {
+    Value prod = arith::MulIOp::create(
+        rewriter, loc, arith::ExtSIOp::create(rewriter, loc, i64, offsets[i]),
+        arith::ExtSIOp::create(rewriter, loc, i64, strides[i]));
+    leadOffset = arith::AddIOp::create(rewriter, loc, leadOffset, prod);
+    Value inb = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                      offsets[i], sizes[i]);
+    leadInBounds = leadInBounds
+                       ? arith::AndIOp::create(rewriter, loc, leadInBounds, inb)
+                       : inb;
+  }
+
+  ThreadIds ids = getThreadIds(rewriter, loc);
+  SmallVector<Value> thread = emitThreadCoord(rewriter, loc, layout, ids);
+  Value bufBase = adaptor.getBuffer();
+  Value zero = i32Val(rewriter, loc, 0);
+  for (unsigned reg = 0; reg < layout.getNumRegs(); reg += vec) {
+    LinearLayout::Basis rc = layout.getRegCoord(reg);
+    SmallVector<Value> tc, gi;
+    for (unsigned d = 0; d < 2; ++d) {
+      Value c = arith::AddIOp::create(rewriter, loc, thread[d],
+                                      i32Val(rewriter, loc, rc[d]));
+      tc.push_back(c);
+      gi.push_back(arith::AddIOp::create(rewriter, loc, offsets[lead + d], c));
+    }
+    // Bytes of this chunk inside the view: 16, a partial row end, or 0.
+    Value other = gi[1 - contig];
+    Value inb = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                      other, sizes[lead + 1 - contig]);
+    if (leadInBounds)
+      inb = arith::AndIOp::create(rewriter, loc, inb, leadInBounds);
+    Value remaining = arith::SubIOp::create(rewriter, loc,
+                                            sizes[lead + contig], gi[contig]);
+    Value bytes = arith::MulIOp::create(rewriter, loc, remaining,
+                                        i32Val(rewriter, loc, elemBytes));
+    bytes = arith::MinSIOp::create(rewriter, loc, bytes, i32Val(rewriter, loc, 16));
+    bytes = arith::MaxSIOp::create(rewriter, loc, bytes, zero);
+    bytes = arith::SelectOp::create(rewriter, loc, inb, bytes, zero);
+    Value offset = leadOffset;
+    for (unsigned d = 0; d < 2; ++d)
+      offset = arith::AddIOp::create(
+          rewriter, loc, offset,
+          arith::MulIOp::create(
+              rewriter, loc, arith::ExtSIOp::create(rewriter, loc, i64, gi[d]),
+              arith::ExtSIOp::create(rewriter, loc, i64, strides[lead + d])));
+    // Nothing is read for a zero-byte copy; point it at the base anyway.
+    Value any = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt,
+                                      bytes, zero);
+    offset = arith::SelectOp::create(rewriter, loc, any, offset,
+                                     i64Val(rewriter, loc, 0));
+    Value src = gepElems(rewriter, loc, base, et, offset);
+    Value dstOff =
+        emitSwizzledOffset(rewriter, loc, enc, shape, tc[0], tc[1]);
+    Value dst = getElementPtr(rewriter, loc, bufBase, bufType, adaptor.getStage(),
+                              dstOff);
+    NVVM::CpAsyncOp::create(
+        rewriter, loc, dst, src, rewriter.getI32IntegerAttr(16),
+        NVVM::LoadCacheModifierKindAttr::get(ctx, NVVM::LoadCacheModifierKind::CG),
+        bytes);
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+LogicalResult
+LocalLoadOpLowering::matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
+                                     ConversionPatternRewriter &rewriter) const {
+  auto type = cast<RankedTensorType>(op.getType());
+  auto dotOp = dyn_cast<DotOperandEncodingAttr>(type.getEncoding());
+  if (dotOp && type.getElementType().getIntOrFloatBitWidth() == 16)
+    return lowerWithLdmatrix(op, adaptor, rewriter);
+
+  // Generic: every register from its swizzled address.
+  Location loc = op.getLoc();
+  SmemType bufType = op.getBuffer().getType();
+  LinearLayout layout = getLinearLayout(type);
+  ThreadIds ids = getThreadIds(rewriter, loc);
+  SmallVector<Value> thread = emitThreadCoord(rewriter, loc, layout, ids);
+  Type et = getStorageType(type.getElementType());
+  SmallVector<Value> elems;
+  for (unsigned r = 0; r < layout.getNumRegs(); ++r) {
+    LinearLayout::Basis rc = layout.getRegCoord(r);
+    Value c0 = arith::AddIOp::create(rewriter, loc, thread[0],
+                                     i32Val(rewriter, loc, rc[0]));
+    Value c1 = arith::AddIOp::create(rewriter, loc, thread[1],
+                                     i32Val(rewriter, loc, rc[1]));
+    Value off = emitSwizzledOffset(rewriter, loc, bufType.getEncoding(),
+                                   bufType.getTileShape(), c0, c1);
+    Value ptr = getElementPtr(rewriter, loc, adaptor.getBuffer(), bufType,
+                              adaptor.getStage(), off);
+    elems.push_back(LLVM::LoadOp::create(rewriter, loc, et, ptr));
+  }
+  rewriter.replaceOp(op, packVector(rewriter, loc,
+                                    getTypeConverter()->convertType(type),
+                                    elems));
+  return success();
+}
+
+LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
+    LocalLoadOp op, OpAdaptor adaptor,
+    ConversionPatternRewriter &rewriter) const {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  auto type = cast<RankedTensorType>(op.getType());
+  auto dotOp = cast<DotOperandEncodingAttr>(type.getEncoding());
+  SmemType bufType = op.getBuffer().getType();
+  SharedEncodingAttr enc = bufType.getEncoding();
+  ArrayRef<int64_t> shape = type.getShape();
+  LinearLayout layout = getLinearLayout(type);
+  bool isA = dotOp.getOpIdx() == 0;
+  unsigned outerDim = isA ? 0 : 1, kDim = 1 - outerDim;
+  bool trans = enc.getOrder()[0] == outerDim;
+
+  // Extent of one warp's registers along the outer dimension.
+  int64_t outerExtent = 1;
+  for (const LinearLayout::Basis &bs : layout.getBases(LinearLayout::In::Register))
+    outerExtent = std::max(outerExtent, 2 * bs[outerDim]);
+  outerExtent = std::max<int64_t>(outerExtent, isA ? 16 : 8);
+  int64_t outerBlock = (isA || outerExtent >= 16) ? 16 : 8;
+  int numMatrices = outerBlock == 16 ? 4 : 2;
+
+  ThreadIds ids = getThreadIds(rewriter, loc);
+  SmallVector<Value> warp = emitWarpCoord(rewriter, loc, layout, ids);
+  // Lane l addresses row l % 8 of matrix l / 8 (lanes past the last matrix
+  // repeat the first ones).
+  Value lane = ids.lane;
+  Value rowInMat = arith::AndIOp::create(rewriter, loc, lane, i32Val(rewriter, loc, 7));
+  Value mat = arith::ShRUIOp::create(rewriter, loc, lane, i32Val(rewriter, loc, 3));
+  mat = arith::AndIOp::create(rewriter, loc, mat, i32Val(rewriter, loc, numMatrices - 1));
+  Value matLo = arith::AndIOp::create(rewriter, loc, mat, i32Val(rewriter, loc, 1));
+  Value matHi = arith::ShRUIOp::create(rewriter, loc, mat, i32Val(rewriter, loc, 1));
+  // A: matrix j covers (outer half j % 2, k half j / 2); B the other way.
+  Value outerHalf = isA ? matLo : matHi, kHalf = isA ? matHi : matLo;
+  auto times8 = [&](Value v) {
+    return arith::ShLIOp::create(rewriter, loc, v, i32Val(rewriter, loc, 3));
+  };
+  Value outerLane = times8(outerHalf), kLane = times8(kHalf);
+  // The 8 contiguous elements of a row run along the buffer's contiguous
+  // dimension; the row index walks the other one.
+  if (trans)
+    kLane = arith::AddIOp::create(rewriter, loc, kLane, rowInMat);
+  else
+    outerLane = arith::AddIOp::create(rewriter, loc, outerLane, rowInMat);
+
+  auto i32 = rewriter.getI32Type();
+  SmallVector<Type> fields(numMatrices, i32);
+  Type resType = numMatrices == 1 ? Type(i32)
+                                  : LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Type et = getStorageType(type.getElementType());
+  auto pairType = VectorType::get({2}, et);
+  SmallVector<Value> elems(layout.getNumRegs());
+  for (int64_t ob = 0; ob < outerExtent; ob += outerBlock) {
+    for (int64_t kb = 0; kb < shape[kDim]; kb += 16) {
+      SmallVector<Value> coord(2);
+      coord[outerDim] = arith::AddIOp::create(
+          rewriter, loc, warp[outerDim],
+          arith::AddIOp::create(rewriter, loc, outerLane, i32Val(rewriter, loc, ob)));
+      coord[kDim] = arith::AddIOp::create(
+          rewriter, loc, warp[kDim],
+          arith::AddIOp::create(rewriter, loc, kLane, i32Val(rewriter, loc, kb)));
+      Value off = emitSwizzledOffset(rewriter, loc, enc, bufType.getTileShape(),
+                                     coord[0], coord[1]);
+      Value ptr = getElementPtr(rewriter, loc, adaptor.getBuffer(), bufType,
+                                adaptor.getStage(), off);
+      Value ld = NVVM::LdMatrixOp::create(
+          rewriter, loc, resType, ptr, rewriter.getI32IntegerAttr(numMatrices),
+          NVVM::MMALayoutAttr::get(ctx, trans ? NVVM::MMALayout::col
+                                              : NVVM::MMALayout::row),
+          NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+          NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
+      for (int j = 0; j < numMatrices; ++j) {
+        Value word = LLVM::ExtractValueOp::create(rewriter, loc, ld, j);
+        Value pair = LLVM::BitcastOp::create(rewriter, loc, pairType, word);
+        int64_t jo = isA ? j % 2 : j / 2, jk = isA ? j / 2 : j % 2;
+        for (int e = 0; e < 2; ++e) {
+          LinearLayout::Basis c(2);
+          c[outerDim] = ob + jo * 8;
+          c[kDim] = kb + jk * 8 + e;
+          std::optional<unsigned> reg = layout.findReg(c);
+          if (!reg)
+            return op.emitOpError("ldmatrix fragment outside the operand layout");
+          elems[*reg] = vector::ExtractOp::create(rewriter, loc, pair, e);
+        }
+      }
+    }
+  }
+  if (llvm::any_of(elems, [](Value v) { return !v; }))
+    return op.emitOpError("operand layout not covered by ldmatrix fragments");
+  rewriter.replaceOp(op, packVector(rewriter, loc,
+                                    getTypeConverter()->convertType(type),
+                                    elems));
+  return success();
+}
+
+void mlir::tilec::populateSharedMemoryOpToLLVMPatterns(
+    TileTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<LocalAllocOpLowering,  // tile.local_alloc
+               AsyncCopyOpLowering,   // tile.async_copy
+               AsyncCommitOpLowering, // tile.async_commit
+               AsyncWaitOpLowering,   // tile.async_wait
+               BarrierOpLowering,     // tile.barrier
+               LocalLoadOpLowering    // tile.local_load
+               >(converter, patterns.getContext());
+}

@@ -1,0 +1,308 @@
+//===- ExpandNamedOps.cpp - tile.gemm / tile.attention to block programs --===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements tile-expand-named-ops. A named op is the only
+// computation of its kernel; the expansion writes the block program in its
+// place, sets the kernel's launch grid and warps, and records the alignment
+// the fast path assumes on the parameters.
+//
+// tile.gemm becomes, for a BM x BN block of C:
+//
+//   pid -> (pid_m, pid_n) with grouped rasterization (GROUP_M block rows
+//          per group, so that consecutive programs reuse B tiles in L2)
+//   acc = 0
+//   for k in [0, K) step BK:                     // tile-pipeline turns the
+//     acc = dot(load A[m0, k], load B[k, n0], acc) // loads into a cp.async ring
+//   acc = act(alpha * acc + beta * C + bias)      // f32
+//   store C[m0, n0] = acc (cast to C's type)
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/NamedOpConfigs.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Target/TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mlir::tilec::tile {
+#define GEN_PASS_DEF_TILEEXPANDNAMEDOPS
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tilec::tile
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Size of dimension `dim` of a view made by tile.make_view, as an i32 value.
+static Value getViewSize(ImplicitLocOpBuilder &b, Value view, unsigned dim) {
+  auto make = view.getDefiningOp<MakeViewOp>();
+  OpFoldResult size = make.getMixedSize(dim);
+  if (auto v = dyn_cast<Value>(size))
+    return v;
+  return arith::ConstantIntOp::create(
+      b, cast<IntegerAttr>(cast<Attribute>(size)).getInt(), 32);
+}
+
+/// `v` as an affine expression over the kernel's parameters (symbols are
+/// collected in `params`), for the grid rule.
+static FailureOr<AffineExpr> getParamExpr(Value v, KernelOp kernel,
+                                          SmallVectorImpl<int64_t> &params) {
+  MLIRContext *ctx = kernel.getContext();
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner()->getParentOp() != kernel.getOperation())
+      return failure();
+    int64_t idx = arg.getArgNumber();
+    auto *it = llvm::find(params, idx);
+    unsigned pos = it - params.begin();
+    if (it == params.end())
+      params.push_back(idx);
+    return getAffineSymbolExpr(pos, ctx);
+  }
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return getAffineConstantExpr(value.getSExtValue(), ctx);
+  return failure();
+}
+
+/// A splat f32 constant tile.
+static Value splatF32(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape,
+                      double v) {
+  auto type = RankedTensorType::get(shape, b.getF32Type());
+  return arith::ConstantOp::create(
+      b, type, DenseElementsAttr::get(type, b.getF32FloatAttr(v)));
+}
+
+/// Marks kernel parameter `v` (if it is one) with an alignment fact the
+/// expanded code relies on.
+static void requireParam(KernelOp kernel, Value v, StringRef name,
+                         int64_t value) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner()->getParentOp() != kernel.getOperation())
+    return;
+  kernel.setArgAttr(arg.getArgNumber(), name,
+                    IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
+                                     value));
+}
+
+/// The kernel must consist of views, constants, the named op and the return.
+static LogicalResult checkOnlyComputation(KernelOp kernel, Operation *named) {
+  for (Operation &op : kernel.getBody().front()) {
+    if (&op == named || isa<MakeViewOp, ReturnOp, arith::ConstantOp>(op))
+      continue;
+    return named->emitOpError("must be the only computation of its kernel; "
+                              "found '")
+           << op.getName() << "'";
+  }
+  for (Value operand : named->getOperands())
+    if (isa<ViewType>(operand.getType()) && !operand.getDefiningOp<MakeViewOp>())
+      return named->emitOpError("expects views made by tile.make_view");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tile.gemm
+//===----------------------------------------------------------------------===//
+
+/// Applies `act` to an f32 tile.
+static Value applyActivation(ImplicitLocOpBuilder &b, Value x, Activation act,
+                             ArrayRef<int64_t> shape) {
+  switch (act) {
+  case Activation::None:
+    return x;
+  case Activation::ReLU:
+    return arith::MaximumFOp::create(b, x, splatF32(b, shape, 0.0));
+  case Activation::GELU: {
+    // 0.5 * x * (1 + erf(x / sqrt(2)))
+    Value t = arith::MulFOp::create(b, x, splatF32(b, shape, M_SQRT1_2));
+    Value e = math::ErfOp::create(b, t);
+    Value one = arith::AddFOp::create(b, e, splatF32(b, shape, 1.0));
+    Value h = arith::MulFOp::create(b, x, splatF32(b, shape, 0.5));
+    return arith::MulFOp::create(b, h, one);
+  }
+  case Activation::SiLU: {
+    // x / (1 + exp(-x))
+    Value n = arith::NegFOp::create(b, x);
+    Value e = math::ExpOp::create(b, n);
+    Value d = arith::AddFOp::create(b, e, splatF32(b, shape, 1.0));
+    return arith::DivFOp::create(b, x, d);
+  }
+  }
+  llvm_unreachable("unknown activation");
+}
+
+static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
+                                const TargetInfo &target) {
+  if (failed(checkOnlyComputation(kernel, op)))
+    return failure();
+  FailureOr<GemmConfig> config = getGemmConfig(op, target);
+  if (failed(config))
+    return failure();
+  const GemmConfig &c = *config;
+  Type inType = op.getA().getType().getElementType();
+  Type outType = op.getC().getType().getElementType();
+
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Type i32 = b.getI32Type();
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, v, 32);
+  };
+  Value a = op.getA(), bv = op.getB(), cv = op.getC();
+  Value M = getViewSize(b, a, 0), K = getViewSize(b, a, 1);
+  Value N = getViewSize(b, cv, 1);
+
+  // Grid rule: ceildiv(M, BM) * ceildiv(N, BN) programs along x.
+  SmallVector<int64_t> params;
+  FailureOr<AffineExpr> mExpr = getParamExpr(M, kernel, params);
+  FailureOr<AffineExpr> nExpr = getParamExpr(N, kernel, params);
+  if (failed(mExpr) || failed(nExpr))
+    return op.emitOpError("M and N must be kernel parameters or constants "
+                          "(they define the launch grid)");
+  AffineExpr grid = mExpr->ceilDiv(c.blockM) * nExpr->ceilDiv(c.blockN);
+  kernel.setGridRule(AffineMap::get(0, params.size(), grid, b.getContext()),
+                     params);
+  kernel.setNumWarps(c.warps);
+
+  // cp.async copies 16-byte chunks: aligned pointers, strides in multiples of
+  // 16 bytes. Runtimes check these before launching.
+  int64_t vecElems = 16 / std::max(1u, inType.getIntOrFloatBitWidth() / 8);
+  for (Value view : {a, bv}) {
+    auto make = view.getDefiningOp<MakeViewOp>();
+    requireParam(kernel, make.getBase(), "tile.align", 16);
+    for (unsigned d = 0; d < 2; ++d)
+      if (auto s = dyn_cast<Value>(make.getMixedStride(d)))
+        requireParam(kernel, s, "tile.divisibility", vecElems);
+  }
+
+  // Grouped rasterization.
+  Value pid = ProgramIdOp::create(b, Dim::X);
+  Value numPidM = arith::CeilDivSIOp::create(b, M, cst(c.blockM));
+  Value numPidN = arith::CeilDivSIOp::create(b, N, cst(c.blockN));
+  Value width = arith::MulIOp::create(b, numPidN, cst(c.groupM));
+  Value group = arith::DivSIOp::create(b, pid, width);
+  Value firstM = arith::MulIOp::create(b, group, cst(c.groupM));
+  Value rest = arith::SubIOp::create(b, numPidM, firstM);
+  Value groupSize = arith::MinSIOp::create(b, rest, cst(c.groupM));
+  Value inGroup = arith::RemSIOp::create(b, pid, width);
+  Value pidM = arith::AddIOp::create(
+      b, firstM, arith::RemSIOp::create(b, inGroup, groupSize));
+  Value pidN = arith::DivSIOp::create(b, inGroup, groupSize);
+  Value m0 = arith::MulIOp::create(b, pidM, cst(c.blockM));
+  Value n0 = arith::MulIOp::create(b, pidN, cst(c.blockN));
+
+  // Main loop.
+  SmallVector<int64_t> accShape = {c.blockM, c.blockN};
+  auto accType = RankedTensorType::get(accShape, b.getF32Type());
+  auto aTile = RankedTensorType::get({c.blockM, c.blockK}, inType);
+  auto bTile = RankedTensorType::get({c.blockK, c.blockN}, inType);
+  Value zero = splatF32(b, accShape, 0.0);
+  auto loop = scf::ForOp::create(
+      b, cst(0), K, cst(c.blockK), ValueRange{zero},
+      [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
+        ImplicitLocOpBuilder lb(loc, ob);
+        Value ta = LoadOp::create(lb, aTile, a, ValueRange{m0, k}, Value(),
+                                  Padding::Zero);
+        Value tb = LoadOp::create(lb, bTile, bv, ValueRange{k, n0}, Value(),
+                                  Padding::Zero);
+        Value d = DotOp::create(lb, accType, ta, tb, iters[0]);
+        scf::YieldOp::create(lb, d);
+      });
+  loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
+  Value acc = loop.getResult(0);
+
+  // Epilogue in f32: alpha, beta * C, bias, activation.
+  if (Value alpha = op.getAlpha())
+    acc = arith::MulFOp::create(b, acc, SplatOp::create(b, accType, alpha));
+  auto cTile = RankedTensorType::get(accShape, outType);
+  if (Value beta = op.getBeta()) {
+    // C is read only when beta != 0 (it may be uninitialized otherwise).
+    Value nonZero = arith::CmpFOp::create(
+        b, arith::CmpFPredicate::UNE, beta,
+        arith::ConstantOp::create(b, b.getF32FloatAttr(0.0)));
+    auto ifOp = scf::IfOp::create(
+        b, nonZero,
+        [&](OpBuilder &ob, Location loc) {
+          ImplicitLocOpBuilder ib(loc, ob);
+          Value tc = LoadOp::create(ib, cTile, cv, ValueRange{m0, n0}, Value(),
+                                    Padding::Zero);
+          if (!outType.isF32())
+            tc = arith::ExtFOp::create(ib, accType, tc);
+          Value scaled =
+              arith::MulFOp::create(ib, tc, SplatOp::create(ib, accType, beta));
+          scf::YieldOp::create(ib, ValueRange{
+                                       arith::AddFOp::create(ib, acc, scaled)});
+        },
+        [&](OpBuilder &ob, Location loc) {
+          scf::YieldOp::create(ob, loc, acc);
+        });
+    acc = ifOp.getResult(0);
+  }
+  if (Value bias = op.getBias()) {
+    Type biasType = cast<ViewType>(bias.getType()).getElementType();
+    auto row = RankedTensorType::get({c.blockN}, biasType);
+    Value tb = LoadOp::create(b, row, bias, ValueRange{n0}, Value(),
+                              Padding::Zero);
+    if (!biasType.isF32())
+      tb = arith::ExtFOp::create(b, RankedTensorType::get({c.blockN}, b.getF32Type()), tb);
+    Value tb2 = ExpandDimsOp::create(
+        b, RankedTensorType::get({1, c.blockN}, b.getF32Type()), tb,
+        b.getI32IntegerAttr(0));
+    Value tbb = BroadcastOp::create(b, accType, tb2);
+    acc = arith::AddFOp::create(b, acc, tbb);
+  }
+  acc = applyActivation(b, acc, op.getActivation(), accShape);
+  Value out = outType.isF32() ? acc : arith::TruncFOp::create(b, cTile, acc);
+  StoreOp::create(b, out, cv, ValueRange{m0, n0}, Value());
+  (void)i32;
+  op.erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct TileExpandNamedOpsPass
+    : tile::impl::TileExpandNamedOpsBase<TileExpandNamedOpsPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void TileExpandNamedOpsPass::runOnOperation() {
+  KernelOp kernel = getOperation();
+  SmallVector<Operation *> named;
+  kernel.walk([&](Operation *op) {
+    if (isa<GemmOp, AttentionOp>(op))
+      named.push_back(op);
+  });
+  if (named.empty())
+    return;
+  if (named.size() > 1) {
+    named[1]->emitOpError("a kernel may hold only one named op");
+    return signalPassFailure();
+  }
+  FailureOr<TargetInfo> target = resolveTarget(kernel, chip);
+  if (failed(target))
+    return signalPassFailure();
+  LogicalResult result = success();
+  if (auto gemm = dyn_cast<GemmOp>(named[0]))
+    result = expandGemm(gemm, kernel, *target);
+  else
+    result = named[0]->emitOpError("expansion is not implemented yet");
+  if (failed(result))
+    return signalPassFailure();
+}

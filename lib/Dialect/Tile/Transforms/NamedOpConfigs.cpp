@@ -1,0 +1,109 @@
+//===- NamedOpConfigs.cpp - Tile configurations of the named ops ----------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The GEMM rule. mma.sync m16n8k16 on sm_80-class chips: 128x256x32 block
+// tiles over 8 warps (64x64 warp tiles: 4 A and 8 B fragments per k16 step,
+// 32 mma per 12 ldmatrix.x4) with a 4-deep cp.async ring (96 KB). Chips with
+// 99 KB of shared memory per block (sm_86, sm_89) use 3 stages (72 KB).
+// When the staged epilogue of a wide output would not fit, N halves.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/NamedOpConfigs.h"
+#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+static unsigned getBytes(Type t) {
+  return std::max(1u, t.getIntOrFloatBitWidth() / 8);
+}
+
+int64_t GemmConfig::getPipelineBytes(unsigned elemBytes) const {
+  return stages * (blockM * blockK + blockK * blockN) * elemBytes;
+}
+
+int64_t GemmConfig::getEpilogueBytes(unsigned outBytes) const {
+  // The layout conversion before the store pads rows by 4 bytes.
+  int64_t pad = std::max<int64_t>(1, 4 / outBytes);
+  return blockM * (blockN + pad) * outBytes;
+}
+
+/// The per-chip rule.
+static GemmConfig getDefaultConfig(const TargetInfo &target, unsigned inBytes,
+                                   unsigned outBytes) {
+  GemmConfig c;
+  if (target.maxSmemPerBlock < 128 * 1024)
+    c.stages = 3;
+  while (c.blockN > 64 &&
+         std::max(c.getPipelineBytes(inBytes), c.getEpilogueBytes(outBytes)) >
+             static_cast<int64_t>(target.maxSmemPerBlock))
+    c.blockN /= 2;
+  return c;
+}
+
+FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
+                                                       const TargetInfo &target) {
+  Type inType = op.getA().getType().getElementType();
+  Type outType = op.getC().getType().getElementType();
+  unsigned inBytes = getBytes(inType), outBytes = getBytes(outType);
+  GemmConfig c = getDefaultConfig(target, inBytes, outBytes);
+  if (DictionaryAttr config = op.getConfigAttr()) {
+    auto get = [&](StringRef key, int64_t &field) {
+      if (auto v = config.getAs<IntegerAttr>(key))
+        field = v.getInt();
+    };
+    get("block_m", c.blockM);
+    get("block_n", c.blockN);
+    get("block_k", c.blockK);
+    get("stages", c.stages);
+    get("warps", c.warps);
+    get("group_m", c.groupM);
+  }
+
+  auto isPow2 = [](int64_t v) { return v > 0 && llvm::isPowerOf2_64(v); };
+  if (!isPow2(c.blockM) || !isPow2(c.blockN) || !isPow2(c.blockK))
+    return op.emitOpError("block sizes must be powers of two, got ")
+           << c.blockM << "x" << c.blockN << "x" << c.blockK;
+  if (c.blockK < 16)
+    return op.emitOpError("block_k = ")
+           << c.blockK << " is below the mma.sync K of 16";
+  if (c.blockM < 16 || c.blockN < 8)
+    return op.emitOpError("a ") << c.blockM << "x" << c.blockN
+                                << " block is smaller than one mma.sync tile (16x8)";
+  if (c.stages < 2)
+    return op.emitOpError("stages = ")
+           << c.stages << "; the cp.async pipeline needs at least 2";
+  if (!isPow2(c.warps) || c.warps > 32)
+    return op.emitOpError("warps = ")
+           << c.warps << " must be a power of two up to 32";
+  if (failed(chooseMmaWarps(c.blockM, c.blockN, c.warps, /*rowsOnly=*/false)))
+    return op.emitOpError("")
+           << c.warps << " warps cannot split a " << c.blockM << "x"
+           << c.blockN << " block into warp tiles of at least 16x8";
+  if (c.groupM < 1)
+    return op.emitOpError("group_m must be positive");
+  int64_t pipeline = c.getPipelineBytes(inBytes);
+  int64_t epilogue = c.getEpilogueBytes(outBytes);
+  int64_t limit = target.maxSmemPerBlock;
+  if (pipeline > limit)
+    return op.emitOpError("config needs ")
+           << pipeline << " bytes of shared memory for " << c.stages
+           << " stages of " << c.blockM << "x" << c.blockK << " and "
+           << c.blockK << "x" << c.blockN << " tiles, more than the " << limit
+           << " bytes a block may use on " << target.chip;
+  if (epilogue > limit)
+    return op.emitOpError("config needs ")
+           << epilogue << " bytes of shared memory to stage the " << c.blockM
+           << "x" << c.blockN << " output tile, more than the " << limit
+           << " bytes a block may use on " << target.chip;
+  return c;
+}

@@ -1,0 +1,334 @@
+//===- Pipeline.cpp - Multistage cp.async pipelining of tile loads --------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements tile-pipeline: the Ampere data path
+//
+//   GMEM --cp.async.cg 16B--> SMEM (swizzled, S stages) --ldmatrix--> regs
+//        --mma.sync--> tensor cores
+//
+// for loads that feed tile.dot operands inside scf.for loops. Iteration i
+// reads stage i % S while the copies for iteration i + S - 1 are in flight:
+//
+//   for s in 0 .. S-2: copy(k_s -> stage s); commit
+//   for i:
+//     wait_group S-2; bar.sync        // stage i landed, stage i-1 is free
+//     copy(k_{i+S-1} -> stage (i+S-1) % S); commit
+//     A, B = ldmatrix(stage i % S); acc = mma(A, B, acc)
+//   wait_group 0; bar.sync            // shared memory is free again
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tile-pipeline"
+
+namespace mlir::tilec::tile {
+#define GEN_PASS_DEF_TILEPIPELINE
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tilec::tile
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+static constexpr int64_t kMaxDivisibility = int64_t(1) << 16;
+
+/// Largest power of two known to divide the integer value `v`.
+static int64_t getDivisibility(Value v, unsigned depth = 0) {
+  if (depth > 12)
+    return 1;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c))) {
+    int64_t x = c.getSExtValue();
+    return x == 0 ? kMaxDivisibility
+                  : std::min<int64_t>(kMaxDivisibility, x & -x);
+  }
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (auto kernel = dyn_cast<KernelOp>(owner)) {
+      if (auto d = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                        "tile.divisibility"))
+        return d.getInt();
+      return 1;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(owner);
+        loop && arg == loop.getInductionVar())
+      return std::min(getDivisibility(loop.getLowerBound(), depth + 1),
+                      getDivisibility(loop.getStep(), depth + 1));
+    return 1;
+  }
+  Operation *op = v.getDefiningOp();
+  auto div = [&](unsigned i) { return getDivisibility(op->getOperand(i), depth + 1); };
+  if (isa<arith::MulIOp>(op))
+    return std::min(kMaxDivisibility, div(0) * div(1));
+  if (isa<arith::AddIOp, arith::SubIOp>(op))
+    return std::min(div(0), div(1));
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(op))
+    return div(0);
+  if (isa<arith::ShLIOp>(op) && matchPattern(op->getOperand(1), m_ConstantInt(&c)))
+    return std::min(kMaxDivisibility, div(0) << c.getZExtValue());
+  return 1;
+}
+
+/// Byte alignment known for a kernel pointer parameter.
+static int64_t getPointerAlignment(Value ptr, unsigned elemBytes) {
+  auto arg = dyn_cast<BlockArgument>(ptr);
+  if (!arg)
+    return elemBytes;
+  if (auto kernel = dyn_cast<KernelOp>(arg.getOwner()->getParentOp()))
+    if (auto a = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                      "tile.align"))
+      return std::max<int64_t>(a.getInt(), elemBytes);
+  return elemBytes;
+}
+
+namespace {
+/// A load to pipeline: its tile goes to these dot-operand conversions.
+struct Candidate {
+  LoadOp load;
+  SmallVector<ConvertLayoutOp> converts;
+  SmemType bufferType;
+  Value buffer;
+};
+} // namespace
+
+/// The swizzle for a tile whose dimension `contig` is contiguous: rows of
+/// `rowBytes` are split into 16-byte chunks; the 8 rows an ldmatrix phase
+/// (or a warp of cp.async writes) touches must hit distinct 16-byte bank
+/// groups of a 128-byte line.
+static SharedEncodingAttr getSwizzle(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                                     unsigned contig, unsigned elemBytes) {
+  unsigned vec = 16 / elemBytes;
+  int64_t rowLen = shape[contig];
+  int64_t rowBytes = rowLen * elemBytes;
+  unsigned perPhase = std::max<int64_t>(1, 128 / rowBytes);
+  unsigned maxPhase =
+      std::max<int64_t>(1, std::min<int64_t>(8 / perPhase, rowLen / vec));
+  return SharedEncodingAttr::get(ctx, vec, perPhase, maxPhase,
+                                 {contig, 1 - contig});
+}
+
+/// Checks that `load` in `loop` can become a 16-byte cp.async pipeline stage.
+static std::optional<Candidate> analyzeLoad(LoadOp load, scf::ForOp loop,
+                                            int64_t stages) {
+  auto fail = [&](StringRef why) -> std::optional<Candidate> {
+    LLVM_DEBUG(llvm::dbgs() << "not pipelining " << load << ": " << why << "\n");
+    return std::nullopt;
+  };
+  if (load->getBlock() != loop.getBody())
+    return fail("not at the top level of the loop body");
+  if (load.getMask() || load.getPadding() != Padding::Zero)
+    return fail("masked or non-zero padding");
+  Candidate cand;
+  cand.load = load;
+  for (Operation *user : load->getUsers()) {
+    auto cvt = dyn_cast<ConvertLayoutOp>(user);
+    if (!cvt || !isa<DotOperandEncodingAttr>(
+                    cast<RankedTensorType>(cvt.getType()).getEncoding()))
+      return fail("a user is not a conversion to a dot operand");
+    cand.converts.push_back(cvt);
+  }
+  if (cand.converts.empty())
+    return fail("unused");
+  auto tile = cast<RankedTensorType>(load.getType());
+  Type et = tile.getElementType();
+  if (tile.getRank() != 2 || !(et.isBF16() || et.isF16()))
+    return fail("only 2-D 16-bit tiles");
+  unsigned elemBytes = 2, vec = 8;
+  ViewType viewType = load.getView().getType();
+  auto make = load.getView().getDefiningOp<MakeViewOp>();
+  if (!make || !loop.isDefinedOutsideOfLoop(load.getView()))
+    return fail("view not made outside the loop");
+  unsigned lead = viewType.getRank() - 2;
+  std::optional<unsigned> cd = viewType.getContiguousDim();
+  if (!cd || *cd < lead)
+    return fail("no contiguous tile dimension");
+  unsigned contig = *cd - lead;
+  if (tile.getDimSize(contig) % vec != 0)
+    return fail("rows shorter than 16 bytes");
+
+  // 16-byte alignment of every chunk: base, strides, offset along the rows.
+  if (getPointerAlignment(make.getBase(), elemBytes) < 16)
+    return fail("base pointer not known to be 16-byte aligned");
+  for (unsigned d = 0; d < viewType.getRank(); ++d) {
+    if (d == *cd)
+      continue;
+    OpFoldResult s = make.getMixedStride(d);
+    int64_t div = isa<Value>(s)
+                      ? getDivisibility(cast<Value>(s))
+                      : cast<IntegerAttr>(cast<Attribute>(s)).getInt();
+    if (div % vec != 0)
+      return fail("a stride is not known to be a multiple of 16 bytes");
+  }
+  if (getDivisibility(load.getOffsets()[*cd]) % vec != 0)
+    return fail("the offset along the rows is not known to be 16-byte aligned");
+
+  // Offsets must be recomputable for other iterations: pure ops of the body.
+  for (Value off : load.getOffsets()) {
+    SetVector<Operation *> slice;
+    BackwardSliceOptions options;
+    options.filter = [&](Operation *op) {
+      return op->getBlock() == loop.getBody();
+    };
+    (void)getBackwardSlice(off, &slice, options);
+    for (Operation *op : slice)
+      if (!isPure(op) || op->getNumRegions() != 0)
+        return fail("offsets depend on impure loop ops");
+  }
+
+  auto enc = getSwizzle(load.getContext(), tile.getShape(), contig, elemBytes);
+  cand.bufferType = SmemType::get(
+      load.getContext(), {stages, tile.getDimSize(0), tile.getDimSize(1)}, et,
+      enc);
+  return cand;
+}
+
+/// Clones the computation of `load`'s offsets at the builder's insertion
+/// point with the induction variable replaced by `iv`.
+static SmallVector<Value> cloneOffsets(OpBuilder &b, LoadOp load,
+                                       scf::ForOp loop, Value iv) {
+  IRMapping map;
+  map.map(loop.getInductionVar(), iv);
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.filter = [&](Operation *op) {
+    return op->getBlock() == loop.getBody();
+  };
+  for (Value off : load.getOffsets())
+    (void)getBackwardSlice(off, &slice, options);
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  for (Operation *op : ordered)
+    b.clone(*op, map);
+  SmallVector<Value> offsets;
+  for (Value off : load.getOffsets())
+    offsets.push_back(map.lookupOrDefault(off));
+  return offsets;
+}
+
+static Value constantLike(OpBuilder &b, Location loc, Type type, int64_t v) {
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
+}
+
+/// Pipelines the candidate loads of `loop`. Returns the number pipelined.
+static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
+  SmallVector<Candidate> cands;
+  for (auto load : loop.getBody()->getOps<LoadOp>())
+    if (std::optional<Candidate> c = analyzeLoad(load, loop, stages))
+      cands.push_back(*c);
+  if (cands.empty())
+    return 0;
+
+  Location loc = loop.getLoc();
+  IRRewriter rewriter(loop.getContext());
+  rewriter.setInsertionPoint(loop);
+  Type ivType = loop.getInductionVar().getType();
+  Type i32 = rewriter.getI32Type();
+  for (Candidate &c : cands)
+    c.buffer = LocalAllocOp::create(rewriter, loc, c.bufferType);
+
+  // Prologue: stages 0 .. S-2.
+  for (int64_t s = 0; s + 1 < stages; ++s) {
+    Value ks = arith::AddIOp::create(
+        rewriter, loc, loop.getLowerBound(),
+        arith::MulIOp::create(rewriter, loc, loop.getStep(),
+                              constantLike(rewriter, loc, ivType, s)));
+    for (Candidate &c : cands) {
+      SmallVector<Value> offsets = cloneOffsets(rewriter, c.load, loop, ks);
+      AsyncCopyOp::create(rewriter, loc, c.load.getView(), offsets, c.buffer,
+                          constantLike(rewriter, loc, i32, s));
+    }
+    AsyncCommitOp::create(rewriter, loc);
+  }
+
+  // Loop-carried read and write stages.
+  Value read0 = constantLike(rewriter, loc, i32, 0);
+  Value write0 = constantLike(rewriter, loc, i32, stages - 1);
+  auto advance = [&](OpBuilder &b, Location l, Value stage) -> Value {
+    Value next = arith::AddIOp::create(b, l, stage, constantLike(b, l, i32, 1));
+    Value wrap = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, next,
+                                       constantLike(b, l, i32, stages));
+    return arith::SelectOp::create(b, l, wrap, constantLike(b, l, i32, 0), next);
+  };
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, ValueRange{read0, write0}, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> args) {
+        return SmallVector<Value>{advance(b, l, args[0]), advance(b, l, args[1])};
+      });
+  auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+  unsigned n = newLoop.getRegionIterArgs().size();
+  Value readStage = newLoop.getRegionIterArgs()[n - 2];
+  Value writeStage = newLoop.getRegionIterArgs()[n - 1];
+
+  // Iteration: wait for the current stage, then refill the freed one.
+  Block *body = newLoop.getBody();
+  rewriter.setInsertionPointToStart(body);
+  AsyncWaitOp::create(rewriter, loc, stages - 2);
+  BarrierOp::create(rewriter, loc);
+  Value kn = arith::AddIOp::create(
+      rewriter, loc, newLoop.getInductionVar(),
+      arith::MulIOp::create(rewriter, loc, newLoop.getStep(),
+                            constantLike(rewriter, loc, ivType, stages - 1)));
+  for (Candidate &c : cands) {
+    SmallVector<Value> offsets = cloneOffsets(rewriter, c.load, newLoop, kn);
+    AsyncCopyOp::create(rewriter, loc, c.load.getView(), offsets, c.buffer,
+                        writeStage);
+  }
+  AsyncCommitOp::create(rewriter, loc);
+
+  // Reads come from the ring.
+  for (Candidate &c : cands) {
+    for (ConvertLayoutOp cvt : c.converts) {
+      rewriter.setInsertionPoint(cvt);
+      Value tile = LocalLoadOp::create(rewriter, cvt.getLoc(), cvt.getType(),
+                                       c.buffer, readStage);
+      rewriter.replaceOp(cvt, tile);
+    }
+    rewriter.eraseOp(c.load);
+  }
+
+  // Drain: in-flight copies (zero-filled past the end) must land before
+  // shared memory is reused.
+  rewriter.setInsertionPointAfter(newLoop);
+  AsyncWaitOp::create(rewriter, loc, 0);
+  BarrierOp::create(rewriter, loc);
+  return cands.size();
+}
+
+namespace {
+struct TilePipelinePass : tile::impl::TilePipelineBase<TilePipelinePass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void TilePipelinePass::runOnOperation() {
+  SmallVector<scf::ForOp> loops;
+  getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops) {
+    int64_t stages = numStages;
+    if (auto attr = loop->getAttrOfType<IntegerAttr>("tile.num_stages"))
+      stages = attr.getInt();
+    if (stages < 2) {
+      loop.emitError("tile.num_stages must be at least 2, got ") << stages;
+      return signalPassFailure();
+    }
+    numPipelinedLoads += pipelineLoop(loop, stages);
+  }
+}

@@ -1,0 +1,77 @@
+"""Tile-program sources for the named kernels (tile.gemm, tile.attention).
+
+These generate the .mlir text that ``tilec`` compiles; the Python API, the
+benchmarks and the tests share them so that the kernels measured are the ones
+users get.
+"""
+
+_DTYPES = ("bf16", "f16", "f32")
+_ACTIVATIONS = (None, "relu", "gelu", "silu")
+
+
+def gemm_name(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
+              activation=None, alpha=False, beta=False):
+    out_dtype = out_dtype or dtype
+    parts = ["gemm", dtype, out_dtype, "b" + b_layout]
+    if alpha:
+        parts.append("alpha")
+    if beta:
+        parts.append("beta")
+    if bias:
+        parts.append("bias")
+    if activation:
+        parts.append(activation)
+    return "_".join(parts)
+
+
+def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
+                activation=None, alpha=False, beta=False, config=None, name=None):
+    """A kernel computing C = act(alpha * A @ B + beta * C + bias).
+
+    A is M x K row-major, B K x N row-major (``b_layout="row"``) or
+    column-major (``"col"``, i.e. an N x K row-major buffer), C M x N
+    row-major. Parameters: A, B, C, [bias], [alpha], [beta], M, N, K, lda,
+    ldb, ldc.
+    """
+    out_dtype = out_dtype or dtype
+    if dtype not in ("bf16", "f16") or out_dtype not in _DTYPES:
+        raise ValueError(f"unsupported gemm types {dtype} -> {out_dtype}")
+    if b_layout not in ("row", "col"):
+        raise ValueError(f"b_layout must be 'row' or 'col', not {b_layout!r}")
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}")
+    name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta)
+    params = [f"%A: !tile.ptr<{dtype}>", f"%B: !tile.ptr<{dtype}>",
+              f"%C: !tile.ptr<{out_dtype}>"]
+    if bias:
+        params.append(f"%bias: !tile.ptr<{out_dtype}>")
+    if alpha:
+        params.append("%alpha: f32")
+    if beta:
+        params.append("%beta: f32")
+    params += ["%M: i32", "%N: i32", "%K: i32", "%lda: i32", "%ldb: i32", "%ldc: i32"]
+    b_strides, b_type_strides = (("[%ldb, 1]", "[?, 1]") if b_layout == "row"
+                                 else ("[1, %ldb]", "[1, ?]"))
+    lines = [f"tile.kernel @{name}({', '.join(params)}) {{",
+             f"  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<{dtype}>",
+             f"  %b = tile.make_view %B[%K, %N] strides {b_strides} : !tile.ptr<{dtype}>",
+             f"  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<{out_dtype}>"]
+    types = [f"!tile.view<?x?x{dtype}, strides = [?, 1]>",
+             f"!tile.view<?x?x{dtype}, strides = {b_type_strides}>",
+             f"!tile.view<?x?x{out_dtype}, strides = [?, 1]>"]
+    extras = ""
+    if alpha:
+        extras += " alpha(%alpha)"
+    if beta:
+        extras += " beta(%beta)"
+    if bias:
+        lines.append(f"  %bv = tile.make_view %bias[%N] strides [1] : !tile.ptr<{out_dtype}>")
+        extras += " bias(%bv)"
+        types.append(f"!tile.view<?x{out_dtype}, strides = [1]>")
+    if activation:
+        extras += f" activation({activation})"
+    if config:
+        extras += " config {" + ", ".join(f"{k} = {v}" for k, v in sorted(config.items())) + "}"
+    lines.append(f"  tile.gemm %a, %b, %c{extras} : {', '.join(types)}")
+    lines += ["  tile.return", "}", ""]
+    return name, "\n".join(lines)

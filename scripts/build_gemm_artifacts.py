@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Compiles the GEMM variants measured on the GPU machine into
+.gpu/gemm/<chip>/: every dtype / B layout / output / epilogue combination,
+plus configuration ablations of the main kernel. sm_80/sm_89 PTX is assembled
+for sm_90 (the H200)."""
+
+import argparse
+import itertools
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from tilec.kernels import gemm_source  # noqa: E402
+
+
+def variants():
+    yield {}
+    for dtype, out, layout in itertools.product(("bf16", "f16"), ("same", "f32"), ("row", "col")):
+        yield dict(dtype=dtype, out_dtype=dtype if out == "same" else "f32", b_layout=layout)
+    for act in ("relu", "gelu", "silu"):
+        yield dict(bias=True, activation=act)
+    yield dict(alpha=True, beta=True)
+    yield dict(out_dtype="f32", b_layout="col", alpha=True, beta=True, bias=True, activation="gelu")
+
+
+ABLATIONS = {
+    "bk64_s3": dict(block_k=64, stages=3),
+    "s3": dict(stages=3),
+    "s5": dict(stages=5),
+    "m256n128": dict(block_m=256, block_n=128),
+    "m128n128_w4": dict(block_m=128, block_n=128, warps=4),
+    "m128n128_w8": dict(block_m=128, block_n=128, warps=8),
+    "g16": dict(group_m=16),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "gemm"))
+    ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    ap.add_argument("--chips", default="sm_80,sm_89")
+    args = ap.parse_args()
+    srcdir = os.path.join(args.out, "src")
+    os.makedirs(srcdir, exist_ok=True)
+    jobs = []
+    seen = set()
+    for v in variants():
+        name, src = gemm_source(**v)
+        if name not in seen:
+            seen.add(name)
+            jobs.append((name, src))
+    for tag, cfg in ABLATIONS.items():
+        name, src = gemm_source(config=cfg, name=f"gemm_bf16_bf16_brow_{tag}")
+        jobs.append((name, src))
+    times = []
+    for chip in args.chips.split(","):
+        dst = os.path.join(args.out, chip)
+        for name, src in jobs:
+            if chip != "sm_80" and name != "gemm_bf16_bf16_brow":
+                continue  # other chips: the main kernel only
+            path = os.path.join(srcdir, name + ".mlir")
+            with open(path, "w") as f:
+                f.write(src)
+            t0 = time.time()
+            subprocess.run([args.tilec, path, f"--chip={chip}", "--cubin-arch=sm_90",
+                            "--emit=cubin", "-o", dst], check=True)
+            times.append((chip, name, time.time() - t0))
+    for chip, name, t in times:
+        print(f"{chip} {name:48s} compiled in {t:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
