@@ -179,50 +179,78 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
   SmallVector<Value> thread = emitThreadCoord(rewriter, loc, layout, ids);
   Value bufBase = adaptor.getBuffer();
   Value zero = i32Val(rewriter, loc, 0);
-  for (unsigned reg = 0; reg < layout.getNumRegs(); reg += vec) {
-    LinearLayout::Basis rc = layout.getRegCoord(reg);
-    SmallVector<Value> tc, gi;
-    for (unsigned d = 0; d < 2; ++d) {
-      Value c = arith::AddIOp::create(rewriter, loc, thread[d],
-                                      i32Val(rewriter, loc, rc[d]));
-      tc.push_back(c);
-      gi.push_back(arith::AddIOp::create(rewriter, loc, offsets[lead + d], c));
-    }
-    // Bytes of this chunk inside the view: 16, a partial row end, or 0.
-    Value other = gi[1 - contig];
-    Value inb = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                      other, sizes[lead + 1 - contig]);
-    if (leadInBounds)
-      inb = arith::AndIOp::create(rewriter, loc, inb, leadInBounds);
-    Value remaining = arith::SubIOp::create(rewriter, loc,
-                                            sizes[lead + contig], gi[contig]);
-    Value bytes = arith::MulIOp::create(rewriter, loc, remaining,
-                                        i32Val(rewriter, loc, elemBytes));
-    bytes = arith::MinSIOp::create(rewriter, loc, bytes, i32Val(rewriter, loc, 16));
-    bytes = arith::MaxSIOp::create(rewriter, loc, bytes, zero);
-    bytes = arith::SelectOp::create(rewriter, loc, inb, bytes, zero);
-    Value offset = leadOffset;
-    for (unsigned d = 0; d < 2; ++d)
-      offset = arith::AddIOp::create(
-          rewriter, loc, offset,
-          arith::MulIOp::create(
-              rewriter, loc, arith::ExtSIOp::create(rewriter, loc, i64, gi[d]),
-              arith::ExtSIOp::create(rewriter, loc, i64, strides[lead + d])));
-    // Nothing is read for a zero-byte copy; point it at the base anyway.
-    Value any = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt,
-                                      bytes, zero);
-    offset = arith::SelectOp::create(rewriter, loc, any, offset,
-                                     i64Val(rewriter, loc, 0));
-    Value src = gepElems(rewriter, loc, base, et, offset);
-    Value dstOff =
-        emitSwizzledOffset(rewriter, loc, enc, shape, tc[0], tc[1]);
-    Value dst = getElementPtr(rewriter, loc, bufBase, bufType, adaptor.getStage(),
-                              dstOff);
-    NVVM::CpAsyncOp::create(
-        rewriter, loc, dst, src, rewriter.getI32IntegerAttr(16),
-        NVVM::LoadCacheModifierKindAttr::get(ctx, NVVM::LoadCacheModifierKind::CG),
-        bytes);
+
+  // Interior tiles (the common case) need no per-chunk bounds: one uniform
+  // test picks a branch of plain 16-byte copies.
+  Value inside = leadInBounds;
+  for (unsigned d = 0; d < 2; ++d) {
+    Value end = arith::AddIOp::create(rewriter, loc, offsets[lead + d],
+                                      i32Val(rewriter, loc, shape[d]));
+    Value fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sle,
+                                       end, sizes[lead + d]);
+    Value nonNeg = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
+                                         offsets[lead + d], zero);
+    fits = arith::AndIOp::create(rewriter, loc, fits, nonNeg);
+    inside = inside ? arith::AndIOp::create(rewriter, loc, inside, fits) : fits;
   }
+
+  // Emits the copies; `checked` adds the per-chunk zero-fill sizes.
+  auto emitCopies = [&](OpBuilder &b, Location l, bool checked) {
+    for (unsigned reg = 0; reg < layout.getNumRegs(); reg += vec) {
+      LinearLayout::Basis rc = layout.getRegCoord(reg);
+      SmallVector<Value> tc, gi;
+      for (unsigned d = 0; d < 2; ++d) {
+        Value c = arith::AddIOp::create(b, l, thread[d], i32Val(b, l, rc[d]));
+        tc.push_back(c);
+        gi.push_back(arith::AddIOp::create(b, l, offsets[lead + d], c));
+      }
+      Value offset = leadOffset;
+      for (unsigned d = 0; d < 2; ++d)
+        offset = arith::AddIOp::create(
+            b, l, offset,
+            arith::MulIOp::create(
+                b, l, arith::ExtSIOp::create(b, l, i64, gi[d]),
+                arith::ExtSIOp::create(b, l, i64, strides[lead + d])));
+      Value bytes;
+      if (checked) {
+        // Bytes of this chunk inside the view: 16, a partial row end, or 0.
+        Value inb = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                          gi[1 - contig],
+                                          sizes[lead + 1 - contig]);
+        if (leadInBounds)
+          inb = arith::AndIOp::create(b, l, inb, leadInBounds);
+        Value remaining =
+            arith::SubIOp::create(b, l, sizes[lead + contig], gi[contig]);
+        bytes = arith::MulIOp::create(b, l, remaining, i32Val(b, l, elemBytes));
+        bytes = arith::MinSIOp::create(b, l, bytes, i32Val(b, l, 16));
+        bytes = arith::MaxSIOp::create(b, l, bytes, zero);
+        bytes = arith::SelectOp::create(b, l, inb, bytes, zero);
+        // Nothing is read for a zero-byte copy; point it at the base anyway.
+        Value any = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
+                                          bytes, zero);
+        offset = arith::SelectOp::create(b, l, any, offset, i64Val(b, l, 0));
+      }
+      Value src = gepElems(b, l, base, et, offset);
+      Value dstOff = emitSwizzledOffset(b, l, enc, shape, tc[0], tc[1]);
+      Value dst = getElementPtr(b, l, bufBase, bufType, adaptor.getStage(),
+                                dstOff);
+      NVVM::CpAsyncOp::create(
+          b, l, dst, src, b.getI32IntegerAttr(16),
+          NVVM::LoadCacheModifierKindAttr::get(ctx,
+                                               NVVM::LoadCacheModifierKind::CG),
+          bytes);
+    }
+  };
+  scf::IfOp::create(
+      rewriter, loc, inside,
+      [&](OpBuilder &b, Location l) {
+        emitCopies(b, l, /*checked=*/false);
+        scf::YieldOp::create(b, l);
+      },
+      [&](OpBuilder &b, Location l) {
+        emitCopies(b, l, /*checked=*/true);
+        scf::YieldOp::create(b, l);
+      });
   rewriter.eraseOp(op);
   return success();
 }
@@ -243,12 +271,13 @@ LocalLoadOpLowering::matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
   SmallVector<Value> thread = emitThreadCoord(rewriter, loc, layout, ids);
   Type et = getStorageType(type.getElementType());
   SmallVector<Value> elems;
+  ArrayRef<int64_t> base = op.getOffsets();
   for (unsigned r = 0; r < layout.getNumRegs(); ++r) {
     LinearLayout::Basis rc = layout.getRegCoord(r);
     Value c0 = arith::AddIOp::create(rewriter, loc, thread[0],
-                                     i32Val(rewriter, loc, rc[0]));
+                                     i32Val(rewriter, loc, base[0] + rc[0]));
     Value c1 = arith::AddIOp::create(rewriter, loc, thread[1],
-                                     i32Val(rewriter, loc, rc[1]));
+                                     i32Val(rewriter, loc, base[1] + rc[1]));
     Value off = emitSwizzledOffset(rewriter, loc, bufType.getEncoding(),
                                    bufType.getTileShape(), c0, c1);
     Value ptr = getElementPtr(rewriter, loc, adaptor.getBuffer(), bufType,
@@ -316,13 +345,16 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
   SmallVector<Value> elems(layout.getNumRegs());
   for (int64_t ob = 0; ob < outerExtent; ob += outerBlock) {
     for (int64_t kb = 0; kb < shape[kDim]; kb += 16) {
+      ArrayRef<int64_t> base = op.getOffsets();
       SmallVector<Value> coord(2);
       coord[outerDim] = arith::AddIOp::create(
           rewriter, loc, warp[outerDim],
-          arith::AddIOp::create(rewriter, loc, outerLane, i32Val(rewriter, loc, ob)));
+          arith::AddIOp::create(rewriter, loc, outerLane,
+                                i32Val(rewriter, loc, base[outerDim] + ob)));
       coord[kDim] = arith::AddIOp::create(
           rewriter, loc, warp[kDim],
-          arith::AddIOp::create(rewriter, loc, kLane, i32Val(rewriter, loc, kb)));
+          arith::AddIOp::create(rewriter, loc, kLane,
+                                i32Val(rewriter, loc, base[kDim] + kb)));
       Value off = emitSwizzledOffset(rewriter, loc, enc, bufType.getTileShape(),
                                      coord[0], coord[1]);
       Value ptr = getElementPtr(rewriter, loc, adaptor.getBuffer(), bufType,

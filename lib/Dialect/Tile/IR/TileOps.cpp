@@ -750,11 +750,20 @@ LogicalResult AsyncCopyOp::verify() {
 LogicalResult LocalLoadOp::verify() {
   SmemType buffer = getBuffer().getType();
   auto tile = cast<RankedTensorType>(getType());
-  if (tile.getShape() != buffer.getTileShape() ||
-      tile.getElementType() != buffer.getElementType())
-    return emitOpError("expected a ")
-           << buffer.getTileShape()[0] << "x" << buffer.getTileShape()[1]
-           << "x" << buffer.getElementType() << " tile, got " << tile;
+  ArrayRef<int64_t> offsets = getOffsets();
+  if (tile.getElementType() != buffer.getElementType())
+    return emitOpError("tile element type ")
+           << tile.getElementType() << " does not match buffer element type "
+           << buffer.getElementType();
+  if (tile.getRank() != 2 || offsets.size() != 2)
+    return emitOpError("expected a 2-D tile and 2 offsets");
+  for (unsigned d = 0; d < 2; ++d)
+    if (offsets[d] < 0 ||
+        offsets[d] + tile.getDimSize(d) > buffer.getTileShape()[d])
+      return emitOpError("sub-tile at offset ")
+             << offsets[d] << " of size " << tile.getDimSize(d)
+             << " exceeds the buffer's " << buffer.getTileShape()[d]
+             << " along dimension " << d;
   return success();
 }
 

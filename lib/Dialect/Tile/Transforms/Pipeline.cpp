@@ -226,6 +226,111 @@ static Value constantLike(OpBuilder &b, Location loc, Type type, int64_t v) {
   return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
 }
 
+/// Splits dots whose operands both come from the ring into 16-wide K steps
+/// and double-buffers the operand registers: while the mma.sync of step s
+/// run, ldmatrix fetches step s + 1, and the first step of the next stage is
+/// fetched during the last step of this one (after the stage's wait and
+/// barrier, which move from the top of the iteration to there):
+///
+///   prologue: wait; bar; a, b = ldmatrix(stage 0, step 0)
+///   iteration: copy(k + S - 1); commit
+///              for s: [s == last: wait; bar]
+///                     a', b' = ldmatrix(s == last ? next stage : this, s + 1)
+///                     acc = mma(a, b, acc); a, b = a', b'
+///
+/// The stage refilled at the top of an iteration was last read before the
+/// barrier at the end of the previous one. Returns success when applied.
+static LogicalResult prefetchDotOperands(scf::ForOp loop, int64_t stages,
+                                         Value readStage,
+                                         AsyncWaitOp topWait,
+                                         BarrierOp topBarrier) {
+  DotOp dot;
+  for (auto d : loop.getBody()->getOps<DotOp>()) {
+    if (dot)
+      return failure(); // one dot per loop
+    dot = d;
+  }
+  if (!dot)
+    return failure();
+  auto la = dot.getA().getDefiningOp<LocalLoadOp>();
+  auto lb = dot.getB().getDefiningOp<LocalLoadOp>();
+  if (!la || !lb || la.getStage() != readStage || lb.getStage() != readStage ||
+      !la->hasOneUse() || !lb->hasOneUse() ||
+      la->getBlock() != loop.getBody() || lb->getBlock() != loop.getBody())
+    return failure();
+  auto aType = cast<RankedTensorType>(la.getType());
+  auto bType = cast<RankedTensorType>(lb.getType());
+  int64_t k = aType.getDimSize(1);
+  if (k % 16 != 0)
+    return failure();
+  int64_t steps = k / 16;
+  auto aStep = RankedTensorType::get({aType.getDimSize(0), 16},
+                                     aType.getElementType(), aType.getEncoding());
+  auto bStep = RankedTensorType::get({16, bType.getDimSize(1)},
+                                     bType.getElementType(), bType.getEncoding());
+  Value bufA = la.getBuffer(), bufB = lb.getBuffer();
+  Location loc = dot.getLoc();
+  IRRewriter rewriter(loop.getContext());
+  Type i32 = rewriter.getI32Type();
+  auto loadStep = [&](OpBuilder &b, Value stage, int64_t s) {
+    Value a = LocalLoadOp::create(b, loc, aStep, bufA, stage,
+                                  b.getDenseI64ArrayAttr({0, 16 * s}));
+    Value bb = LocalLoadOp::create(b, loc, bStep, bufB, stage,
+                                   b.getDenseI64ArrayAttr({16 * s, 0}));
+    return std::make_pair(a, bb);
+  };
+
+  // Prologue: the first step of stage 0.
+  rewriter.setInsertionPoint(loop);
+  AsyncWaitOp::create(rewriter, loc, stages - 2);
+  BarrierOp::create(rewriter, loc);
+  auto [a0, b0] = loadStep(rewriter, constantLike(rewriter, loc, i32, 0), 0);
+
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, ValueRange{a0, b0}, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+        return SmallVector<Value>{args[0], args[1]}; // patched below
+      });
+  auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+  unsigned n = newLoop.getRegionIterArgs().size();
+  Value aCur = newLoop.getRegionIterArgs()[n - 2];
+  Value bCur = newLoop.getRegionIterArgs()[n - 1];
+  readStage = la.getStage(); // the old loop's block argument is gone
+
+  // The stage's wait and barrier move to the last step.
+  rewriter.eraseOp(topWait);
+  rewriter.eraseOp(topBarrier);
+  rewriter.setInsertionPoint(dot);
+  Value acc = dot.getAcc();
+  for (int64_t s = 0; s < steps; ++s) {
+    std::pair<Value, Value> next;
+    if (s + 1 < steps) {
+      next = loadStep(rewriter, readStage, s + 1);
+    } else {
+      AsyncWaitOp::create(rewriter, loc, stages - 2);
+      BarrierOp::create(rewriter, loc);
+      Value plus = arith::AddIOp::create(rewriter, loc, readStage,
+                                         constantLike(rewriter, loc, i32, 1));
+      Value wrap = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                         plus,
+                                         constantLike(rewriter, loc, i32, stages));
+      Value nextStage = arith::SelectOp::create(
+          rewriter, loc, wrap, constantLike(rewriter, loc, i32, 0), plus);
+      next = loadStep(rewriter, nextStage, 0);
+    }
+    acc = DotOp::create(rewriter, loc, dot.getType(), aCur, bCur, acc);
+    aCur = next.first;
+    bCur = next.second;
+  }
+  rewriter.replaceOp(dot, acc);
+  rewriter.eraseOp(la);
+  rewriter.eraseOp(lb);
+  auto yield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
+  yield->setOperand(yield.getNumOperands() - 2, aCur);
+  yield->setOperand(yield.getNumOperands() - 1, bCur);
+  return success();
+}
+
 /// Pipelines the candidate loads of `loop`. Returns the number pipelined.
 static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
   SmallVector<Candidate> cands;
@@ -279,8 +384,8 @@ static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
   // Iteration: wait for the current stage, then refill the freed one.
   Block *body = newLoop.getBody();
   rewriter.setInsertionPointToStart(body);
-  AsyncWaitOp::create(rewriter, loc, stages - 2);
-  BarrierOp::create(rewriter, loc);
+  auto topWait = AsyncWaitOp::create(rewriter, loc, stages - 2);
+  auto topBarrier = BarrierOp::create(rewriter, loc);
   Value kn = arith::AddIOp::create(
       rewriter, loc, newLoop.getInductionVar(),
       arith::MulIOp::create(rewriter, loc, newLoop.getStep(),
@@ -302,6 +407,7 @@ static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
     }
     rewriter.eraseOp(c.load);
   }
+  (void)prefetchDotOperands(newLoop, stages, readStage, topWait, topBarrier);
 
   // Drain: in-flight copies (zero-filled past the end) must land before
   // shared memory is reused.

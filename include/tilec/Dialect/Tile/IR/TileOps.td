@@ -447,19 +447,22 @@ def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
   let summary = "Reads a tile from a shared-memory buffer";
   let description = [{
     Reads stage `stage` of `buffer` into a tile with a distributed layout.
-    Into `#tile.dot_operand` layouts of 16-bit elements this is `ldmatrix`
-    (`.trans` when the buffer is contiguous along the non-K dimension).
+    The result may be a sub-tile starting at the static `offsets` (e.g. one
+    16-wide K slice of an operand tile). Into `#tile.dot_operand` layouts of
+    16-bit elements this is `ldmatrix` (`.trans` when the buffer is
+    contiguous along the non-K dimension).
 
     ```mlir
-    %a = tile.local_load %buf[%stage]
-        : !tile.smem<4x128x32xbf16, #shared> -> tensor<128x32xbf16, #dot_op>
+    %a = tile.local_load %buf[%stage] offsets [0, 16]
+        : !tile.smem<4x128x32xbf16, #shared> -> tensor<128x16xbf16, #dot_op>
     ```
   }];
-  let arguments = (ins Tile_SmemType:$buffer, I32:$stage);
+  let arguments = (ins Tile_SmemType:$buffer, I32:$stage,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$offsets);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
-    $buffer `[` $stage `]` attr-dict `:` qualified(type($buffer)) `->`
-    type($result)
+    $buffer `[` $stage `]` (`offsets` $offsets^)? attr-dict `:`
+    qualified(type($buffer)) `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,17 @@
+"""Launches one tilec GEMM (for profilers): gemm_once.py KERNEL.json M N K"""
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from tilec.runtime import Kernel  # noqa: E402
+
+path, M, N, K = sys.argv[1], *map(int, sys.argv[2:5])
+k = Kernel(path)
+a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+for _ in range(3):
+    k(a, b, c, M, N, K, K, N, N)
+torch.cuda.synchronize()
