@@ -180,20 +180,6 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
   Value bufBase = adaptor.getBuffer();
   Value zero = i32Val(rewriter, loc, 0);
 
-  // Interior tiles (the common case) need no per-chunk bounds: one uniform
-  // test picks a branch of plain 16-byte copies.
-  Value inside = leadInBounds;
-  for (unsigned d = 0; d < 2; ++d) {
-    Value end = arith::AddIOp::create(rewriter, loc, offsets[lead + d],
-                                      i32Val(rewriter, loc, shape[d]));
-    Value fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sle,
-                                       end, sizes[lead + d]);
-    Value nonNeg = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
-                                         offsets[lead + d], zero);
-    fits = arith::AndIOp::create(rewriter, loc, fits, nonNeg);
-    inside = inside ? arith::AndIOp::create(rewriter, loc, inside, fits) : fits;
-  }
-
   // Emits the copies; `checked` adds the per-chunk zero-fill sizes.
   auto emitCopies = [&](OpBuilder &b, Location l, bool checked) {
     for (unsigned reg = 0; reg < layout.getNumRegs(); reg += vec) {
@@ -241,16 +227,8 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
           bytes);
     }
   };
-  scf::IfOp::create(
-      rewriter, loc, inside,
-      [&](OpBuilder &b, Location l) {
-        emitCopies(b, l, /*checked=*/false);
-        scf::YieldOp::create(b, l);
-      },
-      [&](OpBuilder &b, Location l) {
-        emitCopies(b, l, /*checked=*/true);
-        scf::YieldOp::create(b, l);
-      });
+  // tile-pipeline marks copies of tiles known to be inside the view.
+  emitCopies(rewriter, loc, /*checked=*/!op.getUnchecked());
   rewriter.eraseOp(op);
   return success();
 }

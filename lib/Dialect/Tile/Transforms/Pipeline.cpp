@@ -331,13 +331,41 @@ static LogicalResult prefetchDotOperands(scf::ForOp loop, int64_t stages,
   return success();
 }
 
-/// Pipelines the candidate loads of `loop`. Returns the number pipelined.
-static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
+/// Issues the copies of iteration value `k` (skipped, as a whole, past the
+/// loop's upper bound: nothing would read them) and closes the group.
+static void emitStageCopies(OpBuilder &b, Location loc, scf::ForOp loop,
+                            MutableArrayRef<Candidate> cands, Value k, Value stage,
+                            bool unchecked) {
+  Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k,
+                                     loop.getUpperBound());
+  scf::IfOp::create(b, loc, live, [&](OpBuilder &ib, Location l) {
+    for (Candidate &c : cands) {
+      SmallVector<Value> offsets = cloneOffsets(ib, c.load, loop, k);
+      auto copy = AsyncCopyOp::create(ib, l, c.load.getView(), offsets,
+                                      c.buffer, stage);
+      copy.setUnchecked(unchecked);
+    }
+    scf::YieldOp::create(ib, l);
+  });
+  AsyncCommitOp::create(b, loc);
+}
+
+/// The loads of `loop` that can be pipelined, in body order.
+static SmallVector<Candidate> findCandidates(scf::ForOp loop, int64_t stages) {
   SmallVector<Candidate> cands;
   for (auto load : loop.getBody()->getOps<LoadOp>())
     if (std::optional<Candidate> c = analyzeLoad(load, loop, stages))
       cands.push_back(*c);
-  if (cands.empty())
+  return cands;
+}
+
+/// Pipelines the candidate loads of `loop` into `buffers` (one per
+/// candidate, in body order); `unchecked` copies skip bounds tests. Returns
+/// the number pipelined.
+static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
+                                 bool unchecked, ArrayRef<Value> buffers) {
+  SmallVector<Candidate> cands = findCandidates(loop, stages);
+  if (cands.empty() || cands.size() != buffers.size())
     return 0;
 
   Location loc = loop.getLoc();
@@ -345,8 +373,8 @@ static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
   rewriter.setInsertionPoint(loop);
   Type ivType = loop.getInductionVar().getType();
   Type i32 = rewriter.getI32Type();
-  for (Candidate &c : cands)
-    c.buffer = LocalAllocOp::create(rewriter, loc, c.bufferType);
+  for (auto [c, buffer] : llvm::zip(cands, buffers))
+    c.buffer = buffer;
 
   // Prologue: stages 0 .. S-2.
   for (int64_t s = 0; s + 1 < stages; ++s) {
@@ -354,12 +382,8 @@ static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
         rewriter, loc, loop.getLowerBound(),
         arith::MulIOp::create(rewriter, loc, loop.getStep(),
                               constantLike(rewriter, loc, ivType, s)));
-    for (Candidate &c : cands) {
-      SmallVector<Value> offsets = cloneOffsets(rewriter, c.load, loop, ks);
-      AsyncCopyOp::create(rewriter, loc, c.load.getView(), offsets, c.buffer,
-                          constantLike(rewriter, loc, i32, s));
-    }
-    AsyncCommitOp::create(rewriter, loc);
+    emitStageCopies(rewriter, loc, loop, cands, ks,
+                    constantLike(rewriter, loc, i32, s), unchecked);
   }
 
   // Loop-carried read and write stages.
@@ -390,12 +414,7 @@ static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
       rewriter, loc, newLoop.getInductionVar(),
       arith::MulIOp::create(rewriter, loc, newLoop.getStep(),
                             constantLike(rewriter, loc, ivType, stages - 1)));
-  for (Candidate &c : cands) {
-    SmallVector<Value> offsets = cloneOffsets(rewriter, c.load, newLoop, kn);
-    AsyncCopyOp::create(rewriter, loc, c.load.getView(), offsets, c.buffer,
-                        writeStage);
-  }
-  AsyncCommitOp::create(rewriter, loc);
+  emitStageCopies(rewriter, loc, newLoop, cands, kn, writeStage, unchecked);
 
   // Reads come from the ring.
   for (Candidate &c : cands) {
@@ -415,6 +434,105 @@ static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
   AsyncWaitOp::create(rewriter, loc, 0);
   BarrierOp::create(rewriter, loc);
   return cands.size();
+}
+
+/// Bounds `[lo, hi]` of `offset` over the iterations of `loop`, when the
+/// offset is loop-invariant or `iv (+ invariant)`.
+static std::optional<std::pair<Value, Value>>
+getOffsetRange(OpBuilder &b, Location loc, scf::ForOp loop, Value offset,
+               Value lastIv) {
+  if (loop.isDefinedOutsideOfLoop(offset))
+    return std::make_pair(offset, offset);
+  Value iv = loop.getInductionVar();
+  if (offset == iv)
+    return std::make_pair(loop.getLowerBound(), lastIv);
+  if (auto add = offset.getDefiningOp<arith::AddIOp>()) {
+    Value other = add.getLhs() == iv   ? add.getRhs()
+                  : add.getRhs() == iv ? add.getLhs()
+                                       : Value();
+    if (other && loop.isDefinedOutsideOfLoop(other))
+      return std::make_pair(
+          arith::AddIOp::create(b, loc, loop.getLowerBound(), other).getResult(),
+          arith::AddIOp::create(b, loc, lastIv, other).getResult());
+  }
+  return std::nullopt;
+}
+
+/// A condition, computed before `loop`, under which every pipelined tile of
+/// every iteration lies inside its view; null when it cannot be expressed.
+static Value buildInteriorCondition(OpBuilder &b, scf::ForOp loop,
+                                    MutableArrayRef<Candidate> cands) {
+  Location loc = loop.getLoc();
+  Type type = loop.getInductionVar().getType();
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+        step = loop.getStep();
+  auto cst = [&](int64_t v) { return constantLike(b, loc, type, v); };
+  // Last iteration value: lb + ((ub - lb - 1) / step) * step.
+  Value span = arith::SubIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, ub, lb), cst(1));
+  Value lastIv = arith::AddIOp::create(
+      b, loc, lb,
+      arith::MulIOp::create(b, loc, arith::DivSIOp::create(b, loc, span, step),
+                            step));
+  Value cond;
+  for (Candidate &c : cands) {
+    auto make = c.load.getView().getDefiningOp<MakeViewOp>();
+    ViewType viewType = make.getViewType();
+    auto tile = cast<RankedTensorType>(c.load.getType());
+    unsigned lead = viewType.getRank() - tile.getRank();
+    for (auto [d, off] : llvm::enumerate(c.load.getOffsets())) {
+      if (off.getType() != type)
+        return {};
+      std::optional<std::pair<Value, Value>> range =
+          getOffsetRange(b, loc, loop, off, lastIv);
+      if (!range)
+        return {};
+      int64_t extent = d < lead ? 1 : tile.getDimSize(d - lead);
+      OpFoldResult sizeOfr = make.getMixedSize(d);
+      Value size = isa<Value>(sizeOfr)
+                       ? cast<Value>(sizeOfr)
+                       : cst(cast<IntegerAttr>(cast<Attribute>(sizeOfr)).getInt());
+      Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                       range->first, cst(0));
+      Value end = arith::AddIOp::create(b, loc, range->second, cst(extent));
+      Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end,
+                                       size);
+      Value both = arith::AndIOp::create(b, loc, lo, hi);
+      cond = cond ? arith::AndIOp::create(b, loc, cond, both).getResult() : both;
+    }
+  }
+  return cond;
+}
+
+/// Pipelines the loads of `loop`. When the tiles of a program may stay
+/// inside their views for the whole loop (the interior of a GEMM), the loop
+/// is versioned: the common case runs a copy without any bounds test; edge
+/// programs run the zero-filling copy.
+static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
+  SmallVector<Candidate> cands = findCandidates(loop, stages);
+  if (cands.empty())
+    return 0;
+  OpBuilder b(loop);
+  SmallVector<Value> buffers;
+  for (Candidate &c : cands)
+    buffers.push_back(LocalAllocOp::create(b, loop.getLoc(), c.bufferType));
+  Value interior = buildInteriorCondition(b, loop, cands);
+  if (!interior)
+    return pipelineLoopImpl(loop, stages, /*unchecked=*/false, buffers);
+
+  Location loc = loop.getLoc();
+  auto ifOp = scf::IfOp::create(b, loc, loop.getResultTypes(), interior,
+                                /*withElseRegion=*/true);
+  loop->replaceAllUsesWith(ifOp.getResults());
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  auto fast = cast<scf::ForOp>(b.clone(*loop));
+  scf::YieldOp::create(b, loc, fast.getResults());
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  auto yield = scf::YieldOp::create(b, loc, loop.getResults());
+  loop->moveBefore(yield);
+  unsigned n = pipelineLoopImpl(fast, stages, /*unchecked=*/true, buffers);
+  pipelineLoopImpl(loop, stages, /*unchecked=*/false, buffers);
+  return n;
 }
 
 namespace {

@@ -391,7 +391,9 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [
     `tile.async_commit` / `tile.async_wait`.
 
     Requires 16-byte aligned chunks along the view's contiguous dimension
-    (`tile-pipeline` only creates the op when it can prove that).
+    (`tile-pipeline` only creates the op when it can prove that). With
+    `unchecked`, the tile is known to lie inside the view and no bounds are
+    tested (`tile-pipeline` versions loops on that condition).
 
     ```mlir
     tile.async_copy %view[%m, %k], %buf[%stage]
@@ -399,10 +401,10 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [
     ```
   }];
   let arguments = (ins Tile_ViewType:$view, Variadic<I32>:$offsets,
-                       Tile_SmemType:$buffer, I32:$stage);
+                       Tile_SmemType:$buffer, I32:$stage, UnitAttr:$unchecked);
   let assemblyFormat = [{
-    $view `[` $offsets `]` `,` $buffer `[` $stage `]` attr-dict `:`
-    qualified(type($view)) `,` qualified(type($buffer))
+    $view `[` $offsets `]` `,` $buffer `[` $stage `]` (`unchecked` $unchecked^)?
+    attr-dict `:` qualified(type($view)) `,` qualified(type($buffer))
   }];
   let hasVerifier = 1;
 }
