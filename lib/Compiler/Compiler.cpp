@@ -24,6 +24,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -167,8 +168,19 @@ static std::string buildMetadata(DictionaryAttr launch,
   return out;
 }
 
+/// 32-bit shared-memory pointers (as Triton and nvcc use): shared addresses
+/// fit in 32 bits, and 64-bit ones cost an extra instruction per access.
+static void useShortSharedPointers() {
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("nvptx-short-ptr");
+  if (it != options.end())
+    if (auto *opt = static_cast<llvm::cl::opt<bool> *>(it->second))
+      opt->setValue(true);
+}
+
 FailureOr<SmallVector<KernelArtifacts>>
 mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
+  useShortSharedPointers();
   FailureOr<TargetInfo> target = TargetInfo::get(options.chip);
   if (failed(target))
     return emitError(module.getLoc(), "unknown chip '")

@@ -112,10 +112,9 @@ GlobalAccess::GlobalAccess(OpBuilder &b, Location loc, Value view,
   Type i64 = b.getI64Type();
   leadOffset = i64Val(b, loc, 0);
   for (unsigned i = 0; i < lead; ++i) {
-    Value off = arith::ExtSIOp::create(b, loc, i64, offsets[i]);
-    Value stride = arith::ExtSIOp::create(b, loc, i64, strides[i]);
-    leadOffset = arith::AddIOp::create(
-        b, loc, leadOffset, arith::MulIOp::create(b, loc, off, stride));
+    leadOffset = addNsw(b, loc, leadOffset,
+                        mulNsw(b, loc, extIndex(b, loc, offsets[i]),
+                               extIndex(b, loc, strides[i])));
     Value inb = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                       offsets[i], sizes[i]);
     leadInBounds = leadInBounds
@@ -124,8 +123,7 @@ GlobalAccess::GlobalAccess(OpBuilder &b, Location loc, Value view,
   }
   SmallVector<Value> threadCoord = emitThreadCoord(b, loc, layout, ids);
   for (unsigned d = 0; d < tileType.getRank(); ++d)
-    threadIndex.push_back(
-        arith::AddIOp::create(b, loc, offsets[lead + d], threadCoord[d]));
+    threadIndex.push_back(addNsw(b, loc, offsets[lead + d], threadCoord[d]));
 }
 
 /// Index of dimension `d` of register `reg`: the thread's index plus the
@@ -133,20 +131,18 @@ GlobalAccess::GlobalAccess(OpBuilder &b, Location loc, Value view,
 static Value addConst(OpBuilder &b, Location loc, Value v, int64_t c) {
   if (c == 0)
     return v;
-  return arith::AddIOp::create(b, loc, v, i32Val(b, loc, c));
+  return addNsw(b, loc, v, i32Val(b, loc, c));
 }
 
 Value GlobalAccess::getAddress(unsigned reg) {
   LinearLayout::Basis c = layout.getRegCoord(reg);
   Type i64 = b.getI64Type();
   Value offset = leadOffset;
-  for (unsigned d = 0; d < c.size(); ++d) {
-    Value idx = arith::ExtSIOp::create(b, loc, i64,
-                                       addConst(b, loc, threadIndex[d], c[d]));
-    Value stride = arith::ExtSIOp::create(b, loc, i64, strides[lead + d]);
-    offset = arith::AddIOp::create(b, loc, offset,
-                                   arith::MulIOp::create(b, loc, idx, stride));
-  }
+  for (unsigned d = 0; d < c.size(); ++d)
+    offset = addNsw(
+        b, loc, offset,
+        mulNsw(b, loc, extIndex(b, loc, addConst(b, loc, threadIndex[d], c[d])),
+               extIndex(b, loc, strides[lead + d])));
   return gepElems(b, loc, base, elemType, offset);
 }
 

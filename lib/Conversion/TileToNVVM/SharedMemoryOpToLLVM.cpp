@@ -45,14 +45,14 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-/// Address of element `offset` of stage `stage` of a buffer.
+/// Address of element `offset` of stage `stage` of a buffer, as
+/// (base + offset) + stage * tile: the first part depends on the thread
+/// only (LLVM hoists it out of loops), the second is one add per stage.
 static Value getElementPtr(OpBuilder &b, Location loc, Value base,
                            SmemType type, Value stage, Value offset) {
   Type et = getStorageType(type.getElementType());
-  Value stageOff = arith::MulIOp::create(b, loc, stage,
-                                         i32Val(b, loc, type.getTileElems()));
-  Value idx = arith::AddIOp::create(b, loc, stageOff, offset);
-  return gepElems(b, loc, base, et, idx);
+  Value stageOff = mulNsw(b, loc, stage, i32Val(b, loc, type.getTileElems()));
+  return gepElems(b, loc, gepElems(b, loc, base, et, offset), et, stageOff);
 }
 
 namespace {
@@ -164,10 +164,9 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
   Value leadOffset = i64Val(rewriter, loc, 0);
   Value leadInBounds;
   for (unsigned i = 0; i < lead; ++i) {
-    Value prod = arith::MulIOp::create(
-        rewriter, loc, arith::ExtSIOp::create(rewriter, loc, i64, offsets[i]),
-        arith::ExtSIOp::create(rewriter, loc, i64, strides[i]));
-    leadOffset = arith::AddIOp::create(rewriter, loc, leadOffset, prod);
+    Value prod = mulNsw(rewriter, loc, extIndex(rewriter, loc, offsets[i]),
+                        extIndex(rewriter, loc, strides[i]));
+    leadOffset = addNsw(rewriter, loc, leadOffset, prod);
     Value inb = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
                                       offsets[i], sizes[i]);
     leadInBounds = leadInBounds
@@ -180,25 +179,35 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
   Value bufBase = adaptor.getBuffer();
   Value zero = i32Val(rewriter, loc, 0);
 
+  // Address = (base + the tile's offset) + the chunk's offset in the tile.
+  // The second term depends on the thread only, so it is computed once per
+  // kernel; only the first changes from one iteration to the next.
+  Value tileOffset = leadOffset;
+  for (unsigned d = 0; d < 2; ++d)
+    tileOffset = addNsw(rewriter, loc, tileOffset,
+                        mulNsw(rewriter, loc,
+                               extIndex(rewriter, loc, offsets[lead + d]),
+                               extIndex(rewriter, loc, strides[lead + d])));
+  Value tileBase = gepElems(rewriter, loc, base, et, tileOffset);
+
   // Emits the copies; `checked` adds the per-chunk zero-fill sizes.
   auto emitCopies = [&](OpBuilder &b, Location l, bool checked) {
     for (unsigned reg = 0; reg < layout.getNumRegs(); reg += vec) {
       LinearLayout::Basis rc = layout.getRegCoord(reg);
-      SmallVector<Value> tc, gi;
-      for (unsigned d = 0; d < 2; ++d) {
-        Value c = arith::AddIOp::create(b, l, thread[d], i32Val(b, l, rc[d]));
-        tc.push_back(c);
-        gi.push_back(arith::AddIOp::create(b, l, offsets[lead + d], c));
-      }
-      Value offset = leadOffset;
+      SmallVector<Value> tc;
       for (unsigned d = 0; d < 2; ++d)
-        offset = arith::AddIOp::create(
-            b, l, offset,
-            arith::MulIOp::create(
-                b, l, arith::ExtSIOp::create(b, l, i64, gi[d]),
-                arith::ExtSIOp::create(b, l, i64, strides[lead + d])));
+        tc.push_back(addNsw(b, l, thread[d], i32Val(b, l, rc[d])));
+      Value chunkOffset = i64Val(b, l, 0);
+      for (unsigned d = 0; d < 2; ++d)
+        chunkOffset = addNsw(b, l, chunkOffset,
+                             mulNsw(b, l, extIndex(b, l, tc[d]),
+                                    extIndex(b, l, strides[lead + d])));
+      Value src = gepElems(b, l, tileBase, et, chunkOffset);
       Value bytes;
       if (checked) {
+        SmallVector<Value> gi;
+        for (unsigned d = 0; d < 2; ++d)
+          gi.push_back(addNsw(b, l, offsets[lead + d], tc[d]));
         // Bytes of this chunk inside the view: 16, a partial row end, or 0.
         Value inb = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
                                           gi[1 - contig],
@@ -214,9 +223,8 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
         // Nothing is read for a zero-byte copy; point it at the base anyway.
         Value any = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
                                           bytes, zero);
-        offset = arith::SelectOp::create(b, l, any, offset, i64Val(b, l, 0));
+        src = arith::SelectOp::create(b, l, any, src, base);
       }
-      Value src = gepElems(b, l, base, et, offset);
       Value dstOff = emitSwizzledOffset(b, l, enc, shape, tc[0], tc[1]);
       Value dst = getElementPtr(b, l, bufBase, bufType, adaptor.getStage(),
                                 dstOff);

@@ -21,6 +21,24 @@ Value mlir::tilec::i32Val(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 32);
 }
 
+Value mlir::tilec::addNsw(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddIOp::create(
+      b, loc, x, y,
+      arith::IntegerOverflowFlagsAttr::get(b.getContext(),
+                                           arith::IntegerOverflowFlags::nsw));
+}
+
+Value mlir::tilec::mulNsw(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MulIOp::create(
+      b, loc, x, y,
+      arith::IntegerOverflowFlagsAttr::get(b.getContext(),
+                                           arith::IntegerOverflowFlags::nsw));
+}
+
+Value mlir::tilec::extIndex(OpBuilder &b, Location loc, Value x) {
+  return arith::ExtSIOp::create(b, loc, b.getI64Type(), x);
+}
+
 Value mlir::tilec::i64Val(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 64);
 }

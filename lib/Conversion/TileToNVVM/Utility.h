@@ -35,6 +35,14 @@ constexpr StringLiteral kSmemSymbol = "tile_smem";
 constexpr StringLiteral kSmemOffsetAttr = "tile.smem_offset";
 
 Value i32Val(OpBuilder &b, Location loc, int64_t v);
+
+/// Index arithmetic that cannot wrap (tile coordinates and element offsets
+/// are non-negative and below 2^31, addresses below 2^63). The `nsw` flags
+/// let LLVM turn loop-carried offsets into pointer increments.
+Value addNsw(OpBuilder &b, Location loc, Value x, Value y);
+Value mulNsw(OpBuilder &b, Location loc, Value x, Value y);
+/// Sign extension of an i32 index to i64.
+Value extIndex(OpBuilder &b, Location loc, Value x);
 Value i64Val(OpBuilder &b, Location loc, int64_t v);
 
 /// The thread's index in its block, lane and warp (i32).
