@@ -59,7 +59,7 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
 gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
   // CHECK-LABEL: llvm.func @leading_dims
   // CHECK: %[[B:.+]] = arith.extsi %{{.*}} : i32 to i64
-  // CHECK: arith.muli %[[B]], %{{.*}} : i64
+  // CHECK: arith.muli %[[B]], %{{.*}} overflow<nsw> : i64
   // CHECK: arith.cmpi ult
   // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
   tile.kernel @leading_dims(%x: !tile.ptr<f32>, %b: i32, %n: i32) warps(1) {
