@@ -58,7 +58,7 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
 #b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
 gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
   // CHECK-LABEL: llvm.func @leading_dims
-  // CHECK: %[[B:.+]] = arith.extsi %{{.*}} : i32 to i64
+  // CHECK: %[[B:.+]] = arith.extsi %arg1 : i32 to i64
   // CHECK: arith.muli %[[B]], %{{.*}} overflow<nsw> : i64
   // CHECK: arith.cmpi ult
   // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
