@@ -239,8 +239,8 @@ static Value constantLike(OpBuilder &b, Location loc, Type type, int64_t v) {
 ///                     acc = mma(a, b, acc); a, b = a', b'
 ///
 /// The stage refilled at the top of an iteration was last read before the
-/// barrier at the end of the previous one. Returns success when applied.
-static LogicalResult prefetchDotOperands(scf::ForOp loop, int64_t stages,
+/// barrier at the end of the previous one. Returns the new loop when applied.
+static FailureOr<scf::ForOp> prefetchDotOperands(scf::ForOp loop, int64_t stages,
                                          Value readStage,
                                          AsyncWaitOp topWait,
                                          BarrierOp topBarrier) {
@@ -328,7 +328,7 @@ static LogicalResult prefetchDotOperands(scf::ForOp loop, int64_t stages,
   auto yield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
   yield->setOperand(yield.getNumOperands() - 2, aCur);
   yield->setOperand(yield.getNumOperands() - 1, bCur);
-  return success();
+  return newLoop;
 }
 
 /// Issues the copies of iteration value `k` (skipped, as a whole, past the
@@ -426,7 +426,10 @@ static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
     }
     rewriter.eraseOp(c.load);
   }
-  (void)prefetchDotOperands(newLoop, stages, readStage, topWait, topBarrier);
+  if (FailureOr<scf::ForOp> prefetched =
+          prefetchDotOperands(newLoop, stages, readStage, topWait, topBarrier);
+      succeeded(prefetched))
+    newLoop = *prefetched;
 
   // Drain: in-flight copies (zero-filled past the end) must land before
   // shared memory is reused.

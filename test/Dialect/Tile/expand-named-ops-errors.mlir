@@ -1,0 +1,79 @@
+// RUN: tilec-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_89}))'
+
+// Configurations the chip cannot run are compile-time errors naming the
+// limit.
+
+tile.kernel @too_much_smem(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{config needs 122880 bytes of shared memory for 5 stages of 128x32 and 32x256 tiles, more than the 101376 bytes a block may use on sm_89}}
+  tile.gemm %a, %a, %a config {stages = 5} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @epilogue_too_big(%A: !tile.ptr<bf16>, %C: !tile.ptr<f32>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %M] strides [%M, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{config needs 131584 bytes of shared memory to stage the 128x256 output tile, more than the 101376 bytes a block may use on sm_89}}
+  tile.gemm %a, %a, %c config {block_n = 256, stages = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @warps_do_not_divide(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{16 warps cannot split a 32x32 block into warp tiles of at least 16x8}}
+  tile.gemm %a, %a, %a config {block_m = 32, block_n = 32, warps = 16} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @block_k(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{block_k = 8 is below the mma.sync K of 16}}
+  tile.gemm %a, %a, %a config {block_k = 8} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @not_pow2(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{block sizes must be powers of two, got 96x256x32}}
+  tile.gemm %a, %a, %a config {block_m = 96} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @one_stage(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{stages = 1; the cp.async pipeline needs at least 2}}
+  tile.gemm %a, %a, %a config {stages = 1} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @not_alone(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  %x = arith.addi %M, %M : i32
+  // expected-error @+1 {{must be the only computation of its kernel; found 'arith.addi'}}
+  tile.gemm %a, %a, %a : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @two_named_ops(%A: !tile.ptr<bf16>, %M: i32) {
+  %c1 = arith.constant 1 : i32
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %a, %c : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  // expected-error @+1 {{a kernel may hold only one named op}}
+  tile.gemm %a, %a, %c : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

@@ -1,0 +1,63 @@
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_80}))' | FileCheck %s
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_89}))' | FileCheck %s --check-prefix=SM89
+
+// tile.gemm becomes a block program: grid rule, warps, the alignment the
+// cp.async path assumes, grouped rasterization, a K loop of loads and dots
+// (annotated with the pipeline depth) and the epilogue.
+
+// CHECK-LABEL: tile.kernel @gemm
+// CHECK-SAME: %A: !tile.ptr<bf16> {tile.align = 16 : i64}
+// CHECK-SAME: %lda: i32 {tile.divisibility = 8 : i64}
+// CHECK-SAME: grid(ceildiv(%M, 128) * ceildiv(%N, 256)) warps(8)
+// CHECK: tile.program_id x
+// CHECK: arith.minsi
+// CHECK: scf.for {{.*}} -> (tensor<128x256xf32>)
+// CHECK:   tile.load {{.*}} -> tensor<128x32xbf16>
+// CHECK:   tile.load {{.*}} -> tensor<32x256xbf16>
+// CHECK:   tile.dot
+// CHECK: } {tile.num_stages = 4 : i64}
+// CHECK: arith.truncf {{.*}} to tensor<128x256xbf16>
+// CHECK: tile.store
+// CHECK-NOT: tile.gemm
+// SM89: grid(ceildiv(%M, 128) * ceildiv(%N, 256)) warps(8)
+// SM89: tile.num_stages = 3
+tile.kernel @gemm(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+                  %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+// The epilogue in f32: alpha, beta * C (read only when beta != 0), bias,
+// activation; config overrides the chip's rule.
+
+// CHECK-LABEL: tile.kernel @gemm_epilogue
+// CHECK-SAME: grid(ceildiv(%M, 64) * ceildiv(%N, 128)) warps(4)
+// CHECK: scf.for {{.*}} -> (tensor<64x128xf32>)
+// CHECK: } {tile.num_stages = 2 : i64}
+// CHECK: arith.mulf {{.*}} : tensor<64x128xf32>
+// CHECK: arith.cmpf une
+// CHECK: scf.if
+// CHECK:   tile.load {{.*}} -> tensor<64x128xf32>
+// CHECK: tile.load {{.*}} -> tensor<128xf32>
+// CHECK: tile.expand_dims {{.*}} axis = 0
+// CHECK: tile.broadcast
+// CHECK: math.erf
+// CHECK: tile.store {{.*}} : tensor<64x128xf32>
+tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr<f32>,
+                           %bias: !tile.ptr<f32>, %alpha: f32, %beta: f32,
+                           %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f16>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f16>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<f32>
+  %v = tile.make_view %bias[%N] strides [1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c alpha(%alpha) beta(%beta) bias(%v) activation(gelu)
+      config {block_m = 64, block_n = 128, warps = 4, stages = 2}
+      : !tile.view<?x?xf16, strides = [?, 1]>, !tile.view<?x?xf16, strides = [1, ?]>,
+        !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?xf32, strides = [1]>
+  tile.return
+}

@@ -1,0 +1,85 @@
+// RUN: tilec-opt %s -split-input-file --tile-pipeline | FileCheck %s
+
+// Loads feeding dot operands become a 3-stage cp.async ring: swizzled
+// buffers, a prologue of S-1 commit groups, a loop that waits for the
+// current stage, refills the freed one and reads operands K step by K step
+// (the first step of the next stage fetched at the end), and a drain. The
+// loop is versioned: interior programs copy without bounds tests.
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [2, 2]>
+#a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#b = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+
+// CHECK-DAG: #[[$SA:.+]] = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+// CHECK-DAG: #[[$SB:.+]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// CHECK-LABEL: tile.kernel @gemm_loop
+// CHECK: %[[BA:.+]] = tile.local_alloc : !tile.smem<3x64x32xbf16, #[[$SA]]>
+// CHECK: %[[BB:.+]] = tile.local_alloc : !tile.smem<3x32x128xbf16, #[[$SB]]>
+// CHECK: scf.if %{{.*}} -> (tensor<64x128xf32, #mma>) {
+// CHECK-COUNT-2: tile.async_copy {{.*}} unchecked
+// CHECK: tile.async_commit
+// CHECK-COUNT-2: tile.async_copy {{.*}} unchecked
+// CHECK: tile.async_commit
+// CHECK: tile.async_wait 1
+// CHECK: tile.barrier
+// CHECK: tile.local_load %[[BA]][%{{.*}}] : !tile.smem<3x64x32xbf16, #[[$SA]]> -> tensor<64x16xbf16, #dot_op>
+// CHECK: scf.for
+// CHECK:   tile.async_copy {{.*}} unchecked
+// CHECK:   tile.async_commit
+// CHECK:   tile.local_load %[[BA]][%{{.*}}] offsets [0, 16]
+// CHECK:   tile.local_load %[[BB]][%{{.*}}] offsets [16, 0]
+// CHECK:   tile.dot {{.*}} : tensor<64x16xbf16, #dot_op>, tensor<16x128xbf16, #dot_op1>
+// CHECK:   tile.async_wait 1
+// CHECK:   tile.barrier
+// CHECK:   tile.local_load %[[BA]]
+// CHECK:   tile.dot
+// CHECK: } else {
+// CHECK-NOT: unchecked
+// CHECK: tile.async_copy
+// CHECK: tile.async_wait 0
+// CHECK: tile.barrier
+tile.kernel @gemm_loop(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64},
+                       %M: i32, %N: i32, %K: i32, %lda: i32 {tile.divisibility = 8 : i64},
+                       %ldb: i32 {tile.divisibility = 8 : i64}) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %va = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+  %vb = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32, #mma>
+  %acc = scf.for %k = %c0 to %K step %c32 iter_args(%acc = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<64x32xbf16, #blocked>
+    %tb = tile.load %vb[%k, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<32x128xbf16, #blocked1>
+    %a = tile.convert_layout %ta : tensor<64x32xbf16, #blocked> -> tensor<64x32xbf16, #a>
+    %b = tile.convert_layout %tb : tensor<32x128xbf16, #blocked1> -> tensor<32x128xbf16, #b>
+    %d = tile.dot %a, %b, %acc : tensor<64x32xbf16, #a>, tensor<32x128xbf16, #b> -> tensor<64x128xf32, #mma>
+    scf.yield %d : tensor<64x128xf32, #mma>
+  } {tile.num_stages = 3 : i64}
+  tile.return
+}
+
+// -----
+
+// Without known 16-byte alignment (no tile.align on the pointer) the load
+// is left alone.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [2, 2]>
+#a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+// CHECK-LABEL: tile.kernel @unaligned
+// CHECK-NOT: tile.async_copy
+// CHECK: tile.load
+tile.kernel @unaligned(%A: !tile.ptr<bf16>, %K: i32) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %va = tile.make_view %A[64, %K] strides [64, 1] : !tile.ptr<bf16>
+  %b = arith.constant dense<1.0> : tensor<32x64xbf16, #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %acc = scf.for %k = %c0 to %K step %c32 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<64x?xbf16, strides = [64, 1]> -> tensor<64x32xbf16, #blocked>
+    %a = tile.convert_layout %ta : tensor<64x32xbf16, #blocked> -> tensor<64x32xbf16, #a>
+    %d = tile.dot %a, %b, %acc : tensor<64x32xbf16, #a>, tensor<32x64xbf16, #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>> -> tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  tile.return
+}
