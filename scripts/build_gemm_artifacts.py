@@ -36,6 +36,16 @@ ABLATIONS = {
     "g16": dict(group_m=16),
 }
 
+# sm_90a: wgmma needs 16 rows per warp (64 per warpgroup); 5 stages of the
+# default tile do not fit.
+ABLATIONS_SM90A = {
+    "s3": dict(stages=3),
+    "m128n128_w8": dict(block_m=128, block_n=128, warps=8),
+    "m128n128_s6": dict(block_m=128, block_n=128, warps=8, stages=6),
+    "g16": dict(group_m=16),
+    "m256n128_mma": dict(block_m=256, block_n=128),
+}
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -52,20 +62,24 @@ def main():
         if name not in seen:
             seen.add(name)
             jobs.append((name, src))
-    for tag, cfg in ABLATIONS.items():
-        name, src = gemm_source(config=cfg, name=f"gemm_bf16_bf16_brow_{tag}")
-        jobs.append((name, src))
     times = []
     for chip in args.chips.split(","):
         dst = os.path.join(args.out, chip)
-        for name, src in jobs:
-            if chip != "sm_80" and name != "gemm_bf16_bf16_brow":
-                continue  # other chips: the main kernel only
+        # sm_80 and sm_90a get every variant and their ablations; other chips
+        # the main kernel only. sm_80/sm_89 PTX is assembled for sm_90.
+        full = chip in ("sm_80", "sm_90a")
+        ablations = ABLATIONS_SM90A if chip == "sm_90a" else ABLATIONS
+        chip_jobs = list(jobs) if full else jobs[:1]
+        if full:
+            for tag, cfg in ablations.items():
+                chip_jobs.append(gemm_source(config=cfg, name=f"gemm_bf16_bf16_brow_{tag}"))
+        cubin_arch = "sm_90a" if chip == "sm_90a" else "sm_90"
+        for name, src in chip_jobs:
             path = os.path.join(srcdir, name + ".mlir")
             with open(path, "w") as f:
                 f.write(src)
             t0 = time.time()
-            subprocess.run([args.tilec, path, f"--chip={chip}", "--cubin-arch=sm_90",
+            subprocess.run([args.tilec, path, f"--chip={chip}", f"--cubin-arch={cubin_arch}",
                             "--emit=cubin", "-o", dst], check=True)
             times.append((chip, name, time.time() - t0))
     for chip, name, t in times:

@@ -39,7 +39,10 @@ using namespace mlir::tilec::tile;
 
 TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   addConversion([](Type type) { return type; });
-  addConversion([](RankedTensorType type) -> std::optional<Type> {
+  addConversion([ctx](RankedTensorType type) -> std::optional<Type> {
+    // A tile read in place from shared memory (wgmma operand): its address.
+    if (isa_and_nonnull<SharedEncodingAttr>(type.getEncoding()))
+      return LLVM::LLVMPointerType::get(ctx, 3);
     if (!getDistributedLayout(type))
       return std::nullopt;
     return VectorType::get({getElemsPerThread(type)},
@@ -365,6 +368,7 @@ void ConvertTileToNVVMPass::runOnOperation() {
   populateReduceOpToLLVMPatterns(converter, patterns);
   populateSharedMemoryOpToLLVMPatterns(converter, patterns);
   populateMmaSm80Patterns(converter, patterns, *target);
+  populateWgmmaSm90Patterns(converter, patterns, *target);
   if (failed(applyPartialConversion(module, conversionTarget,
                                     std::move(patterns))))
     return signalPassFailure();

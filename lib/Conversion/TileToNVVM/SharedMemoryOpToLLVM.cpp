@@ -245,6 +245,19 @@ LogicalResult
 LocalLoadOpLowering::matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
                                      ConversionPatternRewriter &rewriter) const {
   auto type = cast<RankedTensorType>(op.getType());
+  if (isa_and_nonnull<SharedEncodingAttr>(type.getEncoding())) {
+    // Read in place (wgmma): the address of the stage.
+    SmemType bufType = op.getBuffer().getType();
+    if (type.getEncoding() != bufType.getEncoding() ||
+        type.getShape() != bufType.getTileShape())
+      return op.emitOpError("an in-place read must be a whole stage in the "
+                            "buffer's layout");
+    rewriter.replaceOp(op, getElementPtr(rewriter, op.getLoc(),
+                                         adaptor.getBuffer(), bufType,
+                                         adaptor.getStage(),
+                                         i32Val(rewriter, op.getLoc(), 0)));
+    return success();
+  }
   auto dotOp = dyn_cast<DotOperandEncodingAttr>(type.getEncoding());
   if (dotOp && type.getElementType().getIntOrFloatBitWidth() == 16)
     return lowerWithLdmatrix(op, adaptor, rewriter);

@@ -123,8 +123,16 @@ Value mlir::tilec::emitSwizzledOffset(OpBuilder &b, Location loc,
   unsigned contig = enc.getOrder()[0];
   Value col = contig == 1 ? c1 : c0;
   Value row = contig == 1 ? c0 : c1;
-  int64_t rowLen = shape[contig];
+  int64_t seg = enc.getSegmentLength(shape[contig]);
+  int64_t rows = shape[1 - contig];
   auto log2 = [](int64_t v) { return llvm::Log2_64(v); };
+  // Segment index and position inside the segment.
+  Value segIdx;
+  if (seg != shape[contig]) {
+    segIdx = arith::ShRUIOp::create(b, loc, col, i32Val(b, loc, log2(seg)));
+    col = arith::AndIOp::create(b, loc, col, i32Val(b, loc, seg - 1));
+  }
+  int64_t rowLen = seg;
   Value chunk = arith::ShRUIOp::create(b, loc, col, i32Val(b, loc, log2(enc.getVec())));
   Value phase = arith::ShRUIOp::create(b, loc, row, i32Val(b, loc, log2(enc.getPerPhase())));
   phase = arith::AndIOp::create(b, loc, phase, i32Val(b, loc, enc.getMaxPhase() - 1));
@@ -133,7 +141,12 @@ Value mlir::tilec::emitSwizzledOffset(OpBuilder &b, Location loc,
   Value off = arith::ShLIOp::create(b, loc, swizzled, i32Val(b, loc, log2(enc.getVec())));
   off = arith::OrIOp::create(b, loc, off, inChunk);
   Value rowOff = arith::ShLIOp::create(b, loc, row, i32Val(b, loc, log2(rowLen)));
-  return arith::AddIOp::create(b, loc, rowOff, off);
+  Value result = arith::AddIOp::create(b, loc, rowOff, off);
+  if (segIdx)
+    result = arith::AddIOp::create(
+        b, loc, result,
+        arith::ShLIOp::create(b, loc, segIdx, i32Val(b, loc, log2(rows * seg))));
+  return result;
 }
 
 Value mlir::tilec::emitIsCanonicalThread(OpBuilder &b, Location loc,

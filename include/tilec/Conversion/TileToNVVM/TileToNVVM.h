@@ -57,6 +57,12 @@ void populateMmaSm80Patterns(TileTypeConverter &converter,
                              RewritePatternSet &patterns,
                              const TargetInfo &target);
 
+/// tile.dot on shared-memory operands (wgmma, sm_90a), tile.warpgroup_wait,
+/// tile.fence_async_shared.
+void populateWgmmaSm90Patterns(TileTypeConverter &converter,
+                               RewritePatternSet &patterns,
+                               const TargetInfo &target);
+
 /// Rewrites math ops into NVPTX-selectable forms (see tile-legalize-math).
 void populateLegalizeMathPatterns(RewritePatternSet &patterns);
 

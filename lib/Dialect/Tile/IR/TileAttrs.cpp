@@ -261,7 +261,10 @@ unsigned DotOperandEncodingAttr::getRank() const { return 2; }
 LogicalResult
 SharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            unsigned vec, unsigned perPhase, unsigned maxPhase,
-                           ArrayRef<unsigned> order) {
+                           ArrayRef<unsigned> order, unsigned segment) {
+  if (segment != 0 && (!llvm::isPowerOf2_32(segment) || segment % vec != 0))
+    return emitError() << "expected a power-of-two segment that is a "
+                          "multiple of vec";
   if (!llvm::isPowerOf2_32(vec) || !llvm::isPowerOf2_32(perPhase) ||
       !llvm::isPowerOf2_32(maxPhase))
     return emitError() << "expected powers of two for vec, perPhase and "
@@ -275,9 +278,12 @@ SharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 int64_t SharedEncodingAttr::getOffset(ArrayRef<int64_t> coord,
                                       ArrayRef<int64_t> shape) const {
   unsigned c = getOrder()[0], r = getOrder()[1];
-  int64_t chunk = coord[c] / getVec();
+  int64_t seg = getSegmentLength(shape[c]);
+  int64_t segIdx = coord[c] / seg, inSeg = coord[c] % seg;
+  int64_t chunk = inSeg / getVec();
   int64_t phase = (coord[r] / getPerPhase()) % getMaxPhase();
-  return coord[r] * shape[c] + (chunk ^ phase) * getVec() + coord[c] % getVec();
+  return segIdx * shape[r] * seg + coord[r] * seg +
+         (chunk ^ phase) * getVec() + inSeg % getVec();
 }
 
 //===----------------------------------------------------------------------===//

@@ -193,7 +193,7 @@ LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (encoding.getOrder().size() != 2)
     return emitError() << "expected a 2-D shared encoding";
   unsigned contig = encoding.getOrder()[0];
-  int64_t rowLen = shape[1 + contig];
+  int64_t rowLen = encoding.getSegmentLength(shape[1 + contig]);
   if (rowLen % encoding.getVec() != 0 ||
       rowLen / encoding.getVec() < encoding.getMaxPhase())
     return emitError() << "rows of " << rowLen

@@ -81,6 +81,8 @@ private:
   unsigned numWarps;
   DenseMap<Value, Attribute> layouts;
   DenseMap<Operation *, Attribute> dotLayouts;
+  /// Shared-memory operand encodings of dots lowered to wgmma.
+  DenseMap<Operation *, std::pair<Attribute, Attribute>> wgmmaOperands;
   std::deque<Operation *> worklist;
   unsigned numConversions = 0;
 };
@@ -162,10 +164,54 @@ static bool fedByAnotherDot(DotOp op) {
   return llvm::any_of(slice, [](Operation *o) { return isa<DotOp>(o); });
 }
 
+/// The tile dimension of `operand` that is contiguous in global memory when
+/// it comes straight from a tile.load, else `fallback`.
+static unsigned getOperandContiguity(Value operand, unsigned fallback) {
+  if (auto load = operand.getDefiningOp<LoadOp>())
+    return getContiguousTileDim(load.getView().getType(),
+                                cast<RankedTensorType>(load.getType()));
+  return fallback;
+}
+
+/// The 128-byte swizzled shared layout wgmma reads an operand tile in,
+/// contiguous along `contig`.
+static SharedEncodingAttr getWgmmaSharedLayout(MLIRContext *ctx,
+                                               unsigned contig) {
+  return SharedEncodingAttr::get(ctx, /*vec=*/8, /*perPhase=*/1,
+                                 /*maxPhase=*/8, {contig, 1 - contig},
+                                 /*segment=*/64);
+}
+
+/// Whether `dot` can run on wgmma: both operands loaded from global memory
+/// into 128-byte swizzled shared memory, M = 64 rows per warpgroup.
+static bool canUseWgmma(DotOp dot, const TargetInfo &target,
+                        unsigned numWarps) {
+  if (!target.hasWgmma || numWarps % 4 != 0)
+    return false;
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto b = cast<RankedTensorType>(dot.getB().getType());
+  Type et = a.getElementType();
+  if (!(et.isBF16() || et.isF16()) ||
+      !cast<RankedTensorType>(dot.getAcc().getType()).getElementType().isF32())
+    return false;
+  int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
+  if (m != 16 * numWarps || n > 256 || n % 64 != 0 || k % 64 != 0)
+    return false;
+  return dot.getA().getDefiningOp<LoadOp>() && dot.getB().getDefiningOp<LoadOp>();
+}
+
 FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getAcc().getType());
   Type et = a.getElementType();
+  if (canUseWgmma(dot, target, numWarps)) {
+    // wgmma: warpgroups stack along M, each warp owns 16 rows; the
+    // accumulator fragment is the mma.sync one with warps along M.
+    wgmmaOperands[dot] = {
+        getWgmmaSharedLayout(ctx, getOperandContiguity(dot.getA(), 1)),
+        getWgmmaSharedLayout(ctx, getOperandContiguity(dot.getB(), 1))};
+    return Attribute(MmaEncodingAttr::get(ctx, {numWarps, 1}));
+  }
   bool is16 = et.isBF16() || et.isF16();
   bool isFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(et);
   if (is16 && !target.hasMmaBf16)
@@ -294,6 +340,9 @@ Attribute LayoutAssignment::getRequiredLayout(Operation *op, unsigned idx) {
     Attribute acc = dotLayouts.lookup(dot);
     if (idx == 2)
       return acc;
+    auto wgmma = wgmmaOperands.find(dot);
+    if (wgmma != wgmmaOperands.end())
+      return idx == 0 ? wgmma->second.first : wgmma->second.second;
     Type et = cast<RankedTensorType>(operand.getType()).getElementType();
     unsigned kWidth = 32 / getBitWidth(et);
     return DotOperandEncodingAttr::get(ctx, idx, acc, kWidth);

@@ -10,6 +10,8 @@
 // tiles over 8 warps (64x64 warp tiles: 4 A and 8 B fragments per k16 step,
 // 32 mma per 12 ldmatrix.x4) with a 4-deep cp.async ring (96 KB). Chips with
 // 99 KB of shared memory per block (sm_86, sm_89) use 3 stages (72 KB).
+// On sm_90a, wgmma m64n256k16 per warpgroup (two warpgroups for 128 rows)
+// reads 128-byte swizzled rows: K steps of 64 (192 KB in 4 stages).
 // When the staged epilogue of a wide output would not fit, N halves.
 //
 //===----------------------------------------------------------------------===//
@@ -43,6 +45,9 @@ static GemmConfig getDefaultConfig(const TargetInfo &target, unsigned inBytes,
   GemmConfig c;
   if (target.maxSmemPerBlock < 128 * 1024)
     c.stages = 3;
+  // wgmma reads 128-byte swizzled rows: 64-wide K steps (192 KB in 4 stages).
+  if (target.hasWgmma)
+    c.blockK = 64;
   while (c.blockN > 64 &&
          std::max(c.getPipelineBytes(inBytes), c.getEpilogueBytes(outBytes)) >
              static_cast<int64_t>(target.maxSmemPerBlock))

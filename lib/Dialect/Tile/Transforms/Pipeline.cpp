@@ -103,6 +103,8 @@ struct Candidate {
   SmallVector<ConvertLayoutOp> converts;
   SmemType bufferType;
   Value buffer;
+  /// The dot reads the buffer in place (wgmma) instead of through registers.
+  bool inPlace = false;
 };
 } // namespace
 
@@ -119,7 +121,7 @@ static SharedEncodingAttr getSwizzle(MLIRContext *ctx, ArrayRef<int64_t> shape,
   unsigned maxPhase =
       std::max<int64_t>(1, std::min<int64_t>(8 / perPhase, rowLen / vec));
   return SharedEncodingAttr::get(ctx, vec, perPhase, maxPhase,
-                                 {contig, 1 - contig});
+                                 {contig, 1 - contig}, /*segment=*/0);
 }
 
 /// Checks that `load` in `loop` can become a 16-byte cp.async pipeline stage.
@@ -135,15 +137,26 @@ static std::optional<Candidate> analyzeLoad(LoadOp load, scf::ForOp loop,
     return fail("masked or non-zero padding");
   Candidate cand;
   cand.load = load;
+  SharedEncodingAttr inPlaceEncoding;
   for (Operation *user : load->getUsers()) {
     auto cvt = dyn_cast<ConvertLayoutOp>(user);
-    if (!cvt || !isa<DotOperandEncodingAttr>(
-                    cast<RankedTensorType>(cvt.getType()).getEncoding()))
+    Attribute enc =
+        cvt ? cast<RankedTensorType>(cvt.getType()).getEncoding() : Attribute();
+    if (auto shared = dyn_cast_or_null<SharedEncodingAttr>(enc)) {
+      // The dot reads shared memory directly: the ring takes its layout.
+      if (inPlaceEncoding && inPlaceEncoding != shared)
+        return fail("conversions to different shared layouts");
+      inPlaceEncoding = shared;
+    } else if (!isa_and_nonnull<DotOperandEncodingAttr>(enc)) {
       return fail("a user is not a conversion to a dot operand");
+    }
     cand.converts.push_back(cvt);
   }
   if (cand.converts.empty())
     return fail("unused");
+  if (inPlaceEncoding && cand.converts.size() != 1)
+    return fail("an in-place operand with several users");
+  cand.inPlace = static_cast<bool>(inPlaceEncoding);
   auto tile = cast<RankedTensorType>(load.getType());
   Type et = tile.getElementType();
   if (tile.getRank() != 2 || !(et.isBF16() || et.isF16()))
@@ -190,7 +203,12 @@ static std::optional<Candidate> analyzeLoad(LoadOp load, scf::ForOp loop,
         return fail("offsets depend on impure loop ops");
   }
 
-  auto enc = getSwizzle(load.getContext(), tile.getShape(), contig, elemBytes);
+  SharedEncodingAttr enc =
+      inPlaceEncoding
+          ? inPlaceEncoding
+          : getSwizzle(load.getContext(), tile.getShape(), contig, elemBytes);
+  if (enc.getOrder()[0] != contig)
+    return fail("the shared layout is not contiguous along the rows in memory");
   cand.bufferType = SmemType::get(
       load.getContext(), {stages, tile.getDimSize(0), tile.getDimSize(1)}, et,
       enc);
@@ -367,6 +385,13 @@ static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
   SmallVector<Candidate> cands = findCandidates(loop, stages);
   if (cands.empty() || cands.size() != buffers.size())
     return 0;
+  // wgmma reads the ring in place and asynchronously; its group is retired
+  // at the end of the iteration, so the stage it read is free at the next
+  // barrier and copies run S-1 stages ahead. (Keeping one group in flight
+  // across iterations needs the accumulator to have no non-wgmma definition
+  // in the loop; ptxas serializes otherwise, see WgmmaSm90.cpp.)
+  bool inPlace = llvm::any_of(cands, [](const Candidate &c) { return c.inPlace; });
+  int64_t ahead = stages - 1;
 
   Location loc = loop.getLoc();
   IRRewriter rewriter(loop.getContext());
@@ -376,8 +401,8 @@ static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
   for (auto [c, buffer] : llvm::zip(cands, buffers))
     c.buffer = buffer;
 
-  // Prologue: stages 0 .. S-2.
-  for (int64_t s = 0; s + 1 < stages; ++s) {
+  // Prologue: stages 0 .. ahead-1.
+  for (int64_t s = 0; s < ahead; ++s) {
     Value ks = arith::AddIOp::create(
         rewriter, loc, loop.getLowerBound(),
         arith::MulIOp::create(rewriter, loc, loop.getStep(),
@@ -388,7 +413,7 @@ static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
 
   // Loop-carried read and write stages.
   Value read0 = constantLike(rewriter, loc, i32, 0);
-  Value write0 = constantLike(rewriter, loc, i32, stages - 1);
+  Value write0 = constantLike(rewriter, loc, i32, ahead);
   auto advance = [&](OpBuilder &b, Location l, Value stage) -> Value {
     Value next = arith::AddIOp::create(b, l, stage, constantLike(b, l, i32, 1));
     Value wrap = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, next,
@@ -408,12 +433,14 @@ static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
   // Iteration: wait for the current stage, then refill the freed one.
   Block *body = newLoop.getBody();
   rewriter.setInsertionPointToStart(body);
-  auto topWait = AsyncWaitOp::create(rewriter, loc, stages - 2);
+  auto topWait = AsyncWaitOp::create(rewriter, loc, ahead - 1);
+  if (inPlace)
+    FenceAsyncSharedOp::create(rewriter, loc); // cp.async -> wgmma reads
   auto topBarrier = BarrierOp::create(rewriter, loc);
   Value kn = arith::AddIOp::create(
       rewriter, loc, newLoop.getInductionVar(),
       arith::MulIOp::create(rewriter, loc, newLoop.getStep(),
-                            constantLike(rewriter, loc, ivType, stages - 1)));
+                            constantLike(rewriter, loc, ivType, ahead)));
   emitStageCopies(rewriter, loc, newLoop, cands, kn, writeStage, unchecked);
 
   // Reads come from the ring.
@@ -426,14 +453,22 @@ static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
     }
     rewriter.eraseOp(c.load);
   }
-  if (FailureOr<scf::ForOp> prefetched =
-          prefetchDotOperands(newLoop, stages, readStage, topWait, topBarrier);
-      succeeded(prefetched))
+  if (inPlace) {
+    for (auto dot : newLoop.getBody()->getOps<DotOp>()) {
+      rewriter.setInsertionPointAfter(dot);
+      WarpgroupWaitOp::create(rewriter, loc, 0);
+    }
+  } else if (FailureOr<scf::ForOp> prefetched = prefetchDotOperands(
+                 newLoop, stages, readStage, topWait, topBarrier);
+             succeeded(prefetched)) {
     newLoop = *prefetched;
+  }
 
-  // Drain: in-flight copies (zero-filled past the end) must land before
-  // shared memory is reused.
+  // Drain: in-flight wgmma and copies (zero-filled past the end) must
+  // complete before accumulators are read and shared memory is reused.
   rewriter.setInsertionPointAfter(newLoop);
+  if (inPlace)
+    WarpgroupWaitOp::create(rewriter, loc, 0);
   AsyncWaitOp::create(rewriter, loc, 0);
   BarrierOp::create(rewriter, loc);
   return cands.size();

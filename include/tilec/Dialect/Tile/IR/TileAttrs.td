@@ -192,22 +192,35 @@ def Tile_SharedEncodingAttr : Tile_Attr<"SharedEncoding", "shared"> {
     `tile-pipeline` chooses, the 8 rows an `ldmatrix` phase reads (and the
     16-byte `cp.async` writes) fall into distinct banks.
 
+    With `segment = s`, rows are cut into segments of `s` elements stored
+    one after the other (all rows' first segment, then all rows' second,
+    ...), each swizzled on its own. Segments of 128 bytes with
+    `perPhase = 1, maxPhase = 8` are the 128-byte swizzle of TMA and of
+    `wgmma` shared-memory descriptors.
+
     ```mlir
     #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+    #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
     ```
   }];
   let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
                         "unsigned":$maxPhase,
-                        ArrayRefParameter<"unsigned">:$order);
+                        ArrayRefParameter<"unsigned">:$order,
+                        DefaultValuedParameter<"unsigned", "0">:$segment);
   let assemblyFormat = [{
     `<` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,` `maxPhase` `=`
-        $maxPhase `,` `order` `=` `[` $order `]` `>`
+        $maxPhase `,` `order` `=` `[` $order `]`
+        (`,` `segment` `=` $segment^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Element offset of `coord` (a 2-D tile coordinate) in a tile of
     /// `shape`, after swizzling.
     int64_t getOffset(ArrayRef<int64_t> coord, ArrayRef<int64_t> shape) const;
+    /// Elements per segment of a row of `rowLen` elements.
+    int64_t getSegmentLength(int64_t rowLen) const {
+      return getSegment() ? std::min<int64_t>(getSegment(), rowLen) : rowLen;
+    }
   }];
 }
 

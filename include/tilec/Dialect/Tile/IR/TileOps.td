@@ -445,6 +445,35 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_FenceAsyncSharedOp : Tile_Op<"fence_async_shared"> {
+  let summary = "Orders shared-memory writes before async-proxy reads";
+  let description = [{
+    `fence.proxy.async.shared::cta`: shared memory written through the
+    generic proxy (`cp.async`, `st.shared`) becomes visible to the async
+    proxy (`wgmma`, TMA stores) of this thread. Followed by a barrier, the
+    whole block's writes are.
+
+    ```mlir
+    tile.fence_async_shared
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait"> {
+  let summary = "Waits until at most `pending` wgmma groups are in flight";
+  let description = [{
+    `wgmma.wait_group.sync.aligned pending`. The accumulators of older
+    groups are final and the shared memory they read may be overwritten.
+
+    ```mlir
+    tile.warpgroup_wait 1
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
 def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
   let summary = "Reads a tile from a shared-memory buffer";
   let description = [{
@@ -452,7 +481,9 @@ def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
     The result may be a sub-tile starting at the static `offsets` (e.g. one
     16-wide K slice of an operand tile). Into `#tile.dot_operand` layouts of
     16-bit elements this is `ldmatrix` (`.trans` when the buffer is
-    contiguous along the non-K dimension).
+    contiguous along the non-K dimension). With the buffer's own
+    `#tile.shared` encoding the result is the stage itself, read in place by
+    `wgmma` (no data moves).
 
     ```mlir
     %a = tile.local_load %buf[%stage] offsets [0, 16]

@@ -1,0 +1,229 @@
+//===- WgmmaSm90.cpp - tile.dot on wgmma (sm_90a) -------------------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file lowers tile.dot whose operands are shared-memory tiles
+// (#tile.shared, 128-byte swizzle) to `wgmma.mma_async.sync.aligned.m64nNk16`
+// with 64-bit shared-memory matrix descriptors ([PTX ISA: Matrix
+// Descriptor Format](https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-shared-memory-layout-matrix-descriptor)).
+// Each warpgroup computes 64 rows of the accumulator; per 16-wide K step one
+// instruction, all under one wgmma.fence and one commit group. The
+// tile.warpgroup_wait the pipeliner places decides how many groups stay in
+// flight.
+//
+// Descriptor (bits): [0,14) start address >> 4, [16,30) leading byte
+// offset >> 4, [32,46) stride byte offset >> 4, [62,64) swizzle (1 = 128B).
+// With 128-byte swizzle, rows of a 64-element segment are 128 bytes and
+// 8 rows form a 1024-byte swizzle atom:
+//
+//   K-major operand (A, or B stored N x K):  start += 32 bytes per K step
+//     (inside a segment), 64 K per segment; SBO = 1024 (8 rows); LBO unused.
+//   MN-major operand (B stored K x N):       start += 16 rows * 128 bytes
+//     per K step; LBO = bytes between 64-wide N segments; SBO = 1024.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/TileToNVVM/TileToNVVM.h"
+
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+namespace {
+
+/// tile.dot on shared-memory operands -> wgmma.mma_async.
+struct DotOpWgmmaLowering : public OpConversionPattern<DotOp> {
+  DotOpWgmmaLowering(TileTypeConverter &converter, MLIRContext *ctx,
+                     const TargetInfo &target)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), target(target) {}
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override;
+
+private:
+  const TargetInfo &target;
+};
+
+/// tile.warpgroup_wait -> wgmma.wait_group.sync.aligned.
+struct WarpgroupWaitOpLowering : public OpConversionPattern<WarpgroupWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpgroupWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(
+        op, rewriter.getI64IntegerAttr(op.getPending()));
+    return success();
+  }
+};
+
+/// tile.fence_async_shared -> fence.proxy.async.shared::cta.
+struct FenceAsyncSharedOpLowering
+    : public OpConversionPattern<FenceAsyncSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FenceAsyncSharedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+        op, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(op.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    return success();
+  }
+};
+
+} // namespace
+
+/// A 128-byte-swizzle matrix descriptor for the shared address `ptr`.
+static Value makeDescriptor(OpBuilder &b, Location loc, Value ptr,
+                            int64_t leadingBytes, int64_t strideBytes) {
+  Type i64 = b.getI64Type();
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
+  addr = arith::ExtUIOp::create(b, loc, i64, addr);
+  // ((addr & 0x3FFFF) >> 4) in bits [0, 14).
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr, i64Val(b, loc, 0x3FFFF)),
+      i64Val(b, loc, 4));
+  uint64_t fixed = (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16) |
+                   (uint64_t((strideBytes >> 4) & 0x3FFF) << 32) |
+                   (uint64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start,
+                              i64Val(b, loc, static_cast<int64_t>(fixed)));
+}
+
+/// Byte offset of element (`r`, `c`) of a shared tile with `enc` before
+/// swizzling (the hardware swizzles addresses itself): segment, row, column.
+static int64_t getUnswizzledOffset(SharedEncodingAttr enc,
+                                   ArrayRef<int64_t> shape, int64_t r0,
+                                   int64_t r1, unsigned elemBytes) {
+  unsigned contig = enc.getOrder()[0];
+  int64_t coord[2] = {r0, r1};
+  int64_t seg = enc.getSegmentLength(shape[contig]);
+  int64_t rows = shape[1 - contig];
+  int64_t segIdx = coord[contig] / seg, inSeg = coord[contig] % seg;
+  return (segIdx * rows * seg + coord[1 - contig] * seg + inSeg) * elemBytes;
+}
+
+LogicalResult
+DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                                    ConversionPatternRewriter &rewriter) const {
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  auto bType = cast<RankedTensorType>(op.getB().getType());
+  auto cType = cast<RankedTensorType>(op.getAcc().getType());
+  auto aEnc = dyn_cast_or_null<SharedEncodingAttr>(aType.getEncoding());
+  auto bEnc = dyn_cast_or_null<SharedEncodingAttr>(bType.getEncoding());
+  if (!aEnc || !bEnc)
+    return rewriter.notifyMatchFailure(op, "operands are not in shared memory");
+  if (!target.hasWgmma)
+    return op.emitOpError("wgmma needs sm_90a (arch-specific features); ")
+           << target.chip << " does not have it";
+  Type et = aType.getElementType();
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(cType.getEncoding());
+  int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
+  int64_t k = aType.getDimSize(1);
+  unsigned numWarps = getNumWarps(op);
+  if (!(et.isBF16() || et.isF16()) || !cType.getElementType().isF32() ||
+      !mma || mma.getWarpsPerCTA()[1] != 1 || numWarps % 4 != 0 ||
+      m != 16 * numWarps || n % 8 != 0 || n > 256 || k % 16 != 0)
+    return op.emitOpError("unsupported wgmma operands: ")
+           << aType << " x " << bType << " -> " << cType;
+  // Descriptors assume 128-byte segments (64 16-bit elements) and rows
+  // that start at 1024-byte swizzle atoms.
+  for (SharedEncodingAttr enc : {aEnc, bEnc})
+    if (enc.getVec() != 8 || enc.getPerPhase() != 1 || enc.getMaxPhase() != 8 ||
+        enc.getSegment() != 64)
+      return op.emitOpError("wgmma operands need the 128-byte swizzled "
+                            "layout (vec 8, perPhase 1, maxPhase 8, segment "
+                            "64)");
+
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  unsigned elemBytes = 2;
+  // A: M x K, K-major when contiguous along K (order[0] == 1).
+  bool aKMajor = aEnc.getOrder()[0] == 1;
+  // B: K x N, K-major when contiguous along K (order[0] == 0).
+  bool bKMajor = bEnc.getOrder()[0] == 0;
+  if (!aKMajor)
+    return op.emitOpError("an M-major A operand is not supported yet");
+
+  ThreadIds ids = getThreadIds(rewriter, loc);
+  Value warpgroup = arith::ShRUIOp::create(rewriter, loc, ids.warp,
+                                           i32Val(rewriter, loc, 2));
+  // Rows of this warpgroup start 64 * wg rows into A: 64 rows of 128 bytes.
+  Value aRowBytes = arith::MulIOp::create(
+      rewriter, loc, warpgroup, i32Val(rewriter, loc, 64 * 64 * elemBytes));
+  Value aBase = LLVM::GEPOp::create(rewriter, loc, adaptor.getA().getType(),
+                                    rewriter.getI8Type(), adaptor.getA(),
+                                    ValueRange{aRowBytes});
+  Value bBase = adaptor.getB();
+
+  // The accumulator as the instruction's struct of f32.
+  SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
+  int64_t regs = n / 2;
+  if (static_cast<int64_t>(acc.size()) != regs)
+    return op.emitOpError("accumulator has ")
+           << acc.size() << " registers per thread, wgmma m64n" << n
+           << " needs " << regs;
+  SmallVector<Type> fields(regs, rewriter.getF32Type());
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value inout = LLVM::PoisonOp::create(rewriter, loc, structType);
+  for (int64_t i = 0; i < regs; ++i)
+    inout = LLVM::InsertValueOp::create(rewriter, loc, inout, acc[i], i);
+
+  auto wgType = et.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+  int64_t bRows = bType.getDimSize(bKMajor ? 1 : 0);
+  for (int64_t kk = 0; kk < k; kk += 16) {
+    int64_t aOff = getUnswizzledOffset(aEnc, aType.getShape(), 0, kk, elemBytes);
+    Value aPtr = LLVM::GEPOp::create(rewriter, loc, aBase.getType(),
+                                     rewriter.getI8Type(), aBase,
+                                     ArrayRef<LLVM::GEPArg>{aOff});
+    Value descA = makeDescriptor(rewriter, loc, aPtr, /*leading=*/16,
+                                 /*stride=*/1024);
+    int64_t bOff = getUnswizzledOffset(bEnc, bType.getShape(), kk, 0, elemBytes);
+    Value bPtr = LLVM::GEPOp::create(rewriter, loc, bBase.getType(),
+                                     rewriter.getI8Type(), bBase,
+                                     ArrayRef<LLVM::GEPArg>{bOff});
+    // MN-major: LBO steps between 64-wide N segments of all K rows.
+    int64_t leading = bKMajor ? 16 : bRows * 64 * elemBytes;
+    Value descB = makeDescriptor(rewriter, loc, bPtr, leading, /*stride=*/1024);
+    inout = NVVM::WgmmaMmaAsyncOp::create(
+        rewriter, loc, structType, inout, descA, descB,
+        NVVM::MMAShapeAttr::get(ctx, 64, n, 16),
+        NVVM::WGMMATypesAttr::get(ctx, wgType),
+        NVVM::WGMMATypesAttr::get(ctx, wgType),
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, bKMajor ? NVVM::MMALayout::col
+                                              : NVVM::MMALayout::row),
+        /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+  for (int64_t i = 0; i < regs; ++i)
+    acc[i] = LLVM::ExtractValueOp::create(rewriter, loc, inout, i);
+  rewriter.replaceOp(op, packVector(rewriter, loc,
+                                    getTypeConverter()->convertType(cType), acc));
+  return success();
+}
+
+void mlir::tilec::populateWgmmaSm90Patterns(TileTypeConverter &converter,
+                                            RewritePatternSet &patterns,
+                                            const TargetInfo &target) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<DotOpWgmmaLowering>(converter, ctx, target); // tile.dot (smem)
+  patterns.add<WarpgroupWaitOpLowering,   // tile.warpgroup_wait
+               FenceAsyncSharedOpLowering // tile.fence_async_shared
+               >(converter, ctx);
+}
