@@ -36,14 +36,15 @@ ABLATIONS = {
     "g16": dict(group_m=16),
 }
 
-# sm_90a: wgmma needs 16 rows per warp (64 per warpgroup); 5 stages of the
-# default tile do not fit.
+# sm_90a: the warp-specialized TMA + wgmma kernel by default; ablations of
+# its stages, tile and rasterization, and the cp.async + wgmma kernel.
 ABLATIONS_SM90A = {
-    "s3": dict(stages=3),
-    "m128n128_w8": dict(block_m=128, block_n=128, warps=8),
-    "m128n128_s6": dict(block_m=128, block_n=128, warps=8, stages=6),
+    "s2": dict(stages=2),
+    "m128n128": dict(block_n=128),
+    "m128n128_s6": dict(block_n=128, stages=6),
     "g16": dict(group_m=16),
-    "m256n128_mma": dict(block_m=256, block_n=128),
+    "nows": dict(warp_specialize=0),
+    "nows_s3": dict(warp_specialize=0, stages=3),
 }
 
 

@@ -178,7 +178,8 @@ def sass_mix(cubin):
     except Exception as e:
         return {"error": str(e)}
     mix = {}
-    for op in ("HMMA", "LDGSTS", "LDSM", "HGMMA", "BAR", "LDG", "STG", "STS", "LDS"):
+    for op in ("HMMA", "LDGSTS", "LDSM", "HGMMA", "UTMALDG", "UTMASTG", "SYNCS", "USETMAXREG",
+               "BAR", "LDG", "STG", "STS", "LDS"):
         mix[op] = len(re.findall(r"\b" + op + r"\b", out))
     return mix
 

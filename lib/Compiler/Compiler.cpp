@@ -119,6 +119,30 @@ static FailureOr<std::string> runPtxas(Location loc, StringRef ptxas,
   return (*cubin)->getBuffer().str();
 }
 
+/// A launch-metadata attribute (dictionaries, arrays, strings, integers,
+/// booleans) as JSON.
+static llvm::json::Value toJson(Attribute attr) {
+  if (auto s = dyn_cast<StringAttr>(attr))
+    return s.getValue().str();
+  if (auto b = dyn_cast<BoolAttr>(attr))
+    return b.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getInt();
+  if (auto a = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array array;
+    for (Attribute v : a)
+      array.push_back(toJson(v));
+    return array;
+  }
+  if (auto d = dyn_cast<DictionaryAttr>(attr)) {
+    llvm::json::Object object;
+    for (NamedAttribute entry : d)
+      object[entry.getName().getValue()] = toJson(entry.getValue());
+    return object;
+  }
+  return nullptr;
+}
+
 /// `<kernel>.json`: the launch metadata, from the tile.launch attribute the
 /// lowering left on the kernel function.
 static std::string buildMetadata(DictionaryAttr launch,
@@ -149,19 +173,9 @@ static std::string buildMetadata(DictionaryAttr launch,
   for (Attribute g : cast<ArrayAttr>(launch.get("grid")))
     grid.push_back(cast<StringAttr>(g).getValue().str());
   root["grid"] = std::move(grid);
-  llvm::json::Array params;
-  for (Attribute p : cast<ArrayAttr>(launch.get("params"))) {
-    auto dict = cast<DictionaryAttr>(p);
-    llvm::json::Object param;
-    for (NamedAttribute entry : dict) {
-      if (auto s = dyn_cast<StringAttr>(entry.getValue()))
-        param[entry.getName().getValue()] = s.getValue().str();
-      else if (auto i = dyn_cast<IntegerAttr>(entry.getValue()))
-        param[entry.getName().getValue()] = i.getInt();
-    }
-    params.push_back(std::move(param));
-  }
-  root["params"] = std::move(params);
+  root["persistent"] = cast<BoolAttr>(launch.get("persistent")).getValue();
+  root["params"] = toJson(launch.get("params"));
+  root["tensor_maps"] = toJson(launch.get("tensor_maps"));
   std::string out;
   llvm::raw_string_ostream os(out);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";

@@ -31,6 +31,50 @@ class LaunchError(RuntimeError):
     pass
 
 
+_TMA_DTYPES = {
+    "bf16": "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16",
+    "f16": "CU_TENSOR_MAP_DATA_TYPE_FLOAT16",
+    "f32": "CU_TENSOR_MAP_DATA_TYPE_FLOAT32",
+    "f64": "CU_TENSOR_MAP_DATA_TYPE_FLOAT64",
+    "i32": "CU_TENSOR_MAP_DATA_TYPE_INT32",
+    "i64": "CU_TENSOR_MAP_DATA_TYPE_INT64",
+    "i8": "CU_TENSOR_MAP_DATA_TYPE_UINT8",
+    "f8e4m3": "CU_TENSOR_MAP_DATA_TYPE_UINT8",
+    "f8e5m2": "CU_TENSOR_MAP_DATA_TYPE_UINT8",
+}
+_TMA_SWIZZLES = {0: "CU_TENSOR_MAP_SWIZZLE_NONE", 32: "CU_TENSOR_MAP_SWIZZLE_32B",
+                 64: "CU_TENSOR_MAP_SWIZZLE_64B", 128: "CU_TENSOR_MAP_SWIZZLE_128B"}
+
+
+def encode_tensor_map(spec, address, values):
+    """The 128 bytes of a CUtensorMap for a ``tensor_maps`` entry of the
+    metadata; ``values`` maps parameter names to launch values."""
+    driver = _driver()
+
+    def value(v):
+        return int(values[v]) if isinstance(v, str) else int(v)
+
+    eb = spec["elem_bytes"]
+    # An empty dimension never issues a copy; the map still needs extent 1.
+    dims = [max(1, value(v)) for v in spec["sizes"]]
+    strides = [value(v) * eb for v in spec["strides"][1:]]
+    if address % 16 or any(st % 16 for st in strides):
+        raise LaunchError(f"tensor map of '{spec['base']}': TMA needs a 16-byte aligned base "
+                          f"and 16-byte multiple strides (got {address:#x}, {strides})")
+    rank = len(dims)
+    cu64 = driver.cuuint64_t
+    cu32 = driver.cuuint32_t
+    tmap = _check(driver.cuTensorMapEncodeTiled(
+        getattr(driver.CUtensorMapDataType, _TMA_DTYPES[spec["dtype"]]), rank, address,
+        [cu64(d) for d in dims], [cu64(st) for st in strides],
+        [cu32(b) for b in spec["box"]], [cu32(1)] * rank,
+        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        getattr(driver.CUtensorMapSwizzle, _TMA_SWIZZLES[spec["swizzle"]]),
+        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+    return ctypes.string_at(tmap.getPtr(), 128)
+
+
 def _driver():
     from cuda.bindings import driver
     return driver
@@ -68,7 +112,10 @@ class Kernel:
             self.cubin = f.read()
         self.name = self.meta["kernel"]
         self.params = self.meta["params"]
+        self.tensor_maps = self.meta.get("tensor_maps", [])
         self._function = None
+        self._max_programs = None
+        self._map_cache = {}
 
     def _load(self):
         if self._function is not None:
@@ -100,6 +147,7 @@ class Kernel:
                               f"({', '.join(p['name'] for p in self.params)}), got {len(args)}")
         holders = []
         scalars = {}
+        pointers = {}
         for p, a in zip(self.params, args):
             if p["kind"] == "pointer":
                 if not isinstance(a, torch.Tensor) or not a.is_cuda:
@@ -113,6 +161,7 @@ class Kernel:
                     raise LaunchError(f"{self.name}: '{p['name']}' must be {align}-byte "
                                       f"aligned (data_ptr % {align} = {a.data_ptr() % align})")
                 holders.append(ctypes.c_uint64(a.data_ptr()))
+                pointers[p["name"]] = a.data_ptr()
             else:
                 dt = p["dtype"]
                 if dt in ("f16", "bf16"):
@@ -131,6 +180,18 @@ class Kernel:
         if any(g <= 0 for g in grid):
             return  # empty problem: nothing to launch
         function = self._load()
+        if self.meta.get("persistent"):
+            grid = (min(grid[0], self._resident_programs()),) + tuple(grid[1:])
+        for spec in self.tensor_maps:
+            key = (spec["index"], pointers[spec["base"]],
+                   tuple(scalars.get(v, v) for v in spec["sizes"] + spec["strides"]))
+            blob = self._map_cache.get(key)
+            if blob is None:
+                blob = encode_tensor_map(spec, pointers[spec["base"]], scalars)
+                if len(self._map_cache) > 256:
+                    self._map_cache.clear()
+                self._map_cache[key] = blob
+            holders.append(ctypes.create_string_buffer(blob, 128))
         ptrs = (ctypes.c_void_p * len(holders))(
             *[ctypes.addressof(h) for h in holders])
         if stream is None:
@@ -141,6 +202,19 @@ class Kernel:
             function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
             int(self.meta.get("smem_bytes", 0)), driver.CUstream(stream),
             ctypes.addressof(ptrs), 0))
+
+
+    def _resident_programs(self):
+        """Programs a persistent kernel launches: as many as fit on the
+        device at once."""
+        if self._max_programs is None:
+            import torch
+            driver = _driver()
+            per_sm = _check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                self._function, self.meta["block"][0], int(self.meta.get("smem_bytes", 0))))
+            sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+            self._max_programs = max(1, per_sm) * sms
+        return self._max_programs
 
 
 def load(directory, name):

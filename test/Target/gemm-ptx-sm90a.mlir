@@ -1,24 +1,88 @@
-// The Hopper GEMM data path for --chip=sm_90a in PTX: the operand ring is
-// read in place by wgmma.mma_async (128-byte swizzled shared tiles, 64-bit
-// matrix descriptors); fence.proxy.async orders the cp.async writes (generic
-// proxy) before the wgmma reads (async proxy). ptxas -arch=sm_90a accepts it.
+// The Hopper GEMM for --chip=sm_90a in PTX, and ptxas -arch=sm_90a accepts
+// it. By default a persistent, warp-specialized kernel: thread 0 initializes
+// the full/empty mbarrier rings; the kernel's 8 warps (two consumer
+// warpgroups) grow to 232 registers, wait on full stages, run wgmma on the
+// 128-byte swizzled ring in place with one group in flight and release
+// stages; the added producer warpgroup drops to 40 registers and streams A
+// and B with TMA (one 128x64 box of A, four 64x64 boxes of B per stage).
+// The tensor maps are __grid_constant__ parameters described in the JSON.
+
+// RUN: tilec %examples/gemm_bf16.mlir --chip=sm_90a --emit=ptx -o %t.ws
+// RUN: FileCheck %s --check-prefix=WS < %t.ws/gemm_bf16.ptx
+// RUN: %ptxas -arch=sm_90a %t.ws/gemm_bf16.ptx -o %t.ws/gemm_bf16.cubin
+// RUN: FileCheck %s --check-prefix=JSON < %t.ws/gemm_bf16.json
+
+// WS: .target sm_90a
+// WS: .param .align 64 .b8 gemm_bf16_param_9[128],
+// WS-NEXT: .param .align 64 .b8 gemm_bf16_param_10[128]
+// WS: .reqntid 384, 1, 1
+// WS: cvta.param.u64
+// WS: mbarrier.init.shared.b64
+// WS: fence.mbarrier_init.release.cluster;
+// WS: bar.sync 0;
+// WS: setmaxnreg.inc.sync.aligned.u32 232;
+// WS: mbarrier.try_wait.parity.shared.b64
+// WS: wgmma.fence.sync.aligned;
+// WS-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// WS: wgmma.commit_group.sync.aligned;
+// WS: wgmma.wait_group.sync.aligned 1;
+// WS: mbarrier.arrive.shared.b64
+// WS: wgmma.wait_group.sync.aligned 0;
+// WS: bar.sync 1, 256;
+// WS: setmaxnreg.dec.sync.aligned.u32 40;
+// WS: mbarrier.try_wait.parity.shared.b64
+// WS: mbarrier.arrive.expect_tx.shared.b64
+// WS-COUNT-5: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+
+// JSON: "block": [
+// JSON-NEXT: 384,
+// JSON: "persistent": true,
+// JSON: "tensor_maps": [
+// JSON-NEXT: {
+// JSON-NEXT: "base": "A",
+// JSON-NEXT: "box": [
+// JSON-NEXT: 64,
+// JSON-NEXT: 128
+// JSON-NEXT: ],
+// JSON-NEXT: "dtype": "bf16",
+// JSON-NEXT: "elem_bytes": 2,
+// JSON-NEXT: "index": 9,
+// JSON-NEXT: "sizes": [
+// JSON-NEXT: "K",
+// JSON-NEXT: "M"
+// JSON-NEXT: ],
+// JSON-NEXT: "strides": [
+// JSON-NEXT: 1,
+// JSON-NEXT: "lda"
+// JSON-NEXT: ],
+// JSON-NEXT: "swizzle": 128
+// JSON: "base": "B",
+// JSON: "index": 10,
+
+// With warp_specialize = 0: a cp.async ring read in place by wgmma;
+// fence.proxy.async orders the cp.async writes (generic proxy) before the
+// wgmma reads (async proxy).
+
+// RUN: tilec %S/Inputs/gemm_bf16_cp_async.mlir --chip=sm_90a --emit=ptx -o %t.cp
+// RUN: FileCheck %s --check-prefix=CP < %t.cp/gemm_bf16.ptx
+// RUN: %ptxas -arch=sm_90a %t.cp/gemm_bf16.ptx -o %t.cp/gemm_bf16.cubin
+
+// CP: .target sm_90a
+// CP: .reqntid 256, 1, 1
+// CP: cp.async.cg.shared.global
+// CP: fence.proxy.async.shared::cta;
+// CP: bar.sync 0;
+// CP: wgmma.fence.sync.aligned;
+// CP-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CP: wgmma.commit_group.sync.aligned;
+// CP: wgmma.wait_group.sync.aligned 0;
+
 // --chip=sm_90 (no arch-specific features) stays on mma.sync.
 
-// RUN: tilec %examples/gemm_bf16.mlir --chip=sm_90a --emit=ptx -o %t.sm90a
-// RUN: FileCheck %s < %t.sm90a/gemm_bf16.ptx
-// RUN: %ptxas -arch=sm_90a %t.sm90a/gemm_bf16.ptx -o %t.sm90a/gemm_bf16.cubin
 // RUN: tilec %examples/gemm_bf16.mlir --chip=sm_90 --emit=ptx -o %t.sm90
 // RUN: FileCheck %s --check-prefix=SM90 < %t.sm90/gemm_bf16.ptx
 
-// CHECK: .target sm_90a
-// CHECK: cp.async.cg.shared.global
-// CHECK: fence.proxy.async.shared::cta;
-// CHECK: bar.sync 0;
-// CHECK: wgmma.fence.sync.aligned;
-// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
-// CHECK: wgmma.commit_group.sync.aligned;
-// CHECK-NEXT: wgmma.wait_group.sync.aligned
-
 // SM90: .target sm_90
 // SM90-NOT: wgmma
+// SM90-NOT: setmaxnreg
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

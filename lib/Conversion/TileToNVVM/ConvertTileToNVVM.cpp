@@ -19,6 +19,8 @@
 
 #include "Utility.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -58,6 +60,12 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   });
   addConversion([ctx](SmemType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, 3);
+  });
+  addConversion([ctx](MBarrierType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, 3);
+  });
+  addConversion([ctx](TensorMapType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx);
   });
   auto cast = [](OpBuilder &builder, Type type, ValueRange inputs,
                  Location loc) -> Value {
@@ -173,6 +181,61 @@ static std::string getDtypeName(Type t) {
   return s;
 }
 
+/// A size or stride of a host-encoded view: the parameter's name, or the
+/// constant.
+static Attribute getHostValueAttr(KernelOp kernel, OpFoldResult v,
+                                  Builder &b) {
+  if (auto attr = dyn_cast<Attribute>(v))
+    return attr;
+  Value value = cast<Value>(v);
+  if (std::optional<unsigned> idx = MakeTensorMapOp::getParamIndex(value))
+    return b.getStringAttr(kernel.getArgName(*idx));
+  APInt c;
+  if (matchPattern(value, m_ConstantInt(&c)))
+    return b.getI64IntegerAttr(c.getSExtValue());
+  return b.getStringAttr("?"); // excluded by the verifier
+}
+
+/// The launch-metadata entry of a tensor map: how runtimes encode it
+/// (dimensions innermost first, as cuTensorMapEncodeTiled takes them).
+static DictionaryAttr buildTensorMapInfo(KernelOp kernel, MakeTensorMapOp op,
+                                         unsigned index, Builder &b) {
+  auto makeView = op.getView().getDefiningOp<MakeViewOp>();
+  TensorMapType type = op.getType();
+  unsigned contig = type.getEncoding().getOrder()[0];
+  unsigned elemBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  std::optional<unsigned> base = MakeTensorMapOp::getParamIndex(makeView.getBase());
+  SmallVector<unsigned> dims = {contig, 1 - contig};
+  SmallVector<Attribute> sizes, strides;
+  SmallVector<int64_t> box;
+  for (unsigned d : dims) {
+    sizes.push_back(getHostValueAttr(kernel, makeView.getMixedSize(d), b));
+    strides.push_back(getHostValueAttr(kernel, makeView.getMixedStride(d), b));
+    box.push_back(type.getShape()[d]);
+  }
+  SmallVector<NamedAttribute> entry = {
+      b.getNamedAttr("index", b.getI64IntegerAttr(index)),
+      b.getNamedAttr("base", b.getStringAttr(kernel.getArgName(*base))),
+      b.getNamedAttr("dtype",
+                     b.getStringAttr(getDtypeName(type.getElementType()))),
+      b.getNamedAttr("elem_bytes", b.getI64IntegerAttr(elemBytes)),
+      b.getNamedAttr("sizes", b.getArrayAttr(sizes)),
+      b.getNamedAttr("strides", b.getArrayAttr(strides)),
+      b.getNamedAttr("box", b.getI64ArrayAttr(box)),
+      b.getNamedAttr("swizzle",
+                     b.getI64IntegerAttr(
+                         *type.getEncoding().getHardwareSwizzleBytes(elemBytes)))};
+  return b.getDictionaryAttr(entry);
+}
+
+/// Threads of a block of `kernel`: its warps plus warp-specialized
+/// partitions.
+static int64_t getBlockThreads(KernelOp kernel) {
+  int64_t warps = kernel.getNumWarps();
+  kernel.walk([&](WarpSpecializeOp ws) { warps += ws.getPartitionWarps(); });
+  return 32 * warps;
+}
+
 DictionaryAttr KernelOpLowering::buildLaunchInfo(KernelOp kernel,
                                                  Builder &b) const {
   SmallVector<Attribute> params;
@@ -195,17 +258,24 @@ DictionaryAttr KernelOpLowering::buildLaunchInfo(KernelOp kernel,
       entry.push_back(b.getNamedAttr("divisibility", div));
     params.push_back(b.getDictionaryAttr(entry));
   }
+  SmallVector<Attribute> tensorMaps;
+  kernel.walk([&](MakeTensorMapOp op) {
+    auto index = op->getAttrOfType<IntegerAttr>(kParamIndexAttr);
+    tensorMaps.push_back(buildTensorMapInfo(kernel, op, index.getInt(), b));
+  });
   SmallVector<Attribute> grid;
   for (const std::string &g : kernel.getGridRuleStrings())
     grid.push_back(b.getStringAttr(g));
   int64_t smem = 0;
   if (auto attr = kernel->getAttrOfType<IntegerAttr>(kSmemBytesAttr))
     smem = attr.getInt();
-  int64_t threads = 32 * kernel.getNumWarps();
+  int64_t threads = getBlockThreads(kernel);
   SmallVector<NamedAttribute> info = {
       b.getNamedAttr("name", b.getStringAttr(kernel.getSymName())),
       b.getNamedAttr("params", b.getArrayAttr(params)),
+      b.getNamedAttr("tensor_maps", b.getArrayAttr(tensorMaps)),
       b.getNamedAttr("grid", b.getArrayAttr(grid)),
+      b.getNamedAttr("persistent", b.getBoolAttr(kernel.getPersistent())),
       b.getNamedAttr("block", b.getI64ArrayAttr({threads, 1, 1})),
       b.getNamedAttr("cluster", b.getI64ArrayAttr({1, 1, 1})),
       b.getNamedAttr("num_warps", b.getI64IntegerAttr(kernel.getNumWarps())),
@@ -219,6 +289,7 @@ LogicalResult
 KernelOpLowering::matchAndRewrite(KernelOp kernel, OpAdaptor adaptor,
                                   ConversionPatternRewriter &rewriter) const {
   const TypeConverter &converter = *getTypeConverter();
+  MLIRContext *ctx = rewriter.getContext();
   FunctionType type = kernel.getFunctionType();
   TypeConverter::SignatureConversion signature(type.getNumInputs());
   SmallVector<Type> argTypes;
@@ -229,16 +300,37 @@ KernelOpLowering::matchAndRewrite(KernelOp kernel, OpAdaptor adaptor,
     signature.addInputs(i, converted);
     argTypes.push_back(converted);
   }
-  auto funcType = LLVM::LLVMFunctionType::get(
-      LLVM::LLVMVoidType::get(rewriter.getContext()), argTypes);
+  // Hidden parameters: one __grid_constant__ CUtensorMap (128 bytes, 64-byte
+  // aligned) per tensor map, after the user's parameters.
+  SmallVector<MakeTensorMapOp> maps;
+  kernel.walk([&](MakeTensorMapOp op) { maps.push_back(op); });
+  auto genericPtr = LLVM::LLVMPointerType::get(ctx);
+  for (MakeTensorMapOp op : maps) {
+    op->setAttr(kParamIndexAttr, rewriter.getI64IntegerAttr(argTypes.size()));
+    argTypes.push_back(genericPtr);
+  }
+  signature.addInputs(SmallVector<Type>(maps.size(), genericPtr));
+  auto funcType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                              argTypes);
   auto func = LLVM::LLVMFuncOp::create(rewriter, kernel.getLoc(),
                                        kernel.getSymName(), funcType);
-  int32_t threads = 32 * kernel.getNumWarps();
+  for (unsigned i = type.getNumInputs(); i < argTypes.size(); ++i) {
+    func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                    TypeAttr::get(LLVM::LLVMArrayType::get(
+                        IntegerType::get(ctx, 8), 128)));
+    func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                    rewriter.getI64IntegerAttr(64));
+    func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                    rewriter.getUnitAttr());
+  }
+  int32_t threads = getBlockThreads(kernel);
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                 rewriter.getUnitAttr());
   func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                 rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
   func->setAttr(kLaunchAttr, buildLaunchInfo(kernel, rewriter));
+  func->setAttr(kNumWarpsAttr,
+                rewriter.getI64IntegerAttr(kernel.getNumWarps()));
   if (Attribute a = kernel->getAttr(kSmemBytesAttr))
     func->setAttr(kSmemBytesAttr, a);
   rewriter.inlineRegionBefore(kernel.getBody(), func.getBody(), func.end());
@@ -295,10 +387,20 @@ static LogicalResult planSharedMemory(KernelOp kernel,
   Builder b(kernel.getContext());
   int64_t persistent = 0;
   Operation *liveBegin = nullptr, *liveEnd = nullptr;
-  kernel.walk([&](LocalAllocOp alloc) {
-    persistent = llvm::alignTo(persistent, 1024);
+  kernel.walk([&](Operation *alloc) {
+    int64_t bytes, align;
+    if (auto local = dyn_cast<LocalAllocOp>(alloc)) {
+      bytes = local.getType().getSizeInBytes();
+      align = 1024; // a 128-byte swizzle repeats every 1024 bytes
+    } else if (auto bars = dyn_cast<MBarrierAllocOp>(alloc)) {
+      bytes = 8 * bars.getType().getSize();
+      align = 8;
+    } else {
+      return;
+    }
+    persistent = llvm::alignTo(persistent, align);
     alloc->setAttr(kSmemOffsetAttr, b.getI64IntegerAttr(persistent));
-    persistent += alloc.getType().getSizeInBytes();
+    persistent += bytes;
     Operation *begin = getAncestorIn(&body, alloc);
     if (!liveBegin || begin->isBeforeInBlock(liveBegin))
       liveBegin = begin;
@@ -352,6 +454,7 @@ void ConvertTileToNVVMPass::runOnOperation() {
                            /*alignment=*/1024, /*addrSpace=*/3);
   }
 
+  markWarpSpecializeGroups(module);
   TileTypeConverter converter(ctx);
   RewritePatternSet patterns(ctx);
   ConversionTarget conversionTarget(*ctx);
@@ -369,6 +472,8 @@ void ConvertTileToNVVMPass::runOnOperation() {
   populateSharedMemoryOpToLLVMPatterns(converter, patterns);
   populateMmaSm80Patterns(converter, patterns, *target);
   populateWgmmaSm90Patterns(converter, patterns, *target);
+  populateTmaOpToLLVMPatterns(converter, patterns);
+  populateWarpSpecializeOpToLLVMPatterns(converter, patterns, *target);
   if (failed(applyPartialConversion(module, conversionTarget,
                                     std::move(patterns))))
     return signalPassFailure();

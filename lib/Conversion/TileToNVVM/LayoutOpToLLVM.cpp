@@ -209,7 +209,7 @@ Value ConvertLayoutOpLowering::convertThroughSharedMemory(
   SmallVector<Value> elems = unpackVector(b, loc, vals);
 
   // Earlier users of the scratch area must be done before it is rewritten.
-  emitBarrier(b, loc);
+  emitBarrier(b, loc, op);
   auto writeAll = [&](OpBuilder &w, Location l) {
     for (unsigned r = 0; r < src.getNumRegs(); ++r) {
       Value idx = linearIndex(w, l, srcThread, src.getRegCoord(r), strides);
@@ -225,7 +225,7 @@ Value ConvertLayoutOpLowering::convertThroughSharedMemory(
   } else {
     writeAll(b, loc);
   }
-  emitBarrier(b, loc);
+  emitBarrier(b, loc, op);
   SmallVector<Value> result;
   for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
     Value idx = linearIndex(b, loc, dstThread, dst.getRegCoord(r), strides);

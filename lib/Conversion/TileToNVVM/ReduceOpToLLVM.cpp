@@ -115,7 +115,7 @@ ReduceOpLowering::matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
           rewriter, loc, lin, i32Val(rewriter, loc, numPartials)));
     }
     Value scratch = getScratchPtr(rewriter, loc, op);
-    emitBarrier(rewriter, loc);
+    emitBarrier(rewriter, loc, op);
     Value canonical =
         emitIsCanonicalThread(rewriter, loc, src, ids, axisLanes);
     auto writeAll = [&](OpBuilder &b, Location l) {
@@ -133,7 +133,7 @@ ReduceOpLowering::matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
     } else {
       writeAll(rewriter, loc);
     }
-    emitBarrier(rewriter, loc);
+    emitBarrier(rewriter, loc, op);
     for (unsigned r = 0; r < acc.size(); ++r) {
       Value total;
       for (int64_t j = 0; j < numPartials; ++j) {

@@ -103,13 +103,14 @@ struct AsyncWaitOpLowering : public OpConversionPattern<AsyncWaitOp> {
   }
 };
 
-/// tile.barrier -> bar.sync 0.
+/// tile.barrier -> bar.sync 0, or a named barrier of the executing warps.
 struct BarrierOpLowering : public OpConversionPattern<BarrierOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(BarrierOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    emitBarrier(rewriter, op.getLoc(), op);
+    rewriter.eraseOp(op);
     return success();
   }
 };

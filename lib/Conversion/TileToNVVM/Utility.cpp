@@ -107,10 +107,15 @@ unsigned mlir::tilec::getNumWarps(Operation *op) {
   for (; op; op = op->getParentOp()) {
     if (auto kernel = dyn_cast<KernelOp>(op))
       return kernel.getNumWarps();
-    if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op))
+    if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op)) {
+      // The kernel's warps(n); warp-specialized partitions add threads to
+      // the block (reqntid) but do not hold tiles.
+      if (auto warps = func->getAttrOfType<IntegerAttr>(kNumWarpsAttr))
+        return warps.getInt();
       if (auto reqntid = func->getAttrOfType<DenseI32ArrayAttr>(
               NVVM::NVVMDialect::getReqntidAttrName()))
         return reqntid.asArrayRef()[0] / 32;
+    }
   }
   return 1;
 }
@@ -193,8 +198,46 @@ Value mlir::tilec::gepElems(OpBuilder &b, Location loc, Value ptr,
                              ArrayRef<LLVM::GEPArg>{index});
 }
 
-void mlir::tilec::emitBarrier(OpBuilder &b, Location loc) {
-  NVVM::Barrier0Op::create(b, loc);
+ExecGroup mlir::tilec::getExecGroup(Operation *op) {
+  ExecGroup group;
+  if (auto attr = op->getAttrOfType<DenseI32ArrayAttr>(kExecGroupAttr)) {
+    group.barrierId = attr[0];
+    group.numThreads = attr[1];
+    group.firstThread = attr[2];
+  }
+  return group;
+}
+
+void mlir::tilec::emitBarrier(OpBuilder &b, Location loc, Operation *op) {
+  ExecGroup group = getExecGroup(op);
+  if (group.numThreads == 0) {
+    NVVM::Barrier0Op::create(b, loc);
+    return;
+  }
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, i32Val(b, loc, group.barrierId),
+                          i32Val(b, loc, group.numThreads),
+                          NVVM::BarrierReductionAttr(), Value());
+}
+
+Value mlir::tilec::emitIsLeaderThread(OpBuilder &b, Location loc,
+                                      Operation *op) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                               i32Val(b, loc, getExecGroup(op).firstThread));
+}
+
+FailureOr<StringRef> mlir::tilec::getPtxConstraint(Type type) {
+  if (type.isF32())
+    return StringRef("f");
+  if (type.isF64())
+    return StringRef("d");
+  if (type.isInteger(32))
+    return StringRef("r");
+  if (type.isInteger(64))
+    return StringRef("l");
+  if (type.isInteger(16) || type.isF16() || type.isBF16())
+    return StringRef("h");
+  return failure();
 }
 
 Value mlir::tilec::emitShuffleXor(OpBuilder &b, Location loc, Value v,

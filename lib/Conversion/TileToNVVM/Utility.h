@@ -33,6 +33,14 @@ constexpr StringLiteral kLaunchAttr = "tile.launch";
 constexpr StringLiteral kSmemSymbol = "tile_smem";
 /// Byte offset of a tile.local_alloc in the dynamic shared memory.
 constexpr StringLiteral kSmemOffsetAttr = "tile.smem_offset";
+/// The hidden kernel parameter a tile.make_tensor_map becomes.
+constexpr StringLiteral kParamIndexAttr = "tile.param_index";
+/// The kernel's warps(n), kept on the llvm.func.
+constexpr StringLiteral kNumWarpsAttr = "tile.num_warps";
+/// Set by convert-tile-to-nvvm on ops inside tile.warp_specialize regions
+/// before conversion: [named barrier id, threads, first thread] of the
+/// warps executing the op.
+constexpr StringLiteral kExecGroupAttr = "tile.exec_group";
 
 Value i32Val(OpBuilder &b, Location loc, int64_t v);
 
@@ -88,8 +96,26 @@ Value getScratchPtr(OpBuilder &b, Location loc, Operation *anchor);
 Value gepElems(OpBuilder &b, Location loc, Value ptr, Type elemType,
                Value index);
 
-/// bar.sync 0 (all threads of the block).
-void emitBarrier(OpBuilder &b, Location loc);
+/// The threads executing `op`: all of the block, or those of a
+/// tile.warp_specialize region (kExecGroupAttr).
+struct ExecGroup {
+  unsigned barrierId = 0;  // bar.sync id: 0 for the whole block
+  unsigned numThreads = 0; // 0: every thread of the block
+  unsigned firstThread = 0;
+};
+ExecGroup getExecGroup(Operation *op);
+
+/// Synchronizes the threads executing `op`: bar.sync 0 for the block, a
+/// named barrier inside tile.warp_specialize regions.
+void emitBarrier(OpBuilder &b, Location loc, Operation *op);
+
+/// i1: this thread is the one that issues single-thread operations (TMA
+/// copies, expect-tx arrivals) for the threads executing `op`.
+Value emitIsLeaderThread(OpBuilder &b, Location loc, Operation *op);
+
+/// The inline-asm register constraint of a scalar type ("f", "r", "l", "h",
+/// "d").
+FailureOr<StringRef> getPtxConstraint(Type type);
 
 /// shfl.sync.bfly of a value of up to 64 bits.
 Value emitShuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask);

@@ -54,14 +54,63 @@ private:
   const TargetInfo &target;
 };
 
-/// tile.warpgroup_wait -> wgmma.wait_group.sync.aligned.
+/// tile.warpgroup_wait -> wgmma.wait_group.sync.aligned. Values passed
+/// through the wait go through the same inline-asm statement (tied
+/// operands), so no use of an accumulator can be scheduled before it.
 struct WarpgroupWaitOpLowering : public OpConversionPattern<WarpgroupWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(WarpgroupWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(
-        op, rewriter.getI64IntegerAttr(op.getPending()));
+    Location loc = op.getLoc();
+    if (op.getValues().empty()) {
+      NVVM::WgmmaWaitGroupSyncOp::create(
+          rewriter, loc, rewriter.getI64IntegerAttr(op.getPending()));
+      rewriter.eraseOp(op);
+      return success();
+    }
+    SmallVector<Value> scalars;
+    SmallVector<unsigned> counts;
+    for (Value v : adaptor.getValues()) {
+      SmallVector<Value> elems = unpackVector(rewriter, loc, v);
+      counts.push_back(elems.size());
+      llvm::append_range(scalars, elems);
+    }
+    std::string constraints;
+    llvm::raw_string_ostream os(constraints);
+    for (auto [i, v] : llvm::enumerate(scalars)) {
+      FailureOr<StringRef> c = getPtxConstraint(v.getType());
+      if (failed(c))
+        return rewriter.notifyMatchFailure(op, "unsupported element type");
+      os << (i ? "," : "") << "=" << *c;
+    }
+    for (unsigned i = 0; i < scalars.size(); ++i)
+      os << "," << i;
+    SmallVector<Type> types = llvm::map_to_vector(
+        scalars, [](Value v) { return v.getType(); });
+    auto structType =
+        LLVM::LLVMStructType::getLiteral(rewriter.getContext(), types);
+    std::string ptx =
+        "wgmma.wait_group.sync.aligned " + std::to_string(op.getPending()) + ";";
+    auto asmOp = LLVM::InlineAsmOp::create(
+        rewriter, loc, structType, scalars, rewriter.getStringAttr(ptx),
+        rewriter.getStringAttr(constraints), rewriter.getUnitAttr(),
+        /*is_align_stack=*/nullptr, LLVM::TailCallKindAttr(),
+        LLVM::AsmDialectAttr::get(rewriter.getContext(),
+                                  LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/nullptr);
+    SmallVector<Value> results;
+    unsigned next = 0;
+    for (auto [value, count] : llvm::zip(op.getResults(), counts)) {
+      SmallVector<Value> elems;
+      for (unsigned i = 0; i < count; ++i)
+        elems.push_back(LLVM::ExtractValueOp::create(rewriter, loc,
+                                                     asmOp.getResult(0), next++));
+      results.push_back(packVector(
+          rewriter, loc, getTypeConverter()->convertType(value.getType()),
+          elems));
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };

@@ -24,6 +24,8 @@ namespace mlir::tilec {
 ///   !tile.ptr<T>              ->  !llvm.ptr<1>
 ///   !tile.view<...>           ->  !llvm.struct<(ptr<1>, i32 x rank, i32 x rank)>
 ///   !tile.smem<...>           ->  !llvm.ptr<3> (the ring's first element)
+///   !tile.mbarrier<n>         ->  !llvm.ptr<3> (the first barrier)
+///   !tile.tensor_map<...>     ->  !llvm.ptr (the CUtensorMap parameter)
 /// 8-bit float element types become i8 (LLVM has no fp8 type).
 class TileTypeConverter : public TypeConverter {
 public:
@@ -62,6 +64,24 @@ void populateMmaSm80Patterns(TileTypeConverter &converter,
 void populateWgmmaSm90Patterns(TileTypeConverter &converter,
                                RewritePatternSet &patterns,
                                const TargetInfo &target);
+
+/// tile.make_tensor_map, tile.tma_load, tile.mbarrier_* (sm_90).
+void populateTmaOpToLLVMPatterns(TileTypeConverter &converter,
+                                 RewritePatternSet &patterns);
+
+/// tile.warp_specialize (setmaxnreg: sm_90a).
+void populateWarpSpecializeOpToLLVMPatterns(TileTypeConverter &converter,
+                                            RewritePatternSet &patterns,
+                                            const TargetInfo &target);
+
+/// Marks the tile ops inside tile.warp_specialize regions with the warps
+/// that execute them (named barriers, leader threads); run before the
+/// conversion.
+void markWarpSpecializeGroups(Operation *root);
+
+/// Registers per thread ptxas gives a kernel of `threads` threads that
+/// must launch one block per SM.
+int64_t getLaunchRegisters(int64_t threads);
 
 /// Rewrites math ops into NVPTX-selectable forms (see tile-legalize-math).
 void populateLegalizeMathPatterns(RewritePatternSet &patterns);

@@ -286,6 +286,19 @@ int64_t SharedEncodingAttr::getOffset(ArrayRef<int64_t> coord,
          (chunk ^ phase) * getVec() + inSeg % getVec();
 }
 
+std::optional<int64_t>
+SharedEncodingAttr::getHardwareSwizzleBytes(unsigned elemBytes) const {
+  if (getMaxPhase() == 1)
+    return 0;
+  // Swizzle<B, 4, 3>: 16-byte chunks XOR-ed with address bits [7, 7 + B).
+  // Rows of span bytes, 128 / span of them per phase.
+  int64_t span = 16 * getMaxPhase();
+  if (getVec() * elemBytes != 16 || span > 128 ||
+      getPerPhase() * span != 128)
+    return std::nullopt;
+  return span;
+}
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//

@@ -211,3 +211,56 @@ int64_t SmemType::getSizeInBytes() const {
   unsigned bytes = std::max(1u, getElementType().getIntOrFloatBitWidth() / 8);
   return getNumStages() * getTileElems() * bytes;
 }
+
+//===----------------------------------------------------------------------===//
+// TensorMapType
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> shape, Type elementType,
+                      SharedEncodingAttr encoding) {
+  if (shape.size() != 2)
+    return emitError() << "expected a 2-D box, got rank " << shape.size();
+  for (int64_t d : shape)
+    if (d < 1 || d > 256)
+      return emitError() << "box dimensions must be in [1, 256] elements, got "
+                         << d;
+  if (!isTileElementType(elementType) ||
+      elementType.getIntOrFloatBitWidth() < 8)
+    return emitError() << "expected an element type of at least 8 bits, got "
+                       << elementType;
+  if (encoding.getOrder().size() != 2)
+    return emitError() << "expected a 2-D shared encoding";
+  unsigned elemBytes = elementType.getIntOrFloatBitWidth() / 8;
+  std::optional<int64_t> swizzle = encoding.getHardwareSwizzleBytes(elemBytes);
+  if (!swizzle)
+    return emitError() << encoding
+                       << " is not a TMA swizzle mode for " << elementType
+                       << " (16-byte chunks, 32/64/128-byte spans)";
+  int64_t innerBytes = shape[encoding.getOrder()[0]] * elemBytes;
+  if (*swizzle == 0 ? innerBytes % 16 != 0 : innerBytes != *swizzle)
+    return emitError() << "the contiguous box dimension is " << innerBytes
+                       << " bytes; "
+                       << (*swizzle ? "the swizzle needs exactly "
+                                    : "TMA needs a multiple of ")
+                       << (*swizzle ? *swizzle : 16) << " bytes";
+  return success();
+}
+
+int64_t TensorMapType::getBoxBytes() const {
+  return getShape()[0] * getShape()[1] *
+         (getElementType().getIntOrFloatBitWidth() / 8);
+}
+
+//===----------------------------------------------------------------------===//
+// MBarrierType
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MBarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
+                     int64_t size) {
+  if (size < 1)
+    return emitError() << "expected at least one barrier, got " << size;
+  return success();
+}

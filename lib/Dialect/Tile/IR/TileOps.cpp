@@ -13,8 +13,10 @@
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -309,6 +311,9 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
     result.addAttribute(getNumWarpsAttrName(result.name),
                         builder.getI32IntegerAttr(warps));
   }
+  if (succeeded(parser.parseOptionalKeyword("persistent")))
+    result.addAttribute(getPersistentAttrName(result.name),
+                        builder.getUnitAttr());
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   call_interface_impl::addArgAndResultAttrs(
@@ -345,11 +350,14 @@ void KernelOp::print(OpAsmPrinter &p) {
     p << ")";
   }
   p << " warps(" << getNumWarps() << ")";
+  if (getPersistent())
+    p << " persistent";
   p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
       {SymbolTable::getSymbolAttrName(), getFunctionTypeAttrName(),
        getArgAttrsAttrName(), getResAttrsAttrName(), getArgNamesAttrName(),
-       getNumWarpsAttrName(), getGridAttrName(), getGridArgsAttrName()});
+       getNumWarpsAttrName(), getGridAttrName(), getGridArgsAttrName(),
+       getPersistentAttrName()});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/true);
@@ -404,6 +412,8 @@ LogicalResult KernelOp::verify() {
                << getArgName(idx) << "' has type " << type.getInput(idx);
     }
   }
+  if (getPersistent() && (!getGrid() || getGrid()->getNumResults() != 1))
+    return emitOpError("a persistent kernel needs a 1-D grid rule");
   // FunctionOpInterface already checks the entry block's arguments.
   Block &body = getBody().front();
   if (body.empty() || !isa<ReturnOp>(body.back()))
@@ -768,6 +778,157 @@ LogicalResult LocalLoadOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor maps, transaction barriers and warp specialization
+//===----------------------------------------------------------------------===//
+
+std::optional<unsigned> MakeTensorMapOp::getParamIndex(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    if (isa_and_nonnull<KernelOp>(arg.getOwner()->getParentOp()))
+      return arg.getArgNumber();
+  return std::nullopt;
+}
+
+LogicalResult MakeTensorMapOp::verify() {
+  ViewType view = getView().getType();
+  TensorMapType map = getType();
+  if (view.getRank() != 2)
+    return emitOpError("expected a 2-D view, got rank ") << view.getRank();
+  if (view.getElementType() != map.getElementType())
+    return emitOpError("view element type ")
+           << view.getElementType() << " does not match the map's "
+           << map.getElementType();
+  unsigned contig = map.getEncoding().getOrder()[0];
+  if (view.getStrides()[contig] != 1)
+    return emitOpError("the box is contiguous along dimension ")
+           << contig << ", but the view's stride there is not 1";
+  // The map is encoded on the host: everything must be a launch argument.
+  auto makeView = getView().getDefiningOp<MakeViewOp>();
+  if (!makeView)
+    return emitOpError("expected the view to be made by tile.make_view");
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (!kernel)
+    return emitOpError("expected to be inside a tile.kernel");
+  auto isHostValue = [](Value v) {
+    return getParamIndex(v) || matchPattern(v, m_Constant());
+  };
+  std::optional<unsigned> base = getParamIndex(makeView.getBase());
+  if (!base || !llvm::all_of(makeView.getSizes(), isHostValue) ||
+      !llvm::all_of(makeView.getStrides(), isHostValue))
+    return emitOpError("the view must be built from kernel parameters and "
+                       "constants only, so that the tensor map can be "
+                       "encoded on the host");
+  unsigned elemBytes = view.getElementType().getIntOrFloatBitWidth() / 8;
+  auto align = kernel.getArgAttrOfType<IntegerAttr>(*base, "tile.align");
+  if (!align || align.getInt() % 16 != 0)
+    return emitOpError("TMA needs a 16-byte aligned base; annotate '")
+           << kernel.getArgName(*base) << "' with {tile.align = 16 : i64}";
+  // Global strides other than the contiguous one: multiples of 16 bytes.
+  unsigned dim = 1 - contig;
+  OpFoldResult stride = makeView.getMixedStride(dim);
+  if (std::optional<int64_t> c = getConstantIntValue(stride)) {
+    if (*c * elemBytes % 16 != 0)
+      return emitOpError("TMA needs 16-byte aligned strides; stride ")
+             << *c << " of dimension " << dim << " is " << *c * elemBytes
+             << " bytes";
+  } else {
+    unsigned idx = *getParamIndex(cast<Value>(stride));
+    auto div = kernel.getArgAttrOfType<IntegerAttr>(idx, "tile.divisibility");
+    if (!div || div.getInt() * elemBytes % 16 != 0)
+      return emitOpError("TMA needs 16-byte aligned strides; annotate '")
+             << kernel.getArgName(idx) << "' with {tile.divisibility = "
+             << 16 / elemBytes << " : i64}";
+  }
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  TensorMapType map = getMap().getType();
+  SmemType buffer = getBuffer().getType();
+  if (getOffsets().size() != 2)
+    return emitOpError("expected 2 offsets, got ") << getOffsets().size();
+  if (map.getElementType() != buffer.getElementType())
+    return emitOpError("map element type ")
+           << map.getElementType() << " does not match buffer element type "
+           << buffer.getElementType();
+  if (map.getEncoding() != buffer.getEncoding())
+    return emitOpError("the map's layout ")
+           << map.getEncoding() << " differs from the buffer's "
+           << buffer.getEncoding();
+  ArrayRef<int64_t> box = map.getShape(), tile = buffer.getTileShape();
+  for (unsigned d = 0; d < 2; ++d)
+    if (tile[d] % box[d] != 0)
+      return emitOpError("the buffer's tile ")
+             << tile[0] << "x" << tile[1] << " is not a whole number of "
+             << box[0] << "x" << box[1] << " boxes";
+  SharedEncodingAttr enc = buffer.getEncoding();
+  unsigned contig = enc.getOrder()[0];
+  if (box[contig] != enc.getSegmentLength(tile[contig]))
+    return emitOpError("boxes must span one row segment (")
+           << enc.getSegmentLength(tile[contig]) << " elements) of the tile";
+  unsigned elemBytes = map.getElementType().getIntOrFloatBitWidth() / 8;
+  if (enc.getHardwareSwizzleBytes(elemBytes).value_or(0) != 0 &&
+      box[1 - contig] % 8 != 0)
+    return emitOpError("swizzled boxes need a multiple of 8 rows");
+  return success();
+}
+
+LogicalResult MBarrierAllocOp::verify() {
+  if (!isa_and_nonnull<KernelOp>((*this)->getParentOp()))
+    return emitOpError("must be at the top level of a tile.kernel, where "
+                       "every thread of the block executes it");
+  return success();
+}
+
+/// The register file of an SM, per thread block.
+static constexpr int64_t kRegistersPerBlock = 64 * 1024;
+
+LogicalResult WarpSpecializeOp::verify() {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (!kernel)
+    return emitOpError("expected to be inside a tile.kernel");
+  if ((*this)->getParentOfType<WarpSpecializeOp>())
+    return emitOpError("cannot be nested");
+  int64_t warps = kernel.getNumWarps();
+  if (warps % 4 != 0)
+    return emitOpError("needs whole warpgroups: the kernel has ")
+           << warps << " warps, not a multiple of 4";
+  if (getPartitionWarps() % 4 != 0)
+    return emitOpError("the partition needs whole warpgroups, got ")
+           << getPartitionWarps() << " warps";
+  if (warps + getPartitionWarps() > 32)
+    return emitOpError("a block has at most 32 warps; ")
+           << warps << " + " << getPartitionWarps() << " requested";
+  for (int64_t regs : {getDefaultRegs(), getPartitionRegs()})
+    if (regs < 24 || regs > 256 || regs % 8 != 0)
+      return emitOpError("setmaxnreg takes 24 to 256 registers in steps of "
+                         "8, got ")
+             << regs;
+  int64_t total = 32 * (warps * getDefaultRegs() +
+                        getPartitionWarps() * getPartitionRegs());
+  if (total > kRegistersPerBlock)
+    return emitOpError("needs ")
+           << total << " registers (" << warps << " warps x "
+           << getDefaultRegs() << " + " << getPartitionWarps() << " warps x "
+           << getPartitionRegs() << " per thread), more than the "
+           << kRegistersPerBlock << " of an SM";
+  return success();
+}
+
+LogicalResult WarpSpecializeOp::verifyRegions() {
+  WalkResult result = getPartitionRegion().walk([&](Operation *op) {
+    auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
+    if (llvm::any_of(op->getOperandTypes(), isTile) ||
+        llvm::any_of(op->getResultTypes(), isTile)) {
+      op->emitOpError("distributed tiles are not available in a "
+                      "warp_specialize partition (it runs scalar code)");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
 // GemmOp
 //===----------------------------------------------------------------------===//
 
@@ -790,7 +951,12 @@ static LogicalResult verifyConfig(Operation *op, DictionaryAttr config,
              << entry.getName().getValue() << "'; expected one of " << known;
     }
     auto value = dyn_cast<IntegerAttr>(entry.getValue());
-    if (!value || value.getInt() <= 0)
+    // Flags (warp_specialize) are 0 or 1; everything else is a count.
+    bool isFlag = entry.getName().getValue() == "warp_specialize";
+    if (isFlag && (!value || (value.getInt() != 0 && value.getInt() != 1)))
+      return op->emitOpError("config key '")
+             << entry.getName().getValue() << "' expects 0 or 1";
+    if (!isFlag && (!value || value.getInt() <= 0))
       return op->emitOpError("config key '")
              << entry.getName().getValue()
              << "' expects a positive integer";
@@ -838,7 +1004,8 @@ LogicalResult GemmOp::verify() {
   }
   if (failed(verifyConfig(*this, getConfigAttr(),
                           {"block_m", "block_n", "block_k", "stages", "warps",
-                           "group_m", "cluster_m", "cluster_n", "consumers"})))
+                           "group_m", "warp_specialize", "consumer_regs",
+                           "producer_regs", "cluster_m", "cluster_n"})))
     return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");

@@ -68,6 +68,7 @@ private:
   // Step 3.
   void materialize(Operation *op);
   Value convertTo(Value v, Attribute layout, Operation *user);
+  void sinkConversions();
 
   /// The layout `op` requires of operand `idx` given the layouts of its
   /// results (null: no requirement).
@@ -84,6 +85,9 @@ private:
   /// Shared-memory operand encodings of dots lowered to wgmma.
   DenseMap<Operation *, std::pair<Attribute, Attribute>> wgmmaOperands;
   std::deque<Operation *> worklist;
+  /// Values computed from a tile.dot result: elementwise ops wait for their
+  /// (accumulator) layouts before choosing.
+  DenseSet<Value> dotDependent;
   unsigned numConversions = 0;
 };
 } // namespace
@@ -138,6 +142,13 @@ Attribute LayoutAssignment::getDefaultLayout(RankedTensorType type) {
 
 Attribute LayoutAssignment::getStoreLayout(StoreOp store) {
   auto type = cast<RankedTensorType>(store.getValue().getType());
+  // An accumulator fragment of 32-bit elements is stored as it is: the
+  // four lanes of a row write one full 32-byte sector per instruction, so
+  // a round trip through shared memory would not pay off.
+  if (auto mma = dyn_cast_or_null<MmaEncodingAttr>(get(store.getValue()));
+      mma && getBitWidth(type.getElementType()) >= 32 &&
+      getContiguousTileDim(store.getView().getType(), type) == 1)
+    return mma;
   return getCoalescedLayout(
       ctx, type.getShape(), getContiguousTileDim(store.getView().getType(), type),
       getBitWidth(type.getElementType()), numWarps);
@@ -195,6 +206,10 @@ static bool canUseWgmma(DotOp dot, const TargetInfo &target,
       !cast<RankedTensorType>(dot.getAcc().getType()).getElementType().isF32())
     return false;
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
+  // Operands already in shared memory (a hand-written or expanded ring).
+  if (isa_and_nonnull<SharedEncodingAttr>(a.getEncoding()) &&
+      isa_and_nonnull<SharedEncodingAttr>(b.getEncoding()))
+    return m == 16 * numWarps && n <= 256 && n % 8 == 0 && k % 16 == 0;
   if (m != 16 * numWarps || n > 256 || n % 64 != 0 || k % 64 != 0)
     return false;
   return dot.getA().getDefiningOp<LoadOp>() && dot.getB().getDefiningOp<LoadOp>();
@@ -207,9 +222,14 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
   if (canUseWgmma(dot, target, numWarps)) {
     // wgmma: warpgroups stack along M, each warp owns 16 rows; the
     // accumulator fragment is the mma.sync one with warps along M.
+    auto sharedA = dyn_cast_or_null<SharedEncodingAttr>(a.getEncoding());
+    auto sharedB = dyn_cast_or_null<SharedEncodingAttr>(
+        cast<RankedTensorType>(dot.getB().getType()).getEncoding());
     wgmmaOperands[dot] = {
-        getWgmmaSharedLayout(ctx, getOperandContiguity(dot.getA(), 1)),
-        getWgmmaSharedLayout(ctx, getOperandContiguity(dot.getB(), 1))};
+        sharedA ? sharedA
+                : getWgmmaSharedLayout(ctx, getOperandContiguity(dot.getA(), 1)),
+        sharedB ? sharedB
+                : getWgmmaSharedLayout(ctx, getOperandContiguity(dot.getB(), 1))};
     return Attribute(MmaEncodingAttr::get(ctx, {numWarps, 1}));
   }
   bool is16 = et.isBF16() || et.isF16();
@@ -347,6 +367,8 @@ Attribute LayoutAssignment::getRequiredLayout(Operation *op, unsigned idx) {
     unsigned kWidth = 32 / getBitWidth(et);
     return DotOperandEncodingAttr::get(ctx, idx, acc, kWidth);
   }
+  if (auto wait = dyn_cast<WarpgroupWaitOp>(op))
+    return get(wait.getResult(idx));
   if (auto forOp = dyn_cast<scf::ForOp>(op)) {
     if (idx < forOp.getNumControlOperands())
       return {};
@@ -365,23 +387,36 @@ Attribute LayoutAssignment::getRequiredLayout(Operation *op, unsigned idx) {
 void LayoutAssignment::visit(Operation *op) {
   // Forward rules: result layouts from operand layouts.
   if (isElementwiseOnTiles(op)) {
-    // Prefer a layout that does not come from a constant-like producer.
+    // Decide once every operand that is not constant-like has a layout
+    // (the op is revisited as they arrive); prefer an accumulator layout
+    // (the largest, most expensive to convert), then any operand that does
+    // not come from a constant-like producer.
+    bool pending = llvm::any_of(op->getOperands(), [&](Value v) {
+      return isTensor(v) && !get(v) && dotDependent.contains(v) &&
+             !isCheapProducer(v.getDefiningOp()) &&
+             !v.getDefiningOp<BroadcastOp>();
+    });
     Attribute chosen;
+    int chosenRank = -1;
     for (Value operand : op->getOperands()) {
       Attribute l = get(operand);
       if (!l)
         continue;
-      if (!chosen)
+      int rank = isa<MmaEncodingAttr>(l)                    ? 2
+                 : !isCheapProducer(operand.getDefiningOp()) ? 1
+                                                             : 0;
+      if (rank > chosenRank) {
         chosen = l;
-      if (!isCheapProducer(operand.getDefiningOp())) {
-        chosen = l;
-        break;
+        chosenRank = rank;
       }
     }
-    for (Value r : op->getResults())
-      assign(r, chosen);
-  } else if (auto b = dyn_cast<BroadcastOp>(op)) {
-    assign(b.getResult(), get(b.getSrc()));
+    if (!pending || chosenRank == 2)
+      for (Value r : op->getResults())
+        assign(r, chosen);
+  } else if (isa<BroadcastOp>(op)) {
+    // A broadcast result takes its layout from its users (converting the
+    // small source is cheaper than the broadcast tile); only when none
+    // decides does it inherit the source's (see propagate()).
   } else if (auto e = dyn_cast<ExpandDimsOp>(op)) {
     if (Attribute src = get(e.getSrc())) {
       auto slice = dyn_cast<SliceEncodingAttr>(src);
@@ -407,6 +442,9 @@ void LayoutAssignment::visit(Operation *op) {
                                       swap(src.getThreadsPerWarp()),
                                       swap(src.getWarpsPerCTA()), order));
     }
+  } else if (auto wait = dyn_cast<WarpgroupWaitOp>(op)) {
+    for (auto [v, r] : llvm::zip(wait.getValues(), wait.getResults()))
+      assign(r, get(v));
   } else if (auto forOp = dyn_cast<scf::ForOp>(op)) {
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
     for (auto [init, arg, res, next] :
@@ -433,6 +471,11 @@ void LayoutAssignment::visit(Operation *op) {
       assign(r.getSrc(), slice.getParent());
     return;
   }
+  // A store converts its value right before it (where the element type is
+  // narrowest, e.g. after an epilogue's truncation) rather than pulling its
+  // coalesced layout back into the computation.
+  if (isa<StoreOp>(op))
+    return;
   for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
     assign(op->getOperand(i), getRequiredLayout(op, i));
 }
@@ -460,6 +503,11 @@ void LayoutAssignment::propagate() {
     });
     if (!unassigned)
       return;
+    if (auto bc = unassigned.getDefiningOp<BroadcastOp>())
+      if (Attribute src = get(bc.getSrc())) {
+        assign(unassigned, src);
+        continue;
+      }
     assign(unassigned,
            getDefaultLayout(cast<RankedTensorType>(unassigned.getType())));
   }
@@ -520,6 +568,27 @@ void LayoutAssignment::materialize(Operation *op) {
 }
 
 LogicalResult LayoutAssignment::run() {
+  // Forward from every dot result, through loop and branch yields.
+  SmallVector<Value> stack;
+  kernel.walk([&](DotOp dot) { stack.push_back(dot.getResult()); });
+  while (!stack.empty()) {
+    Value v = stack.pop_back_val();
+    if (!dotDependent.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<scf::YieldOp>(user)) {
+        Operation *parent = user->getParentOp();
+        unsigned idx = use.getOperandNumber();
+        if (idx < parent->getNumResults())
+          stack.push_back(parent->getResult(idx));
+        if (auto forOp = dyn_cast<scf::ForOp>(parent))
+          stack.push_back(forOp.getRegionIterArgs()[idx]);
+        continue;
+      }
+      llvm::append_range(stack, user->getResults());
+    }
+  }
   if (failed(seedAnchors()))
     return failure();
   propagate();
@@ -532,7 +601,76 @@ LogicalResult LayoutAssignment::run() {
   });
   for (Operation *op : ops)
     materialize(op);
+  sinkConversions();
   return success();
+}
+
+/// Moves layout conversions toward their sources through single-use
+/// elementwise chains: convert(f(x, splat)) -> f(convert(x), splat'), so
+/// that e.g. an epilogue converts a loaded bf16 tile rather than its f32
+/// extension. Only rewrites that keep one conversion (at most one operand
+/// that is not constant-like) are made.
+void LayoutAssignment::sinkConversions() {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<ConvertLayoutOp> converts;
+    kernel.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
+    for (ConvertLayoutOp cvt : converts) {
+      Operation *def = cvt.getSrc().getDefiningOp();
+      // A 32-bit tile loaded only to be converted into an accumulator
+      // fragment is loaded in that layout (full sectors per lane quad).
+      if (auto load = dyn_cast_or_null<LoadOp>(def)) {
+        auto type = cast<RankedTensorType>(cvt.getType());
+        if (isa<MmaEncodingAttr>(type.getEncoding()) &&
+            getBitWidth(type.getElementType()) >= 32 &&
+            load->hasOneUse() && !load.getMask() &&
+            getContiguousTileDim(load.getView().getType(), type) == 1) {
+          load.getResult().setType(type);
+          cvt.replaceAllUsesWith(load.getResult());
+          cvt.erase();
+          --numConversions;
+          changed = true;
+        }
+        continue;
+      }
+      if (!def || !isElementwiseOnTiles(def) || def->getNumResults() != 1 ||
+          !def->getResult(0).hasOneUse() ||
+          def->getBlock() != cvt->getBlock())
+        continue;
+      // At most one operand to convert, and no wider than the result.
+      unsigned heavy = 0;
+      bool wider = false;
+      unsigned resultBits =
+          getBitWidth(getElementTypeOrSelf(cvt.getType()));
+      for (Value v : def->getOperands())
+        if (isTensor(v) && !isCheapProducer(v.getDefiningOp())) {
+          ++heavy;
+          wider |= getBitWidth(getElementTypeOrSelf(v.getType())) > resultBits;
+        }
+      if (heavy > 1 || wider)
+        continue;
+      Attribute layout = cast<RankedTensorType>(cvt.getType()).getEncoding();
+      OpBuilder builder(def);
+      SmallVector<Value> operands;
+      for (Value v : def->getOperands()) {
+        if (!isTensor(v)) {
+          operands.push_back(v);
+          continue;
+        }
+        Attribute actual = cast<RankedTensorType>(v.getType()).getEncoding();
+        operands.push_back(actual == layout ? v : convertTo(v, layout, def));
+      }
+      Operation *clone = builder.clone(*def);
+      clone->setOperands(operands);
+      clone->getResult(0).setType(cvt.getType());
+      cvt.replaceAllUsesWith(clone->getResult(0));
+      cvt.erase();
+      def->erase();
+      --numConversions;
+      changed = true;
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -143,86 +143,38 @@ static Value applyActivation(ImplicitLocOpBuilder &b, Value x, Activation act,
   llvm_unreachable("unknown activation");
 }
 
-static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
-                                const TargetInfo &target) {
-  if (failed(checkOnlyComputation(kernel, op)))
-    return failure();
-  FailureOr<GemmConfig> config = getGemmConfig(op, target);
-  if (failed(config))
-    return failure();
-  const GemmConfig &c = *config;
-  Type inType = op.getA().getType().getElementType();
-  Type outType = op.getC().getType().getElementType();
-
-  ImplicitLocOpBuilder b(op.getLoc(), op);
-  Type i32 = b.getI32Type();
+/// Tile coordinates (m0, n0) of block tile `tileId` under grouped
+/// rasterization: GROUP_M block rows per group, so that consecutive tiles
+/// reuse B tiles in L2.
+static std::pair<Value, Value> emitTileCoords(ImplicitLocOpBuilder &b,
+                                              Value tileId, Value M, Value N,
+                                              const GemmConfig &c) {
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, v, 32);
   };
-  Value a = op.getA(), bv = op.getB(), cv = op.getC();
-  Value M = getViewSize(b, a, 0), K = getViewSize(b, a, 1);
-  Value N = getViewSize(b, cv, 1);
-
-  // Grid rule: ceildiv(M, BM) * ceildiv(N, BN) programs along x.
-  SmallVector<int64_t> params;
-  FailureOr<AffineExpr> mExpr = getParamExpr(M, kernel, params);
-  FailureOr<AffineExpr> nExpr = getParamExpr(N, kernel, params);
-  if (failed(mExpr) || failed(nExpr))
-    return op.emitOpError("M and N must be kernel parameters or constants "
-                          "(they define the launch grid)");
-  AffineExpr grid = mExpr->ceilDiv(c.blockM) * nExpr->ceilDiv(c.blockN);
-  kernel.setGridRule(AffineMap::get(0, params.size(), grid, b.getContext()),
-                     params);
-  kernel.setNumWarps(c.warps);
-
-  // cp.async copies 16-byte chunks: aligned pointers, strides in multiples of
-  // 16 bytes. Runtimes check these before launching.
-  int64_t vecElems = 16 / std::max(1u, inType.getIntOrFloatBitWidth() / 8);
-  for (Value view : {a, bv}) {
-    auto make = view.getDefiningOp<MakeViewOp>();
-    requireParam(kernel, make.getBase(), "tile.align", 16);
-    for (unsigned d = 0; d < 2; ++d)
-      if (auto s = dyn_cast<Value>(make.getMixedStride(d)))
-        requireParam(kernel, s, "tile.divisibility", vecElems);
-  }
-
-  // Grouped rasterization.
-  Value pid = ProgramIdOp::create(b, Dim::X);
   Value numPidM = arith::CeilDivSIOp::create(b, M, cst(c.blockM));
   Value numPidN = arith::CeilDivSIOp::create(b, N, cst(c.blockN));
   Value width = arith::MulIOp::create(b, numPidN, cst(c.groupM));
-  Value group = arith::DivSIOp::create(b, pid, width);
+  Value group = arith::DivSIOp::create(b, tileId, width);
   Value firstM = arith::MulIOp::create(b, group, cst(c.groupM));
   Value rest = arith::SubIOp::create(b, numPidM, firstM);
   Value groupSize = arith::MinSIOp::create(b, rest, cst(c.groupM));
-  Value inGroup = arith::RemSIOp::create(b, pid, width);
+  Value inGroup = arith::RemSIOp::create(b, tileId, width);
   Value pidM = arith::AddIOp::create(
       b, firstM, arith::RemSIOp::create(b, inGroup, groupSize));
   Value pidN = arith::DivSIOp::create(b, inGroup, groupSize);
-  Value m0 = arith::MulIOp::create(b, pidM, cst(c.blockM));
-  Value n0 = arith::MulIOp::create(b, pidN, cst(c.blockN));
+  return {arith::MulIOp::create(b, pidM, cst(c.blockM)),
+          arith::MulIOp::create(b, pidN, cst(c.blockN))};
+}
 
-  // Main loop.
+/// C[m0:, n0:] = act(alpha * acc + beta * C + bias), computed in f32 and
+/// stored in C's type.
+static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
+                             Value m0, Value n0, const GemmConfig &c) {
+  Value cv = op.getC();
+  Type outType = op.getC().getType().getElementType();
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
   auto accType = RankedTensorType::get(accShape, b.getF32Type());
-  auto aTile = RankedTensorType::get({c.blockM, c.blockK}, inType);
-  auto bTile = RankedTensorType::get({c.blockK, c.blockN}, inType);
-  Value zero = splatF32(b, accShape, 0.0);
-  auto loop = scf::ForOp::create(
-      b, cst(0), K, cst(c.blockK), ValueRange{zero},
-      [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
-        ImplicitLocOpBuilder lb(loc, ob);
-        Value ta = LoadOp::create(lb, aTile, a, ValueRange{m0, k}, Value(),
-                                  Padding::Zero);
-        Value tb = LoadOp::create(lb, bTile, bv, ValueRange{k, n0}, Value(),
-                                  Padding::Zero);
-        Value d = DotOp::create(lb, accType, ta, tb, iters[0]);
-        scf::YieldOp::create(lb, d);
-      });
-  loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
-  Value acc = loop.getResult(0);
-
-  // Epilogue in f32: alpha, beta * C, bias, activation.
   if (Value alpha = op.getAlpha())
     acc = arith::MulFOp::create(b, acc, SplatOp::create(b, accType, alpha));
   auto cTile = RankedTensorType::get(accShape, outType);
@@ -255,7 +207,8 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
     Value tb = LoadOp::create(b, row, bias, ValueRange{n0}, Value(),
                               Padding::Zero);
     if (!biasType.isF32())
-      tb = arith::ExtFOp::create(b, RankedTensorType::get({c.blockN}, b.getF32Type()), tb);
+      tb = arith::ExtFOp::create(
+          b, RankedTensorType::get({c.blockN}, b.getF32Type()), tb);
     Value tb2 = ExpandDimsOp::create(
         b, RankedTensorType::get({1, c.blockN}, b.getF32Type()), tb,
         b.getI32IntegerAttr(0));
@@ -265,7 +218,256 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   acc = applyActivation(b, acc, op.getActivation(), accShape);
   Value out = outType.isF32() ? acc : arith::TruncFOp::create(b, cTile, acc);
   StoreOp::create(b, out, cv, ValueRange{m0, n0}, Value());
-  (void)i32;
+}
+
+/// The 128-byte swizzled layout TMA writes and wgmma reads, contiguous
+/// along dimension `contig` of the tile.
+static SharedEncodingAttr getSwizzle128Layout(MLIRContext *ctx,
+                                              unsigned contig) {
+  return SharedEncodingAttr::get(ctx, /*vec=*/8, /*perPhase=*/1,
+                                 /*maxPhase=*/8, {contig, 1 - contig},
+                                 /*segment=*/64);
+}
+
+/// The Hopper schedule (c.warpSpecialize): a persistent, warp-specialized
+/// kernel. A producer warpgroup streams A and B tiles with TMA into an
+/// S-stage ring guarded by full/empty mbarriers; the kernel's warps (two
+/// consumer warpgroups for 128 rows) run wgmma on the ring in place, keep
+/// one wgmma group in flight, release stages as their reads retire, and run
+/// the epilogue while the producer already loads the next tile's stages.
+///
+///   producer:  for tile, k: wait empty[s] (parity ph^1); expect_tx full[s];
+///                           tma A, B -> ring[s]; advance (s, ph)
+///   consumers: for tile: acc = 0
+///                for k: wait full[s] (parity ph); acc = wgmma(ring[s], acc)
+///                       wgmma.wait 1; arrive empty[s-1]; advance (s, ph)
+///              wgmma.wait 0; arrive empty[last]; epilogue(acc)
+static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
+                                               const GemmConfig &c) {
+  MLIRContext *ctx = op.getContext();
+  Type inType = op.getA().getType().getElementType();
+  unsigned inBytes = inType.getIntOrFloatBitWidth() / 8;
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, v, 32);
+  };
+  Value a = op.getA(), bv = op.getB(), cv = op.getC();
+  Value M = getViewSize(b, a, 0), K = getViewSize(b, a, 1);
+  Value N = getViewSize(b, cv, 1);
+
+  // Operand rings: A is M x K row-major; B is K x N, row-major (N-major
+  // tiles, four 64-wide boxes per stage) or column-major (K-major tiles).
+  bool bColMajor = op.isRhsColumnMajor();
+  SharedEncodingAttr encA = getSwizzle128Layout(ctx, 1);
+  SharedEncodingAttr encB = getSwizzle128Layout(ctx, bColMajor ? 0 : 1);
+  auto mapA = TensorMapType::get(ctx, {c.blockM, 64}, inType, encA);
+  auto mapB = TensorMapType::get(
+      ctx, bColMajor ? SmallVector<int64_t>{64, c.blockN}
+                     : SmallVector<int64_t>{64, 64},
+      inType, encB);
+  Value tmA = MakeTensorMapOp::create(b, mapA, a);
+  Value tmB = MakeTensorMapOp::create(b, mapB, bv);
+  auto ringAType = SmemType::get(ctx, {c.stages, c.blockM, c.blockK}, inType, encA);
+  auto ringBType = SmemType::get(ctx, {c.stages, c.blockK, c.blockN}, inType, encB);
+  Value ringA = LocalAllocOp::create(b, ringAType);
+  Value ringB = LocalAllocOp::create(b, ringBType);
+  auto barsType = MBarrierType::get(ctx, c.stages);
+  Value full = MBarrierAllocOp::create(b, barsType, 1);
+  Value empty = MBarrierAllocOp::create(b, barsType, c.warps);
+  int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * inBytes;
+
+  Value numTiles =
+      arith::MulIOp::create(b, arith::CeilDivSIOp::create(b, M, cst(c.blockM)),
+                            arith::CeilDivSIOp::create(b, N, cst(c.blockN)));
+  Value kTiles = arith::CeilDivSIOp::create(b, K, cst(c.blockK));
+  Value pid = ProgramIdOp::create(b, Dim::X);
+  Value numPrograms = NumProgramsOp::create(b, Dim::X);
+
+  // (stage, phase) -> the next ring position.
+  auto advance = [&](ImplicitLocOpBuilder &lb, Value s,
+                     Value ph) -> std::pair<Value, Value> {
+    Value next = arith::AddIOp::create(lb, s, arith::ConstantIntOp::create(lb, 1, 32));
+    Value wrap = arith::CmpIOp::create(lb, arith::CmpIPredicate::eq, next,
+                                       arith::ConstantIntOp::create(lb, c.stages, 32));
+    Value s2 = arith::SelectOp::create(lb, wrap, arith::ConstantIntOp::create(lb, 0, 32), next);
+    Value ph2 = arith::XOrIOp::create(
+        lb, ph, arith::ExtUIOp::create(lb, lb.getI32Type(), wrap));
+    return {s2, ph2};
+  };
+  // The stage before `s`.
+  auto previous = [&](ImplicitLocOpBuilder &lb, Value s) -> Value {
+    Value isFirst = arith::CmpIOp::create(lb, arith::CmpIPredicate::eq, s,
+                                          arith::ConstantIntOp::create(lb, 0, 32));
+    return arith::SelectOp::create(
+        lb, isFirst, arith::ConstantIntOp::create(lb, c.stages - 1, 32),
+        arith::SubIOp::create(lb, s, arith::ConstantIntOp::create(lb, 1, 32)));
+  };
+
+  auto ws = WarpSpecializeOp::create(b, /*partitionWarps=*/4, c.consumerRegs,
+                                     c.producerRegs);
+  ws.getDefaultRegion().emplaceBlock();
+  ws.getPartitionRegion().emplaceBlock();
+
+  // Consumers.
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ws.getDefaultRegion().front());
+    SmallVector<int64_t> accShape = {c.blockM, c.blockN};
+    auto accType = RankedTensorType::get(accShape, b.getF32Type());
+    auto aTile = RankedTensorType::get({c.blockM, c.blockK}, inType, encA);
+    auto bTile = RankedTensorType::get({c.blockK, c.blockN}, inType, encB);
+    scf::ForOp::create(
+        b, pid, numTiles, numPrograms, ValueRange{cst(0), cst(0)},
+        [&](OpBuilder &ob, Location loc, Value tile, ValueRange ring) {
+          ImplicitLocOpBuilder tb(loc, ob);
+          auto [m0, n0] = emitTileCoords(tb, tile, M, N, c);
+          Value zero = splatF32(tb, accShape, 0.0);
+          auto kLoop = scf::ForOp::create(
+              tb, arith::ConstantIntOp::create(tb, 0, 32), kTiles,
+              arith::ConstantIntOp::create(tb, 1, 32),
+              ValueRange{zero, ring[0], ring[1]},
+              [&](OpBuilder &kb0, Location kloc, Value k, ValueRange it) {
+                ImplicitLocOpBuilder kb(kloc, kb0);
+                Value s = it[1], ph = it[2];
+                MBarrierWaitOp::create(kb, full, s, ph);
+                Value ta = LocalLoadOp::create(kb, aTile, ringA, s);
+                Value tbt = LocalLoadOp::create(kb, bTile, ringB, s);
+                Value d = DotOp::create(kb, accType, ta, tbt, it[0]);
+                // One wgmma group stays in flight: the previous one has
+                // finished reading its stage.
+                Value acc = WarpgroupWaitOp::create(kb, TypeRange{accType}, 1,
+                                                    ValueRange{d})
+                                .getResult(0);
+                Value notFirst = arith::CmpIOp::create(
+                    kb, arith::CmpIPredicate::sgt, k,
+                    arith::ConstantIntOp::create(kb, 0, 32));
+                Value prev = previous(kb, s);
+                scf::IfOp::create(kb, notFirst, [&](OpBuilder &ib, Location l) {
+                  MBarrierArriveOp::create(ib, l, empty, prev);
+                  scf::YieldOp::create(ib, l);
+                });
+                auto [s2, ph2] = advance(kb, s, ph);
+                scf::YieldOp::create(kb, ValueRange{acc, s2, ph2});
+              });
+          Value acc = WarpgroupWaitOp::create(tb, TypeRange{accType}, 0,
+                                              ValueRange{kLoop.getResult(0)})
+                          .getResult(0);
+          Value s = kLoop.getResult(1), ph = kLoop.getResult(2);
+          Value any = arith::CmpIOp::create(
+              tb, arith::CmpIPredicate::sgt, kTiles,
+              arith::ConstantIntOp::create(tb, 0, 32));
+          Value last = previous(tb, s);
+          scf::IfOp::create(tb, any, [&](OpBuilder &ib, Location l) {
+            MBarrierArriveOp::create(ib, l, empty, last);
+            scf::YieldOp::create(ib, l);
+          });
+          emitGemmEpilogue(tb, op, acc, m0, n0, c);
+          scf::YieldOp::create(tb, ValueRange{s, ph});
+        });
+  }
+
+  // Producer.
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ws.getPartitionRegion().front());
+    scf::ForOp::create(
+        b, pid, numTiles, numPrograms, ValueRange{cst(0), cst(0)},
+        [&](OpBuilder &ob, Location loc, Value tile, ValueRange ring) {
+          ImplicitLocOpBuilder tb(loc, ob);
+          auto [m0, n0] = emitTileCoords(tb, tile, M, N, c);
+          auto kLoop = scf::ForOp::create(
+              tb, arith::ConstantIntOp::create(tb, 0, 32), kTiles,
+              arith::ConstantIntOp::create(tb, 1, 32), ValueRange{ring[0], ring[1]},
+              [&](OpBuilder &kb0, Location kloc, Value k, ValueRange it) {
+                ImplicitLocOpBuilder kb(kloc, kb0);
+                Value s = it[0], ph = it[1];
+                // A fresh barrier has completed the phase of parity 1.
+                Value freeParity = arith::XOrIOp::create(
+                    kb, ph, arith::ConstantIntOp::create(kb, 1, 32));
+                MBarrierWaitOp::create(kb, empty, s, freeParity);
+                MBarrierExpectTxOp::create(kb, full, s, stageBytes);
+                Value k0 = arith::MulIOp::create(
+                    kb, k, arith::ConstantIntOp::create(kb, c.blockK, 32));
+                TmaLoadOp::create(kb, tmA, ValueRange{m0, k0}, ringA, s, full, s);
+                TmaLoadOp::create(kb, tmB, ValueRange{k0, n0}, ringB, s, full, s);
+                auto [s2, ph2] = advance(kb, s, ph);
+                scf::YieldOp::create(kb, ValueRange{s2, ph2});
+              });
+          scf::YieldOp::create(tb, kLoop.getResults());
+        });
+  }
+  op.erase();
+  return success();
+}
+
+static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
+                                const TargetInfo &target) {
+  if (failed(checkOnlyComputation(kernel, op)))
+    return failure();
+  FailureOr<GemmConfig> config = getGemmConfig(op, target);
+  if (failed(config))
+    return failure();
+  const GemmConfig &c = *config;
+  Type inType = op.getA().getType().getElementType();
+
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, v, 32);
+  };
+  Value a = op.getA(), bv = op.getB(), cv = op.getC();
+  Value M = getViewSize(b, a, 0), K = getViewSize(b, a, 1);
+  Value N = getViewSize(b, cv, 1);
+
+  // Grid rule: ceildiv(M, BM) * ceildiv(N, BN) programs along x (at most
+  // one per SM for the persistent kernel).
+  SmallVector<int64_t> params;
+  FailureOr<AffineExpr> mExpr = getParamExpr(M, kernel, params);
+  FailureOr<AffineExpr> nExpr = getParamExpr(N, kernel, params);
+  if (failed(mExpr) || failed(nExpr))
+    return op.emitOpError("M and N must be kernel parameters or constants "
+                          "(they define the launch grid)");
+  AffineExpr grid = mExpr->ceilDiv(c.blockM) * nExpr->ceilDiv(c.blockN);
+  kernel.setGridRule(AffineMap::get(0, params.size(), grid, b.getContext()),
+                     params);
+  kernel.setNumWarps(c.warps);
+
+  // cp.async and TMA copy 16-byte chunks: aligned pointers, strides in
+  // multiples of 16 bytes. Runtimes check these before launching.
+  int64_t vecElems = 16 / std::max(1u, inType.getIntOrFloatBitWidth() / 8);
+  for (Value view : {a, bv}) {
+    auto make = view.getDefiningOp<MakeViewOp>();
+    requireParam(kernel, make.getBase(), "tile.align", 16);
+    for (unsigned d = 0; d < 2; ++d)
+      if (auto s = dyn_cast<Value>(make.getMixedStride(d)))
+        requireParam(kernel, s, "tile.divisibility", vecElems);
+  }
+
+  if (c.warpSpecialize) {
+    kernel.setPersistent(true);
+    return expandGemmWarpSpecialized(op, kernel, c);
+  }
+
+  // Main loop over the tile of this program.
+  Value pid = ProgramIdOp::create(b, Dim::X);
+  auto [m0, n0] = emitTileCoords(b, pid, M, N, c);
+  SmallVector<int64_t> accShape = {c.blockM, c.blockN};
+  auto accType = RankedTensorType::get(accShape, b.getF32Type());
+  auto aTile = RankedTensorType::get({c.blockM, c.blockK}, inType);
+  auto bTile = RankedTensorType::get({c.blockK, c.blockN}, inType);
+  Value zero = splatF32(b, accShape, 0.0);
+  auto loop = scf::ForOp::create(
+      b, cst(0), K, cst(c.blockK), ValueRange{zero},
+      [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
+        ImplicitLocOpBuilder lb(loc, ob);
+        Value ta = LoadOp::create(lb, aTile, a, ValueRange{m0, k}, Value(),
+                                  Padding::Zero);
+        Value tb = LoadOp::create(lb, bTile, bv, ValueRange{k, n0}, Value(),
+                                  Padding::Zero);
+        Value d = DotOp::create(lb, accType, ta, tb, iters[0]);
+        scf::YieldOp::create(lb, d);
+      });
+  loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
+  emitGemmEpilogue(b, op, loop.getResult(0), m0, n0, c);
   op.erase();
   return success();
 }

@@ -11,7 +11,10 @@
 // 32 mma per 12 ldmatrix.x4) with a 4-deep cp.async ring (96 KB). Chips with
 // 99 KB of shared memory per block (sm_86, sm_89) use 3 stages (72 KB).
 // On sm_90a, wgmma m64n256k16 per warpgroup (two warpgroups for 128 rows)
-// reads 128-byte swizzled rows: K steps of 64 (192 KB in 4 stages).
+// reads 128-byte swizzled rows: K steps of 64 (48 KB per stage). The kernel
+// is warp-specialized and persistent (a TMA producer warpgroup with 40
+// registers, consumers with 232): the ring and the epilogue's staging area
+// are live together, which leaves room for 3 stages.
 // When the staged epilogue of a wide output would not fit, N halves.
 //
 //===----------------------------------------------------------------------===//
@@ -34,6 +37,10 @@ int64_t GemmConfig::getPipelineBytes(unsigned elemBytes) const {
 }
 
 int64_t GemmConfig::getEpilogueBytes(unsigned outBytes) const {
+  // 32-bit outputs are stored from the accumulator fragment directly (see
+  // tile-assign-layouts); narrower ones are staged for coalesced stores.
+  if (outBytes >= 4)
+    return 0;
   // The layout conversion before the store pads rows by 4 bytes.
   int64_t pad = std::max<int64_t>(1, 4 / outBytes);
   return blockM * (blockN + pad) * outBytes;
@@ -46,8 +53,10 @@ static GemmConfig getDefaultConfig(const TargetInfo &target, unsigned inBytes,
   if (target.maxSmemPerBlock < 128 * 1024)
     c.stages = 3;
   // wgmma reads 128-byte swizzled rows: 64-wide K steps (192 KB in 4 stages).
-  if (target.hasWgmma)
+  if (target.hasWgmma) {
     c.blockK = 64;
+    c.warpSpecialize = target.hasTma && target.hasSetmaxnreg && inBytes == 2;
+  }
   while (c.blockN > 64 &&
          std::max(c.getPipelineBytes(inBytes), c.getEpilogueBytes(outBytes)) >
              static_cast<int64_t>(target.maxSmemPerBlock))
@@ -72,7 +81,27 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     get("stages", c.stages);
     get("warps", c.warps);
     get("group_m", c.groupM);
+    int64_t ws = c.warpSpecialize;
+    get("warp_specialize", ws);
+    c.warpSpecialize = ws != 0;
+    get("consumer_regs", c.consumerRegs);
+    get("producer_regs", c.producerRegs);
+    for (StringRef key : {"cluster_m", "cluster_n"})
+      if (auto v = config.getAs<IntegerAttr>(key); v && v.getInt() != 1)
+        return op.emitOpError(key)
+               << " = " << v.getInt()
+               << ": thread-block clusters are not implemented yet";
   }
+  bool wsRequested = op.getConfigAttr() &&
+                     op.getConfigAttr().get("warp_specialize") &&
+                     c.warpSpecialize;
+  if (!op.getConfigAttr() || !op.getConfigAttr().get("stages"))
+    if (c.warpSpecialize)
+      c.stages = std::max<int64_t>(
+          2, std::min<int64_t>(c.stages,
+                               (static_cast<int64_t>(target.maxSmemPerBlock) -
+                                c.getEpilogueBytes(outBytes) - 1024) /
+                                   (c.getPipelineBytes(inBytes) / c.stages)));
 
   auto isPow2 = [](int64_t v) { return v > 0 && llvm::isPowerOf2_64(v); };
   if (!isPow2(c.blockM) || !isPow2(c.blockN) || !isPow2(c.blockK))
@@ -99,12 +128,44 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   int64_t pipeline = c.getPipelineBytes(inBytes);
   int64_t epilogue = c.getEpilogueBytes(outBytes);
   int64_t limit = target.maxSmemPerBlock;
+  if (c.warpSpecialize) {
+    // wgmma: 16 rows per consumer warp (64 per warpgroup), N of 8..256 in
+    // one instruction, 64-element (128-byte) K segments.
+    auto reject = [&](const Twine &why) -> FailureOr<GemmConfig> {
+      if (wsRequested)
+        return op.emitOpError("warp_specialize: ") << why;
+      c.warpSpecialize = false;
+      return c;
+    };
+    FailureOr<GemmConfig> fallback = c;
+    if (!target.hasWgmma || !target.hasTma || !target.hasSetmaxnreg)
+      fallback = reject(target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)");
+    else if (inBytes != 2)
+      fallback = reject("wgmma operands must be bf16 or f16");
+    else if (c.warps % 4 != 0 || c.blockM != 16 * c.warps)
+      fallback = reject("block_m must be 16 x warps (64 rows per consumer "
+                        "warpgroup), got block_m = " +
+                        Twine(c.blockM) + " with " + Twine(c.warps) + " warps");
+    else if (c.blockN > 256 || c.blockN % 8 != 0)
+      fallback = reject("block_n must be a multiple of 8 up to 256");
+    else if (c.blockK % 64 != 0)
+      fallback = reject("block_k must be a multiple of 64 (128-byte rows)");
+    if (failed(fallback))
+      return failure();
+    if (c.warpSpecialize) {
+      // The ring and the epilogue's staging area are live together.
+      pipeline += epilogue + 1024;
+      epilogue = 0;
+    }
+  }
   if (pipeline > limit)
     return op.emitOpError("config needs ")
            << pipeline << " bytes of shared memory for " << c.stages
            << " stages of " << c.blockM << "x" << c.blockK << " and "
-           << c.blockK << "x" << c.blockN << " tiles, more than the " << limit
-           << " bytes a block may use on " << target.chip;
+           << c.blockK << "x" << c.blockN << " tiles"
+           << (c.warpSpecialize ? " and the output tile" : "")
+           << ", more than the " << limit << " bytes a block may use on "
+           << target.chip;
   if (epilogue > limit)
     return op.emitOpError("config needs ")
            << epilogue << " bytes of shared memory to stage the " << c.blockM

@@ -454,9 +454,11 @@ static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
     rewriter.eraseOp(c.load);
   }
   if (inPlace) {
-    for (auto dot : newLoop.getBody()->getOps<DotOp>()) {
+    for (auto dot : llvm::make_early_inc_range(newLoop.getBody()->getOps<DotOp>())) {
       rewriter.setInsertionPointAfter(dot);
-      WarpgroupWaitOp::create(rewriter, loc, 0);
+      auto wait = WarpgroupWaitOp::create(rewriter, loc, dot.getType(), 0,
+                                          ValueRange{dot.getResult()});
+      rewriter.replaceAllUsesExcept(dot.getResult(), wait.getResult(0), wait);
     }
   } else if (FailureOr<scf::ForOp> prefetched = prefetchDotOperands(
                  newLoop, stages, readStage, topWait, topBarrier);
@@ -468,7 +470,7 @@ static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
   // complete before accumulators are read and shared memory is reused.
   rewriter.setInsertionPointAfter(newLoop);
   if (inPlace)
-    WarpgroupWaitOp::create(rewriter, loc, 0);
+    WarpgroupWaitOp::create(rewriter, loc, TypeRange{}, 0, ValueRange{});
   AsyncWaitOp::create(rewriter, loc, 0);
   BarrierOp::create(rewriter, loc);
   return cands.size();

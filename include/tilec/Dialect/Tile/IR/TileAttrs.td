@@ -221,6 +221,10 @@ def Tile_SharedEncodingAttr : Tile_Attr<"SharedEncoding", "shared"> {
     int64_t getSegmentLength(int64_t rowLen) const {
       return getSegment() ? std::min<int64_t>(getSegment(), rowLen) : rowLen;
     }
+    /// The TMA/wgmma swizzle span in bytes this layout is for rows of
+    /// `elemBytes`-byte elements (0: no swizzle; 32, 64 or 128), or
+    /// std::nullopt when the hardware has no such swizzle mode.
+    std::optional<int64_t> getHardwareSwizzleBytes(unsigned elemBytes) const;
   }];
 }
 

@@ -55,7 +55,9 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     parameters (`+`, `-`, `*`, `ceildiv`, `floordiv`, `mod`, integer
     literals); it is written to the metadata so that runtimes can compute the
     grid from the problem sizes. `warps(n)` is the number of warps of a
-    program (default 4).
+    program (default 4). `persistent` kernels loop over the work of the 1-D
+    grid rule themselves: runtimes launch at most one program per SM
+    (`min(grid, SMs)`), and `tile.num_programs` is the launched count.
 
     ```mlir
     tile.kernel @scale(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32)
@@ -74,7 +76,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     StrArrayAttr:$arg_names,
     DefaultValuedAttr<I32Attr, "4">:$num_warps,
     OptionalAttr<AffineMapAttr>:$grid,
-    OptionalAttr<DenseI64ArrayAttr>:$grid_args
+    OptionalAttr<DenseI64ArrayAttr>:$grid_args,
+    UnitAttr:$persistent
   );
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -460,18 +463,29 @@ def Tile_FenceAsyncSharedOp : Tile_Op<"fence_async_shared"> {
   let assemblyFormat = "attr-dict";
 }
 
-def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait"> {
+def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [
+    AllTypesMatch<["values", "results"]>]> {
   let summary = "Waits until at most `pending` wgmma groups are in flight";
   let description = [{
     `wgmma.wait_group.sync.aligned pending`. The accumulators of older
     groups are final and the shared memory they read may be overwritten.
 
+    `values` are accumulators written by in-flight `tile.dot`s; they are
+    returned unchanged. Reading them through the results (not the operands)
+    keeps every use after the wait: until then the registers belong to the
+    tensor cores.
+
     ```mlir
-    tile.warpgroup_wait 1
+    %acc = tile.warpgroup_wait 1, %d : tensor<128x256xf32, #mma>
+    tile.warpgroup_wait 0
     ```
   }];
-  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
-  let assemblyFormat = "$pending attr-dict";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending,
+                       Variadic<Tile_Tensor>:$values);
+  let results = (outs Variadic<Tile_Tensor>:$results);
+  let assemblyFormat = [{
+    $pending (`,` $values^ `:` type($values))? attr-dict
+  }];
 }
 
 def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
@@ -498,6 +512,179 @@ def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
     qualified(type($buffer)) `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor maps, transaction barriers and warp specialization (sm_90a)
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeTensorMapOp : Tile_Op<"make_tensor_map", [Pure]> {
+  let summary = "Describes a view for the tensor-memory accelerator";
+  let description = [{
+    A TMA tensor map over `view`. The view must be made by `tile.make_view`
+    from kernel parameters and constants only, so that the map can be built
+    on the host: the kernel gets a hidden `__grid_constant__` parameter and
+    its `<kernel>.json` a `tensor_map` entry (base pointer, sizes and strides
+    as parameter names, box, swizzle) from which runtimes encode the map
+    with `cuTensorMapEncodeTiled` at launch. Out-of-bounds box elements read
+    as zero.
+
+    Legality is checked here, not at run time: a contiguous dimension, box
+    dimensions of 1 to 256 elements, an inner box of at most the swizzle
+    span, and row strides known (`tile.divisibility`) to be multiples of 16
+    bytes.
+
+    ```mlir
+    %tm = tile.make_tensor_map %a : !tile.view<?x?xbf16, strides = [?, 1]>
+        -> !tile.tensor_map<128x64xbf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$view);
+  let results = (outs Tile_TensorMapType:$result);
+  let assemblyFormat = [{
+    $view attr-dict `:` qualified(type($view)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The kernel parameter index a view operand (base, size or stride) is,
+    /// or std::nullopt for a constant; `value` must be one of those.
+    static std::optional<unsigned> getParamIndex(Value value);
+  }];
+}
+
+def Tile_TmaLoadOp : Tile_Op<"tma_load", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Copies a tile from global memory with the copy engine";
+  let description = [{
+    Loads the tile of the tensor map's view at `offsets` (view coordinates of
+    the first element) into stage `stage` of `buffer`, as one
+    `cp.async.bulk.tensor` per box (a tile wider than the swizzle span is
+    several boxes, one per segment). Completion is signalled as transaction
+    bytes on barrier `index` of `barriers`; pair it with
+    `tile.mbarrier_expect_tx` of the tile's size. Issued by one thread of the
+    executing warps.
+
+    ```mlir
+    tile.tma_load %tm[%m, %k], %buf[%s], %full[%s]
+        : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<4x128x64xbf16, #shared>, !tile.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$offsets,
+                       Tile_SmemType:$buffer, I32:$stage,
+                       Tile_MBarrierType:$barriers, I32:$index);
+  let assemblyFormat = [{
+    $map `[` $offsets `]` `,` $buffer `[` $stage `]` `,` $barriers `[` $index `]`
+    attr-dict `:` qualified(type($map)) `,` qualified(type($buffer)) `,`
+    qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierAllocOp : Tile_Op<"mbarrier_alloc", [
+    MemoryEffects<[MemAlloc<DefaultResource>, MemWrite]>]> {
+  let summary = "Allocates and initializes transaction barriers";
+  let description = [{
+    Places the barriers in the kernel's shared memory and initializes each
+    to expect `count` arrivals per phase; all threads of the block are
+    synchronized afterwards. Must be at the top level of the kernel body,
+    where every thread of the block executes it.
+
+    ```mlir
+    %full = tile.mbarrier_alloc count 1 : !tile.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$count);
+  let results = (outs Tile_MBarrierType:$result);
+  let assemblyFormat = "`count` $count attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierExpectTxOp : Tile_Op<"mbarrier_expect_tx"> {
+  let summary = "Arrives on a barrier and expects transaction bytes";
+  let description = [{
+    `mbarrier.arrive.expect_tx` by one thread of the executing warps: one
+    arrival, and the current phase additionally waits for `bytes` bytes of
+    asynchronous copies (`tile.tma_load`) to land.
+
+    ```mlir
+    tile.mbarrier_expect_tx %full[%s], 49152 : !tile.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins Tile_MBarrierType:$barriers, I32:$index,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$bytes);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $bytes attr-dict `:` qualified(type($barriers))
+  }];
+}
+
+def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive"> {
+  let summary = "Arrives on a barrier once per warp";
+  let description = [{
+    `mbarrier.arrive` by lane 0 of each executing warp (after the warp's
+    preceding work), e.g. consumer warps releasing a ring stage. Initialize
+    the barrier with the number of arriving warps.
+
+    ```mlir
+    tile.mbarrier_arrive %empty[%s] : !tile.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins Tile_MBarrierType:$barriers, I32:$index);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` attr-dict `:` qualified(type($barriers))
+  }];
+}
+
+def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait"> {
+  let summary = "Waits for a barrier phase to complete";
+  let description = [{
+    Blocks until the phase of barrier `index` with parity `parity` (0 or 1)
+    has completed (`mbarrier.try_wait.parity` in a loop). The writes it
+    tracked are visible afterwards. A fresh barrier counts as having
+    completed the phase of parity 1.
+
+    ```mlir
+    tile.mbarrier_wait %full[%s], %phase : !tile.mbarrier<4>
+    ```
+  }];
+  let arguments = (ins Tile_MBarrierType:$barriers, I32:$index, I32:$parity);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $parity attr-dict `:` qualified(type($barriers))
+  }];
+}
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
+    RecursiveMemoryEffects, NoTerminator]> {
+  let summary = "Runs a default region and a producer partition on separate warps";
+  let description = [{
+    The kernel's `warps(n)` warps execute `default`; `partitionWarps` more
+    warps (a multiple of 4: whole warpgroups) are added to the block and
+    execute `partition`. Both regions see the values defined before the op.
+    On entry each side resizes its register file with `setmaxnreg` to
+    `defaultRegs` / `partitionRegs` registers per thread (24 to 256, multiples
+    of 8, within the 64K registers of the SM).
+
+    The partition runs scalar code on its first warp: loops, tensor-map
+    copies and barrier operations, no distributed tiles. Block barriers in
+    `default` synchronize only its warps (a named barrier).
+
+    ```mlir
+    tile.warp_specialize regs(232) {
+      ... consumers: wait full stages, wgmma, release stages, epilogue
+    } partition warps(4) regs(40) {
+      ... producer: wait empty stages, tile.tma_load
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$partitionWarps,
+                       I32Attr:$defaultRegs, I32Attr:$partitionRegs);
+  let regions = (region SizedRegion<1>:$defaultRegion,
+                        SizedRegion<1>:$partitionRegion);
+  let assemblyFormat = [{
+    `regs` `(` $defaultRegs `)` $defaultRegion
+    `partition` `warps` `(` $partitionWarps `)` `regs` `(` $partitionRegs `)`
+    $partitionRegion attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

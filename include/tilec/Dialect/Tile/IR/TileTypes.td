@@ -88,4 +88,45 @@ def Tile_SmemType : Tile_Type<"Smem", "smem"> {
   }];
 }
 
+def Tile_TensorMapType : Tile_Type<"TensorMap", "tensor_map"> {
+  let summary = "A TMA tensor map: a view described for the copy engine";
+  let description = [{
+    A handle to a `CUtensorMap` describing a 2-D view in global memory for
+    `cp.async.bulk.tensor`: the copy moves one box of `shape` elements (in
+    the view's dimension order) into shared memory laid out per `encoding`
+    (its swizzle becomes the map's swizzle mode). Created by
+    `tile.make_tensor_map`; the runtime encodes the map on the host
+    (`cuTensorMapEncodeTiled`) from the launch arguments and passes it as a
+    `__grid_constant__` kernel parameter.
+
+    ```mlir
+    !tile.tensor_map<128x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "Type":$elementType,
+                        "SharedEncodingAttr":$encoding);
+  let assemblyFormat = "`<` custom<Shape>($shape, $elementType) `,` $encoding `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes one box copy writes to shared memory.
+    int64_t getBoxBytes() const;
+  }];
+}
+
+def Tile_MBarrierType : Tile_Type<"MBarrier", "mbarrier"> {
+  let summary = "An array of transaction barriers in shared memory";
+  let description = [{
+    `size` `mbarrier` objects (8 bytes each) in shared memory, indexed by an
+    i32 (typically the stage of a ring). Created by `tile.mbarrier_alloc`.
+
+    ```mlir
+    !tile.mbarrier<4>
+    ```
+  }];
+  let parameters = (ins "int64_t":$size);
+  let assemblyFormat = "`<` $size `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILETYPES_TD

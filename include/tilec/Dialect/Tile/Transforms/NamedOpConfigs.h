@@ -31,9 +31,15 @@ struct GemmConfig {
   int64_t stages = 4;
   int64_t warps = 8;
   int64_t groupM = 8;
+  /// sm_90a: a persistent kernel with a TMA producer warpgroup and wgmma
+  /// consumer warpgroups (the kernel's warps), with setmaxnreg budgets.
+  bool warpSpecialize = false;
+  int64_t consumerRegs = 232;
+  int64_t producerRegs = 40;
 
   /// Shared memory of the operand ring and of the staged epilogue (which
-  /// reuses the ring after the main loop).
+  /// reuses the ring after the main loop, except in the warp-specialized
+  /// kernel, where the producer refills the ring meanwhile).
   int64_t getPipelineBytes(unsigned elemBytes) const;
   int64_t getEpilogueBytes(unsigned outBytes) const;
 };
