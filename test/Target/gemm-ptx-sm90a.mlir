@@ -5,6 +5,9 @@
 // 128-byte swizzled ring in place with one group in flight and release
 // stages; the added producer warpgroup drops to 40 registers and streams A
 // and B with TMA (one 128x64 box of A, four 64x64 boxes of B per stage).
+// The epilogue writes the bf16 tile into a 128-byte swizzled staging buffer
+// (conflict-free 4-byte fragment stores) once the previous tile's TMA store
+// has read it, and stores it with four 128x64 TMA boxes.
 // The tensor maps are __grid_constant__ parameters described in the JSON.
 
 // RUN: tilec %examples/gemm_bf16.mlir --chip=sm_90a --emit=ptx -o %t.ws
@@ -14,7 +17,8 @@
 
 // WS: .target sm_90a
 // WS: .param .align 64 .b8 gemm_bf16_param_9[128],
-// WS-NEXT: .param .align 64 .b8 gemm_bf16_param_10[128]
+// WS-NEXT: .param .align 64 .b8 gemm_bf16_param_10[128],
+// WS-NEXT: .param .align 64 .b8 gemm_bf16_param_11[128]
 // WS: .reqntid 384, 1, 1
 // WS: cvta.param.u64
 // WS: mbarrier.init.shared.b64
@@ -28,7 +32,13 @@
 // WS: wgmma.wait_group.sync.aligned 1;
 // WS: mbarrier.arrive.shared.b64
 // WS: wgmma.wait_group.sync.aligned 0;
+// WS: cp.async.bulk.wait_group.read 0;
 // WS: bar.sync 1, 256;
+// WS-COUNT-64: st.shared.v2.b16
+// WS: fence.proxy.async.shared::cta;
+// WS-NEXT: bar.sync 1, 256;
+// WS-COUNT-4: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// WS-NEXT: cp.async.bulk.commit_group;
 // WS: setmaxnreg.dec.sync.aligned.u32 40;
 // WS: mbarrier.try_wait.parity.shared.b64
 // WS: mbarrier.arrive.expect_tx.shared.b64
@@ -58,6 +68,12 @@
 // JSON-NEXT: "swizzle": 128
 // JSON: "base": "B",
 // JSON: "index": 10,
+// JSON: "base": "C",
+// JSON-NEXT: "box": [
+// JSON-NEXT: 64,
+// JSON-NEXT: 128
+// JSON-NEXT: ],
+// JSON: "index": 11,
 
 // With warp_specialize = 0: a cp.async ring read in place by wgmma;
 // fence.proxy.async orders the cp.async writes (generic proxy) before the

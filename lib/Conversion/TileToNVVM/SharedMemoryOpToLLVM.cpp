@@ -15,6 +15,7 @@
 //    zero-fills what lies past the view's edge ([PTX ISA: cp.async]
 //    (https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async)).
 //  * tile.async_commit / tile.async_wait / tile.barrier.
+//  * tile.local_store: vectorized st.shared at swizzled addresses.
 //  * tile.local_load into mma.sync operand layouts: `ldmatrix.x4` (x2 for
 //    8-wide B warp tiles), `.trans` when the buffer is contiguous along M/N:
 //
@@ -128,7 +129,41 @@ private:
                                   ConversionPatternRewriter &rewriter) const;
 };
 
+/// tile.local_store -> st.shared of each thread's runs of consecutive
+/// elements along the buffer's contiguous dimension (e.g. the pairs of an
+/// accumulator fragment), at their swizzled addresses.
+struct LocalStoreOpLowering : public OpConversionPattern<LocalStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override;
+};
+
 } // namespace
+
+/// The number of consecutive registers of `layout` that hold consecutive,
+/// equally aligned elements along `dim` in every thread, at most `maxVec`.
+static unsigned getContiguousRegs(const LinearLayout &layout, unsigned dim,
+                                  unsigned maxVec) {
+  ArrayRef<LinearLayout::Basis> regs =
+      layout.getBases(LinearLayout::In::Register);
+  unsigned vec = 1;
+  for (const LinearLayout::Basis &basis : regs) {
+    if (vec >= maxVec)
+      break;
+    LinearLayout::Basis expected(layout.getRank(), 0);
+    expected[dim] = vec;
+    if (basis != expected)
+      break;
+    vec *= 2;
+  }
+  // Lanes and warps must start runs at multiples of the run length.
+  for (LinearLayout::In in : {LinearLayout::In::Lane, LinearLayout::In::Warp})
+    for (const LinearLayout::Basis &basis : layout.getBases(in))
+      while (basis[dim] % vec != 0)
+        vec /= 2;
+  return vec;
+}
 
 LogicalResult
 AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
@@ -389,6 +424,54 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
   return success();
 }
 
+LogicalResult
+LocalStoreOpLowering::matchAndRewrite(LocalStoreOp op, OpAdaptor adaptor,
+                                      ConversionPatternRewriter &rewriter) const {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getValue().getType());
+  if (!getDistributedLayout(type))
+    return rewriter.notifyMatchFailure(op, "tile has no layout");
+  SmemType bufType = op.getBuffer().getType();
+  SharedEncodingAttr enc = bufType.getEncoding();
+  LinearLayout layout = getLinearLayout(type);
+  unsigned contig = enc.getOrder()[0];
+  // A run stays inside one swizzled chunk of `vec` elements.
+  unsigned vec = getContiguousRegs(layout, contig, enc.getVec());
+  ThreadIds ids = getThreadIds(rewriter, loc);
+  SmallVector<Value> thread = emitThreadCoord(rewriter, loc, layout, ids);
+  Type et = getStorageType(type.getElementType());
+  unsigned elemBytes = getStorageBytes(type.getElementType());
+  SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getValue());
+
+  auto emitStores = [&](OpBuilder &b, Location l) {
+    for (unsigned r = 0; r < layout.getNumRegs(); r += vec) {
+      LinearLayout::Basis rc = layout.getRegCoord(r);
+      Value c0 = addNsw(b, l, thread[0], i32Val(b, l, rc[0]));
+      Value c1 = addNsw(b, l, thread[1], i32Val(b, l, rc[1]));
+      Value off = emitSwizzledOffset(b, l, enc, bufType.getTileShape(), c0, c1);
+      Value ptr = getElementPtr(b, l, adaptor.getBuffer(), bufType,
+                                adaptor.getStage(), off);
+      Value v = values[r];
+      if (vec > 1)
+        v = packVector(b, l, VectorType::get({vec}, et),
+                       ArrayRef(values).slice(r, vec));
+      LLVM::StoreOp::create(b, l, v, ptr, vec * elemBytes);
+    }
+  };
+  // Threads holding copies of an element leave the store to one of them.
+  if (Value canonical = emitIsCanonicalThread(rewriter, loc, layout, ids)) {
+    scf::IfOp::create(rewriter, loc, canonical,
+                      [&](OpBuilder &b, Location l) {
+                        emitStores(b, l);
+                        scf::YieldOp::create(b, l);
+                      });
+  } else {
+    emitStores(rewriter, loc);
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
 void mlir::tilec::populateSharedMemoryOpToLLVMPatterns(
     TileTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<LocalAllocOpLowering,  // tile.local_alloc
@@ -396,6 +479,7 @@ void mlir::tilec::populateSharedMemoryOpToLLVMPatterns(
                AsyncCommitOpLowering, // tile.async_commit
                AsyncWaitOpLowering,   // tile.async_wait
                BarrierOpLowering,     // tile.barrier
-               LocalLoadOpLowering    // tile.local_load
+               LocalLoadOpLowering,   // tile.local_load
+               LocalStoreOpLowering   // tile.local_store
                >(converter, patterns.getContext());
 }

@@ -14,6 +14,9 @@
 //    metadata);
 //  * tile.tma_load -> one `cp.async.bulk.tensor.2d` per box, issued by the
 //    leader thread, completing as transaction bytes on an mbarrier;
+//  * tile.tma_store -> one shared-to-global `cp.async.bulk.tensor.2d` per
+//    box and a bulk commit group on the leader thread;
+//    tile.tma_store_wait -> `cp.async.bulk.wait_group.read` there;
 //  * tile.mbarrier_* -> `mbarrier.init` / `arrive.expect_tx` / `arrive` /
 //    `try_wait.parity` on 8-byte barriers in the planned shared memory.
 //
@@ -64,6 +67,48 @@ struct MakeTensorMapOpLowering : public OpConversionPattern<MakeTensorMapOp> {
   }
 };
 
+/// Calls `fn(byteOffset, coord)` for each box of a TMA copy of one stage of
+/// `buffer`: `coord` is the box's position in the tile, `byteOffset` where
+/// its bytes start in the stage. A box spans one row segment, so its bytes
+/// are the contiguous rows of that segment.
+static void forEachBox(TensorMapType map, SmemType buffer,
+                       function_ref<void(int32_t, ArrayRef<int64_t>)> fn) {
+  SharedEncodingAttr enc = buffer.getEncoding();
+  ArrayRef<int64_t> box = map.getShape(), tile = buffer.getTileShape();
+  unsigned contig = enc.getOrder()[0];
+  unsigned elemBytes = map.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t seg = enc.getSegmentLength(tile[contig]);
+  int64_t rows = tile[1 - contig];
+  for (int64_t r = 0; r < tile[0]; r += box[0]) {
+    for (int64_t c = 0; c < tile[1]; c += box[1]) {
+      int64_t coord[2] = {r, c};
+      int32_t start = ((coord[contig] / seg) * rows * seg +
+                       coord[1 - contig] * seg) *
+                      elemBytes;
+      fn(start, coord);
+    }
+  }
+}
+
+/// The box's global coordinates, innermost (contiguous) dimension first.
+static SmallVector<Value> getBoxCoords(OpBuilder &b, Location loc,
+                                       SmemType buffer, ValueRange offsets,
+                                       ArrayRef<int64_t> coord) {
+  unsigned contig = buffer.getEncoding().getOrder()[0];
+  return {addNsw(b, loc, offsets[contig], i32Val(b, loc, coord[contig])),
+          addNsw(b, loc, offsets[1 - contig],
+                 i32Val(b, loc, coord[1 - contig]))};
+}
+
+/// Byte address of stage `stage` of a TMA buffer.
+static Value getStageBase(OpBuilder &b, Location loc, Value base,
+                          SmemType buffer, Value stage) {
+  unsigned elemBytes = buffer.getElementType().getIntOrFloatBitWidth() / 8;
+  return gepElems(b, loc, base, b.getI8Type(),
+                  mulNsw(b, loc, stage,
+                         i32Val(b, loc, buffer.getTileElems() * elemBytes)));
+}
+
 /// tile.tma_load -> cp.async.bulk.tensor.2d per box, on the leader thread.
 struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -71,51 +116,75 @@ struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
   matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    TensorMapType map = op.getMap().getType();
     SmemType buffer = op.getBuffer().getType();
-    SharedEncodingAttr enc = buffer.getEncoding();
-    ArrayRef<int64_t> box = map.getShape(), tile = buffer.getTileShape();
-    unsigned contig = enc.getOrder()[0];
-    unsigned elemBytes = map.getElementType().getIntOrFloatBitWidth() / 8;
-    int64_t seg = enc.getSegmentLength(tile[contig]);
-
-    Value stageBase = gepElems(
-        rewriter, loc, adaptor.getBuffer(), rewriter.getI8Type(),
-        mulNsw(rewriter, loc, adaptor.getStage(),
-               i32Val(rewriter, loc, buffer.getTileElems() * elemBytes)));
+    Value stageBase = getStageBase(rewriter, loc, adaptor.getBuffer(), buffer,
+                                   adaptor.getStage());
     Value bar =
         getBarrierPtr(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
     Value desc = adaptor.getMap();
     SmallVector<Value> offsets(adaptor.getOffsets());
     emitOnLeader(rewriter, loc, op, [&](OpBuilder &b, Location l) {
-      for (int64_t r = 0; r < tile[0]; r += box[0]) {
-        for (int64_t c = 0; c < tile[1]; c += box[1]) {
-          // A box starts a segment (row `rows`, column 0 of it): its bytes
-          // are the contiguous rows of that segment.
-          int64_t coord[2] = {r, c};
-          int64_t rows = tile[1 - contig];
-          int32_t start = ((coord[contig] / seg) * rows * seg +
-                           coord[1 - contig] * seg) *
-                          elemBytes;
-          Value dst = LLVM::GEPOp::create(b, l, stageBase.getType(),
-                                          b.getI8Type(), stageBase,
-                                          ArrayRef<LLVM::GEPArg>{start});
-          // This CTA's shared memory, addressed in the cluster window.
-          dst = LLVM::AddrSpaceCastOp::create(
-              b, l, LLVM::LLVMPointerType::get(b.getContext(), 7), dst);
-          // Coordinates innermost (contiguous) dimension first.
-          Value x = addNsw(b, l, offsets[contig],
-                           i32Val(b, l, coord[contig]));
-          Value y = addNsw(b, l, offsets[1 - contig],
-                           i32Val(b, l, coord[1 - contig]));
-          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-              b, l, dst, desc, ValueRange{x, y}, bar,
-              /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
-              /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-              /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
-              /*predicate=*/Value());
-        }
-      }
+      forEachBox(op.getMap().getType(), buffer,
+                 [&](int32_t start, ArrayRef<int64_t> coord) {
+        Value dst = LLVM::GEPOp::create(b, l, stageBase.getType(),
+                                        b.getI8Type(), stageBase,
+                                        ArrayRef<LLVM::GEPArg>{start});
+        // This CTA's shared memory, addressed in the cluster window.
+        dst = LLVM::AddrSpaceCastOp::create(
+            b, l, LLVM::LLVMPointerType::get(b.getContext(), 7), dst);
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, l, dst, desc, getBoxCoords(b, l, buffer, offsets, coord), bar,
+            /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+            /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+            /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
+            /*predicate=*/Value());
+      });
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.tma_store -> cp.async.bulk.tensor.2d shared::cta -> global per box
+/// and one bulk commit group, on the leader thread.
+struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmemType buffer = op.getBuffer().getType();
+    Value stageBase = getStageBase(rewriter, loc, adaptor.getBuffer(), buffer,
+                                   adaptor.getStage());
+    Value desc = adaptor.getMap();
+    SmallVector<Value> offsets(adaptor.getOffsets());
+    emitOnLeader(rewriter, loc, op, [&](OpBuilder &b, Location l) {
+      forEachBox(op.getMap().getType(), buffer,
+                 [&](int32_t start, ArrayRef<int64_t> coord) {
+        Value src = LLVM::GEPOp::create(b, l, stageBase.getType(),
+                                        b.getI8Type(), stageBase,
+                                        ArrayRef<LLVM::GEPArg>{start});
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            b, l, desc, src, getBoxCoords(b, l, buffer, offsets, coord),
+            /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+            /*predicate=*/Value());
+      });
+      NVVM::CpAsyncBulkCommitGroupOp::create(b, l);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.tma_store_wait -> cp.async.bulk.wait_group.read on the leader.
+struct TmaStoreWaitOpLowering : public OpConversionPattern<TmaStoreWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emitOnLeader(rewriter, op.getLoc(), op, [&](OpBuilder &b, Location l) {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, l, op.getPending(),
+                                           b.getUnitAttr());
     });
     rewriter.eraseOp(op);
     return success();
@@ -219,6 +288,8 @@ void mlir::tilec::populateTmaOpToLLVMPatterns(TileTypeConverter &converter,
   MLIRContext *ctx = patterns.getContext();
   patterns.add<MakeTensorMapOpLowering,    // tile.make_tensor_map
                TmaLoadOpLowering,          // tile.tma_load
+               TmaStoreOpLowering,         // tile.tma_store
+               TmaStoreWaitOpLowering,     // tile.tma_store_wait
                MBarrierAllocOpLowering,    // tile.mbarrier_alloc
                MBarrierExpectTxOpLowering, // tile.mbarrier_expect_tx
                MBarrierArriveOpLowering,   // tile.mbarrier_arrive

@@ -115,7 +115,7 @@ func.func @gemm_13(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x
 // -----
 
 func.func @gemm_14(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{unknown config key 'tile_q'; expected one of block_m, block_n, block_k, stages, warps, group_m, warp_specialize, consumer_regs, producer_regs, cluster_m, cluster_n}}
+  // expected-error @+1 {{unknown config key 'tile_q'; expected one of block_m, block_n, block_k, stages, warps, group_m, warp_specialize, consumer_regs, producer_regs, tma_store, cluster_m, cluster_n}}
   tile.gemm %a, %b, %c config {tile_q = 4} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }

@@ -841,34 +841,58 @@ LogicalResult MakeTensorMapOp::verify() {
   return success();
 }
 
-LogicalResult TmaLoadOp::verify() {
-  TensorMapType map = getMap().getType();
-  SmemType buffer = getBuffer().getType();
-  if (getOffsets().size() != 2)
-    return emitOpError("expected 2 offsets, got ") << getOffsets().size();
+/// Checks that `map` boxes tile `buffer`'s stage in its segment layout.
+static LogicalResult verifyBoxesTileBuffer(Operation *op, TensorMapType map,
+                                           SmemType buffer) {
   if (map.getElementType() != buffer.getElementType())
-    return emitOpError("map element type ")
+    return op->emitOpError("map element type ")
            << map.getElementType() << " does not match buffer element type "
            << buffer.getElementType();
   if (map.getEncoding() != buffer.getEncoding())
-    return emitOpError("the map's layout ")
+    return op->emitOpError("the map's layout ")
            << map.getEncoding() << " differs from the buffer's "
            << buffer.getEncoding();
   ArrayRef<int64_t> box = map.getShape(), tile = buffer.getTileShape();
   for (unsigned d = 0; d < 2; ++d)
     if (tile[d] % box[d] != 0)
-      return emitOpError("the buffer's tile ")
+      return op->emitOpError("the buffer's tile ")
              << tile[0] << "x" << tile[1] << " is not a whole number of "
              << box[0] << "x" << box[1] << " boxes";
   SharedEncodingAttr enc = buffer.getEncoding();
   unsigned contig = enc.getOrder()[0];
   if (box[contig] != enc.getSegmentLength(tile[contig]))
-    return emitOpError("boxes must span one row segment (")
+    return op->emitOpError("boxes must span one row segment (")
            << enc.getSegmentLength(tile[contig]) << " elements) of the tile";
   unsigned elemBytes = map.getElementType().getIntOrFloatBitWidth() / 8;
   if (enc.getHardwareSwizzleBytes(elemBytes).value_or(0) != 0 &&
       box[1 - contig] % 8 != 0)
-    return emitOpError("swizzled boxes need a multiple of 8 rows");
+    return op->emitOpError("swizzled boxes need a multiple of 8 rows");
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  if (getOffsets().size() != 2)
+    return emitOpError("expected 2 offsets, got ") << getOffsets().size();
+  return verifyBoxesTileBuffer(*this, getMap().getType(),
+                               getBuffer().getType());
+}
+
+LogicalResult TmaStoreOp::verify() {
+  if (getOffsets().size() != 2)
+    return emitOpError("expected 2 offsets, got ") << getOffsets().size();
+  return verifyBoxesTileBuffer(*this, getMap().getType(),
+                               getBuffer().getType());
+}
+
+LogicalResult LocalStoreOp::verify() {
+  auto type = cast<RankedTensorType>(getValue().getType());
+  SmemType buffer = getBuffer().getType();
+  if (type.getElementType() != buffer.getElementType())
+    return emitOpError("tile element type ")
+           << type.getElementType() << " does not match buffer element type "
+           << buffer.getElementType();
+  if (type.getShape() != buffer.getTileShape())
+    return emitOpError("expected a tile of the buffer's stage shape");
   return success();
 }
 
@@ -951,8 +975,9 @@ static LogicalResult verifyConfig(Operation *op, DictionaryAttr config,
              << entry.getName().getValue() << "'; expected one of " << known;
     }
     auto value = dyn_cast<IntegerAttr>(entry.getValue());
-    // Flags (warp_specialize) are 0 or 1; everything else is a count.
-    bool isFlag = entry.getName().getValue() == "warp_specialize";
+    // Flags (warp_specialize, tma_store) are 0 or 1; everything else is a count.
+    bool isFlag = entry.getName().getValue() == "warp_specialize" ||
+                  entry.getName().getValue() == "tma_store";
     if (isFlag && (!value || (value.getInt() != 0 && value.getInt() != 1)))
       return op->emitOpError("config key '")
              << entry.getName().getValue() << "' expects 0 or 1";
@@ -1005,7 +1030,8 @@ LogicalResult GemmOp::verify() {
   if (failed(verifyConfig(*this, getConfigAttr(),
                           {"block_m", "block_n", "block_k", "stages", "warps",
                            "group_m", "warp_specialize", "consumer_regs",
-                           "producer_regs", "cluster_m", "cluster_n"})))
+                           "producer_regs", "tma_store", "cluster_m",
+                           "cluster_n"})))
     return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");

@@ -167,10 +167,19 @@ static std::pair<Value, Value> emitTileCoords(ImplicitLocOpBuilder &b,
           arith::MulIOp::create(b, pidN, cst(c.blockN))};
 }
 
+/// Where a TMA-store epilogue writes C: the tensor map and a one-stage
+/// shared buffer of the output tile.
+struct TmaStoreTarget {
+  Value map;
+  Value buffer;
+};
+
 /// C[m0:, n0:] = act(alpha * acc + beta * C + bias), computed in f32 and
-/// stored in C's type.
+/// stored in C's type: directly, or (with `tma`) through shared memory and a
+/// TMA store that completes while the caller goes on.
 static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
-                             Value m0, Value n0, const GemmConfig &c) {
+                             Value m0, Value n0, const GemmConfig &c,
+                             const TmaStoreTarget *tma = nullptr) {
   Value cv = op.getC();
   Type outType = op.getC().getType().getElementType();
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
@@ -217,7 +226,19 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
   }
   acc = applyActivation(b, acc, op.getActivation(), accShape);
   Value out = outType.isF32() ? acc : arith::TruncFOp::create(b, cTile, acc);
-  StoreOp::create(b, out, cv, ValueRange{m0, n0}, Value());
+  if (!tma) {
+    StoreOp::create(b, out, cv, ValueRange{m0, n0}, Value());
+    return;
+  }
+  // The previous tile's store has read the buffer before anyone rewrites
+  // it; the writes reach the async proxy before the store reads them.
+  Value stage = arith::ConstantIntOp::create(b, 0, 32);
+  TmaStoreWaitOp::create(b, 0);
+  BarrierOp::create(b);
+  LocalStoreOp::create(b, out, tma->buffer, stage);
+  FenceAsyncSharedOp::create(b);
+  BarrierOp::create(b);
+  TmaStoreOp::create(b, tma->map, ValueRange{m0, n0}, tma->buffer, stage);
 }
 
 /// The 128-byte swizzled layout TMA writes and wgmma reads, contiguous
@@ -242,6 +263,10 @@ static SharedEncodingAttr getSwizzle128Layout(MLIRContext *ctx,
 ///                for k: wait full[s] (parity ph); acc = wgmma(ring[s], acc)
 ///                       wgmma.wait 1; arrive empty[s-1]; advance (s, ph)
 ///              wgmma.wait 0; arrive empty[last]; epilogue(acc)
+///
+/// With c.tmaStore the epilogue waits for the previous tile's TMA store to
+/// have read the staging buffer, writes the output tile there and issues a
+/// TMA store of it, which overlaps the next tile's main loop.
 static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
                                                const GemmConfig &c) {
   MLIRContext *ctx = op.getContext();
@@ -271,6 +296,18 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
   auto ringBType = SmemType::get(ctx, {c.stages, c.blockK, c.blockN}, inType, encB);
   Value ringA = LocalAllocOp::create(b, ringAType);
   Value ringB = LocalAllocOp::create(b, ringBType);
+  // The TMA-store epilogue's staging buffer: 128-byte swizzled rows in
+  // 64-column boxes (no bank conflicts for the accumulator fragments).
+  std::optional<TmaStoreTarget> tmaStore;
+  if (c.tmaStore) {
+    Type outType = op.getC().getType().getElementType();
+    SharedEncodingAttr encC = getSwizzle128Layout(ctx, 1);
+    auto mapC = TensorMapType::get(ctx, {c.blockM, 64}, outType, encC);
+    tmaStore = TmaStoreTarget{
+        MakeTensorMapOp::create(b, mapC, cv),
+        LocalAllocOp::create(
+            b, SmemType::get(ctx, {1, c.blockM, c.blockN}, outType, encC))};
+  }
   auto barsType = MBarrierType::get(ctx, c.stages);
   Value full = MBarrierAllocOp::create(b, barsType, 1);
   Value empty = MBarrierAllocOp::create(b, barsType, c.warps);
@@ -361,9 +398,13 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
             MBarrierArriveOp::create(ib, l, empty, last);
             scf::YieldOp::create(ib, l);
           });
-          emitGemmEpilogue(tb, op, acc, m0, n0, c);
+          emitGemmEpilogue(tb, op, acc, m0, n0, c,
+                           tmaStore ? &*tmaStore : nullptr);
           scf::YieldOp::create(tb, ValueRange{s, ph});
         });
+    // The last stores read the staging buffer before the block exits.
+    if (tmaStore)
+      TmaStoreWaitOp::create(b, 0);
   }
 
   // Producer.
@@ -433,9 +474,14 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
 
   // cp.async and TMA copy 16-byte chunks: aligned pointers, strides in
   // multiples of 16 bytes. Runtimes check these before launching.
-  int64_t vecElems = 16 / std::max(1u, inType.getIntOrFloatBitWidth() / 8);
-  for (Value view : {a, bv}) {
+  // So does the TMA store of C.
+  SmallVector<Value> aligned = {a, bv};
+  if (c.tmaStore)
+    aligned.push_back(cv);
+  for (Value view : aligned) {
     auto make = view.getDefiningOp<MakeViewOp>();
+    int64_t vecElems =
+        16 / std::max(1u, make.getType().getElementType().getIntOrFloatBitWidth() / 8);
     requireParam(kernel, make.getBase(), "tile.align", 16);
     for (unsigned d = 0; d < 2; ++d)
       if (auto s = dyn_cast<Value>(make.getMixedStride(d)))

@@ -39,6 +39,8 @@ int64_t GemmConfig::getPipelineBytes(unsigned elemBytes) const {
 int64_t GemmConfig::getEpilogueBytes(unsigned outBytes) const {
   // 32-bit outputs are stored from the accumulator fragment directly (see
   // tile-assign-layouts); narrower ones are staged for coalesced stores.
+  if (tmaStore)
+    return blockM * blockN * outBytes;
   if (outBytes >= 4)
     return 0;
   // The layout conversion before the store pads rows by 4 bytes.
@@ -92,6 +94,18 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
                << " = " << v.getInt()
                << ": thread-block clusters are not implemented yet";
   }
+  // The TMA store writes 64-column boxes of 128-byte swizzled rows.
+  bool tmaStoreRequested = false;
+  c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0;
+  if (DictionaryAttr config = op.getConfigAttr())
+    if (auto v = config.getAs<IntegerAttr>("tma_store")) {
+      tmaStoreRequested = v.getInt() != 0;
+      if (tmaStoreRequested && !c.tmaStore)
+        return op.emitOpError("tma_store needs the warp-specialized kernel, "
+                              "a bf16/f16 output and block_n a multiple of "
+                              "64");
+      c.tmaStore = tmaStoreRequested;
+    }
   bool wsRequested = op.getConfigAttr() &&
                      op.getConfigAttr().get("warp_specialize") &&
                      c.warpSpecialize;
@@ -132,9 +146,10 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     // wgmma: 16 rows per consumer warp (64 per warpgroup), N of 8..256 in
     // one instruction, 64-element (128-byte) K segments.
     auto reject = [&](const Twine &why) -> FailureOr<GemmConfig> {
-      if (wsRequested)
+      if (wsRequested || tmaStoreRequested)
         return op.emitOpError("warp_specialize: ") << why;
       c.warpSpecialize = false;
+      c.tmaStore = false;
       return c;
     };
     FailureOr<GemmConfig> fallback = c;

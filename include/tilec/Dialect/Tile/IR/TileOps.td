@@ -488,6 +488,26 @@ def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [
   }];
 }
 
+def Tile_LocalStoreOp : Tile_Op<"local_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Writes a distributed tile into a shared-memory buffer";
+  let description = [{
+    Each thread writes its elements of `value` into stage `stage` of
+    `buffer`, at their swizzled positions (vectorized along the contiguous
+    dimension up to the swizzle chunk). The tile is the whole stage.
+
+    ```mlir
+    tile.local_store %out, %cbuf[%c0]
+        : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$value, Tile_SmemType:$buffer, I32:$stage);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $stage `]` attr-dict `:` type($value) `,`
+    qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
   let summary = "Reads a tile from a shared-memory buffer";
   let description = [{
@@ -577,6 +597,46 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [MemoryEffects<[MemRead, MemWrite]>]> {
     qualified(type($barriers))
   }];
   let hasVerifier = 1;
+}
+
+def Tile_TmaStoreOp : Tile_Op<"tma_store", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Copies a tile to global memory with the copy engine";
+  let description = [{
+    Stores stage `stage` of `buffer` to the tensor map's view at `offsets`,
+    as one `cp.async.bulk.tensor` per box, committed as one bulk async-group
+    of the leader thread. Elements outside the view are not written. The
+    buffer must have been written and made visible to the async proxy
+    (`tile.fence_async_shared`, then a barrier); it may be rewritten after
+    `tile.tma_store_wait`.
+
+    ```mlir
+    tile.tma_store %tm[%m, %n], %cbuf[%c0]
+        : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$offsets,
+                       Tile_SmemType:$buffer, I32:$stage);
+  let assemblyFormat = [{
+    $map `[` $offsets `]` `,` $buffer `[` $stage `]`
+    attr-dict `:` qualified(type($map)) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait"> {
+  let summary = "Waits until tensor-map stores have read their sources";
+  let description = [{
+    `cp.async.bulk.wait_group.read pending` on the leader thread: at most
+    `pending` of its `tile.tma_store` groups may still be reading shared
+    memory. Follow it with a barrier before other threads rewrite the
+    buffers.
+
+    ```mlir
+    tile.tma_store_wait 0
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
 }
 
 def Tile_MBarrierAllocOp : Tile_Op<"mbarrier_alloc", [
@@ -706,7 +766,12 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     The op must be the only computation of its `tile.kernel`;
     `tile-expand-named-ops{chip=...}` replaces the kernel body with a block
     program, sets the launch grid and the number of warps. A `config`
-    overrides the per-chip choice.
+    overrides the per-chip choice (integer keys): `block_m`, `block_n`,
+    `block_k`, `stages`, `warps`, `group_m` (block rows per rasterization
+    group), and on sm_90a `warp_specialize` (0/1: TMA producer warpgroup
+    and wgmma consumers in a persistent kernel), `consumer_regs` /
+    `producer_regs` (setmaxnreg budgets), `tma_store` (0/1: epilogue through
+    shared memory and a TMA store), `cluster_m` / `cluster_n`.
 
     ```mlir
     tile.gemm %a, %b, %c bias(%bias) activation(gelu)

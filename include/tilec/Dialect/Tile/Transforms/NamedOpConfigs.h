@@ -36,6 +36,10 @@ struct GemmConfig {
   bool warpSpecialize = false;
   int64_t consumerRegs = 232;
   int64_t producerRegs = 40;
+  /// Warp-specialized kernels with 16-bit outputs: the epilogue writes the
+  /// tile to shared memory and stores it with TMA (asynchronously, while
+  /// the consumers start on the next tile).
+  bool tmaStore = false;
 
   /// Shared memory of the operand ring and of the staged epilogue (which
   /// reuses the ring after the main loop, except in the warp-specialized
