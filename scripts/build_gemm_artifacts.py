@@ -13,7 +13,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from tilec.kernels import gemm_source  # noqa: E402
+from tilec.kernels import gemm_shape_config, gemm_shape_tag, gemm_source  # noqa: E402
 
 
 def variants():
@@ -37,15 +37,17 @@ ABLATIONS = {
 }
 
 # sm_90a: the warp-specialized TMA + wgmma kernel by default; ablations of
-# its stages, tile and rasterization, and the cp.async + wgmma kernel.
+# its stages, rasterization and epilogue, and the cp.async + wgmma kernel.
 ABLATIONS_SM90A = {
     "s2": dict(stages=2),
-    "m128n128": dict(block_n=128),
-    "m128n128_s6": dict(block_n=128, stages=6),
     "g16": dict(group_m=16),
+    "notmastore": dict(tma_store=0),
     "nows": dict(warp_specialize=0),
     "nows_s3": dict(warp_specialize=0, stages=3),
 }
+
+# The shape-class variants python/tilec/kernels.py dispatches to.
+SHAPE_CLASSES = [(128, 8192, 8192), (512, 4096, 4096)]
 
 
 def main():
@@ -74,6 +76,11 @@ def main():
         if full:
             for tag, cfg in ablations.items():
                 chip_jobs.append(gemm_source(config=cfg, name=f"gemm_bf16_bf16_brow_{tag}"))
+            for shape in SHAPE_CLASSES:
+                cfg = gemm_shape_config(*shape, chip=chip)
+                if cfg:
+                    chip_jobs.append(gemm_source(
+                        config=cfg, name="gemm_bf16_bf16_brow" + gemm_shape_tag(cfg)))
         cubin_arch = "sm_90a" if chip == "sm_90a" else "sm_90"
         for name, src in chip_jobs:
             path = os.path.join(srcdir, name + ".mlir")

@@ -24,6 +24,7 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+from tilec.kernels import gemm_shape_config, gemm_shape_tag  # noqa: E402
 from tilec.runtime import Kernel, LaunchError  # noqa: E402
 
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
@@ -137,18 +138,22 @@ def bench(kdir, log):
     from triton.testing import do_bench
     from triton_ref import triton_mm
     rows = []
-    main = Kernel(os.path.join(kdir, "gemm_bf16_bf16_brow.json"))
+    with open(os.path.join(kdir, "gemm_bf16_bf16_brow.json")) as f:
+        chip = json.load(f)["chip"]
     ablations = sorted(f[:-5] for f in os.listdir(kdir)
                        if f.startswith("gemm_bf16_bf16_brow_") and f.endswith(".json")
                        and not any(t in f for t in ("alpha", "bias")))
     for (M, N, K) in BENCH_SHAPES:
+        # The kernel the Python API dispatches to for this shape class.
+        variant = "gemm_bf16_bf16_brow" + gemm_shape_tag(gemm_shape_config(M, N, K, chip))
+        main = Kernel(os.path.join(kdir, variant + ".json"))
         a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
         c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
         flop = 2.0 * M * N * K
         ref = torch.matmul(a, b)
         tf = lambda ms: flop / ms / 1e9
-        row = dict(shape=[M, N, K])
+        row = dict(shape=[M, N, K], tilec_kernel=variant)
         row["cublas_tflops"] = tf(do_bench(lambda: torch.matmul(a, b), warmup=50, rep=300,
                                            return_mode="median"))
         t = triton_mm(a, b)

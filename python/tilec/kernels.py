@@ -75,3 +75,35 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     lines.append(f"  tile.gemm %a, %b, %c{extras} : {', '.join(types)}")
     lines += ["  tile.return", "}", ""]
     return name, "\n".join(lines)
+
+
+# Streaming multiprocessors of the GPUs the shape rule is tuned for (H100 /
+# H200 SXM); the rule only needs the order of magnitude.
+_HOPPER_SMS = 132
+
+
+def gemm_shape_config(M, N, K, chip="sm_90a"):
+    """Configuration overrides for a GEMM of this shape (``None``: the chip's
+    default rule), the dispatch a library does per shape class.
+
+    On sm_90a the default 128x256 tile leaves most SMs idle when there are
+    fewer tiles than half the SMs (e.g. M = 128 decode-style GEMMs): narrower
+    N tiles give every SM a share of B to stream (the kernel is bound by
+    reading B then, and 64-wide tiles keep up to 8 stages in flight).
+    """
+    if chip != "sm_90a":
+        return None
+    tiles = -(-M // 128) * -(-N // 256)
+    if tiles >= _HOPPER_SMS // 2:
+        return None
+    for block_n in (128, 64):
+        if -(-M // 128) * -(-N // block_n) >= 0.75 * _HOPPER_SMS:
+            return {"block_n": block_n}
+    return {"block_n": 64}
+
+
+def gemm_shape_tag(config):
+    """The name suffix of a shape-class variant (``""`` for the default)."""
+    if not config:
+        return ""
+    return "_" + "_".join(f"{k.replace('block_', '')}{v}" for k, v in sorted(config.items()))

@@ -618,12 +618,15 @@ void LayoutAssignment::sinkConversions() {
     kernel.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
     for (ConvertLayoutOp cvt : converts) {
       Operation *def = cvt.getSrc().getDefiningOp();
-      // A 32-bit tile loaded only to be converted into an accumulator
-      // fragment is loaded in that layout (full sectors per lane quad).
+      // A tile loaded only to be converted into an accumulator fragment
+      // (e.g. C for beta) is loaded in that layout: for 32-bit elements a
+      // lane quad reads full sectors; for 16-bit ones half sectors, once per
+      // tile, which beats a shared-memory round trip (and needs no scratch
+      // next to a TMA-store epilogue's staging tile).
       if (auto load = dyn_cast_or_null<LoadOp>(def)) {
         auto type = cast<RankedTensorType>(cvt.getType());
         if (isa<MmaEncodingAttr>(type.getEncoding()) &&
-            getBitWidth(type.getElementType()) >= 32 &&
+            getBitWidth(type.getElementType()) >= 16 &&
             load->hasOneUse() && !load.getMask() &&
             getContiguousTileDim(load.getView().getType(), type) == 1) {
           load.getResult().setType(type);

@@ -14,7 +14,8 @@
 // reads 128-byte swizzled rows: K steps of 64 (48 KB per stage). The kernel
 // is warp-specialized and persistent (a TMA producer warpgroup with 40
 // registers, consumers with 232): the ring and the epilogue's staging area
-// are live together, which leaves room for 3 stages.
+// are live together; it gets as many stages as fit (3 for 128x256 bf16
+// outputs, 8 for 128x64 tiles).
 // When the staged epilogue of a wide output would not fit, N halves.
 //
 //===----------------------------------------------------------------------===//
@@ -47,6 +48,10 @@ int64_t GemmConfig::getEpilogueBytes(unsigned outBytes) const {
   int64_t pad = std::max<int64_t>(1, 4 / outBytes);
   return blockM * (blockN + pad) * outBytes;
 }
+
+/// The warp-specialized kernel keeps as many stages in flight as fit, up to
+/// this many (narrow tiles are bound by streaming the operands).
+static constexpr int64_t kMaxWarpSpecializedStages = 8;
 
 /// The per-chip rule.
 static GemmConfig getDefaultConfig(const TargetInfo &target, unsigned inBytes,
@@ -112,7 +117,7 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   if (!op.getConfigAttr() || !op.getConfigAttr().get("stages"))
     if (c.warpSpecialize)
       c.stages = std::max<int64_t>(
-          2, std::min<int64_t>(c.stages,
+          2, std::min<int64_t>(kMaxWarpSpecializedStages,
                                (static_cast<int64_t>(target.maxSmemPerBlock) -
                                 c.getEpilogueBytes(outBytes) - 1024) /
                                    (c.getPipelineBytes(inBytes) / c.stages)));
