@@ -89,17 +89,24 @@ def gemm_shape_config(M, N, K, chip="sm_90a"):
     On sm_90a the default 128x256 tile leaves most SMs idle when there are
     fewer tiles than half the SMs (e.g. M = 128 decode-style GEMMs): narrower
     N tiles give every SM a share of B to stream (the kernel is bound by
-    reading B then, and 64-wide tiles keep up to 8 stages in flight).
+    reading B then, and 64-wide tiles keep up to 8 stages in flight). N
+    that is not a multiple of 8 takes the epilogue without TMA stores.
     """
     if chip != "sm_90a":
         return None
+    config = {}
+    # The TMA-store epilogue writes whole 16-byte row chunks: N must be a
+    # multiple of 8 (the kernel refuses other N at launch).
+    if N % 8:
+        config["tma_store"] = 0
     tiles = -(-M // 128) * -(-N // 256)
-    if tiles >= _HOPPER_SMS // 2:
-        return None
-    for block_n in (128, 64):
-        if -(-M // 128) * -(-N // block_n) >= 0.75 * _HOPPER_SMS:
-            return {"block_n": block_n}
-    return {"block_n": 64}
+    if tiles < _HOPPER_SMS // 2:
+        config["block_n"] = 64
+        for block_n in (128, 64):
+            if -(-M // 128) * -(-N // block_n) >= 0.75 * _HOPPER_SMS:
+                config["block_n"] = block_n
+                break
+    return config or None
 
 
 def gemm_shape_tag(config):
@@ -107,3 +114,10 @@ def gemm_shape_tag(config):
     if not config:
         return ""
     return "_" + "_".join(f"{k.replace('block_', '')}{v}" for k, v in sorted(config.items()))
+
+
+def gemm_config_suffix(config):
+    """The kernel-name suffix ``tilec.gemm`` gives a configuration."""
+    if not config:
+        return ""
+    return "_" + "_".join(f"{key}{value}" for key, value in sorted(config.items()))

@@ -298,26 +298,40 @@ LocalLoadOpLowering::matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
   if (dotOp && type.getElementType().getIntOrFloatBitWidth() == 16)
     return lowerWithLdmatrix(op, adaptor, rewriter);
 
-  // Generic: every register from its swizzled address.
+  // Generic: each run of consecutive registers along the buffer's
+  // contiguous dimension from its swizzled address.
   Location loc = op.getLoc();
   SmemType bufType = op.getBuffer().getType();
+  SharedEncodingAttr enc = bufType.getEncoding();
   LinearLayout layout = getLinearLayout(type);
   ThreadIds ids = getThreadIds(rewriter, loc);
   SmallVector<Value> thread = emitThreadCoord(rewriter, loc, layout, ids);
   Type et = getStorageType(type.getElementType());
-  SmallVector<Value> elems;
+  unsigned elemBytes = getStorageBytes(type.getElementType());
   ArrayRef<int64_t> base = op.getOffsets();
-  for (unsigned r = 0; r < layout.getNumRegs(); ++r) {
+  unsigned contig = enc.getOrder()[0];
+  // Runs must also start on a run boundary of the sub-tile's offset.
+  unsigned vec = getContiguousRegs(layout, contig, enc.getVec());
+  while (base[contig] % vec != 0)
+    vec /= 2;
+  SmallVector<Value> elems;
+  for (unsigned r = 0; r < layout.getNumRegs(); r += vec) {
     LinearLayout::Basis rc = layout.getRegCoord(r);
     Value c0 = arith::AddIOp::create(rewriter, loc, thread[0],
                                      i32Val(rewriter, loc, base[0] + rc[0]));
     Value c1 = arith::AddIOp::create(rewriter, loc, thread[1],
                                      i32Val(rewriter, loc, base[1] + rc[1]));
-    Value off = emitSwizzledOffset(rewriter, loc, bufType.getEncoding(),
-                                   bufType.getTileShape(), c0, c1);
+    Value off = emitSwizzledOffset(rewriter, loc, enc, bufType.getTileShape(),
+                                   c0, c1);
     Value ptr = getElementPtr(rewriter, loc, adaptor.getBuffer(), bufType,
                               adaptor.getStage(), off);
-    elems.push_back(LLVM::LoadOp::create(rewriter, loc, et, ptr));
+    if (vec == 1) {
+      elems.push_back(LLVM::LoadOp::create(rewriter, loc, et, ptr));
+      continue;
+    }
+    Value run = LLVM::LoadOp::create(rewriter, loc, VectorType::get({vec}, et),
+                                     ptr, vec * elemBytes);
+    llvm::append_range(elems, unpackVector(rewriter, loc, run));
   }
   rewriter.replaceOp(op, packVector(rewriter, loc,
                                     getTypeConverter()->convertType(type),

@@ -262,13 +262,15 @@ LogicalResult
 SharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            unsigned vec, unsigned perPhase, unsigned maxPhase,
                            ArrayRef<unsigned> order, unsigned segment) {
-  if (segment != 0 && (!llvm::isPowerOf2_32(segment) || segment % vec != 0))
-    return emitError() << "expected a power-of-two segment that is a "
-                          "multiple of vec";
+  // Checked first: getOffset and the segment check below divide by these
+  // (isPowerOf2_32 rejects 0).
   if (!llvm::isPowerOf2_32(vec) || !llvm::isPowerOf2_32(perPhase) ||
       !llvm::isPowerOf2_32(maxPhase))
     return emitError() << "expected powers of two for vec, perPhase and "
                           "maxPhase";
+  if (segment != 0 && (!llvm::isPowerOf2_32(segment) || segment % vec != 0))
+    return emitError() << "expected a power-of-two segment that is a "
+                          "multiple of vec";
   if (order.size() != 2 || order[0] == order[1] || order[0] > 1 ||
       order[1] > 1)
     return emitError() << "expected order [1, 0] or [0, 1]";

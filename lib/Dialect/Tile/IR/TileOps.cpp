@@ -23,6 +23,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::tilec::tile;
 
@@ -371,6 +373,30 @@ static bool isKernelParamType(Type type) {
   return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
 }
 
+/// Checks the `tile.align` / `tile.divisibility` hint `name` of parameter `i`,
+/// if present: an integer power of two (alignments are powers of two, and
+/// passes combine divisibilities as powers of two: the sum of multiples of
+/// 24 and 16 is a multiple of 8, not 16) on a parameter of the kind it
+/// describes (`tile.align`: pointers, `tile.divisibility`: integers).
+static LogicalResult verifyParamHint(KernelOp kernel, unsigned i,
+                                     StringRef name, bool onPointer) {
+  Attribute attr = kernel.getArgAttr(i, name);
+  if (!attr)
+    return success();
+  Type type = kernel.getArgumentTypes()[i];
+  if (onPointer != isa<PtrType>(type))
+    return kernel.emitOpError("'")
+           << name << "' applies to " << (onPointer ? "pointer" : "integer")
+           << " parameters; '" << kernel.getArgName(i) << "' has type " << type;
+  auto value = dyn_cast<IntegerAttr>(attr);
+  if (!value || !value.getType().isSignlessInteger() ||
+      !value.getValue().isStrictlyPositive() || !value.getValue().isPowerOf2())
+    return kernel.emitOpError("expected '")
+           << name << "' of parameter '" << kernel.getArgName(i)
+           << "' to be a positive power-of-two integer, got " << attr;
+  return success();
+}
+
 LogicalResult KernelOp::verify() {
   FunctionType type = getFunctionType();
   if (type.getNumResults() != 0)
@@ -387,6 +413,10 @@ LogicalResult KernelOp::verify() {
              << "; expected !tile.ptr<T>, i32, i64, f16, bf16, f32 or f64";
     if (!seen.insert(getArgName(i)).second)
       return emitOpError("duplicate parameter name '") << getArgName(i) << "'";
+    if (failed(verifyParamHint(*this, i, "tile.align", /*onPointer=*/true)) ||
+        failed(verifyParamHint(*this, i, "tile.divisibility",
+                               /*onPointer=*/false)))
+      return failure();
   }
   int32_t warps = getNumWarps();
   if (warps < 1 || warps > 32 || !llvm::isPowerOf2_32(warps))
@@ -767,6 +797,26 @@ LogicalResult LocalLoadOp::verify() {
            << buffer.getElementType();
   if (tile.getRank() != 2 || offsets.size() != 2)
     return emitOpError("expected a 2-D tile and 2 offsets");
+  if (!tile.hasStaticShape())
+    return emitOpError("expected a static tile shape, got ") << tile;
+  // In the buffer's own #tile.shared encoding the result is the stage
+  // itself, read in place by wgmma through a matrix descriptor of the whole
+  // stage: no sub-tiles, no relayout.
+  if (auto shared = dyn_cast_or_null<SharedEncodingAttr>(tile.getEncoding())) {
+    if (shared != buffer.getEncoding())
+      return emitOpError("an in-place read (#tile.shared result) must use "
+                         "the buffer's layout ")
+             << buffer.getEncoding() << ", got " << shared;
+    ArrayRef<int64_t> stage = buffer.getTileShape();
+    if (tile.getShape() != stage)
+      return emitOpError("an in-place read (#tile.shared result) must be a "
+                         "whole ")
+             << stage[0] << "x" << stage[1] << " stage, got "
+             << tile.getDimSize(0) << "x" << tile.getDimSize(1);
+    if (llvm::any_of(offsets, [](int64_t o) { return o != 0; }))
+      return emitOpError("an in-place read (#tile.shared result) must be at "
+                         "offsets [0, 0]");
+  }
   for (unsigned d = 0; d < 2; ++d)
     if (offsets[d] < 0 ||
         offsets[d] + tile.getDimSize(d) > buffer.getTileShape()[d])
@@ -783,9 +833,20 @@ LogicalResult LocalLoadOp::verify() {
 
 std::optional<unsigned> MakeTensorMapOp::getParamIndex(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value))
-    if (isa_and_nonnull<KernelOp>(arg.getOwner()->getParentOp()))
+    if (arg.getOwner()->isEntryBlock() &&
+        isa_and_nonnull<KernelOp>(arg.getOwner()->getParentOp()))
       return arg.getArgNumber();
   return std::nullopt;
+}
+
+/// Entry `i` of a static/dynamic list of a view, when it is known: static,
+/// or an integer constant. Static entries are read from the type as 64-bit
+/// values (MakeViewOp::getMixed* builds i32 attributes).
+static std::optional<int64_t> getKnownEntry(ArrayRef<int64_t> statics,
+                                            OpFoldResult mixed, unsigned i) {
+  if (!ShapedType::isDynamic(statics[i]))
+    return statics[i];
+  return getConstantIntValue(mixed);
 }
 
 LogicalResult MakeTensorMapOp::verify() {
@@ -808,8 +869,10 @@ LogicalResult MakeTensorMapOp::verify() {
   auto kernel = (*this)->getParentOfType<KernelOp>();
   if (!kernel)
     return emitOpError("expected to be inside a tile.kernel");
+  // Integer constants only: any ConstantLike op (llvm.mlir.poison, ...)
+  // matches m_Constant(), but the host needs the value.
   auto isHostValue = [](Value v) {
-    return getParamIndex(v) || matchPattern(v, m_Constant());
+    return getParamIndex(v) || getConstantIntValue(v).has_value();
   };
   std::optional<unsigned> base = getParamIndex(makeView.getBase());
   if (!base || !llvm::all_of(makeView.getSizes(), isHostValue) ||
@@ -817,26 +880,45 @@ LogicalResult MakeTensorMapOp::verify() {
     return emitOpError("the view must be built from kernel parameters and "
                        "constants only, so that the tensor map can be "
                        "encoded on the host");
+  // cuTensorMapEncodeTiled takes global sizes in [1, 2^32] and global
+  // strides (bytes) that are positive multiples of 16 below 2^40.
+  for (unsigned d = 0; d < 2; ++d) {
+    std::optional<int64_t> size =
+        getKnownEntry(view.getShape(), makeView.getMixedSize(d), d);
+    if (size && (*size < 1 || *size > (int64_t(1) << 32)))
+      return emitOpError("TMA needs sizes in [1, 2^32]; size ")
+             << *size << " of dimension " << d;
+  }
   unsigned elemBytes = view.getElementType().getIntOrFloatBitWidth() / 8;
   auto align = kernel.getArgAttrOfType<IntegerAttr>(*base, "tile.align");
-  if (!align || align.getInt() % 16 != 0)
+  if (!align || align.getInt() <= 0 || align.getInt() % 16 != 0)
     return emitOpError("TMA needs a 16-byte aligned base; annotate '")
            << kernel.getArgName(*base) << "' with {tile.align = 16 : i64}";
-  // Global strides other than the contiguous one: multiples of 16 bytes.
+  // Global strides other than the contiguous one: multiples of 16 bytes,
+  // i.e. of `quantum` elements.
+  int64_t quantum = 16 / std::gcd<int64_t>(16, elemBytes);
   unsigned dim = 1 - contig;
   OpFoldResult stride = makeView.getMixedStride(dim);
-  if (std::optional<int64_t> c = getConstantIntValue(stride)) {
-    if (*c * elemBytes % 16 != 0)
+  if (std::optional<int64_t> c =
+          getKnownEntry(view.getStrides(), stride, dim)) {
+    if (*c <= 0)
+      return emitOpError("TMA needs positive strides; stride ")
+             << *c << " of dimension " << dim;
+    if (*c >= (int64_t(1) << 40) / elemBytes)
+      return emitOpError("TMA needs strides below 2^40 bytes; stride ")
+             << *c << " of dimension " << dim << " is larger";
+    if (*c % quantum != 0)
       return emitOpError("TMA needs 16-byte aligned strides; stride ")
              << *c << " of dimension " << dim << " is " << *c * elemBytes
              << " bytes";
   } else {
+    // Not a constant, so a parameter (isHostValue above).
     unsigned idx = *getParamIndex(cast<Value>(stride));
     auto div = kernel.getArgAttrOfType<IntegerAttr>(idx, "tile.divisibility");
-    if (!div || div.getInt() * elemBytes % 16 != 0)
+    if (!div || div.getInt() <= 0 || div.getInt() % quantum != 0)
       return emitOpError("TMA needs 16-byte aligned strides; annotate '")
-             << kernel.getArgName(idx) << "' with {tile.divisibility = "
-             << 16 / elemBytes << " : i64}";
+             << kernel.getArgName(idx)
+             << "' with {tile.divisibility = " << quantum << " : i64}";
   }
   return success();
 }

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/Transforms/NamedOpConfigs.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Target/TargetInfo.h"
@@ -472,11 +473,32 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
                      params);
   kernel.setNumWarps(c.warps);
 
+  // TMA stores write whole 16-byte chunks of a row: C's columns up to the
+  // next multiple of 8 (16-bit elements) past N would be written. N must be
+  // a multiple of that; a constant N that is not keeps the plain epilogue
+  // (runtimes dispatch other N to a tma_store = 0 variant).
+  GemmConfig hopper = c;
+  if (c.tmaStore) {
+    Type outType = op.getC().getType().getElementType();
+    int64_t chunk = 16 / std::max(1u, outType.getIntOrFloatBitWidth() / 8);
+    APInt value;
+    if (matchPattern(N, m_ConstantInt(&value))) {
+      if (value.getSExtValue() % chunk != 0) {
+        if (op.getConfigAttr() && op.getConfigAttr().get("tma_store"))
+          return op.emitOpError("tma_store needs N to be a multiple of ")
+                 << chunk << ", got " << value.getSExtValue();
+        hopper.tmaStore = false;
+      }
+    } else {
+      requireParam(kernel, N, "tile.divisibility", chunk);
+    }
+  }
+
   // cp.async and TMA copy 16-byte chunks: aligned pointers, strides in
   // multiples of 16 bytes. Runtimes check these before launching.
   // So does the TMA store of C.
   SmallVector<Value> aligned = {a, bv};
-  if (c.tmaStore)
+  if (hopper.tmaStore)
     aligned.push_back(cv);
   for (Value view : aligned) {
     auto make = view.getDefiningOp<MakeViewOp>();
@@ -490,7 +512,7 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
 
   if (c.warpSpecialize) {
     kernel.setPersistent(true);
-    return expandGemmWarpSpecialized(op, kernel, c);
+    return expandGemmWarpSpecialized(op, kernel, hopper);
   }
 
   // Main loop over the tile of this program.

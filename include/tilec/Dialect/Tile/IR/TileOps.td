@@ -712,7 +712,7 @@ def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait"> {
 }
 
 def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
-    RecursiveMemoryEffects, NoTerminator]> {
+    RecursiveMemoryEffects, NoTerminator, SingleBlock]> {
   let summary = "Runs a default region and a producer partition on separate warps";
   let description = [{
     The kernel's `warps(n)` warps execute `default`; `partitionWarps` more
