@@ -9,7 +9,7 @@ ifneq ($(CCACHE),)
   CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
 endif
 
-.PHONY: all setup configure build test check demo clean
+.PHONY: all setup configure build test check pytest python-artifacts demo clean
 
 all: build
 
@@ -28,7 +28,17 @@ build: configure
 check: build
 	cmake --build $(BUILD) --target check-tilec
 
-test: check
+# CPU-side tests of the Python package (compile, cache, metadata, argument
+# checks) against the libtilec-c.so just built.
+PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+pytest: build
+	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
+
+test: check pytest
+
+# GEMM kernels for scripts/python_check.py on the GPU machine (no compiler there).
+python-artifacts: build
+	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) scripts/build_python_artifacts.py --out .gpu/python
 
 demo: build
 	@BUILD=$(abspath $(BUILD)) scripts/demo.sh

@@ -13,13 +13,17 @@
 #include "tilec/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -33,6 +37,10 @@ void mlir::tilec::registerAllDialects(DialectRegistry &registry) {
                   func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
                   NVVM::NVVMDialect, math::MathDialect, scf::SCFDialect,
                   vector::VectorDialect>();
+  // The linalg frontend (tile-from-linalg): its input, and the host-side
+  // functions that stay next to the kernels it outlines.
+  registry.insert<bufferization::BufferizationDialect, linalg::LinalgDialect,
+                  memref::MemRefDialect, tensor::TensorDialect>();
   // PTX emission: #nvvm.target serialization and LLVM IR translation.
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);

@@ -48,6 +48,11 @@ config.substitutions.append(("%ptxas", ptxas))
 config.substitutions.append(("%cuda_root", os.path.dirname(os.path.dirname(ptxas))))
 config.substitutions.append(("%examples", os.path.join(config.tilec_src_root, "examples")))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%cc", shutil.which("gcc") or shutil.which("cc") or "cc"))
+# The stock mlir-opt of the LLVM installation and the tilec plugin it loads.
+config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+config.substitutions.append(
+    ("%tilec_plugin", os.path.join(config.tilec_obj_root, "lib", "libtilec-plugin.so")))
 
 tool_dirs = [config.tilec_tools_dir, config.llvm_tools_dir]
 tools = ["tilec", "tilec-opt", "mlir-opt"]

@@ -50,6 +50,7 @@ std::optional<EmitStage> mlir::tilec::parseEmitStage(StringRef name) {
       .Case("llvm", EmitStage::LLVM)
       .Case("ptx", EmitStage::PTX)
       .Case("cubin", EmitStage::Cubin)
+      .Case("header", EmitStage::Header)
       .Default(std::nullopt);
 }
 
@@ -202,11 +203,12 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
            << TargetInfo::getSupportedChips();
   std::string cubinArch =
       options.cubinArch.empty() ? options.chip : options.cubinArch;
-  if (options.emit == EmitStage::Cubin && failed(TargetInfo::get(cubinArch)))
+  bool needsCubin = options.emit >= EmitStage::Cubin;
+  if (needsCubin && failed(TargetInfo::get(cubinArch)))
     return emitError(module.getLoc(), "unknown cubin architecture '")
            << cubinArch << "'";
   std::optional<std::string> ptxas;
-  if (options.emit == EmitStage::Cubin) {
+  if (needsCubin) {
     ptxas = findPtxas(options.cudaPath);
     if (!ptxas)
       return emitError(module.getLoc(),
@@ -267,13 +269,20 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
         continue;
       a.llvmIR = llvmIR;
       a.ptx = ptxText;
-      if (options.emit == EmitStage::Cubin) {
+      if (needsCubin) {
         FailureOr<std::string> cubin =
             runPtxas(gpuModule.getLoc(), *ptxas, ptxText, cubinArch,
                      options.optLevel);
         if (failed(cubin))
           return failure();
         a.cubin = std::move(*cubin);
+      }
+      if (options.emit == EmitStage::Header) {
+        FailureOr<std::string> header =
+            buildAotHeader(gpuModule.getLoc(), a.metadata, a.cubin);
+        if (failed(header))
+          return failure();
+        a.header = std::move(*header);
       }
     }
   }

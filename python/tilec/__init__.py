@@ -1,10 +1,26 @@
 """tilec: tile-level GEMM and attention kernels for NVIDIA GPUs.
 
-This package loads kernels compiled by ``tilec`` (a cubin plus its
-``<kernel>.json`` launch metadata) and launches them through the CUDA driver
-API on torch tensors.
+``tilec.compile`` turns tile programs into PTX, cubins and launch metadata
+through the compiler library ``libtilec-c.so`` (with an on-disk cache);
+``tilec.gemm`` runs GEMM kernels on torch / CuPy / DLPack tensors, compiled
+on demand or loaded from precompiled artifacts (``TILEC_ARTIFACTS``) on
+machines without the compiler; ``tilec.runtime`` loads a cubin plus its
+``<kernel>.json`` and launches it through the CUDA driver API. torch and the
+CUDA bindings are imported only when something is launched.
 """
 
 __version__ = "0.1.0"
 
-from .grid import evaluate_grid  # noqa: F401
+from ._capi import CompilerNotFoundError
+from .artifacts import ArtifactError
+from .compiler import CompiledKernel, CompileError, CompileResult, compile
+from .grid import evaluate_grid
+from .ops import (ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError,
+                  attention, gemm)
+
+__all__ = [
+    "compile", "gemm", "attention", "evaluate_grid",
+    "CompileResult", "CompiledKernel",
+    "CompileError", "CompilerNotFoundError", "ArtifactError", "ArgumentError", "DTypeError",
+    "KernelNotAvailableError", "LoweringNotAvailableError",
+]

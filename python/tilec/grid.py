@@ -38,10 +38,12 @@ def _tokens(text):
 
 
 class _Parser:
-    def __init__(self, text, env):
+    """Parses one grid expression into a function of the parameter values,
+    so that a kernel launched many times parses its rule once."""
+
+    def __init__(self, text):
         self.toks = _tokens(text)
         self.i = 0
-        self.env = env
         self.text = text
 
     def peek(self):
@@ -55,33 +57,35 @@ class _Parser:
         return tok
 
     def expr(self):
-        v = self.term()
+        f = self.term()
         while self.peek() in (("punct", "+"), ("punct", "-")):
             op = self.take()[1]
             r = self.term()
-            v = v + r if op == "+" else v - r
-        return v
+            f = (lambda a, b: lambda env: a(env) + b(env))(f, r) if op == "+" else \
+                (lambda a, b: lambda env: a(env) - b(env))(f, r)
+        return f
 
     def term(self):
-        v = self.factor()
+        f = self.factor()
         while self.peek() == ("punct", "*"):
             self.take()
-            v = v * self.factor()
-        return v
+            f = (lambda a, b: lambda env: a(env) * b(env))(f, self.factor())
+        return f
 
     def factor(self):
         kind, val = self.peek()
         if kind == "int":
             self.take()
-            return val
+            return lambda env: val
         if (kind, val) == ("punct", "-"):
             self.take()
-            return -self.factor()
+            inner = self.factor()
+            return lambda env: -inner(env)
         if (kind, val) == ("punct", "("):
             self.take()
-            v = self.expr()
+            f = self.expr()
             self.take("punct", ")")
-            return v
+            return f
         if kind == "name" and val in ("ceildiv", "floordiv", "mod"):
             self.take()
             self.take("punct", "(")
@@ -89,28 +93,51 @@ class _Parser:
             self.take("punct", ",")
             b = self.expr()
             self.take("punct", ")")
-            if b == 0:
-                raise GridRuleError(f"division by zero in grid expression {self.text!r}")
-            if val == "ceildiv":
-                return -((-a) // b)
-            if val == "floordiv":
-                return a // b
-            return a % b
+            return self._division(val, a, b)
         if kind == "name":
             self.take()
-            if val not in self.env:
-                raise GridRuleError(f"grid expression {self.text!r} uses unknown parameter {val!r}")
-            return int(self.env[val])
+            text = self.text
+
+            def parameter(env):
+                if val not in env:
+                    raise GridRuleError(f"grid expression {text!r} uses unknown parameter {val!r}")
+                return int(env[val])
+            return parameter
         raise GridRuleError(f"unexpected {val!r} in grid expression {self.text!r}")
+
+    def _division(self, op, a, b):
+        text = self.text
+
+        def divide(env):
+            x, y = a(env), b(env)
+            if y == 0:
+                raise GridRuleError(f"division by zero in grid expression {text!r}")
+            if op == "ceildiv":
+                return -((-x) // y)
+            if op == "floordiv":
+                return x // y
+            return x % y
+        return divide
+
+
+_compiled = {}
+
+
+def _compile(expr):
+    """The function computing ``expr`` (memoized)."""
+    f = _compiled.get(expr)
+    if f is None:
+        p = _Parser(expr)
+        f = p.expr()
+        if p.i != len(p.toks):
+            raise GridRuleError(f"trailing input in grid expression {expr!r}")
+        _compiled[expr] = f
+    return f
 
 
 def evaluate(expr, env):
     """Value of one grid expression with parameter values ``env``."""
-    p = _Parser(expr, env)
-    v = p.expr()
-    if p.i != len(p.toks):
-        raise GridRuleError(f"trailing input in grid expression {expr!r}")
-    return v
+    return _compile(expr)(env)
 
 
 def evaluate_grid(rule, env):

@@ -105,11 +105,24 @@ class Kernel:
 
     def __init__(self, json_path, cubin_path=None):
         with open(json_path) as f:
-            self.meta = json.load(f)
+            meta = json.load(f)
         if cubin_path is None:
             cubin_path = os.path.splitext(json_path)[0] + ".cubin"
         with open(cubin_path, "rb") as f:
-            self.cubin = f.read()
+            cubin = f.read()
+        self._init(meta, cubin)
+
+    @classmethod
+    def from_artifacts(cls, meta, cubin):
+        """A kernel from its parsed metadata and cubin bytes (as
+        ``tilec.compile`` returns them), without files."""
+        kernel = cls.__new__(cls)
+        kernel._init(meta, cubin)
+        return kernel
+
+    def _init(self, meta, cubin):
+        self.meta = meta
+        self.cubin = cubin
         self.name = self.meta["kernel"]
         self.params = self.meta["params"]
         self.tensor_maps = self.meta.get("tensor_maps", [])

@@ -6,11 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements `tilec FILE --chip=... --emit=mlir|llvm|ptx|cubin
-// [-o DIR|-]`: compiles every tile.kernel of FILE and writes, per kernel,
-// <kernel>.{mlir,ll,ptx,cubin} (what the stage produces) and <kernel>.json
-// (launch metadata) into DIR, or the chosen stage to stdout with `-o -`.
-// Every failure is a diagnostic and exit code 1.
+// This file implements `tilec FILE --chip=...
+// --emit=mlir|llvm|ptx|cubin|header [-o DIR|-]`: compiles every tile.kernel of
+// FILE and writes, per kernel, <kernel>.{mlir,ll,ptx,cubin,h} (what the stage
+// produces; the AOT header comes with the PTX and cubin it embeds) and
+// <kernel>.json (launch metadata) into DIR, or the chosen stage to stdout with
+// `-o -`. Every failure is a diagnostic and exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,8 +38,9 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
                                       cl::Required);
 static cl::opt<std::string> chipOpt("chip", cl::Required,
                                     cl::desc("sm_80, sm_86, sm_89, sm_90, sm_90a"));
-static cl::opt<std::string> emitOpt("emit", cl::init("ptx"),
-                                    cl::desc("mlir, llvm, ptx or cubin"));
+static cl::opt<std::string>
+    emitOpt("emit", cl::init("ptx"),
+            cl::desc("mlir, llvm, ptx, cubin or header"));
 static cl::opt<std::string> outputOpt(
     "o", cl::init("."), cl::desc("Output directory, or - for stdout"));
 static cl::opt<std::string> cudaPathOpt(
@@ -83,6 +85,8 @@ static std::string stageText(ModuleOp module, const KernelArtifacts &a,
     return a.ptx;
   case EmitStage::Cubin:
     return a.cubin;
+  case EmitStage::Header:
+    return a.header;
   }
   llvm_unreachable("unknown stage");
 }
@@ -92,7 +96,7 @@ static LogicalResult runTilec(MLIRContext &context) {
   if (!stage) {
     llvm::WithColor::error(llvm::errs(), "tilec")
         << "unknown --emit='" << emitOpt
-        << "'; expected mlir, llvm, ptx or cubin\n";
+        << "'; expected mlir, llvm, ptx, cubin or header\n";
     return failure();
   }
   std::string err;
@@ -136,11 +140,11 @@ static LogicalResult runTilec(MLIRContext &context) {
         << "cannot create '" << outputOpt << "': " << ec.message() << "\n";
     return failure();
   }
-  static const char *extensions[] = {".mlir", ".ll", ".ptx", ".cubin"};
+  static const char *extensions[] = {".mlir", ".ll", ".ptx", ".cubin", ".h"};
   for (const KernelArtifacts &a : *kernels) {
     SmallString<256> base(outputOpt);
     llvm::sys::path::append(base, a.name);
-    for (int s = *stage == EmitStage::Cubin ? 2 : static_cast<int>(*stage);
+    for (int s = *stage >= EmitStage::Cubin ? 2 : static_cast<int>(*stage);
          s <= static_cast<int>(*stage); ++s)
       if (failed(writeFile((base + extensions[s]).str(),
                            stageText(*module, a, static_cast<EmitStage>(s)))))

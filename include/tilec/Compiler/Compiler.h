@@ -24,10 +24,11 @@
 
 namespace mlir::tilec {
 
-/// The last stage a compilation produces.
-enum class EmitStage { MLIR, LLVM, PTX, Cubin };
+/// The last stage a compilation produces. Header, the AOT C header that
+/// embeds the cubin, implies the cubin.
+enum class EmitStage { MLIR, LLVM, PTX, Cubin, Header };
 
-/// Parses "mlir", "llvm", "ptx" or "cubin".
+/// Parses "mlir", "llvm", "ptx", "cubin" or "header".
 std::optional<EmitStage> parseEmitStage(StringRef name);
 
 struct CompileOptions {
@@ -49,7 +50,8 @@ struct KernelArtifacts {
   std::string name;
   std::string llvmIR;    ///< EmitStage::LLVM and later
   std::string ptx;       ///< EmitStage::PTX and later
-  std::string cubin;     ///< EmitStage::Cubin
+  std::string cubin;     ///< EmitStage::Cubin and later
+  std::string header;    ///< EmitStage::Header
   std::string metadata;  ///< <kernel>.json, always
 };
 
@@ -58,6 +60,14 @@ struct KernelArtifacts {
 /// handler; returns failure after the first.
 FailureOr<SmallVector<KernelArtifacts>>
 compileModule(ModuleOp module, const CompileOptions &options);
+
+/// The AOT header of a kernel (`--emit=header`): C/C++ source that needs
+/// only <cuda.h> and libcuda, embeds `cubin` and defines
+/// `CUresult tilec_<kernel>_launch(CUstream, <typed parameters>)`, which
+/// checks the kernel's requirements, loads the module, encodes the tensor
+/// maps and launches as `metadata` (the kernel's <kernel>.json) says.
+FailureOr<std::string> buildAotHeader(Location loc, StringRef metadata,
+                                      StringRef cubin);
 
 /// Locates ptxas: `cudaPath`/bin, $CUDA_HOME/bin, $PATH, /usr/local/cuda/bin.
 std::optional<std::string> findPtxas(StringRef cudaPath);

@@ -18,6 +18,10 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/Pass.h"
 
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
 namespace mlir::tilec::tile {
 
 #define GEN_PASS_DECL
@@ -25,6 +29,13 @@ namespace mlir::tilec::tile {
 
 #define GEN_PASS_REGISTRATION
 #include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+
+/// Patterns of tile-from-linalg: linalg.matmul / linalg.batch_matmul (with a
+/// fused elementwise epilogue) outlined into tile.gemm kernels, attention
+/// patterns (around linalg.softmax or its generic decomposition) into
+/// tile.attention kernels. The matched ops must be inside a func.func of a
+/// module, where the kernels and launch stubs are created.
+void populateTileFromLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tilec::tile
 

@@ -111,4 +111,67 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
   ];
 }
 
+def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
+  let summary = "Outlines linalg matmuls and attention into tile.gemm / tile.attention kernels";
+  let description = [{
+    The linalg frontend of tilec. In every `func.func`, contractions and
+    attention patterns on tensors are outlined into new `tile.kernel`s that
+    hold one named op, and replaced by a call to a launch stub:
+
+    - `linalg.matmul` (also with the transposed-B `indexing_maps`, the former
+      `linalg.matmul_transpose_b`, or B produced by `linalg.transpose`) and
+      `linalg.batch_matmul` become `tile.gemm`; bf16/f16 inputs, an f32,
+      bf16 or f16 result. A following elementwise `linalg.generic` that adds
+      a row-broadcast bias, applies ReLU (`maximumf`/`maxnumf` with 0) and/or
+      casts the result is fused as `bias(...)`/`activation(relu)`. A matmul
+      whose `outs` is not a zero fill accumulates into it (`beta(1.0)`).
+    - `matmul(Q, K^T)` -> optional scale (`mulf`/`divf` by a constant) ->
+      softmax along the last dimension (`linalg.softmax`, or its upstream
+      decomposition into max / sub+exp / sum / div `linalg.generic`s) ->
+      `matmul(P, V)`, 2-D or batched, becomes `tile.attention` over
+      `[batch, 1, seq, head_dim]` views (static head_dim 64, 128 or 256).
+
+    Each kernel is named `<func>_gemm<i>` / `<func>_attention<i>` and takes
+    one `!tile.ptr` per tensor operand (inputs, then the destination) and an
+    `i32` per dynamic size (`M`, `N`, `K`, `batch`, `seq_q`, `seq_kv`) or
+    dynamic batch stride. The matched ops are replaced by
+    `func.call @<kernel>_launch(operands..., destination)`, a private
+    declaration whose `tile.kernel` attribute names the kernel and whose
+    `tile.kernel_args` attribute tells the host, parameter by parameter, how
+    to fill it from the call operands: `{arg = i}` (pointer to the dense
+    row-major buffer of operand i), `{arg = i, dim = d}` (its size d),
+    `{arg = i, stride = d}` (its stride d, in elements). A
+    `tile.batch_args` list marks a kernel that computes one matrix of a
+    batch (`linalg.batch_matmul`; tile.gemm has no batch dimension): the
+    host launches it once per index of the listed operands' leading
+    dimension, advancing each listed pointer by its operand's leading
+    stride. `tilec` compiles the kernels; the function stays as host-side
+    glue.
+
+    Operands may be function arguments, results of other ops, or
+    `bufferization.to_tensor` of contiguous memrefs. Everything else
+    (integer or f32 matmuls, transposed A, non-contiguous memrefs, an
+    attention pattern with an unsupported head dimension, ...) is left
+    alone and reported as a missed remark (`--remarks-filter=tile-from-linalg`);
+    with `strict`, as an error that fails the pass.
+  }];
+  let options = [
+    Option<"strict", "strict", "bool", /*default=*/"false",
+           "Fail on a linalg.matmul, linalg.batch_matmul or linalg.softmax "
+           "that cannot be converted instead of leaving it alone">
+  ];
+  let statistics = [
+    Statistic<"numGemms", "num-gemms", "Number of tile.gemm kernels outlined">,
+    Statistic<"numAttentions", "num-attentions",
+              "Number of tile.attention kernels outlined">,
+    Statistic<"numFusedEpilogues", "num-fused-epilogues",
+              "Number of tile.gemm kernels with a fused bias or activation">,
+    Statistic<"numMissed", "num-missed",
+              "Number of candidate ops left unconverted">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::tilec::tile::TileDialect"];
+}
+
 #endif // TILEC_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,1404 @@
+//===- FromLinalg.cpp - linalg contractions and attention to tile ops -----===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements tile-from-linalg, the linalg frontend of tilec. Named
+// tile ops live in kernels over global memory, linalg ops in functions over
+// tensors, so every match is *outlined*:
+//
+//   func.func @f(%a, %b)                     func.func @f(%a, %b)
+//     %e = tensor.empty                        %e = tensor.empty
+//     %z = linalg.fill 0.0 -> %e        ==>    %r = func.call @f_gemm0_launch(
+//     %r = linalg.matmul %a, %b -> %z                 %a, %b, %e)
+//                                            func.func private @f_gemm0_launch
+//                                                {tile.kernel = @f_gemm0,
+//                                                 tile.kernel_args = [...]}
+//                                            tile.kernel @f_gemm0(%A, %B, %C,
+//                                                                 %M, %N, %K)
+//                                              tile.make_view ... tile.gemm
+//
+// The launch stub is the host-side boundary (in the spirit of upstream's
+// convert-linalg-to-std library calls): its operands are the tensors the
+// kernel's pointer parameters point at, as dense row-major buffers, and its
+// `tile.kernel_args` say how the host computes each kernel parameter from
+// them. The kernels then go through the ordinary tilec flow
+// (tile-expand-named-ops per chip, PTX); the function stays as host glue.
+//
+// Patterns match from one anchor op each (linalg.matmul, linalg.batch_matmul,
+// linalg.softmax, and the generic-op decomposition of softmax); a matmul that
+// belongs to an attention pattern is left to the attention patterns, so the
+// result does not depend on the order in which ops are visited.
+//
+// Semantics kept and changed:
+//  - tile.gemm accumulates in f32 and rounds once when storing C; a linalg
+//    matmul with bf16/f16 `outs` rounds at every step, and an epilogue with
+//    casts in the middle rounds there. The kernels are at least as accurate.
+//  - tile.gemm has no batch dimension: a batch_matmul becomes a kernel for
+//    one matrix that the host launches per batch index (tile.batch_args).
+//    tile.attention does have one, so batched attention is one launch.
+//  - tile.attention's scale defaults to 1/sqrt(head_dim); the matched scale
+//    (1.0 without a scale op) is always written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Remarks.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/DebugLog.h"
+
+#include <limits>
+
+#define DEBUG_TYPE "tile-from-linalg"
+
+namespace mlir::tilec::tile {
+#define GEN_PASS_DEF_TILEFROMLINALG
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tilec::tile
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+/// Category of the remarks this pass emits (`--remarks-filter=...`).
+static constexpr StringLiteral kRemarkCategory = "tile-from-linalg";
+
+//===----------------------------------------------------------------------===//
+// Matching helpers
+//===----------------------------------------------------------------------===//
+
+/// Records `reason` (the first one wins) and returns failure. Matchers report
+/// why they do not apply through this, for notifyMatchFailure, remarks and
+/// strict-mode errors alike.
+static LogicalResult fail(std::string *why, const Twine &reason) {
+  if (why && why->empty())
+    *why = reason.str();
+  return failure();
+}
+
+/// Prints a type into a string, for failure reasons.
+static std::string typeToString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+/// The element type of a shaped value.
+static Type getElementType(Value v) {
+  return cast<ShapedType>(v.getType()).getElementType();
+}
+
+/// True for the input element types tile.gemm and tile.attention take.
+static bool isHalfType(Type t) { return t.isBF16() || t.isF16(); }
+
+/// True for the output element types tile.gemm stores.
+static bool isGemmOutputType(Type t) { return isHalfType(t) || t.isF32(); }
+
+/// If `v` is a `linalg.fill` of +-0.0, returns the filled tensor (the fill's
+/// destination), whose contents then do not matter.
+static Value getZeroFillDest(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill.hasPureTensorSemantics())
+    return {};
+  if (!matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+    return {};
+  return fill.getOutputs()[0];
+}
+
+/// The constant float `v` holds, if any.
+static std::optional<double> getConstantFloat(Value v) {
+  APFloat value(0.0);
+  if (!matchPattern(v, m_ConstantFloat(&value)))
+    return std::nullopt;
+  return value.convertToDouble();
+}
+
+/// Checks that `v` can be handed to a kernel as a pointer to a dense,
+/// row-major buffer: a ranked tensor without encoding, and when it is read
+/// from a memref (`bufferization.to_tensor`), a memref whose strides are the
+/// row-major ones of its shape.
+static LogicalResult checkDenseOperand(Value v, StringRef name,
+                                       std::string *why) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return fail(why, name + " is not a ranked tensor");
+  if (type.getEncoding())
+    return fail(why, name + " has a tensor encoding");
+  // Kernel sizes and strides are i32; an empty launch grid is not a launch.
+  for (int64_t size : type.getShape()) {
+    if (size == 0)
+      return fail(why, name + " is empty (a zero-size dimension)");
+    if (!ShapedType::isDynamic(size) &&
+        size > std::numeric_limits<int32_t>::max())
+      return fail(why, name + " has a dimension of " + Twine(size) +
+                           " elements; kernel sizes are 32-bit");
+  }
+  auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>();
+  if (!toTensor)
+    return success();
+  auto memref = dyn_cast<MemRefType>(toTensor.getBuffer().getType());
+  if (!memref)
+    return fail(why, name + " is read from a buffer that is not a memref");
+  if (memref.getLayout().isIdentity())
+    return success();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(memref.getStridesAndOffset(strides, offset)))
+    return fail(why, name + " is a memref with a non-strided layout");
+  // Contiguous iff every stride is the product of the sizes inside it;
+  // dynamic sizes or strides cannot be proven.
+  int64_t expected = 1;
+  for (int64_t d = memref.getRank() - 1; d >= 0; --d) {
+    int64_t size = memref.getDimSize(d);
+    if (size != 1 && ShapedType::isDynamic(strides[d]))
+      return fail(why, name + " is a memref with a dynamic stride (" +
+                           typeToString(memref) +
+                           "); contiguity cannot be proven");
+    if (size != 1 && strides[d] != expected)
+      return fail(why, name + " is a non-contiguous strided memref (" +
+                           typeToString(memref) + ")");
+    if (ShapedType::isDynamic(size) && d > 0)
+      return fail(why, name + " is a strided memref of dynamic shape (" +
+                           typeToString(memref) +
+                           "); contiguity cannot be proven");
+    expected *= size;
+  }
+  return success();
+}
+
+/// `(d0, ..., dn-1) -> (d0, ..., dn-2)`: a value per row, broadcast along
+/// the last dimension.
+static bool isRowMap(AffineMap map, unsigned rank) {
+  if (map.getNumDims() != rank || map.getNumResults() != rank - 1)
+    return false;
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    if (map.getResult(i) != getAffineDimExpr(i, map.getContext()))
+      return false;
+  return true;
+}
+
+/// `(d0, ..., dn-1) -> (dn-1)`: a value per column (a bias), broadcast along
+/// the other dimensions.
+static bool isColumnMap(AffineMap map, unsigned rank) {
+  return map.getNumDims() == rank && map.getNumResults() == 1 &&
+         map.getResult(0) == getAffineDimExpr(rank - 1, map.getContext());
+}
+
+/// True for a generic on tensors whose loops are all parallel.
+static bool isElementwise(linalg::GenericOp op) {
+  return op.hasPureTensorSemantics() && op.getNumDpsInits() == 1 &&
+         llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+           return t == utils::IteratorType::parallel;
+         });
+}
+
+/// The payload ops of `op`, without the terminator.
+static SmallVector<Operation *> getPayload(linalg::GenericOp op) {
+  SmallVector<Operation *> ops;
+  for (Operation &inner : op.getBody()->without_terminator())
+    ops.push_back(&inner);
+  return ops;
+}
+
+/// The value `op`'s payload yields.
+static Value getYielded(linalg::GenericOp op) {
+  return op.getBody()->getTerminator()->getOperand(0);
+}
+
+/// If `op` is an elementwise cast (`arith.truncf`/`arith.extf`) of one
+/// identity-mapped input, returns that input.
+static Value matchElementwiseCast(linalg::GenericOp op) {
+  if (!isElementwise(op) || op.getNumDpsInputs() != 1 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return {};
+  SmallVector<Operation *> payload = getPayload(op);
+  if (payload.size() != 1 || !isa<arith::TruncFOp, arith::ExtFOp>(payload[0]))
+    return {};
+  if (payload[0]->getOperand(0) != op.getBody()->getArgument(0) ||
+      getYielded(op) != payload[0]->getResult(0))
+    return {};
+  return op.getDpsInputs()[0];
+}
+
+/// Erases `ops` (the matched ops, now unused) and then every producer of
+/// their operands that became trivially dead (fills, tensor.empty,
+/// transposes, constants).
+static void eraseMatchedOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> worklist(ops.begin(), ops.end());
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  // Users first: sweep until nothing more can go. No op is created here,
+  // so erased pointers are never reused while `erased` holds them.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (unsigned i = 0; i < worklist.size(); ++i) {
+      Operation *op = worklist[i];
+      if (erased.contains(op) || !op->use_empty() ||
+          (!llvm::is_contained(ops, op) && !isOpTriviallyDead(op)))
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (!llvm::is_contained(worklist, def))
+            worklist.push_back(def);
+      rewriter.eraseOp(op);
+      erased.insert(op);
+      changed = true;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// How a linalg.matmul / linalg.batch_matmul reads its operands.
+struct ContractionInfo {
+  Value lhs, rhs, init, result;
+  /// batch_matmul: every operand has a leading batch dimension.
+  bool batched = false;
+  /// `rhs` is stored [N, K] (transposed-B maps, or a linalg.transpose that
+  /// was looked through).
+  bool rhsTransposed = false;
+  /// The linalg.transpose looked through, if any.
+  Operation *transpose = nullptr;
+};
+} // namespace
+
+/// Reads the operand layout of a matmul or batch_matmul on tensors: the
+/// default maps or the transposed-B ones (what `linalg.matmul_transpose_b`
+/// was before MLIR 22). A rhs produced by `linalg.transpose` of the two
+/// matrix dimensions is looked through.
+static FailureOr<ContractionInfo> getContractionInfo(Operation *op,
+                                                     std::string *why) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return fail(why, "not a linalg.matmul or linalg.batch_matmul");
+  if (!linalgOp.hasPureTensorSemantics())
+    return fail(why, "operates on buffers; tile-from-linalg runs on tensors, "
+                     "before bufferization");
+  ContractionInfo info;
+  info.batched = isa<linalg::BatchMatmulOp>(op);
+  MLIRContext *ctx = op->getContext();
+  // Loops: [b,] m, n, k.
+  unsigned o = info.batched ? 1 : 0;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto map = [&](ArrayRef<AffineExpr> exprs) {
+    SmallVector<AffineExpr> results;
+    if (info.batched)
+      results.push_back(d(0));
+    llvm::append_range(results, exprs);
+    return AffineMap::get(3 + o, 0, results, ctx);
+  };
+  AffineMap lhsMap = map({d(o), d(o + 2)}), rhsMap = map({d(o + 2), d(o + 1)});
+  AffineMap rhsTMap = map({d(o + 1), d(o + 2)}), outMap = map({d(o), d(o + 1)});
+  SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+  if (maps[0] == map({d(o + 2), d(o)}))
+    return fail(why, "A is transposed; tile.gemm needs A contiguous along K");
+  if (maps[0] != lhsMap || maps[2] != outMap ||
+      (maps[1] != rhsMap && maps[1] != rhsTMap))
+    return fail(why, "unsupported indexing maps (only the default and the "
+                     "transposed-B ones are handled)");
+  info.rhsTransposed = maps[1] == rhsTMap;
+  info.lhs = linalgOp.getDpsInputs()[0];
+  info.rhs = linalgOp.getDpsInputs()[1];
+  info.init = linalgOp.getDpsInits()[0];
+  info.result = op->getResult(0);
+  if (!info.rhsTransposed) {
+    if (auto t = info.rhs.getDefiningOp<linalg::TransposeOp>()) {
+      ArrayRef<int64_t> perm = t.getPermutation();
+      bool swapsMatrixDims = info.batched ? perm == ArrayRef<int64_t>{0, 2, 1}
+                                          : perm == ArrayRef<int64_t>{1, 0};
+      if (swapsMatrixDims && t.hasPureTensorSemantics()) {
+        info.rhs = t.getInput();
+        info.rhsTransposed = true;
+        info.transpose = t;
+      }
+    }
+  }
+  return info;
+}
+
+//===----------------------------------------------------------------------===//
+// Outlining: kernel signature, kernel, launch stub
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A size or stride of a kernel view: static, or an i32 kernel parameter.
+struct Extent {
+  int64_t staticValue = ShapedType::kDynamic;
+  /// Index among the scalar parameters when dynamic.
+  unsigned scalar = 0;
+
+  static Extent get(int64_t v) { return {v, 0}; }
+  bool isStatic() const { return !ShapedType::isDynamic(staticValue); }
+};
+
+/// The parameters of an outlined kernel and how the host computes each of
+/// them from the launch operands: one `!tile.ptr` per launch operand, then
+/// i32 sizes and strides, created on demand and deduplicated.
+class KernelSignature {
+public:
+  explicit KernelSignature(MLIRContext *ctx) : ctx(ctx) {}
+
+  /// Adds launch operand `v` and its pointer parameter `name`; returns the
+  /// operand's index.
+  unsigned addOperand(StringRef name, Value v) {
+    operands.push_back(v);
+    ptrNames.push_back(name.str());
+    return operands.size() - 1;
+  }
+
+  /// A size that the launch operands' dimensions `sources` (operand, dim)
+  /// all have: static when any of them knows it, else an i32 parameter read
+  /// from the first source.
+  Extent getSize(StringRef name,
+                 ArrayRef<std::pair<unsigned, unsigned>> sources) {
+    for (auto [arg, dim] : sources) {
+      int64_t size = cast<ShapedType>(operands[arg].getType()).getDimSize(dim);
+      if (!ShapedType::isDynamic(size))
+        return Extent::get(size);
+    }
+    auto [arg, dim] = sources.front();
+    return getScalar(name, {{"arg", arg}, {"dim", dim}});
+  }
+
+  /// The row-major stride of dimension `dim` of launch operand `arg`, which
+  /// is `product` (the sizes inside it) when that is static.
+  Extent getStride(StringRef name, unsigned arg, unsigned dim,
+                   int64_t product) {
+    if (!ShapedType::isDynamic(product))
+      return Extent::get(product);
+    return getScalar(name, {{"arg", arg}, {"stride", dim}});
+  }
+
+  ArrayRef<Value> getOperands() const { return operands; }
+
+  /// Parameter types, names and host descriptors, pointers first.
+  void getParams(SmallVectorImpl<Type> &types,
+                 SmallVectorImpl<std::string> &names,
+                 SmallVectorImpl<Attribute> &descriptors) const {
+    Builder b(ctx);
+    for (auto [i, v] : llvm::enumerate(operands)) {
+      types.push_back(PtrType::get(ctx, getElementType(v)));
+      names.push_back(ptrNames[i]);
+      descriptors.push_back(
+          b.getDictionaryAttr(b.getNamedAttr("arg", b.getI64IntegerAttr(i))));
+    }
+    for (const Scalar &s : scalars) {
+      types.push_back(b.getI32Type());
+      names.push_back(s.name);
+      descriptors.push_back(s.descriptor);
+    }
+  }
+
+  /// Index of a scalar's parameter in the kernel signature.
+  unsigned getParamIndex(const Extent &e) const {
+    return operands.size() + e.scalar;
+  }
+
+private:
+  struct Scalar {
+    std::string name;
+    DictionaryAttr descriptor;
+  };
+
+  Extent getScalar(StringRef name,
+                   ArrayRef<std::pair<StringRef, unsigned>> fields) {
+    Builder b(ctx);
+    SmallVector<NamedAttribute> attrs;
+    for (auto [key, value] : fields)
+      attrs.push_back(b.getNamedAttr(key, b.getI64IntegerAttr(value)));
+    DictionaryAttr desc = b.getDictionaryAttr(attrs);
+    for (auto [i, s] : llvm::enumerate(scalars))
+      if (s.descriptor == desc)
+        return Extent{ShapedType::kDynamic, static_cast<unsigned>(i)};
+    scalars.push_back({name.str(), desc});
+    return Extent{ShapedType::kDynamic,
+                  static_cast<unsigned>(scalars.size() - 1)};
+  }
+
+  MLIRContext *ctx;
+  SmallVector<Value> operands;
+  SmallVector<std::string> ptrNames;
+  SmallVector<Scalar> scalars;
+};
+
+/// An outlined kernel under construction, and the signature its parameters
+/// come from.
+struct OutlinedKernel {
+  KernelOp kernel;
+  func::FuncOp stub;
+  const KernelSignature *signature;
+
+  /// A `tile.make_view` of pointer parameter `arg`.
+  Value makeView(OpBuilder &b, Location loc, unsigned arg,
+                 ArrayRef<Extent> sizes, ArrayRef<Extent> strides) {
+    Block &body = kernel.getBody().front();
+    SmallVector<int64_t> staticSizes, staticStrides;
+    SmallVector<Value> dynSizes, dynStrides;
+    auto add = [&](ArrayRef<Extent> extents, SmallVectorImpl<int64_t> &st,
+                   SmallVectorImpl<Value> &dyn) {
+      for (const Extent &e : extents) {
+        st.push_back(e.staticValue);
+        if (!e.isStatic())
+          dyn.push_back(body.getArgument(signature->getParamIndex(e)));
+      }
+    };
+    add(sizes, staticSizes, dynSizes);
+    add(strides, staticStrides, dynStrides);
+    Value base = body.getArgument(arg);
+    auto type = ViewType::get(b.getContext(), staticSizes,
+                              cast<PtrType>(base.getType()).getElementType(),
+                              staticStrides);
+    return MakeViewOp::create(b, loc, type, base, dynSizes, dynStrides);
+  }
+};
+} // namespace
+
+/// The first `<base><i>` such that neither it nor `<base><i>_launch` names a
+/// symbol of `module` (and, once tile-attach-target has run, a gpu.module).
+static std::string getUniqueKernelName(ModuleOp module, StringRef base) {
+  for (unsigned i = 0;; ++i) {
+    std::string name = (base + Twine(i)).str();
+    if (!SymbolTable::lookupSymbolIn(module, name) &&
+        !SymbolTable::lookupSymbolIn(module, name + "_launch"))
+      return name;
+  }
+}
+
+/// Creates the kernel `<func>_<kind><i>` (an entry block to be filled by the
+/// caller and terminated with tile.return) and its launch stub, and replaces
+/// `result` with a call to the stub, placed right before `result`'s
+/// producer. `batchArgs` lists the launch operands a batched kernel advances
+/// per batch index.
+static OutlinedKernel outline(PatternRewriter &rewriter, Operation *anchor,
+                              StringRef kind, const KernelSignature &sig,
+                              Value result, ArrayRef<int64_t> batchArgs) {
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = anchor->getLoc();
+  auto func = anchor->getParentOfType<func::FuncOp>();
+  auto module = func->getParentOfType<ModuleOp>();
+  std::string name =
+      getUniqueKernelName(module, (func.getSymName() + "_" + kind).str());
+
+  SmallVector<Type> paramTypes;
+  SmallVector<std::string> paramNames;
+  SmallVector<Attribute> descriptors;
+  sig.getParams(paramTypes, paramNames, descriptors);
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> operandTypes;
+  for (Value v : sig.getOperands())
+    operandTypes.push_back(v.getType());
+  auto stub = func::FuncOp::create(
+      rewriter, loc, name + "_launch",
+      FunctionType::get(ctx, operandTypes, result.getType()));
+  stub.setPrivate();
+  stub->setAttr("tile.kernel", FlatSymbolRefAttr::get(ctx, name));
+  stub->setAttr("tile.kernel_args", rewriter.getArrayAttr(descriptors));
+  if (!batchArgs.empty())
+    stub->setAttr("tile.batch_args", rewriter.getDenseI64ArrayAttr(batchArgs));
+
+  auto kernel = KernelOp::create(rewriter, loc, name,
+                                 FunctionType::get(ctx, paramTypes, {}),
+                                 paramNames, /*numWarps=*/4);
+
+  // Every operand dominates the op that produces the result (they feed it
+  // or ops before it in the same block).
+  rewriter.setInsertionPoint(result.getDefiningOp());
+  auto call = func::CallOp::create(rewriter, loc, stub, sig.getOperands());
+  rewriter.replaceAllUsesWith(result, call.getResult(0));
+  return {kernel, stub, &sig};
+}
+
+/// Emits the remark of a successful outlining.
+static void remarkOutlined(Operation *anchor, KernelOp kernel,
+                           StringRef namedOp) {
+  StringRef funcName;
+  if (auto f = anchor->getParentOfType<func::FuncOp>())
+    funcName = f.getSymName();
+  remark::passed(anchor->getLoc(), remark::RemarkOpts::name("Outlined")
+                                       .category(kRemarkCategory)
+                                       .function(funcName))
+      << remark::add("outlined into tile.kernel @{0} as {1}",
+                     kernel.getSymName().str(), namedOp.str());
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax and attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A softmax along the last dimension: `result = softmax(input)`.
+struct SoftmaxMatch {
+  Value input, result;
+  SmallVector<Operation *> ops;
+};
+
+/// An attention pattern: O = softmax(scale * Q K^T) V.
+struct AttentionPlan {
+  Value q, k, v;
+  /// O's buffer (the contents do not matter) and the value O replaces.
+  Value dest, result;
+  float scale = 1.0f;
+  bool batched = false;
+  SmallVector<Operation *> ops;
+};
+} // namespace
+
+/// linalg.softmax along the last dimension, on tensors.
+static FailureOr<SoftmaxMatch> matchSoftmax(linalg::SoftmaxOp op,
+                                            std::string *why) {
+  auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
+  if (!type || op->getNumResults() != 1)
+    return fail(why, "softmax on buffers; tile-from-linalg runs on tensors");
+  if (op.getDimension() != static_cast<uint64_t>(type.getRank() - 1))
+    return fail(why, "softmax is not along the last dimension");
+  return SoftmaxMatch{op.getInput(), op->getResult(0), {op}};
+}
+
+/// If `row` is made by a generic reducing its identity-mapped input along the
+/// last dimension into a row vector with one of `CombinerOps`, starting from
+/// a linalg.fill (of zero with `zeroInit`), and has no other use, returns
+/// that input.
+template <typename... CombinerOps>
+static Value matchRowReduction(Value row, bool zeroInit) {
+  auto op = row.getDefiningOp<linalg::GenericOp>();
+  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || !row.hasOneUse())
+    return {};
+  unsigned rank = op.getNumLoops();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (unsigned i = 0; i < rank; ++i)
+    if ((i + 1 == rank) != (iters[i] == utils::IteratorType::reduction))
+      return {};
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!maps[0].isIdentity() || !isRowMap(maps[1], rank))
+    return {};
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill || (zeroInit && !getZeroFillDest(fill->getResult(0))))
+    return {};
+  SmallVector<Operation *> payload = getPayload(op);
+  Block *body = op.getBody();
+  if (payload.size() != 1 || !isa<CombinerOps...>(payload[0]) ||
+      getYielded(op) != payload[0]->getResult(0))
+    return {};
+  Value a = payload[0]->getOperand(0), b = payload[0]->getOperand(1);
+  Value in = body->getArgument(0), acc = body->getArgument(1);
+  if (!((a == in && b == acc) || (a == acc && b == in)))
+    return {};
+  return op.getDpsInputs()[0];
+}
+
+/// If `op` computes `x - m` elementwise with `m` a row vector broadcast
+/// along the last dimension (`exp` applied after it when `withExp`),
+/// returns `{x, m}`.
+static std::optional<std::pair<Value, Value>> matchSubRow(linalg::GenericOp op,
+                                                          bool withExp) {
+  if (!isElementwise(op) || op.getNumDpsInputs() != 2)
+    return std::nullopt;
+  unsigned rank = op.getNumLoops();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!maps[0].isIdentity() || !isRowMap(maps[1], rank) ||
+      !maps[2].isIdentity())
+    return std::nullopt;
+  SmallVector<Operation *> payload = getPayload(op);
+  if (payload.size() != (withExp ? 2u : 1u))
+    return std::nullopt;
+  auto sub = dyn_cast<arith::SubFOp>(payload[0]);
+  Block *body = op.getBody();
+  if (!sub || sub.getLhs() != body->getArgument(0) ||
+      sub.getRhs() != body->getArgument(1))
+    return std::nullopt;
+  Value last = sub;
+  if (withExp) {
+    auto exp = dyn_cast<math::ExpOp>(payload[1]);
+    if (!exp || exp.getOperand() != sub.getResult())
+      return std::nullopt;
+    last = exp;
+  }
+  if (getYielded(op) != last)
+    return std::nullopt;
+  return std::make_pair(op.getDpsInputs()[0], op.getDpsInputs()[1]);
+}
+
+/// The decomposition of softmax into generics that upstream's
+/// `decompose_interface` produces (and torch-style frontends write):
+///
+///   m = max-reduce(x)            (maximumf or maxnumf, from a fill)
+///   e = exp(x - m)               (one generic, or sub then exp)
+///   s = sum-reduce(e)            (addf, from a zero fill)
+///   y = e / s                    <- `div`, the anchor
+static FailureOr<SoftmaxMatch> matchDecomposedSoftmax(linalg::GenericOp div,
+                                                      std::string *why) {
+  auto notSoftmax = [&] {
+    return fail(why, "not the final division of a softmax decomposition");
+  };
+  if (!isElementwise(div) || div.getNumDpsInputs() != 2)
+    return notSoftmax();
+  unsigned rank = div.getNumLoops();
+  SmallVector<AffineMap> maps = div.getIndexingMapsArray();
+  if (!maps[0].isIdentity() || !isRowMap(maps[1], rank) ||
+      !maps[2].isIdentity())
+    return notSoftmax();
+  SmallVector<Operation *> payload = getPayload(div);
+  auto divf = payload.size() == 1 ? dyn_cast<arith::DivFOp>(payload[0])
+                                  : arith::DivFOp();
+  if (!divf || divf.getLhs() != div.getBody()->getArgument(0) ||
+      divf.getRhs() != div.getBody()->getArgument(1) ||
+      getYielded(div) != divf.getResult())
+    return notSoftmax();
+
+  Value e = div.getDpsInputs()[0], s = div.getDpsInputs()[1];
+  Value sumInput = matchRowReduction<arith::AddFOp>(s, /*zeroInit=*/true);
+  if (sumInput != e || !llvm::hasNItems(e.getUses(), 2))
+    return notSoftmax();
+  auto expOp = e.getDefiningOp<linalg::GenericOp>();
+  if (!expOp)
+    return notSoftmax();
+  SoftmaxMatch match;
+  std::optional<std::pair<Value, Value>> xm = matchSubRow(expOp, true);
+  if (!xm) {
+    // exp(t) with t = x - m in a generic of its own.
+    SmallVector<Operation *> expPayload = getPayload(expOp);
+    if (!isElementwise(expOp) || expOp.getNumDpsInputs() != 1 ||
+        !llvm::all_of(expOp.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }) ||
+        expPayload.size() != 1 || !isa<math::ExpOp>(expPayload[0]) ||
+        expPayload[0]->getOperand(0) != expOp.getBody()->getArgument(0) ||
+        getYielded(expOp) != expPayload[0]->getResult(0))
+      return notSoftmax();
+    Value t = expOp.getDpsInputs()[0];
+    auto subOp = t.getDefiningOp<linalg::GenericOp>();
+    if (!subOp || !t.hasOneUse() || !(xm = matchSubRow(subOp, false)))
+      return notSoftmax();
+    match.ops.push_back(subOp);
+  }
+  auto [x, m] = *xm;
+  Value maxInput = matchRowReduction<arith::MaximumFOp, arith::MaxNumFOp>(
+      m, /*zeroInit=*/false);
+  if (maxInput != x)
+    return notSoftmax();
+  match.input = x;
+  match.result = div->getResult(0);
+  match.ops.append({m.getDefiningOp(), expOp, s.getDefiningOp(), div});
+  return match;
+}
+
+/// If `op` scales its input by a constant (`x * c`, `c * x` or `x / c`),
+/// returns `{x, factor}`.
+static std::optional<std::pair<Value, double>>
+matchScale(linalg::GenericOp op) {
+  if (!isElementwise(op) || op.getNumDpsInputs() != 1 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return std::nullopt;
+  SmallVector<Operation *> payload = getPayload(op);
+  // The constant may live in the payload or be captured from above.
+  Operation *arithOp = nullptr;
+  for (Operation *inner : payload) {
+    if (isa<arith::ConstantOp>(inner))
+      continue;
+    if (arithOp)
+      return std::nullopt;
+    arithOp = inner;
+  }
+  if (!arithOp || arithOp->getNumOperands() != 2 ||
+      getYielded(op) != arithOp->getResult(0))
+    return std::nullopt;
+  Value in = op.getBody()->getArgument(0);
+  Value a = arithOp->getOperand(0), b = arithOp->getOperand(1);
+  if (isa<arith::MulFOp>(arithOp)) {
+    if (a != in)
+      std::swap(a, b);
+    std::optional<double> c = getConstantFloat(b);
+    if (a != in || !c)
+      return std::nullopt;
+    return std::make_pair(op.getDpsInputs()[0], *c);
+  }
+  if (isa<arith::DivFOp>(arithOp)) {
+    std::optional<double> c = getConstantFloat(b);
+    if (a != in || !c || *c == 0.0)
+      return std::nullopt;
+    return std::make_pair(op.getDpsInputs()[0], 1.0 / *c);
+  }
+  return std::nullopt;
+}
+
+/// The only user of `v`, if it has exactly one use.
+static Operation *getSingleUser(Value v) {
+  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+}
+
+/// Matches the attention pattern around a softmax:
+///
+///   S = matmul(Q, K^T)  [* scale]  -> softmax -> [cast] -> matmul(P, V)
+///   [-> cast]
+///
+/// 2-D ([seq, head_dim]) or batched ([batch, seq, head_dim]) through
+/// batch_matmul. Every intermediate must have no other use.
+static FailureOr<AttentionPlan> matchAttention(const SoftmaxMatch &softmax,
+                                               std::string *why) {
+  AttentionPlan plan;
+  plan.ops = softmax.ops;
+
+  // Backwards: [scale] <- Q K^T.
+  Value scores = softmax.input;
+  if (llvm::any_of(scores.getUsers(), [&](Operation *user) {
+        return !llvm::is_contained(softmax.ops, user);
+      }))
+    return fail(why, "the softmax input has other uses");
+  if (auto scaleOp = scores.getDefiningOp<linalg::GenericOp>()) {
+    std::optional<std::pair<Value, double>> scaled = matchScale(scaleOp);
+    if (!scaled)
+      return fail(why, "the softmax input is not a (scaled) Q*K^T matmul");
+    if (!scaled->first.hasOneUse())
+      return fail(why, "the scores Q*K^T have other uses");
+    plan.scale = scaled->second;
+    scores = scaled->first;
+    plan.ops.push_back(scaleOp);
+  }
+  Operation *qkOp = scores.getDefiningOp();
+  if (!isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(qkOp))
+    return fail(why, "the softmax input is not a (scaled) Q*K^T matmul");
+  FailureOr<ContractionInfo> qk = getContractionInfo(qkOp, why);
+  if (failed(qk))
+    return failure();
+  if (!qk->rhsTransposed)
+    return fail(why, "Q*K^T must read K as [seq_kv, head_dim] (transposed-B "
+                     "maps or a linalg.transpose)");
+  if (!getZeroFillDest(qk->init))
+    return fail(why, "Q*K^T must accumulate into a zero fill");
+  plan.ops.push_back(qkOp);
+  if (qk->transpose && qk->transpose->getResult(0).hasOneUse())
+    plan.ops.push_back(qk->transpose);
+  plan.batched = qk->batched;
+  plan.q = qk->lhs;
+  plan.k = qk->rhs;
+
+  // Forwards: [cast] -> P V [-> cast].
+  Value probs = softmax.result;
+  Operation *user = getSingleUser(probs);
+  if (auto cast = dyn_cast_or_null<linalg::GenericOp>(user)) {
+    if (!matchElementwiseCast(cast))
+      return fail(why, "the softmax result does not feed a P*V matmul");
+    plan.ops.push_back(cast);
+    probs = cast->getResult(0);
+    user = getSingleUser(probs);
+  }
+  if (!isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(user))
+    return fail(why, "the softmax result does not feed a P*V matmul");
+  FailureOr<ContractionInfo> pv = getContractionInfo(user, why);
+  if (failed(pv))
+    return failure();
+  if (pv->lhs != probs || pv->rhsTransposed || pv->transpose)
+    return fail(why, "P*V must read P as A and V as a row-major B");
+  if (pv->batched != plan.batched)
+    return fail(why, "Q*K^T and P*V must both be batched or both 2-D");
+  Value dest = getZeroFillDest(pv->init);
+  if (!dest)
+    return fail(why, "P*V must accumulate into a zero fill");
+  plan.ops.push_back(user);
+  plan.v = pv->rhs;
+  plan.dest = dest;
+  plan.result = pv->result;
+  if (auto cast =
+          dyn_cast_or_null<linalg::GenericOp>(getSingleUser(plan.result))) {
+    if (matchElementwiseCast(cast) &&
+        !cast.payloadUsesValueFromOperand(cast.getDpsInitOperand(0))) {
+      plan.ops.push_back(cast);
+      plan.dest = cast.getDpsInits()[0];
+      plan.result = cast->getResult(0);
+    }
+  }
+
+  Block *block = plan.ops.front()->getBlock();
+  if (llvm::any_of(plan.ops,
+                   [&](Operation *op) { return op->getBlock() != block; }))
+    return fail(why, "the attention pattern spans several blocks");
+
+  // What tile.attention takes.
+  Type et = getElementType(plan.q);
+  if (!isHalfType(et))
+    return fail(why,
+                "expected bf16 or f16 Q, K and V, got " + typeToString(et));
+  if (getElementType(plan.k) != et || getElementType(plan.v) != et)
+    return fail(why, "expected Q, K and V of one element type");
+  if (getElementType(plan.result) != et)
+    return fail(why, "the attention output has element type " +
+                         typeToString(getElementType(plan.result)) +
+                         "; tile.attention writes Q's type " +
+                         typeToString(et));
+  auto qType = cast<RankedTensorType>(plan.q.getType());
+  int64_t headDim = qType.getShape().back();
+  if (headDim != 64 && headDim != 128 && headDim != 256)
+    return fail(why,
+                "head_dim must be a static 64, 128 or 256, got " +
+                    (ShapedType::isDynamic(headDim) ? std::string("?")
+                                                    : std::to_string(headDim)));
+  int64_t vDim = cast<ShapedType>(plan.v.getType()).getShape().back();
+  if (vDim != headDim)
+    return fail(why, "V's head_dim differs from Q's (tile.attention needs "
+                     "one head_dim)");
+  // The batch strides seq * head_dim are i32 kernel values too.
+  for (Value seqOperand : {plan.q, plan.k}) {
+    int64_t seq = cast<ShapedType>(seqOperand.getType()).getShape().end()[-2];
+    if (plan.batched && !ShapedType::isDynamic(seq) &&
+        seq * headDim > std::numeric_limits<int32_t>::max())
+      return fail(why, "a batch stride of " + Twine(seq * headDim) +
+                           " elements does not fit the 32-bit kernel sizes");
+  }
+  if (!(plan.scale > 0.0f) || !std::isfinite(plan.scale))
+    return fail(why, "the scale must be positive and finite");
+  for (auto [name, v] : {std::pair<StringRef, Value>{"Q", plan.q},
+                         {"K", plan.k},
+                         {"V", plan.v},
+                         {"O", plan.dest}})
+    if (failed(checkDenseOperand(v, name, why)))
+      return failure();
+  return plan;
+}
+
+/// Finds the softmax an attention pattern around `matmul` would be anchored
+/// at: the one its result feeds (through a scale) or the one its A operand
+/// comes from (through a cast).
+static SmallVector<SoftmaxMatch> findAdjacentSoftmaxes(Operation *matmul) {
+  SmallVector<SoftmaxMatch> found;
+  // Ensure a matmul on buffers (no result) does not crash.
+  if (matmul->getNumResults() != 1)
+    return found;
+  auto tryAnchor = [&](Operation *op) {
+    if (auto sm = dyn_cast_or_null<linalg::SoftmaxOp>(op)) {
+      if (FailureOr<SoftmaxMatch> m = matchSoftmax(sm, nullptr); succeeded(m))
+        found.push_back(*m);
+    } else if (auto g = dyn_cast_or_null<linalg::GenericOp>(op)) {
+      if (FailureOr<SoftmaxMatch> m = matchDecomposedSoftmax(g, nullptr);
+          succeeded(m))
+        found.push_back(*m);
+    }
+  };
+  // Forwards: the decomposed form's anchor is up to three ops downstream
+  // (max/sub/exp, then div).
+  Value scores = matmul->getResult(0);
+  if (auto scale = dyn_cast_or_null<linalg::GenericOp>(getSingleUser(scores)))
+    if (std::optional<std::pair<Value, double>> s = matchScale(scale))
+      scores = scale->getResult(0);
+  SmallVector<Operation *> frontier(scores.getUsers());
+  for (unsigned depth = 0; depth < 3; ++depth) {
+    SmallVector<Operation *> next;
+    for (Operation *op : frontier) {
+      tryAnchor(op);
+      if (isa<linalg::GenericOp>(op) && op->getNumResults() == 1)
+        llvm::append_range(next, op->getResult(0).getUsers());
+    }
+    frontier = std::move(next);
+  }
+  // Backwards from A.
+  Value lhs = matmul->getOperand(0);
+  if (auto cast = lhs.getDefiningOp<linalg::GenericOp>())
+    if (Value in = matchElementwiseCast(cast))
+      lhs = in;
+  tryAnchor(lhs.getDefiningOp());
+  return found;
+}
+
+/// True when `matmul` is part of an attention pattern that the attention
+/// patterns convert as a whole.
+static bool isPartOfAttention(Operation *matmul) {
+  for (const SoftmaxMatch &softmax : findAdjacentSoftmaxes(matmul)) {
+    FailureOr<AttentionPlan> plan = matchAttention(softmax, nullptr);
+    if (succeeded(plan) && llvm::is_contained(plan->ops, matmul))
+      return true;
+  }
+  return false;
+}
+
+/// Outlines a matched attention pattern into a tile.attention kernel over
+/// `[batch, 1, seq, head_dim]` views.
+static void rewriteAttention(PatternRewriter &rewriter, Operation *anchor,
+                             const AttentionPlan &plan) {
+  KernelSignature sig(rewriter.getContext());
+  unsigned q = sig.addOperand("Q", plan.q);
+  unsigned k = sig.addOperand("K", plan.k);
+  unsigned v = sig.addOperand("V", plan.v);
+  unsigned o = sig.addOperand("O", plan.dest);
+  unsigned s = plan.batched ? 1 : 0;
+  int64_t headDim = cast<ShapedType>(plan.q.getType()).getShape().back();
+  Extent batch = Extent::get(1);
+  if (plan.batched)
+    batch = sig.getSize("batch", {{q, 0}, {k, 0}, {v, 0}, {o, 0}});
+  Extent seqQ = sig.getSize("seq_q", {{q, s}, {o, s}});
+  Extent seqKv = sig.getSize("seq_kv", {{k, s}, {v, s}});
+  Extent d = Extent::get(headDim);
+  Extent one = Extent::get(1);
+  // Row-major strides. The inserted heads dimension (and the batch dimension
+  // of the 2-D form) has size 1, so its stride is never multiplied by a
+  // non-zero index; it takes the row stride, which keeps TMA's 16-byte
+  // stride rule. Q and O share seq_q * head_dim, K and V seq_kv * head_dim.
+  auto batchStride = [&](StringRef name, unsigned arg, Extent seq) {
+    if (!plan.batched)
+      return d;
+    return sig.getStride(name, arg, 0,
+                         seq.isStatic() ? seq.staticValue * headDim
+                                        : ShapedType::kDynamic);
+  };
+  Extent qStride = batchStride("stride_q", q, seqQ);
+  Extent kvStride = batchStride("stride_kv", k, seqKv);
+
+  SmallVector<int64_t> batchArgs;
+  OutlinedKernel kernel =
+      outline(rewriter, anchor, "attention", sig, plan.result, batchArgs);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&kernel.kernel.getBody().front());
+  Location loc = anchor->getLoc();
+  auto view = [&](unsigned arg, Extent seq, Extent stride) {
+    return kernel.makeView(rewriter, loc, arg, {batch, one, seq, d},
+                           {stride, d, d, one});
+  };
+  Value qv = view(q, seqQ, qStride);
+  Value kv = view(k, seqKv, kvStride);
+  Value vv = view(v, seqKv, kvStride);
+  Value ov = view(o, seqQ, qStride);
+  AttentionOp::create(rewriter, loc, qv, kv, vv, ov, /*lse=*/Value(),
+                      rewriter.getF32FloatAttr(plan.scale),
+                      /*causal=*/false, /*config=*/DictionaryAttr());
+  ReturnOp::create(rewriter, loc);
+  remarkOutlined(anchor, kernel.kernel, "tile.attention");
+  eraseMatchedOps(rewriter, plan.ops);
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A contraction (plus fused epilogue) to outline as tile.gemm.
+struct GemmPlan {
+  ContractionInfo contraction;
+  /// C's buffer and whether the kernel reads it (beta = 1: the matmul
+  /// accumulates into an initialized tensor).
+  Value dest;
+  bool readsC = false;
+  /// Fused epilogue: a length-N bias and ReLU, in tile.gemm's order.
+  Value bias;
+  bool relu = false;
+  /// The value the kernel's C replaces.
+  Value result;
+  SmallVector<Operation *> ops;
+};
+} // namespace
+
+/// If `v` is a `linalg.broadcast` of a 1-D tensor along every dimension but
+/// the last, returns the 1-D tensor.
+static Value getBroadcastBias(Value v, unsigned rank) {
+  auto bcast = v.getDefiningOp<linalg::BroadcastOp>();
+  if (!bcast || !bcast.hasPureTensorSemantics() ||
+      cast<ShapedType>(bcast.getInput().getType()).getRank() != 1)
+    return {};
+  SmallVector<int64_t> dims =
+      llvm::to_vector(llvm::seq<int64_t>(0, static_cast<int64_t>(rank) - 1));
+  if (bcast.getDimensions() != ArrayRef<int64_t>(dims))
+    return {};
+  return bcast.getInput();
+}
+
+/// Tries to fuse the elementwise generic `op`, which reads `plan.result`,
+/// into the epilogue: `act(acc + bias)` with casts anywhere. The payload
+/// must be a chain from the accumulator through (in this order, each
+/// optional) a bias addition and a ReLU, with extf/truncf in between.
+/// tile.gemm computes the chain in f32 and rounds once when storing C.
+static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
+  unsigned rank = plan.contraction.batched ? 3 : 2;
+  if (op->getBlock() != plan.result.getDefiningOp()->getBlock() ||
+      !isElementwise(op) || op.getNumLoops() != rank ||
+      !op.getIndexingMapsArray().back().isIdentity())
+    return failure();
+  // The accumulator is an input (then the destination must not be read) or
+  // the destination itself (an in-place update).
+  Value acc, biasArg, biasTensor;
+  OpOperand *init = op.getDpsInitOperand(0);
+  bool inPlace = init->get() == plan.result;
+  if (!inPlace && op.payloadUsesValueFromOperand(init))
+    return failure();
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (operand.get() == plan.result && map.isIdentity() && !acc) {
+      acc = arg;
+      continue;
+    }
+    if (op.isDpsInit(&operand))
+      continue;
+    if (biasArg)
+      return failure();
+    biasArg = arg;
+    if (isColumnMap(map, rank) &&
+        cast<ShapedType>(operand.get().getType()).getRank() == 1)
+      biasTensor = operand.get();
+    else if (map.isIdentity())
+      biasTensor = getBroadcastBias(operand.get(), rank);
+    if (!biasTensor)
+      return failure();
+  }
+  if (!acc)
+    return failure();
+
+  // Walk the chain: every payload op must extend it (or cast the bias).
+  Value cur = acc, bias = biasArg;
+  bool sawBias = false, sawRelu = false;
+  for (Operation *inner : getPayload(op)) {
+    if (isa<arith::ExtFOp, arith::TruncFOp>(inner) &&
+        inner->getOperand(0) == bias && bias == biasArg) {
+      bias = inner->getResult(0);
+      continue;
+    }
+    if (isa<arith::ExtFOp, arith::TruncFOp>(inner) &&
+        inner->getOperand(0) == cur) {
+      cur = inner->getResult(0);
+      continue;
+    }
+    if (isa<arith::ConstantOp>(inner))
+      continue;
+    if (auto add = dyn_cast<arith::AddFOp>(inner)) {
+      Value a = add.getLhs(), b = add.getRhs();
+      if (a != cur)
+        std::swap(a, b);
+      if (a != cur || !bias || b != bias || sawBias || sawRelu || plan.bias)
+        return failure();
+      sawBias = true;
+      cur = add;
+      continue;
+    }
+    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(inner)) {
+      Value a = inner->getOperand(0), b = inner->getOperand(1);
+      if (a != cur)
+        std::swap(a, b);
+      if (a != cur || !matchPattern(b, m_AnyZeroFloat()) || sawRelu ||
+          plan.relu)
+        return failure();
+      sawRelu = true;
+      cur = inner->getResult(0);
+      continue;
+    }
+    return failure();
+  }
+  if (getYielded(op) != cur || (biasArg && !sawBias))
+    return failure();
+  if (!isGemmOutputType(getElementType(op->getResult(0))))
+    return failure();
+  if (sawBias) {
+    Type bt = getElementType(biasTensor);
+    if (!isGemmOutputType(bt) ||
+        failed(checkDenseOperand(biasTensor, "bias", nullptr)))
+      return failure();
+    plan.bias = biasTensor;
+  }
+  plan.relu |= sawRelu;
+  if (!inPlace)
+    plan.dest = init->get();
+  plan.result = op->getResult(0);
+  plan.ops.push_back(op);
+  return success();
+}
+
+/// Matches a matmul / batch_matmul that tile.gemm can compute, with the
+/// elementwise epilogue that follows it.
+static FailureOr<GemmPlan> matchGemm(Operation *op, std::string *why) {
+  FailureOr<ContractionInfo> info = getContractionInfo(op, why);
+  if (failed(info))
+    return failure();
+  GemmPlan plan;
+  plan.contraction = *info;
+  Type at = getElementType(info->lhs), bt = getElementType(info->rhs);
+  if (!isHalfType(at))
+    return fail(why,
+                "tile.gemm takes bf16 or f16 inputs, got " + typeToString(at));
+  if (bt != at)
+    return fail(why, "A and B have different element types (" +
+                         typeToString(at) + ", " + typeToString(bt) + ")");
+  Type ct = getElementType(info->result);
+  if (!isGemmOutputType(ct))
+    return fail(why,
+                "tile.gemm writes bf16, f16 or f32, got " + typeToString(ct));
+  for (auto [name, v] :
+       {std::pair<StringRef, Value>{"A", info->lhs}, {"B", info->rhs}})
+    if (failed(checkDenseOperand(v, name, why)))
+      return failure();
+  plan.ops.push_back(op);
+  if (info->transpose && info->transpose->getResult(0).hasOneUse())
+    plan.ops.push_back(info->transpose);
+  plan.result = info->result;
+  if (Value zeroed = getZeroFillDest(info->init)) {
+    plan.dest = zeroed;
+  } else {
+    plan.dest = info->init;
+    plan.readsC = true;
+  }
+  // Epilogue: elementwise generics that are the only users, one after the
+  // other. Not with beta: C would be read from the wrong buffer.
+  while (!plan.readsC) {
+    auto user = dyn_cast_or_null<linalg::GenericOp>(getSingleUser(plan.result));
+    if (!user || failed(fuseEpilogue(plan, user)))
+      break;
+  }
+  if (failed(checkDenseOperand(plan.dest, "C", why)))
+    return failure();
+  return plan;
+}
+
+/// Outlines a matched GEMM into a tile.gemm kernel. A batched GEMM becomes a
+/// kernel for one matrix, launched once per batch index (`tile.batch_args`).
+static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
+                        const GemmPlan &plan) {
+  const ContractionInfo &c = plan.contraction;
+  KernelSignature sig(rewriter.getContext());
+  unsigned a = sig.addOperand("A", c.lhs);
+  unsigned b = sig.addOperand("B", c.rhs);
+  std::optional<unsigned> bias;
+  if (plan.bias)
+    bias = sig.addOperand("bias", plan.bias);
+  unsigned cArg = sig.addOperand("C", plan.dest);
+  unsigned o = c.batched ? 1 : 0;
+  unsigned bK = c.rhsTransposed ? o + 1 : o, bN = c.rhsTransposed ? o : o + 1;
+  Extent m = sig.getSize("M", {{a, o}, {cArg, o}});
+  SmallVector<std::pair<unsigned, unsigned>> nSources = {{b, bN},
+                                                         {cArg, o + 1}};
+  if (bias)
+    nSources.push_back({*bias, 0});
+  Extent n = sig.getSize("N", nSources);
+  Extent k = sig.getSize("K", {{a, o + 1}, {b, bK}});
+
+  SmallVector<int64_t> batchArgs;
+  if (c.batched)
+    batchArgs = {a, b, cArg};
+  OutlinedKernel kernel =
+      outline(rewriter, anchor, "gemm", sig, plan.result, batchArgs);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&kernel.kernel.getBody().front());
+  Location loc = anchor->getLoc();
+  Extent one = Extent::get(1);
+  // Row-major operands: the leading stride of a matrix is its row length.
+  Value av = kernel.makeView(rewriter, loc, a, {m, k}, {k, one});
+  Value bv = c.rhsTransposed
+                 ? kernel.makeView(rewriter, loc, b, {k, n}, {one, k})
+                 : kernel.makeView(rewriter, loc, b, {k, n}, {n, one});
+  Value cv = kernel.makeView(rewriter, loc, cArg, {m, n}, {n, one});
+  Value biasView;
+  if (bias)
+    biasView = kernel.makeView(rewriter, loc, *bias, {n}, {one});
+  Value beta;
+  if (plan.readsC)
+    beta =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0));
+  GemmOp::create(rewriter, loc, av, bv, cv, /*alpha=*/Value(), beta, biasView,
+                 plan.relu ? Activation::ReLU : Activation::None,
+                 /*config=*/DictionaryAttr());
+  ReturnOp::create(rewriter, loc);
+  remarkOutlined(anchor, kernel.kernel, "tile.gemm");
+  eraseMatchedOps(rewriter, plan.ops);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// linalg.matmul / linalg.batch_matmul (and the epilogue after it) ->
+/// a tile.gemm kernel. Matmuls of an attention pattern are left to the
+/// attention patterns.
+template <typename OpTy>
+struct ContractionToTileGemm : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (!op->template getParentOfType<func::FuncOp>())
+      return rewriter.notifyMatchFailure(op, "not inside a func.func");
+    if (isPartOfAttention(op))
+      return rewriter.notifyMatchFailure(op, "part of an attention pattern");
+    std::string why;
+    FailureOr<GemmPlan> plan = matchGemm(op, &why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(op, why);
+    rewriteGemm(rewriter, op, *plan);
+    return success();
+  }
+};
+
+using MatmulToTileGemm = ContractionToTileGemm<linalg::MatmulOp>;
+using BatchMatmulToTileGemm = ContractionToTileGemm<linalg::BatchMatmulOp>;
+
+/// Q K^T -> [scale] -> linalg.softmax -> P V  ->  a tile.attention kernel.
+struct SoftmaxToTileAttention : OpRewritePattern<linalg::SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op->getParentOfType<func::FuncOp>())
+      return rewriter.notifyMatchFailure(op, "not inside a func.func");
+    std::string why;
+    FailureOr<SoftmaxMatch> softmax = matchSoftmax(op, &why);
+    if (failed(softmax))
+      return rewriter.notifyMatchFailure(op, why);
+    FailureOr<AttentionPlan> plan = matchAttention(*softmax, &why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(op, why);
+    rewriteAttention(rewriter, op, *plan);
+    return success();
+  }
+};
+
+/// Q K^T -> [scale] -> max / exp(x - max) / sum / div generics -> P V  ->
+/// a tile.attention kernel. Anchored at the division.
+struct DecomposedSoftmaxToTileAttention : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op->getParentOfType<func::FuncOp>())
+      return rewriter.notifyMatchFailure(op, "not inside a func.func");
+    std::string why;
+    FailureOr<SoftmaxMatch> softmax = matchDecomposedSoftmax(op, &why);
+    if (failed(softmax))
+      return rewriter.notifyMatchFailure(op, why);
+    FailureOr<AttentionPlan> plan = matchAttention(*softmax, &why);
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(op, why);
+    rewriteAttention(rewriter, op, *plan);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::tilec::tile::populateTileFromLinalgPatterns(
+    RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<MatmulToTileGemm>(ctx);                 // linalg.matmul
+  patterns.add<BatchMatmulToTileGemm>(ctx);            // linalg.batch_matmul
+  patterns.add<SoftmaxToTileAttention>(ctx);           // linalg.softmax
+  patterns.add<DecomposedSoftmaxToTileAttention>(ctx); // linalg.generic
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct TileFromLinalgPass : tile::impl::TileFromLinalgBase<TileFromLinalgPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+/// Why a candidate op that is still there after the rewrite was not
+/// converted.
+static std::string explainMissed(Operation *op) {
+  std::string why;
+  if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+    FailureOr<SoftmaxMatch> m = matchSoftmax(softmax, &why);
+    if (succeeded(m))
+      (void)matchAttention(*m, &why);
+  } else {
+    (void)matchGemm(op, &why);
+  }
+  if (why.empty())
+    why = "not converted";
+  return why;
+}
+
+void TileFromLinalgPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  RewritePatternSet patterns(ctx);
+  populateTileFromLinalgPatterns(patterns);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+
+  // Only the linalg ops of functions are rewritten; ops elsewhere, and
+  // unrelated code in the functions, are not touched (no folding, no DCE).
+  // Why an op would be missed is worked out up front: once its neighbours
+  // are rewritten (e.g. the matmuls around a softmax whose attention pattern
+  // does not fit), the reason would no longer be visible.
+  llvm::DenseSet<Operation *> oldKernels;
+  SmallVector<Operation *> candidates;
+  llvm::DenseMap<Operation *, std::string> reasons;
+  module.walk([&](Operation *op) {
+    if (isa<KernelOp>(op))
+      oldKernels.insert(op);
+    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::SoftmaxOp,
+             linalg::GenericOp>(op) ||
+        !op->getParentOfType<func::FuncOp>())
+      return;
+    candidates.push_back(op);
+    if (!isa<linalg::GenericOp>(op))
+      reasons[op] = explainMissed(op);
+  });
+  // The driver pops its worklist from the back: reversing keeps kernel
+  // numbering in program order.
+  std::reverse(candidates.begin(), candidates.end());
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps)
+      .enableFolding(false)
+      .enableConstantCSE(false)
+      .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  (void)applyOpPatternsGreedily(candidates, frozen, config);
+
+  for (KernelOp kernel : module.getOps<KernelOp>()) {
+    if (oldKernels.contains(kernel))
+      continue;
+    kernel.walk([&](Operation *op) {
+      if (auto gemm = dyn_cast<GemmOp>(op)) {
+        ++numGemms;
+        if (gemm.getBias() || gemm.getActivation() != Activation::None)
+          ++numFusedEpilogues;
+      } else if (isa<AttentionOp>(op)) {
+        ++numAttentions;
+      }
+    });
+  }
+
+  // What is left: a missed remark, or an error in strict mode.
+  bool failedStrict = false;
+  module.walk([&](Operation *op) {
+    // Only linalg ops can be keys: the rewrite erased some keyed ops, and
+    // the ops it created (none of them linalg ops) may reuse their memory.
+    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::SoftmaxOp>(op))
+      return;
+    auto func = op->getParentOfType<func::FuncOp>();
+    auto it = reasons.find(op);
+    if (!func || it == reasons.end())
+      return;
+    const std::string &why = it->second;
+    if (strict) {
+      op->emitError("tile-from-linalg: cannot convert '")
+          << op->getName() << "': " << why;
+      failedStrict = true;
+      return;
+    }
+    ++numMissed;
+    LDBG() << "missed " << op->getName() << ": " << why;
+    remark::missed(op->getLoc(), remark::RemarkOpts::name("NotConverted")
+                                     .category(kRemarkCategory)
+                                     .function(func.getSymName()))
+        << remark::reason("{0} left unconverted: {1}",
+                          op->getName().getStringRef().str(), why);
+  });
+  if (failedStrict)
+    signalPassFailure();
+}

@@ -1,0 +1,148 @@
+"""The on-disk compilation cache: hits, misses, invalidation, atomicity."""
+
+import json
+import os
+
+import pytest
+
+import tilec
+from tilec.cache import FileCache, default_cache_dir, make_key
+from conftest import SCALE_SOURCE
+
+
+def entries(root):
+    """Complete cache entries under ``root``."""
+    return sorted(p for p in root.glob("??/*") if (p / "manifest.json").is_file())
+
+
+def test_miss_then_hit(count_compiles, tmp_path):
+    first = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    second = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    assert not first.from_cache and second.from_cache
+    assert count_compiles == ["sm_80"]
+    assert second.ptx == first.ptx and second.cubin == first.cubin
+    assert second.metadata == first.metadata
+    assert second.key == first.key and second.cache_path == first.cache_path
+    assert entries(tmp_path) == [tmp_path / first.key[:2] / first.key]
+
+
+@pytest.mark.parametrize("change", [
+    dict(chip="sm_89"), dict(emit="ptx"), dict(opt_level=2), dict(cubin_arch="sm_90"),
+    dict(stages=True)])
+def test_flags_are_part_of_the_key(count_compiles, tmp_path, change):
+    base = dict(chip="sm_80", emit="cubin")
+    tilec.compile(SCALE_SOURCE, cache_dir=tmp_path, **base)
+    changed = tilec.compile(SCALE_SOURCE, cache_dir=tmp_path, **dict(base, **change))
+    assert not changed.from_cache
+    assert len(count_compiles) == 2
+    assert len(entries(tmp_path)) == 2
+
+
+def test_source_change_misses(count_compiles, tmp_path):
+    tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path)
+    again = tilec.compile(SCALE_SOURCE + "\n// a comment\n", chip="sm_80", emit="ptx",
+                          cache_dir=tmp_path)
+    assert not again.from_cache and len(count_compiles) == 2
+
+
+def test_version_change_invalidates(library, count_compiles, tmp_path, monkeypatch):
+    tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path)
+    monkeypatch.setattr(library, "version", "99.0.0")
+    after = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path)
+    assert not after.from_cache and len(count_compiles) == 2
+
+
+def test_compiler_rebuild_invalidates(library, count_compiles, tmp_path, monkeypatch):
+    tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path)
+    monkeypatch.setattr(library, "_fingerprint", "0" * 64)
+    after = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path)
+    assert not after.from_cache and len(count_compiles) == 2
+
+
+def test_stages_come_back_from_the_cache(count_compiles, tmp_path):
+    first = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", stages=True, cache_dir=tmp_path)
+    second = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", stages=True,
+                           cache_dir=tmp_path)
+    assert second.from_cache and second.stages == first.stages
+    assert second["scale"].mlir == first["scale"].mlir
+    assert len(count_compiles) == 1
+
+
+def test_default_cache_dir_from_environment(count_compiles, tmp_path, monkeypatch):
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "env-cache"))
+    assert default_cache_dir() == str(tmp_path / "env-cache")
+    result = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx")
+    assert result.cache_path.startswith(str(tmp_path / "env-cache"))
+    assert tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx").from_cache
+
+
+def test_default_cache_dir_without_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv("TILEC_CACHE_DIR")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert default_cache_dir() == os.path.join(str(tmp_path), ".cache", "tilec")
+
+
+def test_cache_can_be_bypassed(count_compiles, tmp_path):
+    for _ in range(2):
+        result = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", cache=False,
+                               cache_dir=tmp_path)
+        assert not result.from_cache and result.cache_path is None
+    assert len(count_compiles) == 2 and entries(tmp_path) == []
+
+
+def test_damaged_entry_is_a_miss_and_is_repaired(count_compiles, tmp_path):
+    first = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    os.remove(os.path.join(first.cache_path, "scale.cubin"))
+    second = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    assert not second.from_cache and second.cubin == first.cubin
+    third = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    assert third.from_cache
+    assert len(count_compiles) == 2
+
+
+def test_corrupt_manifest_is_a_miss(count_compiles, tmp_path):
+    first = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path)
+    with open(os.path.join(first.cache_path, "manifest.json"), "w") as f:
+        f.write("{ not json")
+    assert not tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx",
+                             cache_dir=tmp_path).from_cache
+
+
+def test_writes_leave_no_temporary_files(count_compiles, tmp_path):
+    tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    leftovers = [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp") or
+                 p.name.startswith(".")]
+    assert leftovers == []
+
+
+def test_losing_writer_keeps_the_winner(tmp_path):
+    """Two processes storing the same key: the second rename fails and the
+    complete entry of the first is returned."""
+    store = FileCache(tmp_path)
+    key = make_key("src", "sm_80", {}, "1", "x")
+    manifest = {"kernels": [{"name": "k", "files": {"json": "k.json"}}], "stages": []}
+    first = store.put(key, manifest, {"k.json": '{"winner": 1}'})
+    second = store.put(key, manifest, {"k.json": '{"winner": 2}'})
+    assert second.path == first.path
+    assert json.loads(second.read("k.json")) == {"winner": 1}
+    assert [p.name for p in tmp_path.glob(f"{key[:2]}/*")] == [key]
+
+
+def test_key_depends_on_every_input():
+    base = ("src", "sm_80", {"emit": "ptx"}, "0.1.0", "abc")
+    keys = {make_key(*base),
+            make_key("src2", *base[1:]),
+            make_key(base[0], "sm_90a", *base[2:]),
+            make_key(*base[:2], {"emit": "cubin"}, *base[3:]),
+            make_key(*base[:3], "0.2.0", base[4]),
+            make_key(*base[:4], "abd")}
+    assert len(keys) == 6
+    assert make_key(*base) == make_key(*base)
+
+
+def test_errors_are_not_cached(count_compiles, tmp_path):
+    for _ in range(2):
+        with pytest.raises(tilec.CompileError):
+            tilec.compile("tile.kernel @broken(", chip="sm_80", cache_dir=tmp_path)
+    assert len(count_compiles) == 2 and entries(tmp_path) == []

@@ -1,0 +1,206 @@
+"""tilec.compile through libtilec-c.so: artifacts, metadata, stages, errors."""
+
+import json
+import os
+
+import pytest
+
+import tilec
+from tilec import artifacts
+from conftest import SCALE_SOURCE
+
+
+def test_library_reports_version_and_chips(library):
+    assert library.version == tilec.__version__
+    assert "sm_80" in library.supported_chips and "sm_90a" in library.supported_chips
+
+
+def test_compile_to_cubin(library, tmp_path):
+    result = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    assert result.names == ["scale"]
+    assert ".target sm_80" in result.ptx
+    assert ".entry scale" in result.ptx
+    assert result.cubin[:4] == b"\x7fELF"
+    assert result["scale"].cubin == result.cubin
+    assert result[0].name == "scale"
+    assert result.stages == []
+    assert result["scale"].llvm and "define" in result["scale"].llvm
+
+
+def test_emit_ptx_has_no_cubin(library, tmp_path):
+    result = tilec.compile(SCALE_SOURCE, chip="sm_90a", emit="ptx", cache_dir=tmp_path)
+    assert ".target sm_90a" in result.ptx
+    assert result.cubin is None
+    with pytest.raises(ValueError, match="no cubin"):
+        result["scale"].launcher()
+
+
+def test_emit_mlir_gives_the_nvvm_module(library, tmp_path):
+    result = tilec.compile(SCALE_SOURCE, chip="sm_89", emit="mlir", cache_dir=tmp_path)
+    kernel = result["scale"]
+    assert kernel.mlir.startswith("gpu.module @scale")
+    assert "nvvm.kernel" in kernel.mlir
+    assert kernel.ptx is None and kernel.cubin is None
+
+
+def test_metadata_contents(library, tmp_path):
+    meta = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path).metadata
+    assert meta["kernel"] == "scale"
+    assert meta["chip"] == "sm_80" and meta["cubin_arch"] == "sm_80"
+    assert meta["tilec_version"] == library.version
+    assert meta["grid"] == ["ceildiv(n, 512)"]
+    assert meta["block"][0] == 32 * meta["num_warps"]
+    assert [(p["name"], p["kind"], p["dtype"]) for p in meta["params"]] == [
+        ("x", "pointer", "f32"), ("n", "scalar", "i32")]
+    assert meta["cluster"] == [1, 1, 1]
+    assert meta["tensor_maps"] == [] or meta["tensor_maps"] is None
+
+
+def test_cubin_arch_is_recorded(library, tmp_path):
+    result = tilec.compile(SCALE_SOURCE, chip="sm_80", cubin_arch="sm_90", cache_dir=tmp_path)
+    assert result.metadata["cubin_arch"] == "sm_90"
+    assert ".target sm_80" in result.ptx
+
+
+def test_gemm_metadata_sm90a(library, tmp_path):
+    """The warp-specialized Hopper GEMM declares what its launch needs:
+    16-byte aligned operands, leading dimensions in 16-byte units, TMA
+    descriptors for A and B, a persistent grid."""
+    name, source = tilec.kernels.gemm_source()
+    result = tilec.compile(source, chip="sm_90a", emit="ptx", cache_dir=tmp_path)
+    meta = result[name].metadata
+    params = {p["name"]: p for p in meta["params"]}
+    assert params["A"]["align"] == 16 and params["B"]["align"] == 16
+    assert params["lda"]["divisibility"] == 8 and params["ldb"]["divisibility"] == 8
+    assert {"A", "B"} <= {m["base"] for m in meta["tensor_maps"]}
+    assert meta["persistent"] is True
+    assert meta["smem_bytes"] > 48 * 1024
+
+
+def test_stages_on_request(library, tmp_path):
+    result = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", stages=True,
+                           cache_dir=tmp_path)
+    names = [name for name, _ in result.stages]
+    assert names[0] == "input"
+    assert "tile.kernel @scale" in result.stage("input")
+    assert "tile-attach-target" in names
+    assert "tile-assign-layouts @scale" in names
+    assert "convert-tile-to-nvvm @scale" in names
+    assert names.index("tile-attach-target") < names.index("convert-tile-to-nvvm @scale")
+    assert "#tile.blocked" in result.stage("tile-assign-layouts @scale")
+    assert result["scale"].mlir.startswith("gpu.module @scale")
+    with pytest.raises(KeyError, match="recorded: input"):
+        result.stage("no-such-pass")
+
+
+def test_compile_from_path(library, tmp_path):
+    path = tmp_path / "scale.mlir"
+    path.write_text(SCALE_SOURCE)
+    by_path = tilec.compile(path, chip="sm_80", emit="ptx", cache_dir=tmp_path / "c")
+    by_str = tilec.compile(str(path), chip="sm_80", emit="ptx", cache_dir=tmp_path / "c")
+    assert by_path.ptx == by_str.ptx
+    with pytest.raises(FileNotFoundError):
+        tilec.compile(str(tmp_path / "missing.mlir"), chip="sm_80")
+
+
+def test_deterministic_ptx(library, tmp_path):
+    first = tilec.compile(SCALE_SOURCE, chip="sm_90a", emit="ptx", cache=False)
+    second = tilec.compile(SCALE_SOURCE, chip="sm_90a", emit="ptx", cache=False)
+    assert first.ptx == second.ptx
+
+
+def test_several_kernels(library, tmp_path):
+    source = SCALE_SOURCE + SCALE_SOURCE.replace("@scale", "@scale_again")
+    result = tilec.compile(source, chip="sm_80", emit="ptx", cache_dir=tmp_path)
+    assert result.names == ["scale", "scale_again"]
+    assert len(result) == 2 and [k.name for k in result] == result.names
+    with pytest.raises(ValueError, match="2 kernels"):
+        result.ptx
+    with pytest.raises(KeyError, match="compiled: scale, scale_again"):
+        result["nope"]
+
+
+def test_save_and_find_artifacts(library, tmp_path):
+    result = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path / "c")
+    result.save(tmp_path / "art" / "sm_80", source=SCALE_SOURCE)
+    for ext in (".json", ".cubin", ".ptx", ".source.mlir"):
+        assert (tmp_path / "art" / "sm_80" / ("scale" + ext)).is_file()
+    meta, cubin = artifacts.find(str(tmp_path / "art"), "sm_80", "scale", SCALE_SOURCE)
+    assert meta == result.metadata and cubin == result.cubin
+    assert artifacts.find(str(tmp_path / "art"), "sm_90a", "scale") is None
+    with pytest.raises(tilec.ArtifactError, match="different source"):
+        artifacts.find(str(tmp_path / "art"), "sm_80", "scale", SCALE_SOURCE + "\n")
+
+
+def test_invalid_source_reports_diagnostics(library, tmp_path):
+    with pytest.raises(tilec.CompileError) as info:
+        tilec.compile("tile.kernel @broken(%x: !tile.ptr<f32>", chip="sm_80", cache_dir=tmp_path)
+    assert "<source>:1:" in info.value.diagnostics
+    assert "error:" in info.value.diagnostics
+    assert "tilec failed to compile <source>" in str(info.value)
+
+
+def test_verifier_error_names_the_file(library, tmp_path):
+    bad = SCALE_SOURCE.replace("tensor<512xf32>\n  %two", "tensor<500xf32>\n  %two")
+    path = tmp_path / "bad.mlir"
+    path.write_text(bad)
+    with pytest.raises(tilec.CompileError) as info:
+        tilec.compile(path, chip="sm_80", cache_dir=tmp_path)
+    assert f"{path}:6:" in info.value.diagnostics
+    assert not list((tmp_path).glob("??/*")), "failures must not be cached"
+
+
+def test_unknown_chip(library, tmp_path):
+    with pytest.raises(tilec.CompileError, match=r"unknown chip 'sm_75'; expected one of sm_80"):
+        tilec.compile(SCALE_SOURCE, chip="sm_75", cache_dir=tmp_path)
+
+
+def test_no_kernel(library, tmp_path):
+    with pytest.raises(tilec.CompileError, match="no tile.kernel to compile"):
+        tilec.compile("module {}\n", chip="sm_80", cache_dir=tmp_path)
+
+
+def test_invalid_emit_is_rejected_before_compiling(tmp_path):
+    with pytest.raises(ValueError, match="emit must be one of mlir, llvm, ptx, cubin"):
+        tilec.compile(SCALE_SOURCE, chip="sm_80", emit="sass", cache_dir=tmp_path)
+
+
+def test_missing_library_is_a_clear_error(monkeypatch, tmp_path):
+    from tilec import _capi
+    monkeypatch.setenv("TILEC_LIBRARY", str(tmp_path / "nowhere" / "libtilec-c.so"))
+    _capi.reset_library()
+    try:
+        with pytest.raises(tilec.CompilerNotFoundError, match="was not found; looked in: .*nowhere"):
+            tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    finally:
+        monkeypatch.undo()
+        _capi.reset_library()
+
+
+def test_metadata_json_text_round_trips(library, tmp_path):
+    kernel = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path)["scale"]
+    assert json.loads(kernel.metadata_json) == kernel.metadata
+    assert os.path.isdir(tmp_path)
+
+
+def test_chip_is_required_without_a_gpu(monkeypatch, tmp_path):
+    from tilec import ops
+
+    def no_device(index=None):
+        raise RuntimeError("no CUDA device")
+
+    monkeypatch.setattr(ops, "device_capability", no_device)
+    with pytest.raises(ValueError, match="chip= is required when no CUDA device is visible"):
+        tilec.compile(SCALE_SOURCE, cache_dir=tmp_path)
+
+
+def test_concurrent_compiles(library):
+    """ctypes drops the GIL during tilecCompile: threads compiling at once
+    must each get their own, correct result."""
+    from concurrent.futures import ThreadPoolExecutor
+    sources = [SCALE_SOURCE.replace("@scale", f"@scale{i}") for i in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda s: tilec.compile(s, chip="sm_80", emit="ptx", cache=False),
+                                sources))
+    assert [r.names for r in results] == [[f"scale{i}"] for i in range(4)]
+    assert all(f".entry scale{i}" in r.ptx for i, r in enumerate(results))

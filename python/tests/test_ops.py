@@ -1,0 +1,397 @@
+"""tilec.gemm / tilec.attention argument checking, kernel lookup and the
+launch arguments, with tensor-like stand-ins (no torch, no GPU)."""
+
+import json
+import os
+
+import pytest
+
+import tilec
+from tilec import artifacts, ops
+from tilec.kernels import gemm_name, gemm_source
+from tilec.tensors import describe
+
+BASE = 0x7F0000000000  # a 256-byte aligned fake device address
+
+
+class FakeTensor:
+    """The attributes of a torch tensor that tilec reads."""
+
+    def __init__(self, shape, dtype="bfloat16", strides=None, offset=0, device="cuda:0"):
+        self.shape = tuple(shape)
+        if strides is None:
+            strides, step = [], 1
+            for extent in reversed(self.shape):
+                strides.append(step)
+                step *= max(extent, 1)
+            strides.reverse()
+        self._strides = tuple(strides)
+        self.dtype = f"torch.{dtype}"
+        self._ptr = BASE + offset
+        self.device = device
+
+    def stride(self):
+        return self._strides
+
+    def data_ptr(self):
+        return self._ptr
+
+
+class FakeCupyArray:
+    """A CuPy-like array: only __cuda_array_interface__, byte strides."""
+
+    def __init__(self, shape, typestr="<f2", strides=None, ptr=BASE):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr,
+                                         "strides": strides, "data": (ptr, False), "version": 3}
+
+
+def gemm_metadata(name, chip="sm_90a", cubin_arch="sm_90a", extra=()):
+    """Launch metadata shaped like the compiler's for a GEMM variant."""
+    params = [{"name": "A", "kind": "pointer", "dtype": "bf16", "align": 16},
+              {"name": "B", "kind": "pointer", "dtype": "bf16", "align": 16},
+              {"name": "C", "kind": "pointer", "dtype": "bf16"}]
+    params += list(extra)
+    params += [{"name": n, "kind": "scalar", "dtype": "i32"} for n in ("M", "N", "K")]
+    params += [{"name": "lda", "kind": "scalar", "dtype": "i32", "divisibility": 8},
+               {"name": "ldb", "kind": "scalar", "dtype": "i32", "divisibility": 8},
+               {"name": "ldc", "kind": "scalar", "dtype": "i32"}]
+    return {"kernel": name, "chip": chip, "cubin_arch": cubin_arch, "block": [384, 1, 1],
+            "cluster": [1, 1, 1], "grid": ["ceildiv(M, 128) * ceildiv(N, 256)"],
+            "smem_bytes": 1024, "persistent": True, "params": params,
+            "tensor_maps": [{"base": "A", "box": [64, 128], "dtype": "bf16", "elem_bytes": 2,
+                             "index": 9, "sizes": ["K", "M"], "strides": [1, "lda"],
+                             "swizzle": 128}],
+            "tilec_version": tilec.__version__}
+
+
+def write_artifact(directory, name, source, meta, chip="sm_90a"):
+    """A precompiled kernel as build_python_artifacts writes it."""
+    os.makedirs(os.path.join(directory, chip), exist_ok=True)
+    base = os.path.join(directory, chip, name)
+    with open(base + ".json", "w") as f:
+        json.dump(meta, f)
+    with open(base + ".cubin", "wb") as f:
+        f.write(b"\x7fELF fake cubin")
+    with open(base + ".source.mlir", "w") as f:
+        f.write(source)
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """Replaces the GPU launch and device query; records launch arguments."""
+    calls = []
+    monkeypatch.setattr(ops, "device_capability", lambda index=None: (9, 0))
+    monkeypatch.setattr(ops, "_launch",
+                        lambda launcher, args, first, device: calls.append((launcher, args)))
+    def allocate(like, shape, dtype, row_quantum=1):
+        rows, cols = shape
+        ld = -(-cols // row_quantum) * row_quantum if rows > 1 else cols
+        return FakeTensor(shape, {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}[dtype],
+                          strides=(ld, 1))
+
+    monkeypatch.setattr(ops, "_allocate", allocate)
+    return calls
+
+
+@pytest.fixture(autouse=True)
+def default_config(monkeypatch, request):
+    """Tests of argument handling and launching use the chip's default
+    configuration; the shape-class dispatch has its own tests."""
+    if "dispatch" not in request.node.name:
+        monkeypatch.setattr(ops, "gemm_shape_config", lambda *args: None)
+
+
+@pytest.mark.parametrize("shape,suffix", [
+    ((4096, 4096, 4096), ""),
+    ((128, 8192, 8192), "_block_n64"),
+    ((512, 4096, 4096), "_block_n128"),
+    ((4096, 4095, 4096), "_tma_store0"),
+])
+def test_shape_class_dispatch(tmp_path, launches, shape, suffix):
+    """sm_90a: narrow N tiles when the default tiles would leave SMs idle; no
+    TMA-store epilogue when N is not a multiple of 8."""
+    m, n, k = shape
+    base, _ = gemm_source()
+    name = base + suffix
+    _, source = gemm_source(config=ops.gemm_shape_config(m, n, k, "sm_90a"), name=name)
+    write_artifact(str(tmp_path), name, source, gemm_metadata(name))
+    b = FakeTensor((k, n), strides=((n + 7) // 8 * 8, 1))
+    tilec.gemm(FakeTensor((m, k)), b, chip="sm_90a", artifacts=str(tmp_path))
+    assert launches[0][0].name == name
+
+
+@pytest.fixture
+def gemm_artifacts(tmp_path):
+    """An artifacts directory with the plain bf16 GEMM for sm_90a."""
+    name, source = gemm_source()
+    write_artifact(str(tmp_path), name, source, gemm_metadata(name))
+    return str(tmp_path)
+
+
+def params_of(call):
+    """Launch arguments as a dict of parameter names (tensors as pointers)."""
+    launcher, args = call
+    names = [p["name"] for p in launcher.params]
+    return {n: (a.ptr if hasattr(a, "ptr") else a) for n, a in zip(names, args)}
+
+
+def test_gemm_launches_with_metadata_order(launches, gemm_artifacts):
+    a = FakeTensor((100, 72))
+    b = FakeTensor((72, 40))
+    out = tilec.gemm(a, b, artifacts=gemm_artifacts)
+    assert out.shape == (100, 40)
+    assert len(launches) == 1
+    p = params_of(launches[0])
+    assert (p["M"], p["N"], p["K"], p["lda"], p["ldb"], p["ldc"]) == (100, 40, 72, 72, 40, 40)
+    assert p["A"] == a.data_ptr() and p["B"] == b.data_ptr()
+    assert launches[0][0].name == gemm_name()
+
+
+def test_kernels_are_resolved_once(launches, gemm_artifacts, monkeypatch):
+    a, b = FakeTensor((64, 64)), FakeTensor((64, 64))
+    tilec.gemm(a, b, artifacts=gemm_artifacts)
+    monkeypatch.setattr(artifacts, "find", lambda *args: pytest.fail("looked up again"))
+    tilec.gemm(a, b, artifacts=gemm_artifacts)
+    assert len(launches) == 2 and launches[0][0] is launches[1][0]
+
+
+def test_artifacts_from_environment(launches, gemm_artifacts, monkeypatch):
+    monkeypatch.setenv("TILEC_ARTIFACTS", gemm_artifacts)
+    tilec.gemm(FakeTensor((8, 16)), FakeTensor((16, 8)))
+    assert len(launches) == 1
+
+
+def test_padded_leading_dimensions(launches, gemm_artifacts):
+    """Odd sizes work with rows padded to 16 bytes (views of wider buffers)."""
+    a = FakeTensor((127, 33), strides=(40, 1))
+    b = FakeTensor((33, 65), strides=(72, 1))
+    out = FakeTensor((127, 65), strides=(65, 1))
+    tilec.gemm(a, b, out=out, artifacts=gemm_artifacts)
+    p = params_of(launches[0])
+    assert (p["lda"], p["ldb"], p["ldc"]) == (40, 72, 65)
+
+
+def test_single_row_gets_an_aligned_leading_dimension(launches, gemm_artifacts):
+    tilec.gemm(FakeTensor((1, 33)), FakeTensor((33, 64)), artifacts=gemm_artifacts)
+    assert params_of(launches[0])["lda"] == 40
+
+
+def test_column_major_b_selects_the_bcol_variant(launches, tmp_path):
+    name, source = gemm_source(b_layout="col")
+    write_artifact(str(tmp_path), name, source, gemm_metadata(name))
+    w = FakeTensor((48, 64))  # N x K weight
+    b = FakeTensor((64, 48), strides=(1, 64))  # its transpose: K x N, column-major
+    tilec.gemm(FakeTensor((16, 64)), b, artifacts=str(tmp_path))
+    assert launches[0][0].name == name == "gemm_bf16_bf16_bcol"
+    assert params_of(launches[0])["ldb"] == 64
+    assert w.shape == (48, 64)
+
+
+def test_misaligned_pointer(launches, gemm_artifacts):
+    a = FakeTensor((64, 64), offset=2)
+    with pytest.raises(tilec.ArgumentError, match=r"a must be 16-byte aligned.*offset 2 bytes"):
+        tilec.gemm(a, FakeTensor((64, 64)), artifacts=gemm_artifacts)
+    assert launches == []
+
+
+def test_unpadded_odd_row_stride(launches, gemm_artifacts):
+    with pytest.raises(tilec.ArgumentError,
+                       match=r"the row stride of a \(a.stride\(0\)\) = 33 must be a multiple of 8"):
+        tilec.gemm(FakeTensor((64, 33)), FakeTensor((33, 64)), artifacts=gemm_artifacts)
+
+
+def test_non_unit_inner_stride(launches, gemm_artifacts):
+    with pytest.raises(tilec.ArgumentError, match=r"a must be row-major.*strides \(1, 64\)"):
+        tilec.gemm(FakeTensor((64, 64), strides=(1, 64)), FakeTensor((64, 64)),
+                   artifacts=gemm_artifacts)
+    with pytest.raises(tilec.ArgumentError, match="b must have unit stride along one dimension"):
+        tilec.gemm(FakeTensor((64, 64)), FakeTensor((64, 64), strides=(128, 2)),
+                   artifacts=gemm_artifacts)
+
+
+@pytest.mark.parametrize("a,b,message", [
+    (FakeTensor((4, 8), "float32"), FakeTensor((8, 4), "float32"), "a must be bf16 or f16, got f32"),
+    (FakeTensor((4, 8)), FakeTensor((8, 4), "float16"), "same dtype, got bf16 and f16"),
+])
+def test_dtypes(launches, a, b, message):
+    with pytest.raises(tilec.DTypeError, match=message):
+        tilec.gemm(a, b)
+    with pytest.raises(TypeError):  # DTypeError is also a TypeError
+        tilec.gemm(a, b)
+
+
+def test_shapes(launches):
+    with pytest.raises(tilec.ArgumentError, match="inner dimensions differ: a is 4x8, b is 9x4"):
+        tilec.gemm(FakeTensor((4, 8)), FakeTensor((9, 4)))
+    with pytest.raises(tilec.ArgumentError, match="must be 2-D"):
+        tilec.gemm(FakeTensor((2, 4, 8)), FakeTensor((8, 4)))
+    with pytest.raises(tilec.ArgumentError, match=r"out must be 4x4, got \[4, 5\]"):
+        tilec.gemm(FakeTensor((4, 8)), FakeTensor((8, 4)), out=FakeTensor((4, 5)))
+    with pytest.raises(tilec.ArgumentError, match=r"bias must have shape \[4\]"):
+        tilec.gemm(FakeTensor((4, 8)), FakeTensor((8, 4)), bias=FakeTensor((5,)))
+
+
+def test_devices(launches):
+    with pytest.raises(tilec.ArgumentError, match="a is on cpu; tilec kernels need CUDA"):
+        tilec.gemm(FakeTensor((4, 8), device="cpu"), FakeTensor((8, 4)))
+    with pytest.raises(tilec.ArgumentError, match="b is on cuda:1 but a is on cuda:0"):
+        tilec.gemm(FakeTensor((4, 8)), FakeTensor((8, 4), device="cuda:1"))
+
+
+def test_epilogue_arguments(launches):
+    a, b = FakeTensor((4, 8)), FakeTensor((8, 4))
+    with pytest.raises(tilec.ArgumentError, match="out= is required with beta"):
+        tilec.gemm(a, b, beta=1.0)
+    with pytest.raises(tilec.ArgumentError, match="activation must be"):
+        tilec.gemm(a, b, activation="tanh")
+    with pytest.raises(tilec.DTypeError, match="bias must be f32"):
+        tilec.gemm(a, b, out_dtype="f32", bias=FakeTensor((4,)))
+    with pytest.raises(tilec.DTypeError, match="out is bf16 but out_dtype=f32"):
+        tilec.gemm(a, b, out=FakeTensor((4, 4)), out_dtype="f32")
+    with pytest.raises(tilec.DTypeError, match="output must be bf16, f16 or f32"):
+        tilec.gemm(a, b, out_dtype="int32")
+
+
+def test_not_a_tensor():
+    with pytest.raises(TypeError, match="a must be a tensor"):
+        tilec.gemm([[1.0]], FakeTensor((1, 1)))
+
+
+def test_empty_problem_launches_nothing(launches):
+    out = tilec.gemm(FakeTensor((0, 8)), FakeTensor((8, 4)))
+    assert out.shape == (0, 4) and launches == []
+
+
+def test_epilogue_variant_parameters(launches, tmp_path):
+    variant = dict(out_dtype="f32", bias=True, activation="gelu", alpha=True, beta=True)
+    name, source = gemm_source(**variant)
+    extra = [{"name": "bias", "kind": "pointer", "dtype": "f32"},
+             {"name": "alpha", "kind": "scalar", "dtype": "f32"},
+             {"name": "beta", "kind": "scalar", "dtype": "f32"}]
+    meta = gemm_metadata(name, extra=extra)
+    meta["params"][2]["dtype"] = "f32"
+    write_artifact(str(tmp_path), name, source, meta)
+    out = FakeTensor((16, 32), "float32")
+    tilec.gemm(FakeTensor((16, 64)), FakeTensor((64, 32)), out=out, bias=FakeTensor((32,), "float32"),
+               alpha=0.5, beta=2, activation="gelu", artifacts=str(tmp_path))
+    p = params_of(launches[0])
+    assert launches[0][0].name == name
+    assert (p["alpha"], p["beta"]) == (0.5, 2.0) and isinstance(p["beta"], float)
+    assert p["C"] == out.data_ptr()
+
+
+def test_stale_artifact_is_refused(launches, tmp_path):
+    name, source = gemm_source()
+    write_artifact(str(tmp_path), name, source.replace("tile.gemm", "tile.gemm "), gemm_metadata(name))
+    with pytest.raises(tilec.ArtifactError, match="different source"):
+        tilec.gemm(FakeTensor((8, 8)), FakeTensor((8, 8)), artifacts=str(tmp_path))
+
+
+def test_artifact_for_another_gpu_is_refused(launches, tmp_path):
+    name, source = gemm_source()
+    # sm_80 PTX assembled for sm_90 runs on the (fake) Hopper device ...
+    write_artifact(str(tmp_path), name, source, gemm_metadata(name, chip="sm_80",
+                                                              cubin_arch="sm_90"), chip="sm_80")
+    tilec.gemm(FakeTensor((8, 8)), FakeTensor((8, 8)), chip="sm_80", artifacts=str(tmp_path))
+    ops.clear_kernel_memo()
+    # ... an sm_86 cubin does not.
+    write_artifact(str(tmp_path), name, source, gemm_metadata(name, chip="sm_80",
+                                                              cubin_arch="sm_86"), chip="sm_80")
+    with pytest.raises(tilec.ArtifactError, match="cubin for sm_86, which cannot run"):
+        tilec.gemm(FakeTensor((8, 8)), FakeTensor((8, 8)), chip="sm_80", artifacts=str(tmp_path))
+
+
+def test_no_artifact_and_no_compiler(launches, tmp_path, monkeypatch):
+    from tilec import _capi
+    monkeypatch.setenv("TILEC_LIBRARY", str(tmp_path / "missing.so"))
+    _capi.reset_library()
+    try:
+        with pytest.raises(tilec.KernelNotAvailableError,
+                           match=r"cannot get kernel gemm_bf16_bf16_brow for sm_90a: no "
+                                 r"precompiled gemm_bf16_bf16_brow in .*sm_90a"):
+            tilec.gemm(FakeTensor((8, 8)), FakeTensor((8, 8)), artifacts=str(tmp_path))
+    finally:
+        monkeypatch.undo()
+        _capi.reset_library()
+
+
+def test_compiles_when_no_artifact(launches, library, tmp_path):
+    """Without artifacts the kernel is compiled (through the cache) and the
+    real metadata drives the checks."""
+    tilec.gemm(FakeTensor((8, 8)), FakeTensor((8, 8)), chip="sm_90a")
+    launcher, _ = launches[0]
+    assert launcher.meta["chip"] == "sm_90a" and launcher.cubin[:4] == b"\x7fELF"
+    with pytest.raises(tilec.ArgumentError, match="must be a multiple of 8"):
+        tilec.gemm(FakeTensor((8, 12)), FakeTensor((12, 8)), chip="sm_90a")
+
+
+def test_cuda_array_interface_objects(launches, gemm_artifacts):
+    a = FakeCupyArray((16, 32), "<f2")
+    info = describe(a, "a")
+    assert (info.shape, info.strides, info.dtype, info.kind) == ((16, 32), (32, 1), "f16", "cai")
+    padded = describe(FakeCupyArray((16, 30), "<f2", strides=(64, 2)), "a")
+    assert padded.strides == (32, 1)
+    with pytest.raises(tilec.DTypeError, match="a and b must have the same dtype, got f16 and bf16"):
+        tilec.gemm(a, FakeTensor((32, 8)), artifacts=gemm_artifacts)
+
+
+def test_chip_for_capability():
+    assert ops.chip_for_capability((9, 0)) == ("sm_90a", "sm_90a")
+    assert ops.chip_for_capability((8, 0)) == ("sm_80", "sm_80")
+    assert ops.chip_for_capability((8, 6)) == ("sm_86", "sm_86")
+    assert ops.chip_for_capability((8, 7)) == ("sm_86", "sm_87")
+    assert ops.chip_for_capability((8, 9)) == ("sm_89", "sm_89")
+    with pytest.raises(tilec.ArgumentError, match="compute capability 7.5 is not supported"):
+        ops.chip_for_capability((7, 5))
+
+
+def test_cubin_runs_on():
+    assert artifacts.cubin_runs_on("sm_90a", (9, 0))
+    assert artifacts.cubin_runs_on("sm_90", (9, 0))
+    assert artifacts.cubin_runs_on("sm_80", (8, 6))
+    assert not artifacts.cubin_runs_on("sm_80", (9, 0))
+    assert not artifacts.cubin_runs_on("sm_86", (8, 0))
+    assert not artifacts.cubin_runs_on("sm_90a", (10, 0))
+    assert not artifacts.cubin_runs_on("garbage", (9, 0))
+
+
+def test_attention_is_not_available(launches):
+    q = FakeTensor((2, 4, 128, 64))
+    with pytest.raises(tilec.LoweringNotAvailableError,
+                       match="tile.attention cannot be compiled yet") as info:
+        tilec.attention(q, q, q, causal=True)
+    assert isinstance(info.value, NotImplementedError)
+    assert launches == []
+
+
+def test_attention_checks_arguments_first():
+    q = FakeTensor((2, 4, 128, 64))
+    with pytest.raises(tilec.ArgumentError, match=r"incompatible shapes"):
+        tilec.attention(q, FakeTensor((2, 4, 128, 32)), FakeTensor((2, 4, 128, 32)))
+    with pytest.raises(tilec.DTypeError, match="q must be bf16 or f16, got f32"):
+        tilec.attention(FakeTensor((2, 4, 8, 64), "float32"), q, q)
+    with pytest.raises(tilec.ArgumentError, match=r"k must be \[batch, heads, seq, head_dim\]"):
+        tilec.attention(q, FakeTensor((4, 128, 64)), q)
+
+
+def test_import_does_not_load_torch_or_the_compiler():
+    import subprocess
+    import sys
+    code = ("import sys, tilec; from tilec import _capi; "
+            "assert 'torch' not in sys.modules and 'cuda' not in sys.modules; "
+            "assert _capi._library is None")
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_allocated_output_has_the_row_stride_the_kernel_needs(launches, tmp_path):
+    name, source = gemm_source()
+    meta = gemm_metadata(name)
+    meta["params"][-1]["divisibility"] = 8  # ldc, as for a TMA store of C
+    write_artifact(str(tmp_path), name, source, meta)
+    a, b = FakeTensor((10, 32)), FakeTensor((32, 17), strides=(24, 1))
+    out = tilec.gemm(a, b, artifacts=str(tmp_path))
+    assert out.shape == (10, 17) and out.stride() == (24, 1)
+    assert params_of(launches[0])["ldc"] == 24
+    with pytest.raises(tilec.ArgumentError, match=r"the row stride of out \(out.stride\(0\)\) = 17"):
+        tilec.gemm(a, b, out=FakeTensor((10, 17)), artifacts=str(tmp_path))

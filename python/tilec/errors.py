@@ -1,0 +1,19 @@
+"""Exceptions raised by tilec's operations (``tilec.gemm``,
+``tilec.attention``) before or instead of launching a kernel."""
+
+
+class ArgumentError(ValueError):
+    """An argument the kernel cannot take (device, shape, strides,
+    alignment)."""
+
+
+class DTypeError(ArgumentError, TypeError):
+    """An argument of a dtype the kernel does not support."""
+
+
+class LoweringNotAvailableError(NotImplementedError):
+    """The compiler cannot lower this operation yet; nothing was run."""
+
+
+class KernelNotAvailableError(RuntimeError):
+    """No precompiled kernel fits and the compiler is not available."""

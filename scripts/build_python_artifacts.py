@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Precompiles the GEMM kernels that scripts/python_check.py runs, through the
+Python package (tilec.compile -> libtilec-c.so), into an artifacts directory
+laid out as tilec.gemm expects on a machine without the compiler:
+
+    <out>/<chip>/<kernel>.{json,cubin,ptx,source.mlir}
+    <out>/manifest.json     chips, variants, tilec version, commit
+
+sm_90a kernels are assembled for sm_90a; sm_80 kernels are assembled for
+sm_90 so that the Ampere code path runs on the H200 as well.
+
+    TILEC_LIBRARY=build/lib/libtilec-c.so scripts/build_python_artifacts.py
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import tilec  # noqa: E402
+from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source  # noqa: E402
+
+#: The variants python_check.py exercises (keyword arguments of gemm_source).
+VARIANTS = [
+    {},
+    {"b_layout": "col"},
+    {"dtype": "f16"},
+    {"out_dtype": "f32"},
+    {"bias": True, "activation": "relu"},
+    {"alpha": True, "beta": True},
+]
+
+#: The shape-class configurations tilec.gemm dispatches to (see
+#: tilec.kernels.gemm_shape_config), per chip.
+CONFIGS = {"sm_90a": [None, {"tma_store": 0}, {"block_n": 64}, {"block_n": 64, "tma_store": 0},
+                      {"block_n": 128}, {"block_n": 128, "tma_store": 0}],
+           "sm_80": [None]}
+
+#: chip -> ptxas target (the H200 is sm_90).
+CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "python"))
+    ap.add_argument("--chips", default=",".join(CHIPS), help="comma-separated subset of "
+                    + ", ".join(CHIPS))
+    args = ap.parse_args()
+    chips = [c for c in args.chips.split(",") if c]
+    written, failed = {}, []
+    for chip in chips:
+        for variant, config in [(v, c) for v in VARIANTS for c in CONFIGS[chip]]:
+            name = gemm_name(**variant) + gemm_config_suffix(config)
+            name, source = gemm_source(**variant, config=config, name=name)
+            start = time.perf_counter()
+            try:
+                result = tilec.compile(source, chip=chip, emit="cubin", cubin_arch=CHIPS[chip])
+            except tilec.CompileError as e:
+                first = next((line for line in e.diagnostics.splitlines() if "error:" in line),
+                             e.diagnostics.strip()[:200])
+                print(f"{chip}/{name}: FAILED: {first}", file=sys.stderr)
+                failed.append({"chip": chip, "name": name, "variant": variant, "error": first})
+                continue
+            result.save(os.path.join(args.out, chip), source=source)
+            seconds = time.perf_counter() - start
+            cached = " (cached)" if result.from_cache else ""
+            print(f"{chip}/{name}: {seconds:.2f} s{cached}")
+            written.setdefault(chip, []).append({"name": name, "variant": variant,
+                                                 "cubin_arch": CHIPS[chip]})
+    try:
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    manifest = {"tilec_version": tilec._capi.load_library().version, "commit": commit,
+                "kernels": written, "failed": failed}
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+    print(f"wrote {sum(len(v) for v in written.values())} kernels to {args.out}"
+          + (f"; {len(failed)} failed to compile (listed in manifest.json)" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
