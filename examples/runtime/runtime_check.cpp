@@ -318,8 +318,15 @@ static void checkDirectory(const std::string &dir, CUstream stream) {
   // resident programs, so persistent kernels loop.
   const int sizes[][3] = {
       {517, 389, 263}, {1, 1, 1}, {129, 257, 72}, {3001, 2049, 72}};
+  // Kernels with a TMA-store epilogue need N to be a multiple of 8: such N
+  // are refused (checked below) and the sizes rounded up.
+  int64_t nDiv = 1;
+  for (const ParamSpec &param : spec.params)
+    if (param.name == "N" && param.divisibility > 1)
+      nDiv = param.divisibility;
   for (const auto &s : sizes) {
-    Problem p(s[0], s[1], s[2]);
+    int n = static_cast<int>((s[1] + nDiv - 1) / nDiv * nDiv);
+    Problem p(s[0], n, s[2]);
     if (!p.allocate(rng))
       return;
     Status st = kernel.launch(p.args(), stream);
@@ -347,10 +354,21 @@ static void checkDirectory(const std::string &dir, CUstream stream) {
               label + " misaligned pointer");
   expectError(kernel.launch(ArgList(args.data(), 8), stream),
               "missing argument 'ldc'", label + " missing argument");
-  bad = args;
-  bad[0] = Arg::tensor(p.dA, DType::BF16, {p.m, p.k}, {p.lda, 2});
-  expectError(kernel.validate(bad), "must be contiguous in its last dimension",
-              label + " non-contiguous tensor (validate)");
+  if (nDiv > 1) {
+    bad = args;
+    bad[4] = Arg(int32_t(p.n - 1));
+    expectError(kernel.validate(bad), "'N' = " + std::to_string(p.n - 1) +
+                                          " must be a multiple of 8",
+                label + " N not a multiple of 8");
+  }
+  // Only tensor maps describe a parameter's layout in the metadata.
+  if (!spec.tensorMaps.empty()) {
+    bad = args;
+    bad[0] = Arg::tensor(p.dA, DType::BF16, {p.m, p.k}, {p.lda, 2});
+    expectError(kernel.validate(bad),
+                "must be contiguous in its last dimension",
+                label + " non-contiguous tensor (validate)");
+  }
   bool quiet = cuOk(cuStreamSynchronize(stream), "cuStreamSynchronize");
   verdict(quiet && p.untouched(),
           label + " refused launches left the output poisoned");
