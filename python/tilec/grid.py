@@ -38,13 +38,20 @@ def _tokens(text):
 
 
 class _Parser:
-    """Parses one grid expression into a function of the parameter values,
-    so that a kernel launched many times parses its rule once."""
+    """Parses one grid expression into Python source text, which is compiled
+    once: a kernel launched many times evaluates its rule as one plain
+    Python expression (no parsing, no per-node calls).
 
-    def __init__(self, text):
+    ``resolve(name)`` gives the source text of a parameter reference. Each
+    parse method returns ``(source, constant)``, ``constant`` being the
+    value when the subexpression is a known integer (else ``None``).
+    """
+
+    def __init__(self, text, resolve):
         self.toks = _tokens(text)
         self.i = 0
         self.text = text
+        self.resolve = resolve
 
     def peek(self):
         return self.toks[self.i] if self.i < len(self.toks) else (None, None)
@@ -56,36 +63,53 @@ class _Parser:
         self.i += 1
         return tok
 
+    def parse(self):
+        """Source text of the whole expression."""
+        src, _ = self.expr()
+        if self.i != len(self.toks):
+            raise GridRuleError(f"trailing input in grid expression {self.text!r}")
+        return src
+
     def expr(self):
-        f = self.term()
+        src, const = self.term()
         while self.peek() in (("punct", "+"), ("punct", "-")):
             op = self.take()[1]
-            r = self.term()
-            f = (lambda a, b: lambda env: a(env) + b(env))(f, r) if op == "+" else \
-                (lambda a, b: lambda env: a(env) - b(env))(f, r)
-        return f
+            rsrc, rconst = self.term()
+            if const is not None and rconst is not None:
+                const = const + rconst if op == "+" else const - rconst
+                src = _literal(const)
+            else:
+                src, const = f"({src} {op} {rsrc})", None
+        return src, const
 
     def term(self):
-        f = self.factor()
+        src, const = self.factor()
         while self.peek() == ("punct", "*"):
             self.take()
-            f = (lambda a, b: lambda env: a(env) * b(env))(f, self.factor())
-        return f
+            rsrc, rconst = self.factor()
+            if const is not None and rconst is not None:
+                const *= rconst
+                src = _literal(const)
+            else:
+                src, const = f"({src} * {rsrc})", None
+        return src, const
 
     def factor(self):
         kind, val = self.peek()
         if kind == "int":
             self.take()
-            return lambda env: val
+            return _literal(val), val
         if (kind, val) == ("punct", "-"):
             self.take()
-            inner = self.factor()
-            return lambda env: -inner(env)
+            src, const = self.factor()
+            if const is not None:
+                return _literal(-const), -const
+            return f"(-{src})", None
         if (kind, val) == ("punct", "("):
             self.take()
-            f = self.expr()
+            result = self.expr()
             self.take("punct", ")")
-            return f
+            return result
         if kind == "name" and val in ("ceildiv", "floordiv", "mod"):
             self.take()
             self.take("punct", "(")
@@ -96,41 +120,74 @@ class _Parser:
             return self._division(val, a, b)
         if kind == "name":
             self.take()
-            text = self.text
-
-            def parameter(env):
-                if val not in env:
-                    raise GridRuleError(f"grid expression {text!r} uses unknown parameter {val!r}")
-                return int(env[val])
-            return parameter
+            return self.resolve(val, self.text), None
         raise GridRuleError(f"unexpected {val!r} in grid expression {self.text!r}")
 
     def _division(self, op, a, b):
-        text = self.text
+        (asrc, aconst), (bsrc, bconst) = a, b
+        if bconst is None or bconst == 0:
+            # Checked at evaluation: division by zero is a GridRuleError.
+            return f"_{op}({asrc}, {bsrc}, {self.text!r})", None
+        if aconst is not None:
+            value = _DIVISIONS[op](aconst, bconst, self.text)
+            return _literal(value), value
+        if op == "ceildiv":
+            return f"(-((-{asrc}) // {bsrc}))", None
+        return f"({asrc} {'//' if op == 'floordiv' else '%'} {bsrc})", None
 
-        def divide(env):
-            x, y = a(env), b(env)
-            if y == 0:
-                raise GridRuleError(f"division by zero in grid expression {text!r}")
-            if op == "ceildiv":
-                return -((-x) // y)
-            if op == "floordiv":
-                return x // y
-            return x % y
-        return divide
+
+def _literal(value):
+    return f"({value})" if value < 0 else str(value)
+
+
+def _zero_check(y, text):
+    if y == 0:
+        raise GridRuleError(f"division by zero in grid expression {text!r}")
+
+
+def _ceildiv(x, y, text):
+    _zero_check(y, text)
+    return -((-x) // y)
+
+
+def _floordiv(x, y, text):
+    _zero_check(y, text)
+    return x // y
+
+
+def _mod(x, y, text):
+    _zero_check(y, text)
+    return x % y
+
+
+_DIVISIONS = {"ceildiv": _ceildiv, "floordiv": _floordiv, "mod": _mod}
+
+
+def _param(env, name, text):
+    """A parameter's value from an ``env`` mapping (for :func:`evaluate`)."""
+    if name not in env:
+        raise GridRuleError(f"grid expression {text!r} uses unknown parameter {name!r}")
+    return int(env[name])
+
+
+def _build(source, argument):
+    """The function ``lambda <argument>: <source>``."""
+    namespace = {"_ceildiv": _ceildiv, "_floordiv": _floordiv, "_mod": _mod, "_param": _param}
+    return eval(f"lambda {argument}: {source}", namespace)  # noqa: S307 - generated text
+
+
+def _env_reference(name, text):
+    return f"_param(env, {name!r}, {text!r})"
 
 
 _compiled = {}
 
 
 def _compile(expr):
-    """The function computing ``expr`` (memoized)."""
+    """The function of an ``env`` mapping computing ``expr`` (memoized)."""
     f = _compiled.get(expr)
     if f is None:
-        p = _Parser(expr)
-        f = p.expr()
-        if p.i != len(p.toks):
-            raise GridRuleError(f"trailing input in grid expression {expr!r}")
+        f = _build(_Parser(expr, _env_reference).parse(), "env")
         _compiled[expr] = f
     return f
 
@@ -146,3 +203,22 @@ def evaluate_grid(rule, env):
     while len(dims) < 3:
         dims.append(1)
     return tuple(dims)
+
+
+def compile_rule(rule, positions):
+    """A function of a sequence of launch values giving the (x, y, z) grid
+    of ``rule``, with ``positions`` mapping each parameter name the rule may
+    use to its index in the sequence (the values there must be ints).
+    Unknown names raise :class:`GridRuleError` here; division by zero when
+    the function is called."""
+    if not 1 <= len(rule) <= 3:
+        raise GridRuleError(f"a grid rule has 1 to 3 expressions, got {len(rule)}")
+
+    def reference(name, text):
+        if name not in positions:
+            raise GridRuleError(f"grid expression {text!r} uses unknown parameter {name!r}")
+        return f"v[{int(positions[name])}]"
+
+    dims = [_Parser(expr, reference).parse() for expr in rule]
+    dims += ["1"] * (3 - len(dims))
+    return _build(f"({', '.join(dims)})", "v")

@@ -8,6 +8,19 @@ kernel's metadata requires (alignment, divisibility, TMA strides) and
 launches it on the current stream through :mod:`tilec.runtime`. Resolved
 kernels are memoized per process, so after the first call a launch costs
 only the checks and the driver call.
+
+The per-call path: torch tensors (anything with ``data_ptr()``,
+``stride()``, ``shape``, ``dtype`` and ``device``) are read attribute by
+attribute, and what depends only on dtypes, devices, epilogue flags, chip
+and artifacts directory -- the dtype and device checks, the chip, the
+variant -- is worked out once and memoized as a plan. A call then checks
+shapes and strides with integer operations, picks the shape-class
+configuration (memoized per shape) and the kernel (memoized per plan, B
+layout and configuration), and runs the kernel's metadata requirements
+(alignment, divisibility, TMA strides) as one generated expression over the
+launch values. Anything this path does not accept -- other tensor kinds,
+explicit ``config=``, empty problems, and every invalid argument -- goes
+through the full checks (:func:`_gemm_checked`), which raise the errors.
 """
 
 import os
@@ -16,7 +29,7 @@ import threading
 from . import artifacts as _artifacts
 from .errors import ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError
 from .kernels import gemm_config_suffix, gemm_name, gemm_shape_config, gemm_source
-from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, describe, dtype_name
+from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, _parse_device, describe, dtype_name
 
 __all__ = ["gemm", "attention", "device_chip", "chip_for_capability", "clear_kernel_memo",
            "ArgumentError", "DTypeError", "KernelNotAvailableError", "LoweringNotAvailableError"]
@@ -61,10 +74,22 @@ _kernels = {}
 _kernels_lock = threading.Lock()
 
 
+#: Per-call plans of tilec.gemm: (dtypes, devices, flags, chip, directory)
+#: -> _GemmPlan; shape-class configurations: (M, N, K, chip) -> (config,
+#: name suffix).
+_plans = {}
+_shape_configs = {}
+_shape_config_source = None  # the gemm_shape_config _shape_configs came from
+_MEMO_LIMIT = 4096
+
+
 def clear_kernel_memo():
-    """Forgets every resolved kernel (tests; after rebuilding artifacts)."""
+    """Forgets every resolved kernel and gemm plan (tests; after rebuilding
+    artifacts)."""
     with _kernels_lock:
         _kernels.clear()
+        _plans.clear()
+        _shape_configs.clear()
 
 
 def _resolve(op, name, make_source, chip, cubin_arch, directory, device_index):
@@ -136,10 +161,15 @@ def _round_up(value, multiple):
     return (value + multiple - 1) // multiple * multiple
 
 
+def _row_quantum(element_bytes):
+    """Elements per 16-byte row chunk."""
+    return max(1, _ROW_BYTES // max(element_bytes, 1))
+
+
 def _free_stride(extent, element_bytes):
     """The leading dimension to pass for a matrix with a single row, whose
     stride the kernel never follows: the row length rounded to 16 bytes."""
-    return _round_up(max(extent, 1), max(1, _ROW_BYTES // max(element_bytes, 1)))
+    return _round_up(max(extent, 1), _row_quantum(element_bytes))
 
 
 def _row_major_ld(op, info, what):
@@ -152,24 +182,36 @@ def _row_major_ld(op, info, what):
     return info.strides[0] if rows > 1 else _free_stride(cols, info.element_bytes)
 
 
+def _b_layout_of(k, n, s0, s1, quantum):
+    """(layout, ldb) of a K x N matrix B with strides (s0, s1), ``None`` when
+    it has unit stride along neither dimension; see :func:`_b_layout`."""
+    row = col = None
+    if n == 1 or s1 == 1:
+        row = s0 if k > 1 else _round_up(max(n, 1), quantum)
+        if row % quantum == 0:
+            return "row", row
+    if k == 1 or s0 == 1:
+        col = s1 if n > 1 else _round_up(max(k, 1), quantum)
+        if col % quantum == 0:
+            return "col", col
+    if row is not None:
+        return "row", row
+    if col is not None:
+        return "col", col
+    return None
+
+
 def _b_layout(op, info):
     """(layout, ldb) of B: ``row`` (K x N, unit column stride) or ``col``
     (unit row stride, e.g. ``w.t()`` of an N x K weight). When both fit, the
     one whose leading dimension keeps rows 16-byte aligned wins."""
     k, n = info.shape
-    quantum = max(1, _ROW_BYTES // max(info.element_bytes, 1))
-    candidates = []
-    if n == 1 or info.strides[1] == 1:
-        candidates.append(("row", info.strides[0] if k > 1 else _free_stride(n, info.element_bytes)))
-    if k == 1 or info.strides[0] == 1:
-        candidates.append(("col", info.strides[1] if n > 1 else _free_stride(k, info.element_bytes)))
-    if not candidates:
+    found = _b_layout_of(k, n, info.strides[0], info.strides[1],
+                         _row_quantum(info.element_bytes))
+    if found is None:
         raise ArgumentError(f"{op}: b must have unit stride along one dimension (row- or "
                             f"column-major); got strides {info.strides} -- pass b.contiguous()")
-    for layout, ld in candidates:
-        if ld % quantum == 0:
-            return layout, ld
-    return candidates[0]
+    return found
 
 
 def _check_metadata(op, meta, values, described):
@@ -211,25 +253,25 @@ def _check_metadata(op, meta, values, described):
                     f"{described.get(spec['base'], spec['base'])}")
 
 
-def _launch(launcher, args, first, device_index):
-    """Launches on the current stream of the device and of the library
-    ``first`` (a :class:`TensorInfo`) comes from."""
-    import torch
-    torch_args = [a.as_torch() if isinstance(a, TensorInfo) else a for a in args]
+def _launch(launcher, args, kind, device_index):
+    """Launches ``launcher`` (a :class:`tilec.runtime.Kernel`) with launch
+    values ``args`` (in parameter order, pointers as integers, all checked)
+    on device ``device_index``, on the current stream of the library the
+    tensors come from: CuPy's for ``kind == "cai"``, else torch's."""
     stream = None
-    if first.kind == "cai":
+    if kind == "cai":
         import cupy  # CuPy arrays run on CuPy's current stream
         stream = cupy.cuda.get_current_stream().ptr
-    if device_index != torch.cuda.current_device():
-        with torch.cuda.device(device_index):
-            launcher(*torch_args, stream=stream)
-    else:
-        launcher(*torch_args, stream=stream)
+    launcher.launch(args, device=device_index, stream=stream)
+
+
+_torch_devices = {}
 
 
 def _allocate(like, shape, dtype, row_quantum=1):
-    """An uninitialized matrix with the library of ``like`` on its device;
-    rows padded to a multiple of ``row_quantum`` elements (a view of a wider
+    """An uninitialized matrix with the library of ``like`` (anything with
+    ``kind`` and ``device`` as in :class:`TensorInfo`) on its device; rows
+    padded to a multiple of ``row_quantum`` elements (a view of a wider
     buffer) when the kernel requires that of the row stride."""
     rows, cols = shape
     padded = (rows, _round_up(cols, row_quantum)) if rows > 1 and cols % row_quantum else shape
@@ -241,9 +283,43 @@ def _allocate(like, shape, dtype, row_quantum=1):
             buf = cupy.empty(padded, dtype={"f16": "float16", "f32": "float32"}[dtype])
     else:
         import torch
-        buf = torch.empty(padded, dtype=getattr(torch, TORCH_DTYPES[dtype]),
-                          device=f"cuda:{like.device[1]}")
+        index = like.device[1]
+        device = _torch_devices.get(index)
+        if device is None:
+            device = _torch_devices[index] = torch.device("cuda", index)
+        buf = torch.empty(padded, dtype=getattr(torch, TORCH_DTYPES[dtype]), device=device)
     return buf if padded == shape else buf[:, :cols]
+
+
+_SLOW = object()  # _gemm_fast: "take the full checks"
+
+# $TILEC_ARTIFACTS is read on every call (a change takes effect at once),
+# straight from os.environ's dict of encoded names and values where CPython
+# has one (os.environ.get decodes and costs about a microsecond).
+_environ = os.environ
+_environ_data = getattr(_environ, "_data", None)
+try:
+    _ARTIFACTS_KEY = _environ.encodekey("TILEC_ARTIFACTS")
+    _decode_environ = _environ.decodevalue
+except AttributeError:  # not CPython's os._Environ
+    _environ_data = None
+_decoded_environ = {}
+
+
+def _default_directory():
+    """``$TILEC_ARTIFACTS`` or ``None`` (as :func:`artifacts.default_directory`)."""
+    data = _environ_data
+    if data is None or os.environ is not _environ:
+        return _artifacts.default_directory()
+    raw = data.get(_ARTIFACTS_KEY)
+    if not raw:
+        return None
+    value = _decoded_environ.get(raw)
+    if value is None:
+        if len(_decoded_environ) > 64:
+            _decoded_environ.clear()
+        value = _decoded_environ[raw] = _decode_environ(raw)
+    return value
 
 
 def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, out_dtype=None,
@@ -267,6 +343,253 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     ``out``. Invalid arguments raise :class:`ArgumentError` /
     :class:`DTypeError` before anything is launched.
     """
+    if config is None:
+        result = _gemm_fast(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts)
+        if result is not _SLOW:
+            return result
+    return _gemm_checked(a, b, out=out, bias=bias, alpha=alpha, beta=beta, activation=activation,
+                         out_dtype=out_dtype, chip=chip, artifacts=artifacts, config=config)
+
+
+class _GemmPlan:
+    """What a tilec.gemm call depends on besides shapes, strides and
+    pointers, worked out once per (dtypes, devices, epilogue, chip,
+    artifacts directory). ``kind`` and ``device`` are as in
+    :class:`TensorInfo` (for :func:`_allocate`)."""
+
+    __slots__ = ("kind", "device", "index", "dtype", "out_dtype", "in_quantum", "out_quantum",
+                 "has_bias", "has_alpha", "has_beta", "variant", "chip", "cubin_arch",
+                 "directory", "kernels")
+
+
+class _GemmEntry:
+    """A resolved kernel of a plan: the launcher, the generated function
+    that checks and orders the launch values (``None``: always take the full
+    checks) and the row quantum an allocated ``out`` needs."""
+
+    __slots__ = ("launcher", "pack", "ldc_quantum")
+
+    def __init__(self, launcher, pack, ldc_quantum):
+        self.launcher, self.pack, self.ldc_quantum = launcher, pack, ldc_quantum
+
+
+def _make_plan(a_dtype, a_dev, b_dtype, b_dev, o_dtype, o_dev, bias_dtype, bias_dev, out_dtype,
+               activation, has_alpha, has_beta, chip, directory):
+    """A :class:`_GemmPlan`, or ``None`` when the arguments fail a check
+    (the full checks then report it)."""
+    try:
+        has_out, has_bias = o_dev is not None, bias_dev is not None
+        devices = [_parse_device(a_dev), _parse_device(b_dev)]
+        devices += [_parse_device(d) for d in (o_dev, bias_dev) if d is not None]
+        if any(d[0] != "cuda" or d != devices[0] for d in devices):
+            return None
+        index = devices[0][1]
+        dtype = dtype_name(a_dtype)
+        if dtype not in _GEMM_INPUT_DTYPES or dtype_name(b_dtype) != dtype:
+            return None
+        wanted = _dtype_arg(out_dtype) if out_dtype is not None else None
+        if has_out:
+            given = dtype_name(o_dtype)
+            if wanted is not None and given != wanted:
+                return None
+            wanted = given
+        wanted = wanted or dtype
+        if wanted not in _GEMM_OUTPUT_DTYPES or activation not in _ACTIVATIONS:
+            return None
+        if (has_beta and not has_out) or (has_bias and dtype_name(bias_dtype) != wanted):
+            return None
+        if chip is None:
+            chip, cubin_arch = device_chip(index)
+        else:
+            cubin_arch = _cubin_arch_for(chip, index)
+    except Exception:  # noqa: BLE001 - the full checks raise the right error
+        return None
+    plan = _GemmPlan()
+    plan.kind, plan.device, plan.index = "torch", ("cuda", index), index
+    plan.dtype, plan.out_dtype = dtype, wanted
+    plan.in_quantum = _row_quantum(ELEMENT_BYTES[dtype])
+    plan.out_quantum = _row_quantum(ELEMENT_BYTES[wanted])
+    plan.has_bias, plan.has_alpha, plan.has_beta = has_bias, has_alpha, has_beta
+    plan.variant = dict(dtype=dtype, out_dtype=wanted, bias=has_bias, activation=activation,
+                        alpha=has_alpha, beta=has_beta)
+    plan.chip, plan.cubin_arch, plan.directory = chip, cubin_arch, directory
+    plan.kernels = {}
+    return plan
+
+
+#: Argument names of the generated pack functions (see _compile_pack).
+_PACK_ARGS = ("A", "B", "C", "bias", "alpha", "beta", "M", "N", "K", "lda", "ldb", "ldc")
+_PACK_INTS = ("M", "N", "K", "lda", "ldb", "ldc")
+
+
+def _compile_pack(meta, plan):
+    """A function of the launch values (``_PACK_ARGS``, pointers as ints)
+    that returns them in the kernel's parameter order, or ``None`` when one
+    breaks a requirement of the metadata (what :func:`_check_metadata`
+    checks: alignment, divisibility, TMA base and strides). ``None`` instead
+    of a function when the kernel's parameters are not the ones tilec.gemm
+    passes or a requirement fails whatever the values (the full checks
+    handle those)."""
+    pointers = {"A": plan.dtype, "B": plan.dtype, "C": plan.out_dtype}
+    scalars = set(_PACK_INTS)
+    if plan.has_bias:
+        pointers["bias"] = plan.out_dtype
+    if plan.has_alpha:
+        scalars.add("alpha")
+    if plan.has_beta:
+        scalars.add("beta")
+    order, conditions = [], []
+    for p in meta["params"]:
+        name = p["name"]
+        if p["kind"] == "pointer":
+            if name not in pointers or (p.get("dtype") and p["dtype"] != pointers[name]):
+                return None
+            if p.get("align"):
+                conditions.append(f"{name} % {int(p['align'])}")
+        else:
+            if name not in scalars:
+                return None
+            if p.get("divisibility"):
+                value = name if name in _PACK_INTS else f"int({name})"
+                conditions.append(f"{value} % {int(p['divisibility'])}")
+        order.append(name)
+    for spec in meta.get("tensor_maps") or []:
+        if spec["base"] not in pointers:
+            return None
+        conditions.append(f"{spec['base']} % 16")
+        eb = int(spec["elem_bytes"])
+        for stride in spec["strides"][1:]:
+            if isinstance(stride, str):
+                if stride not in _PACK_INTS:
+                    return None
+                conditions.append(f"{stride} * {eb} % 16")
+            elif int(stride) * eb % 16:
+                return None
+    lines = [f"def pack({', '.join(_PACK_ARGS)}):"]
+    if conditions:
+        lines += [f"    if {' or '.join(conditions)}:", "        return None"]
+    lines.append(f"    return ({''.join(n + ', ' for n in order)})")
+    namespace = {}
+    exec("\n".join(lines), namespace)  # noqa: S102 - names and integers from the metadata
+    return namespace["pack"]
+
+
+def _make_entry(plan, b_layout, config, suffix):
+    """Resolves the kernel of a plan for a B layout and configuration."""
+    variant = dict(plan.variant, b_layout=b_layout)
+    name = gemm_name(**variant) + suffix
+    launcher, meta = _resolve("tilec.gemm", name,
+                              lambda: gemm_source(**variant, config=config, name=name)[1],
+                              plan.chip, plan.cubin_arch, plan.directory, plan.index)
+    ldc_param = next((p for p in meta["params"] if p["name"] == "ldc"), {})
+    entry = _GemmEntry(launcher, _compile_pack(meta, plan), ldc_param.get("divisibility", 1))
+    if len(plan.kernels) >= _MEMO_LIMIT:
+        plan.kernels.clear()
+    plan.kernels[(b_layout, suffix)] = entry
+    return entry
+
+
+def _shape_config(m, n, k, chip):
+    """(config, kernel-name suffix) of the shape class (memoized per shape
+    and per gemm_shape_config function)."""
+    global _shape_config_source
+    if _shape_config_source is not gemm_shape_config:
+        _shape_configs.clear()
+        _shape_config_source = gemm_shape_config
+    config = gemm_shape_config(m, n, k, chip)
+    found = (config, gemm_config_suffix(config))
+    if len(_shape_configs) >= _MEMO_LIMIT:
+        _shape_configs.clear()
+    _shape_configs[(m, n, k, chip)] = found
+    return found
+
+
+def _gemm_fast(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts):
+    """tilec.gemm for torch-style tensors with memoized plans; returns
+    ``_SLOW`` for anything it does not accept, before launching."""
+    directory = artifacts if artifacts is not None else _default_directory()
+    try:
+        a_dtype, a_dev, sa, sta, pa = a.dtype, a.device, a.shape, a.stride(), a.data_ptr()
+        b_dtype, b_dev, sb, stb, pb = b.dtype, b.device, b.shape, b.stride(), b.data_ptr()
+        if out is None:
+            o_dtype = o_dev = None
+            pc = 0
+        else:
+            o_dtype, o_dev, so, sto, pc = (out.dtype, out.device, out.shape, out.stride(),
+                                           out.data_ptr())
+        if bias is None:
+            bias_dtype = bias_dev = None
+            pbias = 0
+        else:
+            bias_dtype, bias_dev, sbias, stbias, pbias = (bias.dtype, bias.device, bias.shape,
+                                                          bias.stride(), bias.data_ptr())
+        key = (a_dtype, a_dev, b_dtype, b_dev, o_dtype, o_dev, bias_dtype, bias_dev, out_dtype,
+               activation, alpha is not None, beta is not None, chip, directory)
+        plan = _plans.get(key)
+        if plan is None:
+            plan = _make_plan(*key)
+            if plan is None:
+                return _SLOW
+            if len(_plans) >= _MEMO_LIMIT:
+                _plans.clear()
+            _plans[key] = plan
+        if alpha is not None:
+            alpha = float(alpha)
+        if beta is not None:
+            beta = float(beta)
+
+        if len(sa) != 2 or len(sb) != 2:
+            return _SLOW
+        m, k = sa
+        k2, n = sb
+        if k != k2 or not m or not n:
+            return _SLOW
+        if k > 1 and sta[1] != 1:
+            return _SLOW
+        quantum = plan.in_quantum
+        lda = sta[0] if m > 1 else -(-max(k, 1) // quantum) * quantum
+        layout = _b_layout_of(k, n, stb[0], stb[1], quantum)
+        if layout is None:
+            return _SLOW
+        b_layout, ldb = layout
+        if out is not None:
+            if len(so) != 2 or so[0] != m or so[1] != n or (n > 1 and sto[1] != 1):
+                return _SLOW
+            quantum = plan.out_quantum
+            ldc = sto[0] if m > 1 else -(-n // quantum) * quantum
+        if bias is not None and (len(sbias) != 1 or sbias[0] != n or (n > 1 and stbias[0] != 1)):
+            return _SLOW
+        shape_key = (m, n, k, plan.chip)
+        found = (_shape_configs.get(shape_key) if _shape_config_source is gemm_shape_config
+                 else None)
+    except Exception:  # noqa: BLE001 - not a torch-style tensor, odd values: full checks
+        return _SLOW
+    config, suffix = found or _shape_config(m, n, k, plan.chip)
+    entry = plan.kernels.get((b_layout, suffix)) or _make_entry(plan, b_layout, config, suffix)
+    if entry.pack is None:
+        return _SLOW
+    if out is None:
+        out = _allocate(plan, (m, n), plan.out_dtype, row_quantum=entry.ldc_quantum)
+        try:
+            sto, pc = out.stride(), out.data_ptr()
+            if n > 1 and sto[1] != 1:
+                return _SLOW
+            quantum = plan.out_quantum
+            ldc = sto[0] if m > 1 else -(-n // quantum) * quantum
+        except Exception:  # noqa: BLE001
+            return _SLOW
+    values = entry.pack(pa, pb, pc, pbias, alpha, beta, m, n, k, lda, ldb, ldc)
+    if values is None:
+        return _SLOW  # a metadata requirement fails: the full checks say which
+    _launch(entry.launcher, values, "torch", plan.index)
+    return out
+
+
+def _gemm_checked(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None,
+                  out_dtype=None, chip=None, artifacts=None, config=None):
+    """tilec.gemm with every check spelled out (and its error messages):
+    for tensors other than torch's, explicit configurations and invalid
+    arguments."""
     op = "tilec.gemm"
     A, B = describe(a, "a"), describe(b, "b")
     tensors = [A, B]
@@ -349,7 +672,8 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
                  "ldc": "the row stride of out (out.stride(0))"}
     _check_metadata(op, meta, values, described)
     args = [values[p["name"]] for p in meta["params"]]
-    _launch(launcher, args, A, device_index)
+    args = [v.ptr if isinstance(v, TensorInfo) else v for v in args]
+    _launch(launcher, args, A.kind, device_index)
     return out
 
 

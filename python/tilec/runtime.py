@@ -4,27 +4,38 @@ Only the metadata file and the cubin are used: parameter names, kinds and
 dtypes, block size, dynamic shared memory and the grid rule all come from
 ``<kernel>.json``. Launches go through the CUDA driver API
 (``cuda.bindings.driver``) on the current torch stream.
+
+Everything a launch needs that does not change between calls is worked out
+once per kernel (the parameter layout, the checks, the grid rule as Python
+code, which parameters feed which tensor map) or once per device (the
+function handle, the persistent grid cap). A call then checks its
+arguments, packs them with one ``struct.pack_into`` into a per-thread
+buffer whose ``void*[]`` array is built once, looks its tensor maps up in a
+cache keyed by (base pointer, sizes, strides), and calls ``cuLaunchKernel``.
 """
 
 import ctypes
 import json
+import operator
 import os
 import struct
+import threading
 
-from .grid import evaluate_grid
+from .grid import GridRuleError, compile_rule, evaluate_grid
 
-_SCALAR_CTYPES = {
-    "i32": ctypes.c_int32,
-    "i64": ctypes.c_int64,
-    "f32": ctypes.c_float,
-    "f64": ctypes.c_double,
-}
+#: struct format of each scalar dtype a kernel parameter may have (f16/bf16
+#: are passed as their 16-bit patterns).
+_SCALAR_FORMATS = {"i32": "i", "i64": "q", "f32": "f", "f64": "d", "f16": "H", "bf16": "H"}
+_INTEGER_DTYPES = ("i32", "i64")
 
 _TORCH_DTYPES = {
     "f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
     "i32": "int32", "i64": "int64", "i8": "int8", "i1": "bool",
     "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2",
 }
+
+#: Entries a kernel's tensor-map cache holds before it starts over.
+_MAP_CACHE_LIMIT = 256
 
 
 class LaunchError(RuntimeError):
@@ -75,7 +86,77 @@ def encode_tensor_map(spec, address, values):
     return ctypes.string_at(tmap.getPtr(), 128)
 
 
+class _Env:
+    """The torch and driver entry points a launch uses, looked up once."""
+
+    def __init__(self):
+        import torch
+        from cuda.bindings import driver
+        torch.cuda.init()  # ensures a current primary context
+        self.torch = torch
+        self.driver = driver
+        self.tensor_type = torch.Tensor
+        self.launch = driver.cuLaunchKernel
+        self.success = driver.CUresult.CUDA_SUCCESS
+        self.make_stream = driver.CUstream
+        self.streams = {}  # raw handle -> CUstream
+        c = getattr(torch, "_C", None)
+        get_device = getattr(c, "_cuda_getDevice", None)
+        self.current_device = get_device if callable(get_device) else torch.cuda.current_device
+        raw_stream = getattr(c, "_cuda_getCurrentRawStream", None)
+        self.current_stream = raw_stream if callable(raw_stream) else (
+            lambda device: torch.cuda.current_stream(device).cuda_stream)
+        self.device_context = torch.cuda.device
+        self.dtypes = {}  # tilec dtype name -> torch dtype
+
+    def torch_dtype(self, name):
+        """The torch dtype of a tilec dtype name (``None`` for none)."""
+        try:
+            return self.dtypes[name]
+        except KeyError:
+            pass
+        want = _TORCH_DTYPES.get(name)
+        dtype = getattr(self.torch, want, None) if want else None
+        self.dtypes[name] = dtype
+        return dtype
+
+    def cu_stream(self, stream):
+        """The CUstream of a raw handle (memoized) or CUstream object."""
+        if isinstance(stream, int):
+            cu = self.streams.get(stream)
+            if cu is None:
+                if len(self.streams) > 1024:
+                    self.streams.clear()
+                cu = self.streams[stream] = self.make_stream(stream)
+            return cu
+        if isinstance(stream, self.make_stream):
+            return stream
+        return self.make_stream(stream)
+
+
+_env = None
+_env_lock = threading.Lock()
+
+
+def _launch_env():
+    global _env
+    with _env_lock:
+        if _env is None:
+            _env = _Env()
+        return _env
+
+
+def _forget_modules():
+    """Forgets the torch / driver modules looked up so far (tests that swap
+    them)."""
+    global _env
+    _env = None
+
+
 def _driver():
+    env = _env
+    if env is not None:
+        return env.driver
     from cuda.bindings import driver
     return driver
 
@@ -90,13 +171,70 @@ def _check(result):
 
 
 def _half_bits(value, dtype):
-    import numpy as np
     if dtype == "f16":
-        return int(np.array(value, dtype=np.float16).view(np.uint16))
+        value = float(value)
+        try:
+            return struct.unpack("<H", struct.pack("<e", value))[0]
+        except OverflowError:  # rounds past the f16 range: +-inf, as a cast gives
+            return 0xFC00 if value < 0 else 0x7C00
     # bf16: the high half of the f32 bit pattern, rounded to nearest even.
     bits = struct.unpack("<I", struct.pack("<f", float(value)))[0]
     bits += 0x7FFF + ((bits >> 16) & 1)
     return (bits >> 16) & 0xFFFF
+
+
+class _Arena:
+    """One thread's parameter buffer: the packed values and the ``void*[]``
+    array pointing into it, built once."""
+
+    __slots__ = ("buffer", "offset", "pointers", "address")
+
+    def __init__(self, layout_size, offsets):
+        self.buffer = ctypes.create_string_buffer(layout_size + 64)
+        base = ctypes.addressof(self.buffer)
+        self.offset = -base % 64  # tensor maps on 64-byte boundaries
+        self.pointers = (ctypes.c_void_p * max(1, len(offsets)))(
+            *[base + self.offset + o for o in offsets])
+        self.address = ctypes.addressof(self.pointers) if offsets else 0
+
+
+class _MapPlan:
+    """How one ``tensor_maps`` entry is fed: its cache key is the launch
+    values at ``positions`` (base pointer, then the named sizes and
+    strides)."""
+
+    __slots__ = ("spec", "key", "names", "cache")
+
+    def __init__(self, spec, positions):
+        self.spec = spec
+        self.names = [spec["base"]] + [v for v in list(spec["sizes"]) + list(spec["strides"])
+                                       if isinstance(v, str)]
+        missing = [n for n in self.names if n not in positions]
+        if missing:
+            raise LaunchError(f"tensor map of '{spec['base']}' uses unknown parameter(s) "
+                              f"{', '.join(missing)}")
+        indices = [positions[n] for n in self.names]
+        getter = operator.itemgetter(*indices)
+        self.key = getter if len(indices) > 1 else (lambda v, g=getter: (g(v),))
+        self.cache = {}
+
+    def blob(self, values, key):
+        """Encodes the map for ``values`` (a cache miss)."""
+        named = dict(zip(self.names, key))
+        blob = encode_tensor_map(self.spec, int(key[0]), named)
+        if len(self.cache) >= _MAP_CACHE_LIMIT:
+            self.cache.clear()
+        self.cache[key] = blob
+        return blob
+
+
+class _DeviceState:
+    """A kernel on one device: its function handle and grid cap."""
+
+    __slots__ = ("function", "module", "max_programs")
+
+    def __init__(self, module, function):
+        self.module, self.function, self.max_programs = module, function, None
 
 
 class Kernel:
@@ -125,27 +263,141 @@ class Kernel:
         self.cubin = cubin
         self.name = self.meta["kernel"]
         self.params = self.meta["params"]
-        self.tensor_maps = self.meta.get("tensor_maps", [])
-        self._function = None
-        self._max_programs = None
-        self._map_cache = {}
+        self.tensor_maps = self.meta.get("tensor_maps") or []
+        self._function = None  # the last device's handle (see _load)
+        self._devices = {}  # device index -> _DeviceState
+        self._load_lock = threading.Lock()
+        self._local = threading.local()
+        self._checker = self._checker_env = None  # see _build_checker
+        self._prepare()
+
+    def _prepare(self):
+        """The per-kernel launch plan (no driver needed)."""
+        meta = self.meta
+        block = [int(b) for b in meta["block"]]
+        self._block = tuple(block + [1] * (3 - len(block)))
+        self._threads = self._block[0] * self._block[1] * self._block[2]
+        self._smem = int(meta.get("smem_bytes", 0))
+        self._persistent = bool(meta.get("persistent"))
+        self._nparams = len(self.params)
+        # Argument handling of __call__: (index, name, code, extra) with code
+        # "p" pointer (extra: (tilec dtype, align)), "i" integer (extra:
+        # divisibility), "h" f16/bf16 (extra: dtype), "f" other scalar.
+        steps = []
+        formats = []
+        self._half_params = []
+        self._unsupported = None
+        for i, p in enumerate(self.params):
+            if p["kind"] == "pointer":
+                steps.append((i, p["name"], "p", (p.get("dtype"), p.get("align"))))
+                formats.append("Q")
+                continue
+            dt = p["dtype"]
+            if dt in _INTEGER_DTYPES:
+                steps.append((i, p["name"], "i", p.get("divisibility")))
+            elif dt in ("f16", "bf16"):
+                steps.append((i, p["name"], "h", dt))
+                self._half_params.append((i, dt))
+            else:
+                steps.append((i, p["name"], "f", None))
+            if dt not in _SCALAR_FORMATS:
+                self._unsupported = self._unsupported or f"'{p['name']}' has dtype {dt}"
+            formats.append(_SCALAR_FORMATS.get(dt, "i"))
+        self._steps = tuple(steps)
+        self._half_params = tuple(self._half_params)
+        # The packed layout: each parameter at its natural alignment, each
+        # tensor map (128 bytes) on a 64-byte boundary.
+        fmt, offsets, at = ["<"], [], 0
+        for code in formats + ["128s"] * len(self.tensor_maps):
+            size = struct.calcsize("<" + code)
+            align = 64 if code == "128s" else size
+            pad = -at % align
+            if pad:
+                fmt.append(f"{pad}x")
+            at += pad
+            offsets.append(at)
+            fmt.append(code)
+            at += size
+        self._struct = struct.Struct("".join(fmt))
+        self._offsets = tuple(offsets)
+        # Integer parameters are what grid rules and tensor maps refer to.
+        self._int_positions = {p["name"]: i for i, p in enumerate(self.params)
+                               if p["kind"] != "pointer" and p["dtype"] in _INTEGER_DTYPES}
+        positions = dict(self._int_positions)
+        positions.update({p["name"]: i for i, p in enumerate(self.params)
+                          if p["kind"] == "pointer"})
+        self._map_error = None
+        try:
+            self._maps = tuple(_MapPlan(spec, positions) for spec in self.tensor_maps)
+        except LaunchError as e:  # reported when launched, like before
+            self._maps, self._map_error = (), e
+        # One lookup for all maps of a launch: keyed by every value any map
+        # depends on; a miss goes through the per-map caches.
+        indices = sorted({positions[n] for plan in self._maps for n in plan.names})
+        self._maps_key = (operator.itemgetter(*indices) if len(indices) > 1 else
+                          (lambda v, g=operator.itemgetter(*indices): (g(v),)) if indices else
+                          (lambda v: ()))
+        self._maps_cache = {}
+        self._needs_maps = bool(self._maps or self._map_error or self._unsupported)
+        rule = meta.get("grid") or []
+        try:
+            self._grid_function = compile_rule(rule, self._int_positions) if rule else None
+        except GridRuleError:
+            self._grid_function = None  # raised again when launched without grid=
+
+    # -- per device ---------------------------------------------------------
+
+    def _device_state(self, device):
+        state = self._devices.get(device)
+        if state is None:
+            state = self._load_device(device)
+        return state
+
+    def _load_device(self, device):
+        """Loads the cubin into the current context (that of ``device``)."""
+        env = _launch_env()
+        with self._load_lock:
+            state = self._devices.get(device)
+            if state is not None:
+                return state
+            driver = env.driver
+            module = _check(driver.cuModuleLoadData(self.cubin))
+            function = _check(driver.cuModuleGetFunction(module, self.name.encode()))
+            if self._smem > 48 * 1024:
+                _check(driver.cuFuncSetAttribute(
+                    function,
+                    driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    self._smem))
+            state = _DeviceState(module, function)
+            if self._persistent:
+                per_sm = _check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    function, self._threads, self._smem))
+                sms = env.torch.cuda.get_device_properties(device).multi_processor_count
+                state.max_programs = max(1, per_sm) * sms
+            self._devices[device] = state
+            self._module, self._function = module, function
+            return state
 
     def _load(self):
-        if self._function is not None:
-            return self._function
-        import torch
-        torch.cuda.init()  # ensures a current primary context
-        driver = _driver()
-        module = _check(driver.cuModuleLoadData(self.cubin))
-        function = _check(driver.cuModuleGetFunction(module, self.name.encode()))
-        smem = int(self.meta.get("smem_bytes", 0))
-        if smem > 48 * 1024:
-            _check(driver.cuFuncSetAttribute(
-                function,
-                driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                smem))
-        self._module, self._function = module, function
-        return function
+        """The function handle on the current device (loading it there the
+        first time)."""
+        env = _launch_env()
+        return self._device_state(env.current_device()).function
+
+    def _resident_programs(self):
+        """Programs a persistent kernel launches on the current device: as
+        many as fit on it at once (queried once per device)."""
+        env = _launch_env()
+        state = self._device_state(env.current_device())
+        if state.max_programs is None:
+            per_sm = _check(env.driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                state.function, self._threads, self._smem))
+            sms = env.torch.cuda.get_device_properties(
+                env.current_device()).multi_processor_count
+            state.max_programs = max(1, per_sm) * sms
+        return state.max_programs
+
+    # -- launching ----------------------------------------------------------
 
     def grid(self, **scalars):
         rule = self.meta.get("grid") or []
@@ -153,81 +405,164 @@ class Kernel:
             raise LaunchError(f"{self.name}: no grid rule in the metadata; pass grid=")
         return evaluate_grid(rule, scalars)
 
+    def _compiled_grid(self):
+        f = self._grid_function
+        if f is None:
+            rule = self.meta.get("grid") or []
+            if not rule:
+                raise LaunchError(f"{self.name}: no grid rule in the metadata; pass grid=")
+            f = self._grid_function = compile_rule(rule, self._int_positions)
+        return f
+
     def __call__(self, *args, grid=None, stream=None):
-        import torch
-        if len(args) != len(self.params):
+        if len(args) != self._nparams:
             raise LaunchError(f"{self.name} takes {len(self.params)} arguments "
                               f"({', '.join(p['name'] for p in self.params)}), got {len(args)}")
-        holders = []
-        scalars = {}
-        pointers = {}
-        for p, a in zip(self.params, args):
-            if p["kind"] == "pointer":
-                if not isinstance(a, torch.Tensor) or not a.is_cuda:
-                    raise LaunchError(f"{self.name}: '{p['name']}' must be a CUDA tensor")
-                want = _TORCH_DTYPES.get(p["dtype"])
-                if want and a.dtype != getattr(torch, want):
-                    raise LaunchError(f"{self.name}: '{p['name']}' must have dtype {want}, "
-                                      f"got {a.dtype}")
-                align = p.get("align")
-                if align and a.data_ptr() % align:
-                    raise LaunchError(f"{self.name}: '{p['name']}' must be {align}-byte "
-                                      f"aligned (data_ptr % {align} = {a.data_ptr() % align})")
-                holders.append(ctypes.c_uint64(a.data_ptr()))
-                pointers[p["name"]] = a.data_ptr()
-            else:
-                dt = p["dtype"]
-                if dt in ("f16", "bf16"):
-                    holders.append(ctypes.c_uint16(_half_bits(a, dt)))
-                else:
-                    holders.append(_SCALAR_CTYPES[dt](a))
-                if dt in ("i32", "i64"):
-                    scalars[p["name"]] = int(a)
-                    div = p.get("divisibility")
-                    if div and int(a) % div:
-                        raise LaunchError(f"{self.name}: '{p['name']}' = {int(a)} must be a "
-                                          f"multiple of {div}")
+        env = _env or _launch_env()
+        checker = self._checker if self._checker_env is env else self._build_checker(env)
+        try:
+            values = checker(args)
+        except Exception:  # noqa: BLE001 - as for None
+            values = None
+        if values is None:  # something is off: the step-by-step checks say what
+            values = self._checked_values(env, args)
+        return self.launch(values, stream=stream, grid=grid)
+
+    def _build_checker(self, env):
+        """A function of the arguments doing :meth:`_checked_values`'s checks
+        in one pass of generated code: it returns the launch values, or
+        ``None`` (or raises) when a check fails."""
+        namespace = {"Tensor": env.tensor_type, "index": operator.index, "int": int}
+        names = [f"a{i}" for i in range(self._nparams)]
+        lines = ["def check(args):"]
+        if names:
+            lines.append(f"    {', '.join(names)}, = args")
+        for i, name, code, extra in self._steps:
+            a = f"a{i}"
+            if code == "p":
+                dt, align = extra
+                lines.append(f"    if not isinstance({a}, Tensor) or not {a}.is_cuda: return None")
+                want = env.torch_dtype(dt) if dt is not None else None
+                if want is not None:
+                    namespace[f"d{i}"] = want
+                    lines.append(f"    if {a}.dtype != d{i}: return None")
+                lines.append(f"    {a} = {a}.data_ptr()")
+                if align:
+                    lines.append(f"    if {a} % {int(align)}: return None")
+            elif code == "i":
+                lines.append(f"    if type({a}) is not int: {a} = index({a})")
+                if extra:
+                    lines.append(f"    if {a} % {int(extra)}: return None")
+        lines.append(f"    return [{', '.join(names)}]")
+        exec("\n".join(lines), namespace)  # noqa: S102 - indices and integers only
+        self._checker, self._checker_env = namespace["check"], env
+        return self._checker
+
+    def _checked_values(self, env, args):
+        """The launch values of ``args`` (pointers for tensors), raising
+        :class:`LaunchError` for the first argument that fails a check."""
+        tensor_type = env.tensor_type
+        values = list(args)
+        for i, name, code, extra in self._steps:
+            a = args[i]
+            if code == "p":
+                if not isinstance(a, tensor_type) or not a.is_cuda:
+                    raise LaunchError(f"{self.name}: '{name}' must be a CUDA tensor")
+                dt, align = extra
+                if dt is not None:
+                    want = env.torch_dtype(dt)
+                    if want is not None and a.dtype != want:
+                        raise LaunchError(f"{self.name}: '{name}' must have dtype "
+                                          f"{_TORCH_DTYPES[dt]}, got {a.dtype}")
+                ptr = a.data_ptr()
+                if align and ptr % align:
+                    raise LaunchError(f"{self.name}: '{name}' must be {align}-byte "
+                                      f"aligned (data_ptr % {align} = {ptr % align})")
+                values[i] = ptr
+            elif code == "i":
+                try:
+                    v = operator.index(a)
+                except TypeError:
+                    raise LaunchError(f"{self.name}: '{name}' must be an integer, got "
+                                      f"{type(a).__name__}") from None
+                if extra and v % extra:
+                    raise LaunchError(f"{self.name}: '{name}' = {v} must be a multiple of "
+                                      f"{extra}")
+                values[i] = v
+        return values
+
+    def launch(self, values, device=None, stream=None, grid=None):
+        """Launches with ``values`` in parameter order, already checked:
+        pointers as integers, integer scalars as ints, other scalars as
+        numbers. ``device``: the CUDA device to launch on (default: the
+        current one); ``stream``: a raw stream handle or CUstream (default:
+        torch's current stream of that device); ``grid``: overrides the
+        metadata's rule."""
         if grid is None:
-            grid = self.grid(**scalars)
-        grid = tuple(grid) + (1,) * (3 - len(grid))
-        if any(g <= 0 for g in grid):
+            gx, gy, gz = (self._grid_function or self._compiled_grid())(values)
+        else:
+            grid = tuple(grid) + (1,) * (3 - len(grid))
+            gx, gy, gz = grid
+        if gx <= 0 or gy <= 0 or gz <= 0:
             return  # empty problem: nothing to launch
-        function = self._load()
-        if self.meta.get("persistent"):
-            grid = (min(grid[0], self._resident_programs()),) + tuple(grid[1:])
-        for spec in self.tensor_maps:
-            key = (spec["index"], pointers[spec["base"]],
-                   tuple(scalars.get(v, v) for v in spec["sizes"] + spec["strides"]))
-            blob = self._map_cache.get(key)
-            if blob is None:
-                blob = encode_tensor_map(spec, pointers[spec["base"]], scalars)
-                if len(self._map_cache) > 256:
-                    self._map_cache.clear()
-                self._map_cache[key] = blob
-            holders.append(ctypes.create_string_buffer(blob, 128))
-        ptrs = (ctypes.c_void_p * len(holders))(
-            *[ctypes.addressof(h) for h in holders])
+        env = _env or _launch_env()
+        current = env.current_device()
+        if device is not None and device != current:
+            with env.device_context(device):
+                return self.launch(values, device, stream, (gx, gy, gz))
+        state = self._devices.get(current) or self._device_state(current)
+        if self._persistent and gx > state.max_programs:
+            gx = state.max_programs
+        if self._half_params:
+            values = list(values)
+            for i, dt in self._half_params:
+                values[i] = _half_bits(values[i], dt)
+        if self._needs_maps:
+            blobs = self._maps_cache.get(self._maps_key(values))
+            if blobs is None:
+                blobs = self._map_blobs(values)
+        else:
+            blobs = ()
+        try:
+            arena = self._local.arena
+        except AttributeError:
+            arena = self._local.arena = _Arena(self._struct.size, self._offsets)
+        try:
+            self._struct.pack_into(arena.buffer, arena.offset, *values, *blobs)
+        except struct.error as e:
+            raise LaunchError(f"{self.name}: an argument does not fit its parameter type "
+                              f"({self._describe_values(values)}): {e}") from None
         if stream is None:
-            stream = torch.cuda.current_stream().cuda_stream
-        block = self.meta["block"]
-        driver = _driver()
-        _check(driver.cuLaunchKernel(
-            function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-            int(self.meta.get("smem_bytes", 0)), driver.CUstream(stream),
-            ctypes.addressof(ptrs), 0))
+            stream = env.current_stream(current)
+        cu_stream = env.streams.get(stream) if isinstance(stream, int) else None
+        if cu_stream is None:
+            cu_stream = env.cu_stream(stream)
+        block = self._block
+        (err,) = env.launch(state.function, gx, gy, gz, block[0], block[1], block[2],
+                            self._smem, cu_stream, arena.address, 0)
+        if err is not env.success and err != env.success:
+            _check((err,))
 
+    def _map_blobs(self, values):
+        if self._unsupported:
+            raise LaunchError(f"{self.name}: unsupported parameter type: {self._unsupported}")
+        if self._map_error is not None:
+            raise self._map_error
+        blobs = []
+        for plan in self._maps:
+            key = plan.key(values)
+            blob = plan.cache.get(key)
+            if blob is None:
+                blob = plan.blob(values, key)
+            blobs.append(blob)
+        blobs = tuple(blobs)
+        if len(self._maps_cache) >= _MAP_CACHE_LIMIT:
+            self._maps_cache.clear()
+        self._maps_cache[self._maps_key(values)] = blobs
+        return blobs
 
-    def _resident_programs(self):
-        """Programs a persistent kernel launches: as many as fit on the
-        device at once."""
-        if self._max_programs is None:
-            import torch
-            driver = _driver()
-            per_sm = _check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                self._function, self.meta["block"][0], int(self.meta.get("smem_bytes", 0))))
-            sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
-            self._max_programs = max(1, per_sm) * sms
-        return self._max_programs
+    def _describe_values(self, values):
+        return ", ".join(f"{p['name']}={v!r}" for p, v in zip(self.params, values))
 
 
 def load(directory, name):

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Host cost per call of the tilec launch path, on the CPU, with the fake
+torch and CUDA driver of fake_cuda.py (cuLaunchKernel does nothing).
+
+Times, for a 256x256x256 bf16 GEMM on an sm_80-style kernel (no tensor maps)
+and an sm_90a-style one (3 tensor maps, persistent grid):
+
+  * ``raw``: the (fake) cuLaunchKernel with arguments packed once -- the
+    floor, what the Python-level call of the binding costs;
+  * ``kernel_call``: ``tilec.runtime.Kernel.__call__`` on tensors;
+  * ``gemm``: ``tilec.gemm(a, b, out=out)`` (precompiled artifacts);
+  * ``gemm_alloc``: ``tilec.gemm(a, b)`` (allocates out).
+
+The GPU-side counterpart is scripts/python_check.py (real driver, GPU kept
+busy so that only enqueueing is timed).
+
+    python3 python/tests/overhead_bench.py [--package DIR] [--calls N] [--json]
+
+``--package`` puts another copy of the package first on sys.path (e.g. an
+older version, to compare).
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def gemm_meta(name, chip):
+    """Metadata shaped like the compiler's for the plain bf16 GEMM."""
+    params = [{"name": n, "kind": "pointer", "dtype": "bf16", "align": 16} for n in "ABC"]
+    params += [{"name": n, "kind": "scalar", "dtype": "i32"} for n in ("M", "N", "K")]
+    params += [{"name": n, "kind": "scalar", "dtype": "i32", "divisibility": 8}
+               for n in ("lda", "ldb", "ldc")]
+    meta = {"kernel": name, "chip": chip, "cluster": [1, 1, 1], "params": params,
+            "tilec_version": "0.1.0"}
+    if chip == "sm_90a":
+        maps = [("A", ["K", "M"], "lda", [64, 128]), ("B", ["N", "K"], "ldb", [64, 64]),
+                ("C", ["N", "M"], "ldc", [64, 128])]
+        meta.update(cubin_arch="sm_90a", block=[384, 1, 1], smem_bytes=213120, persistent=True,
+                    grid=["ceildiv(M, 128) * ceildiv(N, 64)"],
+                    tensor_maps=[{"base": b, "box": box, "dtype": "bf16", "elem_bytes": 2,
+                                  "index": 9 + i, "sizes": sizes, "strides": [1, ld],
+                                  "swizzle": 128}
+                                 for i, (b, sizes, ld, box) in enumerate(maps)])
+    else:
+        meta.update(cubin_arch="sm_90", block=[256, 1, 1], smem_bytes=98304, persistent=False,
+                    grid=["ceildiv(M, 128) * ceildiv(N, 256)"], tensor_maps=[])
+    return meta
+
+
+def per_call_us(fn, calls, rounds):
+    """Median and minimum over ``rounds`` of microseconds per call."""
+    for _ in range(min(calls, 200)):
+        fn()
+    results = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        results.append((time.perf_counter() - start) / calls * 1e6)
+    return statistics.median(results), min(results)
+
+
+def run(calls=20000, rounds=7, shape=(256, 256, 256)):
+    import fake_cuda
+    torch, driver = fake_cuda.install()
+    try:
+        import tilec
+        from tilec import kernels, ops, runtime
+        driver.record = False
+        m, n, k = shape
+        results = {"shape": list(shape), "calls_per_round": calls, "rounds": rounds,
+                   "package": os.path.dirname(tilec.__file__)}
+        with tempfile.TemporaryDirectory() as artifacts:
+            for chip in ("sm_80", "sm_90a"):
+                config = kernels.gemm_shape_config(m, n, k, chip)
+                name = kernels.gemm_name() + kernels.gemm_config_suffix(config)
+                _, source = kernels.gemm_source(config=config, name=name)
+                meta = gemm_meta(name, chip)
+                os.makedirs(os.path.join(artifacts, chip))
+                base = os.path.join(artifacts, chip, name)
+                with open(base + ".json", "w") as f:
+                    json.dump(meta, f)
+                with open(base + ".cubin", "wb") as f:
+                    f.write(b"\x7fELF fake cubin")
+                with open(base + ".source.mlir", "w") as f:
+                    f.write(source)
+
+                a = fake_cuda.tensor((m, k))
+                b = fake_cuda.tensor((k, n))
+                out = fake_cuda.tensor((m, n))
+                kernel = runtime.Kernel(base + ".json")
+                args = (a, b, out, m, n, k, k, n, n)
+                kernel(*args)
+
+                # The floor: the binding called with arguments packed once.
+                function = kernel._load()
+                holders = [ctypes.c_uint64(t.data_ptr()) for t in (a, b, out)]
+                holders += [ctypes.c_int32(v) for v in args[3:]]
+                pointers = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h)
+                                                              for h in holders])
+                address = ctypes.addressof(pointers)
+                stream = driver.CUstream(0x5000)
+                launch = driver.cuLaunchKernel
+
+                def raw():
+                    launch(function, 4, 1, 1, 384, 1, 1, 1024, stream, address, 0)
+
+                def gemm():
+                    tilec.gemm(a, b, out=out, chip=chip, artifacts=artifacts)
+
+                def gemm_alloc():
+                    tilec.gemm(a, b, chip=chip, artifacts=artifacts)
+
+                row = {}
+                for label, fn in (("raw", raw), ("kernel_call", lambda: kernel(*args)),
+                                  ("gemm", gemm), ("gemm_alloc", gemm_alloc)):
+                    median, best = per_call_us(fn, calls, rounds)
+                    row[label + "_us"] = round(median, 3)
+                    row[label + "_min_us"] = round(best, 3)
+                row["gemm_over_raw_us"] = round(row["gemm_us"] - row["raw_us"], 3)
+                row["kernel_call_over_raw_us"] = round(row["kernel_call_us"] - row["raw_us"], 3)
+                results[chip] = row
+            ops.clear_kernel_memo()
+        return results
+    finally:
+        fake_cuda.uninstall()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--package", help="directory holding the tilec package to measure")
+    ap.add_argument("--calls", type=int, default=20000)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    args = ap.parse_args()
+    sys.path.insert(0, HERE)
+    sys.path.insert(0, os.path.abspath(args.package) if args.package
+                    else os.path.join(HERE, ".."))
+    results = run(args.calls, args.rounds)
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return
+    print(f"tilec from {results['package']}; us per call (median of {args.rounds} rounds of "
+          f"{args.calls}), fake driver")
+    for chip in ("sm_80", "sm_90a"):
+        r = results[chip]
+        print(f"{chip:7s} raw {r['raw_us']:6.2f}  Kernel.__call__ {r['kernel_call_us']:6.2f}  "
+              f"tilec.gemm {r['gemm_us']:6.2f}  (alloc out {r['gemm_alloc_us']:6.2f})  "
+              f"gemm - raw {r['gemm_over_raw_us']:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
