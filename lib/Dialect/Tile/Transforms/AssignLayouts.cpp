@@ -476,8 +476,15 @@ void LayoutAssignment::visit(Operation *op) {
   // coalesced layout back into the computation.
   if (isa<StoreOp>(op))
     return;
-  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
-    assign(op->getOperand(i), getRequiredLayout(op, i));
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
+    Attribute required = getRequiredLayout(op, i);
+    // tile.trans produces blocked layouts only (the transpose of its
+    // source's); other requirements are met by a conversion after it.
+    if (op->getOperand(i).getDefiningOp<TransOp>() &&
+        !isa_and_nonnull<BlockedEncodingAttr>(required))
+      continue;
+    assign(op->getOperand(i), required);
+  }
 }
 
 void LayoutAssignment::propagate() {
@@ -554,6 +561,22 @@ void LayoutAssignment::materialize(Operation *op) {
   if (auto cst = dyn_cast<arith::ConstantOp>(op); cst && isTensor(cst)) {
     auto dense = cast<DenseElementsAttr>(cst.getValue());
     cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
+  }
+  // A loop result keeps its iter_arg's layout (users after the loop may
+  // have chosen another one first: they get a conversion).
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    OpBuilder after(op->getContext());
+    after.setInsertionPointAfter(op);
+    for (auto [arg, res] :
+         llvm::zip(forOp.getRegionIterArgs(), forOp.getResults())) {
+      if (!isTensor(res) || arg.getType() == res.getType())
+        continue;
+      Type userType = res.getType();
+      res.setType(arg.getType());
+      auto cvt = ConvertLayoutOp::create(after, op->getLoc(), userType, res);
+      res.replaceAllUsesExcept(cvt.getResult(), cvt);
+      ++numConversions;
+    }
   }
 
   for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
