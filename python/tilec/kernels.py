@@ -121,3 +121,42 @@ def gemm_config_suffix(config):
     if not config:
         return ""
     return "_" + "_".join(f"{key}{value}" for key, value in sorted(config.items()))
+
+
+def attention_name(dtype="bf16", head_dim=128, causal=False):
+    return f"attention_{dtype}_d{head_dim}" + ("_causal" if causal else "")
+
+
+def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name=None):
+    """A kernel computing ``tile.attention`` over [batch, heads, seq, head_dim]
+    tensors with a contiguous head dimension and the row log-sum-exp.
+
+    Parameters: Q, K, V, O, LSE, B, H, HK, SQ, SK, q_batch, q_head,
+    kv_batch, kv_head, lse_batch (strides in elements; O has Q's strides, the
+    LSE tensor is [B, H, SQ] with row stride SQ).
+    """
+    if dtype not in ("bf16", "f16") or head_dim not in (64, 128, 256):
+        raise ValueError(f"unsupported attention {dtype} head_dim {head_dim}")
+    name = name or attention_name(dtype, head_dim, causal)
+    d = head_dim
+    view = f"!tile.view<?x?x?x{d}x{dtype}, strides = [?, ?, {d}, 1]>"
+    extras = " causal" if causal else ""
+    if config:
+        extras += " config {" + ", ".join(f"{k} = {v}" for k, v in sorted(config.items())) + "}"
+    lines = [
+        f"tile.kernel @{name}(%Q: !tile.ptr<{dtype}>, %K: !tile.ptr<{dtype}>, "
+        f"%V: !tile.ptr<{dtype}>, %O: !tile.ptr<{dtype}>, %LSE: !tile.ptr<f32>, "
+        "%B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32, %q_head: i32, "
+        "%kv_batch: i32, %kv_head: i32, %lse_batch: i32) {",
+        f"  %q = tile.make_view %Q[%B, %H, %SQ, {d}] strides [%q_batch, %q_head, {d}, 1] : !tile.ptr<{dtype}>",
+        f"  %k = tile.make_view %K[%B, %HK, %SK, {d}] strides [%kv_batch, %kv_head, {d}, 1] : !tile.ptr<{dtype}>",
+        f"  %v = tile.make_view %V[%B, %HK, %SK, {d}] strides [%kv_batch, %kv_head, {d}, 1] : !tile.ptr<{dtype}>",
+        f"  %o = tile.make_view %O[%B, %H, %SQ, {d}] strides [%q_batch, %q_head, {d}, 1] : !tile.ptr<{dtype}>",
+        "  %l = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %SQ, 1] : !tile.ptr<f32>",
+        f"  tile.attention %q, %k, %v, %o lse(%l){extras} : {view}, {view}, {view}, {view}, "
+        "!tile.view<?x?x?xf32, strides = [?, ?, 1]>",
+        "  tile.return",
+        "}",
+        "",
+    ]
+    return name, "\n".join(lines)

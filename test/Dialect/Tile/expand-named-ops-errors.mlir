@@ -88,3 +88,14 @@ tile.kernel @tma_store_f32(%A: !tile.ptr<bf16>, %C: !tile.ptr<f32>, %M: i32) {
   tile.gemm %a, %a, %c config {tma_store = 1} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xf32, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+tile.kernel @attention_bad_warps(%Q: !tile.ptr<bf16>, %S: i32) {
+  %q = tile.make_view %Q[%S, %S, %S, 64] strides [%S, %S, 64, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{block_m must be a multiple of 16 x warps and block_n a power of two >= 16, got block_m = 64, block_n = 64, warps = 8}}
+  tile.attention %q, %q, %q, %q config {block_m = 64, warps = 8}
+      : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,
+        !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}

@@ -61,3 +61,45 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
         !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?xf32, strides = [1]>
   tile.return
 }
+
+// -----
+
+// tile.attention becomes a FlashAttention-2 forward: grid (query blocks,
+// heads, batch), a K/V loop that stops at the last causally visible block,
+// Q·Kᵀ in the log2 domain, a row max, exp2 of the shifted scores, the
+// rescaled accumulator, P·V, and the normalized output plus the row lse.
+
+// CHECK-LABEL: tile.kernel @attention
+// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8)
+// CHECK: tile.program_id z
+// CHECK: arith.divsi %{{.*}}, %{{.*}} : i32
+// CHECK: tile.load {{.*}} -> tensor<128x128xbf16>
+// CHECK: arith.minsi
+// CHECK: scf.for {{.*}} -> (tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>)
+// CHECK:   tile.trans {{.*}} -> tensor<128x64xbf16>
+// CHECK:   tile.dot {{.*}} -> tensor<128x64xf32>
+// CHECK:   arith.cmpi sle
+// CHECK:   tile.reduce max
+// CHECK:   math.exp2
+// CHECK:   tile.reduce sum
+// CHECK:   tile.dot {{.*}} -> tensor<128x128xf32>
+// CHECK: arith.divf
+// CHECK: tile.store {{.*}} : tensor<128x128xbf16>
+// CHECK: math.log2
+// CHECK: tile.store {{.*}} : tensor<128xf32>
+// CHECK-NOT: tile.attention
+tile.kernel @attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
+                       %O: !tile.ptr<bf16>, %L: !tile.ptr<f32>, %B: i32, %H: i32,
+                       %HK: i32, %SQ: i32, %SK: i32, %sq: i32, %sh: i32, %kb: i32,
+                       %kh: i32, %lb: i32) {
+  %q = tile.make_view %Q[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  %l = tile.make_view %L[%B, %H, %SQ] strides [%lb, %SQ, 1] : !tile.ptr<f32>
+  tile.attention %q, %k, %v, %o lse(%l) causal
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.return
+}

@@ -541,6 +541,187 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
 }
 
 //===----------------------------------------------------------------------===//
+// tile.attention
+//===----------------------------------------------------------------------===//
+
+/// tile.attention becomes a FlashAttention-2 forward: one program per block
+/// of BM queries of one (batch, head), grid (ceildiv(Sq, BM), Hq, B). K/V
+/// blocks of BN keys stream through an online softmax in the log2 domain
+/// (log2(e) folded into the scale): running row max m and sum l, P = exp2(S
+/// - m), the accumulator rescaled by exp2(m_old - m_new). With `causal`,
+/// key j is visible to query i when j <= i + (Sk - Sq) and the loop stops
+/// at the last visible block. Rows that see no key produce 0 (and an lse of
+/// -inf).
+static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
+                                     const TargetInfo &target) {
+  if (failed(checkOnlyComputation(kernel, op)))
+    return failure();
+  MLIRContext *ctx = op.getContext();
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Type et = op.getQ().getType().getElementType();
+  int64_t d = op.getQ().getType().getShape()[3];
+  // Per head dim: the accumulator and Q stay in registers (warps split rows
+  // only, so P feeds the second dot from registers).
+  int64_t bm = d == 256 ? 64 : 128, bn = 64, warps = d == 128 ? 8 : 4;
+  if (DictionaryAttr config = op.getConfigAttr()) {
+    if (auto v = config.getAs<IntegerAttr>("block_m"))
+      bm = v.getInt();
+    if (auto v = config.getAs<IntegerAttr>("block_n"))
+      bn = v.getInt();
+    if (auto v = config.getAs<IntegerAttr>("warps"))
+      warps = v.getInt();
+  }
+  // Warps split the rows: each owns block_m / warps (a multiple of 16).
+  if (!llvm::isPowerOf2_64(bm) || !llvm::isPowerOf2_64(bn) || bn < 16 ||
+      !llvm::isPowerOf2_64(warps) || bm % (16 * warps) != 0)
+    return op.emitOpError("block_m must be a multiple of 16 x warps and "
+                          "block_n a power of two >= 16, got block_m = ")
+           << bm << ", block_n = " << bn << ", warps = " << warps;
+
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, v, 32);
+  };
+  Value q = op.getQ(), k = op.getK(), v = op.getV(), o = op.getO();
+  Value batch = getViewSize(b, q, 0), hq = getViewSize(b, q, 1);
+  Value sq = getViewSize(b, q, 2), hk = getViewSize(b, k, 1);
+  Value sk = getViewSize(b, k, 2);
+
+  SmallVector<int64_t> params;
+  FailureOr<AffineExpr> sqExpr = getParamExpr(sq, kernel, params);
+  FailureOr<AffineExpr> hqExpr = getParamExpr(hq, kernel, params);
+  FailureOr<AffineExpr> bExpr = getParamExpr(batch, kernel, params);
+  if (failed(sqExpr) || failed(hqExpr) || failed(bExpr))
+    return op.emitOpError("Q's batch, heads and sequence length must be "
+                          "kernel parameters or constants (they define the "
+                          "launch grid)");
+  kernel.setGridRule(AffineMap::get(0, params.size(),
+                                    {sqExpr->ceilDiv(bm), *hqExpr, *bExpr},
+                                    ctx),
+                     params);
+  kernel.setNumWarps(warps);
+
+  float scale = op.getScale() ? op.getScale()->convertToFloat()
+                              : 1.0f / std::sqrt(static_cast<float>(d));
+  double qkScale = scale * M_LOG2E;
+
+  Value m0 = arith::MulIOp::create(b, ProgramIdOp::create(b, Dim::X), cst(bm));
+  Value h = ProgramIdOp::create(b, Dim::Y);
+  Value bi = ProgramIdOp::create(b, Dim::Z);
+  // Grouped-query attention: Hq / Hk query heads share a K/V head.
+  Value kvHead = arith::DivSIOp::create(b, h, arith::DivSIOp::create(b, hq, hk));
+  Value zero = cst(0);
+
+  auto f32 = b.getF32Type();
+  auto i32 = b.getI32Type();
+  auto sType = RankedTensorType::get({bm, bn}, f32);
+  auto rowType = RankedTensorType::get({bm}, f32);
+  auto accType = RankedTensorType::get({bm, d}, f32);
+  auto splat = [&](RankedTensorType type, double value) -> Value {
+    return arith::ConstantOp::create(
+        b, type, DenseElementsAttr::get(type, b.getFloatAttr(f32, value)));
+  };
+  Value tq = LoadOp::create(b, RankedTensorType::get({bm, d}, et), q,
+                            ValueRange{bi, h, m0, zero}, Value(), Padding::Zero);
+  // Query indices (as rows) and the causal offset Sk - Sq.
+  auto rowsI = RangeOp::create(b, RankedTensorType::get({bm}, i32), 0, bm);
+  Value qi = arith::AddIOp::create(
+      b, rowsI, SplatOp::create(b, RankedTensorType::get({bm}, i32), m0));
+  Value shift = arith::SubIOp::create(b, sk, sq);
+  Value qLimit = arith::AddIOp::create(
+      b, qi, SplatOp::create(b, RankedTensorType::get({bm}, i32), shift));
+  Value qLimitB = BroadcastOp::create(
+      b, RankedTensorType::get({bm, bn}, i32),
+      ExpandDimsOp::create(b, RankedTensorType::get({bm, 1}, i32), qLimit,
+                           b.getI32IntegerAttr(1)));
+  Value skB = SplatOp::create(b, RankedTensorType::get({bm, bn}, i32), sk);
+  Value end = sk;
+  if (op.getCausal()) {
+    // Keys past the block's last query (shifted) are never visible.
+    Value last = arith::AddIOp::create(
+        b, arith::AddIOp::create(b, m0, cst(bm)), shift);
+    end = arith::MaxSIOp::create(b, arith::MinSIOp::create(b, last, sk), zero);
+  }
+  Value scaleT = splat(sType, qkScale);
+  Value ninf = splat(sType, -INFINITY);
+  auto colsI = RangeOp::create(b, RankedTensorType::get({bn}, i32), 0, bn);
+
+  auto loop = scf::ForOp::create(
+      b, zero, end, cst(bn),
+      ValueRange{splat(accType, 0.0), splat(rowType, -INFINITY),
+                 splat(rowType, 0.0)},
+      [&](OpBuilder &ob, Location loc, Value n, ValueRange it) {
+        ImplicitLocOpBuilder lb(loc, ob);
+        Value acc = it[0], mi = it[1], li = it[2];
+        auto kvType = RankedTensorType::get({bn, d}, et);
+        Value tk = LoadOp::create(lb, kvType, k, ValueRange{bi, kvHead, n, zero},
+                                  Value(), Padding::Zero);
+        Value tv = LoadOp::create(lb, kvType, v, ValueRange{bi, kvHead, n, zero},
+                                  Value(), Padding::Zero);
+        Value kt = TransOp::create(lb, RankedTensorType::get({d, bn}, et), tk);
+        Value sc = DotOp::create(lb, sType, tq, kt, splat(sType, 0.0));
+        sc = arith::MulFOp::create(lb, sc, scaleT);
+        // Mask keys past Sk and, with causal, past each query's limit.
+        Value kj = arith::AddIOp::create(
+            lb, colsI, SplatOp::create(lb, RankedTensorType::get({bn}, i32), n));
+        Value kjB = BroadcastOp::create(
+            lb, RankedTensorType::get({bm, bn}, i32),
+            ExpandDimsOp::create(lb, RankedTensorType::get({1, bn}, i32), kj,
+                                 lb.getI32IntegerAttr(0)));
+        Value keep =
+            arith::CmpIOp::create(lb, arith::CmpIPredicate::slt, kjB, skB);
+        if (op.getCausal())
+          keep = arith::AndIOp::create(
+              lb, keep,
+              arith::CmpIOp::create(lb, arith::CmpIPredicate::sle, kjB, qLimitB));
+        sc = arith::SelectOp::create(lb, keep, sc, ninf);
+        Value rowMax = ReduceOp::create(lb, rowType, ReduceKind::Max, sc, 1);
+        Value mNew = arith::MaximumFOp::create(lb, mi, rowMax);
+        // A row that has seen no key yet keeps m = -inf; subtract 0 then.
+        Value noKey = arith::CmpFOp::create(lb, arith::CmpFPredicate::OEQ, mNew,
+                                            splat(rowType, -INFINITY));
+        Value mUse = arith::SelectOp::create(lb, noKey, splat(rowType, 0.0), mNew);
+        Value alpha = math::Exp2Op::create(lb, arith::SubFOp::create(lb, mi, mUse));
+        Value mB = BroadcastOp::create(
+            lb, sType,
+            ExpandDimsOp::create(lb, RankedTensorType::get({bm, 1}, f32), mUse,
+                                 lb.getI32IntegerAttr(1)));
+        Value p = math::Exp2Op::create(lb, arith::SubFOp::create(lb, sc, mB));
+        Value rowSum = ReduceOp::create(lb, rowType, ReduceKind::Sum, p, 1);
+        Value lNew = arith::AddFOp::create(
+            lb, arith::MulFOp::create(lb, li, alpha), rowSum);
+        Value alphaB = BroadcastOp::create(
+            lb, accType,
+            ExpandDimsOp::create(lb, RankedTensorType::get({bm, 1}, f32), alpha,
+                                 lb.getI32IntegerAttr(1)));
+        Value scaled = arith::MulFOp::create(lb, acc, alphaB);
+        Value pLow = arith::TruncFOp::create(
+            lb, RankedTensorType::get({bm, bn}, et), p);
+        Value accNew = DotOp::create(lb, accType, pLow, tv, scaled);
+        scf::YieldOp::create(lb, ValueRange{accNew, mNew, lNew});
+      });
+
+  Value acc = loop.getResult(0), m = loop.getResult(1), l = loop.getResult(2);
+  Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l,
+                                      splat(rowType, 0.0));
+  Value lSafe = arith::SelectOp::create(b, empty, splat(rowType, 1.0), l);
+  Value lB = BroadcastOp::create(
+      b, accType,
+      ExpandDimsOp::create(b, RankedTensorType::get({bm, 1}, f32), lSafe,
+                           b.getI32IntegerAttr(1)));
+  Value out = arith::DivFOp::create(b, acc, lB);
+  out = arith::TruncFOp::create(b, RankedTensorType::get({bm, d}, et), out);
+  StoreOp::create(b, out, o, ValueRange{bi, h, m0, zero}, Value());
+  if (Value lse = op.getLse()) {
+    // Natural log: (m + log2 l) * ln 2; -inf for rows that saw no key.
+    Value lse2 = arith::AddFOp::create(b, m, math::Log2Op::create(b, l));
+    Value lseN = arith::MulFOp::create(b, lse2, splat(rowType, M_LN2));
+    StoreOp::create(b, lseN, lse, ValueRange{bi, h, m0}, Value());
+  }
+  op.erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Pass
 //===----------------------------------------------------------------------===//
 
@@ -572,7 +753,7 @@ void TileExpandNamedOpsPass::runOnOperation() {
   if (auto gemm = dyn_cast<GemmOp>(named[0]))
     result = expandGemm(gemm, kernel, *target);
   else
-    result = named[0]->emitOpError("expansion is not implemented yet");
+    result = expandAttention(cast<AttentionOp>(named[0]), kernel, *target);
   if (failed(result))
     return signalPassFailure();
 }

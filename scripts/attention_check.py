@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Checks tile.attention kernels (python/tilec/kernels.attention_source,
+compiled into ARTIFACT_DIR/<chip>/) on the GPU: odd sequence lengths,
+seqlen_q != seqlen_k, GQA, head dims 64/128, causal (bottom-right aligned, as
+FlashAttention) or not, poisoned outputs; error against a float32 reference
+compared with torch's bf16 SDPA against the same reference (must be <= 2x),
+the log-sum-exp against float32; and a small benchmark beside torch SDPA.
+Usage: attention_check.py ARTIFACT_DIR OUT_JSON
+"""
+
+import datetime
+import json
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from tilec.runtime import Kernel  # noqa: E402
+
+
+def reference(q, k, v, causal):
+    """float32 attention with FlashAttention's bottom-right causal mask."""
+    B, H, SQ, D = q.shape
+    HK, SK = k.shape[1], k.shape[2]
+    k = k.float().repeat_interleave(H // HK, dim=1)
+    v = v.float().repeat_interleave(H // HK, dim=1)
+    s = q.float() @ k.transpose(-1, -2) / math.sqrt(D)
+    if causal:
+        i = torch.arange(SQ, device=q.device)[:, None]
+        j = torch.arange(SK, device=q.device)[None, :]
+        s = s.masked_fill(j > i + (SK - SQ), float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.softmax(s, dim=-1).nan_to_num(0.0)
+    return p @ v, lse
+
+
+def sdpa(q, k, v, causal):
+    H, HK, SQ, SK = q.shape[1], k.shape[1], q.shape[2], k.shape[2]
+    k = k.repeat_interleave(H // HK, dim=1)
+    v = v.repeat_interleave(H // HK, dim=1)
+    mask = None
+    if causal:
+        i = torch.arange(SQ, device=q.device)[:, None]
+        j = torch.arange(SK, device=q.device)[None, :]
+        mask = j <= i + (SK - SQ)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def run(kernel, q, k, v):
+    B, H, SQ, D = q.shape
+    HK, SK = k.shape[1], k.shape[2]
+    o = torch.full_like(q, float("nan"))
+    lse = torch.full((B, H, SQ), float("nan"), device="cuda")
+    kernel(q, k, v, o, lse, B, H, HK, SQ, SK, H * SQ * D, SQ * D, HK * SK * D, SK * D, H * SQ)
+    return o, lse
+
+
+def main():
+    art, out_json = sys.argv[1], sys.argv[2]
+    cases = []
+    for (B, H, HK, SQ, SK) in [(1, 1, 1, 1, 1), (2, 4, 4, 113, 113), (1, 4, 2, 128, 255),
+                               (2, 2, 1, 255, 128), (1, 8, 8, 1023, 1023),
+                               (1, 4, 1, 2048, 2048), (1, 2, 2, 4097, 4097), (1, 2, 2, 1, 4097)]:
+        for d in (64, 128):
+            for causal in (False, True):
+                cases.append((B, H, HK, SQ, SK, d, causal))
+    record = dict(date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
+                  gpu=torch.cuda.get_device_name(), commit=os.environ.get("TILEC_COMMIT", "?"),
+                  correctness=[], bench=[])
+    for chip in sorted(os.listdir(art)):
+        if not os.path.isdir(os.path.join(art, chip)):
+            continue
+        for (B, H, HK, SQ, SK, d, causal) in cases:
+            name = f"attention_bf16_d{d}" + ("_causal" if causal else "")
+            kernel = Kernel(os.path.join(art, chip, name + ".json"))
+            torch.manual_seed(SQ * 7 + SK)
+            q = torch.randn(B, H, SQ, d, device="cuda").bfloat16()
+            k = torch.randn(B, HK, SK, d, device="cuda").bfloat16()
+            v = torch.randn(B, HK, SK, d, device="cuda").bfloat16()
+            o, lse = run(kernel, q, k, v)
+            torch.cuda.synchronize()
+            ref, ref_lse = reference(q, k, v, causal)
+            scale = ref.abs().max().item() or 1.0
+            err = ((o.float() - ref).abs().max().item() / scale)
+            serr = ((sdpa(q, k, v, causal).float().nan_to_num(0.0) - ref).abs().max().item()
+                    / scale)
+            finite = torch.isfinite(ref_lse)
+            lse_err = ((lse - ref_lse)[finite].abs().max().item() if finite.any() else 0.0)
+            lse_ok = bool(torch.equal(torch.isfinite(lse), finite))
+            ok = bool(not torch.isnan(o.float()).any().item() and err <= max(2 * serr, 2e-3)
+                      and lse_ok and lse_err < 1e-3)
+            r = dict(chip=chip, B=B, H=H, HK=HK, SQ=SQ, SK=SK, head_dim=d, causal=causal,
+                     max_rel_err=err, torch_sdpa_bf16_err=serr, lse_max_abs_err=lse_err, ok=ok)
+            print(json.dumps(r), flush=True)
+            record["correctness"].append(r)
+        # Speed beside torch SDPA (flash backend): B*S = 16k tokens, H*D = 2048.
+        from triton.testing import do_bench
+        for (S, d, causal) in [(1024, 128, False), (4096, 128, False), (4096, 128, True),
+                               (4096, 64, False)]:
+            B, H = 16384 // S, 2048 // d
+            name = f"attention_bf16_d{d}" + ("_causal" if causal else "")
+            kernel = Kernel(os.path.join(art, chip, name + ".json"))
+            q, k, v = (torch.randn(B, H, S, d, device="cuda").bfloat16() for _ in range(3))
+            o = torch.empty_like(q)
+            lse = torch.empty(B, H, S, device="cuda")
+            flop = 4.0 * B * H * S * S * d * (0.5 if causal else 1.0)
+            t = do_bench(lambda: kernel(q, k, v, o, lse, B, H, H, S, S, H * S * d, S * d,
+                                        H * S * d, S * d, H * S), warmup=10, rep=100,
+                         return_mode="median")
+            with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):
+                tf = do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                              warmup=10, rep=100, return_mode="median")
+            row = dict(chip=chip, B=B, H=H, S=S, head_dim=d, causal=causal,
+                       tilec_tflops=flop / t / 1e9, torch_flash_tflops=flop / tf / 1e9)
+            row["vs_torch_flash"] = row["tilec_tflops"] / row["torch_flash_tflops"]
+            print(json.dumps(row), flush=True)
+            record["bench"].append(row)
+    fails = sum(not r["ok"] for r in record["correctness"])
+    print(f"attention: {len(record['correctness']) - fails}/{len(record['correctness'])} ok")
+    json.dump(record, open(out_json, "w"), indent=1)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
