@@ -65,24 +65,29 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // -----
 
 // tile.attention becomes a FlashAttention-2 forward: grid (query blocks,
-// heads, batch), a K/V loop that stops at the last causally visible block,
+// heads, batch), a K/V loop (a 2-stage cp.async ring; Kᵀ through a
+// transposed view) that stops at the last causally visible block,
 // Q·Kᵀ in the log2 domain, a row max, exp2 of the shifted scores, the
 // rescaled accumulator, P·V, and the normalized output plus the row lse.
 
 // CHECK-LABEL: tile.kernel @attention
+// CHECK-SAME: %K: !tile.ptr<bf16> {tile.align = 16 : i64}
+// CHECK-SAME: %kb: i32 {tile.divisibility = 8 : i64}
 // CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8)
 // CHECK: tile.program_id z
 // CHECK: arith.divsi %{{.*}}, %{{.*}} : i32
 // CHECK: tile.load {{.*}} -> tensor<128x128xbf16>
 // CHECK: arith.minsi
+// CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
 // CHECK: scf.for {{.*}} -> (tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>)
-// CHECK:   tile.trans {{.*}} -> tensor<128x64xbf16>
+// CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
 // CHECK:   tile.dot {{.*}} -> tensor<128x64xf32>
 // CHECK:   arith.cmpi sle
 // CHECK:   tile.reduce max
 // CHECK:   math.exp2
 // CHECK:   tile.reduce sum
 // CHECK:   tile.dot {{.*}} -> tensor<128x128xf32>
+// CHECK: } {tile.num_stages = 2 : i64}
 // CHECK: arith.divf
 // CHECK: tile.store {{.*}} : tensor<128x128xbf16>
 // CHECK: math.log2
