@@ -22,7 +22,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import tilec  # noqa: E402
-from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source  # noqa: E402
+from tilec.kernels import (attention_source, gemm_config_suffix, gemm_name,  # noqa: E402
+                           gemm_source)
 
 #: The variants python_check.py exercises (keyword arguments of gemm_source).
 VARIANTS = [
@@ -53,9 +54,15 @@ def main():
     chips = [c for c in args.chips.split(",") if c]
     written, failed = {}, []
     for chip in chips:
+        jobs = []
         for variant, config in [(v, c) for v in VARIANTS for c in CONFIGS[chip]]:
             name = gemm_name(**variant) + gemm_config_suffix(config)
-            name, source = gemm_source(**variant, config=config, name=name)
+            jobs.append((variant, gemm_source(**variant, config=config, name=name)))
+        for head_dim in (64, 128):  # tilec.attention's kernels
+            for causal in (False, True):
+                variant = {"attention": True, "head_dim": head_dim, "causal": causal}
+                jobs.append((variant, attention_source(head_dim=head_dim, causal=causal)))
+        for variant, (name, source) in jobs:
             start = time.perf_counter()
             try:
                 result = tilec.compile(source, chip=chip, emit="cubin", cubin_arch=CHIPS[chip])

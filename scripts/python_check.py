@@ -84,6 +84,48 @@ def reference(a, b, variant, bias, alpha, beta, c0):
     return acc
 
 
+#: (batch, heads, kv heads, seq_q, seq_k) for tilec.attention.
+ATTENTION_SHAPES = [(2, 4, 2, 113, 113), (1, 2, 2, 255, 1000), (1, 4, 1, 1000, 257)]
+
+
+def run_attention_case(chip, variant, shape, artifacts):
+    """tilec.attention against a float32 reference (bottom-right causal mask)
+    beside torch's bf16 SDPA; also the returned lse."""
+    import math
+    b, h, hk, sq, sk = shape
+    d, causal = variant["head_dim"], variant["causal"]
+    torch.manual_seed(sq + sk)
+    q = torch.randn(b, h, sq, d, device="cuda").bfloat16()
+    k = torch.randn(b, hk, sk, d, device="cuda").bfloat16()
+    v = torch.randn(b, hk, sk, d, device="cuda").bfloat16()
+    out, lse = tilec.attention(q, k, v, causal=causal, return_lse=True, chip=chip,
+                               artifacts=artifacts)
+    kf = k.float().repeat_interleave(h // hk, dim=1)
+    vf = v.float().repeat_interleave(h // hk, dim=1)
+    s = q.float() @ kf.transpose(-1, -2) / math.sqrt(d)
+    mask = None
+    if causal:
+        i = torch.arange(sq, device="cuda")[:, None]
+        j = torch.arange(sk, device="cuda")[None, :]
+        mask = j <= i + (sk - sq)
+        s = s.masked_fill(~mask, float("-inf"))
+    ref = (torch.softmax(s, -1).nan_to_num(0.0) @ vf)
+    ref_lse = torch.logsumexp(s, -1)
+    sdpa = torch.nn.functional.scaled_dot_product_attention(
+        q, k.repeat_interleave(h // hk, dim=1), v.repeat_interleave(h // hk, dim=1),
+        attn_mask=mask).float().nan_to_num(0.0)
+    scale = ref.abs().max().item() or 1.0
+    err = (out.float() - ref).abs().max().item() / scale
+    serr = (sdpa - ref).abs().max().item() / scale
+    finite = torch.isfinite(ref_lse)
+    lse_err = (lse - ref_lse)[finite].abs().max().item() if finite.any() else 0.0
+    return {"chip": chip, "kernel": f"attention_d{d}" + ("_causal" if causal else ""),
+            "shape": list(shape), "rel_err_vs_fp32_ref": err, "torch_sdpa_bf16_err": serr,
+            "lse_abs_err": lse_err,
+            "ok": bool(err <= max(2 * serr, 2e-3) and lse_err < 1e-3
+                       and torch.equal(torch.isfinite(lse), finite))}
+
+
 def run_case(chip, variant, shape, artifacts):
     """One tilec.gemm call checked against torch; returns a record."""
     m, n, k = shape
@@ -136,6 +178,7 @@ def argument_checks(artifacts):
     b = padded(64, 64, torch.bfloat16)
     odd = torch.randn(64, 61, device="cuda").to(torch.bfloat16)  # lda = 61
     q = torch.randn(1, 2, 64, 64, device="cuda").to(torch.bfloat16)
+    q96 = torch.randn(1, 2, 64, 96, device="cuda").to(torch.bfloat16)
     return [
         expect_error("cpu tensor", tilec.ArgumentError,
                      lambda: tilec.gemm(a.cpu(), b, artifacts=artifacts)),
@@ -149,8 +192,8 @@ def argument_checks(artifacts):
                      lambda: tilec.gemm(a, padded(32, 64, torch.bfloat16), artifacts=artifacts)),
         expect_error("f32 inputs", tilec.DTypeError,
                      lambda: tilec.gemm(a.float(), b.float(), artifacts=artifacts)),
-        expect_error("attention", tilec.LoweringNotAvailableError,
-                     lambda: tilec.attention(q, q, q, causal=True)),
+        expect_error("attention head_dim 96", tilec.ArgumentError,
+                     lambda: tilec.attention(q96, q96, q96, artifacts=artifacts)),
     ]
 
 
@@ -321,6 +364,16 @@ def main():
               "artifacts": manifest, "cases": [], "errors": []}
     for chip, kernels in manifest["kernels"].items():
         for entry in kernels:
+            if entry["variant"].get("attention"):
+                for shape in ATTENTION_SHAPES:
+                    try:
+                        record["cases"].append(run_attention_case(
+                            chip, entry["variant"], shape, artifacts))
+                    except Exception as e:  # noqa: BLE001 - record and go on
+                        record["cases"].append({"chip": chip, "kernel": entry["name"],
+                                                "shape": list(shape), "ok": False,
+                                                "error": f"{type(e).__name__}: {e}"[:500]})
+                continue
             for shape in SHAPES:
                 try:
                     record["cases"].append(run_case(chip, entry["variant"], shape, artifacts))

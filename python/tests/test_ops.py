@@ -355,12 +355,19 @@ def test_cubin_runs_on():
     assert not artifacts.cubin_runs_on("garbage", (9, 0))
 
 
-def test_attention_is_not_available(launches):
+def test_attention_refuses_unsupported_layouts(launches):
+    """Head dims other than 64/128, K/V heads not dividing Q's, and tensors
+    not contiguous in their last two dimensions are refused before any
+    compile or launch."""
     q = FakeTensor((2, 4, 128, 64))
-    with pytest.raises(tilec.LoweringNotAvailableError,
-                       match="tile.attention cannot be compiled yet") as info:
-        tilec.attention(q, q, q, causal=True)
-    assert isinstance(info.value, NotImplementedError)
+    with pytest.raises(tilec.ArgumentError, match="head_dim must be 64 or 128, got 96"):
+        tilec.attention(FakeTensor((2, 4, 8, 96)), FakeTensor((2, 4, 8, 96)),
+                        FakeTensor((2, 4, 8, 96)))
+    with pytest.raises(tilec.ArgumentError, match="k heads dividing q heads"):
+        tilec.attention(q, FakeTensor((2, 3, 128, 64)), FakeTensor((2, 3, 128, 64)))
+    strided = FakeTensor((2, 4, 128, 64), strides=(4 * 128 * 128, 128 * 128, 128, 1))
+    with pytest.raises(tilec.ArgumentError, match="contiguous in its last two dimensions"):
+        tilec.attention(q, strided, q)
     assert launches == []
 
 

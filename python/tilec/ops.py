@@ -28,7 +28,8 @@ import threading
 
 from . import artifacts as _artifacts
 from .errors import ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError
-from .kernels import gemm_config_suffix, gemm_name, gemm_shape_config, gemm_source
+from .kernels import (attention_name, attention_source, gemm_config_suffix, gemm_name,
+                      gemm_shape_config, gemm_source)
 from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, _parse_device, describe, dtype_name
 
 __all__ = ["gemm", "attention", "device_chip", "chip_for_capability", "clear_kernel_memo",
@@ -695,20 +696,22 @@ def _cubin_arch_for(chip, device_index):
     return f"sm_{capability[0]}{capability[1]}"
 
 
-def attention(q, k, v, *, causal=False, scale=None, out=None, chip=None, artifacts=None):
-    """Scaled dot-product attention ``softmax(q @ k^T * scale [+ causal
-    mask]) @ v`` over ``[batch, heads, seq, head_dim]`` tensors.
+def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, artifacts=None):
+    """Scaled dot-product attention ``softmax(q @ k^T / sqrt(head_dim) [+
+    causal mask]) @ v`` over ``[batch, heads, seq, head_dim]`` tensors
+    (``tile.attention``: FlashAttention-2 forward).
 
-    Not available yet: the tile dialect has the ``tile.attention`` op, but
-    the compiler cannot lower it (``tile-expand-named-ops`` expands
-    ``tile.gemm`` only), so there is no kernel to run. The arguments are
-    checked, then :class:`LoweringNotAvailableError` (a
-    ``NotImplementedError``) is raised; nothing is computed.
+    ``k``/``v`` may have fewer heads than ``q`` (grouped-query attention;
+    they must divide q's) and another sequence length; ``causal`` aligns the
+    mask bottom-right as FlashAttention does (query i sees keys j <= i +
+    Sk - Sq). Head dims 64 and 128; each tensor contiguous in its last two
+    dimensions. Returns the output (and the natural-log log-sum-exp of each
+    row, f32 [batch, heads, seq_q], with ``return_lse``).
     """
     op = "tilec.attention"
     Q, K, V = describe(q, "q"), describe(k, "k"), describe(v, "v")
     infos = [Q, K, V] + ([describe(out, "out")] if out is not None else [])
-    _check_device(op, infos)
+    device_index = _check_device(op, infos)
     for t in (Q, K, V):
         if t.ndim != 4:
             raise ArgumentError(f"{op}: {t.name} must be [batch, heads, seq, head_dim], got "
@@ -718,11 +721,56 @@ def attention(q, k, v, *, causal=False, scale=None, out=None, chip=None, artifac
     if not Q.dtype == K.dtype == V.dtype:
         raise DTypeError(f"{op}: q, k and v must share a dtype, got {Q.dtype}, {K.dtype}, "
                          f"{V.dtype}")
-    if K.shape != V.shape or Q.shape[:2] != K.shape[:2] or Q.shape[3] != K.shape[3]:
+    b, h, sq, d = Q.shape
+    hk, sk = K.shape[1], K.shape[2]
+    if (K.shape != V.shape or K.shape[0] != b or K.shape[3] != d or hk == 0
+            or h % hk):
         raise ArgumentError(f"{op}: incompatible shapes q {list(Q.shape)}, k {list(K.shape)}, "
-                            f"v {list(V.shape)}")
-    raise LoweringNotAvailableError(
-        f"{op}: tile.attention cannot be compiled yet -- the tilec compiler has no lowering "
-        f"for it (tile-expand-named-ops expands tile.gemm only), so no attention kernel "
-        f"exists and nothing was computed. Use "
-        f"torch.nn.functional.scaled_dot_product_attention until it lands.")
+                            f"v {list(V.shape)} (k and v alike, same batch and head_dim, "
+                            f"k heads dividing q heads)")
+    if d not in (64, 128):
+        raise ArgumentError(f"{op}: head_dim must be 64 or 128, got {d}")
+    for t in (Q, K, V):
+        if t.strides[3] != 1 or (t.shape[2] > 1 and t.strides[2] != d):
+            raise ArgumentError(f"{op}: {t.name} must be contiguous in its last two dimensions "
+                                f"(strides [..., {d}, 1]), got strides {list(t.strides)}")
+    if Q.kind != "torch":
+        raise ArgumentError(f"{op}: expects torch tensors, got {Q.kind}")
+    import torch
+    if out is None:
+        out = torch.empty((b, h, sq, d), dtype=q.dtype, device=q.device)
+    O = describe(out, "out")
+    if O.shape != Q.shape or O.dtype != Q.dtype or O.strides[3] != 1 or (
+            sq > 1 and O.strides[2] != d):
+        raise ArgumentError(f"{op}: out must be like q ({list(Q.shape)}, {Q.dtype}, contiguous "
+                            f"in its last two dimensions)")
+    if O.strides[:2] != Q.strides[:2]:
+        out_c = torch.empty_like(q)
+        result = attention(q, k, v, causal=causal, out=out_c, return_lse=return_lse,
+                           chip=chip, artifacts=artifacts)
+        out.copy_(out_c)
+        return (out, result[1]) if return_lse else out
+    lse = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
+    if min(b, h, sq) == 0:
+        return (out, lse) if return_lse else out
+    if chip is None:
+        chip, cubin_arch = device_chip(device_index)
+    else:
+        cubin_arch = _cubin_arch_for(chip, device_index)
+    directory = artifacts if artifacts is not None else _artifacts.default_directory()
+    name = attention_name(Q.dtype, d, causal)
+    launcher, meta = _resolve(op, name, lambda: attention_source(Q.dtype, d, causal)[1],
+                              chip, cubin_arch, directory, device_index)
+    values = {"Q": Q, "K": K, "V": V, "O": O, "LSE": describe(lse, "lse"), "B": b, "H": h,
+              "HK": hk, "SQ": sq, "SK": sk, "q_batch": Q.strides[0], "q_head": Q.strides[1],
+              "kv_batch": K.strides[0], "kv_head": K.strides[1], "lse_batch": h * sq}
+    if (V.strides[0], V.strides[1]) != (K.strides[0], K.strides[1]):
+        raise ArgumentError(f"{op}: k and v must have the same strides, got "
+                            f"{list(K.strides)} and {list(V.strides)}")
+    described = {"Q": "q", "K": "k", "V": "v", "O": "out", "LSE": "lse",
+                 "kv_batch": "k.stride(0)", "kv_head": "k.stride(1)"}
+    _check_metadata(op, meta, values, described)
+    args = [values[p["name"]] for p in meta["params"]]
+    args = [v.ptr if isinstance(v, TensorInfo) else v for v in args]
+    _launch(launcher, args, Q.kind, device_index)
+    return (out, lse) if return_lse else out
