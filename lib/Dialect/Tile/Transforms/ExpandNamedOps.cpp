@@ -86,6 +86,19 @@ static Value splatF32(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape,
       b, type, DenseElementsAttr::get(type, b.getF32FloatAttr(v)));
 }
 
+/// The 1-D tile `vec` repeated into a 2-D tile of `shape`: inserted as
+/// dimension `axis` (0: a row repeated down the rows, 1: a column repeated
+/// across the columns).
+static Value broadcastAlong(ImplicitLocOpBuilder &b, Value vec, unsigned axis,
+                            ArrayRef<int64_t> shape) {
+  Type et = cast<RankedTensorType>(vec.getType()).getElementType();
+  SmallVector<int64_t> expanded(shape);
+  expanded[axis] = 1;
+  Value e = ExpandDimsOp::create(b, RankedTensorType::get(expanded, et), vec,
+                                 b.getI32IntegerAttr(axis));
+  return BroadcastOp::create(b, RankedTensorType::get(shape, et), e);
+}
+
 /// Marks kernel parameter `v` (if it is one) with an alignment fact the
 /// expanded code relies on.
 static void requireParam(KernelOp kernel, Value v, StringRef name,
@@ -96,6 +109,23 @@ static void requireParam(KernelOp kernel, Value v, StringRef name,
   kernel.setArgAttr(arg.getArgNumber(), name,
                     IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
                                      value));
+}
+
+/// Elements of `t` in 16 bytes: the chunk cp.async and TMA copy.
+static int64_t getChunkElems(Type t) {
+  return 16 / std::max(1u, t.getIntOrFloatBitWidth() / 8);
+}
+
+/// Records what 16-byte chunk copies of `view` (made by tile.make_view)
+/// assume: a 16-byte aligned base and strides in whole chunks. Runtimes
+/// check these before launching.
+static void requireChunkAligned(KernelOp kernel, Value view) {
+  auto make = view.getDefiningOp<MakeViewOp>();
+  int64_t chunk = getChunkElems(make.getViewType().getElementType());
+  requireParam(kernel, make.getBase(), "tile.align", 16);
+  for (unsigned d = 0, e = make.getViewType().getRank(); d < e; ++d)
+    if (auto stride = dyn_cast<Value>(make.getMixedStride(d)))
+      requireParam(kernel, stride, "tile.divisibility", chunk);
 }
 
 /// The kernel must consist of views, constants, the named op and the return.
@@ -219,11 +249,7 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
     if (!biasType.isF32())
       tb = arith::ExtFOp::create(
           b, RankedTensorType::get({c.blockN}, b.getF32Type()), tb);
-    Value tb2 = ExpandDimsOp::create(
-        b, RankedTensorType::get({1, c.blockN}, b.getF32Type()), tb,
-        b.getI32IntegerAttr(0));
-    Value tbb = BroadcastOp::create(b, accType, tb2);
-    acc = arith::AddFOp::create(b, acc, tbb);
+    acc = arith::AddFOp::create(b, acc, broadcastAlong(b, tb, 0, accShape));
   }
   acc = applyActivation(b, acc, op.getActivation(), accShape);
   Value out = outType.isF32() ? acc : arith::TruncFOp::create(b, cTile, acc);
@@ -479,8 +505,7 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   // (runtimes dispatch other N to a tma_store = 0 variant).
   GemmConfig hopper = c;
   if (c.tmaStore) {
-    Type outType = op.getC().getType().getElementType();
-    int64_t chunk = 16 / std::max(1u, outType.getIntOrFloatBitWidth() / 8);
+    int64_t chunk = getChunkElems(op.getC().getType().getElementType());
     APInt value;
     if (matchPattern(N, m_ConstantInt(&value))) {
       if (value.getSExtValue() % chunk != 0) {
@@ -494,21 +519,11 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
     }
   }
 
-  // cp.async and TMA copy 16-byte chunks: aligned pointers, strides in
-  // multiples of 16 bytes. Runtimes check these before launching.
-  // So does the TMA store of C.
-  SmallVector<Value> aligned = {a, bv};
+  // cp.async and TMA load (and the TMA store of C) copy 16-byte chunks.
+  requireChunkAligned(kernel, a);
+  requireChunkAligned(kernel, bv);
   if (hopper.tmaStore)
-    aligned.push_back(cv);
-  for (Value view : aligned) {
-    auto make = view.getDefiningOp<MakeViewOp>();
-    int64_t vecElems =
-        16 / std::max(1u, make.getType().getElementType().getIntOrFloatBitWidth() / 8);
-    requireParam(kernel, make.getBase(), "tile.align", 16);
-    for (unsigned d = 0; d < 2; ++d)
-      if (auto s = dyn_cast<Value>(make.getMixedStride(d)))
-        requireParam(kernel, s, "tile.divisibility", vecElems);
-  }
+    requireChunkAligned(kernel, cv);
 
   if (c.warpSpecialize) {
     kernel.setPersistent(true);
@@ -629,10 +644,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   Value shift = arith::SubIOp::create(b, sk, sq);
   Value qLimit = arith::AddIOp::create(
       b, qi, SplatOp::create(b, RankedTensorType::get({bm}, i32), shift));
-  Value qLimitB = BroadcastOp::create(
-      b, RankedTensorType::get({bm, bn}, i32),
-      ExpandDimsOp::create(b, RankedTensorType::get({bm, 1}, i32), qLimit,
-                           b.getI32IntegerAttr(1)));
+  Value qLimitB = broadcastAlong(b, qLimit, 1, {bm, bn});
   Value skB = SplatOp::create(b, RankedTensorType::get({bm, bn}, i32), sk);
   Value end = sk;
   if (op.getCausal()) {
@@ -655,17 +667,10 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   Value kT = pipelined ? MakeViewOp::create(b, ktType, kMake.getBase(),
                                            kMake.getSizes(), kMake.getStrides())
                        : Value();
-  // The cp.async ring copies 16-byte chunks of K and V: aligned bases and
-  // strides (runtimes check them before launching).
-  int64_t vecElems = 16 / std::max(1u, et.getIntOrFloatBitWidth() / 8);
-  for (Value view : {k, v}) {
-    if (!pipelined)
-      break;
-    auto make = view.getDefiningOp<MakeViewOp>();
-    requireParam(kernel, make.getBase(), "tile.align", 16);
-    for (unsigned dim = 0; dim < 4; ++dim)
-      if (auto stride = dyn_cast<Value>(make.getMixedStride(dim)))
-        requireParam(kernel, stride, "tile.divisibility", vecElems);
+  // The cp.async ring copies 16-byte chunks of K and V.
+  if (pipelined) {
+    requireChunkAligned(kernel, k);
+    requireChunkAligned(kernel, v);
   }
   Value scaleT = splat(sType, qkScale);
   Value ninf = splat(sType, -INFINITY);
@@ -697,10 +702,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
         // Mask keys past Sk and, with causal, past each query's limit.
         Value kj = arith::AddIOp::create(
             lb, colsI, SplatOp::create(lb, RankedTensorType::get({bn}, i32), n));
-        Value kjB = BroadcastOp::create(
-            lb, RankedTensorType::get({bm, bn}, i32),
-            ExpandDimsOp::create(lb, RankedTensorType::get({1, bn}, i32), kj,
-                                 lb.getI32IntegerAttr(0)));
+        Value kjB = broadcastAlong(lb, kj, 0, {bm, bn});
         Value keep =
             arith::CmpIOp::create(lb, arith::CmpIPredicate::slt, kjB, skB);
         if (op.getCausal())
@@ -715,18 +717,12 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                                             splat(rowType, -INFINITY));
         Value mUse = arith::SelectOp::create(lb, noKey, splat(rowType, 0.0), mNew);
         Value alpha = math::Exp2Op::create(lb, arith::SubFOp::create(lb, mi, mUse));
-        Value mB = BroadcastOp::create(
-            lb, sType,
-            ExpandDimsOp::create(lb, RankedTensorType::get({bm, 1}, f32), mUse,
-                                 lb.getI32IntegerAttr(1)));
+        Value mB = broadcastAlong(lb, mUse, 1, {bm, bn});
         Value p = math::Exp2Op::create(lb, arith::SubFOp::create(lb, sc, mB));
         Value rowSum = ReduceOp::create(lb, rowType, ReduceKind::Sum, p, 1);
         Value lNew = arith::AddFOp::create(
             lb, arith::MulFOp::create(lb, li, alpha), rowSum);
-        Value alphaB = BroadcastOp::create(
-            lb, accType,
-            ExpandDimsOp::create(lb, RankedTensorType::get({bm, 1}, f32), alpha,
-                                 lb.getI32IntegerAttr(1)));
+        Value alphaB = broadcastAlong(lb, alpha, 1, {bm, d});
         Value scaled = arith::MulFOp::create(lb, acc, alphaB);
         Value pLow = arith::TruncFOp::create(
             lb, RankedTensorType::get({bm, bn}, et), p);
@@ -740,10 +736,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l,
                                       splat(rowType, 0.0));
   Value lSafe = arith::SelectOp::create(b, empty, splat(rowType, 1.0), l);
-  Value lB = BroadcastOp::create(
-      b, accType,
-      ExpandDimsOp::create(b, RankedTensorType::get({bm, 1}, f32), lSafe,
-                           b.getI32IntegerAttr(1)));
+  Value lB = broadcastAlong(b, lSafe, 1, {bm, d});
   Value out = arith::DivFOp::create(b, acc, lB);
   out = arith::TruncFOp::create(b, RankedTensorType::get({bm, d}, et), out);
   StoreOp::create(b, out, o, ValueRange{bi, h, m0, zero}, Value());
