@@ -160,6 +160,17 @@ Status Kernel::validate(ArgList args) const {
 
 /// Loads `spec`'s module from `cubin` into the current context and computes
 /// what launches need from it.
+/// The launch attribute giving `spec`'s cluster dimensions.
+static CUlaunchAttribute getClusterAttribute(const KernelSpec &spec) {
+  CUlaunchAttribute attr;
+  std::memset(&attr, 0, sizeof(attr));
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = spec.cluster[0];
+  attr.value.clusterDim.y = spec.cluster[1];
+  attr.value.clusterDim.z = spec.cluster[2];
+  return attr;
+}
+
 static StatusOr<Kernel::ModuleInfo> loadInto(const KernelSpec &spec,
                                              const std::string &cubin) {
   Kernel::ModuleInfo info;
@@ -209,12 +220,7 @@ static StatusOr<Kernel::ModuleInfo> loadInto(const KernelSpec &spec,
     info.residentPrograms = static_cast<unsigned>(std::max(1, perSm) * sms);
     return info;
   }
-  CUlaunchAttribute attr;
-  std::memset(&attr, 0, sizeof(attr));
-  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr.value.clusterDim.x = spec.cluster[0];
-  attr.value.clusterDim.y = spec.cluster[1];
-  attr.value.clusterDim.z = spec.cluster[2];
+  CUlaunchAttribute attr = getClusterAttribute(spec);
   CUlaunchConfig config;
   std::memset(&config, 0, sizeof(config));
   config.gridDimX = spec.cluster[0];
@@ -355,12 +361,7 @@ Status Kernel::launch(ArgList args, CUstream stream) {
   for (size_t i = 0; i < spec.tensorMaps.size(); ++i)
     scratch.params[spec.tensorMaps[i].position] = &scratch.maps[i];
 
-  CUlaunchAttribute attr;
-  std::memset(&attr, 0, sizeof(attr));
-  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr.value.clusterDim.x = spec.cluster[0];
-  attr.value.clusterDim.y = spec.cluster[1];
-  attr.value.clusterDim.z = spec.cluster[2];
+  CUlaunchAttribute attr = getClusterAttribute(spec);
   CUlaunchConfig config;
   std::memset(&config, 0, sizeof(config));
   config.gridDimX = static_cast<unsigned>(grid[0]);
