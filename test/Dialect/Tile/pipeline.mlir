@@ -25,13 +25,17 @@
 // CHECK: tile.async_wait 1
 // CHECK: tile.barrier
 // CHECK: tile.local_load %[[BA]][%{{.*}}] : !tile.smem<3x64x32xbf16, #[[$SA]]> -> tensor<64x16xbf16, #dot_op>
+// The second step's operands are fetched first; the copies for the stage
+// S - 1 ahead go after the first step's mma, before the stage's wait.
 // CHECK: scf.for
-// CHECK:   tile.async_copy {{.*}} unchecked
-// CHECK:   tile.async_commit
+// CHECK-NOT: tile.async_copy
 // CHECK:   tile.local_load %[[BA]][%{{.*}}] offsets [0, 16]
 // CHECK:   tile.local_load %[[BB]][%{{.*}}] offsets [16, 0]
 // CHECK:   tile.dot {{.*}} : tensor<64x16xbf16, #dot_op>, tensor<16x128xbf16, #dot_op1>
-// CHECK:   tile.async_wait 1
+// CHECK-NEXT: scf.if
+// CHECK-COUNT-2: tile.async_copy {{.*}} unchecked
+// CHECK:   tile.async_commit
+// CHECK-NEXT: tile.async_wait 1
 // CHECK:   tile.barrier
 // CHECK:   tile.local_load %[[BA]]
 // CHECK:   tile.dot
