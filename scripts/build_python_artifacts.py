@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Precompiles the GEMM kernels that scripts/python_check.py runs, through the
+"""Precompiles the GEMM and attention kernels that scripts/python_check.py runs, through the
 Python package (tilec.compile -> libtilec-c.so), into an artifacts directory
 laid out as tilec.gemm expects on a machine without the compiler:
 
@@ -58,10 +58,14 @@ def main():
         for variant, config in [(v, c) for v in VARIANTS for c in CONFIGS[chip]]:
             name = gemm_name(**variant) + gemm_config_suffix(config)
             jobs.append((variant, gemm_source(**variant, config=config, name=name)))
-        for head_dim in (64, 128):  # tilec.attention's kernels
-            for causal in (False, True):
-                variant = {"attention": True, "head_dim": head_dim, "causal": causal}
-                jobs.append((variant, attention_source(head_dim=head_dim, causal=causal)))
+        # tilec.attention's kernels: bf16 for torch, f16 too (CuPy has no bf16).
+        for dtype in ("bf16", "f16"):
+            for head_dim in (64, 128):
+                for causal in (False, True):
+                    variant = {"attention": True, "dtype": dtype, "head_dim": head_dim,
+                               "causal": causal}
+                    jobs.append((variant, attention_source(dtype=dtype, head_dim=head_dim,
+                                                           causal=causal)))
         for variant, (name, source) in jobs:
             start = time.perf_counter()
             try:

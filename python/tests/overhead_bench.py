@@ -11,6 +11,15 @@ and an sm_90a-style one (3 tensor maps, persistent grid):
   * ``gemm``: ``tilec.gemm(a, b, out=out)`` (precompiled artifacts);
   * ``gemm_alloc``: ``tilec.gemm(a, b)`` (allocates out).
 
+and for a [2, 8, 512, 128] bf16 ``tilec.attention`` (the attention kernel's
+metadata has no tensor maps on either chip):
+
+  * ``attention_raw``: the floor as above, for the attention kernel;
+  * ``attention``: ``tilec.attention(q, k, v, out=out)``;
+  * ``attention_alloc``: ``tilec.attention(q, k, v)`` (allocates out);
+  * ``attention_lse``: ``tilec.attention(q, k, v, out=out, return_lse=True)``
+    (allocates the lse).
+
 The GPU-side counterpart is scripts/python_check.py (real driver, GPU kept
 busy so that only enqueueing is timed).
 
@@ -55,6 +64,56 @@ def gemm_meta(name, chip):
     return meta
 
 
+def attention_meta(name, chip, head_dim=128):
+    """Metadata shaped like the compiler's for tile.attention (bf16)."""
+    pointers = [{"name": n, "kind": "pointer", "dtype": "bf16"} for n in "QKVO"]
+    pointers.append({"name": "LSE", "kind": "pointer", "dtype": "f32"})
+    if chip == "sm_80":  # K/V go through cp.async: 16-byte chunks
+        pointers[1]["align"] = pointers[2]["align"] = 16
+    scalars = [{"name": n, "kind": "scalar", "dtype": "i32"}
+               for n in ("B", "H", "HK", "SQ", "SK", "q_batch", "q_head", "kv_batch", "kv_head",
+                         "lse_batch")]
+    if chip == "sm_80":
+        scalars[7]["divisibility"] = scalars[8]["divisibility"] = 8
+    return {"kernel": name, "chip": chip, "cluster": [1, 1, 1], "params": pointers + scalars,
+            "block": [256, 1, 1], "grid": ["ceildiv(SQ, 128)", "H", "B"],
+            "cubin_arch": "sm_90a" if chip == "sm_90a" else "sm_90",
+            "smem_bytes": 98816 if chip == "sm_80" else 33280, "persistent": False,
+            "tensor_maps": [], "tilec_version": "0.1.0"}
+
+
+def write_kernel(artifacts, chip, name, meta, source):
+    """A (fake) precompiled kernel as build_python_artifacts.py writes it."""
+    os.makedirs(os.path.join(artifacts, chip), exist_ok=True)
+    base = os.path.join(artifacts, chip, name)
+    with open(base + ".json", "w") as f:
+        json.dump(meta, f)
+    with open(base + ".cubin", "wb") as f:
+        f.write(b"\x7fELF fake cubin")
+    with open(base + ".source.mlir", "w") as f:
+        f.write(source)
+    return base
+
+
+def raw_launcher(driver, kernel, values, grid):
+    """The floor: ``kernel``'s function launched through the binding with
+    ``values`` (pointers and i32 scalars) packed once."""
+    function = kernel._load()
+    holders = [ctypes.c_uint64(v) if p["kind"] == "pointer" else ctypes.c_int32(v)
+               for p, v in zip(kernel.params, values)]
+    pointers = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h) for h in holders])
+    address = ctypes.addressof(pointers)
+    stream = driver.CUstream(0x5000)
+    launch = driver.cuLaunchKernel
+    block = kernel._block
+
+    def raw():
+        launch(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], 1024, stream,
+               address, 0)
+    raw.holders = (holders, pointers)
+    return raw
+
+
 def per_call_us(fn, calls, rounds):
     """Median and minimum over ``rounds`` of microseconds per call."""
     for _ in range(min(calls, 200)):
@@ -83,15 +142,7 @@ def run(calls=20000, rounds=7, shape=(256, 256, 256)):
                 config = kernels.gemm_shape_config(m, n, k, chip)
                 name = kernels.gemm_name() + kernels.gemm_config_suffix(config)
                 _, source = kernels.gemm_source(config=config, name=name)
-                meta = gemm_meta(name, chip)
-                os.makedirs(os.path.join(artifacts, chip))
-                base = os.path.join(artifacts, chip, name)
-                with open(base + ".json", "w") as f:
-                    json.dump(meta, f)
-                with open(base + ".cubin", "wb") as f:
-                    f.write(b"\x7fELF fake cubin")
-                with open(base + ".source.mlir", "w") as f:
-                    f.write(source)
+                base = write_kernel(artifacts, chip, name, gemm_meta(name, chip), source)
 
                 a = fake_cuda.tensor((m, k))
                 b = fake_cuda.tensor((k, n))
@@ -99,19 +150,8 @@ def run(calls=20000, rounds=7, shape=(256, 256, 256)):
                 kernel = runtime.Kernel(base + ".json")
                 args = (a, b, out, m, n, k, k, n, n)
                 kernel(*args)
-
-                # The floor: the binding called with arguments packed once.
-                function = kernel._load()
-                holders = [ctypes.c_uint64(t.data_ptr()) for t in (a, b, out)]
-                holders += [ctypes.c_int32(v) for v in args[3:]]
-                pointers = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h)
-                                                              for h in holders])
-                address = ctypes.addressof(pointers)
-                stream = driver.CUstream(0x5000)
-                launch = driver.cuLaunchKernel
-
-                def raw():
-                    launch(function, 4, 1, 1, 384, 1, 1, 1024, stream, address, 0)
+                raw = raw_launcher(driver, kernel, [a.data_ptr(), b.data_ptr(), out.data_ptr()]
+                                   + list(args[3:]), (4, 1, 1))
 
                 def gemm():
                     tilec.gemm(a, b, out=out, chip=chip, artifacts=artifacts)
@@ -127,6 +167,32 @@ def run(calls=20000, rounds=7, shape=(256, 256, 256)):
                     row[label + "_min_us"] = round(best, 3)
                 row["gemm_over_raw_us"] = round(row["gemm_us"] - row["raw_us"], 3)
                 row["kernel_call_over_raw_us"] = round(row["kernel_call_us"] - row["raw_us"], 3)
+
+                # tilec.attention on the same chip.
+                batch, heads, seq, dim = 2, 8, 512, 128
+                name, source = kernels.attention_source(head_dim=dim)
+                base = write_kernel(artifacts, chip, name, attention_meta(name, chip), source)
+                q, k_, v, o = (fake_cuda.tensor((batch, heads, seq, dim)) for _ in range(4))
+                lse = fake_cuda.tensor((batch, heads, seq), "float32")
+                kernel = runtime.Kernel(base + ".json")
+                stride = heads * seq * dim
+                values = [t.data_ptr() for t in (q, k_, v, o, lse)] + [
+                    batch, heads, heads, seq, seq, stride, seq * dim, stride, seq * dim,
+                    heads * seq]
+                raw = raw_launcher(driver, kernel, values, (seq // 128, heads, batch))
+                for label, fn in (
+                        ("attention_raw", raw),
+                        ("attention", lambda: tilec.attention(q, k_, v, out=o, chip=chip,
+                                                              artifacts=artifacts)),
+                        ("attention_alloc", lambda: tilec.attention(q, k_, v, chip=chip,
+                                                                    artifacts=artifacts)),
+                        ("attention_lse", lambda: tilec.attention(
+                            q, k_, v, out=o, return_lse=True, chip=chip, artifacts=artifacts))):
+                    median, best = per_call_us(fn, calls, rounds)
+                    row[label + "_us"] = round(median, 3)
+                    row[label + "_min_us"] = round(best, 3)
+                row["attention_over_raw_us"] = round(row["attention_us"] - row["attention_raw_us"],
+                                                     3)
                 results[chip] = row
             ops.clear_kernel_memo()
         return results
@@ -155,6 +221,9 @@ def main():
         print(f"{chip:7s} raw {r['raw_us']:6.2f}  Kernel.__call__ {r['kernel_call_us']:6.2f}  "
               f"tilec.gemm {r['gemm_us']:6.2f}  (alloc out {r['gemm_alloc_us']:6.2f})  "
               f"gemm - raw {r['gemm_over_raw_us']:6.2f}")
+        print(f"{'':7s} raw {r['attention_raw_us']:6.2f}  tilec.attention {r['attention_us']:6.2f}  "
+              f"(alloc out {r['attention_alloc_us']:6.2f}, lse {r['attention_lse_us']:6.2f})  "
+              f"attention - raw {r['attention_over_raw_us']:6.2f}")
 
 
 if __name__ == "__main__":

@@ -272,7 +272,7 @@ def test_gemm_still_checks_after_cached_calls(fakes, artifacts_dir):
     where = dict(chip="sm_90a", artifacts=artifacts_dir.path)
     a, b, c = operands()
     tilec.gemm(a, b, out=c, **where)
-    assert len(ops._plans) == 1 and len(driver.launches) == 1
+    assert len(ops._tls.plans) == 1 and len(driver.launches) == 1
     with pytest.raises(tilec.ArgumentError, match=r"a must be 16-byte aligned.*offset 2 bytes"):
         tilec.gemm(operands(a_offset=2)[0], b, out=c, **where)
     with pytest.raises(tilec.ArgumentError, match=r"the row stride of a \(a.stride\(0\)\) = 130 "

@@ -78,18 +78,25 @@ def write_artifact(directory, name, source, meta, chip="sm_90a"):
 
 @pytest.fixture
 def launches(monkeypatch):
-    """Replaces the GPU launch and device query; records launch arguments."""
+    """Replaces the GPU launch, allocation and device query; records launch
+    arguments. No plans are made (they need the runtime): every call goes
+    through the checked path and ops._launch."""
     calls = []
     monkeypatch.setattr(ops, "device_capability", lambda index=None: (9, 0))
     monkeypatch.setattr(ops, "_launch",
                         lambda launcher, args, first, device: calls.append((launcher, args)))
-    def allocate(like, shape, dtype, row_quantum=1):
-        rows, cols = shape
-        ld = -(-cols // row_quantum) * row_quantum if rows > 1 else cols
-        return FakeTensor(shape, {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}[dtype],
-                          strides=(ld, 1))
+    monkeypatch.setattr(ops, "_make_plan", lambda *args, **kwargs: None)
 
-    monkeypatch.setattr(ops, "_allocate", allocate)
+    def allocate(like, shape, dtype, row_quantum=1):
+        strides = None
+        if len(shape) == 2:
+            rows, cols = shape
+            strides = (-(-cols // row_quantum) * row_quantum if rows > 1 else cols, 1)
+        return FakeTensor(shape, {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}[dtype],
+                          strides=strides)
+
+    monkeypatch.setattr(ops, "_allocator",
+                        lambda *args, **kwargs: lambda: allocate(*args, **kwargs))
     return calls
 
 

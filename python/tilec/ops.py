@@ -1,36 +1,40 @@
 """``tilec.gemm`` and ``tilec.attention`` on torch / CuPy / DLPack tensors.
 
 A call describes its tensors (:mod:`tilec.tensors`), checks them, picks the
-kernel variant (dtype, B layout, epilogue), finds its cubin -- precompiled in
-``artifacts=`` / ``$TILEC_ARTIFACTS``, else compiled through
-``libtilec-c.so`` and the on-disk cache -- checks the values against what the
-kernel's metadata requires (alignment, divisibility, TMA strides) and
-launches it on the current stream through :mod:`tilec.runtime`. Resolved
-kernels are memoized per process, so after the first call a launch costs
-only the checks and the driver call.
+kernel variant (dtype, B layout, epilogue, head dim, causal), finds its
+cubin -- precompiled in ``artifacts=`` / ``$TILEC_ARTIFACTS``, else compiled
+through ``libtilec-c.so`` and the on-disk cache -- checks the values against
+what the kernel's metadata requires (alignment, divisibility, TMA strides)
+and launches it through :mod:`tilec.runtime` on the current stream of the
+library the tensors come from (CuPy's for CuPy arrays, else torch's).
+Resolved kernels are memoized per process.
 
-The per-call path: torch tensors (anything with ``data_ptr()``,
-``stride()``, ``shape``, ``dtype`` and ``device``) are read attribute by
-attribute, and what depends only on dtypes, devices, epilogue flags, chip
-and artifacts directory -- the dtype and device checks, the chip, the
-variant -- is worked out once and memoized as a plan. A call then checks
-shapes and strides with integer operations, picks the shape-class
-configuration (memoized per shape) and the kernel (memoized per plan, B
-layout and configuration), and runs the kernel's metadata requirements
-(alignment, divisibility, TMA strides) as one generated expression over the
-launch values. Anything this path does not accept -- other tensor kinds,
-explicit ``config=``, empty problems, and every invalid argument -- goes
-through the full checks (:func:`_gemm_checked`), which raise the errors.
+Each op has one checked path (:func:`_gemm_checked`,
+:func:`_attention_checked`) that does all of the above and raises the
+errors. For torch tensors, a call first looks for a *plan*: a checked call
+worked out for the same tensor metadata -- shapes, strides, dtypes, devices
+-- and the same flags, chip and artifacts directory, holding the kernel's
+:class:`tilec.runtime.PreparedLaunch` (grid, function handle, parameters
+packed once). Everything the checks derive is a function of that key,
+except what depends on data pointers (alignment, tensor maps) and float
+scalars: a plan compares those with the ones it was last packed with and,
+when they differ, checks the alignments again and re-packs (tensor maps come
+from the kernel's cache keyed by pointer, sizes and strides). So a hit never
+launches with stale values, and a call that repeats costs reading the
+tensors' attributes, one dictionary lookup and ``cuLaunchKernel``. Plans are
+per thread (a prepared launch's buffer is re-packed in place), at most
+``_PLAN_LIMIT`` of them, all dropped by :func:`clear_kernel_memo`.
 """
 
 import os
 import threading
+import weakref
 
 from . import artifacts as _artifacts
 from .errors import ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError
 from .kernels import (attention_name, attention_source, gemm_config_suffix, gemm_name,
                       gemm_shape_config, gemm_source)
-from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, _parse_device, describe, dtype_name
+from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, describe, dtype_name
 
 __all__ = ["gemm", "attention", "device_chip", "chip_for_capability", "clear_kernel_memo",
            "ArgumentError", "DTypeError", "KernelNotAvailableError", "LoweringNotAvailableError"]
@@ -75,22 +79,40 @@ _kernels = {}
 _kernels_lock = threading.Lock()
 
 
-#: Per-call plans of tilec.gemm: (dtypes, devices, flags, chip, directory)
-#: -> _GemmPlan; shape-class configurations: (M, N, K, chip) -> (config,
-#: name suffix).
-_plans = {}
-_shape_configs = {}
-_shape_config_source = None  # the gemm_shape_config _shape_configs came from
-_MEMO_LIMIT = 4096
+#: Plans of the calls each thread made (see the module's doc): a dict per
+#: thread, each reachable from _plan_caches (through a holder that dies with
+#: the thread) for clear_kernel_memo.
+_PLAN_LIMIT = 1024
+
+
+class _PlanCacheHolder:
+    __slots__ = ("plans", "__weakref__")
+
+    def __init__(self, plans):
+        self.plans = plans
+
+
+_plan_caches = weakref.WeakSet()
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.plans = {}
+        self.holder = _PlanCacheHolder(self.plans)
+        with _kernels_lock:
+            _plan_caches.add(self.holder)
+
+
+_tls = _Local()
 
 
 def clear_kernel_memo():
-    """Forgets every resolved kernel and gemm plan (tests; after rebuilding
-    artifacts)."""
+    """Forgets every resolved kernel and every thread's plans (tests; after
+    rebuilding artifacts or changing :func:`tilec.kernels.gemm_shape_config`)."""
     with _kernels_lock:
         _kernels.clear()
-        _plans.clear()
-        _shape_configs.clear()
+        for holder in list(_plan_caches):
+            holder.plans.clear()
 
 
 def _resolve(op, name, make_source, chip, cubin_arch, directory, device_index):
@@ -254,45 +276,162 @@ def _check_metadata(op, meta, values, described):
                     f"{described.get(spec['base'], spec['base'])}")
 
 
+# -- allocating and launching ------------------------------------------------
+
+_torch_devices = {}
+_CUPY_DTYPES = {"f16": "float16", "f32": "float32"}
+
+
+def _allocator(like, shape, dtype, row_quantum=1):
+    """A function allocating an uninitialized ``shape`` tensor of tilec
+    ``dtype`` with the library of ``like`` (anything with ``kind`` and
+    ``device`` as in :class:`TensorInfo`: CuPy for ``"cai"``, else torch) on
+    its device. A matrix's rows are padded to a multiple of ``row_quantum``
+    elements (a view of a wider buffer) when the kernel requires that of the
+    row stride."""
+    shape = tuple(shape)
+    padded = shape
+    if row_quantum > 1 and len(shape) == 2 and shape[0] > 1 and shape[1] % row_quantum:
+        padded = (shape[0], _round_up(shape[1], row_quantum))
+    cols = shape[-1] if shape else 0
+    if like.kind == "cai":
+        import cupy
+        if dtype not in _CUPY_DTYPES:
+            raise DTypeError(f"CuPy has no {TORCH_DTYPES.get(dtype, dtype)}; pass out= (e.g. a "
+                             f"torch tensor)")
+        device, np_dtype = cupy.cuda.Device(like.device[1]), _CUPY_DTYPES[dtype]
+
+        def allocate():
+            with device:
+                buf = cupy.empty(padded, dtype=np_dtype)
+            return buf if padded == shape else buf[:, :cols]
+        return allocate
+    import torch
+    index = like.device[1]
+    device = _torch_devices.get(index)
+    if device is None:
+        device = _torch_devices[index] = torch.device("cuda", index)
+    empty, torch_dtype = torch.empty, getattr(torch, TORCH_DTYPES[dtype])
+    if padded == shape:
+        return lambda: empty(shape, dtype=torch_dtype, device=device)
+    return lambda: empty(padded, dtype=torch_dtype, device=device)[:, :cols]
+
+
+def _allocate(like, shape, dtype, row_quantum=1):
+    """A tensor from :func:`_allocator`."""
+    return _allocator(like, shape, dtype, row_quantum)()
+
+
+def _current_cupy_stream(device_index):
+    """CuPy's current stream on a device (raw handle)."""
+    import cupy
+    with cupy.cuda.Device(device_index):
+        return cupy.cuda.get_current_stream().ptr
+
+
 def _launch(launcher, args, kind, device_index):
     """Launches ``launcher`` (a :class:`tilec.runtime.Kernel`) with launch
     values ``args`` (in parameter order, pointers as integers, all checked)
     on device ``device_index``, on the current stream of the library the
     tensors come from: CuPy's for ``kind == "cai"``, else torch's."""
-    stream = None
-    if kind == "cai":
-        import cupy  # CuPy arrays run on CuPy's current stream
-        stream = cupy.cuda.get_current_stream().ptr
+    stream = _current_cupy_stream(device_index) if kind == "cai" else None
     launcher.launch(args, device=device_index, stream=stream)
 
 
-_torch_devices = {}
+class _Plan:
+    """A checked call prepared for reuse (see the module's doc).
+
+    ``launch``: the :class:`tilec.runtime.PreparedLaunch`; ``values``: its
+    launch values; ``slots`` / ``aligns``: for each per-call value (data
+    pointers, float scalars, in the op's order) its parameter index
+    (``None``: not passed) and the alignment its pointer needs (0: none);
+    ``last``: the per-call values packed now (``None`` while re-packing);
+    ``allocate`` / ``allocate_lse``: what allocates the output / the lse
+    when the call does not pass it; ``scratch``: attention's lse when the
+    caller does not want it, one per stream."""
+
+    __slots__ = ("launch", "env", "index", "values", "slots", "aligns", "last", "allocate",
+                 "allocate_lse", "scratch")
+
+    def bind(self, dyn):
+        """Packs the per-call values ``dyn``; ``False`` (nothing launched)
+        when a pointer breaks an alignment requirement."""
+        for value, align in zip(dyn, self.aligns):
+            if align and value % align:
+                return False
+        values = self.values
+        for slot, value in zip(self.slots, dyn):
+            if slot is not None:
+                values[slot] = value
+        self.last = None  # a failed re-pack must not leave a stale match
+        self.launch.update(values)
+        self.last = dyn
+        return True
+
+    def stream(self):
+        """torch's current stream on the plan's device (raw handle)."""
+        return self.env.current_stream(self.index)
+
+    def lse_scratch(self, stream):
+        """An lse buffer the kernel may write on ``stream`` and nobody reads;
+        allocated on that stream (so that freeing it is ordered after the
+        launches using it) and kept."""
+        lse = self.scratch.get(stream)
+        if lse is None:
+            if len(self.scratch) >= 8:
+                self.scratch.clear()
+            lse = self.scratch[stream] = self.allocate_lse()
+        return lse
 
 
-def _allocate(like, shape, dtype, row_quantum=1):
-    """An uninitialized matrix with the library of ``like`` (anything with
-    ``kind`` and ``device`` as in :class:`TensorInfo`) on its device; rows
-    padded to a multiple of ``row_quantum`` elements (a view of a wider
-    buffer) when the kernel requires that of the row stride."""
-    rows, cols = shape
-    padded = (rows, _round_up(cols, row_quantum)) if rows > 1 and cols % row_quantum else shape
-    if like.kind == "cai":
-        import cupy
-        if dtype == "bf16":
-            raise DTypeError("CuPy has no bfloat16; pass out= (e.g. a torch tensor)")
-        with cupy.cuda.Device(like.device[1]):
-            buf = cupy.empty(padded, dtype={"f16": "float16", "f32": "float32"}[dtype])
-    else:
-        import torch
-        index = like.device[1]
-        device = _torch_devices.get(index)
-        if device is None:
-            device = _torch_devices[index] = torch.device("cuda", index)
-        buf = torch.empty(padded, dtype=getattr(torch, TORCH_DTYPES[dtype]), device=device)
-    return buf if padded == shape else buf[:, :cols]
+def _pointer_aligns(meta):
+    """Alignment each pointer parameter needs (kernel's align, 16 for TMA
+    bases), by name."""
+    aligns = {p["name"]: int(p.get("align") or 0) for p in meta["params"]
+              if p["kind"] == "pointer"}
+    for spec in meta.get("tensor_maps") or []:
+        aligns[spec["base"]] = max(aligns.get(spec["base"], 0), 16)
+    return aligns
 
 
-_SLOW = object()  # _gemm_fast: "take the full checks"
+def _make_plan(key, launcher, meta, args, device_index, names, dyn, allocate=None,
+               allocate_lse=None):
+    """Prepares the checked launch ``args`` (values in parameter order) of
+    ``launcher`` as a plan for ``key`` and stores it in this thread's cache.
+    ``names`` / ``dyn``: the parameter names and values of what may change
+    between calls with that key (data pointers, float scalars)."""
+    positions = {p["name"]: i for i, p in enumerate(meta["params"])}
+    aligns = _pointer_aligns(meta)
+    plan = _Plan()
+    plan.launch = launcher.prepare(args, device_index)
+    plan.env, plan.index = plan.launch.env, plan.launch.device
+    plan.values = list(args)
+    plan.slots = tuple(positions.get(n) for n in names)
+    plan.aligns = tuple(aligns.get(n, 0) for n in names)
+    plan.last = tuple(dyn)
+    plan.allocate, plan.allocate_lse, plan.scratch = allocate, allocate_lse, {}
+    cache = _tls.plans
+    if len(cache) >= _PLAN_LIMIT:
+        cache.clear()
+    cache[key] = plan
+    return plan
+
+
+def _launch_checked(key, launcher, meta, values, kind, device_index, names, **allocators):
+    """Launches a checked call (``values``: parameter name -> value,
+    :class:`TensorInfo` for tensors): through a new plan for ``key`` when
+    there is one (torch tensors), else directly."""
+    args = [values[p["name"]] for p in meta["params"]]
+    args = [v.ptr if isinstance(v, TensorInfo) else v for v in args]
+    if key is not None and kind == "torch":
+        dyn = [values.get(n) for n in names]
+        dyn = tuple(v.ptr if isinstance(v, TensorInfo) else v for v in dyn)
+        plan = _make_plan(key, launcher, meta, args, device_index, names, dyn, **allocators)
+        if plan is not None:
+            plan.launch()
+            return
+    _launch(launcher, args, kind, device_index)
+
 
 # $TILEC_ARTIFACTS is read on every call (a change takes effect at once),
 # straight from os.environ's dict of encoded names and values where CPython
@@ -323,6 +462,19 @@ def _default_directory():
     return value
 
 
+def _chip_and_arch(chip, device_index):
+    """(chip, cubin arch) for an explicit ``chip`` or the device's."""
+    if chip is None:
+        return device_chip(device_index)
+    return chip, _cubin_arch_for(chip, device_index)
+
+
+# -- tilec.gemm -----------------------------------------------------------------
+
+#: What may change between tilec.gemm calls that share a plan.
+_GEMM_DYNAMIC = ("A", "B", "C", "bias", "alpha", "beta")
+
+
 def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, out_dtype=None,
          chip=None, artifacts=None, config=None):
     """``out = activation(alpha * a @ b + beta * out + bias)`` with a tilec
@@ -340,257 +492,41 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     compiler. ``config``: tile configuration overrides (e.g.
     ``{"block_n": 128, "stages": 3}``).
 
-    Runs on the current torch stream (CuPy's for CuPy arrays) and returns
-    ``out``. Invalid arguments raise :class:`ArgumentError` /
+    Tensors: torch, CuPy (``__cuda_array_interface__``) or any DLPack
+    object; an allocated ``out`` is a CuPy array for CuPy inputs, else a
+    torch tensor. Runs on the current torch stream (CuPy's for CuPy arrays)
+    and returns ``out``. Invalid arguments raise :class:`ArgumentError` /
     :class:`DTypeError` before anything is launched.
     """
+    key = None
     if config is None:
-        result = _gemm_fast(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts)
-        if result is not _SLOW:
-            return result
-    return _gemm_checked(a, b, out=out, bias=bias, alpha=alpha, beta=beta, activation=activation,
-                         out_dtype=out_dtype, chip=chip, artifacts=artifacts, config=config)
+        try:  # torch tensors: the plan of this call's metadata (module doc)
+            key = ("gemm", a.shape, a.stride(), a.dtype, a.device,
+                   b.shape, b.stride(), b.dtype, b.device,
+                   None if out is None else (out.shape, out.stride(), out.dtype, out.device),
+                   None if bias is None else (bias.shape, bias.stride(), bias.dtype,
+                                              bias.device),
+                   alpha is None, beta is None, activation, out_dtype, chip,
+                   _default_directory() if artifacts is None else artifacts)
+            plan = _tls.plans.get(key)
+        except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
+            key = plan = None
+        if plan is not None:
+            c = plan.allocate() if out is None else out
+            dyn = (a.data_ptr(), b.data_ptr(), c.data_ptr(),
+                   0 if bias is None else bias.data_ptr(),
+                   None if alpha is None else float(alpha), None if beta is None else float(beta))
+            if dyn == plan.last or plan.bind(dyn):
+                plan.launch()
+                return c
+    return _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts,
+                         config, key)
 
 
-class _GemmPlan:
-    """What a tilec.gemm call depends on besides shapes, strides and
-    pointers, worked out once per (dtypes, devices, epilogue, chip,
-    artifacts directory). ``kind`` and ``device`` are as in
-    :class:`TensorInfo` (for :func:`_allocate`)."""
-
-    __slots__ = ("kind", "device", "index", "dtype", "out_dtype", "in_quantum", "out_quantum",
-                 "has_bias", "has_alpha", "has_beta", "variant", "chip", "cubin_arch",
-                 "directory", "kernels")
-
-
-class _GemmEntry:
-    """A resolved kernel of a plan: the launcher, the generated function
-    that checks and orders the launch values (``None``: always take the full
-    checks) and the row quantum an allocated ``out`` needs."""
-
-    __slots__ = ("launcher", "pack", "ldc_quantum")
-
-    def __init__(self, launcher, pack, ldc_quantum):
-        self.launcher, self.pack, self.ldc_quantum = launcher, pack, ldc_quantum
-
-
-def _make_plan(a_dtype, a_dev, b_dtype, b_dev, o_dtype, o_dev, bias_dtype, bias_dev, out_dtype,
-               activation, has_alpha, has_beta, chip, directory):
-    """A :class:`_GemmPlan`, or ``None`` when the arguments fail a check
-    (the full checks then report it)."""
-    try:
-        has_out, has_bias = o_dev is not None, bias_dev is not None
-        devices = [_parse_device(a_dev), _parse_device(b_dev)]
-        devices += [_parse_device(d) for d in (o_dev, bias_dev) if d is not None]
-        if any(d[0] != "cuda" or d != devices[0] for d in devices):
-            return None
-        index = devices[0][1]
-        dtype = dtype_name(a_dtype)
-        if dtype not in _GEMM_INPUT_DTYPES or dtype_name(b_dtype) != dtype:
-            return None
-        wanted = _dtype_arg(out_dtype) if out_dtype is not None else None
-        if has_out:
-            given = dtype_name(o_dtype)
-            if wanted is not None and given != wanted:
-                return None
-            wanted = given
-        wanted = wanted or dtype
-        if wanted not in _GEMM_OUTPUT_DTYPES or activation not in _ACTIVATIONS:
-            return None
-        if (has_beta and not has_out) or (has_bias and dtype_name(bias_dtype) != wanted):
-            return None
-        if chip is None:
-            chip, cubin_arch = device_chip(index)
-        else:
-            cubin_arch = _cubin_arch_for(chip, index)
-    except Exception:  # noqa: BLE001 - the full checks raise the right error
-        return None
-    plan = _GemmPlan()
-    plan.kind, plan.device, plan.index = "torch", ("cuda", index), index
-    plan.dtype, plan.out_dtype = dtype, wanted
-    plan.in_quantum = _row_quantum(ELEMENT_BYTES[dtype])
-    plan.out_quantum = _row_quantum(ELEMENT_BYTES[wanted])
-    plan.has_bias, plan.has_alpha, plan.has_beta = has_bias, has_alpha, has_beta
-    plan.variant = dict(dtype=dtype, out_dtype=wanted, bias=has_bias, activation=activation,
-                        alpha=has_alpha, beta=has_beta)
-    plan.chip, plan.cubin_arch, plan.directory = chip, cubin_arch, directory
-    plan.kernels = {}
-    return plan
-
-
-#: Argument names of the generated pack functions (see _compile_pack).
-_PACK_ARGS = ("A", "B", "C", "bias", "alpha", "beta", "M", "N", "K", "lda", "ldb", "ldc")
-_PACK_INTS = ("M", "N", "K", "lda", "ldb", "ldc")
-
-
-def _compile_pack(meta, plan):
-    """A function of the launch values (``_PACK_ARGS``, pointers as ints)
-    that returns them in the kernel's parameter order, or ``None`` when one
-    breaks a requirement of the metadata (what :func:`_check_metadata`
-    checks: alignment, divisibility, TMA base and strides). ``None`` instead
-    of a function when the kernel's parameters are not the ones tilec.gemm
-    passes or a requirement fails whatever the values (the full checks
-    handle those)."""
-    pointers = {"A": plan.dtype, "B": plan.dtype, "C": plan.out_dtype}
-    scalars = set(_PACK_INTS)
-    if plan.has_bias:
-        pointers["bias"] = plan.out_dtype
-    if plan.has_alpha:
-        scalars.add("alpha")
-    if plan.has_beta:
-        scalars.add("beta")
-    order, conditions = [], []
-    for p in meta["params"]:
-        name = p["name"]
-        if p["kind"] == "pointer":
-            if name not in pointers or (p.get("dtype") and p["dtype"] != pointers[name]):
-                return None
-            if p.get("align"):
-                conditions.append(f"{name} % {int(p['align'])}")
-        else:
-            if name not in scalars:
-                return None
-            if p.get("divisibility"):
-                value = name if name in _PACK_INTS else f"int({name})"
-                conditions.append(f"{value} % {int(p['divisibility'])}")
-        order.append(name)
-    for spec in meta.get("tensor_maps") or []:
-        if spec["base"] not in pointers:
-            return None
-        conditions.append(f"{spec['base']} % 16")
-        eb = int(spec["elem_bytes"])
-        for stride in spec["strides"][1:]:
-            if isinstance(stride, str):
-                if stride not in _PACK_INTS:
-                    return None
-                conditions.append(f"{stride} * {eb} % 16")
-            elif int(stride) * eb % 16:
-                return None
-    lines = [f"def pack({', '.join(_PACK_ARGS)}):"]
-    if conditions:
-        lines += [f"    if {' or '.join(conditions)}:", "        return None"]
-    lines.append(f"    return ({''.join(n + ', ' for n in order)})")
-    namespace = {}
-    exec("\n".join(lines), namespace)  # noqa: S102 - names and integers from the metadata
-    return namespace["pack"]
-
-
-def _make_entry(plan, b_layout, config, suffix):
-    """Resolves the kernel of a plan for a B layout and configuration."""
-    variant = dict(plan.variant, b_layout=b_layout)
-    name = gemm_name(**variant) + suffix
-    launcher, meta = _resolve("tilec.gemm", name,
-                              lambda: gemm_source(**variant, config=config, name=name)[1],
-                              plan.chip, plan.cubin_arch, plan.directory, plan.index)
-    ldc_param = next((p for p in meta["params"] if p["name"] == "ldc"), {})
-    entry = _GemmEntry(launcher, _compile_pack(meta, plan), ldc_param.get("divisibility", 1))
-    if len(plan.kernels) >= _MEMO_LIMIT:
-        plan.kernels.clear()
-    plan.kernels[(b_layout, suffix)] = entry
-    return entry
-
-
-def _shape_config(m, n, k, chip):
-    """(config, kernel-name suffix) of the shape class (memoized per shape
-    and per gemm_shape_config function)."""
-    global _shape_config_source
-    if _shape_config_source is not gemm_shape_config:
-        _shape_configs.clear()
-        _shape_config_source = gemm_shape_config
-    config = gemm_shape_config(m, n, k, chip)
-    found = (config, gemm_config_suffix(config))
-    if len(_shape_configs) >= _MEMO_LIMIT:
-        _shape_configs.clear()
-    _shape_configs[(m, n, k, chip)] = found
-    return found
-
-
-def _gemm_fast(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts):
-    """tilec.gemm for torch-style tensors with memoized plans; returns
-    ``_SLOW`` for anything it does not accept, before launching."""
-    directory = artifacts if artifacts is not None else _default_directory()
-    try:
-        a_dtype, a_dev, sa, sta, pa = a.dtype, a.device, a.shape, a.stride(), a.data_ptr()
-        b_dtype, b_dev, sb, stb, pb = b.dtype, b.device, b.shape, b.stride(), b.data_ptr()
-        if out is None:
-            o_dtype = o_dev = None
-            pc = 0
-        else:
-            o_dtype, o_dev, so, sto, pc = (out.dtype, out.device, out.shape, out.stride(),
-                                           out.data_ptr())
-        if bias is None:
-            bias_dtype = bias_dev = None
-            pbias = 0
-        else:
-            bias_dtype, bias_dev, sbias, stbias, pbias = (bias.dtype, bias.device, bias.shape,
-                                                          bias.stride(), bias.data_ptr())
-        key = (a_dtype, a_dev, b_dtype, b_dev, o_dtype, o_dev, bias_dtype, bias_dev, out_dtype,
-               activation, alpha is not None, beta is not None, chip, directory)
-        plan = _plans.get(key)
-        if plan is None:
-            plan = _make_plan(*key)
-            if plan is None:
-                return _SLOW
-            if len(_plans) >= _MEMO_LIMIT:
-                _plans.clear()
-            _plans[key] = plan
-        if alpha is not None:
-            alpha = float(alpha)
-        if beta is not None:
-            beta = float(beta)
-
-        if len(sa) != 2 or len(sb) != 2:
-            return _SLOW
-        m, k = sa
-        k2, n = sb
-        if k != k2 or not m or not n:
-            return _SLOW
-        if k > 1 and sta[1] != 1:
-            return _SLOW
-        quantum = plan.in_quantum
-        lda = sta[0] if m > 1 else -(-max(k, 1) // quantum) * quantum
-        layout = _b_layout_of(k, n, stb[0], stb[1], quantum)
-        if layout is None:
-            return _SLOW
-        b_layout, ldb = layout
-        if out is not None:
-            if len(so) != 2 or so[0] != m or so[1] != n or (n > 1 and sto[1] != 1):
-                return _SLOW
-            quantum = plan.out_quantum
-            ldc = sto[0] if m > 1 else -(-n // quantum) * quantum
-        if bias is not None and (len(sbias) != 1 or sbias[0] != n or (n > 1 and stbias[0] != 1)):
-            return _SLOW
-        shape_key = (m, n, k, plan.chip)
-        found = (_shape_configs.get(shape_key) if _shape_config_source is gemm_shape_config
-                 else None)
-    except Exception:  # noqa: BLE001 - not a torch-style tensor, odd values: full checks
-        return _SLOW
-    config, suffix = found or _shape_config(m, n, k, plan.chip)
-    entry = plan.kernels.get((b_layout, suffix)) or _make_entry(plan, b_layout, config, suffix)
-    if entry.pack is None:
-        return _SLOW
-    if out is None:
-        out = _allocate(plan, (m, n), plan.out_dtype, row_quantum=entry.ldc_quantum)
-        try:
-            sto, pc = out.stride(), out.data_ptr()
-            if n > 1 and sto[1] != 1:
-                return _SLOW
-            quantum = plan.out_quantum
-            ldc = sto[0] if m > 1 else -(-n // quantum) * quantum
-        except Exception:  # noqa: BLE001
-            return _SLOW
-    values = entry.pack(pa, pb, pc, pbias, alpha, beta, m, n, k, lda, ldb, ldc)
-    if values is None:
-        return _SLOW  # a metadata requirement fails: the full checks say which
-    _launch(entry.launcher, values, "torch", plan.index)
-    return out
-
-
-def _gemm_checked(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None,
-                  out_dtype=None, chip=None, artifacts=None, config=None):
-    """tilec.gemm with every check spelled out (and its error messages):
-    for tensors other than torch's, explicit configurations and invalid
-    arguments."""
+def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts, config,
+                  key=None):
+    """tilec.gemm with every check spelled out (and its error messages);
+    stores a plan under ``key`` when one is given."""
     op = "tilec.gemm"
     A, B = describe(a, "a"), describe(b, "b")
     tensors = [A, B]
@@ -642,23 +578,24 @@ def _gemm_checked(a, b, *, out=None, bias=None, alpha=None, beta=None, activatio
     if min(m, n) == 0:  # nothing to compute or store
         return out if O is not None else _allocate(A, (m, n), out_dtype)
 
-    if chip is None:
-        chip, cubin_arch = device_chip(device_index)
-    else:
-        cubin_arch = _cubin_arch_for(chip, device_index)
+    chip, cubin_arch = _chip_and_arch(chip, device_index)
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
     variant = dict(dtype=A.dtype, out_dtype=out_dtype, b_layout=b_layout, bias=BIAS is not None,
                    activation=activation, alpha=alpha is not None, beta=beta is not None)
     if config is None:  # the per-shape-class dispatch
-        config = gemm_shape_config(m, n, A.shape[1], chip)
+        config = gemm_shape_config(m, n, k, chip)
     name = gemm_name(**variant) + gemm_config_suffix(config)
     launcher, meta = _resolve(op, name, lambda: gemm_source(**variant, config=config, name=name)[1],
                               chip, cubin_arch, directory, device_index)
 
+    allocate = None
     if O is None:
         ldc_param = next((p for p in meta["params"] if p["name"] == "ldc"), {})
-        out = _allocate(A, (m, n), out_dtype, row_quantum=ldc_param.get("divisibility", 1))
+        row_quantum = ldc_param.get("divisibility", 1)
+        out = _allocate(A, (m, n), out_dtype, row_quantum=row_quantum)
         O = describe(out, "out")
+        if key is not None:
+            allocate = _allocator(A, (m, n), out_dtype, row_quantum=row_quantum)
     ldc = _row_major_ld(op, O, "N")
     values = {"A": A, "B": B, "C": O, "M": m, "N": n, "K": k, "lda": lda, "ldb": ldb, "ldc": ldc}
     if BIAS is not None:
@@ -672,9 +609,8 @@ def _gemm_checked(a, b, *, out=None, bias=None, alpha=None, beta=None, activatio
                  "ldb": f"the leading dimension of b (b.stride({0 if b_layout == 'row' else 1}))",
                  "ldc": "the row stride of out (out.stride(0))"}
     _check_metadata(op, meta, values, described)
-    args = [values[p["name"]] for p in meta["params"]]
-    args = [v.ptr if isinstance(v, TensorInfo) else v for v in args]
-    _launch(launcher, args, A.kind, device_index)
+    _launch_checked(key, launcher, meta, values, A.kind, device_index, _GEMM_DYNAMIC,
+                    allocate=allocate)
     return out
 
 
@@ -696,6 +632,12 @@ def _cubin_arch_for(chip, device_index):
     return f"sm_{capability[0]}{capability[1]}"
 
 
+# -- tilec.attention ------------------------------------------------------------
+
+#: What may change between tilec.attention calls that share a plan.
+_ATTENTION_DYNAMIC = ("Q", "K", "V", "O", "LSE")
+
+
 def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, artifacts=None):
     """Scaled dot-product attention ``softmax(q @ k^T / sqrt(head_dim) [+
     causal mask]) @ v`` over ``[batch, heads, seq, head_dim]`` tensors
@@ -704,14 +646,63 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     ``k``/``v`` may have fewer heads than ``q`` (grouped-query attention;
     they must divide q's) and another sequence length; ``causal`` aligns the
     mask bottom-right as FlashAttention does (query i sees keys j <= i +
-    Sk - Sq). Head dims 64 and 128; each tensor contiguous in its last two
-    dimensions. Returns the output (and the natural-log log-sum-exp of each
-    row, f32 [batch, heads, seq_q], with ``return_lse``).
+    Sk - Sq). bf16 or f16; head dims 64 and 128; each tensor contiguous in
+    its last two dimensions, k and v with the same strides. Returns the
+    output (and the natural-log log-sum-exp of each row, f32 [batch, heads,
+    seq_q], with ``return_lse``).
+
+    Tensors: torch, CuPy (``__cuda_array_interface__``; f16, as CuPy has no
+    bf16) or any DLPack object; allocated results are CuPy arrays for CuPy
+    inputs, else torch tensors. Runs on the current torch stream (CuPy's for
+    CuPy arrays). Invalid arguments raise :class:`ArgumentError` /
+    :class:`DTypeError` before anything is launched.
     """
+    try:  # torch tensors: the plan of this call's metadata (module doc)
+        key = ("attention", q.shape, q.stride(), q.dtype, q.device,
+               k.shape, k.stride(), k.dtype, k.device, v.shape, v.stride(), v.dtype, v.device,
+               None if out is None else (out.shape, out.stride(), out.dtype, out.device),
+               bool(causal), bool(return_lse), chip,
+               _default_directory() if artifacts is None else artifacts)
+        plan = _tls.plans.get(key)
+    except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
+        key = plan = None
+    if plan is not None:
+        stream = plan.stream()
+        o = plan.allocate() if out is None else out
+        lse = plan.allocate_lse() if return_lse else plan.lse_scratch(stream)
+        dyn = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr())
+        if dyn == plan.last or plan.bind(dyn):
+            plan.launch(stream)
+            return (o, lse) if return_lse else o
+    return _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key)
+
+
+def _outer_strides(info):
+    """Batch and head strides where those dimensions have more than one
+    element (a stride along a dimension of one element is never followed)."""
+    return tuple(s if e > 1 else 0 for e, s in zip(info.shape[:2], info.strides[:2]))
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
+def _is_contiguous(info):
+    return all(e <= 1 or s == c for e, s, c in zip(info.shape, info.strides,
+                                                     _contiguous_strides(info.shape)))
+
+
+def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=None):
+    """tilec.attention with every check spelled out (and its error
+    messages); stores a plan under ``key`` when one is given."""
     op = "tilec.attention"
     Q, K, V = describe(q, "q"), describe(k, "k"), describe(v, "v")
-    infos = [Q, K, V] + ([describe(out, "out")] if out is not None else [])
-    device_index = _check_device(op, infos)
+    O = describe(out, "out") if out is not None else None
+    device_index = _check_device(op, [Q, K, V] + ([O] if O is not None else []))
     for t in (Q, K, V):
         if t.ndim != 4:
             raise ArgumentError(f"{op}: {t.name} must be [batch, heads, seq, head_dim], got "
@@ -734,29 +725,28 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
         if t.strides[3] != 1 or (t.shape[2] > 1 and t.strides[2] != d):
             raise ArgumentError(f"{op}: {t.name} must be contiguous in its last two dimensions "
                                 f"(strides [..., {d}, 1]), got strides {list(t.strides)}")
-    if Q.kind != "torch":
-        raise ArgumentError(f"{op}: expects torch tensors, got {Q.kind}")
-    import torch
-    if out is None:
-        out = torch.empty((b, h, sq, d), dtype=q.dtype, device=q.device)
-    O = describe(out, "out")
-    if O.shape != Q.shape or O.dtype != Q.dtype or O.strides[3] != 1 or (
-            sq > 1 and O.strides[2] != d):
-        raise ArgumentError(f"{op}: out must be like q ({list(Q.shape)}, {Q.dtype}, contiguous "
-                            f"in its last two dimensions)")
-    if O.strides[:2] != Q.strides[:2]:
-        out_c = torch.empty_like(q)
-        result = attention(q, k, v, causal=causal, out=out_c, return_lse=return_lse,
-                           chip=chip, artifacts=artifacts)
-        out.copy_(out_c)
-        return (out, result[1]) if return_lse else out
-    lse = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
+    if _outer_strides(V) != _outer_strides(K):
+        raise ArgumentError(f"{op}: k and v must have the same strides, got "
+                            f"{list(K.strides)} and {list(V.strides)}")
+    if O is not None:
+        if O.ndim != 4 or O.shape != Q.shape or O.dtype != Q.dtype or O.strides[3] != 1 or (
+                sq > 1 and O.strides[2] != d):
+            raise ArgumentError(f"{op}: out must be like q ({list(Q.shape)}, {Q.dtype}, "
+                                f"contiguous in its last two dimensions), got "
+                                f"{list(O.shape)}, {O.dtype}, strides {list(O.strides)}")
+    if O is not None and _outer_strides(O) != _outer_strides(Q) or (
+            O is None and not _is_contiguous(Q)):
+        # The kernel writes out with q's batch and head strides.
+        return _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts)
+
+    allocated = out is None
+    if allocated:
+        out = _allocate(Q, (b, h, sq, d), Q.dtype)
+        O = describe(out, "out")
+    lse = _allocate(Q, (b, h, sq), "f32")
     if min(b, h, sq) == 0:
         return (out, lse) if return_lse else out
-    if chip is None:
-        chip, cubin_arch = device_chip(device_index)
-    else:
-        cubin_arch = _cubin_arch_for(chip, device_index)
+    chip, cubin_arch = _chip_and_arch(chip, device_index)
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
     name = attention_name(Q.dtype, d, causal)
     launcher, meta = _resolve(op, name, lambda: attention_source(Q.dtype, d, causal)[1],
@@ -764,13 +754,37 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     values = {"Q": Q, "K": K, "V": V, "O": O, "LSE": describe(lse, "lse"), "B": b, "H": h,
               "HK": hk, "SQ": sq, "SK": sk, "q_batch": Q.strides[0], "q_head": Q.strides[1],
               "kv_batch": K.strides[0], "kv_head": K.strides[1], "lse_batch": h * sq}
-    if (V.strides[0], V.strides[1]) != (K.strides[0], K.strides[1]):
-        raise ArgumentError(f"{op}: k and v must have the same strides, got "
-                            f"{list(K.strides)} and {list(V.strides)}")
     described = {"Q": "q", "K": "k", "V": "v", "O": "out", "LSE": "lse",
                  "kv_batch": "k.stride(0)", "kv_head": "k.stride(1)"}
     _check_metadata(op, meta, values, described)
-    args = [values[p["name"]] for p in meta["params"]]
-    args = [v.ptr if isinstance(v, TensorInfo) else v for v in args]
-    _launch(launcher, args, Q.kind, device_index)
+    allocators = {}
+    if key is not None:
+        allocators["allocate_lse"] = _allocator(Q, (b, h, sq), "f32")
+        if allocated:
+            allocators["allocate"] = _allocator(Q, (b, h, sq, d), Q.dtype)
+    _launch_checked(key, launcher, meta, values, Q.kind, device_index, _ATTENTION_DYNAMIC,
+                    **allocators)
     return (out, lse) if return_lse else out
+
+
+def _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts):
+    """tilec.attention through contiguous q and out: copies q when it is
+    not contiguous, and out (after the kernel) when it is not."""
+    if Q.kind == "cai":
+        import cupy
+        q = Q.obj if _is_contiguous(Q) else cupy.ascontiguousarray(Q.obj)
+    else:
+        q = Q.obj if _is_contiguous(Q) else Q.as_torch().contiguous()
+    if O is not None and _is_contiguous(O):
+        return _attention_checked(q, k, v, causal, O.obj, return_lse, chip, artifacts)
+    result = _attention_checked(q, k, v, causal, None, return_lse, chip, artifacts)
+    if O is None:
+        return result
+    written = result[0] if return_lse else result
+    # Copied on the stream the kernel ran on (CuPy's for CuPy arrays).
+    if Q.kind == "cai":
+        import cupy
+        cupy.asarray(O.obj)[...] = written
+    else:
+        O.as_torch().copy_(written)
+    return (O.obj, result[1]) if return_lse else O.obj

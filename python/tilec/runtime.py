@@ -12,6 +12,9 @@ function handle, the persistent grid cap). A call then checks its
 arguments, packs them with one ``struct.pack_into`` into a per-thread
 buffer whose ``void*[]`` array is built once, looks its tensor maps up in a
 cache keyed by (base pointer, sizes, strides), and calls ``cuLaunchKernel``.
+:meth:`Kernel.prepare` goes one step further for callers that launch the
+same values again and again (``tilec.gemm``'s plans): everything but the
+stream is worked out once and kept in a :class:`PreparedLaunch`.
 """
 
 import ctypes
@@ -513,6 +516,25 @@ class Kernel:
         state = self._devices.get(current) or self._device_state(current)
         if self._persistent and gx > state.max_programs:
             gx = state.max_programs
+        try:
+            arena = self._local.arena
+        except AttributeError:
+            arena = self._local.arena = _Arena(self._struct.size, self._offsets)
+        self._pack(arena, values)
+        if stream is None:
+            stream = env.current_stream(current)
+        cu_stream = env.streams.get(stream) if isinstance(stream, int) else None
+        if cu_stream is None:
+            cu_stream = env.cu_stream(stream)
+        block = self._block
+        (err,) = env.launch(state.function, gx, gy, gz, block[0], block[1], block[2],
+                            self._smem, cu_stream, arena.address, 0)
+        if err is not env.success and err != env.success:
+            _check((err,))
+
+    def _pack(self, arena, values):
+        """Packs launch values, and the tensor maps they feed, into
+        ``arena``'s buffer."""
         if self._half_params:
             values = list(values)
             for i, dt in self._half_params:
@@ -524,24 +546,26 @@ class Kernel:
         else:
             blobs = ()
         try:
-            arena = self._local.arena
-        except AttributeError:
-            arena = self._local.arena = _Arena(self._struct.size, self._offsets)
-        try:
             self._struct.pack_into(arena.buffer, arena.offset, *values, *blobs)
         except struct.error as e:
             raise LaunchError(f"{self.name}: an argument does not fit its parameter type "
                               f"({self._describe_values(values)}): {e}") from None
-        if stream is None:
-            stream = env.current_stream(current)
-        cu_stream = env.streams.get(stream) if isinstance(stream, int) else None
-        if cu_stream is None:
-            cu_stream = env.cu_stream(stream)
-        block = self._block
-        (err,) = env.launch(state.function, gx, gy, gz, block[0], block[1], block[2],
-                            self._smem, cu_stream, arena.address, 0)
-        if err is not env.success and err != env.success:
-            _check((err,))
+
+    def prepare(self, values, device=None):
+        """A :class:`PreparedLaunch` of checked launch ``values`` (as for
+        :meth:`launch`) on ``device`` (default: the current one), loading
+        the kernel there: grid, function handle and packed parameters worked
+        out now, so that launching it costs only the driver call."""
+        env = _env or _launch_env()
+        current = env.current_device()
+        if device is not None and device != current:
+            with env.device_context(device):
+                return self.prepare(values, device)
+        gx, gy, gz = (self._grid_function or self._compiled_grid())(values)
+        state = self._devices.get(current) or self._device_state(current)
+        if self._persistent and gx > state.max_programs:
+            gx = state.max_programs
+        return PreparedLaunch(self, env, current, state.function, (gx, gy, gz), values)
 
     def _map_blobs(self, values):
         if self._unsupported:
@@ -563,6 +587,61 @@ class Kernel:
 
     def _describe_values(self, values):
         return ", ".join(f"{p['name']}={v!r}" for p, v in zip(self.params, values))
+
+
+class PreparedLaunch:
+    """One kernel launch on one device worked out once (:meth:`Kernel.prepare`):
+    the function handle, the grid (capped for persistent kernels) and the
+    parameters packed into a buffer of its own, with the ``void*[]`` array
+    pointing into it.
+
+    Calling it launches on ``stream`` (default: torch's current stream of
+    the device), from any current device. :meth:`update` re-packs it for
+    other values that give the same grid -- new data pointers, float
+    scalars -- and re-encodes (or takes from the kernel's cache) the tensor
+    maps those values feed. A prepared launch is not safe to update from one
+    thread while another launches it: keep one per thread.
+    """
+
+    __slots__ = ("kernel", "env", "device", "function", "grid", "block", "smem", "arena",
+                 "values", "_rule_grid")
+
+    def __init__(self, kernel, env, device, function, grid, values):
+        self.kernel, self.env, self.device, self.function = kernel, env, device, function
+        self.grid, self.block, self.smem = grid, kernel._block, kernel._smem
+        self.arena = _Arena(kernel._struct.size, kernel._offsets)
+        self._rule_grid = (kernel._grid_function or kernel._compiled_grid())(values)
+        self.values = None
+        self.update(values)
+
+    def update(self, values):
+        """Re-packs the parameters for ``values`` (checked, in parameter
+        order); they must give the grid this launch was prepared with."""
+        kernel = self.kernel
+        if (kernel._grid_function or kernel._compiled_grid())(values) != self._rule_grid:
+            raise LaunchError(f"{kernel.name}: a prepared launch cannot change its grid "
+                              f"({kernel._describe_values(values)})")
+        kernel._pack(self.arena, values)
+        self.values = tuple(values)
+
+    def __call__(self, stream=None):
+        env = self.env
+        device = self.device
+        if env.current_device() != device:
+            with env.device_context(device):
+                return self(stream)
+        if stream is None:
+            stream = env.current_stream(device)
+        cu_stream = env.streams.get(stream) if isinstance(stream, int) else None
+        if cu_stream is None:
+            cu_stream = env.cu_stream(stream)
+        grid, block = self.grid, self.block
+        if grid[0] <= 0 or grid[1] <= 0 or grid[2] <= 0:
+            return  # empty problem: nothing to launch
+        (err,) = env.launch(self.function, grid[0], grid[1], grid[2], block[0], block[1],
+                            block[2], self.smem, cu_stream, self.arena.address, 0)
+        if err is not env.success and err != env.success:
+            _check((err,))
 
 
 def load(directory, name):
