@@ -646,8 +646,10 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     ``k``/``v`` may have fewer heads than ``q`` (grouped-query attention;
     they must divide q's) and another sequence length; ``causal`` aligns the
     mask bottom-right as FlashAttention does (query i sees keys j <= i +
-    Sk - Sq). bf16 or f16; head dims 64 and 128; each tensor contiguous in
-    its last two dimensions, k and v with the same strides. Returns the
+    Sk - Sq). bf16 or f16; head dims 64 and 128; q, k and v contiguous in
+    their last two dimensions, k and v with the same strides (an ``out`` of
+    another layout than q's, or a q not laid out as a contiguous tensor
+    when out is allocated, costs a copy). Returns the
     output (and the natural-log log-sum-exp of each row, f32 [batch, heads,
     seq_q], with ``return_lse``).
 
@@ -728,15 +730,14 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     if _outer_strides(V) != _outer_strides(K):
         raise ArgumentError(f"{op}: k and v must have the same strides, got "
                             f"{list(K.strides)} and {list(V.strides)}")
-    if O is not None:
-        if O.ndim != 4 or O.shape != Q.shape or O.dtype != Q.dtype or O.strides[3] != 1 or (
-                sq > 1 and O.strides[2] != d):
-            raise ArgumentError(f"{op}: out must be like q ({list(Q.shape)}, {Q.dtype}, "
-                                f"contiguous in its last two dimensions), got "
-                                f"{list(O.shape)}, {O.dtype}, strides {list(O.strides)}")
-    if O is not None and _outer_strides(O) != _outer_strides(Q) or (
-            O is None and not _is_contiguous(Q)):
-        # The kernel writes out with q's batch and head strides.
+    if O is not None and (O.shape != Q.shape or O.dtype != Q.dtype):
+        raise ArgumentError(f"{op}: out must have q's shape and dtype ({list(Q.shape)}, "
+                            f"{Q.dtype}), got {list(O.shape)}, {O.dtype}")
+    # The kernel writes out with q's strides: other layouts of out, and a q
+    # not laid out like the out allocated for it, go through copies.
+    if O is None and not _is_contiguous(Q) or O is not None and (
+            O.strides[3] != 1 or (sq > 1 and O.strides[2] != d)
+            or _outer_strides(O) != _outer_strides(Q)):
         return _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts)
 
     allocated = out is None
