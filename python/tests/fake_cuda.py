@@ -1,6 +1,7 @@
-"""Stand-ins for ``torch`` and ``cuda.bindings.driver`` so that the launch
-path of :mod:`tilec.runtime` and :func:`tilec.gemm` runs on a machine with
-neither a GPU nor those packages.
+"""Stand-ins for ``torch``, ``cuda.bindings.driver`` and ``cupy`` so that
+the launch path of :mod:`tilec.runtime`, :func:`tilec.gemm` and
+:func:`tilec.attention` runs on a machine with neither a GPU nor those
+packages.
 
 :func:`install` puts the fakes into ``sys.modules`` (and :func:`uninstall`
 takes them out again). The fake driver records every launch: grid, block,
@@ -128,6 +129,28 @@ class Tensor:
         return view
 
 
+class DLPackOnly:
+    """An object exposing a fake tensor through the DLPack protocol only
+    (what the fake ``torch.from_dlpack`` reads back)."""
+
+    def __init__(self, t):
+        self._t = t
+
+    def __dlpack__(self, **kwargs):
+        return ("fake dltensor", self._t)
+
+    def __dlpack_device__(self):
+        return (2, self._t.device.index) if self._t.is_cuda else (1, 0)
+
+
+def _from_dlpack(x):
+    if isinstance(x, Tensor):
+        return x
+    capsule = x.__dlpack__()
+    assert capsule[0] == "fake dltensor"
+    return capsule[1]
+
+
 class Stream:
     def __init__(self, handle, device_index):
         self.cuda_stream = handle
@@ -170,6 +193,7 @@ def _build_torch():
     torch.float8_e4m3fn = dtype("float8_e4m3fn")
     torch.float8_e5m2 = dtype("float8_e5m2")
     torch.empty = _empty
+    torch.from_dlpack = _from_dlpack
 
     cuda = types.ModuleType("torch.cuda")
     cuda.init = lambda: None
@@ -332,10 +356,112 @@ def _build_driver():
     return driver
 
 
+# -- cupy ---------------------------------------------------------------------
+
+_CUPY_ITEMSIZE = {"float16": 2, "float32": 4, "float64": 8}
+_CUPY_TYPESTRS = {"float16": "<f2", "float32": "<f4", "float64": "<f8"}
+cupy_state = types.SimpleNamespace(device=0, streams={0: 0x6000, 1: 0x6100}, copies=[])
+
+
+class CupyDevice:
+    """cupy.cuda.Device: a context manager making device ``id`` current."""
+
+    def __init__(self, id=None):
+        self.id = cupy_state.device if id is None else id
+
+    def __enter__(self):
+        self.prev = cupy_state.device
+        cupy_state.device = self.id
+        return self
+
+    def __exit__(self, *exc):
+        cupy_state.device = self.prev
+
+
+class CupyDtype:
+    def __init__(self, name):
+        self.name = name
+
+
+class CupyArray:
+    """What tilec reads of a CuPy array: ``__cuda_array_interface__`` (byte
+    strides), ``dtype`` and ``device``."""
+
+    def __init__(self, shape, dtype="float16", strides=None, ptr=None, device_id=None):
+        self.shape = tuple(shape)
+        self.dtype = CupyDtype(dtype)
+        itemsize = _CUPY_ITEMSIZE[dtype]
+        if strides is None:
+            strides, step = [], 1
+            for extent in reversed(self.shape):
+                strides.append(step)
+                step *= max(extent, 1)
+            strides.reverse()
+        self.strides = tuple(s * itemsize for s in strides)  # bytes, as CuPy has them
+        self._block = None
+        if ptr is None:
+            span = 1 + sum((e - 1) * s for e, s in zip(self.shape, strides) if e)
+            ptr, size = _Allocator.take(span * itemsize)
+            self._block = (ptr, size)
+        self.ptr = ptr
+        self.device = CupyDevice(cupy_state.device if device_id is None else device_id)
+        self._base = None
+
+    def __del__(self):
+        if self._block is not None:
+            _Allocator.give_back(*self._block)
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": _CUPY_TYPESTRS[self.dtype.name],
+                "strides": self.strides, "data": (self.ptr, False), "version": 3}
+
+    def __getitem__(self, index):
+        rows, cols = index
+        assert rows == slice(None) and cols.start is None and cols.step is None
+        itemsize = _CUPY_ITEMSIZE[self.dtype.name]
+        view = CupyArray((self.shape[0], cols.stop), self.dtype.name,
+                         [s // itemsize for s in self.strides], self.ptr, self.device.id)
+        view._base = self
+        return view
+
+    def __setitem__(self, index, value):
+        assert index is Ellipsis
+        cupy_state.copies.append((value, self, cupy_state.streams[cupy_state.device]))
+
+
+def _build_cupy():
+    cupy = types.ModuleType("cupy")
+    cupy.__fake__ = True
+    cuda = types.ModuleType("cupy.cuda")
+    cuda.Device = CupyDevice
+    cuda.get_current_stream = lambda: types.SimpleNamespace(
+        ptr=cupy_state.streams[cupy_state.device])
+    cupy.cuda = cuda
+    cupy.ndarray = CupyArray
+    cupy.empty = lambda shape, dtype="float16": CupyArray(shape, dtype)
+    cupy.asarray = lambda x: x
+
+    def ascontiguousarray(x):
+        copy = CupyArray(x.shape, x.dtype.name, device_id=x.device.id)
+        cupy_state.copies.append((x, copy, cupy_state.streams[cupy_state.device]))
+        return copy
+    cupy.ascontiguousarray = ascontiguousarray
+    return cupy
+
+
+def cupy_array(shape, dtype="float16", strides=None, offset=0, device_id=0):
+    """A fake CuPy array (``offset`` bytes past a fresh 256-aligned buffer)."""
+    a = CupyArray(shape, dtype, strides, device_id=device_id)
+    a.ptr += offset
+    return a
+
+
 module = None  # the installed fake torch
 driver = None  # the installed fake driver
 _saved = {}
-_NAMES = ("torch", "torch.cuda", "torch._C", "cuda", "cuda.bindings", "cuda.bindings.driver")
+_NAMES = ("torch", "torch.cuda", "torch._C", "cuda", "cuda.bindings", "cuda.bindings.driver",
+          "cupy", "cupy.cuda")
 
 
 def install():
@@ -343,12 +469,16 @@ def install():
     global module, driver
     module, driver = _build_torch(), _build_driver()
     state.current_device, state.device_switches, state.capability = 0, 0, (9, 0)
+    state.streams = {0: 0x5000, 1: 0x5100}
+    cupy_state.device, cupy_state.streams, cupy_state.copies = 0, {0: 0x6000, 1: 0x6100}, []
+    cupy = _build_cupy()
     cuda_pkg = types.ModuleType("cuda")
     bindings = types.ModuleType("cuda.bindings")
     bindings.driver = driver
     cuda_pkg.bindings = bindings
     new = {"torch": module, "torch.cuda": module.cuda, "torch._C": module._C, "cuda": cuda_pkg,
-           "cuda.bindings": bindings, "cuda.bindings.driver": driver}
+           "cuda.bindings": bindings, "cuda.bindings.driver": driver, "cupy": cupy,
+           "cupy.cuda": cupy.cuda}
     for name in _NAMES:
         _saved.setdefault(name, sys.modules.get(name))
         sys.modules[name] = new[name]

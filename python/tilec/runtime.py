@@ -604,12 +604,14 @@ class PreparedLaunch:
     """
 
     __slots__ = ("kernel", "env", "device", "function", "grid", "block", "smem", "arena",
-                 "values", "_rule_grid")
+                 "values", "_rule_grid", "_empty", "_address")
 
     def __init__(self, kernel, env, device, function, grid, values):
         self.kernel, self.env, self.device, self.function = kernel, env, device, function
         self.grid, self.block, self.smem = grid, kernel._block, kernel._smem
+        self._empty = grid[0] <= 0 or grid[1] <= 0 or grid[2] <= 0  # nothing to launch
         self.arena = _Arena(kernel._struct.size, kernel._offsets)
+        self._address = self.arena.address
         self._rule_grid = (kernel._grid_function or kernel._compiled_grid())(values)
         self.values = None
         self.update(values)
@@ -626,20 +628,22 @@ class PreparedLaunch:
 
     def __call__(self, stream=None):
         env = self.env
-        device = self.device
-        if env.current_device() != device:
-            with env.device_context(device):
+        if env.current_device() != self.device:
+            with env.device_context(self.device):
                 return self(stream)
         if stream is None:
-            stream = env.current_stream(device)
-        cu_stream = env.streams.get(stream) if isinstance(stream, int) else None
+            stream = env.current_stream(self.device)
+        try:
+            cu_stream = env.streams.get(stream)
+        except TypeError:  # an unhashable stream object
+            cu_stream = None
         if cu_stream is None:
             cu_stream = env.cu_stream(stream)
+        if self._empty:
+            return
         grid, block = self.grid, self.block
-        if grid[0] <= 0 or grid[1] <= 0 or grid[2] <= 0:
-            return  # empty problem: nothing to launch
         (err,) = env.launch(self.function, grid[0], grid[1], grid[2], block[0], block[1],
-                            block[2], self.smem, cu_stream, self.arena.address, 0)
+                            block[2], self.smem, cu_stream, self._address, 0)
         if err is not env.success and err != env.success:
             _check((err,))
 

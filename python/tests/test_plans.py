@@ -1,0 +1,396 @@
+"""Plans of tilec.gemm / tilec.attention (prepared launches reused across
+calls) and tilec.attention on CuPy arrays and DLPack objects, down to the
+(fake) driver: what a launch receives after cached calls whenever anything
+changes -- pointers, shapes, strides (also of the same tensor object),
+scalars, streams, the current device, the artifacts directory, threads --
+and that a hit never launches stale values."""
+
+import threading
+
+import pytest
+
+import fake_cuda
+import overhead_bench
+import tilec
+from tilec import kernels, ops, runtime
+
+M, N, K = 256, 192, 128
+B, H, S, D = 2, 4, 200, 64
+
+
+@pytest.fixture
+def fakes():
+    torch, driver = fake_cuda.install()
+    yield torch, driver
+    fake_cuda.uninstall()
+
+
+@pytest.fixture
+def artifacts(tmp_path, fakes):
+    """Adds (fake) precompiled kernels; returns the directory."""
+    root = str(tmp_path / "artifacts")
+
+    def gemm(chip, m=M, n=N, k=K, extra=(), **variant):
+        config = kernels.gemm_shape_config(m, n, k, chip)
+        name = kernels.gemm_name(**variant) + kernels.gemm_config_suffix(config)
+        _, source = kernels.gemm_source(**variant, config=config, name=name)
+        meta = overhead_bench.gemm_meta(name, chip)
+        meta["params"][3:3] = list(extra)
+        overhead_bench.write_kernel(root, chip, name, meta, source)
+        return meta
+
+    def attention(chip, dtype="bf16", head_dim=D, causal=False):
+        name, source = kernels.attention_source(dtype, head_dim, causal)
+        meta = overhead_bench.attention_meta(name, chip, head_dim)
+        for p in meta["params"][:4]:
+            p["dtype"] = dtype
+        overhead_bench.write_kernel(root, chip, name, meta, source)
+        return meta
+
+    gemm.path = root
+    gemm.attention = attention
+    return gemm
+
+
+def decoded(driver, meta):
+    """The last launch: its record and its parameters by name."""
+    launch = driver.launches[-1]
+    names = [p["name"] for p in meta["params"]]
+    return launch, dict(zip(names, launch["params"]))
+
+
+def formats_of(meta):
+    codes = {"i32": "i", "f32": "f"}
+    return ["Q" if p["kind"] == "pointer" else codes[p["dtype"]] for p in meta["params"]] + [
+        "128s"] * len(meta.get("tensor_maps") or [])
+
+
+def operands(m=M, n=N, k=K, offset=0):
+    return (fake_cuda.tensor((m, k), offset=offset), fake_cuda.tensor((k, n)),
+            fake_cuda.tensor((m, n)))
+
+
+def attention_operands(b=B, h=H, s=S, d=D, hk=None, dtype="bfloat16"):
+    hk = hk or h
+    return (fake_cuda.tensor((b, h, s, d), dtype), fake_cuda.tensor((b, hk, s, d), dtype),
+            fake_cuda.tensor((b, hk, s, d), dtype), fake_cuda.tensor((b, h, s, d), dtype))
+
+
+# -- tilec.gemm -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chip", ["sm_80", "sm_90a"])
+def test_gemm_plan_follows_new_pointers(fakes, artifacts, chip):
+    torch, driver = fakes
+    meta = artifacts(chip)
+    driver.param_formats = formats_of(meta)
+    where = dict(chip=chip, artifacts=artifacts.path)
+    a, b, c = operands()
+    for _ in range(3):
+        tilec.gemm(a, b, out=c, **where)
+    assert len(ops._tls.plans) == 1
+    encodes = len(driver.encodes)
+    assert encodes == (3 if chip == "sm_90a" else 0)  # once, then from the plan
+    _, p = decoded(driver, meta)
+    assert (p["A"], p["B"], p["C"]) == (a.data_ptr(), b.data_ptr(), c.data_ptr())
+
+    # Same metadata, other tensors: the plan re-packs their pointers (and
+    # encodes the tensor maps over them).
+    a2, b2, c2 = operands()
+    tilec.gemm(a2, b2, out=c2, **where)
+    launch, p = decoded(driver, meta)
+    assert (p["A"], p["B"], p["C"]) == (a2.data_ptr(), b2.data_ptr(), c2.data_ptr())
+    assert len(ops._tls.plans) == 1
+    if chip == "sm_90a":
+        maps = [fake_cuda.decode_tensor_map(blob) for blob in launch["params"][9:]]
+        assert [m[0] for m in maps] == [a2.data_ptr(), b2.data_ptr(), c2.data_ptr()]
+        assert len(driver.encodes) == encodes + 3
+    # And back: the first pointers again, not the last ones.
+    tilec.gemm(a, b2, out=c, **where)
+    _, p = decoded(driver, meta)
+    assert (p["A"], p["B"], p["C"]) == (a.data_ptr(), b2.data_ptr(), c.data_ptr())
+    assert len(driver.launches) == 5
+
+
+def test_gemm_plan_sees_in_place_changes_of_the_same_tensor(fakes, artifacts):
+    """resize_ / as_strided_ / set_ change a tensor object's shape, strides
+    or data pointer: the next call must not reuse the old values."""
+    torch, driver = fakes
+    meta = artifacts("sm_90a")
+    artifacts("sm_90a", m=128)
+    driver.param_formats = formats_of(meta)
+    where = dict(chip="sm_90a", artifacts=artifacts.path)
+    a, b, c = operands()
+    tilec.gemm(a, b, out=c, **where)
+    a.shape, c.shape = (128, K), (128, N)  # as after resize_
+    tilec.gemm(a, b, out=c, **where)
+    launch, p = decoded(driver, meta)
+    assert p["M"] == 128 and launch["grid"] == (1 * 3, 1, 1)
+    assert fake_cuda.decode_tensor_map(launch["params"][9])[1] == [K, 128]
+    a._strides = (K + 64, 1)  # as after as_strided_
+    tilec.gemm(a, b, out=c, **where)
+    launch, p = decoded(driver, meta)
+    assert p["lda"] == K + 64
+    assert fake_cuda.decode_tensor_map(launch["params"][9])[2] == [(K + 64) * 2]
+    a._ptr += 4096  # as after set_
+    tilec.gemm(a, b, out=c, **where)
+    launch, p = decoded(driver, meta)
+    assert p["A"] == a.data_ptr() and fake_cuda.decode_tensor_map(
+        launch["params"][9])[0] == a.data_ptr()
+
+
+def test_gemm_plan_checks_alignment_of_new_pointers(fakes, artifacts):
+    torch, driver = fakes
+    meta = artifacts("sm_80")
+    driver.param_formats = formats_of(meta)
+    where = dict(chip="sm_80", artifacts=artifacts.path)
+    a, b, c = operands()
+    tilec.gemm(a, b, out=c, **where)
+    bad = operands(offset=2)[0]
+    with pytest.raises(tilec.ArgumentError, match=r"a must be 16-byte aligned.*offset 2 bytes"):
+        tilec.gemm(bad, b, out=c, **where)
+    assert len(driver.launches) == 1
+    a2 = operands()[0]
+    tilec.gemm(a2, b, out=c, **where)
+    tilec.gemm(a, b, out=c, **where)
+    assert [launch["params"][0] for launch in driver.launches] == [
+        a.data_ptr(), a2.data_ptr(), a.data_ptr()]
+
+
+def test_gemm_plan_re_packs_after_a_failed_re_pack(fakes, artifacts, monkeypatch):
+    """A re-pack that fails half-way must not leave the plan matching the
+    values it held before: the next call with those re-packs them."""
+    torch, driver = fakes
+    meta = artifacts("sm_80")
+    driver.param_formats = formats_of(meta)
+    where = dict(chip="sm_80", artifacts=artifacts.path)
+    a, b, c = operands()
+    a2 = operands()[0]
+    tilec.gemm(a, b, out=c, **where)
+    real = runtime.Kernel._pack
+
+    def pack_then_fail(self, arena, values):
+        real(self, arena, values)
+        raise runtime.LaunchError("injected")
+
+    monkeypatch.setattr(runtime.Kernel, "_pack", pack_then_fail)
+    with pytest.raises(runtime.LaunchError, match="injected"):
+        tilec.gemm(a2, b, out=c, **where)
+    monkeypatch.setattr(runtime.Kernel, "_pack", real)
+    tilec.gemm(a, b, out=c, **where)
+    assert [launch["params"][0] for launch in driver.launches] == [a.data_ptr(), a.data_ptr()]
+
+
+def test_gemm_plan_scalars_and_allocated_out(fakes, artifacts):
+    torch, driver = fakes
+    extra = [{"name": "alpha", "kind": "scalar", "dtype": "f32"},
+             {"name": "beta", "kind": "scalar", "dtype": "f32"}]
+    meta = artifacts("sm_80", extra=extra, alpha=True, beta=True)
+    driver.param_formats = formats_of(meta)
+    where = dict(chip="sm_80", artifacts=artifacts.path)
+    a, b, c = operands()
+    for alpha, beta in [(0.5, 1.0), (0.5, 1.0), (2, -1.5), (0.5, 1.0)]:
+        tilec.gemm(a, b, out=c, alpha=alpha, beta=beta, **where)
+        _, p = decoded(driver, meta)
+        assert (p["alpha"], p["beta"]) == (alpha, beta)
+    assert len(ops._tls.plans) == 1
+
+    meta = artifacts("sm_80")
+    driver.param_formats = formats_of(meta)
+    outs = [tilec.gemm(a, b, **where) for _ in range(3)]  # all alive: three buffers
+    assert len({o.data_ptr() for o in outs}) == 3
+    assert [launch["params"][2] for launch in driver.launches[-3:]] == [
+        o.data_ptr() for o in outs]
+    assert all(o.shape == (M, N) and o.stride() == (N, 1) for o in outs)
+
+
+def test_gemm_plan_uses_the_current_stream_and_its_device(fakes, artifacts):
+    torch, driver = fakes
+    artifacts("sm_80")
+    where = dict(chip="sm_80", artifacts=artifacts.path)
+    a, b, c = operands()
+    tilec.gemm(a, b, out=c, **where)
+    fake_cuda.state.streams[0] = 0x5555  # another current stream
+    tilec.gemm(a, b, out=c, **where)
+    assert driver.launches[-1]["stream"] == 0x5555
+    fake_cuda.state.current_device = 1  # current device != the tensors'
+    tilec.gemm(a, b, out=c, **where)
+    assert driver.launches[-1]["device"] == 0 and driver.launches[-1]["stream"] == 0x5555
+    assert fake_cuda.state.current_device == 1
+    a1, b1, c1 = (fake_cuda.tensor(t.shape, device_index=1) for t in (a, b, c))
+    tilec.gemm(a1, b1, out=c1, **where)
+    assert driver.launches[-1]["device"] == 1
+    assert driver.launches[-1]["stream"] == fake_cuda.state.streams[1]
+    assert len(ops._tls.plans) == 2
+
+
+def test_gemm_plan_misses_when_the_artifacts_directory_changes(fakes, artifacts, monkeypatch,
+                                                               tmp_path):
+    torch, driver = fakes
+    artifacts("sm_80")
+    monkeypatch.setenv("TILEC_ARTIFACTS", artifacts.path)
+    a, b, c = operands()
+    tilec.gemm(a, b, out=c, chip="sm_80")
+    monkeypatch.setenv("TILEC_ARTIFACTS", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("TILEC_LIBRARY", str(tmp_path / "no-compiler.so"))
+    from tilec import _capi
+    _capi.reset_library()
+    try:
+        with pytest.raises(tilec.KernelNotAvailableError, match="elsewhere"):
+            tilec.gemm(a, b, out=c, chip="sm_80")
+    finally:
+        monkeypatch.undo()
+        _capi.reset_library()
+
+
+def test_plans_are_per_thread_and_cleared_in_every_thread(fakes, artifacts):
+    torch, driver = fakes
+    artifacts("sm_80")
+    where = dict(chip="sm_80", artifacts=artifacts.path)
+    a, b, c = operands()
+    tilec.gemm(a, b, out=c, **where)
+    seen, release = [], threading.Event()
+
+    def other():
+        tilec.gemm(a, b, out=c, **where)
+        seen.append(ops._tls.plans)
+        release.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    try:
+        for _ in range(100):
+            if seen:
+                break
+            threading.Event().wait(0.01)
+        (theirs,) = seen
+        assert len(theirs) == 1 and theirs is not ops._tls.plans
+        assert next(iter(theirs.values())) is not next(iter(ops._tls.plans.values()))
+        ops.clear_kernel_memo()
+        assert len(theirs) == 0 and len(ops._tls.plans) == 0
+    finally:
+        release.set()
+        thread.join()
+    assert len(driver.launches) == 2
+
+
+# -- tilec.attention ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chip", ["sm_80", "sm_90a"])
+def test_attention_plan_values_and_lse(fakes, artifacts, chip):
+    torch, driver = fakes
+    meta = artifacts.attention(chip)
+    driver.param_formats = formats_of(meta)
+    where = dict(chip=chip, artifacts=artifacts.path)
+    q, k, v, o = attention_operands(hk=2)
+    for _ in range(2):
+        assert tilec.attention(q, k, v, out=o, **where) is o
+    launch, p = decoded(driver, meta)
+    assert (p["Q"], p["K"], p["V"], p["O"]) == tuple(t.data_ptr() for t in (q, k, v, o))
+    assert (p["B"], p["H"], p["HK"], p["SQ"], p["SK"]) == (B, H, 2, S, S)
+    assert (p["q_batch"], p["q_head"], p["kv_batch"], p["kv_head"], p["lse_batch"]) == (
+        H * S * D, S * D, 2 * S * D, S * D, H * S)
+    assert launch["grid"] == (2, H, B) and len(ops._tls.plans) == 1
+    # Without return_lse the kernel writes a scratch lse of the plan, one
+    # per stream, kept between calls.
+    scratch = p["LSE"]
+    tilec.attention(q, k, v, out=o, **where)
+    assert decoded(driver, meta)[1]["LSE"] == scratch
+    fake_cuda.state.streams[0] = 0x5777
+    tilec.attention(q, k, v, out=o, **where)
+    launch, p = decoded(driver, meta)
+    assert launch["stream"] == 0x5777 and p["LSE"] != scratch
+    # With it, a fresh lse each call, returned.
+    results = [tilec.attention(q, k, v, out=o, return_lse=True, **where) for _ in range(2)]
+    assert [launch["params"][4] for launch in driver.launches[-2:]] == [
+        lse.data_ptr() for _, lse in results]
+    assert results[0][1].shape == (B, H, S) and results[0][1].dtype is torch.float32
+    # Allocated out; another sequence length of k/v: another plan.
+    got = tilec.attention(q, k, v, **where)
+    assert decoded(driver, meta)[1]["O"] == got.data_ptr() and got.shape == q.shape
+    k2, v2 = fake_cuda.tensor((B, 2, 77, D)), fake_cuda.tensor((B, 2, 77, D))
+    tilec.attention(q, k2, v2, out=o, **where)
+    _, p = decoded(driver, meta)
+    assert (p["SK"], p["K"], p["kv_batch"]) == (77, k2.data_ptr(), 2 * 77 * D)
+
+
+def test_attention_plan_checks_alignment_of_new_pointers(fakes, artifacts):
+    torch, driver = fakes
+    artifacts.attention("sm_80")  # K and V read in 16-byte chunks there
+    where = dict(chip="sm_80", artifacts=artifacts.path)
+    q, k, v, o = attention_operands()
+    tilec.attention(q, k, v, out=o, **where)
+    bad = fake_cuda.tensor(k.shape)
+    bad._ptr += 8
+    with pytest.raises(tilec.ArgumentError, match="k must be 16-byte aligned"):
+        tilec.attention(q, bad, v, out=o, **where)
+    assert len(driver.launches) == 1
+
+
+def test_attention_out_of_another_layout_is_copied(fakes, artifacts, monkeypatch):
+    torch, driver = fakes
+    meta = artifacts.attention("sm_90a")
+    driver.param_formats = formats_of(meta)
+    copies = []
+    monkeypatch.setattr(fake_cuda.Tensor, "copy_", lambda self, src: copies.append((self, src)),
+                        raising=False)
+    q, k, v, _ = attention_operands()
+    out = fake_cuda.tensor((B, H, S, D), strides=(S * H * D, D, H * D, 1))  # [b, s, h, d]
+    assert tilec.attention(q, k, v, out=out, chip="sm_90a", artifacts=artifacts.path) is out
+    _, p = decoded(driver, meta)
+    ((dst, src),) = copies
+    assert dst is out and p["O"] == src.data_ptr() != out.data_ptr()
+
+
+def test_attention_cupy_arrays(fakes, artifacts):
+    """CuPy (f16) inputs: launched on CuPy's current stream, outputs and
+    lse allocated as CuPy arrays, no plan (the checked path each call)."""
+    torch, driver = fakes
+    meta = artifacts.attention("sm_90a", dtype="f16")
+    driver.param_formats = formats_of(meta)
+    where = dict(chip="sm_90a", artifacts=artifacts.path)
+    q, k, v = (fake_cuda.cupy_array((B, H, S, D)) for _ in range(3))
+    out, lse = tilec.attention(q, k, v, return_lse=True, **where)
+    assert isinstance(out, fake_cuda.CupyArray) and isinstance(lse, fake_cuda.CupyArray)
+    assert out.shape == (B, H, S, D) and (lse.shape, lse.dtype.name) == ((B, H, S), "float32")
+    launch, p = decoded(driver, meta)
+    assert launch["stream"] == fake_cuda.cupy_state.streams[0]
+    assert (p["Q"], p["K"], p["V"], p["O"], p["LSE"]) == (q.ptr, k.ptr, v.ptr, out.ptr, lse.ptr)
+    assert (p["q_batch"], p["q_head"]) == (H * S * D, S * D)
+    fake_cuda.cupy_state.streams[0] = 0x6666
+    given = fake_cuda.cupy_array((B, H, S, D))
+    assert tilec.attention(q, k, v, out=given, **where) is given
+    launch, p = decoded(driver, meta)
+    assert launch["stream"] == 0x6666 and p["O"] == given.ptr
+    assert len(ops._tls.plans) == 0
+
+    # A q that is a head slice is copied (by CuPy) into a contiguous array.
+    wide = fake_cuda.cupy_array((B, H + 2, S, D))
+    sliced = fake_cuda.CupyArray((B, H, S, D), "float16", ((H + 2) * S * D, S * D, D, 1),
+                                 wide.ptr + S * D * 2)
+    tilec.attention(sliced, k, v, **where)
+    (source, copy, stream), = fake_cuda.cupy_state.copies
+    assert source is sliced and decoded(driver, meta)[1]["Q"] == copy.ptr and stream == 0x6666
+
+
+def test_attention_dlpack_objects(fakes, artifacts):
+    """DLPack-only objects: read through torch.from_dlpack, launched on
+    torch's stream, outputs allocated as torch tensors."""
+    torch, driver = fakes
+    meta = artifacts.attention("sm_80")
+    driver.param_formats = formats_of(meta)
+    q, k, v, o = attention_operands()
+    wrapped = [fake_cuda.DLPackOnly(t) for t in (q, k, v, o)]
+    got = tilec.attention(*wrapped[:3], out=wrapped[3], chip="sm_80", artifacts=artifacts.path)
+    assert got is wrapped[3]
+    launch, p = decoded(driver, meta)
+    assert (p["Q"], p["O"]) == (q.data_ptr(), o.data_ptr())
+    assert launch["stream"] == fake_cuda.state.streams[0]
+    out, lse = tilec.attention(*wrapped[:3], return_lse=True, chip="sm_80",
+                               artifacts=artifacts.path)
+    assert isinstance(out, fake_cuda.Tensor) and isinstance(lse, fake_cuda.Tensor)
+    assert decoded(driver, meta)[1]["O"] == out.data_ptr()
+    cpu = fake_cuda.DLPackOnly(fake_cuda.tensor(q.shape, kind="cpu"))
+    with pytest.raises(tilec.ArgumentError, match="not on a CUDA device"):
+        tilec.attention(cpu, *wrapped[1:3], chip="sm_80", artifacts=artifacts.path)
