@@ -514,7 +514,7 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
         if plan is not None:
             c = plan.allocate() if out is None else out
             dyn = (a.data_ptr(), b.data_ptr(), c.data_ptr(),
-                   0 if bias is None else bias.data_ptr(),
+                   None if bias is None else bias.data_ptr(),
                    None if alpha is None else float(alpha), None if beta is None else float(beta))
             if dyn == plan.last or plan.bind(dyn):
                 plan.launch()
