@@ -43,7 +43,22 @@ ABLATIONS_SM90A = {
     "g16": dict(group_m=16),
     "nows": dict(warp_specialize=0),
     "nows_s3": dict(warp_specialize=0, stages=3),
+    # Thread-block clusters with TMA multicast of the shared operand.
+    "cm2": dict(cluster_m=2),
+    "cn2": dict(cluster_n=2),
+    "cm2cn2": dict(cluster_m=2, cluster_n=2),
 }
+
+# sm_90a cluster kernels over other layouts, outputs and epilogues (checked
+# on more shapes than the ablations: partial cluster tiles, ragged edges).
+CLUSTER_VARIANTS_SM90A = [
+    ("cm2", dict(b_layout="col"), dict(cluster_m=2)),
+    ("cn2", dict(b_layout="col", dtype="f16"), dict(cluster_n=2)),
+    ("cm2", dict(out_dtype="f32", bias=True, activation="gelu"), dict(cluster_m=2)),
+    ("cn2", dict(alpha=True, beta=True), dict(cluster_n=2)),
+    ("cm2cn2", dict(b_layout="col", bias=True, activation="relu"),
+     dict(cluster_m=2, cluster_n=2)),
+]
 
 # The shape-class variants python/tilec/kernels.py dispatches to.
 SHAPE_CLASSES = [(128, 8192, 8192), (512, 4096, 4096)]
@@ -81,6 +96,9 @@ def main():
                     chip_jobs.append(gemm_source(
                         config=cfg, name="gemm_bf16_bf16_brow" + gemm_shape_tag(cfg)))
             if chip == "sm_90a":
+                for tag, v, cfg in CLUSTER_VARIANTS_SM90A:
+                    name, _ = gemm_source(**v)
+                    chip_jobs.append(gemm_source(**v, config=cfg, name=f"{name}_{tag}"))
                 # Every 16-bit-output variant without the TMA store, for N
                 # that is not a multiple of 8.
                 cfg = {"tma_store": 0}

@@ -303,6 +303,14 @@ def _build_driver():
     driver.CUtensorMapFloatOOBfill = _enum("CUtensorMapFloatOOBfill",
                                            ["CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE"])
 
+    driver.CUlaunchAttributeID = _enum("CUlaunchAttributeID",
+                                       ["CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION"])
+    driver.CUlaunchConfig = lambda: types.SimpleNamespace(hStream=CUstream(0), attrs=[],
+                                                          numAttrs=0)
+    driver.CUlaunchAttribute = lambda: types.SimpleNamespace(
+        id=None, value=types.SimpleNamespace(clusterDim=types.SimpleNamespace(x=0, y=0, z=0)))
+    driver.active_clusters = 60  # what cuOccupancyMaxActiveClusters answers
+
     driver.launches = []
     driver.loads = []
     driver.encodes = []
@@ -349,9 +357,28 @@ def _build_driver():
         driver.launches.append(record)
         return (driver.launch_result,)
 
+    def cuOccupancyMaxActiveClusters(function, config):
+        (attr,) = config.attrs
+        dims = attr.value.clusterDim
+        driver.occupancy_queries.append((function.value, "clusters", (dims.x, dims.y, dims.z)))
+        return CUresult.CUDA_SUCCESS, driver.active_clusters
+
+    def cuLaunchKernelEx(config, f, params, extra):
+        assert config.numAttrs == len(config.attrs) == 1
+        (attr,) = config.attrs
+        assert attr.id == driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        (result,) = cuLaunchKernel(f, config.gridDimX, config.gridDimY, config.gridDimZ,
+                                   config.blockDimX, config.blockDimY, config.blockDimZ,
+                                   config.sharedMemBytes, config.hStream, params, extra)
+        if driver.record:
+            dims = attr.value.clusterDim
+            driver.launches[-1]["cluster"] = (dims.x, dims.y, dims.z)
+        return (result,)
+
     for f in (cuModuleLoadData, cuModuleGetFunction, cuFuncSetAttribute,
               cuOccupancyMaxActiveBlocksPerMultiprocessor, cuGetErrorName,
-              cuTensorMapEncodeTiled, cuLaunchKernel):
+              cuTensorMapEncodeTiled, cuLaunchKernel, cuOccupancyMaxActiveClusters,
+              cuLaunchKernelEx):
         setattr(driver, f.__name__, f)
     return driver
 

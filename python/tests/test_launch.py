@@ -122,6 +122,42 @@ def test_persistent_grid_is_capped_with_one_occupancy_query_per_device(fakes):
     assert fake_cuda.state.current_device == 0
 
 
+def cluster_kernel():
+    """The sm_90a GEMM in clusters of two programs along M."""
+    return kernel_of("sm_90a", name="gemm_cluster_m", cluster=[2, 1, 1],
+                     grid=["ceildiv(M, 256) * ceildiv(N, 64) * 2"])
+
+
+def test_cluster_kernel_launches_whole_clusters(fakes):
+    torch, driver = fakes
+    kernel = cluster_kernel()
+    driver.active_clusters = 3
+    a, b, c = operands(m=1024, n=1024)
+    kernel(a, b, c, 1024, 1024, K, K, 1024, 1024)  # 4 * 16 cluster tiles
+    kernel(a, b, c, 1024, 1024, K, K, 1024, 1024)
+    # Capped at the co-resident clusters (queried once), in whole clusters.
+    assert [(l["grid"], l["cluster"]) for l in driver.launches] == [((6, 1, 1), (2, 1, 1))] * 2
+    assert driver.occupancy_queries == [(driver.launches[0]["function"], "clusters", (2, 1, 1))]
+    assert driver.launches[0]["block"] == (384, 1, 1) and driver.launches[0]["smem"] == 213120
+    # A small problem: one cluster tile, two programs.
+    a, b, c = operands(m=100, n=64)
+    kernel(a, b, c, 100, 64, K, K, 64, 64)
+    assert driver.launches[-1]["grid"] == (2, 1, 1)
+    # Prepared launches take the same path.
+    values = [a.data_ptr(), b.data_ptr(), c.data_ptr(), 100, 64, K, K, 64, 64]
+    kernel.prepare(values)()
+    assert driver.launches[-1]["grid"] == (2, 1, 1) and driver.launches[-1]["cluster"] == (2, 1, 1)
+
+
+def test_cluster_kernel_refuses_a_partial_cluster_grid(fakes):
+    torch, driver = fakes
+    kernel = cluster_kernel()
+    a, b, c = operands()
+    with pytest.raises(runtime.LaunchError, match=r"grid \(3, 1, 1\) is not a whole number of 2x1x1 clusters"):
+        kernel(a, b, c, M, N, K, K, N, N, grid=(3,))
+    assert driver.launches == []
+
+
 def test_kernel_call_still_checks_after_cached_calls(fakes):
     torch, driver = fakes
     kernel = kernel_of("sm_90a")

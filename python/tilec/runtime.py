@@ -282,6 +282,11 @@ class Kernel:
         self._threads = self._block[0] * self._block[1] * self._block[2]
         self._smem = int(meta.get("smem_bytes", 0))
         self._persistent = bool(meta.get("persistent"))
+        # Thread-block clusters: launched with cuLaunchKernelEx and the
+        # cluster-dimension attribute (None: plain cuLaunchKernel).
+        cluster = tuple(int(c) for c in (meta.get("cluster") or ()))
+        cluster += (1,) * (3 - len(cluster))
+        self._cluster = cluster if cluster != (1, 1, 1) else None
         self._nparams = len(self.params)
         # Argument handling of __call__: (index, name, code, extra) with code
         # "p" pointer (extra: (tilec dtype, align)), "i" integer (extra:
@@ -373,10 +378,7 @@ class Kernel:
                     self._smem))
             state = _DeviceState(module, function)
             if self._persistent:
-                per_sm = _check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                    function, self._threads, self._smem))
-                sms = env.torch.cuda.get_device_properties(device).multi_processor_count
-                state.max_programs = max(1, per_sm) * sms
+                state.max_programs = self._query_resident_programs(env, function, device)
             self._devices[device] = state
             self._module, self._function = module, function
             return state
@@ -393,12 +395,50 @@ class Kernel:
         env = _launch_env()
         state = self._device_state(env.current_device())
         if state.max_programs is None:
-            per_sm = _check(env.driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                state.function, self._threads, self._smem))
-            sms = env.torch.cuda.get_device_properties(
-                env.current_device()).multi_processor_count
-            state.max_programs = max(1, per_sm) * sms
+            state.max_programs = self._query_resident_programs(
+                env, state.function, env.current_device())
         return state.max_programs
+
+    def _query_resident_programs(self, env, function, device):
+        """Programs of ``function`` resident on ``device`` at once: blocks
+        per SM times SMs, or for cluster kernels whole clusters (the most
+        that can be co-scheduled, times the cluster size, so the capped grid
+        stays a multiple of the cluster's x size)."""
+        driver = env.driver
+        if self._cluster is None:
+            per_sm = _check(driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                function, self._threads, self._smem))
+            sms = env.torch.cuda.get_device_properties(device).multi_processor_count
+            return max(1, per_sm) * sms
+        config = self._launch_config(driver, self._cluster, None)
+        clusters = _check(driver.cuOccupancyMaxActiveClusters(function, config))
+        cx, cy, cz = self._cluster
+        return max(1, clusters) * cx * cy * cz
+
+    def _launch_config(self, driver, grid, cu_stream):
+        """The CUlaunchConfig of a cluster launch of ``grid``."""
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = grid
+        config.blockDimX, config.blockDimY, config.blockDimZ = self._block
+        config.sharedMemBytes = self._smem
+        if cu_stream is not None:
+            config.hStream = cu_stream
+        attr = driver.CUlaunchAttribute()
+        attr.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = \
+            self._cluster
+        config.attrs = [attr]
+        config.numAttrs = 1
+        return config
+
+    def _launch_clustered(self, env, function, grid, cu_stream, address):
+        """cuLaunchKernelEx of a cluster kernel."""
+        if any(g % c for g, c in zip(grid, self._cluster)):
+            raise LaunchError(
+                f"{self.name}: grid {tuple(grid)} is not a whole number of "
+                f"{'x'.join(map(str, self._cluster))} clusters")
+        config = self._launch_config(env.driver, grid, cu_stream)
+        _check(env.driver.cuLaunchKernelEx(config, function, address, 0))
 
     # -- launching ----------------------------------------------------------
 
@@ -526,6 +566,9 @@ class Kernel:
         cu_stream = env.streams.get(stream) if isinstance(stream, int) else None
         if cu_stream is None:
             cu_stream = env.cu_stream(stream)
+        if self._cluster is not None:
+            return self._launch_clustered(env, state.function, (gx, gy, gz), cu_stream,
+                                          arena.address)
         block = self._block
         (err,) = env.launch(state.function, gx, gy, gz, block[0], block[1], block[2],
                             self._smem, cu_stream, arena.address, 0)
@@ -642,6 +685,9 @@ class PreparedLaunch:
         if self._empty:
             return
         grid, block = self.grid, self.block
+        if self.kernel._cluster is not None:
+            return self.kernel._launch_clustered(env, self.function, grid, cu_stream,
+                                                 self._address)
         (err,) = env.launch(self.function, grid[0], grid[1], grid[2], block[0], block[1],
                             block[2], self.smem, cu_stream, self._address, 0)
         if err is not env.success and err != env.success:

@@ -102,3 +102,50 @@
 // SM90-NOT: wgmma
 // SM90-NOT: setmaxnreg
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+// Clusters of two programs (cluster_m = 2: neighbours along M share the B
+// tile; cluster_n = 2: along N, sharing A). `.reqnctapercluster 2, 1, 1`;
+// after the mbarrier initialization, and before exiting, a cluster barrier;
+// consumers release a stage on both programs' empty barriers (mapa +
+// arrive.release.cluster); the producer loads its own A tile and half of
+// the B boxes (two of four 64x64 boxes) multicast to both programs (mask
+// 0b11), or half of A (one 64x64 box) and its own B.
+
+// RUN: tilec %S/Inputs/gemm_bf16_cluster.mlir --chip=sm_90a --emit=ptx -o %t.cl
+// RUN: FileCheck %s --check-prefix=CLM < %t.cl/gemm_cluster_m.ptx
+// RUN: FileCheck %s --check-prefix=CLN < %t.cl/gemm_cluster_n.ptx
+// RUN: %ptxas -arch=sm_90a %t.cl/gemm_cluster_m.ptx -o %t.cl/gemm_cluster_m.cubin
+// RUN: %ptxas -arch=sm_90a %t.cl/gemm_cluster_n.ptx -o %t.cl/gemm_cluster_n.cubin
+// RUN: FileCheck %s --check-prefix=CLJSON < %t.cl/gemm_cluster_m.json
+
+// CLM: .explicitcluster
+// CLM-NEXT: .reqnctapercluster 2, 1, 1
+// CLM: fence.mbarrier_init.release.cluster;
+// CLM: barrier.cluster.arrive.aligned;
+// CLM-NEXT: barrier.cluster.wait.aligned;
+// CLM: mov.u32 {{.*}}, %cluster_ctarank;
+// CLM: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CLM: mapa.shared::cluster.u32
+// CLM: mbarrier.arrive.release.cluster.shared::cluster.b64
+// CLM: setmaxnreg.dec.sync.aligned.u32 40;
+// CLM: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{{.*}}], [{{.*}}], [{{.*}}], [[MASK:%rs[0-9]+]];
+// CLM: mbarrier.arrive.expect_tx.shared.b64
+// CLM: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [
+// CLM-COUNT-2: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
+// CLM: barrier.cluster.arrive.aligned;
+// CLM-NEXT: barrier.cluster.wait.aligned;
+// CLM-NEXT: ret;
+
+// CLN: .reqnctapercluster 2, 1, 1
+// CLN-DAG: mbarrier.arrive.release.cluster.shared::cluster.b64
+// CLN-DAG: mbarrier.arrive.expect_tx.shared.b64
+// CLN-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
+// CLN-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [
+
+// CLJSON: "cluster": [
+// CLJSON-NEXT: 2,
+// CLJSON-NEXT: 1,
+// CLJSON-NEXT: 1
+// CLJSON: "grid": [
+// CLJSON-NEXT: "ceildiv(M, 256) * ceildiv(N, 256) * 2"
+// CLJSON: "persistent": true

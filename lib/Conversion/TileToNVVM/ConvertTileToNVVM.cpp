@@ -236,6 +236,13 @@ static int64_t getBlockThreads(KernelOp kernel) {
   return 32 * warps;
 }
 
+/// The cluster shape of `kernel` ({1, 1, 1} without clusters).
+static SmallVector<int64_t> getClusterDims(KernelOp kernel) {
+  if (std::optional<ArrayRef<int32_t>> cluster = kernel.getCluster())
+    return llvm::to_vector_of<int64_t>(*cluster);
+  return {1, 1, 1};
+}
+
 DictionaryAttr KernelOpLowering::buildLaunchInfo(KernelOp kernel,
                                                  Builder &b) const {
   SmallVector<Attribute> params;
@@ -277,7 +284,7 @@ DictionaryAttr KernelOpLowering::buildLaunchInfo(KernelOp kernel,
       b.getNamedAttr("grid", b.getArrayAttr(grid)),
       b.getNamedAttr("persistent", b.getBoolAttr(kernel.getPersistent())),
       b.getNamedAttr("block", b.getI64ArrayAttr({threads, 1, 1})),
-      b.getNamedAttr("cluster", b.getI64ArrayAttr({1, 1, 1})),
+      b.getNamedAttr("cluster", b.getI64ArrayAttr(getClusterDims(kernel))),
       b.getNamedAttr("num_warps", b.getI64IntegerAttr(kernel.getNumWarps())),
       b.getNamedAttr("smem_bytes", b.getI64IntegerAttr(smem)),
       b.getNamedAttr("chip", b.getStringAttr(target.chip)),
@@ -322,6 +329,12 @@ KernelOpLowering::matchAndRewrite(KernelOp kernel, OpAdaptor adaptor,
                     rewriter.getI64IntegerAttr(64));
     func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
                     rewriter.getUnitAttr());
+  }
+  if (kernel.getCluster()) {
+    // `.explicitcluster` / `.reqnctapercluster x, y, z` (the pass checked
+    // that the chip has clusters).
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  rewriter.getDenseI32ArrayAttr(*kernel.getCluster()));
   }
   int32_t threads = getBlockThreads(kernel);
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
@@ -441,6 +454,11 @@ void ConvertTileToNVVMPass::runOnOperation() {
 
   bool needsSmem = false;
   for (KernelOp kernel : module.getOps<KernelOp>()) {
+    if (kernel.getCluster() && !target->hasClusters) {
+      kernel.emitOpError("thread-block clusters need sm_90 or newer; ")
+          << target->chip << " has none";
+      return signalPassFailure();
+    }
     if (failed(planSharedMemory(kernel, *target)))
       return signalPassFailure();
     needsSmem |=

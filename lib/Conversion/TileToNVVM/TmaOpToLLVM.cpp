@@ -1,4 +1,4 @@
-//===- TmaOpToLLVM.cpp - tensor maps, TMA copies, mbarriers ---------------===//
+//===- TmaOpToLLVM.cpp - tensor maps, TMA copies, mbarriers, clusters -----===//
 //
 // Part of the tilec project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
@@ -13,12 +13,18 @@
 //    parameter; the host encodes the map, see `tensor_maps` in the launch
 //    metadata);
 //  * tile.tma_load -> one `cp.async.bulk.tensor.2d` per box, issued by the
-//    leader thread, completing as transaction bytes on an mbarrier;
+//    leader thread, completing as transaction bytes on an mbarrier; with
+//    `multicast`, `.multicast::cluster` copies of this program's part of the
+//    boxes;
 //  * tile.tma_store -> one shared-to-global `cp.async.bulk.tensor.2d` per
 //    box and a bulk commit group on the leader thread;
 //    tile.tma_store_wait -> `cp.async.bulk.wait_group.read` there;
 //  * tile.mbarrier_* -> `mbarrier.init` / `arrive.expect_tx` / `arrive` /
-//    `try_wait.parity` on 8-byte barriers in the planned shared memory.
+//    `try_wait.parity` on 8-byte barriers in the planned shared memory
+//    (`mapa` + `arrive.release.cluster.shared::cluster` for another
+//    program's barrier);
+//  * tile.cluster_rank -> %cluster_ctarank; tile.cluster_barrier ->
+//    `barrier.cluster.arrive.aligned` + `barrier.cluster.wait.aligned`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,6 +116,9 @@ static Value getStageBase(OpBuilder &b, Location loc, Value base,
 }
 
 /// tile.tma_load -> cp.async.bulk.tensor.2d per box, on the leader thread.
+/// With `part(%p of n)` the boxes split into n runs in order, and the
+/// leader issues run %p; with `multicast(%mask)` each copy lands in every
+/// program of the mask.
 struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -123,22 +132,45 @@ struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
         getBarrierPtr(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
     Value desc = adaptor.getMap();
     SmallVector<Value> offsets(adaptor.getOffsets());
-    emitOnLeader(rewriter, loc, op, [&](OpBuilder &b, Location l) {
-      forEachBox(op.getMap().getType(), buffer,
-                 [&](int32_t start, ArrayRef<int64_t> coord) {
+    Value mask;
+    if (Value m = adaptor.getCtaMask())
+      mask = arith::TruncIOp::create(rewriter, loc, rewriter.getI16Type(), m);
+    SmallVector<std::pair<int32_t, SmallVector<int64_t>>> boxes;
+    forEachBox(op.getMap().getType(), buffer,
+               [&](int32_t start, ArrayRef<int64_t> coord) {
+                 boxes.push_back({start, llvm::to_vector(coord)});
+               });
+    int64_t perPart = boxes.size() / op.getParts();
+    auto issue = [&](OpBuilder &b, Location l, int64_t part) {
+      for (auto &[start, coord] :
+           ArrayRef(boxes).slice(part * perPart, perPart)) {
         Value dst = LLVM::GEPOp::create(b, l, stageBase.getType(),
                                         b.getI8Type(), stageBase,
                                         ArrayRef<LLVM::GEPArg>{start});
-        // This CTA's shared memory, addressed in the cluster window.
+        // This CTA's shared memory, addressed in the cluster window (the
+        // same offset in each program of a multicast).
         dst = LLVM::AddrSpaceCastOp::create(
             b, l, LLVM::LLVMPointerType::get(b.getContext(), 7), dst);
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
             b, l, dst, desc, getBoxCoords(b, l, buffer, offsets, coord), bar,
-            /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+            /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/mask,
             /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
             /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(),
             /*predicate=*/Value());
-      });
+      }
+    };
+    emitOnLeader(rewriter, loc, op, [&](OpBuilder &b, Location l) {
+      if (!adaptor.getPart())
+        return issue(b, l, 0);
+      for (int64_t part = 0; part < op.getParts(); ++part) {
+        Value mine = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                           adaptor.getPart(),
+                                           i32Val(b, l, part));
+        scf::IfOp::create(b, l, mine, [&](OpBuilder &then, Location tl) {
+          issue(then, tl, part);
+          scf::YieldOp::create(then, tl);
+        });
+      }
     });
     rewriter.eraseOp(op);
     return success();
@@ -242,7 +274,8 @@ struct MBarrierExpectTxOpLowering
   }
 };
 
-/// tile.mbarrier_arrive -> mbarrier.arrive on lane 0 of each warp.
+/// tile.mbarrier_arrive -> mbarrier.arrive on lane 0 of each warp; with
+/// `cta(%r)`, on the barrier's copy in program %r of the cluster.
 struct MBarrierArriveOpLowering : public OpConversionPattern<MBarrierArriveOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -255,9 +288,19 @@ struct MBarrierArriveOpLowering : public OpConversionPattern<MBarrierArriveOp> {
     Value lane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                         ids.lane, i32Val(rewriter, loc, 0));
     scf::IfOp::create(rewriter, loc, lane0, [&](OpBuilder &b, Location l) {
-      NVVM::MBarrierArriveOp::create(b, l, TypeRange{}, bar, /*count=*/Value(),
-                                     NVVM::MemScopeKind::CTA,
-                                     /*relaxed=*/false);
+      if (Value cta = adaptor.getCta()) {
+        Value remote = NVVM::MapaOp::create(
+            b, l, LLVM::LLVMPointerType::get(b.getContext(), 7), bar, cta);
+        NVVM::MBarrierArriveOp::create(b, l, TypeRange{}, remote,
+                                       /*count=*/Value(),
+                                       NVVM::MemScopeKind::CLUSTER,
+                                       /*relaxed=*/false);
+      } else {
+        NVVM::MBarrierArriveOp::create(b, l, TypeRange{}, bar,
+                                       /*count=*/Value(),
+                                       NVVM::MemScopeKind::CTA,
+                                       /*relaxed=*/false);
+      }
       scf::YieldOp::create(b, l);
     });
     rewriter.eraseOp(op);
@@ -281,6 +324,32 @@ struct MBarrierWaitOpLowering : public OpConversionPattern<MBarrierWaitOp> {
   }
 };
 
+/// tile.cluster_rank -> %cluster_ctarank.
+struct ClusterRankOpLowering : public OpConversionPattern<ClusterRankOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ClusterRankOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::ClusterId>(op, rewriter.getI32Type());
+    return success();
+  }
+};
+
+/// tile.cluster_barrier -> barrier.cluster.arrive.aligned (release) and
+/// barrier.cluster.wait.aligned (acquire) on every thread.
+struct ClusterBarrierOpLowering : public OpConversionPattern<ClusterBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ClusterBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::ClusterArriveOp::create(rewriter, loc, rewriter.getUnitAttr());
+    NVVM::ClusterWaitOp::create(rewriter, loc, rewriter.getUnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilec::populateTmaOpToLLVMPatterns(TileTypeConverter &converter,
@@ -293,6 +362,8 @@ void mlir::tilec::populateTmaOpToLLVMPatterns(TileTypeConverter &converter,
                MBarrierAllocOpLowering,    // tile.mbarrier_alloc
                MBarrierExpectTxOpLowering, // tile.mbarrier_expect_tx
                MBarrierArriveOpLowering,   // tile.mbarrier_arrive
-               MBarrierWaitOpLowering      // tile.mbarrier_wait
+               MBarrierWaitOpLowering,     // tile.mbarrier_wait
+               ClusterRankOpLowering,      // tile.cluster_rank
+               ClusterBarrierOpLowering    // tile.cluster_barrier
                >(converter, ctx);
 }

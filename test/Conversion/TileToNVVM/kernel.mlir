@@ -32,3 +32,33 @@ gpu.module @g [#nvvm.target<chip = "sm_89", features = "+ptx84">] {
     tile.return
   }
 }
+
+// -----
+
+// A cluster shape becomes `.reqnctapercluster` (nvvm.cluster_dim) and the
+// metadata's `cluster`; the rank and cluster barrier are sreg reads and
+// barrier.cluster.
+
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
+  // CHECK-LABEL: llvm.func @clustered
+  // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+  // CHECK-SAME: cluster = [2, 1, 1]
+  // CHECK: nvvm.cluster.arrive {aligned}
+  // CHECK-NEXT: nvvm.cluster.wait {aligned}
+  // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
+  tile.kernel @clustered(%n: i32) grid(%n) warps(4) cluster(2) {
+    tile.cluster_barrier
+    %r = tile.cluster_rank
+    tile.return
+  }
+}
+
+// -----
+
+// Clusters need sm_90.
+gpu.module @g [#nvvm.target<chip = "sm_89", features = "+ptx84">] {
+  // expected-error @+1 {{thread-block clusters need sm_90 or newer; sm_89 has none}}
+  tile.kernel @cluster_on_sm89(%n: i32) grid(%n) warps(4) cluster(2) {
+    tile.return
+  }
+}

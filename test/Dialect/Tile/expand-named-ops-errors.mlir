@@ -99,3 +99,15 @@ tile.kernel @attention_bad_warps(%Q: !tile.ptr<bf16>, %S: i32) {
         !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return
 }
+
+// -----
+
+// sm_80-class chips have no thread-block clusters (nor the kernel that uses
+// them).
+
+tile.kernel @cluster_on_sm80(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{cluster_m = 2, cluster_n = 1: clusters need the warp-specialized kernel (sm_90a)}}
+  tile.gemm %a, %a, %a config {cluster_m = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

@@ -10,3 +10,33 @@ tile.kernel @tma_store_ragged_n(%A: !tile.ptr<bf16>, %M: i32) {
   tile.gemm %a, %a, %c config {tma_store = 1} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// Thread-block clusters: 1 or 2 programs along each of M and N, on the
+// warp-specialized kernel, with halves of whole boxes to multicast.
+
+tile.kernel @cluster_too_wide(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{cluster_m = 4, cluster_n = 1: each must be 1 or 2}}
+  tile.gemm %a, %a, %a config {cluster_m = 4} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @cluster_without_ws(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{cluster_m = 1, cluster_n = 2: clusters need the warp-specialized kernel (sm_90a)}}
+  tile.gemm %a, %a, %a config {cluster_n = 2, warp_specialize = 0} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @cluster_b_boxes(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{cluster_m = 2, cluster_n = 1: block_n must split into two halves of whole 64-column boxes (row-major B) or 8-row multiples (column-major B)}}
+  tile.gemm %a, %a, %a config {cluster_m = 2, block_n = 64} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

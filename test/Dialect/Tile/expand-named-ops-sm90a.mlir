@@ -95,3 +95,85 @@ tile.kernel @gemm_ragged_constant_n(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C
   tile.gemm %a, %b, %c : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// cluster_m = 2: clusters of two programs on vertically neighbouring tiles
+// (256x256 cluster tiles, grid in whole clusters). Both programs read the
+// same B tile, so each loads half of its 64x64 boxes and multicasts them to
+// both (mask 0b11 on the tile column); A is this program's own. A stage may
+// be refilled once the consumers of both programs released it: the empty
+// barriers count 2 x 8 warps and consumers arrive on both programs'.
+// Cluster barriers order the barrier initialization before any remote
+// signal, and keep each program alive until the other is done with it.
+
+// CHECK-LABEL: tile.kernel @gemm_cluster_2x1
+// CHECK-SAME: grid(ceildiv(%M, 256) * ceildiv(%N, 256) * 2) warps(8) cluster(2, 1, 1) persistent
+// CHECK-DAG: %[[TMA:[0-9]+]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<128x64xbf16,
+// CHECK-DAG: %[[TMB:[0-9]+]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x64xbf16,
+// CHECK: %[[FULL:.*]] = tile.mbarrier_alloc count 1
+// CHECK: %[[EMPTY:.*]] = tile.mbarrier_alloc count 16
+// CHECK-NEXT: tile.cluster_barrier
+// CHECK: %[[RANK:.*]] = tile.cluster_rank
+// CHECK: tile.warp_specialize
+// CHECK:   tile.mbarrier_arrive %[[EMPTY]][%{{.*}}] cta(%[[C0:.*]]) :
+// CHECK: tile.mbarrier_arrive %[[EMPTY]][%{{.*}}] cta(%[[C1:.*]]) :
+// CHECK: partition warps(4) regs(40)
+// CHECK:   tile.mbarrier_expect_tx %[[FULL]][%{{.*}}], 49152
+// CHECK:   tile.tma_load %[[TMA]][%{{.*}}], %{{.*}}, %[[FULL]][%{{.*}}] :
+// CHECK-NEXT: tile.tma_load %[[TMB]][%{{.*}}], %{{.*}}, %[[FULL]][%{{.*}}] multicast(%{{.*}}) part(%{{.*}} of 2) :
+// CHECK: tile.cluster_barrier
+// CHECK-NEXT: tile.return
+tile.kernel @gemm_cluster_2x1(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+                              %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c config {cluster_m = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+// cluster_n = 2: the two programs share the A tile; each loads one 64x64
+// half box of it (the A map's box halves) and multicasts it; B is local.
+
+// CHECK-LABEL: tile.kernel @gemm_cluster_1x2
+// CHECK-SAME: grid(ceildiv(%M, 128) * ceildiv(%N, 512) * 2) warps(8) cluster(2, 1, 1) persistent
+// CHECK-DAG: %[[TMA:[0-9]+]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x64xbf16,
+// CHECK-DAG: %[[TMB:[0-9]+]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x64xbf16,
+// CHECK: partition warps(4) regs(40)
+// CHECK:   tile.tma_load %[[TMA]][%{{.*}}], %{{.*}}, %{{.*}} multicast(%{{.*}}) part(%{{.*}} of 2) :
+// CHECK-NEXT: tile.tma_load %[[TMB]][%{{.*}}], %{{.*}}, %{{.*}} :
+tile.kernel @gemm_cluster_1x2(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+                              %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c config {cluster_n = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+// 2x2 clusters: a program receives from its tile row and its tile column (3
+// programs), so the empty barriers count 3 x 8 warps and consumers arrive
+// only on those 3 (a predicate per peer). Column-major B splits its K-major
+// box along N.
+
+// CHECK-LABEL: tile.kernel @gemm_cluster_2x2_bcol
+// CHECK-SAME: grid(ceildiv(%M, 256) * ceildiv(%N, 512) * 4) warps(8) cluster(4, 1, 1) persistent
+// CHECK-DAG: tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x64xbf16,
+// CHECK-DAG: tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x128xbf16,
+// CHECK: tile.mbarrier_alloc count 24
+// CHECK-COUNT-4: tile.mbarrier_arrive {{.*}} cta(
+// CHECK: partition warps(4) regs(40)
+// CHECK-COUNT-2: multicast(%{{.*}}) part(%{{.*}} of 2)
+tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+                                   %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c config {cluster_m = 2, cluster_n = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

@@ -1001,3 +1001,127 @@ tile.kernel @k(%p: !tile.ptr<f32>) {
   %v = tile.make_view %p[-4] strides [1] : !tile.ptr<f32>
   tile.return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Thread-block clusters
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{a cluster of 16 programs is over the portable limit of 8}}
+tile.kernel @cluster_too_large() warps(4) cluster(4, 4) {
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{expected 3 positive cluster dimensions}}
+tile.kernel @cluster_zero() warps(4) cluster(0, 1, 1) {
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{expected 1 to 3 cluster dimensions}}
+tile.kernel @cluster_4d() warps(4) cluster(1, 1, 1, 1) {
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{a persistent kernel's cluster must be 1-D (cluster(x)): its grid is}}
+tile.kernel @cluster_persistent_2d(%n: i32) grid(%n) warps(4) cluster(1, 2) persistent {
+  tile.return
+}
+
+// -----
+
+tile.kernel @cluster_rank_without_cluster() warps(4) {
+  // expected-error @+1 {{tile.cluster_rank needs a kernel with a cluster(...) shape of at least 2 programs}}
+  %r = tile.cluster_rank
+  tile.return
+}
+
+// -----
+
+tile.kernel @cluster_barrier_single() warps(4) cluster(1) {
+  // expected-error @+1 {{tile.cluster_barrier needs a kernel with a cluster(...) shape of at least 2 programs}}
+  tile.cluster_barrier
+  tile.return
+}
+
+// -----
+
+tile.kernel @cluster_barrier_nested(%n: i32) warps(4) cluster(2) {
+  %c = arith.cmpi eq, %n, %n : i32
+  scf.if %c {
+    // expected-error @+1 {{must be at the top level of a tile.kernel, where every thread of the cluster executes it}}
+    tile.cluster_barrier
+  }
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @multicast_without_cluster(%B: !tile.ptr<bf16> {tile.align = 16 : i64}, %n: i32 {tile.divisibility = 8 : i64}) warps(4) {
+  %i = arith.constant 0 : i32
+  %v = tile.make_view %B[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #sw>
+  %buf = tile.local_alloc : !tile.smem<2x64x128xbf16, #sw>
+  %bar = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
+  // expected-error @+1 {{multicast needs a kernel with a cluster(...) shape of at least 2 programs}}
+  tile.tma_load %tm[%i, %i], %buf[%i], %bar[%i] multicast(%i) : !tile.tensor_map<64x64xbf16, #sw>, !tile.smem<2x64x128xbf16, #sw>, !tile.mbarrier<2>
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @part_without_multicast(%B: !tile.ptr<bf16> {tile.align = 16 : i64}, %n: i32 {tile.divisibility = 8 : i64}) warps(4) cluster(2) {
+  %i = arith.constant 0 : i32
+  %v = tile.make_view %B[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #sw>
+  %buf = tile.local_alloc : !tile.smem<2x64x128xbf16, #sw>
+  %bar = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
+  // expected-error @+1 {{part(...) needs multicast(...): the other parts come from the programs sharing the tile}}
+  tile.tma_load %tm[%i, %i], %buf[%i], %bar[%i] part(%i of 2) : !tile.tensor_map<64x64xbf16, #sw>, !tile.smem<2x64x128xbf16, #sw>, !tile.mbarrier<2>
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @parts_not_dividing(%B: !tile.ptr<bf16> {tile.align = 16 : i64}, %n: i32 {tile.divisibility = 8 : i64}) warps(4) cluster(2) {
+  %i = arith.constant 0 : i32
+  %v = tile.make_view %B[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #sw>
+  %buf = tile.local_alloc : !tile.smem<2x64x192xbf16, #sw>
+  %bar = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
+  // expected-error @+1 {{the tile's 3 boxes do not split into 2 parts}}
+  tile.tma_load %tm[%i, %i], %buf[%i], %bar[%i] multicast(%i) part(%i of 2) : !tile.tensor_map<64x64xbf16, #sw>, !tile.smem<2x64x192xbf16, #sw>, !tile.mbarrier<2>
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @parts_without_part(%B: !tile.ptr<bf16> {tile.align = 16 : i64}, %n: i32 {tile.divisibility = 8 : i64}) warps(4) cluster(2) {
+  %i = arith.constant 0 : i32
+  %v = tile.make_view %B[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #sw>
+  %buf = tile.local_alloc : !tile.smem<2x64x128xbf16, #sw>
+  %bar = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
+  // expected-error @+1 {{'parts' = 2 without a part index}}
+  "tile.tma_load"(%tm, %i, %i, %buf, %i, %bar, %i, %i) <{operandSegmentSizes = array<i32: 1, 2, 1, 1, 1, 1, 1, 0>, parts = 2 : i32}> : (!tile.tensor_map<64x64xbf16, #sw>, i32, i32, !tile.smem<2x64x128xbf16, #sw>, i32, !tile.mbarrier<2>, i32, i32) -> ()
+  tile.return
+}
+
+// -----
+
+tile.kernel @remote_arrive_without_cluster(%i: i32) warps(4) {
+  %bar = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
+  // expected-error @+1 {{arriving on another program's barrier needs a kernel with a cluster(...) shape of at least 2 programs}}
+  tile.mbarrier_arrive %bar[%i] cta(%i) : !tile.mbarrier<2>
+  tile.return
+}

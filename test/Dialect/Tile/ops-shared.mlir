@@ -234,3 +234,35 @@ tile.kernel @gemm_config_keys(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !til
         !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// Thread-block clusters: the kernel's cluster shape (given as 1 to 3
+// dimensions, printed as 3), the program's rank, cluster barriers,
+// multicast TMA loads of one part of a tile, and arrivals on another
+// program's barrier.
+// CHECK-LABEL: tile.kernel @cluster_ops
+// CHECK-SAME: warps(8) cluster(2, 1, 1) persistent {
+// CHECK: %[[FULL:.+]] = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+// CHECK-NEXT: %[[EMPTY:.+]] = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
+// CHECK-NEXT: tile.cluster_barrier{{$}}
+// CHECK-NEXT: %[[R:.+]] = tile.cluster_rank{{$}}
+// CHECK: tile.tma_load %[[TM:.+]][%[[C0:.+]], %[[C0]]], %[[BUF:.+]][%[[C0]]], %[[FULL]][%[[C0]]] multicast(%[[MASK:.+]]) part(%[[R]] of 2) : !tile.tensor_map<64x64xbf16, #[[$SW]]>, !tile.smem<3x64x256xbf16, #[[$SW]]>, !tile.mbarrier<3>{{$}}
+// CHECK-NEXT: tile.tma_load %[[TM]][%[[C0]], %[[C0]]], %[[BUF]][%[[C0]]], %[[FULL]][%[[C0]]] multicast(%[[MASK]]) : !tile.tensor_map<64x64xbf16, #[[$SW]]>, !tile.smem<3x64x256xbf16, #[[$SW]]>, !tile.mbarrier<3>{{$}}
+// CHECK-NEXT: tile.mbarrier_arrive %[[EMPTY]][%[[C0]]] cta(%[[R]]) : !tile.mbarrier<3>{{$}}
+// CHECK-NEXT: tile.cluster_barrier{{$}}
+tile.kernel @cluster_ops(%B: !tile.ptr<bf16> {tile.align = 16 : i64}, %N: i32 {tile.divisibility = 8 : i64})
+    grid(ceildiv(%N, 256)) warps(8) cluster(2) persistent {
+  %c0 = arith.constant 0 : i32
+  %mask = arith.constant 3 : i32
+  %b = tile.make_view %B[%N, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %tm = tile.make_tensor_map %b : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #sw128>
+  %buf = tile.local_alloc : !tile.smem<3x64x256xbf16, #sw128>
+  %full = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+  %empty = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
+  tile.cluster_barrier
+  %r = tile.cluster_rank
+  tile.tma_load %tm[%c0, %c0], %buf[%c0], %full[%c0] multicast(%mask) part(%r of 2) : !tile.tensor_map<64x64xbf16, #sw128>, !tile.smem<3x64x256xbf16, #sw128>, !tile.mbarrier<3>
+  tile.tma_load %tm[%c0, %c0], %buf[%c0], %full[%c0] multicast(%mask) : !tile.tensor_map<64x64xbf16, #sw128>, !tile.smem<3x64x256xbf16, #sw128>, !tile.mbarrier<3>
+  tile.mbarrier_arrive %empty[%c0] cta(%r) : !tile.mbarrier<3>
+  tile.cluster_barrier
+  tile.return
+}

@@ -65,7 +65,8 @@ void populateWgmmaSm90Patterns(TileTypeConverter &converter,
                                RewritePatternSet &patterns,
                                const TargetInfo &target);
 
-/// tile.make_tensor_map, tile.tma_load, tile.mbarrier_* (sm_90).
+/// tile.make_tensor_map, tile.tma_load/store, tile.mbarrier_*,
+/// tile.cluster_rank, tile.cluster_barrier (sm_90).
 void populateTmaOpToLLVMPatterns(TileTypeConverter &converter,
                                  RewritePatternSet &patterns);
 

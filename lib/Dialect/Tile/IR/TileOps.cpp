@@ -313,6 +313,20 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
     result.addAttribute(getNumWarpsAttrName(result.name),
                         builder.getI32IntegerAttr(warps));
   }
+  if (succeeded(parser.parseOptionalKeyword("cluster"))) {
+    SmallVector<int32_t> dims;
+    auto parseDim = [&]() -> ParseResult {
+      return parser.parseInteger(dims.emplace_back());
+    };
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, parseDim))
+      return failure();
+    if (dims.size() > 3)
+      return parser.emitError(loc, "expected 1 to 3 cluster dimensions");
+    dims.resize(3, 1);
+    result.addAttribute(getClusterAttrName(result.name),
+                        builder.getDenseI32ArrayAttr(dims));
+  }
   if (succeeded(parser.parseOptionalKeyword("persistent")))
     result.addAttribute(getPersistentAttrName(result.name),
                         builder.getUnitAttr());
@@ -324,6 +338,16 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
 
   Region *body = result.addRegion();
   return parser.parseRegion(*body, arguments, /*enableNameShadowing=*/false);
+}
+
+int64_t KernelOp::getClusterSize() {
+  std::optional<ArrayRef<int32_t>> cluster = getCluster();
+  if (!cluster)
+    return 1;
+  int64_t size = 1;
+  for (int32_t d : *cluster)
+    size *= d;
+  return size;
 }
 
 void KernelOp::print(OpAsmPrinter &p) {
@@ -352,6 +376,11 @@ void KernelOp::print(OpAsmPrinter &p) {
     p << ")";
   }
   p << " warps(" << getNumWarps() << ")";
+  if (std::optional<ArrayRef<int32_t>> cluster = getCluster()) {
+    p << " cluster(";
+    llvm::interleaveComma(*cluster, p);
+    p << ")";
+  }
   if (getPersistent())
     p << " persistent";
   p.printOptionalAttrDictWithKeyword(
@@ -359,7 +388,7 @@ void KernelOp::print(OpAsmPrinter &p) {
       {SymbolTable::getSymbolAttrName(), getFunctionTypeAttrName(),
        getArgAttrsAttrName(), getResAttrsAttrName(), getArgNamesAttrName(),
        getNumWarpsAttrName(), getGridAttrName(), getGridArgsAttrName(),
-       getPersistentAttrName()});
+       getPersistentAttrName(), getClusterAttrName()});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/true);
@@ -444,6 +473,19 @@ LogicalResult KernelOp::verify() {
   }
   if (getPersistent() && (!getGrid() || getGrid()->getNumResults() != 1))
     return emitOpError("a persistent kernel needs a 1-D grid rule");
+  if (std::optional<ArrayRef<int32_t>> cluster = getCluster()) {
+    if (cluster->size() != 3 || llvm::any_of(*cluster, [](int32_t d) {
+          return d < 1;
+        }))
+      return emitOpError("expected 3 positive cluster dimensions");
+    if (getClusterSize() > 8)
+      return emitOpError("a cluster of ")
+             << getClusterSize()
+             << " programs is over the portable limit of 8";
+    if (getPersistent() && ((*cluster)[1] != 1 || (*cluster)[2] != 1))
+      return emitOpError("a persistent kernel's cluster must be 1-D "
+                         "(cluster(x)): its grid is");
+  }
   // FunctionOpInterface already checks the entry block's arguments.
   Block &body = getBody().front();
   if (body.empty() || !isa<ReturnOp>(body.back()))
@@ -952,11 +994,37 @@ static LogicalResult verifyBoxesTileBuffer(Operation *op, TensorMapType map,
   return success();
 }
 
+/// Checks that `op` is in a kernel with a `cluster(...)` shape; `what`
+/// names the feature for the diagnostic.
+static LogicalResult verifyInClusterKernel(Operation *op, StringRef what) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (!kernel || kernel.getClusterSize() < 2)
+    return op->emitOpError()
+           << what << " needs a kernel with a cluster(...) shape of at least "
+                      "2 programs";
+  return success();
+}
+
 LogicalResult TmaLoadOp::verify() {
   if (getOffsets().size() != 2)
     return emitOpError("expected 2 offsets, got ") << getOffsets().size();
-  return verifyBoxesTileBuffer(*this, getMap().getType(),
-                               getBuffer().getType());
+  if (failed(verifyBoxesTileBuffer(*this, getMap().getType(),
+                                   getBuffer().getType())))
+    return failure();
+  if (getCtaMask() && failed(verifyInClusterKernel(*this, "multicast")))
+    return failure();
+  if (getPart() && !getCtaMask())
+    return emitOpError("part(...) needs multicast(...): the other parts "
+                       "come from the programs sharing the tile");
+  if (!getPart() && getParts() != 1)
+    return emitOpError("'parts' = ") << getParts() << " without a part index";
+  ArrayRef<int64_t> box = getMap().getType().getShape();
+  ArrayRef<int64_t> tile = getBuffer().getType().getTileShape();
+  int64_t boxes = (tile[0] / box[0]) * (tile[1] / box[1]);
+  if (boxes % getParts() != 0)
+    return emitOpError("the tile's ")
+           << boxes << " boxes do not split into " << getParts() << " parts";
+  return success();
 }
 
 LogicalResult TmaStoreOp::verify() {
@@ -976,6 +1044,24 @@ LogicalResult LocalStoreOp::verify() {
   if (type.getShape() != buffer.getTileShape())
     return emitOpError("expected a tile of the buffer's stage shape");
   return success();
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  if (getCta())
+    return verifyInClusterKernel(*this, "arriving on another program's "
+                                        "barrier");
+  return success();
+}
+
+LogicalResult ClusterRankOp::verify() {
+  return verifyInClusterKernel(*this, "tile.cluster_rank");
+}
+
+LogicalResult ClusterBarrierOp::verify() {
+  if (!isa_and_nonnull<KernelOp>((*this)->getParentOp()))
+    return emitOpError("must be at the top level of a tile.kernel, where "
+                       "every thread of the cluster executes it");
+  return verifyInClusterKernel(*this, "tile.cluster_barrier");
 }
 
 LogicalResult MBarrierAllocOp::verify() {

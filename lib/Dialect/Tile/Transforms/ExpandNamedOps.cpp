@@ -312,9 +312,13 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
   bool bColMajor = op.isRhsColumnMajor();
   SharedEncodingAttr encA = getSwizzle128Layout(ctx, 1);
   SharedEncodingAttr encB = getSwizzle128Layout(ctx, bColMajor ? 0 : 1);
-  auto mapA = TensorMapType::get(ctx, {c.blockM, 64}, inType, encA);
+  // In a cluster, the programs sharing an operand tile each load 1/share
+  // of its boxes and multicast them: A is shared by the clusterN programs
+  // of a tile row, B by the clusterM programs of a tile column.
+  int64_t clusterSize = c.clusterM * c.clusterN;
+  auto mapA = TensorMapType::get(ctx, {c.blockM / c.clusterN, 64}, inType, encA);
   auto mapB = TensorMapType::get(
-      ctx, bColMajor ? SmallVector<int64_t>{64, c.blockN}
+      ctx, bColMajor ? SmallVector<int64_t>{64, c.blockN / c.clusterM}
                      : SmallVector<int64_t>{64, 64},
       inType, encB);
   Value tmA = MakeTensorMapOp::create(b, mapA, a);
@@ -335,17 +339,88 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
         LocalAllocOp::create(
             b, SmemType::get(ctx, {1, c.blockM, c.blockN}, outType, encC))};
   }
+  // A stage is refilled once the consumers of every program that receives
+  // it have released it: each consumer warp arrives on the empty barrier of
+  // each program whose producer writes into its ring (its tile row and its
+  // tile column: clusterM + clusterN - 1 programs, itself included).
+  int64_t writers = c.clusterM + c.clusterN - 1;
   auto barsType = MBarrierType::get(ctx, c.stages);
   Value full = MBarrierAllocOp::create(b, barsType, 1);
-  Value empty = MBarrierAllocOp::create(b, barsType, c.warps);
+  Value empty = MBarrierAllocOp::create(b, barsType, c.warps * writers);
+  // Every program's barriers are initialized before any other signals them.
+  if (clusterSize > 1)
+    ClusterBarrierOp::create(b);
   int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * inBytes;
 
-  Value numTiles =
-      arith::MulIOp::create(b, arith::CeilDivSIOp::create(b, M, cst(c.blockM)),
-                            arith::CeilDivSIOp::create(b, N, cst(c.blockN)));
+  // The schedule walks cluster tiles (clusterM x clusterN block tiles, one
+  // per program of a cluster; the programs of a cluster are consecutive
+  // along x); a program's block tile is at (rank % clusterM, rank /
+  // clusterM) in it. Programs whose tile lies past M or N still load their
+  // parts of the shared operands; their stores are clipped.
+  GemmConfig clusterTiles = c;
+  clusterTiles.blockM *= c.clusterM;
+  clusterTiles.blockN *= c.clusterN;
+  Value numTiles = arith::MulIOp::create(
+      b, arith::CeilDivSIOp::create(b, M, cst(clusterTiles.blockM)),
+      arith::CeilDivSIOp::create(b, N, cst(clusterTiles.blockN)));
   Value kTiles = arith::CeilDivSIOp::create(b, K, cst(c.blockK));
   Value pid = ProgramIdOp::create(b, Dim::X);
   Value numPrograms = NumProgramsOp::create(b, Dim::X);
+  Value rankM, rankN, maskA, maskB;
+  if (clusterSize > 1) {
+    pid = arith::DivUIOp::create(b, pid, cst(clusterSize));
+    numPrograms = arith::DivUIOp::create(b, numPrograms, cst(clusterSize));
+    Value rank = ClusterRankOp::create(b);
+    rankM = arith::RemUIOp::create(b, rank, cst(c.clusterM));
+    rankN = arith::DivUIOp::create(b, rank, cst(c.clusterM));
+    // The programs of this tile row (same rankM) and tile column.
+    int64_t rowBits = 0;
+    for (int64_t j = 0; j < c.clusterN; ++j)
+      rowBits |= int64_t(1) << (j * c.clusterM);
+    maskA = arith::ShLIOp::create(b, cst(rowBits), rankM);
+    maskB = arith::ShLIOp::create(
+        b, cst((int64_t(1) << c.clusterM) - 1),
+        arith::MulIOp::create(b, rankN, cst(c.clusterM)));
+  }
+  // The block tile of this program in cluster tile `tile`.
+  auto getTileCoords = [&](ImplicitLocOpBuilder &tb,
+                           Value tile) -> std::pair<Value, Value> {
+    auto [m0, n0] = emitTileCoords(tb, tile, M, N, clusterTiles);
+    if (clusterSize == 1)
+      return {m0, n0};
+    return {arith::AddIOp::create(
+                tb, m0, arith::MulIOp::create(tb, rankM, cst(c.blockM))),
+            arith::AddIOp::create(
+                tb, n0, arith::MulIOp::create(tb, rankN, cst(c.blockN)))};
+  };
+  // Consumer warps release stage `s` to every program writing into it.
+  auto release = [&](OpBuilder &ib, Location l, Value s) {
+    if (clusterSize == 1) {
+      MBarrierArriveOp::create(ib, l, empty, s);
+      return;
+    }
+    ImplicitLocOpBuilder rb(l, ib);
+    for (int64_t r = 0; r < clusterSize; ++r) {
+      Value peer = arith::ConstantIntOp::create(rb, r, 32);
+      // With both cluster dimensions 2, only the programs of this tile row
+      // and column write here.
+      if (c.clusterM > 1 && c.clusterN > 1) {
+        Value sameRow = arith::CmpIOp::create(
+            rb, arith::CmpIPredicate::eq, rankM,
+            arith::ConstantIntOp::create(rb, r % c.clusterM, 32));
+        Value sameCol = arith::CmpIOp::create(
+            rb, arith::CmpIPredicate::eq, rankN,
+            arith::ConstantIntOp::create(rb, r / c.clusterM, 32));
+        scf::IfOp::create(rb, arith::OrIOp::create(rb, sameRow, sameCol),
+                          [&](OpBuilder &tb, Location tl) {
+                            MBarrierArriveOp::create(tb, tl, empty, s, peer);
+                            scf::YieldOp::create(tb, tl);
+                          });
+      } else {
+        MBarrierArriveOp::create(rb, empty, s, peer);
+      }
+    }
+  };
 
   // (stage, phase) -> the next ring position.
   auto advance = [&](ImplicitLocOpBuilder &lb, Value s,
@@ -384,7 +459,7 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
         b, pid, numTiles, numPrograms, ValueRange{cst(0), cst(0)},
         [&](OpBuilder &ob, Location loc, Value tile, ValueRange ring) {
           ImplicitLocOpBuilder tb(loc, ob);
-          auto [m0, n0] = emitTileCoords(tb, tile, M, N, c);
+          auto [m0, n0] = getTileCoords(tb, tile);
           Value zero = splatF32(tb, accShape, 0.0);
           auto kLoop = scf::ForOp::create(
               tb, arith::ConstantIntOp::create(tb, 0, 32), kTiles,
@@ -407,7 +482,7 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
                     arith::ConstantIntOp::create(kb, 0, 32));
                 Value prev = previous(kb, s);
                 scf::IfOp::create(kb, notFirst, [&](OpBuilder &ib, Location l) {
-                  MBarrierArriveOp::create(ib, l, empty, prev);
+                  release(ib, l, prev);
                   scf::YieldOp::create(ib, l);
                 });
                 auto [s2, ph2] = advance(kb, s, ph);
@@ -422,7 +497,7 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
               arith::ConstantIntOp::create(tb, 0, 32));
           Value last = previous(tb, s);
           scf::IfOp::create(tb, any, [&](OpBuilder &ib, Location l) {
-            MBarrierArriveOp::create(ib, l, empty, last);
+            release(ib, l, last);
             scf::YieldOp::create(ib, l);
           });
           emitGemmEpilogue(tb, op, acc, m0, n0, c,
@@ -442,7 +517,7 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
         b, pid, numTiles, numPrograms, ValueRange{cst(0), cst(0)},
         [&](OpBuilder &ob, Location loc, Value tile, ValueRange ring) {
           ImplicitLocOpBuilder tb(loc, ob);
-          auto [m0, n0] = emitTileCoords(tb, tile, M, N, c);
+          auto [m0, n0] = getTileCoords(tb, tile);
           auto kLoop = scf::ForOp::create(
               tb, arith::ConstantIntOp::create(tb, 0, 32), kTiles,
               arith::ConstantIntOp::create(tb, 1, 32), ValueRange{ring[0], ring[1]},
@@ -456,14 +531,24 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
                 MBarrierExpectTxOp::create(kb, full, s, stageBytes);
                 Value k0 = arith::MulIOp::create(
                     kb, k, arith::ConstantIntOp::create(kb, c.blockK, 32));
-                TmaLoadOp::create(kb, tmA, ValueRange{m0, k0}, ringA, s, full, s);
-                TmaLoadOp::create(kb, tmB, ValueRange{k0, n0}, ringB, s, full, s);
+                auto load = [&](Value map, ValueRange offsets, Value ring,
+                                Value mask, Value part, int64_t parts) {
+                  if (parts == 1)
+                    return TmaLoadOp::create(kb, map, offsets, ring, s, full, s);
+                  return TmaLoadOp::create(kb, map, offsets, ring, s, full, s,
+                                           mask, part, parts);
+                };
+                load(tmA, ValueRange{m0, k0}, ringA, maskA, rankN, c.clusterN);
+                load(tmB, ValueRange{k0, n0}, ringB, maskB, rankM, c.clusterM);
                 auto [s2, ph2] = advance(kb, s, ph);
                 scf::YieldOp::create(kb, ValueRange{s2, ph2});
               });
           scf::YieldOp::create(tb, kLoop.getResults());
         });
   }
+  // No program exits while others may still signal its barriers.
+  if (clusterSize > 1)
+    ClusterBarrierOp::create(b);
   op.erase();
   return success();
 }
@@ -494,7 +579,10 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   if (failed(mExpr) || failed(nExpr))
     return op.emitOpError("M and N must be kernel parameters or constants "
                           "(they define the launch grid)");
-  AffineExpr grid = mExpr->ceilDiv(c.blockM) * nExpr->ceilDiv(c.blockN);
+  // Clusters: one program per block tile of whole cluster tiles.
+  AffineExpr grid = mExpr->ceilDiv(c.blockM * c.clusterM) *
+                    nExpr->ceilDiv(c.blockN * c.clusterN) *
+                    (c.clusterM * c.clusterN);
   kernel.setGridRule(AffineMap::get(0, params.size(), grid, b.getContext()),
                      params);
   kernel.setNumWarps(c.warps);
@@ -527,6 +615,9 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
 
   if (c.warpSpecialize) {
     kernel.setPersistent(true);
+    if (c.clusterM * c.clusterN > 1)
+      kernel.setCluster(ArrayRef<int32_t>{
+          static_cast<int32_t>(c.clusterM * c.clusterN), 1, 1});
     return expandGemmWarpSpecialized(op, kernel, hopper);
   }
 

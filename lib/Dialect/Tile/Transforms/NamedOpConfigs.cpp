@@ -93,11 +93,8 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     c.warpSpecialize = ws != 0;
     get("consumer_regs", c.consumerRegs);
     get("producer_regs", c.producerRegs);
-    for (StringRef key : {"cluster_m", "cluster_n"})
-      if (auto v = config.getAs<IntegerAttr>(key); v && v.getInt() != 1)
-        return op.emitOpError(key)
-               << " = " << v.getInt()
-               << ": thread-block clusters are not implemented yet";
+    get("cluster_m", c.clusterM);
+    get("cluster_n", c.clusterN);
   }
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
@@ -132,6 +129,10 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   if (c.blockM < 16 || c.blockN < 8)
     return op.emitOpError("a ") << c.blockM << "x" << c.blockN
                                 << " block is smaller than one mma.sync tile (16x8)";
+  if ((c.clusterM != 1 || c.clusterN != 1) && !c.warpSpecialize)
+    return op.emitOpError("cluster_m = ")
+           << c.clusterM << ", cluster_n = " << c.clusterN
+           << ": clusters need the warp-specialized kernel (sm_90a)";
   if (c.stages < 2)
     return op.emitOpError("stages = ")
            << c.stages << "; the cp.async pipeline needs at least 2";
@@ -172,6 +173,28 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
       fallback = reject("block_k must be a multiple of 64 (128-byte rows)");
     if (failed(fallback))
       return failure();
+    // Clusters share operand tiles by TMA multicast: split in two, each
+    // half must still be whole 8-row swizzle atoms of 64-element boxes.
+    if (c.clusterM != 1 || c.clusterN != 1) {
+      auto clusterError = [&](const Twine &why) {
+        return op.emitOpError("cluster_m = ")
+               << c.clusterM << ", cluster_n = " << c.clusterN << ": " << why;
+      };
+      if (!c.warpSpecialize)
+        return clusterError("clusters need the warp-specialized kernel (" +
+                            target.chip + ")");
+      if (!llvm::is_contained({1, 2}, c.clusterM) ||
+          !llvm::is_contained({1, 2}, c.clusterN))
+        return clusterError("each must be 1 or 2");
+      if (c.clusterN == 2 && c.blockM % 16 != 0)
+        return clusterError("block_m must split into two halves of 8-row "
+                            "multiples");
+      if (c.clusterM == 2 && (c.blockN % 16 != 0 ||
+                              (!op.isRhsColumnMajor() && c.blockN % 128 != 0)))
+        return clusterError("block_n must split into two halves of whole "
+                            "64-column boxes (row-major B) or 8-row "
+                            "multiples (column-major B)");
+    }
     if (c.warpSpecialize) {
       // The ring and the epilogue's staging area are live together.
       pipeline += epilogue + 1024;

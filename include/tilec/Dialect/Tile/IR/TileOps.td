@@ -58,6 +58,10 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     program (default 4). `persistent` kernels loop over the work of the 1-D
     grid rule themselves: runtimes launch at most one program per SM
     (`min(grid, SMs)`), and `tile.num_programs` is the launched count.
+    `cluster(x, y, z)` launches the programs in thread-block clusters of that
+    shape (sm_90+, at most 8 programs; `.reqnctapercluster` in the PTX, and
+    `cluster` in the launch metadata); a persistent kernel's cluster is 1-D
+    (`cluster(x)`) and runtimes keep its capped grid a multiple of `x`.
 
     ```mlir
     tile.kernel @scale(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32)
@@ -77,7 +81,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     DefaultValuedAttr<I32Attr, "4">:$num_warps,
     OptionalAttr<AffineMapAttr>:$grid,
     OptionalAttr<DenseI64ArrayAttr>:$grid_args,
-    UnitAttr:$persistent
+    UnitAttr:$persistent,
+    OptionalAttr<DenseI32ArrayAttr>:$cluster
   );
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -99,6 +104,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     StringRef getArgName(unsigned i) {
       return ::llvm::cast<StringAttr>(getArgNames()[i]).getValue();
     }
+    /// Programs per thread-block cluster (1 without clusters).
+    int64_t getClusterSize();
     /// Sets the launch grid to `map`, whose symbols are parameters `args`.
     void setGridRule(AffineMap map, ArrayRef<int64_t> args);
     /// The grid rule as expressions over parameter names, one per grid
@@ -141,6 +148,40 @@ def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
   let arguments = (ins Tile_Dim:$dim);
   let results = (outs I32:$result);
   let assemblyFormat = "$dim attr-dict";
+}
+
+def Tile_ClusterRankOp : Tile_Op<"cluster_rank", [Pure]> {
+  let summary = "Rank of the current program in its thread-block cluster";
+  let description = [{
+    `%cluster_ctarank`: 0 to (cluster size - 1), x fastest. The kernel must
+    have a `cluster(...)` shape.
+
+    ```mlir
+    %r = tile.cluster_rank
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_ClusterBarrierOp : Tile_Op<"cluster_barrier"> {
+  let summary = "Synchronizes all threads of a thread-block cluster";
+  let description = [{
+    `barrier.cluster.arrive` (release) and `barrier.cluster.wait` (acquire)
+    by every thread of every program of the cluster: after it, barriers
+    initialized and shared memory written before it by any program of the
+    cluster are visible to all. Must be at the top level of a kernel with a
+    `cluster(...)` shape, e.g. after `tile.mbarrier_alloc` (before other
+    programs signal this one's barriers) and at the end (so that no program
+    exits while others may still write to its shared memory).
+
+    ```mlir
+    tile.cluster_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -572,7 +613,8 @@ def Tile_MakeTensorMapOp : Tile_Op<"make_tensor_map", [Pure]> {
   }];
 }
 
-def Tile_TmaLoadOp : Tile_Op<"tma_load", [MemoryEffects<[MemRead, MemWrite]>]> {
+def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Copies a tile from global memory with the copy engine";
   let description = [{
     Loads the tile of the tensor map's view at `offsets` (view coordinates of
@@ -583,19 +625,39 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [MemoryEffects<[MemRead, MemWrite]>]> {
     `tile.mbarrier_expect_tx` of the tile's size. Issued by one thread of the
     executing warps.
 
+    In a kernel with a `cluster(...)` shape, `multicast(%mask)` writes the
+    boxes to the same stage of every program of the cluster whose rank bit
+    is set in `%mask` (`.multicast::cluster`), signalling the same barrier
+    in each. `part(%p of n)` issues only part `%p` of `n` equal runs of the
+    tile's boxes, so that the `n` programs sharing a tile each load one part
+    of it (the map's box must split the tile into a multiple of `n` boxes).
+
     ```mlir
     tile.tma_load %tm[%m, %k], %buf[%s], %full[%s]
         : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<4x128x64xbf16, #shared>, !tile.mbarrier<4>
+    tile.tma_load %tm[%k, %n], %buf[%s], %full[%s] multicast(%mask) part(%r of 2)
+        : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<4x64x256xbf16, #shared>, !tile.mbarrier<4>
     ```
   }];
   let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$offsets,
                        Tile_SmemType:$buffer, I32:$stage,
-                       Tile_MBarrierType:$barriers, I32:$index);
+                       Tile_MBarrierType:$barriers, I32:$index,
+                       Optional<I32>:$ctaMask, Optional<I32>:$part,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$parts);
   let assemblyFormat = [{
     $map `[` $offsets `]` `,` $buffer `[` $stage `]` `,` $barriers `[` $index `]`
+    (`multicast` `(` $ctaMask^ `)`)? (`part` `(` $part^ `of` $parts `)`)?
     attr-dict `:` qualified(type($map)) `,` qualified(type($buffer)) `,`
     qualified(type($barriers))
   }];
+  let builders = [
+    // A whole tile into this program's shared memory.
+    OpBuilder<(ins "Value":$map, "ValueRange":$offsets, "Value":$buffer,
+                   "Value":$stage, "Value":$barriers, "Value":$index), [{
+      build($_builder, $_state, map, offsets, buffer, stage, barriers, index,
+            /*ctaMask=*/Value(), /*part=*/Value(), /*parts=*/1u);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -683,14 +745,28 @@ def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive"> {
     preceding work), e.g. consumer warps releasing a ring stage. Initialize
     the barrier with the number of arriving warps.
 
+    With `cta(%r)` (kernels with a `cluster(...)` shape) the arrival goes to
+    the barrier at the same place in program `%r` of the cluster (`mapa`,
+    then `mbarrier.arrive.release.cluster.shared::cluster`): consumers
+    release a stage that other programs multicast into.
+
     ```mlir
     tile.mbarrier_arrive %empty[%s] : !tile.mbarrier<4>
+    tile.mbarrier_arrive %empty[%s] cta(%peer) : !tile.mbarrier<4>
     ```
   }];
-  let arguments = (ins Tile_MBarrierType:$barriers, I32:$index);
+  let arguments = (ins Tile_MBarrierType:$barriers, I32:$index,
+                       Optional<I32>:$cta);
   let assemblyFormat = [{
-    $barriers `[` $index `]` attr-dict `:` qualified(type($barriers))
+    $barriers `[` $index `]` (`cta` `(` $cta^ `)`)? attr-dict `:` qualified(type($barriers))
   }];
+  let builders = [
+    // This program's barrier.
+    OpBuilder<(ins "Value":$barriers, "Value":$index), [{
+      build($_builder, $_state, barriers, index, /*cta=*/Value());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait"> {
@@ -771,7 +847,11 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     group), and on sm_90a `warp_specialize` (0/1: TMA producer warpgroup
     and wgmma consumers in a persistent kernel), `consumer_regs` /
     `producer_regs` (setmaxnreg budgets), `tma_store` (0/1: epilogue through
-    shared memory and a TMA store), `cluster_m` / `cluster_n`.
+    shared memory and a TMA store), `cluster_m` / `cluster_n` (1 or 2,
+    warp-specialized kernel: thread-block clusters of `cluster_m` x
+    `cluster_n` programs computing neighbouring tiles; the programs sharing
+    an A row block or B column block each load part of it and multicast it
+    to the others).
 
     ```mlir
     tile.gemm %a, %b, %c bias(%bias) activation(gelu)

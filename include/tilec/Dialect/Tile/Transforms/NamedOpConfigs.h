@@ -40,6 +40,11 @@ struct GemmConfig {
   /// tile to shared memory and stores it with TMA (asynchronously, while
   /// the consumers start on the next tile).
   bool tmaStore = false;
+  /// Warp-specialized kernels: thread-block clusters of clusterM x clusterN
+  /// programs on neighbouring tiles; A row blocks are multicast along N, B
+  /// column blocks along M.
+  int64_t clusterM = 1;
+  int64_t clusterN = 1;
 
   /// Shared memory of the operand ring and of the staged epilogue (which
   /// reuses the ring after the main loop, except in the warp-specialized
