@@ -107,7 +107,7 @@
 // tile; cluster_n = 2: along N, sharing A). `.reqnctapercluster 2, 1, 1`;
 // after the mbarrier initialization, and before exiting, a cluster barrier;
 // consumers release a stage on both programs' empty barriers (mapa +
-// arrive.release.cluster); the producer loads its own A tile and half of
+// mbarrier.arrive.shared::cluster); the producer loads its own A tile and half of
 // the B boxes (two of four 64x64 boxes) multicast to both programs (mask
 // 0b11), or half of A (one 64x64 box) and its own B.
 
@@ -126,7 +126,7 @@
 // CLM: mov.u32 {{.*}}, %cluster_ctarank;
 // CLM: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // CLM: mapa.shared::cluster.u32
-// CLM: mbarrier.arrive.release.cluster.shared::cluster.b64
+// CLM: mbarrier.arrive.shared::cluster.b64
 // CLM: setmaxnreg.dec.sync.aligned.u32 40;
 // CLM: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{{.*}}], [{{.*}}], [{{.*}}], [[MASK:%rs[0-9]+]];
 // CLM: mbarrier.arrive.expect_tx.shared.b64
@@ -137,7 +137,7 @@
 // CLM-NEXT: ret;
 
 // CLN: .reqnctapercluster 2, 1, 1
-// CLN-DAG: mbarrier.arrive.release.cluster.shared::cluster.b64
+// CLN-DAG: mbarrier.arrive.shared::cluster.b64
 // CLN-DAG: mbarrier.arrive.expect_tx.shared.b64
 // CLN-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
 // CLN-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [

@@ -747,7 +747,7 @@ def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive"> {
 
     With `cta(%r)` (kernels with a `cluster(...)` shape) the arrival goes to
     the barrier at the same place in program `%r` of the cluster (`mapa`,
-    then `mbarrier.arrive.release.cluster.shared::cluster`): consumers
+    then `mbarrier.arrive.shared::cluster`): consumers
     release a stage that other programs multicast into.
 
     ```mlir
