@@ -6,9 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file lowers tile.dot whose operands are shared-memory tiles
-// (#tile.shared, 128-byte swizzle) to `wgmma.mma_async.sync.aligned.m64nNk16`
-// with 64-bit shared-memory matrix descriptors ([PTX ISA: Matrix
+// This file lowers tile.dot whose B operand (and A operand, or else A is a
+// register tile in the mma.sync A fragment: the RS form, as inline PTX) is
+// a shared-memory tile (#tile.shared, 128-byte swizzle) to
+// `wgmma.mma_async.sync.aligned.m64nNk16` with 64-bit shared-memory matrix
+// descriptors ([PTX ISA: Matrix
 // Descriptor Format](https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-shared-memory-layout-matrix-descriptor)).
 // Each warpgroup computes 64 rows of the accumulator; per 16-wide K step one
 // instruction, all under one wgmma.fence and one commit group. The
@@ -33,6 +35,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::tilec;
@@ -162,6 +165,71 @@ static int64_t getUnswizzledOffset(SharedEncodingAttr enc,
   return (segIdx * rows * seg + coord[1 - contig] * seg + inSeg) * elemBytes;
 }
 
+/// The four 32-bit registers of a warp's A fragment for the 16-wide K step
+/// at `kk` (the mma.sync m16n8k16 A fragment, which wgmma's register A
+/// operand shares): a0 (r, k..k+1), a1 (r+8, k..), a2 (r, k+8..),
+/// a3 (r+8, k+8..).
+static SmallVector<Value> getAFragment(OpBuilder &b, Location loc,
+                                       ArrayRef<Value> values,
+                                       const LinearLayout &ll, int64_t kk) {
+  Type i32 = b.getI32Type();
+  Type et = values.front().getType();
+  auto pairType = VectorType::get({2}, et);
+  auto reg = [&](int64_t r, int64_t c) -> Value {
+    std::optional<unsigned> idx = ll.findReg({r, c});
+    assert(idx && "fragment element outside its layout");
+    return values[*idx];
+  };
+  SmallVector<Value> frag;
+  for (int j = 0; j < 4; ++j) {
+    int64_t r = (j % 2) * 8, c = kk + (j / 2) * 8;
+    Value pair = vector::FromElementsOp::create(
+        b, loc, pairType, ValueRange{reg(r, c), reg(r, c + 1)});
+    frag.push_back(LLVM::BitcastOp::create(b, loc, i32, pair));
+  }
+  return frag;
+}
+
+/// `wgmma.mma_async` with A in registers (the NVVM op only takes shared
+/// A descriptors), as inline PTX: the accumulator struct `inout` (`regs`
+/// f32) in and out, the A fragment, B's descriptor; scale-d = 1 (a
+/// predicate set from a register), imm-scale-a/b = 1, imm-trans-b.
+static Value emitWgmmaRS(OpBuilder &b, Location loc, Value inout,
+                         int64_t regs, int64_t n, Type et,
+                         ArrayRef<Value> aFrag, Value descB, bool transB) {
+  std::string ptx;
+  llvm::raw_string_ostream os(ptx);
+  const char *t = et.isBF16() ? "bf16" : "f16";
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << 2 * regs + 5 << ", 0;\n"
+     << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << t << "." << t
+     << " {";
+  for (int64_t i = 0; i < regs; ++i)
+    os << (i ? ", " : "") << "$" << i;
+  os << "}, {$" << 2 * regs << ", $" << 2 * regs + 1 << ", $" << 2 * regs + 2
+     << ", $" << 2 * regs + 3 << "}, $" << 2 * regs + 4 << ", p, 1, 1, "
+     << (transB ? 1 : 0) << ";\n}";
+  std::string constraints;
+  llvm::raw_string_ostream cs(constraints);
+  for (int64_t i = 0; i < regs; ++i)
+    cs << (i ? "," : "") << "=f";
+  for (int64_t i = 0; i < regs; ++i)
+    cs << "," << i;
+  cs << ",r,r,r,r,l,r";
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < regs; ++i)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, inout, i));
+  llvm::append_range(operands, aFrag);
+  operands.push_back(descB);
+  operands.push_back(i32Val(b, loc, 1));
+  return LLVM::InlineAsmOp::create(
+             b, loc, inout.getType(), operands, b.getStringAttr(ptx),
+             b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
+             /*is_align_stack=*/nullptr, LLVM::TailCallKindAttr(),
+             LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+             /*operand_attrs=*/nullptr)
+      .getResult(0);
+}
+
 LogicalResult
 DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
                                     ConversionPatternRewriter &rewriter) const {
@@ -170,7 +238,9 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   auto cType = cast<RankedTensorType>(op.getAcc().getType());
   auto aEnc = dyn_cast_or_null<SharedEncodingAttr>(aType.getEncoding());
   auto bEnc = dyn_cast_or_null<SharedEncodingAttr>(bType.getEncoding());
-  if (!aEnc || !bEnc)
+  // RS: A in registers, in each warp's mma.sync A fragment of its 16 rows.
+  auto aRegs = dyn_cast_or_null<DotOperandEncodingAttr>(aType.getEncoding());
+  if (!bEnc || (!aEnc && !aRegs))
     return rewriter.notifyMatchFailure(op, "operands are not in shared memory");
   if (!target.hasWgmma)
     return op.emitOpError("wgmma needs sm_90a (arch-specific features); ")
@@ -188,8 +258,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   // Descriptors assume 128-byte segments (64 16-bit elements) and rows
   // that start at 1024-byte swizzle atoms.
   for (SharedEncodingAttr enc : {aEnc, bEnc})
-    if (enc.getVec() != 8 || enc.getPerPhase() != 1 || enc.getMaxPhase() != 8 ||
-        enc.getSegment() != 64)
+    if (enc && (enc.getVec() != 8 || enc.getPerPhase() != 1 ||
+                enc.getMaxPhase() != 8 || enc.getSegment() != 64))
       return op.emitOpError("wgmma operands need the 128-byte swizzled "
                             "layout (vec 8, perPhase 1, maxPhase 8, segment "
                             "64)");
@@ -198,11 +268,15 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   MLIRContext *ctx = op.getContext();
   unsigned elemBytes = 2;
   // A: M x K, K-major when contiguous along K (order[0] == 1).
-  bool aKMajor = aEnc.getOrder()[0] == 1;
+  bool aKMajor = !aEnc || aEnc.getOrder()[0] == 1;
   // B: K x N, K-major when contiguous along K (order[0] == 0).
   bool bKMajor = bEnc.getOrder()[0] == 0;
   if (!aKMajor)
     return op.emitOpError("an M-major A operand is not supported yet");
+  if (aRegs && (aRegs.getOpIdx() != 0 || aRegs.getParent() != mma))
+    return op.emitOpError("a register A operand must be the dot_operand "
+                          "(opIdx 0) of the accumulator's layout, got ")
+           << aType;
 
   ThreadIds ids = getThreadIds(rewriter, loc);
   Value warpgroup = arith::ShRUIOp::create(rewriter, loc, ids.warp,
@@ -210,10 +284,19 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   // Rows of this warpgroup start 64 * wg rows into A: 64 rows of 128 bytes.
   Value aRowBytes = arith::MulIOp::create(
       rewriter, loc, warpgroup, i32Val(rewriter, loc, 64 * 64 * elemBytes));
-  Value aBase = LLVM::GEPOp::create(rewriter, loc, adaptor.getA().getType(),
-                                    rewriter.getI8Type(), adaptor.getA(),
-                                    ValueRange{aRowBytes});
+  Value aBase = aRegs ? Value()
+                      : LLVM::GEPOp::create(rewriter, loc,
+                                            adaptor.getA().getType(),
+                                            rewriter.getI8Type(),
+                                            adaptor.getA(),
+                                            ValueRange{aRowBytes});
   Value bBase = adaptor.getB();
+  SmallVector<Value> aValues;
+  LinearLayout aLL;
+  if (aRegs) {
+    aValues = unpackVector(rewriter, loc, adaptor.getA());
+    aLL = getLinearLayout(aType);
+  }
 
   // The accumulator as the instruction's struct of f32.
   SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
@@ -232,12 +315,6 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
   int64_t bRows = bType.getDimSize(bKMajor ? 1 : 0);
   for (int64_t kk = 0; kk < k; kk += 16) {
-    int64_t aOff = getUnswizzledOffset(aEnc, aType.getShape(), 0, kk, elemBytes);
-    Value aPtr = LLVM::GEPOp::create(rewriter, loc, aBase.getType(),
-                                     rewriter.getI8Type(), aBase,
-                                     ArrayRef<LLVM::GEPArg>{aOff});
-    Value descA = makeDescriptor(rewriter, loc, aPtr, /*leading=*/16,
-                                 /*stride=*/1024);
     int64_t bOff = getUnswizzledOffset(bEnc, bType.getShape(), kk, 0, elemBytes);
     Value bPtr = LLVM::GEPOp::create(rewriter, loc, bBase.getType(),
                                      rewriter.getI8Type(), bBase,
@@ -245,6 +322,18 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
     // MN-major: LBO steps between 64-wide N segments of all K rows.
     int64_t leading = bKMajor ? 16 : bRows * 64 * elemBytes;
     Value descB = makeDescriptor(rewriter, loc, bPtr, leading, /*stride=*/1024);
+    if (aRegs) {
+      inout = emitWgmmaRS(rewriter, loc, inout, regs, n, et,
+                          getAFragment(rewriter, loc, aValues, aLL, kk), descB,
+                          !bKMajor);
+      continue;
+    }
+    int64_t aOff = getUnswizzledOffset(aEnc, aType.getShape(), 0, kk, elemBytes);
+    Value aPtr = LLVM::GEPOp::create(rewriter, loc, aBase.getType(),
+                                     rewriter.getI8Type(), aBase,
+                                     ArrayRef<LLVM::GEPArg>{aOff});
+    Value descA = makeDescriptor(rewriter, loc, aPtr, /*leading=*/16,
+                                 /*stride=*/1024);
     inout = NVVM::WgmmaMmaAsyncOp::create(
         rewriter, loc, structType, inout, descA, descB,
         NVVM::MMAShapeAttr::get(ctx, 64, n, 16),

@@ -62,3 +62,23 @@ gpu.module @g [#nvvm.target<chip = "sm_89", features = "+ptx84">] {
     tile.return
   }
 }
+
+// -----
+
+// A register A operand of wgmma must be the accumulator layout's A fragment.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#mma22 = #tile.mma<warpsPerCTA = [2, 2]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
+  tile.kernel @wgmma_rs_wrong_fragment(%n: i32) warps(4) {
+    %a = arith.constant dense<1.0> : tensor<64x64xbf16, #tile.dot_operand<opIdx = 0, parent = #mma22, kWidth = 2>>
+    %buf = tile.local_alloc : !tile.smem<1x64x128xbf16, #sw>
+    %c0 = arith.constant 0 : i32
+    %b = tile.local_load %buf[%c0] : !tile.smem<1x64x128xbf16, #sw> -> tensor<64x128xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x128xf32, #mma>
+    // expected-error @+2 {{a register A operand must be the dot_operand (opIdx 0) of the accumulator's layout}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %z : tensor<64x64xbf16, #tile.dot_operand<opIdx = 0, parent = #mma22, kWidth = 2>>, tensor<64x128xbf16, #sw> -> tensor<64x128xf32, #mma>
+    tile.return
+  }
+}

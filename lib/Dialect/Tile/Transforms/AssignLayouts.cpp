@@ -193,44 +193,71 @@ static SharedEncodingAttr getWgmmaSharedLayout(MLIRContext *ctx,
                                  /*segment=*/64);
 }
 
-/// Whether `dot` can run on wgmma: both operands loaded from global memory
-/// into 128-byte swizzled shared memory, M = 64 rows per warpgroup.
-static bool canUseWgmma(DotOp dot, const TargetInfo &target,
-                        unsigned numWarps) {
+/// How `dot` runs on wgmma, if it can: M = 64 rows per warpgroup, B in
+/// 128-byte swizzled shared memory (already there, or loaded from global
+/// memory), A either there too (SS) or in registers (RS: an A computed by
+/// the program, in the mma.sync A fragment of each warp's 16 rows).
+enum class WgmmaKind { None, SS, RS };
+static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
+                              unsigned numWarps) {
   if (!target.hasWgmma || numWarps % 4 != 0)
-    return false;
+    return WgmmaKind::None;
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto b = cast<RankedTensorType>(dot.getB().getType());
   Type et = a.getElementType();
   if (!(et.isBF16() || et.isF16()) ||
       !cast<RankedTensorType>(dot.getAcc().getType()).getElementType().isF32())
-    return false;
+    return WgmmaKind::None;
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
-  // Operands already in shared memory (a hand-written or expanded ring).
-  if (isa_and_nonnull<SharedEncodingAttr>(a.getEncoding()) &&
-      isa_and_nonnull<SharedEncodingAttr>(b.getEncoding()))
-    return m == 16 * numWarps && n <= 256 && n % 8 == 0 && k % 16 == 0;
-  if (m != 16 * numWarps || n > 256 || n % 64 != 0 || k % 64 != 0)
-    return false;
-  return dot.getA().getDefiningOp<LoadOp>() && dot.getB().getDefiningOp<LoadOp>();
+  if (m != 16 * numWarps || n > 256 || n % 8 != 0 || k % 16 != 0)
+    return WgmmaKind::None;
+  bool aShared = isa_and_nonnull<SharedEncodingAttr>(a.getEncoding());
+  bool bShared = isa_and_nonnull<SharedEncodingAttr>(b.getEncoding());
+  // Loaded tiles reach shared memory through tile-pipeline's cp.async ring,
+  // which serves the loads of a loop's only dot (in 64-element swizzle
+  // segments); elsewhere the dot stays on mma.sync.
+  auto isRingLoad = [&](Value v) {
+    auto load = v.getDefiningOp<LoadOp>();
+    if (!load || load->getBlock() != dot->getBlock() ||
+        !isa<scf::ForOp>(dot->getParentOp()))
+      return false;
+    auto dots = dot->getBlock()->getOps<DotOp>();
+    return std::next(dots.begin()) == dots.end();
+  };
+  bool bLoaded = isRingLoad(dot.getB()) && n % 64 == 0 && k % 64 == 0;
+  bool aLoaded = isRingLoad(dot.getA()) && k % 64 == 0;
+  if ((aShared && bShared) || (aLoaded && bLoaded))
+    return WgmmaKind::SS;
+  if (!aShared && !dot.getA().getDefiningOp<LoadOp>() && (bShared || bLoaded))
+    return WgmmaKind::RS;
+  return WgmmaKind::None;
 }
 
 FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getAcc().getType());
   Type et = a.getElementType();
-  if (canUseWgmma(dot, target, numWarps)) {
+  if (WgmmaKind kind = getWgmmaKind(dot, target, numWarps);
+      kind != WgmmaKind::None) {
     // wgmma: warpgroups stack along M, each warp owns 16 rows; the
-    // accumulator fragment is the mma.sync one with warps along M.
+    // accumulator fragment is the mma.sync one with warps along M, and so
+    // is a register A operand's.
+    auto mma = MmaEncodingAttr::get(ctx, {numWarps, 1});
     auto sharedA = dyn_cast_or_null<SharedEncodingAttr>(a.getEncoding());
     auto sharedB = dyn_cast_or_null<SharedEncodingAttr>(
         cast<RankedTensorType>(dot.getB().getType()).getEncoding());
+    Attribute aLayout =
+        kind == WgmmaKind::RS
+            ? Attribute(DotOperandEncodingAttr::get(
+                  ctx, 0, mma, 32 / getBitWidth(a.getElementType())))
+        : sharedA ? Attribute(sharedA)
+                  : Attribute(getWgmmaSharedLayout(
+                        ctx, getOperandContiguity(dot.getA(), 1)));
     wgmmaOperands[dot] = {
-        sharedA ? sharedA
-                : getWgmmaSharedLayout(ctx, getOperandContiguity(dot.getA(), 1)),
+        aLayout,
         sharedB ? sharedB
                 : getWgmmaSharedLayout(ctx, getOperandContiguity(dot.getB(), 1))};
-    return Attribute(MmaEncodingAttr::get(ctx, {numWarps, 1}));
+    return Attribute(mma);
   }
   bool is16 = et.isBF16() || et.isF16();
   bool isFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(et);

@@ -1,0 +1,18 @@
+// wgmma with A in registers (RS) for --chip=sm_90a, and ptxas -arch=sm_90a
+// accepts it: the scaled A tile of Inputs/wgmma_rs.mlir stays in each
+// warp's mma.sync A fragment (four 32-bit registers per 16-wide K step) and
+// B is read through a 128-byte-swizzle descriptor (row-major B: trans-b 1).
+// scale-d is a predicate set from a register inside the asm block.
+
+// RUN: tilec %S/Inputs/wgmma_rs.mlir --chip=sm_90a --emit=ptx -o %t
+// RUN: FileCheck %s < %t/wgmma_rs.ptx
+// RUN: %ptxas -arch=sm_90a %t/wgmma_rs.ptx -o %t/wgmma_rs.cubin
+
+// CHECK: .target sm_90a
+// CHECK: .reqntid 128, 1, 1
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: setp.ne.b32 p, %r{{[0-9]+}}, 0;
+// CHECK-NEXT: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {[[ACC:(%r[0-9]+, ){63}%r[0-9]+]]}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
+// CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {[[ACC]]}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: wgmma.wait_group.sync.aligned
