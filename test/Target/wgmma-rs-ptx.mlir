@@ -16,3 +16,18 @@
 // CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {[[ACC]]}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: wgmma.wait_group.sync.aligned
+
+// Dots whose operands cannot reach shared memory stay on mma.sync and
+// compile (no register-to-shared conversion is left over).
+
+// RUN: tilec %S/Inputs/wgmma_fallbacks.mlir --chip=sm_90a --emit=ptx -o %t.fb
+// RUN: cat %t.fb/mma_sync_unaligned.ptx %t.fb/mma_sync_register_b.ptx %t.fb/mma_sync_no_loop.ptx %t.fb/mma_sync_shared_loads.ptx | FileCheck %s --check-prefix=FB --implicit-check-not=wgmma.mma_async
+// RUN: %ptxas -arch=sm_90a %t.fb/mma_sync_shared_loads.ptx -o %t.fb/a.cubin
+// FB: .entry mma_sync_unaligned
+// FB: mma.sync.aligned.m16n8k16
+// FB: .entry mma_sync_register_b
+// FB: mma.sync.aligned.m16n8k16
+// FB: .entry mma_sync_no_loop
+// FB: mma.sync.aligned.m16n8k16
+// FB: .entry mma_sync_shared_loads
+// FB: mma.sync.aligned.m16n8k16

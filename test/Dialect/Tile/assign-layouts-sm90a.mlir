@@ -1,8 +1,9 @@
 // RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts{chip=sm_90a}))' | FileCheck %s
 
 // On sm_90a a dot with 64 rows per warpgroup runs on wgmma when its shared
-// operands can get to shared memory: tiles already there, or loads of a
-// loop's only dot (tile-pipeline's cp.async ring). Both operands loaded
+// operands can get to shared memory: tiles already there, or loads that
+// tile-pipeline can turn into cp.async ring stages (in a loop, 16-byte
+// aligned). Both operands loaded
 // go to 128-byte swizzled shared memory (SS); an A operand computed in
 // registers stays there, in the mma.sync A fragment of each warp's 16 rows
 // (RS), and only B goes to shared memory. Otherwise: mma.sync.
@@ -11,7 +12,7 @@
 // CHECK-DAG: #[[$SW:.+]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 // CHECK-LABEL: tile.kernel @wgmma_ss
 // CHECK: tile.dot {{.*}} : tensor<64x64xbf16, #[[$SW]]>, tensor<64x128xbf16, #[[$SW]]> -> tensor<64x128xf32, #[[$MMA]]>
-tile.kernel @wgmma_ss(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32) warps(4) {
+tile.kernel @wgmma_ss(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
@@ -37,7 +38,7 @@ tile.kernel @wgmma_ss(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f3
 // CHECK-DAG: #[[$AOP:.+]] = #tile.dot_operand<opIdx = 0, parent = #[[$MMA]], kWidth = 2>
 // CHECK-LABEL: tile.kernel @wgmma_rs
 // CHECK: tile.dot {{.*}} : tensor<64x64xbf16, #[[$AOP]]>, tensor<64x128xbf16, #[[$SW]]> -> tensor<64x128xf32, #[[$MMA]]>
-tile.kernel @wgmma_rs(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32) warps(4) {
+tile.kernel @wgmma_rs(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
@@ -67,7 +68,7 @@ tile.kernel @wgmma_rs(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f3
 // CHECK-DAG: #[[$A:.+]] = #tile.dot_operand<opIdx = 0, parent = #[[$MMA22]], kWidth = 2>
 // CHECK-LABEL: tile.kernel @mma_sync_register_b
 // CHECK: tile.dot {{.*}} : tensor<64x64xbf16, #[[$A]]>, tensor<64x128xbf16, #[[$B]]> -> tensor<64x128xf32, #[[$MMA22]]>
-tile.kernel @mma_sync_register_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32) warps(4) {
+tile.kernel @mma_sync_register_b(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
@@ -95,7 +96,7 @@ tile.kernel @mma_sync_register_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !
 // CHECK-DAG: #[[$MMA22:.+]] = #tile.mma<warpsPerCTA = [2, 2]>
 // CHECK-LABEL: tile.kernel @mma_sync_no_loop
 // CHECK: tile.dot {{.*}} -> tensor<64x128xf32, #[[$MMA22]]>
-tile.kernel @mma_sync_no_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32) warps(4) {
+tile.kernel @mma_sync_no_loop(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
@@ -114,12 +115,37 @@ tile.kernel @mma_sync_no_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !til
 
 // -----
 
-// Two dots in a loop (attention): tile-pipeline serves neither; mma.sync.
+// The same loop over views not known to be 16-byte aligned: no ring, so
+// mma.sync.
 
-// CHECK-LABEL: tile.kernel @mma_sync_two_dots
-// CHECK: tile.dot {{.*}} : tensor<64x64xbf16, #dot_op{{[0-9]*}}>, tensor<64x128xbf16, #dot_op{{[0-9]*}}> -> tensor<64x128xf32, #mma{{[0-9]*}}>
-// CHECK: tile.dot {{.*}} : tensor<64x64xbf16, #dot_op{{[0-9]*}}>, tensor<64x128xbf16, #dot_op{{[0-9]*}}> -> tensor<64x128xf32, #mma{{[0-9]*}}>
-tile.kernel @mma_sync_two_dots(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32) warps(4) {
+// CHECK-DAG: #[[$MMA22:.+]] = #tile.mma<warpsPerCTA = [2, 2]>
+// CHECK-LABEL: tile.kernel @mma_sync_unaligned
+// CHECK: tile.dot {{.*}} -> tensor<64x128xf32, #[[$MMA22]]>
+tile.kernel @mma_sync_unaligned(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %vb = tile.make_view %b[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %vc = tile.make_view %c[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %two = arith.constant dense<2.0> : tensor<64x64xbf16>
+  %twob = arith.constant dense<2.0> : tensor<64x128xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x128xf32>
+  %r = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %z) -> (tensor<64x128xf32>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<64x64xbf16>
+    %tb = tile.load %vb[%k, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<64x128xbf16>
+    %d = tile.dot %ta, %tb, %acc : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %r, %vc[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+// -----
+
+// Tiles that feed two dots cannot be read in place by both: mma.sync.
+
+// CHECK-LABEL: tile.kernel @mma_sync_shared_loads
+// CHECK-COUNT-2: tile.dot {{.*}} : tensor<64x64xbf16, #dot_op{{[0-9]*}}>, tensor<64x128xbf16, #dot_op{{[0-9]*}}> -> tensor<64x128xf32, #mma{{[0-9]*}}>
+tile.kernel @mma_sync_shared_loads(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>

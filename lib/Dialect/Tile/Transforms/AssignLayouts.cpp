@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
+#include "tilec/Dialect/Tile/Transforms/Pipeline.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Target/TargetInfo.h"
 
@@ -213,22 +214,20 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     return WgmmaKind::None;
   bool aShared = isa_and_nonnull<SharedEncodingAttr>(a.getEncoding());
   bool bShared = isa_and_nonnull<SharedEncodingAttr>(b.getEncoding());
-  // Loaded tiles reach shared memory through tile-pipeline's cp.async ring,
-  // which serves the loads of a loop's only dot (in 64-element swizzle
-  // segments); elsewhere the dot stays on mma.sync.
+  // Loaded tiles reach shared memory only through tile-pipeline's cp.async
+  // ring (in 64-element swizzle segments), which a dot reads in place only
+  // as the tile's one user; a dot whose loads it cannot serve so stays on
+  // mma.sync.
   auto isRingLoad = [&](Value v) {
     auto load = v.getDefiningOp<LoadOp>();
-    if (!load || load->getBlock() != dot->getBlock() ||
-        !isa<scf::ForOp>(dot->getParentOp()))
-      return false;
-    auto dots = dot->getBlock()->getOps<DotOp>();
-    return std::next(dots.begin()) == dots.end();
+    return load && load->hasOneUse() && canPipelineLoad(load);
   };
   bool bLoaded = isRingLoad(dot.getB()) && n % 64 == 0 && k % 64 == 0;
   bool aLoaded = isRingLoad(dot.getA()) && k % 64 == 0;
   if ((aShared && bShared) || (aLoaded && bLoaded))
     return WgmmaKind::SS;
-  if (!aShared && !dot.getA().getDefiningOp<LoadOp>() && (bShared || bLoaded))
+  // Any other A is in registers (computed, or loaded outside a ring).
+  if (!aShared && !aLoaded && (bShared || bLoaded))
     return WgmmaKind::RS;
   return WgmmaKind::None;
 }

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Pipeline.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -129,39 +130,19 @@ static SharedEncodingAttr getSwizzle(MLIRContext *ctx, ArrayRef<int64_t> shape,
                                  {contig, 1 - contig}, /*segment=*/0);
 }
 
-/// Checks that `load` in `loop` can become a 16-byte cp.async pipeline stage.
-static std::optional<Candidate> analyzeLoad(LoadOp load, scf::ForOp loop,
-                                            int64_t stages) {
-  auto fail = [&](StringRef why) -> std::optional<Candidate> {
-    LLVM_DEBUG(llvm::dbgs() << "not pipelining " << load << ": " << why << "\n");
-    return std::nullopt;
+/// The facts of `load` itself that a 16-byte cp.async stage needs (its
+/// users are checked by analyzeLoad); `why` says what fails.
+static LogicalResult checkLoadFacts(LoadOp load, scf::ForOp loop,
+                                    std::string *why) {
+  auto fail = [&](StringRef reason) {
+    if (why)
+      *why = reason.str();
+    return failure();
   };
   if (load->getBlock() != loop.getBody())
     return fail("not at the top level of the loop body");
   if (load.getMask() || load.getPadding() != Padding::Zero)
     return fail("masked or non-zero padding");
-  Candidate cand;
-  cand.load = load;
-  SharedEncodingAttr inPlaceEncoding;
-  for (Operation *user : load->getUsers()) {
-    auto cvt = dyn_cast<ConvertLayoutOp>(user);
-    Attribute enc =
-        cvt ? cast<RankedTensorType>(cvt.getType()).getEncoding() : Attribute();
-    if (auto shared = dyn_cast_or_null<SharedEncodingAttr>(enc)) {
-      // The dot reads shared memory directly: the ring takes its layout.
-      if (inPlaceEncoding && inPlaceEncoding != shared)
-        return fail("conversions to different shared layouts");
-      inPlaceEncoding = shared;
-    } else if (!isa_and_nonnull<DotOperandEncodingAttr>(enc)) {
-      return fail("a user is not a conversion to a dot operand");
-    }
-    cand.converts.push_back(cvt);
-  }
-  if (cand.converts.empty())
-    return fail("unused");
-  if (inPlaceEncoding && cand.converts.size() != 1)
-    return fail("an in-place operand with several users");
-  cand.inPlace = static_cast<bool>(inPlaceEncoding);
   auto tile = cast<RankedTensorType>(load.getType());
   Type et = tile.getElementType();
   if (tile.getRank() != 2 || !(et.isBF16() || et.isF16()))
@@ -207,7 +188,51 @@ static std::optional<Candidate> analyzeLoad(LoadOp load, scf::ForOp loop,
       if (!isPure(op) || op->getNumRegions() != 0)
         return fail("offsets depend on impure loop ops");
   }
+  return success();
+}
 
+bool mlir::tilec::tile::canPipelineLoad(LoadOp load) {
+  auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
+  return loop && succeeded(checkLoadFacts(load, loop, /*why=*/nullptr));
+}
+
+/// Checks that `load` in `loop` can become a 16-byte cp.async pipeline stage.
+static std::optional<Candidate> analyzeLoad(LoadOp load, scf::ForOp loop,
+                                            int64_t stages) {
+  auto fail = [&](StringRef why) -> std::optional<Candidate> {
+    LLVM_DEBUG(llvm::dbgs() << "not pipelining " << load << ": " << why << "\n");
+    return std::nullopt;
+  };
+  std::string why;
+  if (failed(checkLoadFacts(load, loop, &why)))
+    return fail(why);
+  Candidate cand;
+  cand.load = load;
+  SharedEncodingAttr inPlaceEncoding;
+  for (Operation *user : load->getUsers()) {
+    auto cvt = dyn_cast<ConvertLayoutOp>(user);
+    Attribute enc =
+        cvt ? cast<RankedTensorType>(cvt.getType()).getEncoding() : Attribute();
+    if (auto shared = dyn_cast_or_null<SharedEncodingAttr>(enc)) {
+      // The dot reads shared memory directly: the ring takes its layout.
+      if (inPlaceEncoding && inPlaceEncoding != shared)
+        return fail("conversions to different shared layouts");
+      inPlaceEncoding = shared;
+    } else if (!isa_and_nonnull<DotOperandEncodingAttr>(enc)) {
+      return fail("a user is not a conversion to a dot operand");
+    }
+    cand.converts.push_back(cvt);
+  }
+  if (cand.converts.empty())
+    return fail("unused");
+  if (inPlaceEncoding && cand.converts.size() != 1)
+    return fail("an in-place operand with several users");
+  cand.inPlace = static_cast<bool>(inPlaceEncoding);
+  auto tile = cast<RankedTensorType>(load.getType());
+  Type et = tile.getElementType();
+  unsigned elemBytes = 2;
+  unsigned contig = *load.getView().getType().getContiguousDim() -
+                    (load.getView().getType().getRank() - 2);
   SharedEncodingAttr enc =
       inPlaceEncoding
           ? inPlaceEncoding

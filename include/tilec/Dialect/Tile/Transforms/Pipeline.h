@@ -1,0 +1,30 @@
+//===- Pipeline.h - What tile-pipeline can pipeline ------------*- C++ -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The facts tile-pipeline needs to turn a tile.load into a cp.async ring
+// stage, for passes that must know beforehand (tile-assign-layouts gives a
+// wgmma operand a shared layout only if the ring will deliver it).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_TRANSFORMS_PIPELINE_H
+#define TILEC_DIALECT_TILE_TRANSFORMS_PIPELINE_H
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+namespace mlir::tilec::tile {
+
+/// Whether `load`, at the top level of an scf.for body, can become a 16-byte
+/// cp.async ring stage: an unmasked, zero-padded 2-D 16-bit tile of a view
+/// made outside the loop, contiguous along a tile dimension, every chunk
+/// known to be 16-byte aligned, offsets recomputable from pure body ops.
+bool canPipelineLoad(LoadOp load);
+
+} // namespace mlir::tilec::tile
+
+#endif // TILEC_DIALECT_TILE_TRANSFORMS_PIPELINE_H
