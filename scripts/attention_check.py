@@ -72,7 +72,7 @@ def main():
                   gpu=torch.cuda.get_device_name(), commit=os.environ.get("TILEC_COMMIT", "?"),
                   correctness=[], bench=[])
     for chip in sorted(os.listdir(art)):
-        if not os.path.isdir(os.path.join(art, chip)):
+        if not os.path.isfile(os.path.join(art, chip, "attention_bf16_d128.json")):
             continue
         for (B, H, HK, SQ, SK, d, causal) in cases:
             name = f"attention_bf16_d{d}" + ("_causal" if causal else "")
@@ -117,6 +117,14 @@ def main():
             row = dict(chip=chip, B=B, H=H, S=S, head_dim=d, causal=causal,
                        tilec_tflops=flop / t / 1e9, torch_flash_tflops=flop / tf / 1e9)
             row["vs_torch_flash"] = row["tilec_tflops"] / row["torch_flash_tflops"]
+            try:
+                with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
+                    tc = do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                                  warmup=10, rep=100, return_mode="median")
+                row["cudnn_tflops"] = flop / tc / 1e9
+                row["vs_cudnn"] = row["tilec_tflops"] / row["cudnn_tflops"]
+            except RuntimeError as e:  # no cuDNN backend for this shape
+                row["cudnn_error"] = str(e)[:200]
             print(json.dumps(row), flush=True)
             record["bench"].append(row)
     fails = sum(not r["ok"] for r in record["correctness"])

@@ -1,23 +1,40 @@
 // tile.attention (examples/attention_bf16.mlir: causal, GQA, head_dim 128,
 // row lse) expanded to the FlashAttention-2 forward, in PTX for sm_80 and
-// sm_90a (mma.sync on both for now), accepted by ptxas; the launch grid is
-// (query blocks, heads, batch).
+// sm_90a, accepted by ptxas; the launch grid is (query blocks, heads,
+// batch). K and V stream through a 2-stage cp.async ring on both. On sm_80
+// both products run on mma.sync; on sm_90a on wgmma with A from registers
+// (Q, and P straight from the softmax) and B read in place from the
+// 128-byte swizzled ring (Kᵀ K-major, V MN-major: trans-b).
 
 // RUN: tilec %examples/attention_bf16.mlir --chip=sm_80 --emit=ptx -o %t.80
 // RUN: FileCheck %s < %t.80/attention_bf16.ptx
 // RUN: %ptxas -arch=sm_80 %t.80/attention_bf16.ptx -o %t.80/a.cubin
 // RUN: FileCheck %s --check-prefix=JSON < %t.80/attention_bf16.json
 // RUN: tilec %examples/attention_bf16.mlir --chip=sm_90a --emit=ptx -o %t.90
-// RUN: FileCheck %s < %t.90/attention_bf16.ptx
+// RUN: FileCheck %s --check-prefix=SM90A < %t.90/attention_bf16.ptx
 // RUN: %ptxas -arch=sm_90a %t.90/attention_bf16.ptx -o %t.90/a.cubin
 
 // CHECK: .entry attention_bf16(
 // CHECK: .reqntid 256, 1, 1
+// CHECK: cp.async.cg.shared.global
 // CHECK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: ex2.approx
 // CHECK-DAG: lg2.approx
 // CHECK: ret;
+
+// SM90A: .entry attention_bf16(
+// SM90A: .reqntid 256, 1, 1
+// SM90A: cp.async.cg.shared.global
+// SM90A: wgmma.fence.sync.aligned;
+// SM90A-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
+// SM90A: wgmma.wait_group.sync.aligned 0;
+// SM90A: ex2.approx
+// SM90A: wgmma.fence.sync.aligned;
+// SM90A-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
+// SM90A: wgmma.wait_group.sync.aligned 0;
+// SM90A-NOT: mma.sync
+// SM90A: ret;
 
 // JSON: "grid": [
 // JSON-NEXT: "ceildiv(SQ, 128)",

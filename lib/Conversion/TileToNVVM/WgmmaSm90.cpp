@@ -312,6 +312,13 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
     inout = LLVM::InsertValueOp::create(rewriter, loc, inout, acc[i], i);
 
   auto wgType = et.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  // Register A fragments are packed before the fence: a register written
+  // between the fence and the wgmma reading it makes ptxas inject another
+  // warpgroup.arrive (C7519).
+  SmallVector<SmallVector<Value>> aFrags;
+  if (aRegs)
+    for (int64_t kk = 0; kk < k; kk += 16)
+      aFrags.push_back(getAFragment(rewriter, loc, aValues, aLL, kk));
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
   int64_t bRows = bType.getDimSize(bKMajor ? 1 : 0);
   for (int64_t kk = 0; kk < k; kk += 16) {
@@ -323,9 +330,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
     int64_t leading = bKMajor ? 16 : bRows * 64 * elemBytes;
     Value descB = makeDescriptor(rewriter, loc, bPtr, leading, /*stride=*/1024);
     if (aRegs) {
-      inout = emitWgmmaRS(rewriter, loc, inout, regs, n, et,
-                          getAFragment(rewriter, loc, aValues, aLL, kk), descB,
-                          !bKMajor);
+      inout = emitWgmmaRS(rewriter, loc, inout, regs, n, et, aFrags[kk / 16],
+                          descB, !bKMajor);
       continue;
     }
     int64_t aOff = getUnswizzledOffset(aEnc, aType.getShape(), 0, kk, elemBytes);

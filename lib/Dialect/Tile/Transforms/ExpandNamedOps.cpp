@@ -744,25 +744,23 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
         b, arith::AddIOp::create(b, m0, cst(bm)), shift);
     end = arith::MaxSIOp::create(b, arith::MinSIOp::create(b, last, sk), zero);
   }
-  // sm_80-class: K/V through a 2-stage cp.async ring, Kᵀ as a view ([B,
+  // K/V through a 2-stage cp.async ring (tile-pipeline), Kᵀ as a view ([B,
   // Hk, D, Sk], contiguous along D) whose tiles load column-major like a
-  // GEMM's column-major B (cp.async, then ldmatrix.trans). The sm_90a
-  // schedule (TMA + wgmma) is not written yet: there the loop loads K and
-  // transposes it in registers, without the ring.
-  bool pipelined = !target.hasWgmma;
+  // GEMM's column-major B. sm_80-class chips read the ring with ldmatrix
+  // (.trans for Kᵀ) into mma.sync; on sm_90a both products become wgmma
+  // with A from registers (Q, and P from the softmax) and B read in place
+  // from the ring. The FA3 schedule (TMA producer warp, ping-pong consumer
+  // warpgroups) is not written yet.
   auto kMake = k.getDefiningOp<MakeViewOp>();
   ViewType kType = kMake.getViewType();
   ArrayRef<int64_t> ks = kType.getShape(), kst = kType.getStrides();
   auto ktType = ViewType::get(ctx, {ks[0], ks[1], ks[3], ks[2]}, et,
                               {kst[0], kst[1], kst[3], kst[2]});
-  Value kT = pipelined ? MakeViewOp::create(b, ktType, kMake.getBase(),
-                                           kMake.getSizes(), kMake.getStrides())
-                       : Value();
+  Value kT = MakeViewOp::create(b, ktType, kMake.getBase(), kMake.getSizes(),
+                                kMake.getStrides());
   // The cp.async ring copies 16-byte chunks of K and V.
-  if (pipelined) {
-    requireChunkAligned(kernel, k);
-    requireChunkAligned(kernel, v);
-  }
+  requireChunkAligned(kernel, k);
+  requireChunkAligned(kernel, v);
   Value scaleT = splat(sType, qkScale);
   Value ninf = splat(sType, -INFINITY);
   auto colsI = RangeOp::create(b, RankedTensorType::get({bn}, i32), 0, bn);
@@ -775,17 +773,9 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
         ImplicitLocOpBuilder lb(loc, ob);
         Value acc = it[0], mi = it[1], li = it[2];
         auto kvType = RankedTensorType::get({bn, d}, et);
-        Value kt;
-        if (pipelined) {
-          kt = LoadOp::create(lb, RankedTensorType::get({d, bn}, et), kT,
-                              ValueRange{bi, kvHead, zero, n}, Value(),
-                              Padding::Zero);
-        } else {
-          Value tk = LoadOp::create(lb, kvType, k,
-                                    ValueRange{bi, kvHead, n, zero}, Value(),
-                                    Padding::Zero);
-          kt = TransOp::create(lb, RankedTensorType::get({d, bn}, et), tk);
-        }
+        Value kt = LoadOp::create(lb, RankedTensorType::get({d, bn}, et), kT,
+                                  ValueRange{bi, kvHead, zero, n}, Value(),
+                                  Padding::Zero);
         Value tv = LoadOp::create(lb, kvType, v, ValueRange{bi, kvHead, n, zero},
                                   Value(), Padding::Zero);
         Value sc = DotOp::create(lb, sType, tq, kt, splat(sType, 0.0));
@@ -821,8 +811,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
         scf::YieldOp::create(lb, ValueRange{accNew, mNew, lNew});
       });
 
-  if (pipelined)
-    loop->setAttr("tile.num_stages", b.getI64IntegerAttr(2));
+  loop->setAttr("tile.num_stages", b.getI64IntegerAttr(2));
   Value acc = loop.getResult(0), m = loop.getResult(1), l = loop.getResult(2);
   Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l,
                                       splat(rowType, 0.0));
