@@ -667,8 +667,16 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   Type et = op.getQ().getType().getElementType();
   int64_t d = op.getQ().getType().getShape()[3];
   // Per head dim: the accumulator and Q stay in registers (warps split rows
-  // only, so P feeds the second dot from registers).
+  // only, so P feeds the second dot from registers). On sm_90a (wgmma, 64
+  // rows per warpgroup) 128-key blocks over two warpgroups: measured on the
+  // H200 at S = 4096, head dim 128: 241 TFLOP/s vs 180 with 64-key blocks
+  // (causal 205 vs 161); head dim 64: 205 vs 145 with 4 warps on mma.sync
+  // (bench/results/2026-11-30_attention_variants_h200.json).
   int64_t bm = d == 256 ? 64 : 128, bn = 64, warps = d == 128 ? 8 : 4;
+  if (target.hasWgmma && d <= 128) {
+    bn = 128;
+    warps = 8;
+  }
   if (DictionaryAttr config = op.getConfigAttr()) {
     if (auto v = config.getAs<IntegerAttr>("block_m"))
       bm = v.getInt();

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Tile-size variants of tile.attention beside the default kernel, in one
+run: every ARTIFACT_DIR/<chip>/attention_bf16_d<D>[_causal]__<tag>.json is
+checked on a few odd shapes (as attention_check.py does) and timed at
+B*S = 16k tokens, H*D = 2048 next to the default kernel of that head dim.
+
+    attention_variants.py ARTIFACT_DIR OUT_JSON
+"""
+
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attention_check import reference, run  # noqa: E402
+from tilec.runtime import Kernel  # noqa: E402
+
+
+def main():
+    art, out_json = sys.argv[1], sys.argv[2]
+    from triton.testing import do_bench
+    rows = []
+    for chip in sorted(os.listdir(art)):
+        cdir = os.path.join(art, chip)
+        if not os.path.isdir(cdir):
+            continue
+        for fname in sorted(os.listdir(cdir)):
+            if "__" not in fname or not fname.endswith(".json"):
+                continue
+            name = fname[:-5]
+            base, tag = name.split("__")
+            d = int(base.split("_d")[1].split("_")[0])
+            causal = base.endswith("_causal")
+            kernel = Kernel(os.path.join(cdir, fname))
+            default = Kernel(os.path.join(cdir, base + ".json"))
+            ok = True
+            for (B, H, HK, SQ, SK) in [(1, 1, 1, 1, 1), (2, 4, 2, 113, 255), (1, 2, 2, 1023, 1023),
+                                       (1, 2, 1, 255, 128), (1, 2, 2, 4097, 4097)]:
+                torch.manual_seed(SQ + SK)
+                q = torch.randn(B, H, SQ, d, device="cuda").bfloat16()
+                k = torch.randn(B, HK, SK, d, device="cuda").bfloat16()
+                v = torch.randn(B, HK, SK, d, device="cuda").bfloat16()
+                o, lse = run(kernel, q, k, v)
+                ref, _ = reference(q, k, v, causal)
+                err = (o.float() - ref).abs().max().item() / (ref.abs().max().item() or 1.0)
+                ok &= bool(not torch.isnan(o.float()).any().item() and err < 2e-2)
+            row = dict(chip=chip, kernel=name, tag=tag, head_dim=d, causal=causal, correct=ok)
+            for S in (1024, 4096):
+                B, H = 16384 // S, 2048 // d
+                q, k, v = (torch.randn(B, H, S, d, device="cuda").bfloat16() for _ in range(3))
+                o = torch.empty_like(q)
+                lse = torch.empty(B, H, S, device="cuda")
+                flop = 4.0 * B * H * S * S * d * (0.5 if causal else 1.0)
+                args = (q, k, v, o, lse, B, H, H, S, S, H * S * d, S * d, H * S * d, S * d, H * S)
+                for key, kern in (("default", default), ("variant", kernel)):
+                    t = do_bench(lambda: kern(*args), warmup=10, rep=100, return_mode="median")
+                    row[f"{key}_tflops_S{S}"] = flop / t / 1e9
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    json.dump(rows, open(out_json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
