@@ -388,18 +388,27 @@ static Operation *getAncestorIn(Block *block, Operation *op) {
 }
 
 /// Plans the dynamic shared memory of `kernel` and records it:
-///  * tile.local_alloc buffers are placed one after another (1024-byte
-///    aligned) and live from the first allocation to their last use;
-///  * ops that exchange data through shared memory use a scratch area,
-///    placed after the buffers if the op runs while they are live, else at 0
-///    (so an epilogue reuses the operand ring of the main loop).
+///  * tile.local_alloc buffers (1024-byte aligned) and mbarriers live from
+///    their allocation to their last use (in top-level ops of the kernel
+///    body); each goes to the lowest offset not taken by a buffer whose live
+///    range overlaps its own, so consecutive loops' rings share memory;
+///  * ops that exchange data through shared memory use a scratch area past
+///    the buffers live at that point (at 0 when none is, so an epilogue
+///    reuses the operand ring of the main loop).
 /// Fails with a diagnostic when the chip cannot provide the total.
 static LogicalResult planSharedMemory(KernelOp kernel,
                                       const TargetInfo &target) {
   Block &body = kernel.getBody().front();
   Builder b(kernel.getContext());
-  int64_t persistent = 0;
-  Operation *liveBegin = nullptr, *liveEnd = nullptr;
+  DenseMap<Operation *, int64_t> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  struct Placed {
+    int64_t begin, end; // live range: positions of top-level ops
+    int64_t offset, bytes;
+  };
+  SmallVector<Placed> placed;
+  int64_t total = 0;
   kernel.walk([&](Operation *alloc) {
     int64_t bytes, align;
     if (auto local = dyn_cast<LocalAllocOp>(alloc)) {
@@ -411,28 +420,35 @@ static LogicalResult planSharedMemory(KernelOp kernel,
     } else {
       return;
     }
-    persistent = llvm::alignTo(persistent, align);
-    alloc->setAttr(kSmemOffsetAttr, b.getI64IntegerAttr(persistent));
-    persistent += bytes;
-    Operation *begin = getAncestorIn(&body, alloc);
-    if (!liveBegin || begin->isBeforeInBlock(liveBegin))
-      liveBegin = begin;
-    for (Operation *user : alloc->getUsers()) {
-      Operation *end = getAncestorIn(&body, user);
-      if (!liveEnd || liveEnd->isBeforeInBlock(end))
-        liveEnd = end;
-    }
+    int64_t begin = position[getAncestorIn(&body, alloc)], end = begin;
+    for (Operation *user : alloc->getUsers())
+      end = std::max(end, position[getAncestorIn(&body, user)]);
+    // The lowest aligned offset clear of every overlapping live buffer.
+    SmallVector<const Placed *> live;
+    for (const Placed &p : placed)
+      if (p.begin <= end && begin <= p.end)
+        live.push_back(&p);
+    llvm::sort(live, [](const Placed *x, const Placed *y) {
+      return x->offset < y->offset;
+    });
+    int64_t offset = 0;
+    for (const Placed *p : live)
+      if (static_cast<int64_t>(llvm::alignTo(offset, align)) + bytes > p->offset)
+        offset = std::max(offset, p->offset + p->bytes);
+    offset = static_cast<int64_t>(llvm::alignTo(offset, align));
+    alloc->setAttr(kSmemOffsetAttr, b.getI64IntegerAttr(offset));
+    placed.push_back({begin, end, offset, bytes});
+    total = std::max(total, offset + bytes);
   });
-  int64_t scratchBase = llvm::alignTo(persistent, 16);
-  int64_t total = scratchBase;
   kernel.walk([&](Operation *op) {
     int64_t bytes = getScratchBytes(op);
     if (bytes == 0)
       return;
-    Operation *at = getAncestorIn(&body, op);
-    bool overlapsBuffers = liveBegin && !at->isBeforeInBlock(liveBegin) &&
-                           (at == liveEnd || at->isBeforeInBlock(liveEnd));
-    int64_t offset = overlapsBuffers ? scratchBase : 0;
+    int64_t at = position[getAncestorIn(&body, op)];
+    int64_t offset = 0;
+    for (const Placed &p : placed)
+      if (p.begin <= at && at <= p.end)
+        offset = std::max<int64_t>(offset, llvm::alignTo(p.offset + p.bytes, 16));
     op->setAttr(kScratchOffsetAttr, b.getI64IntegerAttr(offset));
     total = std::max(total, offset + bytes);
   });

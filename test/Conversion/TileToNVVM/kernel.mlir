@@ -82,3 +82,26 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
     tile.return
   }
 }
+
+// -----
+
+// Shared buffers whose live ranges (in top-level ops) do not overlap share
+// memory: the second buffer reuses the first one's 8 KB at offset 1024 (as
+// consecutive loops' cp.async rings do) after the mbarrier (live throughout,
+// at 0): 9216 bytes, not 17408.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
+  // CHECK-LABEL: llvm.func @reuse
+  // CHECK-SAME: smem_bytes = 9216 : i64
+  tile.kernel @reuse(%n: i32) warps(4) {
+    %c0 = arith.constant 0 : i32
+    %bar = tile.mbarrier_alloc count 1 : !tile.mbarrier<1>
+    %b0 = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+    %t0 = tile.local_load %b0[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %b1 = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+    %t1 = tile.local_load %b1[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    tile.mbarrier_arrive %bar[%c0] : !tile.mbarrier<1>
+    tile.return
+  }
+}

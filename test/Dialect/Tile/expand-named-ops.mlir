@@ -65,10 +65,12 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // -----
 
 // tile.attention becomes a FlashAttention-2 forward: grid (query blocks,
-// heads, batch), a K/V loop (a 2-stage cp.async ring; Kᵀ through a
-// transposed view) that stops at the last causally visible block,
-// Q·Kᵀ in the log2 domain, a row max, exp2 of the shifted scores, the
-// rescaled accumulator, P·V, and the normalized output plus the row lse.
+// heads, batch), K/V loops (a 2-stage cp.async ring; Kᵀ through a
+// transposed view) that stop at the last causally visible block, Q·Kᵀ in
+// the log2 domain, a row max, exp2 of the shifted scores, the rescaled
+// accumulator, P·V, and the normalized output plus the row lse. The blocks
+// every row sees whole (below Sk and the first query's causal limit) run in
+// a first loop without the mask; the rest in a second loop with it.
 
 // CHECK-LABEL: tile.kernel @attention
 // CHECK-SAME: %K: !tile.ptr<bf16> {tile.align = 16 : i64}
@@ -79,10 +81,21 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // CHECK: tile.load {{.*}} -> tensor<128x128xbf16>
 // CHECK: arith.minsi
 // CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
-// CHECK: scf.for {{.*}} -> (tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>)
+// CHECK: %[[FULL:.*]] = arith.muli %{{.*}}, %c64_i32
+// CHECK: %[[U:.*]]:3 = scf.for %{{.*}} = %c0_i32 to %[[FULL]] step %c64_i32{{[_0-9]*}} {{.*}} -> (tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>)
+// CHECK-NOT: arith.select
+// CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
+// CHECK:   tile.dot {{.*}} -> tensor<128x64xf32>
+// CHECK-NOT: arith.select
+// CHECK:   tile.reduce max
+// CHECK-NOT: arith.select
+// CHECK:   tile.dot {{.*}} -> tensor<128x128xf32>
+// CHECK: } {tile.num_stages = 2 : i64}
+// CHECK: scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %c64_i32{{[_0-9]*}} iter_args(%{{.*}} = %[[U]]#0, %{{.*}} = %[[U]]#1, %{{.*}} = %[[U]]#2)
 // CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
 // CHECK:   tile.dot {{.*}} -> tensor<128x64xf32>
 // CHECK:   arith.cmpi sle
+// CHECK:   arith.select
 // CHECK:   tile.reduce max
 // CHECK:   math.exp2
 // CHECK:   tile.reduce sum
@@ -106,5 +119,20 @@ tile.kernel @attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<b
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.return
+}
+
+// -----
+
+// `stages` sets the depth of the K/V ring of both loops.
+
+// CHECK-LABEL: tile.kernel @attention_stages
+// CHECK: } {tile.num_stages = 3 : i64}
+// CHECK: } {tile.num_stages = 3 : i64}
+tile.kernel @attention_stages(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 64] strides [%S, %S, 64, 1] : !tile.ptr<bf16>
+  tile.attention %q, %q, %q, %q config {stages = 3}
+      : !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>,
+        !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return
 }

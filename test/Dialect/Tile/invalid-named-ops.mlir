@@ -248,7 +248,7 @@ func.func @attention_12(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, 
 // -----
 
 func.func @attention_13(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %o: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>) {
-  // expected-error @+1 {{unknown config key 'block_k'; expected one of block_m, block_n, stages, warps, consumers}}
+  // expected-error @+1 {{unknown config key 'block_k'; expected one of block_m, block_n, stages, warps}}
   tile.attention %q, %k, %v, %o config {block_k = 64} : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
   return
 }

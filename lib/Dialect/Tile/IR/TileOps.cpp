@@ -1262,8 +1262,7 @@ LogicalResult AttentionOp::verify() {
     if (!scale->isFiniteNonZero() || scale->isNegative())
       return emitOpError("expected a positive finite scale");
   if (failed(verifyConfig(*this, getConfigAttr(),
-                          {"block_m", "block_n", "stages", "warps",
-                           "consumers"})))
+                          {"block_m", "block_n", "stages", "warps"})))
     return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");

@@ -677,6 +677,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     bn = 128;
     warps = 8;
   }
+  int64_t stages = 2;
   if (DictionaryAttr config = op.getConfigAttr()) {
     if (auto v = config.getAs<IntegerAttr>("block_m"))
       bm = v.getInt();
@@ -684,7 +685,12 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       bn = v.getInt();
     if (auto v = config.getAs<IntegerAttr>("warps"))
       warps = v.getInt();
+    if (auto v = config.getAs<IntegerAttr>("stages"))
+      stages = v.getInt();
   }
+  if (stages < 2)
+    return op.emitOpError("stages = ")
+           << stages << "; the K/V cp.async ring needs at least 2";
   // Warps split the rows: each owns block_m / warps (a multiple of 16).
   if (!llvm::isPowerOf2_64(bm) || !llvm::isPowerOf2_64(bn) || bn < 16 ||
       !llvm::isPowerOf2_64(warps) || bm % (16 * warps) != 0)
@@ -773,53 +779,86 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   Value ninf = splat(sType, -INFINITY);
   auto colsI = RangeOp::create(b, RankedTensorType::get({bn}, i32), 0, bn);
 
-  auto loop = scf::ForOp::create(
-      b, zero, end, cst(bn),
-      ValueRange{splat(accType, 0.0), splat(rowType, -INFINITY),
-                 splat(rowType, 0.0)},
-      [&](OpBuilder &ob, Location loc, Value n, ValueRange it) {
-        ImplicitLocOpBuilder lb(loc, ob);
-        Value acc = it[0], mi = it[1], li = it[2];
-        auto kvType = RankedTensorType::get({bn, d}, et);
-        Value kt = LoadOp::create(lb, RankedTensorType::get({d, bn}, et), kT,
-                                  ValueRange{bi, kvHead, zero, n}, Value(),
-                                  Padding::Zero);
-        Value tv = LoadOp::create(lb, kvType, v, ValueRange{bi, kvHead, n, zero},
-                                  Value(), Padding::Zero);
-        Value sc = DotOp::create(lb, sType, tq, kt, splat(sType, 0.0));
-        sc = arith::MulFOp::create(lb, sc, scaleT);
-        // Mask keys past Sk and, with causal, past each query's limit.
-        Value kj = arith::AddIOp::create(
-            lb, colsI, SplatOp::create(lb, RankedTensorType::get({bn}, i32), n));
-        Value kjB = broadcastAlong(lb, kj, 0, {bm, bn});
-        Value keep =
-            arith::CmpIOp::create(lb, arith::CmpIPredicate::slt, kjB, skB);
-        if (op.getCausal())
-          keep = arith::AndIOp::create(
-              lb, keep,
-              arith::CmpIOp::create(lb, arith::CmpIPredicate::sle, kjB, qLimitB));
-        sc = arith::SelectOp::create(lb, keep, sc, ninf);
-        Value rowMax = ReduceOp::create(lb, rowType, ReduceKind::Max, sc, 1);
-        Value mNew = arith::MaximumFOp::create(lb, mi, rowMax);
-        // A row that has seen no key yet keeps m = -inf; subtract 0 then.
-        Value noKey = arith::CmpFOp::create(lb, arith::CmpFPredicate::OEQ, mNew,
-                                            splat(rowType, -INFINITY));
-        Value mUse = arith::SelectOp::create(lb, noKey, splat(rowType, 0.0), mNew);
-        Value alpha = math::Exp2Op::create(lb, arith::SubFOp::create(lb, mi, mUse));
-        Value mB = broadcastAlong(lb, mUse, 1, {bm, bn});
-        Value p = math::Exp2Op::create(lb, arith::SubFOp::create(lb, sc, mB));
-        Value rowSum = ReduceOp::create(lb, rowType, ReduceKind::Sum, p, 1);
-        Value lNew = arith::AddFOp::create(
-            lb, arith::MulFOp::create(lb, li, alpha), rowSum);
-        Value alphaB = broadcastAlong(lb, alpha, 1, {bm, d});
-        Value scaled = arith::MulFOp::create(lb, acc, alphaB);
-        Value pLow = arith::TruncFOp::create(
-            lb, RankedTensorType::get({bm, bn}, et), p);
-        Value accNew = DotOp::create(lb, accType, pLow, tv, scaled);
-        scf::YieldOp::create(lb, ValueRange{accNew, mNew, lNew});
-      });
-
-  loop->setAttr("tile.num_stages", b.getI64IntegerAttr(2));
+  // One step of the online softmax over the keys [n, n + bn). Only blocks
+  // that reach past Sk or (causal) past the first query's limit need the
+  // mask (and rows that may have seen no key yet): the loop is split into
+  // an unmasked part [0, full) and a masked part [full, end).
+  auto emitStep = [&](ImplicitLocOpBuilder &lb, Value n, ValueRange it,
+                      bool masked) {
+    Value acc = it[0], mi = it[1], li = it[2];
+    auto kvType = RankedTensorType::get({bn, d}, et);
+    Value kt = LoadOp::create(lb, RankedTensorType::get({d, bn}, et), kT,
+                              ValueRange{bi, kvHead, zero, n}, Value(),
+                              Padding::Zero);
+    Value tv = LoadOp::create(lb, kvType, v, ValueRange{bi, kvHead, n, zero},
+                              Value(), Padding::Zero);
+    Value sc = DotOp::create(lb, sType, tq, kt, splat(sType, 0.0));
+    sc = arith::MulFOp::create(lb, sc, scaleT);
+    Value mUse, mNew;
+    if (masked) {
+      // Mask keys past Sk and, with causal, past each query's limit.
+      Value kj = arith::AddIOp::create(
+          lb, colsI, SplatOp::create(lb, RankedTensorType::get({bn}, i32), n));
+      Value kjB = broadcastAlong(lb, kj, 0, {bm, bn});
+      Value keep =
+          arith::CmpIOp::create(lb, arith::CmpIPredicate::slt, kjB, skB);
+      if (op.getCausal())
+        keep = arith::AndIOp::create(
+            lb, keep,
+            arith::CmpIOp::create(lb, arith::CmpIPredicate::sle, kjB, qLimitB));
+      sc = arith::SelectOp::create(lb, keep, sc, ninf);
+      Value rowMax = ReduceOp::create(lb, rowType, ReduceKind::Max, sc, 1);
+      mNew = arith::MaximumFOp::create(lb, mi, rowMax);
+      // A row that has seen no key yet keeps m = -inf; subtract 0 then.
+      Value noKey = arith::CmpFOp::create(lb, arith::CmpFPredicate::OEQ, mNew,
+                                          splat(rowType, -INFINITY));
+      mUse = arith::SelectOp::create(lb, noKey, splat(rowType, 0.0), mNew);
+    } else {
+      // Every row sees every key of the block: m is finite from here on.
+      Value rowMax = ReduceOp::create(lb, rowType, ReduceKind::Max, sc, 1);
+      mNew = mUse = arith::MaximumFOp::create(lb, mi, rowMax);
+    }
+    Value alpha = math::Exp2Op::create(lb, arith::SubFOp::create(lb, mi, mUse));
+    Value mB = broadcastAlong(lb, mUse, 1, {bm, bn});
+    Value p = math::Exp2Op::create(lb, arith::SubFOp::create(lb, sc, mB));
+    Value rowSum = ReduceOp::create(lb, rowType, ReduceKind::Sum, p, 1);
+    Value lNew = arith::AddFOp::create(
+        lb, arith::MulFOp::create(lb, li, alpha), rowSum);
+    Value alphaB = broadcastAlong(lb, alpha, 1, {bm, d});
+    Value scaled = arith::MulFOp::create(lb, acc, alphaB);
+    Value pLow = arith::TruncFOp::create(
+        lb, RankedTensorType::get({bm, bn}, et), p);
+    Value accNew = DotOp::create(lb, accType, pLow, tv, scaled);
+    scf::YieldOp::create(lb, ValueRange{accNew, mNew, lNew});
+  };
+  // Blocks visible to every row: keys below Sk and (causal) at most the
+  // first query's limit m0 + Sk - Sq, rounded down to whole blocks.
+  Value visible = sk;
+  if (op.getCausal())
+    visible = arith::MaxSIOp::create(
+        b, arith::MinSIOp::create(
+               b, arith::AddIOp::create(b, arith::AddIOp::create(b, m0, shift),
+                                        cst(1)),
+               sk),
+        zero);
+  Value full = arith::MulIOp::create(
+      b, arith::DivSIOp::create(b, visible, cst(bn)), cst(bn));
+  auto makeLoop = [&](Value lo, Value hi, ValueRange init, bool masked) {
+    auto forOp = scf::ForOp::create(
+        b, lo, hi, cst(bn), init,
+        [&](OpBuilder &ob, Location loc, Value n, ValueRange it) {
+          ImplicitLocOpBuilder lb(loc, ob);
+          emitStep(lb, n, it, masked);
+        });
+    forOp->setAttr("tile.num_stages", b.getI64IntegerAttr(stages));
+    return forOp;
+  };
+  auto unmasked = makeLoop(zero, full,
+                           ValueRange{splat(accType, 0.0),
+                                      splat(rowType, -INFINITY),
+                                      splat(rowType, 0.0)},
+                           /*masked=*/false);
+  auto loop = makeLoop(full, end, unmasked.getResults(), /*masked=*/true);
   Value acc = loop.getResult(0), m = loop.getResult(1), l = loop.getResult(2);
   Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l,
                                       splat(rowType, 0.0));

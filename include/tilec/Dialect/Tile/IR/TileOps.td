@@ -893,7 +893,10 @@ def Tile_AttentionOp : Tile_Op<"attention", [
     aligned mask of FlashAttention). The optional `lse` view `[batch, heads,
     seq]` (f32) receives the natural-log log-sum-exp of each row. `scale`
     defaults to `1/sqrt(head_dim)`. Head dimensions are static: 64, 128 or
-    256. Expanded by `tile-expand-named-ops{chip=...}`.
+    256. Expanded by `tile-expand-named-ops{chip=...}`; a `config` overrides
+    the per-chip choice (integer keys): `block_m` (queries per program),
+    `block_n` (keys per step), `warps`, `stages` (depth of the K/V cp.async
+    ring, at least 2).
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
