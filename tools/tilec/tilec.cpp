@@ -34,23 +34,33 @@ using namespace mlir;
 using namespace mlir::tilec;
 namespace cl = llvm::cl;
 
+/// tilec's own options; --help lists only these (LLVM's stay usable).
+static cl::OptionCategory tilecCategory("tilec options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
+                                      cl::Required, cl::cat(tilecCategory));
 static cl::opt<std::string> chipOpt("chip", cl::Required,
-                                    cl::desc("sm_80, sm_86, sm_89, sm_90, sm_90a"));
+                                    cl::desc("sm_80, sm_86, sm_89, sm_90, sm_90a"),
+                                    cl::cat(tilecCategory));
 static cl::opt<std::string>
     emitOpt("emit", cl::init("ptx"),
-            cl::desc("mlir, llvm, ptx, cubin or header"));
+            cl::desc("mlir, llvm, ptx, cubin or header"),
+            cl::cat(tilecCategory));
 static cl::opt<std::string> outputOpt(
-    "o", cl::init("."), cl::desc("Output directory, or - for stdout"));
+    "o", cl::init("."), cl::desc("Output directory, or - for stdout"),
+    cl::cat(tilecCategory));
 static cl::opt<std::string> cudaPathOpt(
-    "cuda-path", cl::init(""), cl::desc("CUDA toolkit root holding bin/ptxas"));
+    "cuda-path", cl::init(""), cl::desc("CUDA toolkit root holding bin/ptxas"),
+    cl::cat(tilecCategory));
 static cl::opt<std::string> cubinArchOpt(
     "cubin-arch", cl::init(""),
-    cl::desc("ptxas target for the cubin (default: the chip)"));
+    cl::desc("ptxas target for the cubin (default: the chip)"),
+    cl::cat(tilecCategory));
 static cl::opt<unsigned> optLevelOpt("O", cl::init(3), cl::Prefix,
-                                     cl::desc("LLVM optimization level"));
-static cl::opt<bool> verboseOpt("v", cl::desc("Print the files written"));
+                                     cl::desc("LLVM optimization level"),
+                                     cl::cat(tilecCategory));
+static cl::opt<bool> verboseOpt("v", cl::desc("Print the files written"),
+                                 cl::cat(tilecCategory));
 
 /// Writes `data` to `path`; reports failures as errors.
 static LogicalResult writeFile(StringRef path, StringRef data) {
@@ -157,6 +167,7 @@ static LogicalResult runTilec(MLIRContext &context) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  cl::HideUnrelatedOptions(tilecCategory);
   cl::ParseCommandLineOptions(argc, argv, "tilec: tile programs to PTX/cubin\n");
   DialectRegistry registry;
   registerAllDialects(registry);
