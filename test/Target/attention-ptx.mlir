@@ -15,7 +15,7 @@
 // RUN: %ptxas -arch=sm_90a %t.90/attention_bf16.ptx -o %t.90/a.cubin
 
 // CHECK: .entry attention_bf16(
-// CHECK: .reqntid 256, 1, 1
+// CHECK: .reqntid 128, 1, 1
 // CHECK: cp.async.cg.shared.global
 // CHECK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK-DAG: shfl.sync.bfly.b32
@@ -37,6 +37,6 @@
 // SM90A: ret;
 
 // JSON: "grid": [
-// JSON-NEXT: "ceildiv(SQ, 128)",
+// JSON-NEXT: "ceildiv(SQ, 64)",
 // JSON-NEXT: "H",
 // JSON-NEXT: "B"

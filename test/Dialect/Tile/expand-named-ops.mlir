@@ -75,36 +75,36 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // CHECK-LABEL: tile.kernel @attention
 // CHECK-SAME: %K: !tile.ptr<bf16> {tile.align = 16 : i64}
 // CHECK-SAME: %kb: i32 {tile.divisibility = 8 : i64}
-// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8)
+// CHECK-SAME: grid(ceildiv(%SQ, 64), %H, %B) warps(4)
 // CHECK: tile.program_id z
 // CHECK: arith.divsi %{{.*}}, %{{.*}} : i32
-// CHECK: tile.load {{.*}} -> tensor<128x128xbf16>
+// CHECK: tile.load {{.*}} -> tensor<64x128xbf16>
 // CHECK: arith.minsi
 // CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
 // CHECK: %[[FULL:.*]] = arith.muli %{{.*}}, %c64_i32
-// CHECK: %[[U:.*]]:3 = scf.for %{{.*}} = %c0_i32 to %[[FULL]] step %c64_i32{{[_0-9]*}} {{.*}} -> (tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>)
+// CHECK: %[[U:.*]]:3 = scf.for %{{.*}} = %c0_i32 to %[[FULL]] step %c64_i32{{[_0-9]*}} {{.*}} -> (tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>)
 // CHECK-NOT: arith.select
 // CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
-// CHECK:   tile.dot {{.*}} -> tensor<128x64xf32>
+// CHECK:   tile.dot {{.*}} -> tensor<64x64xf32>
 // CHECK-NOT: arith.select
 // CHECK:   tile.reduce max
 // CHECK-NOT: arith.select
-// CHECK:   tile.dot {{.*}} -> tensor<128x128xf32>
+// CHECK:   tile.dot {{.*}} -> tensor<64x128xf32>
 // CHECK: } {tile.num_stages = 2 : i64}
 // CHECK: scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %c64_i32{{[_0-9]*}} iter_args(%{{.*}} = %[[U]]#0, %{{.*}} = %[[U]]#1, %{{.*}} = %[[U]]#2)
 // CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
-// CHECK:   tile.dot {{.*}} -> tensor<128x64xf32>
+// CHECK:   tile.dot {{.*}} -> tensor<64x64xf32>
 // CHECK:   arith.cmpi sle
 // CHECK:   arith.select
 // CHECK:   tile.reduce max
 // CHECK:   math.exp2
 // CHECK:   tile.reduce sum
-// CHECK:   tile.dot {{.*}} -> tensor<128x128xf32>
+// CHECK:   tile.dot {{.*}} -> tensor<64x128xf32>
 // CHECK: } {tile.num_stages = 2 : i64}
 // CHECK: arith.divf
-// CHECK: tile.store {{.*}} : tensor<128x128xbf16>
+// CHECK: tile.store {{.*}} : tensor<64x128xbf16>
 // CHECK: math.log2
-// CHECK: tile.store {{.*}} : tensor<128xf32>
+// CHECK: tile.store {{.*}} : tensor<64xf32>
 // CHECK-NOT: tile.attention
 tile.kernel @attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
                        %O: !tile.ptr<bf16>, %L: !tile.ptr<f32>, %B: i32, %H: i32,
