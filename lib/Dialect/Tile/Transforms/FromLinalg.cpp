@@ -1245,16 +1245,19 @@ struct ContractionToTileGemm : OpRewritePattern<OpTy> {
 using MatmulToTileGemm = ContractionToTileGemm<linalg::MatmulOp>;
 using BatchMatmulToTileGemm = ContractionToTileGemm<linalg::BatchMatmulOp>;
 
-/// Q K^T -> [scale] -> linalg.softmax -> P V  ->  a tile.attention kernel.
-struct SoftmaxToTileAttention : OpRewritePattern<linalg::SoftmaxOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// Q K^T -> [scale] -> softmax -> P V  ->  a tile.attention kernel, anchored
+/// at the softmax's last op `OpT`, whose form `matchSoftmaxOp` recognizes.
+template <typename OpT, FailureOr<SoftmaxMatch> (*matchSoftmaxOp)(
+                            OpT, std::string *)>
+struct SoftmaxToTileAttention : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
+  LogicalResult matchAndRewrite(OpT op,
                                 PatternRewriter &rewriter) const override {
-    if (!op->getParentOfType<func::FuncOp>())
+    if (!op->template getParentOfType<func::FuncOp>())
       return rewriter.notifyMatchFailure(op, "not inside a func.func");
     std::string why;
-    FailureOr<SoftmaxMatch> softmax = matchSoftmax(op, &why);
+    FailureOr<SoftmaxMatch> softmax = matchSoftmaxOp(op, &why);
     if (failed(softmax))
       return rewriter.notifyMatchFailure(op, why);
     FailureOr<AttentionPlan> plan = matchAttention(*softmax, &why);
@@ -1265,26 +1268,12 @@ struct SoftmaxToTileAttention : OpRewritePattern<linalg::SoftmaxOp> {
   }
 };
 
-/// Q K^T -> [scale] -> max / exp(x - max) / sum / div generics -> P V  ->
-/// a tile.attention kernel. Anchored at the division.
-struct DecomposedSoftmaxToTileAttention : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(linalg::GenericOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!op->getParentOfType<func::FuncOp>())
-      return rewriter.notifyMatchFailure(op, "not inside a func.func");
-    std::string why;
-    FailureOr<SoftmaxMatch> softmax = matchDecomposedSoftmax(op, &why);
-    if (failed(softmax))
-      return rewriter.notifyMatchFailure(op, why);
-    FailureOr<AttentionPlan> plan = matchAttention(*softmax, &why);
-    if (failed(plan))
-      return rewriter.notifyMatchFailure(op, why);
-    rewriteAttention(rewriter, op, *plan);
-    return success();
-  }
-};
+/// linalg.softmax.
+using NamedSoftmaxToTileAttention =
+    SoftmaxToTileAttention<linalg::SoftmaxOp, matchSoftmax>;
+/// max / exp(x - max) / sum / div generics, anchored at the division.
+using DecomposedSoftmaxToTileAttention =
+    SoftmaxToTileAttention<linalg::GenericOp, matchDecomposedSoftmax>;
 } // namespace
 
 void mlir::tilec::tile::populateTileFromLinalgPatterns(
@@ -1292,7 +1281,7 @@ void mlir::tilec::tile::populateTileFromLinalgPatterns(
   MLIRContext *ctx = patterns.getContext();
   patterns.add<MatmulToTileGemm>(ctx);                 // linalg.matmul
   patterns.add<BatchMatmulToTileGemm>(ctx);            // linalg.batch_matmul
-  patterns.add<SoftmaxToTileAttention>(ctx);           // linalg.softmax
+  patterns.add<NamedSoftmaxToTileAttention>(ctx);      // linalg.softmax
   patterns.add<DecomposedSoftmaxToTileAttention>(ctx); // linalg.generic
 }
 
