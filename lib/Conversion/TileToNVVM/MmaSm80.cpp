@@ -83,8 +83,7 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   SmallVector<Value> a = unpackVector(rewriter, loc, adaptor.getA());
   SmallVector<Value> b = unpackVector(rewriter, loc, adaptor.getB());
   SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
-  Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
-  auto pairType = VectorType::get({2}, et);
+  Type f32 = rewriter.getF32Type();
   auto resType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
   NVVM::MMATypes ptxType = et.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
 
@@ -93,27 +92,19 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
     assert(idx && "fragment element outside its layout");
     return *idx;
   };
-  // Packs two 16-bit elements adjacent along K into one 32-bit register
-  // (the NVVM op takes f16 pairs as vector<2xf16>, bf16 pairs as i32).
-  auto packPair = [&](ArrayRef<Value> vals, unsigned r0, unsigned r1) -> Value {
-    Value pair = vector::FromElementsOp::create(rewriter, loc, pairType,
-                                                ValueRange{vals[r0], vals[r1]});
-    if (et.isF16())
-      return pair;
-    return LLVM::BitcastOp::create(rewriter, loc, i32, pair);
-  };
+  // Two 16-bit elements adjacent along K go in one 32-bit register (the
+  // NVVM op takes f16 pairs as vector<2xf16>, bf16 pairs as i32).
   for (int64_t kk = 0; kk < k; kk += 16) {
     for (int64_t mi = 0; mi < wtM; mi += 16) {
-      SmallVector<Value> aOps;
-      for (int j = 0; j < 4; ++j) {
-        int64_t r = mi + (j % 2) * 8, c = kk + (j / 2) * 8;
-        aOps.push_back(packPair(a, reg(aLL, r, c), reg(aLL, r, c + 1)));
-      }
+      SmallVector<Value> aOps = getMmaAFragment(rewriter, loc, a, aLL, mi, kk,
+                                                /*f16AsVector=*/true);
       for (int64_t ni = 0; ni < wtN; ni += 8) {
         SmallVector<Value> bOps;
         for (int j = 0; j < 2; ++j) {
           int64_t r = kk + j * 8;
-          bOps.push_back(packPair(b, reg(bLL, r, ni), reg(bLL, r + 1, ni)));
+          bOps.push_back(packHalfPair(rewriter, loc, b[reg(bLL, r, ni)],
+                                      b[reg(bLL, r + 1, ni)],
+                                      /*f16AsVector=*/true));
         }
         unsigned cIdx[4];
         SmallVector<Value> cOps;

@@ -52,8 +52,7 @@ using namespace mlir::tilec::tile;
 static Value getElementPtr(OpBuilder &b, Location loc, Value base,
                            SmemType type, Value stage, Value offset) {
   Type et = getStorageType(type.getElementType());
-  Value stageOff = mulNsw(b, loc, stage, i32Val(b, loc, type.getTileElems()));
-  return gepElems(b, loc, gepElems(b, loc, base, et, offset), et, stageOff);
+  return gepStage(b, loc, gepElems(b, loc, base, et, offset), type, stage);
 }
 
 namespace {

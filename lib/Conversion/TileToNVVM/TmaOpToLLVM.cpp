@@ -48,11 +48,7 @@ static Value getBarrierPtr(OpBuilder &b, Location loc, Value base,
 /// Runs `body` on the leader thread of the threads executing `op`.
 static void emitOnLeader(OpBuilder &b, Location loc, Operation *op,
                          function_ref<void(OpBuilder &, Location)> body) {
-  scf::IfOp::create(b, loc, emitIsLeaderThread(b, loc, op),
-                    [&](OpBuilder &then, Location l) {
-                      body(then, l);
-                      scf::YieldOp::create(then, l);
-                    });
+  emitIf(b, loc, emitIsLeaderThread(b, loc, op), body);
 }
 
 namespace {
@@ -105,15 +101,6 @@ static SmallVector<Value> getBoxCoords(OpBuilder &b, Location loc,
                  i32Val(b, loc, coord[1 - contig]))};
 }
 
-/// Byte address of stage `stage` of a TMA buffer.
-static Value getStageBase(OpBuilder &b, Location loc, Value base,
-                          SmemType buffer, Value stage) {
-  unsigned elemBytes = buffer.getElementType().getIntOrFloatBitWidth() / 8;
-  return gepElems(b, loc, base, b.getI8Type(),
-                  mulNsw(b, loc, stage,
-                         i32Val(b, loc, buffer.getTileElems() * elemBytes)));
-}
-
 /// tile.tma_load -> cp.async.bulk.tensor.2d per box, on the leader thread.
 /// With `part(%p of n)` the boxes split into n runs in order, and the
 /// leader issues run %p; with `multicast(%mask)` each copy lands in every
@@ -125,8 +112,8 @@ struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SmemType buffer = op.getBuffer().getType();
-    Value stageBase = getStageBase(rewriter, loc, adaptor.getBuffer(), buffer,
-                                   adaptor.getStage());
+    Value stageBase = gepStage(rewriter, loc, adaptor.getBuffer(), buffer,
+                               adaptor.getStage());
     Value bar =
         getBarrierPtr(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
     Value desc = adaptor.getMap();
@@ -165,9 +152,8 @@ struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
         Value mine = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                            adaptor.getPart(),
                                            i32Val(b, l, part));
-        scf::IfOp::create(b, l, mine, [&](OpBuilder &then, Location tl) {
+        emitIf(b, l, mine, [&](OpBuilder &then, Location tl) {
           issue(then, tl, part);
-          scf::YieldOp::create(then, tl);
         });
       }
     });
@@ -185,8 +171,8 @@ struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SmemType buffer = op.getBuffer().getType();
-    Value stageBase = getStageBase(rewriter, loc, adaptor.getBuffer(), buffer,
-                                   adaptor.getStage());
+    Value stageBase = gepStage(rewriter, loc, adaptor.getBuffer(), buffer,
+                               adaptor.getStage());
     Value desc = adaptor.getMap();
     SmallVector<Value> offsets(adaptor.getOffsets());
     emitOnLeader(rewriter, loc, op, [&](OpBuilder &b, Location l) {
@@ -238,14 +224,13 @@ struct MBarrierAllocOpLowering : public OpConversionPattern<MBarrierAllocOp> {
     Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
     Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                         tid, i32Val(rewriter, loc, 0));
-    scf::IfOp::create(rewriter, loc, first, [&](OpBuilder &b, Location l) {
+    emitIf(rewriter, loc, first, [&](OpBuilder &b, Location l) {
       for (int64_t i = 0; i < size; ++i)
         NVVM::MBarrierInitOp::create(
             b, l, getBarrierPtr(b, l, base, i32Val(b, l, i)),
             i32Val(b, l, op.getCount()), /*predicate=*/Value());
       // Makes the initialization visible to the async proxy (TMA).
       NVVM::FenceMbarrierInitOp::create(b, l);
-      scf::YieldOp::create(b, l);
     });
     NVVM::Barrier0Op::create(rewriter, loc);
     rewriter.replaceOp(op, base);
@@ -290,21 +275,14 @@ struct MBarrierArriveOpLowering : public OpConversionPattern<MBarrierArriveOp> {
     ThreadIds ids = getThreadIds(rewriter, loc);
     Value lane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                         ids.lane, i32Val(rewriter, loc, 0));
-    scf::IfOp::create(rewriter, loc, lane0, [&](OpBuilder &b, Location l) {
-      if (Value cta = adaptor.getCta()) {
-        Value remote = NVVM::MapaOp::create(
+    emitIf(rewriter, loc, lane0, [&](OpBuilder &b, Location l) {
+      Value target = bar;
+      if (Value cta = adaptor.getCta())
+        target = NVVM::MapaOp::create(
             b, l, LLVM::LLVMPointerType::get(b.getContext(), 7), bar, cta);
-        NVVM::MBarrierArriveOp::create(b, l, TypeRange{}, remote,
-                                       /*count=*/Value(),
-                                       NVVM::MemScopeKind::CTA,
-                                       /*relaxed=*/false);
-      } else {
-        NVVM::MBarrierArriveOp::create(b, l, TypeRange{}, bar,
-                                       /*count=*/Value(),
-                                       NVVM::MemScopeKind::CTA,
-                                       /*relaxed=*/false);
-      }
-      scf::YieldOp::create(b, l);
+      NVVM::MBarrierArriveOp::create(b, l, TypeRange{}, target,
+                                     /*count=*/Value(), NVVM::MemScopeKind::CTA,
+                                     /*relaxed=*/false);
     });
     rewriter.eraseOp(op);
     return success();

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -196,6 +197,47 @@ Value mlir::tilec::gepElems(OpBuilder &b, Location loc, Value ptr,
                             Type elemType, Value index) {
   return LLVM::GEPOp::create(b, loc, ptr.getType(), elemType, ptr,
                              ArrayRef<LLVM::GEPArg>{index});
+}
+
+Value mlir::tilec::gepStage(OpBuilder &b, Location loc, Value ptr,
+                            tile::SmemType type, Value stage) {
+  return gepElems(b, loc, ptr, getStorageType(type.getElementType()),
+                  mulNsw(b, loc, stage, i32Val(b, loc, type.getTileElems())));
+}
+
+void mlir::tilec::emitIf(OpBuilder &b, Location loc, Value cond,
+                         function_ref<void(OpBuilder &, Location)> body) {
+  scf::IfOp::create(b, loc, cond, [&](OpBuilder &then, Location l) {
+    body(then, l);
+    scf::YieldOp::create(then, l);
+  });
+}
+
+Value mlir::tilec::packHalfPair(OpBuilder &b, Location loc, Value lo,
+                                Value hi, bool f16AsVector) {
+  Type et = lo.getType();
+  Value pair = vector::FromElementsOp::create(
+      b, loc, VectorType::get({2}, et), ValueRange{lo, hi});
+  if (et.isF16() && f16AsVector)
+    return pair;
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
+}
+
+SmallVector<Value> mlir::tilec::getMmaAFragment(
+    OpBuilder &b, Location loc, ArrayRef<Value> values,
+    const tile::LinearLayout &ll, int64_t row0, int64_t k0, bool f16AsVector) {
+  auto reg = [&](int64_t r, int64_t c) -> Value {
+    std::optional<unsigned> idx = ll.findReg({r, c});
+    assert(idx && "fragment element outside its layout");
+    return values[*idx];
+  };
+  SmallVector<Value> frag;
+  for (int j = 0; j < 4; ++j) {
+    int64_t r = row0 + (j % 2) * 8, c = k0 + (j / 2) * 8;
+    frag.push_back(
+        packHalfPair(b, loc, reg(r, c), reg(r, c + 1), f16AsVector));
+  }
+  return frag;
 }
 
 ExecGroup mlir::tilec::getExecGroup(Operation *op) {

@@ -95,6 +95,27 @@ Value getScratchPtr(OpBuilder &b, Location loc, Operation *anchor);
 /// Returns `ptr` advanced by `index` elements of `elemType`.
 Value gepElems(OpBuilder &b, Location loc, Value ptr, Type elemType,
                Value index);
+/// Returns `ptr` (into stage 0 of a buffer of `type`) advanced to stage
+/// `stage`.
+Value gepStage(OpBuilder &b, Location loc, Value ptr, tile::SmemType type,
+               Value stage);
+
+/// Runs `body` under `scf.if cond`.
+void emitIf(OpBuilder &b, Location loc, Value cond,
+            function_ref<void(OpBuilder &, Location)> body);
+
+/// Two 16-bit elements adjacent along K in one 32-bit register: i32, or
+/// vector<2xf16> for f16 when `f16AsVector` (what nvvm.mma.sync takes).
+Value packHalfPair(OpBuilder &b, Location loc, Value lo, Value hi,
+                   bool f16AsVector);
+/// The four registers of an mma.sync m16n8k16 A fragment -- also wgmma's
+/// register A -- of a tile in linear layout `ll` (`values` its per-thread
+/// elements), for the 16 rows from `row0` and the 16-wide K step at `k0`:
+/// a0 (r, k..k+1), a1 (r+8, k..), a2 (r, k+8..), a3 (r+8, k+8..).
+SmallVector<Value> getMmaAFragment(OpBuilder &b, Location loc,
+                                   ArrayRef<Value> values,
+                                   const tile::LinearLayout &ll, int64_t row0,
+                                   int64_t k0, bool f16AsVector);
 
 /// The threads executing `op`: all of the block, or those of a
 /// tile.warp_specialize region (kExecGroupAttr).

@@ -165,31 +165,6 @@ static int64_t getUnswizzledOffset(SharedEncodingAttr enc,
   return (segIdx * rows * seg + coord[1 - contig] * seg + inSeg) * elemBytes;
 }
 
-/// The four 32-bit registers of a warp's A fragment for the 16-wide K step
-/// at `kk` (the mma.sync m16n8k16 A fragment, which wgmma's register A
-/// operand shares): a0 (r, k..k+1), a1 (r+8, k..), a2 (r, k+8..),
-/// a3 (r+8, k+8..).
-static SmallVector<Value> getAFragment(OpBuilder &b, Location loc,
-                                       ArrayRef<Value> values,
-                                       const LinearLayout &ll, int64_t kk) {
-  Type i32 = b.getI32Type();
-  Type et = values.front().getType();
-  auto pairType = VectorType::get({2}, et);
-  auto reg = [&](int64_t r, int64_t c) -> Value {
-    std::optional<unsigned> idx = ll.findReg({r, c});
-    assert(idx && "fragment element outside its layout");
-    return values[*idx];
-  };
-  SmallVector<Value> frag;
-  for (int j = 0; j < 4; ++j) {
-    int64_t r = (j % 2) * 8, c = kk + (j / 2) * 8;
-    Value pair = vector::FromElementsOp::create(
-        b, loc, pairType, ValueRange{reg(r, c), reg(r, c + 1)});
-    frag.push_back(LLVM::BitcastOp::create(b, loc, i32, pair));
-  }
-  return frag;
-}
-
 /// `wgmma.mma_async` with A in registers (the NVVM op only takes shared
 /// A descriptors), as inline PTX: the accumulator struct `inout` (`regs`
 /// f32) in and out, the A fragment, B's descriptor; scale-d = 1 (a
@@ -318,7 +293,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   SmallVector<SmallVector<Value>> aFrags;
   if (aRegs)
     for (int64_t kk = 0; kk < k; kk += 16)
-      aFrags.push_back(getAFragment(rewriter, loc, aValues, aLL, kk));
+      aFrags.push_back(getMmaAFragment(rewriter, loc, aValues, aLL, /*row0=*/0,
+                                       kk, /*f16AsVector=*/false));
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
   int64_t bRows = bType.getDimSize(bKMajor ? 1 : 0);
   for (int64_t kk = 0; kk < k; kk += 16) {
