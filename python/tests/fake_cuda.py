@@ -21,6 +21,15 @@ import types
 BASE = 0x7F0000000000  # a 256-byte aligned fake device address
 
 
+def contiguous_strides(shape):
+    """Row-major element strides of `shape` (as torch and CuPy lay it out)."""
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
 class dtype:
     """torch.dtype: a named singleton."""
 
@@ -86,11 +95,7 @@ class Tensor:
     def __init__(self, shape, dtype_=None, strides=None, ptr=None, device_=None):
         self.shape = tuple(shape)
         if strides is None:
-            strides, step = [], 1
-            for extent in reversed(self.shape):
-                strides.append(step)
-                step *= max(extent, 1)
-            strides.reverse()
+            strides = contiguous_strides(self.shape)
         self._strides = tuple(strides)
         self.dtype = dtype_ if dtype_ is not None else module.bfloat16
         self._block = None
@@ -419,11 +424,7 @@ class CupyArray:
         self.dtype = CupyDtype(dtype)
         itemsize = _CUPY_ITEMSIZE[dtype]
         if strides is None:
-            strides, step = [], 1
-            for extent in reversed(self.shape):
-                strides.append(step)
-                step *= max(extent, 1)
-            strides.reverse()
+            strides = contiguous_strides(self.shape)
         self.strides = tuple(s * itemsize for s in strides)  # bytes, as CuPy has them
         self._block = None
         if ptr is None:

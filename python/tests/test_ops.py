@@ -7,6 +7,8 @@ import os
 import pytest
 
 import tilec
+from fake_cuda import contiguous_strides
+from overhead_bench import write_kernel
 from tilec import artifacts, ops
 from tilec.kernels import gemm_name, gemm_source
 from tilec.tensors import describe
@@ -20,11 +22,7 @@ class FakeTensor:
     def __init__(self, shape, dtype="bfloat16", strides=None, offset=0, device="cuda:0"):
         self.shape = tuple(shape)
         if strides is None:
-            strides, step = [], 1
-            for extent in reversed(self.shape):
-                strides.append(step)
-                step *= max(extent, 1)
-            strides.reverse()
+            strides = contiguous_strides(self.shape)
         self._strides = tuple(strides)
         self.dtype = f"torch.{dtype}"
         self._ptr = BASE + offset
@@ -66,14 +64,7 @@ def gemm_metadata(name, chip="sm_90a", cubin_arch="sm_90a", extra=()):
 
 def write_artifact(directory, name, source, meta, chip="sm_90a"):
     """A precompiled kernel as build_python_artifacts writes it."""
-    os.makedirs(os.path.join(directory, chip), exist_ok=True)
-    base = os.path.join(directory, chip, name)
-    with open(base + ".json", "w") as f:
-        json.dump(meta, f)
-    with open(base + ".cubin", "wb") as f:
-        f.write(b"\x7fELF fake cubin")
-    with open(base + ".source.mlir", "w") as f:
-        f.write(source)
+    write_kernel(directory, chip, name, meta, source)
 
 
 @pytest.fixture
