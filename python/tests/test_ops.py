@@ -1,7 +1,6 @@
 """tilec.gemm / tilec.attention argument checking, kernel lookup and the
 launch arguments, with tensor-like stand-ins (no torch, no GPU)."""
 
-import json
 import os
 
 import pytest
