@@ -1,10 +1,11 @@
 // tile.attention (examples/attention_bf16.mlir: causal, GQA, head_dim 128,
 // row lse) expanded to the FlashAttention-2 forward, in PTX for sm_80 and
 // sm_90a, accepted by ptxas; the launch grid is (query blocks, heads,
-// batch). K and V stream through a 2-stage cp.async ring on both. On sm_80
-// both products run on mma.sync; on sm_90a on wgmma with A from registers
-// (Q, and P straight from the softmax) and B read in place from the
-// 128-byte swizzled ring (Kᵀ K-major, V MN-major: trans-b).
+// batch). On sm_80 K and V stream through a 2-stage cp.async ring and both
+// products run on mma.sync. On sm_90a a producer warp loads Q, K and V with
+// TMA and two consumer warpgroups run both products on wgmma, B read in
+// place from the 128-byte swizzled ring (Kᵀ K-major, V MN-major: trans-b),
+// Q from shared memory and P from registers, pipelined across blocks.
 
 // RUN: tilec %examples/attention_bf16.mlir --chip=sm_80 --emit=ptx -o %t.80
 // RUN: FileCheck %s < %t.80/attention_bf16.ptx
@@ -24,15 +25,31 @@
 // CHECK: ret;
 
 // SM90A: .entry attention_bf16(
-// SM90A: .reqntid 256, 1, 1
-// SM90A: cp.async.cg.shared.global
+// SM90A: .reqntid 384, 1, 1
+// SM90A: setmaxnreg.inc.sync.aligned.u32 240;
+// SM90A: mbarrier.try_wait.parity.shared.b64
+// Block 0: S = Q Kᵀ from shared memory (SS), then the softmax.
 // SM90A: wgmma.fence.sync.aligned;
-// SM90A-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
+// SM90A-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // SM90A: wgmma.wait_group.sync.aligned 0;
 // SM90A: ex2.approx
+// The pipelined steps: Q Kᵀ(j) (SS) and P V(j-1) (RS: P from registers)
+// in flight together; the softmax of block j after the first retires.
+// SM90A: wgmma.fence.sync.aligned;
+// SM90A-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // SM90A: wgmma.fence.sync.aligned;
 // SM90A-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
+// SM90A: wgmma.wait_group.sync.aligned 1;
+// SM90A: mbarrier.arrive.shared.b64
+// SM90A: ex2.approx
 // SM90A: wgmma.wait_group.sync.aligned 0;
+// SM90A: mbarrier.arrive.shared.b64
+// The producer warp: Q, then K and V tiles of one head (4-D maps).
+// SM90A: setmaxnreg.dec.sync.aligned.u32 24;
+// SM90A: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// SM90A: mbarrier.try_wait.parity.shared.b64
+// SM90A: mbarrier.arrive.expect_tx.shared.b64
+// SM90A: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // SM90A-NOT: mma.sync
 // SM90A: ret;
 

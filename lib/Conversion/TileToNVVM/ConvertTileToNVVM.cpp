@@ -202,10 +202,14 @@ static DictionaryAttr buildTensorMapInfo(KernelOp kernel, MakeTensorMapOp op,
                                          unsigned index, Builder &b) {
   auto makeView = op.getView().getDefiningOp<MakeViewOp>();
   TensorMapType type = op.getType();
-  unsigned contig = type.getEncoding().getOrder()[0];
+  // The tile's contiguous dimension, its other one, then the leading ones.
+  unsigned rank = type.getShape().size();
+  unsigned contig = rank - 2 + type.getEncoding().getOrder()[0];
   unsigned elemBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
   std::optional<unsigned> base = MakeTensorMapOp::getParamIndex(makeView.getBase());
-  SmallVector<unsigned> dims = {contig, 1 - contig};
+  SmallVector<unsigned> dims = {contig, 2 * rank - 3 - contig};
+  for (unsigned d = rank - 2; d-- > 0;)
+    dims.push_back(d);
   SmallVector<Attribute> sizes, strides;
   SmallVector<int64_t> box;
   for (unsigned d : dims) {

@@ -12,11 +12,12 @@
 //    parameter the kernel lowering added for it (a generic pointer to the
 //    parameter; the host encodes the map, see `tensor_maps` in the launch
 //    metadata);
-//  * tile.tma_load -> one `cp.async.bulk.tensor.2d` per box, issued by the
+//  * tile.tma_load -> one `cp.async.bulk.tensor.Nd` per box (N = the map's
+//    rank), issued by the
 //    leader thread, completing as transaction bytes on an mbarrier; with
 //    `multicast`, `.multicast::cluster` copies of this program's part of the
 //    boxes;
-//  * tile.tma_store -> one shared-to-global `cp.async.bulk.tensor.2d` per
+//  * tile.tma_store -> one shared-to-global `cp.async.bulk.tensor.Nd` per
 //    box and a bulk commit group on the leader thread;
 //    tile.tma_store_wait -> `cp.async.bulk.wait_group.read` there;
 //  * tile.mbarrier_* -> `mbarrier.init` / `arrive.expect_tx` / `arrive` /
@@ -75,7 +76,7 @@ struct MakeTensorMapOpLowering : public OpConversionPattern<MakeTensorMapOp> {
 static void forEachBox(TensorMapType map, SmemType buffer,
                        function_ref<void(int32_t, ArrayRef<int64_t>)> fn) {
   SharedEncodingAttr enc = buffer.getEncoding();
-  ArrayRef<int64_t> box = map.getShape(), tile = buffer.getTileShape();
+  ArrayRef<int64_t> box = map.getTileBox(), tile = buffer.getTileShape();
   unsigned contig = enc.getOrder()[0];
   unsigned elemBytes = map.getElementType().getIntOrFloatBitWidth() / 8;
   int64_t seg = enc.getSegmentLength(tile[contig]);
@@ -91,17 +92,22 @@ static void forEachBox(TensorMapType map, SmemType buffer,
   }
 }
 
-/// The box's global coordinates, innermost (contiguous) dimension first.
+/// The box's global coordinates, innermost (contiguous) dimension first:
+/// the tile's two dimensions, then the leading ones (one element each).
 static SmallVector<Value> getBoxCoords(OpBuilder &b, Location loc,
                                        SmemType buffer, ValueRange offsets,
                                        ArrayRef<int64_t> coord) {
   unsigned contig = buffer.getEncoding().getOrder()[0];
-  return {addNsw(b, loc, offsets[contig], i32Val(b, loc, coord[contig])),
-          addNsw(b, loc, offsets[1 - contig],
-                 i32Val(b, loc, coord[1 - contig]))};
+  ValueRange tile = offsets.take_back(2);
+  SmallVector<Value> coords = {
+      addNsw(b, loc, tile[contig], i32Val(b, loc, coord[contig])),
+      addNsw(b, loc, tile[1 - contig], i32Val(b, loc, coord[1 - contig]))};
+  for (Value leading : llvm::reverse(offsets.drop_back(2)))
+    coords.push_back(leading);
+  return coords;
 }
 
-/// tile.tma_load -> cp.async.bulk.tensor.2d per box, on the leader thread.
+/// tile.tma_load -> cp.async.bulk.tensor.Nd per box, on the leader thread.
 /// With `part(%p of n)` the boxes split into n runs in order, and the
 /// leader issues run %p; with `multicast(%mask)` each copy lands in every
 /// program of the mask.
@@ -162,7 +168,7 @@ struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
   }
 };
 
-/// tile.tma_store -> cp.async.bulk.tensor.2d shared::cta -> global per box
+/// tile.tma_store -> cp.async.bulk.tensor.Nd shared::cta -> global per box
 /// and one bulk commit group, on the leader thread.
 struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;

@@ -116,8 +116,21 @@ tile.kernel @cluster_on_sm80(%A: !tile.ptr<bf16>, %M: i32) {
 
 tile.kernel @attention_one_stage(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, 4, %S, 64] strides [%S, %S, 64, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{stages = 1; the K/V cp.async ring needs at least 2}}
+  // expected-error @+1 {{stages = 1; the K/V ring needs at least 2}}
   tile.attention %q, %q, %q, %q config {stages = 1}
+      : !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>,
+        !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}
+
+// -----
+
+// The warp-specialized attention schedule is sm_90a's (TMA, setmaxnreg).
+
+tile.kernel @attention_ws_on_sm89(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 64] strides [%S, %S, 64, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{warp_specialize: sm_89 has no wgmma/TMA/setmaxnreg (needs sm_90a)}}
+  tile.attention %q, %q, %q, %q config {warp_specialize = 1}
       : !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>,
         !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return

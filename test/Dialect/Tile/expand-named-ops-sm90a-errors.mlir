@@ -40,3 +40,39 @@ tile.kernel @cluster_b_boxes(%A: !tile.ptr<bf16>, %M: i32) {
   tile.gemm %a, %a, %a config {cluster_m = 2, block_n = 64} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// The warp-specialized attention: 64 rows per consumer warpgroup, keys in
+// whole 64-element TMA boxes, Q and the K/V ring within shared memory.
+
+tile.kernel @attention_ws_rows(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{warp_specialize: block_m must be 16 x warps (64 rows per consumer warpgroup), got block_m = 128 with 4 warps}}
+  tile.attention %q, %q, %q, %q config {warp_specialize = 1, warps = 4}
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @attention_ws_block_n(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{warp_specialize: block_n must be 64, 128 or 256, got 32}}
+  tile.attention %q, %q, %q, %q config {warp_specialize = 1, block_n = 32}
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @attention_ws_smem(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{warp_specialize: Q and the K/V ring need 294912 bytes of shared memory for 4 stages, more than the 232448 bytes a block may use on sm_90a}}
+  tile.attention %q, %q, %q, %q config {warp_specialize = 1, stages = 4}
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

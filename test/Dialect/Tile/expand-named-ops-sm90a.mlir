@@ -177,3 +177,83 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
   tile.gemm %a, %b, %c config {cluster_m = 2, cluster_n = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// On sm_90a tile.attention is warp-specialized: a producer warp loads Q once
+// and the Kᵀ and V tiles of each key block with TMA (4-D maps over one
+// head; Kᵀ K-major) into a 2-stage ring with full and empty barriers per
+// operand; two consumer warpgroups peel block 0, then run the steps
+// software-pipelined: Q Kᵀ(j) (SS) and P V(j-1) (RS) in flight together,
+// the first retired (wait 1) and its K stage released before the softmax,
+// the second (wait 0) after it, then its V stage released. The unmasked and
+// masked loops carry the ring position; the last P V follows them.
+
+// CHECK-LABEL: tile.kernel @attention_ws
+// CHECK-SAME: %Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16>,
+// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8)
+// CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
+// CHECK: %[[TQ:.*]] = tile.make_tensor_map %{{.*}} -> !tile.tensor_map<1x1x128x64xbf16, #[[$ROWS:shared[0-9]*]]>
+// CHECK: %[[BQ:.*]] = tile.local_alloc : !tile.smem<1x128x128xbf16, #[[$ROWS]]>
+// CHECK: %[[FQ:.*]] = tile.mbarrier_alloc count 1 : !tile.mbarrier<1>
+// CHECK: %[[TK:.*]] = tile.make_tensor_map %[[KT]] : {{.*}} -> !tile.tensor_map<1x1x64x128xbf16, #[[$COLS:shared[0-9]*]]>
+// CHECK: %[[TV:.*]] = tile.make_tensor_map %{{.*}} -> !tile.tensor_map<1x1x128x64xbf16, #[[$ROWS]]>
+// CHECK: %[[RK:.*]] = tile.local_alloc : !tile.smem<2x128x128xbf16, #[[$COLS]]>
+// CHECK: %[[RV:.*]] = tile.local_alloc : !tile.smem<2x128x128xbf16, #[[$ROWS]]>
+// CHECK: %[[FK:.*]] = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
+// CHECK: %[[FV:.*]] = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
+// CHECK: %[[EK:.*]] = tile.mbarrier_alloc count 8 : !tile.mbarrier<2>
+// CHECK: %[[EV:.*]] = tile.mbarrier_alloc count 8 : !tile.mbarrier<2>
+// CHECK: tile.warp_specialize regs(240) {
+// CHECK:   tile.mbarrier_wait %[[FQ]]
+// CHECK:   %[[Q:.*]] = tile.local_load %[[BQ]]
+// CHECK:   scf.if
+// CHECK:     tile.mbarrier_wait %[[FK]]
+// CHECK:     tile.dot %[[Q]]
+// CHECK:     tile.warpgroup_wait 0
+// CHECK:     tile.mbarrier_arrive %[[EK]]
+// CHECK:   %[[U:.*]]:6 = scf.for
+// CHECK:     tile.mbarrier_wait %[[FK]][%[[S:.*]]],
+// CHECK:     %[[K:.*]] = tile.local_load %[[RK]][%[[S]]]
+// CHECK:     %[[SC:.*]] = tile.dot %[[Q]], %[[K]]
+// CHECK:     tile.mbarrier_wait %[[FV]][%[[SP:arg[0-9]+]]]
+// CHECK:     %[[VT:.*]] = tile.local_load %[[RV]][%[[SP]]]
+// CHECK:     %[[PV:.*]] = tile.dot %{{.*}}, %[[VT]], %{{.*}} : tensor<128x128xbf16>, tensor<128x128xbf16, #[[$ROWS]]> -> tensor<128x128xf32>
+// CHECK:     tile.warpgroup_wait 1, %[[SC]]
+// CHECK:     tile.mbarrier_arrive %[[EK]][%[[S]]]
+// CHECK-NOT: arith.select
+// CHECK:     math.exp2
+// CHECK:     tile.warpgroup_wait 0, %[[PV]]
+// CHECK:     tile.mbarrier_arrive %[[EV]][%[[SP]]]
+// CHECK:   %[[M:.*]]:6 = scf.for {{.*}} iter_args({{.*}} = %[[U]]#0,
+// CHECK:     arith.select
+// CHECK:     tile.warpgroup_wait 0
+// CHECK:   scf.if
+// CHECK:     tile.mbarrier_wait %[[FV]][%[[M]]#4], %[[M]]#5
+// CHECK:     tile.dot %[[M]]#3
+// CHECK:     tile.warpgroup_wait 0
+// CHECK:     tile.mbarrier_arrive %[[EV]][%[[M]]#4]
+// CHECK:   tile.store
+// CHECK: } partition warps(4) regs(24) {
+// CHECK:   tile.mbarrier_expect_tx %[[FQ]][%{{.*}}], 32768
+// CHECK:   tile.tma_load %[[TQ]][%{{.*}}], %[[BQ]]
+// CHECK:   scf.for
+// CHECK:     tile.mbarrier_wait %[[EK]]
+// CHECK:     tile.mbarrier_expect_tx %[[FK]][%{{.*}}], 32768
+// CHECK:     tile.tma_load %[[TK]][%pid_1, %{{.*}}, %{{.*}}, %arg0], %[[RK]]
+// CHECK:     tile.mbarrier_wait %[[EV]]
+// CHECK:     tile.mbarrier_expect_tx %[[FV]][%{{.*}}], 32768
+// CHECK:     tile.tma_load %[[TV]][%pid_1, %{{.*}}, %arg0, %{{.*}}], %[[RV]]
+// CHECK-NOT: tile.attention
+tile.kernel @attention_ws(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
+                          %O: !tile.ptr<bf16>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32,
+                          %sq: i32, %sh: i32, %kb: i32, %kh: i32) {
+  %q = tile.make_view %Q[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %k, %v, %o causal
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

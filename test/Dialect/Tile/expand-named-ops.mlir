@@ -78,10 +78,10 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // CHECK-SAME: grid(ceildiv(%SQ, 64), %H, %B) warps(4)
 // CHECK: tile.program_id z
 // CHECK: arith.divsi %{{.*}}, %{{.*}} : i32
-// CHECK: tile.load {{.*}} -> tensor<64x128xbf16>
 // CHECK: arith.minsi
-// CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
 // CHECK: %[[FULL:.*]] = arith.muli %{{.*}}, %c64_i32
+// CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
+// CHECK: tile.load {{.*}} -> tensor<64x128xbf16>
 // CHECK: %[[U:.*]]:3 = scf.for %{{.*}} = %c0_i32 to %[[FULL]] step %c64_i32{{[_0-9]*}} {{.*}} -> (tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>)
 // CHECK-NOT: arith.select
 // CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>

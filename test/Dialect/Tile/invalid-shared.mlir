@@ -150,7 +150,7 @@ func.func @local_store_shape(%t: tensor<64x16xbf16>, %buf: !tile.smem<1x64x32xbf
 
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 func.func @tensor_map_rank(%v: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>) {
-  // expected-error @+1 {{expected a 2-D view, got rank 3}}
+  // expected-error @+1 {{expected a view of the map's rank 2, got rank 3}}
   %tm = tile.make_tensor_map %v : !tile.view<?x?x?xbf16, strides = [?, ?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
   return
 }
@@ -287,6 +287,18 @@ tile.kernel @tensor_map_no_divisibility(%A: !tile.ptr<bf16> {tile.align = 16 : i
 
 // -----
 
+// A 4-D map ([batch, heads, seq, dim]): leading strides need 16 bytes too.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @tensor_map_4d_head_stride(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: i32, %h: i32, %s: i32,
+                                       %sb: i32 {tile.divisibility = 8 : i64}, %sh: i32) {
+  %v = tile.make_view %A[%b, %h, %s, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{TMA needs 16-byte aligned strides; annotate 'sh' with {tile.divisibility = 8 : i64}}}
+  %tm = tile.make_tensor_map %v : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> !tile.tensor_map<1x1x128x64xbf16, #sw>
+  tile.return
+}
+
+// -----
+
 #rows = #tile.shared<vec = 4, perPhase = 1, maxPhase = 1, order = [1, 0]>
 tile.kernel @tensor_map_small_divisibility(%X: !tile.ptr<f32> {tile.align = 16 : i64}, %m: i32,
                                            %ld: i32 {tile.divisibility = 2 : i64}) {
@@ -406,8 +418,17 @@ tile.kernel @tensor_map_negative_divisibility(%A: !tile.ptr<bf16> {tile.align = 
 //===----------------------------------------------------------------------===//
 
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+func.func @tma_load_num_offsets_4d(%tm: !tile.tensor_map<1x1x128x64xbf16, #sw>, %buf: !tile.smem<2x128x64xbf16, #sw>, %bar: !tile.mbarrier<2>, %i: i32) {
+  // expected-error @+1 {{expected 4 offsets (the map's rank), got 2}}
+  tile.tma_load %tm[%i, %i], %buf[%i], %bar[%i] : !tile.tensor_map<1x1x128x64xbf16, #sw>, !tile.smem<2x128x64xbf16, #sw>, !tile.mbarrier<2>
+  return
+}
+
+// -----
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 func.func @tma_load_num_offsets(%tm: !tile.tensor_map<128x64xbf16, #sw>, %buf: !tile.smem<2x128x64xbf16, #sw>, %bar: !tile.mbarrier<2>, %i: i32) {
-  // expected-error @+1 {{expected 2 offsets, got 1}}
+  // expected-error @+1 {{expected 2 offsets (the map's rank), got 1}}
   tile.tma_load %tm[%i], %buf[%i], %bar[%i] : !tile.tensor_map<128x64xbf16, #sw>, !tile.smem<2x128x64xbf16, #sw>, !tile.mbarrier<2>
   return
 }
@@ -416,7 +437,7 @@ func.func @tma_load_num_offsets(%tm: !tile.tensor_map<128x64xbf16, #sw>, %buf: !
 
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 func.func @tma_store_num_offsets(%tm: !tile.tensor_map<128x64xbf16, #sw>, %buf: !tile.smem<1x128x64xbf16, #sw>, %i: i32) {
-  // expected-error @+1 {{expected 2 offsets, got 3}}
+  // expected-error @+1 {{expected 2 offsets (the map's rank), got 3}}
   tile.tma_store %tm[%i, %i, %i], %buf[%i] : !tile.tensor_map<128x64xbf16, #sw>, !tile.smem<1x128x64xbf16, #sw>
   return
 }
@@ -929,8 +950,18 @@ func.func private @f(!tile.smem<1x64x128xbf16, #tile.shared<vec = 8, perPhase = 
 // !tile.tensor_map
 //===----------------------------------------------------------------------===//
 
-// expected-error @+1 {{expected a 2-D box, got rank 3}}
+// expected-error @+1 {{leading box dimensions must be 1 (a box is a tile of the last two dimensions), got 2}}
 func.func private @f(!tile.tensor_map<2x64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>)
+
+// -----
+
+// expected-error @+1 {{expected a box of rank 2 to 5, got rank 6}}
+func.func private @f(!tile.tensor_map<1x1x1x1x64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>)
+
+// -----
+
+// expected-error @+1 {{expected a box of rank 2 to 5, got rank 1}}
+func.func private @f(!tile.tensor_map<64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>)
 
 // -----
 

@@ -220,12 +220,20 @@ LogicalResult
 TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
                       ArrayRef<int64_t> shape, Type elementType,
                       SharedEncodingAttr encoding) {
-  if (shape.size() != 2)
-    return emitError() << "expected a 2-D box, got rank " << shape.size();
+  // TMA copies boxes of rank 1 to 5; tiles are the last two dimensions.
+  if (shape.size() < 2 || shape.size() > 5)
+    return emitError() << "expected a box of rank 2 to 5, got rank "
+                       << shape.size();
   for (int64_t d : shape)
     if (d < 1 || d > 256)
       return emitError() << "box dimensions must be in [1, 256] elements, got "
                          << d;
+  for (int64_t d : shape.drop_back(2))
+    if (d != 1)
+      return emitError() << "leading box dimensions must be 1 (a box is a "
+                            "tile of the last two dimensions), got "
+                         << d;
+  shape = shape.take_back(2);
   if (!isTileElementType(elementType) ||
       elementType.getIntOrFloatBitWidth() < 8)
     return emitError() << "expected an element type of at least 8 bits, got "
@@ -248,8 +256,12 @@ TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+ArrayRef<int64_t> TensorMapType::getTileBox() const {
+  return getShape().take_back(2);
+}
+
 int64_t TensorMapType::getBoxBytes() const {
-  return getShape()[0] * getShape()[1] *
+  return getTileBox()[0] * getTileBox()[1] *
          (getElementType().getIntOrFloatBitWidth() / 8);
 }
 

@@ -894,13 +894,16 @@ static std::optional<int64_t> getKnownEntry(ArrayRef<int64_t> statics,
 LogicalResult MakeTensorMapOp::verify() {
   ViewType view = getView().getType();
   TensorMapType map = getType();
-  if (view.getRank() != 2)
-    return emitOpError("expected a 2-D view, got rank ") << view.getRank();
+  unsigned rank = view.getRank();
+  if (rank != map.getShape().size())
+    return emitOpError("expected a view of the map's rank ")
+           << map.getShape().size() << ", got rank " << rank;
   if (view.getElementType() != map.getElementType())
     return emitOpError("view element type ")
            << view.getElementType() << " does not match the map's "
            << map.getElementType();
-  unsigned contig = map.getEncoding().getOrder()[0];
+  // The box is a tile of the last two dimensions.
+  unsigned contig = rank - 2 + map.getEncoding().getOrder()[0];
   if (view.getStrides()[contig] != 1)
     return emitOpError("the box is contiguous along dimension ")
            << contig << ", but the view's stride there is not 1";
@@ -924,7 +927,7 @@ LogicalResult MakeTensorMapOp::verify() {
                        "encoded on the host");
   // cuTensorMapEncodeTiled takes global sizes in [1, 2^32] and global
   // strides (bytes) that are positive multiples of 16 below 2^40.
-  for (unsigned d = 0; d < 2; ++d) {
+  for (unsigned d = 0; d < rank; ++d) {
     std::optional<int64_t> size =
         getKnownEntry(view.getShape(), makeView.getMixedSize(d), d);
     if (size && (*size < 1 || *size > (int64_t(1) << 32)))
@@ -939,28 +942,31 @@ LogicalResult MakeTensorMapOp::verify() {
   // Global strides other than the contiguous one: multiples of 16 bytes,
   // i.e. of `quantum` elements.
   int64_t quantum = 16 / std::gcd<int64_t>(16, elemBytes);
-  unsigned dim = 1 - contig;
-  OpFoldResult stride = makeView.getMixedStride(dim);
-  if (std::optional<int64_t> c =
-          getKnownEntry(view.getStrides(), stride, dim)) {
-    if (*c <= 0)
-      return emitOpError("TMA needs positive strides; stride ")
-             << *c << " of dimension " << dim;
-    if (*c >= (int64_t(1) << 40) / elemBytes)
-      return emitOpError("TMA needs strides below 2^40 bytes; stride ")
-             << *c << " of dimension " << dim << " is larger";
-    if (*c % quantum != 0)
-      return emitOpError("TMA needs 16-byte aligned strides; stride ")
-             << *c << " of dimension " << dim << " is " << *c * elemBytes
-             << " bytes";
-  } else {
-    // Not a constant, so a parameter (isHostValue above).
-    unsigned idx = *getParamIndex(cast<Value>(stride));
-    auto div = kernel.getArgAttrOfType<IntegerAttr>(idx, "tile.divisibility");
-    if (!div || div.getInt() <= 0 || div.getInt() % quantum != 0)
-      return emitOpError("TMA needs 16-byte aligned strides; annotate '")
-             << kernel.getArgName(idx)
-             << "' with {tile.divisibility = " << quantum << " : i64}";
+  for (unsigned dim = 0; dim < rank; ++dim) {
+    if (dim == contig)
+      continue;
+    OpFoldResult stride = makeView.getMixedStride(dim);
+    if (std::optional<int64_t> c =
+            getKnownEntry(view.getStrides(), stride, dim)) {
+      if (*c <= 0)
+        return emitOpError("TMA needs positive strides; stride ")
+               << *c << " of dimension " << dim;
+      if (*c >= (int64_t(1) << 40) / elemBytes)
+        return emitOpError("TMA needs strides below 2^40 bytes; stride ")
+               << *c << " of dimension " << dim << " is larger";
+      if (*c % quantum != 0)
+        return emitOpError("TMA needs 16-byte aligned strides; stride ")
+               << *c << " of dimension " << dim << " is " << *c * elemBytes
+               << " bytes";
+    } else {
+      // Not a constant, so a parameter (isHostValue above).
+      unsigned idx = *getParamIndex(cast<Value>(stride));
+      auto div = kernel.getArgAttrOfType<IntegerAttr>(idx, "tile.divisibility");
+      if (!div || div.getInt() <= 0 || div.getInt() % quantum != 0)
+        return emitOpError("TMA needs 16-byte aligned strides; annotate '")
+               << kernel.getArgName(idx)
+               << "' with {tile.divisibility = " << quantum << " : i64}";
+    }
   }
   return success();
 }
@@ -976,7 +982,7 @@ static LogicalResult verifyBoxesTileBuffer(Operation *op, TensorMapType map,
     return op->emitOpError("the map's layout ")
            << map.getEncoding() << " differs from the buffer's "
            << buffer.getEncoding();
-  ArrayRef<int64_t> box = map.getShape(), tile = buffer.getTileShape();
+  ArrayRef<int64_t> box = map.getTileBox(), tile = buffer.getTileShape();
   for (unsigned d = 0; d < 2; ++d)
     if (tile[d] % box[d] != 0)
       return op->emitOpError("the buffer's tile ")
@@ -1006,8 +1012,10 @@ static LogicalResult verifyInClusterKernel(Operation *op, StringRef what) {
 }
 
 LogicalResult TmaLoadOp::verify() {
-  if (getOffsets().size() != 2)
-    return emitOpError("expected 2 offsets, got ") << getOffsets().size();
+  if (getOffsets().size() != getMap().getType().getShape().size())
+    return emitOpError("expected ")
+           << getMap().getType().getShape().size()
+           << " offsets (the map's rank), got " << getOffsets().size();
   if (failed(verifyBoxesTileBuffer(*this, getMap().getType(),
                                    getBuffer().getType())))
     return failure();
@@ -1018,7 +1026,7 @@ LogicalResult TmaLoadOp::verify() {
                        "come from the programs sharing the tile");
   if (!getPart() && getParts() != 1)
     return emitOpError("'parts' = ") << getParts() << " without a part index";
-  ArrayRef<int64_t> box = getMap().getType().getShape();
+  ArrayRef<int64_t> box = getMap().getType().getTileBox();
   ArrayRef<int64_t> tile = getBuffer().getType().getTileShape();
   int64_t boxes = (tile[0] / box[0]) * (tile[1] / box[1]);
   if (boxes % getParts() != 0)
@@ -1028,8 +1036,10 @@ LogicalResult TmaLoadOp::verify() {
 }
 
 LogicalResult TmaStoreOp::verify() {
-  if (getOffsets().size() != 2)
-    return emitOpError("expected 2 offsets, got ") << getOffsets().size();
+  if (getOffsets().size() != getMap().getType().getShape().size())
+    return emitOpError("expected ")
+           << getMap().getType().getShape().size()
+           << " offsets (the map's rank), got " << getOffsets().size();
   return verifyBoxesTileBuffer(*this, getMap().getType(),
                                getBuffer().getType());
 }
@@ -1262,7 +1272,8 @@ LogicalResult AttentionOp::verify() {
     if (!scale->isFiniteNonZero() || scale->isNegative())
       return emitOpError("expected a positive finite scale");
   if (failed(verifyConfig(*this, getConfigAttr(),
-                          {"block_m", "block_n", "stages", "warps"})))
+                          {"block_m", "block_n", "stages", "warps",
+                           "warp_specialize", "consumer_regs", "producer_regs"})))
     return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");

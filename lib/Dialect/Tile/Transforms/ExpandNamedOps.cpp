@@ -277,6 +277,19 @@ static SharedEncodingAttr getSwizzle128Layout(MLIRContext *ctx,
                                  /*segment=*/64);
 }
 
+/// The ring position after stage `s` of a `stages`-deep mbarrier ring whose
+/// waits expect parity `ph`: the next stage, and the parity flipped on wrap.
+static std::pair<Value, Value> advanceRing(ImplicitLocOpBuilder &b, Value s,
+                                           Value ph, int64_t stages) {
+  Value next = arith::AddIOp::create(b, s, arith::ConstantIntOp::create(b, 1, 32));
+  Value wrap = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, next,
+                                     arith::ConstantIntOp::create(b, stages, 32));
+  Value s2 = arith::SelectOp::create(b, wrap, arith::ConstantIntOp::create(b, 0, 32), next);
+  Value ph2 = arith::XOrIOp::create(
+      b, ph, arith::ExtUIOp::create(b, b.getI32Type(), wrap));
+  return {s2, ph2};
+}
+
 /// The Hopper schedule (c.warpSpecialize): a persistent, warp-specialized
 /// kernel. A producer warpgroup streams A and B tiles with TMA into an
 /// S-stage ring guarded by full/empty mbarriers; the kernel's warps (two
@@ -422,16 +435,8 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
     }
   };
 
-  // (stage, phase) -> the next ring position.
-  auto advance = [&](ImplicitLocOpBuilder &lb, Value s,
-                     Value ph) -> std::pair<Value, Value> {
-    Value next = arith::AddIOp::create(lb, s, arith::ConstantIntOp::create(lb, 1, 32));
-    Value wrap = arith::CmpIOp::create(lb, arith::CmpIPredicate::eq, next,
-                                       arith::ConstantIntOp::create(lb, c.stages, 32));
-    Value s2 = arith::SelectOp::create(lb, wrap, arith::ConstantIntOp::create(lb, 0, 32), next);
-    Value ph2 = arith::XOrIOp::create(
-        lb, ph, arith::ExtUIOp::create(lb, lb.getI32Type(), wrap));
-    return {s2, ph2};
+  auto advance = [&](ImplicitLocOpBuilder &lb, Value s, Value ph) {
+    return advanceRing(lb, s, ph, c.stages);
   };
   // The stage before `s`.
   auto previous = [&](ImplicitLocOpBuilder &lb, Value s) -> Value {
@@ -658,14 +663,17 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
 /// key j is visible to query i when j <= i + (Sk - Sq) and the loop stops
 /// at the last visible block. Rows that see no key produce 0 (and an lse of
 /// -inf).
-static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
-                                     const TargetInfo &target) {
-  if (failed(checkOnlyComputation(kernel, op)))
-    return failure();
-  MLIRContext *ctx = op.getContext();
-  ImplicitLocOpBuilder b(op.getLoc(), op);
-  Type et = op.getQ().getType().getElementType();
-  int64_t d = op.getQ().getType().getShape()[3];
+/// How tile.attention runs: the per-chip rule, overridden by `config`.
+struct AttentionConfig {
+  int64_t blockM, blockN, warps, stages = 2;
+  /// The sm_90a schedule: a producer warp streams K and V with TMA into an
+  /// mbarrier ring; the kernel's warps (consumer warpgroups) only compute.
+  bool warpSpecialize = false;
+  int64_t consumerRegs = 240, producerRegs = 24;
+};
+
+static FailureOr<AttentionConfig>
+getAttentionConfig(AttentionOp op, const TargetInfo &target, int64_t d) {
   // Per head dim: the accumulator and Q stay in registers (warps split rows
   // only, so P feeds the second dot from registers). On sm_90a (wgmma, 64
   // rows per warpgroup) 128-key blocks over two warpgroups: measured on the
@@ -675,32 +683,121 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   // On mma.sync (sm_80-class), head dim 128 takes 64-query blocks on 4 warps
   // (H200, sm_80 PTX: 162 vs 160 TFLOP/s at S = 4096, causal 154 vs 146,
   // S = 1024 causal 131 vs 116 with 128 queries on 8 warps).
-  int64_t bm = d == 64 ? 128 : 64, bn = 64, warps = 4;
+  AttentionConfig c;
+  c.blockM = d == 64 ? 128 : 64;
+  c.blockN = 64;
+  c.warps = 4;
+  bool hopper = target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
   if (target.hasWgmma && d <= 128) {
-    bm = 128;
-    bn = 128;
-    warps = 8;
+    c.blockM = 128;
+    c.blockN = 128;
+    c.warps = 8;
+    c.warpSpecialize = hopper;
   }
-  int64_t stages = 2;
+  bool wsRequested = false;
   if (DictionaryAttr config = op.getConfigAttr()) {
-    if (auto v = config.getAs<IntegerAttr>("block_m"))
-      bm = v.getInt();
-    if (auto v = config.getAs<IntegerAttr>("block_n"))
-      bn = v.getInt();
-    if (auto v = config.getAs<IntegerAttr>("warps"))
-      warps = v.getInt();
-    if (auto v = config.getAs<IntegerAttr>("stages"))
-      stages = v.getInt();
+    auto get = [&](StringRef key, int64_t &value) {
+      if (auto v = config.getAs<IntegerAttr>(key))
+        value = v.getInt();
+    };
+    get("block_m", c.blockM);
+    get("block_n", c.blockN);
+    get("warps", c.warps);
+    get("stages", c.stages);
+    get("consumer_regs", c.consumerRegs);
+    get("producer_regs", c.producerRegs);
+    if (auto v = config.getAs<IntegerAttr>("warp_specialize")) {
+      c.warpSpecialize = v.getInt() != 0;
+      wsRequested = c.warpSpecialize;
+    }
   }
-  if (stages < 2)
+  if (c.stages < 2)
     return op.emitOpError("stages = ")
-           << stages << "; the K/V cp.async ring needs at least 2";
+           << c.stages << "; the K/V ring needs at least 2";
   // Warps split the rows: each owns block_m / warps (a multiple of 16).
-  if (!llvm::isPowerOf2_64(bm) || !llvm::isPowerOf2_64(bn) || bn < 16 ||
-      !llvm::isPowerOf2_64(warps) || bm % (16 * warps) != 0)
+  if (!llvm::isPowerOf2_64(c.blockM) || !llvm::isPowerOf2_64(c.blockN) ||
+      c.blockN < 16 || !llvm::isPowerOf2_64(c.warps) ||
+      c.blockM % (16 * c.warps) != 0)
     return op.emitOpError("block_m must be a multiple of 16 x warps and "
                           "block_n a power of two >= 16, got block_m = ")
-           << bm << ", block_n = " << bn << ", warps = " << warps;
+           << c.blockM << ", block_n = " << c.blockN << ", warps = " << c.warps;
+  if (!c.warpSpecialize)
+    return c;
+  // Requested explicitly, a schedule the chip or shape cannot run is an
+  // error; by default the cp.async schedule takes over.
+  auto reject = [&](const Twine &why) -> FailureOr<AttentionConfig> {
+    if (wsRequested)
+      return op.emitOpError("warp_specialize: ") << why;
+    c.warpSpecialize = false;
+    return c;
+  };
+  if (!hopper)
+    return reject(target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)");
+  // Both products on wgmma: 16 rows per consumer warp, Kᵀ and V tiles in
+  // 64-element TMA boxes, block_n keys as one wgmma N (at most 256).
+  if (c.blockM != 16 * c.warps || c.warps % 4 != 0)
+    return reject("block_m must be 16 x warps (64 rows per consumer "
+                  "warpgroup), got block_m = " +
+                  Twine(c.blockM) + " with " + Twine(c.warps) + " warps");
+  if (c.blockN % 64 != 0 || c.blockN > 256)
+    return reject("block_n must be 64, 128 or 256, got " + Twine(c.blockN));
+  int64_t elemBytes =
+      op.getQ().getType().getElementType().getIntOrFloatBitWidth() / 8;
+  // Q's tile and the K/V ring.
+  int64_t bytes = (c.blockM + c.stages * 2 * c.blockN) * d * elemBytes;
+  if (bytes > target.maxSmemPerBlock)
+    return reject("Q and the K/V ring need " + Twine(bytes) +
+                  " bytes of shared memory for " + Twine(c.stages) +
+                  " stages, more than the " + Twine(target.maxSmemPerBlock) +
+                  " bytes a block may use on " + target.chip);
+  return c;
+}
+
+/// tile.attention becomes a FlashAttention forward over one block of
+/// queries of one head:
+///
+///   q = load Q[m0 : m0 + BM]                       // registers
+///   for n in [0, end) step BN:                     // split in two loops:
+///     s = q kᵀ(n) * scale * log2(e)                //   unmasked blocks,
+///     (mask keys past Sk / the causal limit)       //   then masked ones
+///     m' = max(m, rowmax s); p = exp2(s - m')
+///     l = l * exp2(m - m') + rowsum p
+///     acc = acc * exp2(m - m') + p v(n)
+///   O = acc / l; lse = (m + log2 l) ln 2
+///
+/// K and V reach shared memory one of two ways. By default tile-pipeline
+/// turns their loads into a cp.async ring read by ldmatrix and mma.sync
+/// (sm_80-class) or in place by wgmma with Q and P as register A operands.
+/// With `AttentionConfig::warpSpecialize` (the sm_90a default) a producer
+/// warp loads Q once and streams Kᵀ and V with TMA (4-D maps: a box never
+/// leaves its head, rows past Sk read as zero) into a ring with full and
+/// empty barriers per operand; the consumer warpgroups overlap each block's
+/// softmax with the previous block's P·V (FlashAttention-3's intra-warpgroup
+/// pipelining):
+///
+///   producer:  tma Q; for n: wait emptyK[s]; tma Kᵀ(n) -> ringK[s] (fullK)
+///                            wait emptyV[s]; tma V(n) -> ringV[s] (fullV)
+///   consumers: block 0: s = wgmma(Q, Kᵀ(0)); wait 0; p = softmax(s)
+///              for j >= 1: s = wgmma(Q, Kᵀ(j)); acc = wgmma(p, V(j-1), acc)
+///                          wait 1; arrive emptyK(j); p' = softmax(s)
+///                          wait 0; arrive emptyV(j-1); acc *= alpha
+///              acc = wgmma(p, V(last), acc); wait 0
+///
+/// Q is read from shared memory (SS) so that S, P and the accumulator of two
+/// blocks fit in the 240 registers of a consumer thread.
+static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
+                                     const TargetInfo &target) {
+  if (failed(checkOnlyComputation(kernel, op)))
+    return failure();
+  MLIRContext *ctx = op.getContext();
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Type et = op.getQ().getType().getElementType();
+  int64_t d = op.getQ().getType().getShape()[3];
+  FailureOr<AttentionConfig> config = getAttentionConfig(op, target, d);
+  if (failed(config))
+    return failure();
+  const AttentionConfig &c = *config;
+  int64_t bm = c.blockM, bn = c.blockN, warps = c.warps;
 
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, v, 32);
@@ -734,27 +831,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   // Grouped-query attention: Hq / Hk query heads share a K/V head.
   Value kvHead = arith::DivSIOp::create(b, h, arith::DivSIOp::create(b, hq, hk));
   Value zero = cst(0);
-
-  auto f32 = b.getF32Type();
-  auto i32 = b.getI32Type();
-  auto sType = RankedTensorType::get({bm, bn}, f32);
-  auto rowType = RankedTensorType::get({bm}, f32);
-  auto accType = RankedTensorType::get({bm, d}, f32);
-  auto splat = [&](RankedTensorType type, double value) -> Value {
-    return arith::ConstantOp::create(
-        b, type, DenseElementsAttr::get(type, b.getFloatAttr(f32, value)));
-  };
-  Value tq = LoadOp::create(b, RankedTensorType::get({bm, d}, et), q,
-                            ValueRange{bi, h, m0, zero}, Value(), Padding::Zero);
-  // Query indices (as rows) and the causal offset Sk - Sq.
-  auto rowsI = RangeOp::create(b, RankedTensorType::get({bm}, i32), 0, bm);
-  Value qi = arith::AddIOp::create(
-      b, rowsI, SplatOp::create(b, RankedTensorType::get({bm}, i32), m0));
+  // The causal offset Sk - Sq, and the keys the block visits: [0, end).
   Value shift = arith::SubIOp::create(b, sk, sq);
-  Value qLimit = arith::AddIOp::create(
-      b, qi, SplatOp::create(b, RankedTensorType::get({bm}, i32), shift));
-  Value qLimitB = broadcastAlong(b, qLimit, 1, {bm, bn});
-  Value skB = SplatOp::create(b, RankedTensorType::get({bm, bn}, i32), sk);
   Value end = sk;
   if (op.getCausal()) {
     // Keys past the block's last query (shifted) are never visible.
@@ -762,13 +840,21 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
         b, arith::AddIOp::create(b, m0, cst(bm)), shift);
     end = arith::MaxSIOp::create(b, arith::MinSIOp::create(b, last, sk), zero);
   }
-  // K/V through a 2-stage cp.async ring (tile-pipeline), Kᵀ as a view ([B,
-  // Hk, D, Sk], contiguous along D) whose tiles load column-major like a
-  // GEMM's column-major B. sm_80-class chips read the ring with ldmatrix
-  // (.trans for Kᵀ) into mma.sync; on sm_90a both products become wgmma
-  // with A from registers (Q, and P from the softmax) and B read in place
-  // from the ring. The FA3 schedule (TMA producer warp, ping-pong consumer
-  // warpgroups) is not written yet.
+  // Blocks visible to every row: keys below Sk and (causal) at most the
+  // first query's limit m0 + Sk - Sq, rounded down to whole blocks.
+  Value visible = sk;
+  if (op.getCausal())
+    visible = arith::MaxSIOp::create(
+        b, arith::MinSIOp::create(
+               b, arith::AddIOp::create(b, arith::AddIOp::create(b, m0, shift),
+                                        cst(1)),
+               sk),
+        zero);
+  Value full = arith::MulIOp::create(
+      b, arith::DivSIOp::create(b, visible, cst(bn)), cst(bn));
+
+  // Kᵀ as a view ([B, Hk, D, Sk], contiguous along D): its tiles are K-major
+  // like a GEMM's column-major B.
   auto kMake = k.getDefiningOp<MakeViewOp>();
   ViewType kType = kMake.getViewType();
   ArrayRef<int64_t> ks = kType.getShape(), kst = kType.getStrides();
@@ -776,27 +862,123 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                               {kst[0], kst[1], kst[3], kst[2]});
   Value kT = MakeViewOp::create(b, ktType, kMake.getBase(), kMake.getSizes(),
                                 kMake.getStrides());
-  // The cp.async ring copies 16-byte chunks of K and V.
+  // cp.async and TMA copy 16-byte chunks of K and V.
   requireChunkAligned(kernel, k);
   requireChunkAligned(kernel, v);
-  Value scaleT = splat(sType, qkScale);
-  Value ninf = splat(sType, -INFINITY);
-  auto colsI = RangeOp::create(b, RankedTensorType::get({bn}, i32), 0, bn);
 
-  // One step of the online softmax over the keys [n, n + bn). Only blocks
-  // that reach past Sk or (causal) past the first query's limit need the
-  // mask (and rows that may have seen no key yet): the loop is split into
-  // an unmasked part [0, full) and a masked part [full, end).
-  auto emitStep = [&](ImplicitLocOpBuilder &lb, Value n, ValueRange it,
-                      bool masked) {
-    Value acc = it[0], mi = it[1], li = it[2];
-    auto kvType = RankedTensorType::get({bn, d}, et);
-    Value kt = LoadOp::create(lb, RankedTensorType::get({d, bn}, et), kT,
-                              ValueRange{bi, kvHead, zero, n}, Value(),
-                              Padding::Zero);
-    Value tv = LoadOp::create(lb, kvType, v, ValueRange{bi, kvHead, n, zero},
-                              Value(), Padding::Zero);
-    Value sc = DotOp::create(lb, sType, tq, kt, splat(sType, 0.0));
+  auto f32 = b.getF32Type();
+  auto i32 = b.getI32Type();
+  auto sType = RankedTensorType::get({bm, bn}, f32);
+  auto rowType = RankedTensorType::get({bm}, f32);
+  auto accType = RankedTensorType::get({bm, d}, f32);
+  auto ktTile = RankedTensorType::get({d, bn}, et);
+  auto vTile = RankedTensorType::get({bn, d}, et);
+
+  auto splat = [&](ImplicitLocOpBuilder &sb, RankedTensorType type,
+                   double value) -> Value {
+    return arith::ConstantOp::create(
+        sb, type, DenseElementsAttr::get(type, sb.getFloatAttr(f32, value)));
+  };
+
+  // The TMA ring (warp-specialized schedule): Kᵀ and V tiles, each with
+  // full and empty barriers of its own, so that a K stage is refilled once
+  // its QKᵀ has retired while the V stage of the same block is still read.
+  // Q comes once, through its own buffer and barrier: wgmma reads it from
+  // shared memory (SS), which leaves the registers to S, P and the
+  // accumulator of two blocks in flight.
+  Value ringK, ringV, fullK, fullV, emptyK, emptyV, tq;
+  if (c.warpSpecialize) {
+    SharedEncodingAttr encK = getSwizzle128Layout(ctx, 0); // along D
+    SharedEncodingAttr encV = getSwizzle128Layout(ctx, 1); // along D
+    SharedEncodingAttr encQ = encV;
+    requireChunkAligned(kernel, q);
+    Value tmQ = MakeTensorMapOp::create(
+        b, TensorMapType::get(ctx, {1, 1, bm, 64}, et, encQ), q);
+    Value bufQ =
+        LocalAllocOp::create(b, SmemType::get(ctx, {1, bm, d}, et, encQ));
+    Value fullQ = MBarrierAllocOp::create(b, MBarrierType::get(ctx, 1), 1);
+    Value tmK = MakeTensorMapOp::create(
+        b, TensorMapType::get(ctx, {1, 1, 64, bn}, et, encK), kT);
+    Value tmV = MakeTensorMapOp::create(
+        b, TensorMapType::get(ctx, {1, 1, bn, 64}, et, encV), v);
+    ringK = LocalAllocOp::create(
+        b, SmemType::get(ctx, {c.stages, d, bn}, et, encK));
+    ringV = LocalAllocOp::create(
+        b, SmemType::get(ctx, {c.stages, bn, d}, et, encV));
+    auto barsType = MBarrierType::get(ctx, c.stages);
+    fullK = MBarrierAllocOp::create(b, barsType, 1);
+    fullV = MBarrierAllocOp::create(b, barsType, 1);
+    emptyK = MBarrierAllocOp::create(b, barsType, warps);
+    emptyV = MBarrierAllocOp::create(b, barsType, warps);
+    int64_t tileBytes = bn * d * (et.getIntOrFloatBitWidth() / 8);
+    ktTile = RankedTensorType::get({d, bn}, et, encK);
+    vTile = RankedTensorType::get({bn, d}, et, encV);
+
+    auto ws = WarpSpecializeOp::create(b, /*partitionWarps=*/4,
+                                       c.consumerRegs, c.producerRegs);
+    ws.getDefaultRegion().emplaceBlock();
+    ws.getPartitionRegion().emplaceBlock();
+    // Producer: the blocks [0, end) in the consumers' order.
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ws.getPartitionRegion().front());
+      MBarrierExpectTxOp::create(b, fullQ, zero,
+                                 bm * d * (et.getIntOrFloatBitWidth() / 8));
+      TmaLoadOp::create(b, tmQ, ValueRange{bi, h, m0, zero}, bufQ, zero, fullQ,
+                        zero);
+      scf::ForOp::create(
+          b, zero, end, cst(bn), ValueRange{zero, zero},
+          [&](OpBuilder &ob, Location loc, Value n, ValueRange it) {
+            ImplicitLocOpBuilder lb(loc, ob);
+            Value s = it[0], ph = it[1];
+            // A fresh barrier has completed the phase of parity 1.
+            Value freeParity = arith::XOrIOp::create(
+                lb, ph, arith::ConstantIntOp::create(lb, 1, 32));
+            Value z = arith::ConstantIntOp::create(lb, 0, 32);
+            MBarrierWaitOp::create(lb, emptyK, s, freeParity);
+            MBarrierExpectTxOp::create(lb, fullK, s, tileBytes);
+            TmaLoadOp::create(lb, tmK, ValueRange{bi, kvHead, z, n}, ringK, s,
+                              fullK, s);
+            MBarrierWaitOp::create(lb, emptyV, s, freeParity);
+            MBarrierExpectTxOp::create(lb, fullV, s, tileBytes);
+            TmaLoadOp::create(lb, tmV, ValueRange{bi, kvHead, n, z}, ringV, s,
+                              fullV, s);
+            auto [s2, ph2] = advanceRing(lb, s, ph, c.stages);
+            scf::YieldOp::create(lb, ValueRange{s2, ph2});
+          });
+    }
+    // The consumers run everything below.
+    b.setInsertionPointToStart(&ws.getDefaultRegion().front());
+    MBarrierWaitOp::create(b, fullQ, zero, zero);
+    tq = LocalLoadOp::create(b, RankedTensorType::get({bm, d}, et, encQ), bufQ,
+                             zero);
+  } else {
+    tq = LoadOp::create(b, RankedTensorType::get({bm, d}, et), q,
+                        ValueRange{bi, h, m0, zero}, Value(), Padding::Zero);
+  }
+  // Query indices (as rows), shifted by Sk - Sq: each one's last key.
+  auto rowsI = RangeOp::create(b, RankedTensorType::get({bm}, i32), 0, bm);
+  Value qi = arith::AddIOp::create(
+      b, rowsI, SplatOp::create(b, RankedTensorType::get({bm}, i32), m0));
+  Value qLimit = arith::AddIOp::create(
+      b, qi, SplatOp::create(b, RankedTensorType::get({bm}, i32), shift));
+  Value qLimitB = broadcastAlong(b, qLimit, 1, {bm, bn});
+  Value skB = SplatOp::create(b, RankedTensorType::get({bm, bn}, i32), sk);
+  Value scaleT = splat(b, sType, qkScale);
+  Value ninf = splat(b, sType, -INFINITY);
+  auto colsI = RangeOp::create(b, RankedTensorType::get({bn}, i32), 0, bn);
+  auto pType = RankedTensorType::get({bm, bn}, et);
+
+  // The online softmax of the scores `sc` of keys [n, n + bn): the new row
+  // max and sum, P (in the input type) and the factor exp2(m - m') that
+  // rescales the accumulator. Only blocks that reach past Sk or (causal)
+  // past the first query's limit need the mask (and rows that may have seen
+  // no key yet).
+  struct Softmax {
+    Value p, alpha, m, l;
+  };
+  auto emitSoftmax = [&](ImplicitLocOpBuilder &lb, Value sc, Value n,
+                         Value mi, Value li, bool masked) -> Softmax {
     sc = arith::MulFOp::create(lb, sc, scaleT);
     Value mUse, mNew;
     if (masked) {
@@ -815,8 +997,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       mNew = arith::MaximumFOp::create(lb, mi, rowMax);
       // A row that has seen no key yet keeps m = -inf; subtract 0 then.
       Value noKey = arith::CmpFOp::create(lb, arith::CmpFPredicate::OEQ, mNew,
-                                          splat(rowType, -INFINITY));
-      mUse = arith::SelectOp::create(lb, noKey, splat(rowType, 0.0), mNew);
+                                          splat(lb, rowType, -INFINITY));
+      mUse = arith::SelectOp::create(lb, noKey, splat(lb, rowType, 0.0), mNew);
     } else {
       // Every row sees every key of the block: m is finite from here on.
       Value rowMax = ReduceOp::create(lb, rowType, ReduceKind::Max, sc, 1);
@@ -828,45 +1010,157 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     Value rowSum = ReduceOp::create(lb, rowType, ReduceKind::Sum, p, 1);
     Value lNew = arith::AddFOp::create(
         lb, arith::MulFOp::create(lb, li, alpha), rowSum);
-    Value alphaB = broadcastAlong(lb, alpha, 1, {bm, d});
-    Value scaled = arith::MulFOp::create(lb, acc, alphaB);
-    Value pLow = arith::TruncFOp::create(
-        lb, RankedTensorType::get({bm, bn}, et), p);
-    Value accNew = DotOp::create(lb, accType, pLow, tv, scaled);
-    scf::YieldOp::create(lb, ValueRange{accNew, mNew, lNew});
+    return {arith::TruncFOp::create(lb, pType, p), alpha, mNew, lNew};
   };
-  // Blocks visible to every row: keys below Sk and (causal) at most the
-  // first query's limit m0 + Sk - Sq, rounded down to whole blocks.
-  Value visible = sk;
-  if (op.getCausal())
-    visible = arith::MaxSIOp::create(
-        b, arith::MinSIOp::create(
-               b, arith::AddIOp::create(b, arith::AddIOp::create(b, m0, shift),
-                                        cst(1)),
-               sk),
-        zero);
-  Value full = arith::MulIOp::create(
-      b, arith::DivSIOp::create(b, visible, cst(bn)), cst(bn));
-  auto makeLoop = [&](Value lo, Value hi, ValueRange init, bool masked) {
-    auto forOp = scf::ForOp::create(
+  auto rescale = [&](ImplicitLocOpBuilder &lb, Value acc, Value alpha) {
+    return arith::MulFOp::create(lb, acc,
+                                 broadcastAlong(lb, alpha, 1, {bm, d}));
+  };
+  auto makeLoop = [&](Value lo, Value hi, ValueRange init,
+                      function_ref<void(ImplicitLocOpBuilder &, Value n,
+                                        ValueRange it)>
+                          body) {
+    return scf::ForOp::create(
         b, lo, hi, cst(bn), init,
         [&](OpBuilder &ob, Location loc, Value n, ValueRange it) {
           ImplicitLocOpBuilder lb(loc, ob);
-          emitStep(lb, n, it, masked);
+          body(lb, n, it);
         });
-    forOp->setAttr("tile.num_stages", b.getI64IntegerAttr(stages));
-    return forOp;
   };
-  auto unmasked = makeLoop(zero, full,
-                           ValueRange{splat(accType, 0.0),
-                                      splat(rowType, -INFINITY),
-                                      splat(rowType, 0.0)},
-                           /*masked=*/false);
-  auto loop = makeLoop(full, end, unmasked.getResults(), /*masked=*/true);
-  Value acc = loop.getResult(0), m = loop.getResult(1), l = loop.getResult(2);
+  // The blocks every row sees whole run unmasked: [0, full), then the
+  // rest masked: [full, end).
+  Value acc, m, l;
+  if (!c.warpSpecialize) {
+    // Each step loads its tiles (tile-pipeline turns the loads into the
+    // cp.async ring and places the wgmma waits).
+    auto step = [&](bool masked) {
+      return [&, masked](ImplicitLocOpBuilder &lb, Value n, ValueRange it) {
+        Value kt = LoadOp::create(lb, ktTile, kT,
+                                  ValueRange{bi, kvHead, zero, n}, Value(),
+                                  Padding::Zero);
+        Value tv = LoadOp::create(lb, vTile, v, ValueRange{bi, kvHead, n, zero},
+                                  Value(), Padding::Zero);
+        Value sc = DotOp::create(lb, sType, tq, kt, splat(lb, sType, 0.0));
+        Softmax sm = emitSoftmax(lb, sc, n, it[1], it[2], masked);
+        Value accNew = DotOp::create(lb, accType, sm.p, tv,
+                                     rescale(lb, it[0], sm.alpha));
+        scf::YieldOp::create(lb, ValueRange{accNew, sm.m, sm.l});
+      };
+    };
+    auto unmasked = makeLoop(zero, full,
+                             {splat(b, accType, 0.0),
+                              splat(b, rowType, -INFINITY),
+                              splat(b, rowType, 0.0)},
+                             step(false));
+    auto masked = makeLoop(full, end, unmasked.getResults(), step(true));
+    for (scf::ForOp loop : {unmasked, masked})
+      loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
+    acc = masked.getResult(0);
+    m = masked.getResult(1);
+    l = masked.getResult(2);
+  } else {
+    // Software-pipelined across blocks (FlashAttention-3's intra-warpgroup
+    // overlap): step j issues QKᵀ of block j and P·V of block j - 1, and
+    // computes the softmax of block j while P·V still runs.
+    //
+    //   s = wait(q kᵀ(0)); (p, m, l) = softmax(s)            // peeled
+    //   for j in [1, blocks):
+    //     s = q kᵀ(j)           (issued)
+    //     acc = acc + p v(j-1)  (issued)
+    //     wgmma.wait 1; release K(j); (p', m', l', alpha) = softmax(s)
+    //     wgmma.wait 0; release V(j-1); acc = acc * alpha; p = p'
+    //   acc = wait(acc + p v(last)); release V(last)
+    auto waitK = [&](ImplicitLocOpBuilder &lb, Value s, Value ph) {
+      MBarrierWaitOp::create(lb, fullK, s, ph);
+      return LocalLoadOp::create(lb, ktTile, ringK, s);
+    };
+    auto waitV = [&](ImplicitLocOpBuilder &lb, Value s, Value ph) {
+      MBarrierWaitOp::create(lb, fullV, s, ph);
+      return LocalLoadOp::create(lb, vTile, ringV, s);
+    };
+    auto retire = [](ImplicitLocOpBuilder &lb, Value x, int64_t pending) {
+      return WarpgroupWaitOp::create(lb, TypeRange{x.getType()}, pending,
+                                     ValueRange{x})
+          .getResult(0);
+    };
+    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, end, zero);
+    // Block 0 (masked: it may be the only one), when there is one.
+    auto first = scf::IfOp::create(
+        b, any,
+        [&](OpBuilder &ob, Location loc) {
+          ImplicitLocOpBuilder lb(loc, ob);
+          Value z = arith::ConstantIntOp::create(lb, 0, 32);
+          Value sc = retire(
+              lb,
+              DotOp::create(lb, sType, tq, waitK(lb, z, z),
+                            splat(lb, sType, 0.0)),
+              0);
+          MBarrierArriveOp::create(lb, emptyK, z);
+          Softmax sm = emitSoftmax(lb, sc, z, splat(lb, rowType, -INFINITY),
+                                   splat(lb, rowType, 0.0), /*masked=*/true);
+          scf::YieldOp::create(lb, ValueRange{sm.p, sm.m, sm.l});
+        },
+        [&](OpBuilder &ob, Location loc) {
+          ImplicitLocOpBuilder lb(loc, ob);
+          auto pZero = RankedTensorType::get({bm, bn}, et);
+          scf::YieldOp::create(
+              lb, ValueRange{arith::ConstantOp::create(
+                                 lb, pZero,
+                                 DenseElementsAttr::get(
+                                     pZero, lb.getFloatAttr(et, 0.0))),
+                             splat(lb, rowType, -INFINITY),
+                             splat(lb, rowType, 0.0)});
+        });
+    // Steps 1.. carry (acc, m, l, p, stage and parity of block j - 1).
+    auto step = [&](bool masked) {
+      return [&, masked](ImplicitLocOpBuilder &lb, Value n, ValueRange it) {
+        Value sPrev = it[4], phPrev = it[5];
+        auto [s, ph] = advanceRing(lb, sPrev, phPrev, c.stages);
+        Value sc = DotOp::create(lb, sType, tq, waitK(lb, s, ph),
+                                 splat(lb, sType, 0.0));
+        Value accP =
+            DotOp::create(lb, accType, it[3], waitV(lb, sPrev, phPrev), it[0]);
+        sc = retire(lb, sc, 1);
+        MBarrierArriveOp::create(lb, emptyK, s);
+        Softmax sm = emitSoftmax(lb, sc, n, it[1], it[2], masked);
+        accP = retire(lb, accP, 0);
+        MBarrierArriveOp::create(lb, emptyV, sPrev);
+        scf::YieldOp::create(lb, ValueRange{rescale(lb, accP, sm.alpha), sm.m,
+                                            sm.l, sm.p, s, ph});
+      };
+    };
+    Value lo = cst(bn);
+    Value mid = arith::MaxSIOp::create(b, full, lo);
+    auto unmasked = makeLoop(lo, mid,
+                             {splat(b, accType, 0.0), first.getResult(1),
+                              first.getResult(2), first.getResult(0), zero,
+                              zero},
+                             step(false));
+    auto masked = makeLoop(mid, end, unmasked.getResults(), step(true));
+    // P·V of the last block.
+    auto last = scf::IfOp::create(
+        b, any,
+        [&](OpBuilder &ob, Location loc) {
+          ImplicitLocOpBuilder lb(loc, ob);
+          Value s = masked.getResult(4), ph = masked.getResult(5);
+          Value accNew = retire(lb,
+                                DotOp::create(lb, accType, masked.getResult(3),
+                                              waitV(lb, s, ph),
+                                              masked.getResult(0)),
+                                0);
+          MBarrierArriveOp::create(lb, emptyV, s);
+          scf::YieldOp::create(lb, accNew);
+        },
+        [&](OpBuilder &ob, Location loc) {
+          scf::YieldOp::create(ob, loc, masked.getResult(0));
+        });
+    acc = last.getResult(0);
+    m = masked.getResult(1);
+    l = masked.getResult(2);
+  }
   Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l,
-                                      splat(rowType, 0.0));
-  Value lSafe = arith::SelectOp::create(b, empty, splat(rowType, 1.0), l);
+                                      splat(b, rowType, 0.0));
+  Value lSafe = arith::SelectOp::create(b, empty, splat(b, rowType, 1.0), l);
   Value lB = broadcastAlong(b, lSafe, 1, {bm, d});
   Value out = arith::DivFOp::create(b, acc, lB);
   out = arith::TruncFOp::create(b, RankedTensorType::get({bm, d}, et), out);
@@ -874,7 +1168,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   if (Value lse = op.getLse()) {
     // Natural log: (m + log2 l) * ln 2; -inf for rows that saw no key.
     Value lse2 = arith::AddFOp::create(b, m, math::Log2Op::create(b, l));
-    Value lseN = arith::MulFOp::create(b, lse2, splat(rowType, M_LN2));
+    Value lseN = arith::MulFOp::create(b, lse2, splat(b, rowType, M_LN2));
     StoreOp::create(b, lseN, lse, ValueRange{bi, h, m0}, Value());
   }
   op.erase();

@@ -895,8 +895,11 @@ def Tile_AttentionOp : Tile_Op<"attention", [
     defaults to `1/sqrt(head_dim)`. Head dimensions are static: 64, 128 or
     256. Expanded by `tile-expand-named-ops{chip=...}`; a `config` overrides
     the per-chip choice (integer keys): `block_m` (queries per program),
-    `block_n` (keys per step), `warps`, `stages` (depth of the K/V cp.async
-    ring, at least 2).
+    `block_n` (keys per step), `warps`, `stages` (depth of the K/V ring, at
+    least 2), and on sm_90a `warp_specialize` (0 or 1: a producer warp
+    streams K and V with TMA while the kernel's warpgroups compute; the
+    default there for head dims up to 128), `consumer_regs` and
+    `producer_regs` (the two sides' `setmaxnreg`, default 240 and 24).
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal

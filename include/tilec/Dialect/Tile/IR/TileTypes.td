@@ -91,16 +91,21 @@ def Tile_SmemType : Tile_Type<"Smem", "smem"> {
 def Tile_TensorMapType : Tile_Type<"TensorMap", "tensor_map"> {
   let summary = "A TMA tensor map: a view described for the copy engine";
   let description = [{
-    A handle to a `CUtensorMap` describing a 2-D view in global memory for
-    `cp.async.bulk.tensor`: the copy moves one box of `shape` elements (in
-    the view's dimension order) into shared memory laid out per `encoding`
-    (its swizzle becomes the map's swizzle mode). Created by
+    A handle to a `CUtensorMap` describing a view of rank 2 to 5 in global
+    memory for `cp.async.bulk.tensor`: the copy moves one box of `shape`
+    elements (in the view's dimension order) into shared memory laid out per
+    `encoding` (its swizzle becomes the map's swizzle mode). A box is a 2-D
+    tile of the view's last two dimensions: leading box dimensions are 1
+    (e.g. one head of a [batch, heads, seq, dim] tensor), so that a copy
+    never crosses into a neighbouring matrix and rows past the matrix's end
+    read as zero. Created by
     `tile.make_tensor_map`; the runtime encodes the map on the host
     (`cuTensorMapEncodeTiled`) from the launch arguments and passes it as a
     `__grid_constant__` kernel parameter.
 
     ```mlir
     !tile.tensor_map<128x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>
+    !tile.tensor_map<1x1x128x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>
     ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
@@ -109,6 +114,8 @@ def Tile_TensorMapType : Tile_Type<"TensorMap", "tensor_map"> {
   let assemblyFormat = "`<` custom<Shape>($shape, $elementType) `,` $encoding `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// The box's last two dimensions: the 2-D tile one copy writes.
+    ArrayRef<int64_t> getTileBox() const;
     /// Bytes one box copy writes to shared memory.
     int64_t getBoxBytes() const;
   }];
