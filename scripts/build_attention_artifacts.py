@@ -22,6 +22,8 @@ VARIANTS = {
     "sm_90a": {
         # The cp.async schedule (no producer warp), the previous default.
         "cpasync": ((64, 128), dict(warp_specialize=0)),
+        # The consumer warpgroups issue their products without taking turns.
+        "nopp": ((64, 128), dict(pingpong=0)),
         # A third K/V stage (head dim 128 has no shared memory for it).
         "ws_s3": ((64,), dict(stages=3)),
     },

@@ -14,7 +14,8 @@
 //    `cp.async.cg.shared.global [dst], [src], 16, src_size`; src_size < 16
 //    zero-fills what lies past the view's edge ([PTX ISA: cp.async]
 //    (https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async)).
-//  * tile.async_commit / tile.async_wait / tile.barrier.
+//  * tile.async_commit / tile.async_wait / tile.barrier; tile.named_barrier
+//    (`bar.sync` / `bar.arrive` id, threads) and tile.warpgroup_id.
 //  * tile.local_store: vectorized st.shared at swizzled addresses.
 //  * tile.local_load into mma.sync operand layouts: `ldmatrix.x4` (x2 for
 //    8-wide B warp tiles), `.trans` when the buffer is contiguous along M/N:
@@ -111,6 +112,38 @@ struct BarrierOpLowering : public OpConversionPattern<BarrierOp> {
                   ConversionPatternRewriter &rewriter) const override {
     emitBarrier(rewriter, op.getLoc(), op);
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.named_barrier -> bar.sync / bar.arrive id, threads.
+struct NamedBarrierOpLowering : public OpConversionPattern<NamedBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(NamedBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value threads = i32Val(rewriter, loc, op.getThreads());
+    if (op.getArrive())
+      NVVM::BarrierArriveOp::create(rewriter, loc, adaptor.getId(), threads);
+    else
+      NVVM::BarrierOp::create(rewriter, loc, TypeRange{}, adaptor.getId(),
+                              threads, NVVM::BarrierReductionAttr(), Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.warpgroup_id -> %tid.x / 128.
+struct WarpgroupIdOpLowering : public OpConversionPattern<WarpgroupIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpgroupIdOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    rewriter.replaceOpWithNewOp<arith::DivUIOp>(op, tid,
+                                                i32Val(rewriter, loc, 128));
     return success();
   }
 };
@@ -492,6 +525,8 @@ void mlir::tilec::populateSharedMemoryOpToLLVMPatterns(
                AsyncCommitOpLowering, // tile.async_commit
                AsyncWaitOpLowering,   // tile.async_wait
                BarrierOpLowering,     // tile.barrier
+               NamedBarrierOpLowering, // tile.named_barrier
+               WarpgroupIdOpLowering, // tile.warpgroup_id
                LocalLoadOpLowering,   // tile.local_load
                LocalStoreOpLowering   // tile.local_store
                >(converter, patterns.getContext());

@@ -105,3 +105,22 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
     tile.return
   }
 }
+
+// -----
+
+// tile.warpgroup_id is the thread index / 128; tile.named_barrier becomes
+// bar.sync or bar.arrive with its id and thread count.
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
+  // CHECK-LABEL: llvm.func @turns
+  // CHECK: %[[TID:.+]] = nvvm.read.ptx.sreg.tid.x : i32
+  // CHECK: %[[WG:.+]] = arith.divui %[[TID]], %c128_i32 : i32
+  // CHECK: %[[N:.+]] = arith.constant 256 : i32
+  // CHECK: nvvm.barrier id = %[[WG]] number_of_threads = %[[N]]
+  // CHECK: nvvm.barrier.arrive id = %[[WG]] number_of_threads = %{{.+}}
+  tile.kernel @turns() warps(8) {
+    %wg = tile.warpgroup_id
+    tile.named_barrier %wg, 256
+    tile.named_barrier arrive %wg, 256
+    tile.return
+  }
+}

@@ -76,3 +76,27 @@ tile.kernel @attention_ws_smem(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
         !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// Ping-pong pairs two consumer warpgroups of the warp-specialized schedule.
+
+tile.kernel @attention_pingpong_one_warpgroup(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{pingpong takes turns between two consumer warpgroups (8 warps), got 4 warps}}
+  tile.attention %q, %q, %q, %q config {block_m = 64, warps = 4, pingpong = 1}
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @attention_pingpong_cp_async(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{pingpong needs the warp-specialized schedule}}
+  tile.attention %q, %q, %q, %q config {warp_specialize = 0, pingpong = 1}
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

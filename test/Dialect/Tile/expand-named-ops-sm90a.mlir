@@ -183,7 +183,9 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 // On sm_90a tile.attention is warp-specialized: a producer warp loads Q once
 // and the Kᵀ and V tiles of each key block with TMA (4-D maps over one
 // head; Kᵀ K-major) into a 2-stage ring with full and empty barriers per
-// operand; two consumer warpgroups peel block 0, then run the steps
+// operand; two consumer warpgroups, taking turns to issue their products
+// (ping-pong: each waits on named barrier 3 + its index, then arrives at
+// the other's; warpgroup 1 arrives once first), peel block 0, then run the steps
 // software-pipelined: Q Kᵀ(j) (SS) and P V(j-1) (RS) in flight together,
 // the first retired (wait 1) and its K stage released before the softmax,
 // the second (wait 0) after it, then its V stage released. The unmasked and
@@ -207,18 +209,27 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 // CHECK: tile.warp_specialize regs(240) {
 // CHECK:   tile.mbarrier_wait %[[FQ]]
 // CHECK:   %[[Q:.*]] = tile.local_load %[[BQ]]
+// CHECK:   %[[WG:.*]] = tile.warpgroup_id
+// CHECK:   %[[MINE:.*]] = arith.addi %[[WG]], %c3
+// CHECK:   %[[OTHER:.*]] = arith.subi %c4{{.*}}, %[[WG]]
 // CHECK:   scf.if
+// CHECK:     tile.named_barrier arrive %{{.*}}, 256
+// CHECK:   scf.if
+// CHECK:     tile.named_barrier %[[MINE]], 256
 // CHECK:     tile.mbarrier_wait %[[FK]]
 // CHECK:     tile.dot %[[Q]]
+// CHECK:     tile.named_barrier arrive %[[OTHER]], 256
 // CHECK:     tile.warpgroup_wait 0
 // CHECK:     tile.mbarrier_arrive %[[EK]]
 // CHECK:   %[[U:.*]]:6 = scf.for
+// CHECK:     tile.named_barrier %[[MINE]], 256
 // CHECK:     tile.mbarrier_wait %[[FK]][%[[S:.*]]],
 // CHECK:     %[[K:.*]] = tile.local_load %[[RK]][%[[S]]]
 // CHECK:     %[[SC:.*]] = tile.dot %[[Q]], %[[K]]
 // CHECK:     tile.mbarrier_wait %[[FV]][%[[SP:arg[0-9]+]]]
 // CHECK:     %[[VT:.*]] = tile.local_load %[[RV]][%[[SP]]]
 // CHECK:     %[[PV:.*]] = tile.dot %{{.*}}, %[[VT]], %{{.*}} : tensor<128x128xbf16>, tensor<128x128xbf16, #[[$ROWS]]> -> tensor<128x128xf32>
+// CHECK:     tile.named_barrier arrive %[[OTHER]], 256
 // CHECK:     tile.warpgroup_wait 1, %[[SC]]
 // CHECK:     tile.mbarrier_arrive %[[EK]][%[[S]]]
 // CHECK-NOT: arith.select

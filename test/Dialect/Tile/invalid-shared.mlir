@@ -848,6 +848,14 @@ func.func @gemm_warp_specialize_flag(%a: !tile.view<?x?xbf16, strides = [?, 1]>,
 
 // -----
 
+func.func @attention_pingpong_flag(%q: !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>) {
+  // expected-error @+1 {{config key 'pingpong' expects 0 or 1}}
+  tile.attention %q, %q, %q, %q config {pingpong = 2} : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  return
+}
+
+// -----
+
 func.func @gemm_count_not_integer(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
   // expected-error @+1 {{config key 'consumer_regs' expects a positive integer}}
   tile.gemm %a, %b, %c config {consumer_regs = 232.0} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
@@ -1155,4 +1163,25 @@ tile.kernel @remote_arrive_without_cluster(%i: i32) warps(4) {
   // expected-error @+1 {{arriving on another program's barrier needs a kernel with a cluster(...) shape of at least 2 programs}}
   tile.mbarrier_arrive %bar[%i] cta(%i) : !tile.mbarrier<2>
   tile.return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.named_barrier
+//===----------------------------------------------------------------------===//
+
+func.func @named_barrier_reserved_id() {
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{barrier ids 0 to 2 belong to the lowering and the hardware has 16; expected 3 to 15, got 1}}
+  tile.named_barrier %c1, 256
+  return
+}
+
+// -----
+
+func.func @named_barrier_partial_warp(%id: i32) {
+  // expected-error @+1 {{threads must be whole warps (a multiple of 32, at most 1024), got 100}}
+  tile.named_barrier arrive %id, 100
+  return
 }

@@ -266,3 +266,16 @@ tile.kernel @cluster_ops(%B: !tile.ptr<bf16> {tile.align = 16 : i64}, %N: i32 {t
   tile.cluster_barrier
   tile.return
 }
+
+// Warpgroup turns: the executing warpgroup's index and named barriers.
+
+// CHECK-LABEL: func.func @warpgroup_turns
+// CHECK: %[[WG:.+]] = tile.warpgroup_id{{$}}
+// CHECK: tile.named_barrier %[[WG]], 256{{$}}
+// CHECK: tile.named_barrier arrive %[[WG]], 256{{$}}
+func.func @warpgroup_turns() {
+  %wg = tile.warpgroup_id
+  tile.named_barrier %wg, 256
+  tile.named_barrier arrive %wg, 256
+  return
+}

@@ -1084,6 +1084,19 @@ LogicalResult MBarrierAllocOp::verify() {
 /// The register file of an SM, per thread block.
 static constexpr int64_t kRegistersPerBlock = 64 * 1024;
 
+LogicalResult NamedBarrierOp::verify() {
+  if (getThreads() % 32 != 0 || getThreads() > 1024)
+    return emitOpError("threads must be whole warps (a multiple of 32, at "
+                       "most 1024), got ")
+           << getThreads();
+  if (std::optional<int64_t> id = getConstantIntValue(getId()))
+    if (*id < 3 || *id > 15)
+      return emitOpError("barrier ids 0 to 2 belong to the lowering and the "
+                         "hardware has 16; expected 3 to 15, got ")
+             << *id;
+  return success();
+}
+
 LogicalResult WarpSpecializeOp::verify() {
   auto kernel = (*this)->getParentOfType<KernelOp>();
   if (!kernel)
@@ -1153,9 +1166,11 @@ static LogicalResult verifyConfig(Operation *op, DictionaryAttr config,
              << entry.getName().getValue() << "'; expected one of " << known;
     }
     auto value = dyn_cast<IntegerAttr>(entry.getValue());
-    // Flags (warp_specialize, tma_store) are 0 or 1; everything else is a count.
-    bool isFlag = entry.getName().getValue() == "warp_specialize" ||
-                  entry.getName().getValue() == "tma_store";
+    // Flags are 0 or 1; everything else is a count.
+    bool isFlag = llvm::is_contained(
+        {StringRef("warp_specialize"), StringRef("tma_store"),
+         StringRef("pingpong")},
+        entry.getName().getValue());
     if (isFlag && (!value || (value.getInt() != 0 && value.getInt() != 1)))
       return op->emitOpError("config key '")
              << entry.getName().getValue() << "' expects 0 or 1";
@@ -1273,7 +1288,8 @@ LogicalResult AttentionOp::verify() {
       return emitOpError("expected a positive finite scale");
   if (failed(verifyConfig(*this, getConfigAttr(),
                           {"block_m", "block_n", "stages", "warps",
-                           "warp_specialize", "consumer_regs", "producer_regs"})))
+                           "warp_specialize", "consumer_regs", "producer_regs",
+                           "pingpong"})))
     return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");

@@ -670,6 +670,9 @@ struct AttentionConfig {
   /// mbarrier ring; the kernel's warps (consumer warpgroups) only compute.
   bool warpSpecialize = false;
   int64_t consumerRegs = 240, producerRegs = 24;
+  /// The two consumer warpgroups take turns issuing their products (named
+  /// barriers), so that one's softmax overlaps the other's wgmma.
+  bool pingpong = false;
 };
 
 static FailureOr<AttentionConfig>
@@ -695,6 +698,7 @@ getAttentionConfig(AttentionOp op, const TargetInfo &target, int64_t d) {
     c.warpSpecialize = hopper;
   }
   bool wsRequested = false;
+  std::optional<bool> pingpong;
   if (DictionaryAttr config = op.getConfigAttr()) {
     auto get = [&](StringRef key, int64_t &value) {
       if (auto v = config.getAs<IntegerAttr>(key))
@@ -710,6 +714,8 @@ getAttentionConfig(AttentionOp op, const TargetInfo &target, int64_t d) {
       c.warpSpecialize = v.getInt() != 0;
       wsRequested = c.warpSpecialize;
     }
+    if (auto v = config.getAs<IntegerAttr>("pingpong"))
+      pingpong = v.getInt() != 0;
   }
   if (c.stages < 2)
     return op.emitOpError("stages = ")
@@ -721,8 +727,11 @@ getAttentionConfig(AttentionOp op, const TargetInfo &target, int64_t d) {
     return op.emitOpError("block_m must be a multiple of 16 x warps and "
                           "block_n a power of two >= 16, got block_m = ")
            << c.blockM << ", block_n = " << c.blockN << ", warps = " << c.warps;
-  if (!c.warpSpecialize)
+  if (!c.warpSpecialize) {
+    if (pingpong.value_or(false))
+      return op.emitOpError("pingpong needs the warp-specialized schedule");
     return c;
+  }
   // Requested explicitly, a schedule the chip or shape cannot run is an
   // error; by default the cp.async schedule takes over.
   auto reject = [&](const Twine &why) -> FailureOr<AttentionConfig> {
@@ -750,6 +759,17 @@ getAttentionConfig(AttentionOp op, const TargetInfo &target, int64_t d) {
                   " bytes of shared memory for " + Twine(c.stages) +
                   " stages, more than the " + Twine(target.maxSmemPerBlock) +
                   " bytes a block may use on " + target.chip);
+  if (!c.warpSpecialize) {
+    if (pingpong.value_or(false))
+      return op.emitOpError("pingpong needs the warp-specialized schedule");
+    return c;
+  }
+  // Ping-pong pairs two consumer warpgroups.
+  c.pingpong = pingpong.value_or(c.warps == 8);
+  if (c.pingpong && c.warps != 8)
+    return op.emitOpError("pingpong takes turns between two consumer "
+                          "warpgroups (8 warps), got ")
+           << c.warps << " warps";
   return c;
 }
 
@@ -886,7 +906,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   // Q comes once, through its own buffer and barrier: wgmma reads it from
   // shared memory (SS), which leaves the registers to S, P and the
   // accumulator of two blocks in flight.
-  Value ringK, ringV, fullK, fullV, emptyK, emptyV, tq;
+  Value ringK, ringV, fullK, fullV, emptyK, emptyV, tq, turnMine, turnOther;
   if (c.warpSpecialize) {
     SharedEncodingAttr encK = getSwizzle128Layout(ctx, 0); // along D
     SharedEncodingAttr encV = getSwizzle128Layout(ctx, 1); // along D
@@ -952,6 +972,20 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     MBarrierWaitOp::create(b, fullQ, zero, zero);
     tq = LocalLoadOp::create(b, RankedTensorType::get({bm, d}, et, encQ), bufQ,
                              zero);
+    if (c.pingpong) {
+      // Warpgroup w waits on barrier 3 + w before issuing its products and
+      // arrives at the other's after; warpgroup 1 lets warpgroup 0 go first.
+      Value wg = WarpgroupIdOp::create(b);
+      turnMine = arith::AddIOp::create(b, wg, cst(3));
+      turnOther = arith::SubIOp::create(b, cst(4), wg);
+      Value second = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, wg,
+                                           cst(1));
+      scf::IfOp::create(b, second, [&](OpBuilder &ib, Location l) {
+        NamedBarrierOp::create(ib, l, arith::ConstantIntOp::create(ib, l, 3, 32),
+                               32 * warps, /*arrive=*/true);
+        scf::YieldOp::create(ib, l);
+      });
+    }
   } else {
     tq = LoadOp::create(b, RankedTensorType::get({bm, d}, et), q,
                         ValueRange{bi, h, m0, zero}, Value(), Padding::Zero);
@@ -979,7 +1013,13 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   };
   auto emitSoftmax = [&](ImplicitLocOpBuilder &lb, Value sc, Value n,
                          Value mi, Value li, bool masked) -> Softmax {
-    sc = arith::MulFOp::create(lb, sc, scaleT);
+    // The row max of the raw scores, scaled (scale > 0), is the max in the
+    // log2 domain; each element then takes one fma and one exp2:
+    // p = exp2(s * scale - m).
+    auto rowMaxScaled = [&](Value x) -> Value {
+      Value rowMax = ReduceOp::create(lb, rowType, ReduceKind::Max, x, 1);
+      return arith::MulFOp::create(lb, rowMax, splat(lb, rowType, qkScale));
+    };
     Value mUse, mNew;
     if (masked) {
       // Mask keys past Sk and, with causal, past each query's limit.
@@ -993,20 +1033,18 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
             lb, keep,
             arith::CmpIOp::create(lb, arith::CmpIPredicate::sle, kjB, qLimitB));
       sc = arith::SelectOp::create(lb, keep, sc, ninf);
-      Value rowMax = ReduceOp::create(lb, rowType, ReduceKind::Max, sc, 1);
-      mNew = arith::MaximumFOp::create(lb, mi, rowMax);
+      mNew = arith::MaximumFOp::create(lb, mi, rowMaxScaled(sc));
       // A row that has seen no key yet keeps m = -inf; subtract 0 then.
       Value noKey = arith::CmpFOp::create(lb, arith::CmpFPredicate::OEQ, mNew,
                                           splat(lb, rowType, -INFINITY));
       mUse = arith::SelectOp::create(lb, noKey, splat(lb, rowType, 0.0), mNew);
     } else {
       // Every row sees every key of the block: m is finite from here on.
-      Value rowMax = ReduceOp::create(lb, rowType, ReduceKind::Max, sc, 1);
-      mNew = mUse = arith::MaximumFOp::create(lb, mi, rowMax);
+      mNew = mUse = arith::MaximumFOp::create(lb, mi, rowMaxScaled(sc));
     }
     Value alpha = math::Exp2Op::create(lb, arith::SubFOp::create(lb, mi, mUse));
-    Value mB = broadcastAlong(lb, mUse, 1, {bm, bn});
-    Value p = math::Exp2Op::create(lb, arith::SubFOp::create(lb, sc, mB));
+    Value negM = broadcastAlong(lb, arith::NegFOp::create(lb, mUse), 1, {bm, bn});
+    Value p = math::Exp2Op::create(lb, math::FmaOp::create(lb, sc, scaleT, negM));
     Value rowSum = ReduceOp::create(lb, rowType, ReduceKind::Sum, p, 1);
     Value lNew = arith::AddFOp::create(
         lb, arith::MulFOp::create(lb, li, alpha), rowSum);
@@ -1078,6 +1116,15 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       MBarrierWaitOp::create(lb, fullV, s, ph);
       return LocalLoadOp::create(lb, vTile, ringV, s);
     };
+    // Ping-pong: this warpgroup's turn to issue products, and its end.
+    auto beginTurn = [&](ImplicitLocOpBuilder &lb) {
+      if (c.pingpong)
+        NamedBarrierOp::create(lb, turnMine, 32 * warps, /*arrive=*/false);
+    };
+    auto endTurn = [&](ImplicitLocOpBuilder &lb) {
+      if (c.pingpong)
+        NamedBarrierOp::create(lb, turnOther, 32 * warps, /*arrive=*/true);
+    };
     auto retire = [](ImplicitLocOpBuilder &lb, Value x, int64_t pending) {
       return WarpgroupWaitOp::create(lb, TypeRange{x.getType()}, pending,
                                      ValueRange{x})
@@ -1090,11 +1137,11 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
         [&](OpBuilder &ob, Location loc) {
           ImplicitLocOpBuilder lb(loc, ob);
           Value z = arith::ConstantIntOp::create(lb, 0, 32);
-          Value sc = retire(
-              lb,
-              DotOp::create(lb, sType, tq, waitK(lb, z, z),
-                            splat(lb, sType, 0.0)),
-              0);
+          beginTurn(lb);
+          Value sc0 =
+              DotOp::create(lb, sType, tq, waitK(lb, z, z), splat(lb, sType, 0.0));
+          endTurn(lb);
+          Value sc = retire(lb, sc0, 0);
           MBarrierArriveOp::create(lb, emptyK, z);
           Softmax sm = emitSoftmax(lb, sc, z, splat(lb, rowType, -INFINITY),
                                    splat(lb, rowType, 0.0), /*masked=*/true);
@@ -1116,10 +1163,12 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       return [&, masked](ImplicitLocOpBuilder &lb, Value n, ValueRange it) {
         Value sPrev = it[4], phPrev = it[5];
         auto [s, ph] = advanceRing(lb, sPrev, phPrev, c.stages);
+        beginTurn(lb);
         Value sc = DotOp::create(lb, sType, tq, waitK(lb, s, ph),
                                  splat(lb, sType, 0.0));
         Value accP =
             DotOp::create(lb, accType, it[3], waitV(lb, sPrev, phPrev), it[0]);
+        endTurn(lb);
         sc = retire(lb, sc, 1);
         MBarrierArriveOp::create(lb, emptyK, s);
         Softmax sm = emitSoftmax(lb, sc, n, it[1], it[2], masked);
@@ -1143,11 +1192,11 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
         [&](OpBuilder &ob, Location loc) {
           ImplicitLocOpBuilder lb(loc, ob);
           Value s = masked.getResult(4), ph = masked.getResult(5);
-          Value accNew = retire(lb,
-                                DotOp::create(lb, accType, masked.getResult(3),
-                                              waitV(lb, s, ph),
-                                              masked.getResult(0)),
-                                0);
+          beginTurn(lb);
+          Value pv = DotOp::create(lb, accType, masked.getResult(3),
+                                   waitV(lb, s, ph), masked.getResult(0));
+          endTurn(lb);
+          Value accNew = retire(lb, pv, 0);
           MBarrierArriveOp::create(lb, emptyV, s);
           scf::YieldOp::create(lb, accNew);
         },

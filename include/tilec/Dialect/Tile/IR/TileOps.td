@@ -489,6 +489,46 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_WarpgroupIdOp : Tile_Op<"warpgroup_id", [Pure]> {
+  let summary = "Index of the executing warpgroup among the kernel's warps";
+  let description = [{
+    The warp index divided by 4: the warpgroup (four consecutive warps, one
+    per SM sub-partition) of the executing thread, for schedules that give
+    warpgroups different turns (e.g. `tile.named_barrier` ping-pong).
+
+    ```mlir
+    %wg = tile.warpgroup_id
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_NamedBarrierOp : Tile_Op<"named_barrier"> {
+  let summary = "Waits on, or arrives at, a hardware named barrier";
+  let description = [{
+    `bar.sync %id, threads` (or `bar.arrive` with `arrive`: count the
+    executing warps in without waiting). The barrier completes once
+    `threads` threads (a multiple of 32) have arrived or waited. Ids 0 to 2
+    belong to the lowering (block barriers, and those of `tile.warp_specialize`
+    regions); programs use 3 to 15.
+
+    Two warpgroups take turns issuing wgmma with a pair of them (ping-pong):
+    each waits on its own barrier before issuing and arrives at the other's
+    after, so one's softmax runs while the other's products run.
+
+    ```mlir
+    tile.named_barrier %mine, 256
+    ... wgmma ...
+    tile.named_barrier arrive %other, 256
+    ```
+  }];
+  let arguments = (ins I32:$id, ConfinedAttr<I32Attr, [IntPositive]>:$threads,
+                       UnitAttr:$arrive);
+  let assemblyFormat = "(`arrive` $arrive^)? $id `,` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_FenceAsyncSharedOp : Tile_Op<"fence_async_shared"> {
   let summary = "Orders shared-memory writes before async-proxy reads";
   let description = [{
@@ -899,7 +939,9 @@ def Tile_AttentionOp : Tile_Op<"attention", [
     least 2), and on sm_90a `warp_specialize` (0 or 1: a producer warp
     streams K and V with TMA while the kernel's warpgroups compute; the
     default there for head dims up to 128), `consumer_regs` and
-    `producer_regs` (the two sides' `setmaxnreg`, default 240 and 24).
+    `producer_regs` (the two sides' `setmaxnreg`, default 240 and 24),
+    `pingpong` (0 or 1: the two consumer warpgroups take turns issuing
+    wgmma; the default with 8 warps).
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
