@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Checks tile.attention kernels (python/tilec/kernels.attention_source,
 compiled into ARTIFACT_DIR/<chip>/) on the GPU: odd sequence lengths,
-seqlen_q != seqlen_k, GQA, head dims 64/128, causal (bottom-right aligned, as
+seqlen_q != seqlen_k, GQA, head dims 64/128 (and 256 on the first five shapes
+where the chip has attention_bf16_d256*.json), causal (bottom-right aligned, as
 FlashAttention) or not, poisoned outputs; error against a float32 reference
 compared with torch's bf16 SDPA against the same reference (must be <= 2x),
-the log-sum-exp against float32; and a small benchmark beside torch SDPA.
+the log-sum-exp against float32; and a benchmark (S 1k/4k/16k x d 64/128 x
+causal) beside torch SDPA (flash), cuDNN and bench/triton_attention.py, the
+baselines timed once per shape and shared across chips.
 Usage: attention_check.py ARTIFACT_DIR OUT_JSON
 """
 
@@ -19,6 +22,7 @@ import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+ROOT_BENCH = os.path.join(ROOT, "bench")
 from tilec.runtime import Kernel  # noqa: E402
 
 
@@ -59,22 +63,91 @@ def run(kernel, q, k, v):
     return o, lse
 
 
+def bench_row(art, chip, S, d, causal, baselines, do_bench):
+    B, H = 16384 // S, 2048 // d
+    name = f"attention_bf16_d{d}" + ("_causal" if causal else "")
+    kernel = Kernel(os.path.join(art, chip, name + ".json"))
+    q, k, v = (torch.randn(B, H, S, d, device="cuda").bfloat16() for _ in range(3))
+    o = torch.empty_like(q)
+    lse = torch.empty(B, H, S, device="cuda")
+    flop = 4.0 * B * H * S * S * d * (0.5 if causal else 1.0)
+    t = do_bench(lambda: kernel(q, k, v, o, lse, B, H, H, S, S, H * S * d, S * d,
+                                H * S * d, S * d, H * S), warmup=10, rep=100,
+                 return_mode="median")
+    key = (S, d, causal)
+    if key not in baselines:
+        base = {}
+        with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):
+            tf = do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                          warmup=10, rep=100, return_mode="median")
+        base["torch_flash_tflops"] = flop / tf / 1e9
+        try:
+            with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
+                tc = do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                              warmup=10, rep=100, return_mode="median")
+            base["cudnn_tflops"] = flop / tc / 1e9
+        except RuntimeError as e:  # no cuDNN backend for this shape
+            base["cudnn_error"] = str(e)[:200]
+        try:
+            if ROOT_BENCH not in sys.path:
+                sys.path.insert(0, ROOT_BENCH)
+            from triton_attention import triton_attention
+            # Sanity check against the flash backend before timing.
+            ot = triton_attention(q, k, v, causal)
+            with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):
+                of = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            base["triton_max_abs_err"] = (ot.float() - of.float()).abs().max().item()
+            del ot, of
+            tt = do_bench(lambda: triton_attention(q, k, v, causal), warmup=10, rep=100,
+                          return_mode="median")
+            base["triton_tflops"] = flop / tt / 1e9
+        except Exception as e:  # a Triton problem never stops the run
+            base["triton_error"] = str(e)[:200]
+        baselines[key] = base
+    base = baselines[key]
+    row = dict(chip=chip, B=B, H=H, S=S, head_dim=d, causal=causal,
+               tilec_tflops=flop / t / 1e9, torch_flash_tflops=base["torch_flash_tflops"])
+    row["vs_torch_flash"] = row["tilec_tflops"] / row["torch_flash_tflops"]
+    if "cudnn_tflops" in base:
+        row["cudnn_tflops"] = base["cudnn_tflops"]
+        row["vs_cudnn"] = row["tilec_tflops"] / row["cudnn_tflops"]
+    else:
+        row["cudnn_error"] = base["cudnn_error"]
+    if "triton_tflops" in base:
+        row["triton_tflops"] = base["triton_tflops"]
+        row["vs_triton"] = row["tilec_tflops"] / row["triton_tflops"]
+        row["triton_max_abs_err"] = base["triton_max_abs_err"]
+    else:
+        row["triton_error"] = base["triton_error"]
+    del q, k, v, o, lse
+    return row
+
+
 def main():
     art, out_json = sys.argv[1], sys.argv[2]
     cases = []
-    for (B, H, HK, SQ, SK) in [(1, 1, 1, 1, 1), (2, 4, 4, 113, 113), (1, 4, 2, 128, 255),
-                               (2, 2, 1, 255, 128), (1, 8, 8, 1023, 1023),
-                               (1, 4, 1, 2048, 2048), (1, 2, 2, 4097, 4097), (1, 2, 2, 1, 4097)]:
+    shapes = [(1, 1, 1, 1, 1), (2, 4, 4, 113, 113), (1, 4, 2, 128, 255),
+              (2, 2, 1, 255, 128), (1, 8, 8, 1023, 1023),
+              (1, 4, 1, 2048, 2048), (1, 2, 2, 4097, 4097), (1, 2, 2, 1, 4097)]
+    for (B, H, HK, SQ, SK) in shapes:
         for d in (64, 128):
             for causal in (False, True):
                 cases.append((B, H, HK, SQ, SK, d, causal))
     record = dict(date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
                   gpu=torch.cuda.get_device_name(), commit=os.environ.get("TILEC_COMMIT", "?"),
                   correctness=[], bench=[])
+    baselines = {}  # (S, d, causal) -> chip-independent torch flash / cuDNN / Triton fields
     for chip in sorted(os.listdir(art)):
         if not os.path.isfile(os.path.join(art, chip, "attention_bf16_d128.json")):
             continue
-        for (B, H, HK, SQ, SK, d, causal) in cases:
+        # Head dim 256 where the chip's artifacts have it: the first 5 shapes.
+        chip_cases = list(cases)
+        for causal in (False, True):
+            name = "attention_bf16_d256" + ("_causal" if causal else "")
+            if os.path.isfile(os.path.join(art, chip, name + ".json")):
+                chip_cases += [(B, H, HK, SQ, SK, 256, causal)
+                               for (B, H, HK, SQ, SK) in shapes[:5]]
+        for (B, H, HK, SQ, SK, d, causal) in chip_cases:
             name = f"attention_bf16_d{d}" + ("_causal" if causal else "")
             kernel = Kernel(os.path.join(art, chip, name + ".json"))
             torch.manual_seed(SQ * 7 + SK)
@@ -97,36 +170,16 @@ def main():
                      max_rel_err=err, torch_sdpa_bf16_err=serr, lse_max_abs_err=lse_err, ok=ok)
             print(json.dumps(r), flush=True)
             record["correctness"].append(r)
-        # Speed beside torch SDPA (flash backend): B*S = 16k tokens, H*D = 2048.
+        # Speed beside torch SDPA (flash backend), cuDNN and a Triton FlashAttention-2
+        # kernel (bench/triton_attention.py): B*S = 16k tokens, H*D = 2048. The
+        # baselines do not depend on the chip: timed once per (S, d, causal).
         from triton.testing import do_bench
-        for (S, d, causal) in [(1024, 128, False), (4096, 128, False), (4096, 128, True),
-                               (4096, 64, False)]:
-            B, H = 16384 // S, 2048 // d
-            name = f"attention_bf16_d{d}" + ("_causal" if causal else "")
-            kernel = Kernel(os.path.join(art, chip, name + ".json"))
-            q, k, v = (torch.randn(B, H, S, d, device="cuda").bfloat16() for _ in range(3))
-            o = torch.empty_like(q)
-            lse = torch.empty(B, H, S, device="cuda")
-            flop = 4.0 * B * H * S * S * d * (0.5 if causal else 1.0)
-            t = do_bench(lambda: kernel(q, k, v, o, lse, B, H, H, S, S, H * S * d, S * d,
-                                        H * S * d, S * d, H * S), warmup=10, rep=100,
-                         return_mode="median")
-            with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):
-                tf = do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
-                              warmup=10, rep=100, return_mode="median")
-            row = dict(chip=chip, B=B, H=H, S=S, head_dim=d, causal=causal,
-                       tilec_tflops=flop / t / 1e9, torch_flash_tflops=flop / tf / 1e9)
-            row["vs_torch_flash"] = row["tilec_tflops"] / row["torch_flash_tflops"]
-            try:
-                with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
-                    tc = do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
-                                  warmup=10, rep=100, return_mode="median")
-                row["cudnn_tflops"] = flop / tc / 1e9
-                row["vs_cudnn"] = row["tilec_tflops"] / row["cudnn_tflops"]
-            except RuntimeError as e:  # no cuDNN backend for this shape
-                row["cudnn_error"] = str(e)[:200]
-            print(json.dumps(row), flush=True)
-            record["bench"].append(row)
+        for S in (1024, 4096, 16384):
+            for d in (64, 128):
+                for causal in (False, True):
+                    row = bench_row(art, chip, S, d, causal, baselines, do_bench)
+                    print(json.dumps(row), flush=True)
+                    record["bench"].append(row)
     fails = sum(not r["ok"] for r in record["correctness"])
     print(f"attention: {len(record['correctness']) - fails}/{len(record['correctness'])} ok")
     json.dump(record, open(out_json, "w"), indent=1)

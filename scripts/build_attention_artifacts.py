@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compiles the tile.attention kernels the GPU scripts check, here (no GPU):
-OUT/<chip>/attention_bf16_d{64,128}[_causal] (the default config of each
+OUT/<chip>/attention_bf16_d{64,128,256}[_causal] (the default config of each
 chip) and, per chip, the variants OUT/<chip>/<name>__<tag> that
 attention_variants.py times beside them. Prints each kernel's compile time.
 
@@ -24,6 +24,8 @@ VARIANTS = {
         "cpasync": ((64, 128), dict(warp_specialize=0)),
         # The consumer warpgroups issue their products without taking turns.
         "nopp": ((64, 128), dict(pingpong=0)),
+        # O stored from registers instead of through Q's buffer and TMA.
+        "notma": ((64, 128), dict(tma_store=0)),
         # A third K/V stage (head dim 128 has no shared memory for it).
         "ws_s3": ((64,), dict(stages=3)),
     },
@@ -43,7 +45,7 @@ def main():
     times = []
     for chip in args.chips.split(","):
         jobs = []
-        for d in (64, 128):
+        for d in (64, 128, 256):
             for causal in (False, True):
                 jobs.append(attention_source(head_dim=d, causal=causal))
                 if args.no_variants:

@@ -189,14 +189,17 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 // software-pipelined: Q Kᵀ(j) (SS) and P V(j-1) (RS) in flight together,
 // the first retired (wait 1) and its K stage released before the softmax,
 // the second (wait 0) after it, then its V stage released. The unmasked and
-// masked loops carry the ring position; the last P V follows them.
+// masked loops carry the ring position; the last P V follows them. O
+// leaves through Q's buffer (free once both warpgroups are past their last
+// Q Kᵀ) and a TMA store that clips rows past Sq.
 
 // CHECK-LABEL: tile.kernel @attention_ws
-// CHECK-SAME: %Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16>,
+// CHECK-SAME: %Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64},
 // CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8)
 // CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
 // CHECK: %[[TQ:.*]] = tile.make_tensor_map %{{.*}} -> !tile.tensor_map<1x1x128x64xbf16, #[[$ROWS:shared[0-9]*]]>
 // CHECK: %[[BQ:.*]] = tile.local_alloc : !tile.smem<1x128x128xbf16, #[[$ROWS]]>
+// CHECK: %[[TO:.*]] = tile.make_tensor_map %{{.*}} -> !tile.tensor_map<1x1x128x64xbf16, #[[$ROWS]]>
 // CHECK: %[[FQ:.*]] = tile.mbarrier_alloc count 1 : !tile.mbarrier<1>
 // CHECK: %[[TK:.*]] = tile.make_tensor_map %[[KT]] : {{.*}} -> !tile.tensor_map<1x1x64x128xbf16, #[[$COLS:shared[0-9]*]]>
 // CHECK: %[[TV:.*]] = tile.make_tensor_map %{{.*}} -> !tile.tensor_map<1x1x128x64xbf16, #[[$ROWS]]>
@@ -244,7 +247,12 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 // CHECK:     tile.dot %[[M]]#3
 // CHECK:     tile.warpgroup_wait 0
 // CHECK:     tile.mbarrier_arrive %[[EV]][%[[M]]#4]
-// CHECK:   tile.store
+// CHECK:   tile.barrier
+// CHECK:   tile.local_store %{{.*}}, %[[BQ]]
+// CHECK:   tile.fence_async_shared
+// CHECK:   tile.barrier
+// CHECK:   tile.tma_store %[[TO]][%pid_1, %pid_0, %{{.*}}, %{{.*}}], %[[BQ]]
+// CHECK:   tile.tma_store_wait 0
 // CHECK: } partition warps(4) regs(24) {
 // CHECK:   tile.mbarrier_expect_tx %[[FQ]][%{{.*}}], 32768
 // CHECK:   tile.tma_load %[[TQ]][%{{.*}}], %[[BQ]]

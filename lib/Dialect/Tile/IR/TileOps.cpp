@@ -1289,7 +1289,7 @@ LogicalResult AttentionOp::verify() {
   if (failed(verifyConfig(*this, getConfigAttr(),
                           {"block_m", "block_n", "stages", "warps",
                            "warp_specialize", "consumer_regs", "producer_regs",
-                           "pingpong"})))
+                           "pingpong", "tma_store"})))
     return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");

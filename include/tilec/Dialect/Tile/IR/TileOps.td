@@ -941,7 +941,8 @@ def Tile_AttentionOp : Tile_Op<"attention", [
     default there for head dims up to 128), `consumer_regs` and
     `producer_regs` (the two sides' `setmaxnreg`, default 240 and 24),
     `pingpong` (0 or 1: the two consumer warpgroups take turns issuing
-    wgmma; the default with 8 warps).
+    wgmma; the default with 8 warps) and `tma_store` (0 or 1: O leaves
+    through shared memory and a TMA store; the default there).
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
