@@ -196,6 +196,14 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 // CHECK-LABEL: tile.kernel @attention_ws
 // CHECK-SAME: %Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64},
 // CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8)
+// Causal: the last query blocks (the most keys) run first.
+// CHECK: %[[PX:.*]] = tile.program_id x
+// CHECK: %[[NB:.*]] = arith.ceildivsi %SQ, %c128
+// CHECK: %[[LASTB:.*]] = arith.subi %[[NB]], %c1
+// CHECK: %[[MB:.*]] = arith.subi %[[LASTB]], %[[PX]]
+// CHECK: %[[M0:.*]] = arith.muli %[[MB]], %c128
+// CHECK: %[[PY:.*]] = tile.program_id y
+// CHECK: %[[PZ:.*]] = tile.program_id z
 // CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
 // CHECK: %[[TQ:.*]] = tile.make_tensor_map %{{.*}} -> !tile.tensor_map<1x1x128x64xbf16, #[[$ROWS:shared[0-9]*]]>
 // CHECK: %[[BQ:.*]] = tile.local_alloc : !tile.smem<1x128x128xbf16, #[[$ROWS]]>
@@ -251,18 +259,18 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 // CHECK:   tile.local_store %{{.*}}, %[[BQ]]
 // CHECK:   tile.fence_async_shared
 // CHECK:   tile.barrier
-// CHECK:   tile.tma_store %[[TO]][%pid_1, %pid_0, %{{.*}}, %{{.*}}], %[[BQ]]
+// CHECK:   tile.tma_store %[[TO]][%[[PZ]], %[[PY]], %[[M0]], %{{.*}}], %[[BQ]]
 // CHECK:   tile.tma_store_wait 0
 // CHECK: } partition warps(4) regs(24) {
 // CHECK:   tile.mbarrier_expect_tx %[[FQ]][%{{.*}}], 32768
-// CHECK:   tile.tma_load %[[TQ]][%{{.*}}], %[[BQ]]
+// CHECK:   tile.tma_load %[[TQ]][%[[PZ]], %[[PY]], %[[M0]], %{{.*}}], %[[BQ]]
 // CHECK:   scf.for
 // CHECK:     tile.mbarrier_wait %[[EK]]
 // CHECK:     tile.mbarrier_expect_tx %[[FK]][%{{.*}}], 32768
-// CHECK:     tile.tma_load %[[TK]][%pid_1, %{{.*}}, %{{.*}}, %arg0], %[[RK]]
+// CHECK:     tile.tma_load %[[TK]][%[[PZ]], %{{.*}}, %{{.*}}, %arg0], %[[RK]]
 // CHECK:     tile.mbarrier_wait %[[EV]]
 // CHECK:     tile.mbarrier_expect_tx %[[FV]][%{{.*}}], 32768
-// CHECK:     tile.tma_load %[[TV]][%pid_1, %{{.*}}, %arg0, %{{.*}}], %[[RV]]
+// CHECK:     tile.tma_load %[[TV]][%[[PZ]], %{{.*}}, %arg0, %{{.*}}], %[[RV]]
 // CHECK-NOT: tile.attention
 tile.kernel @attention_ws(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
                           %O: !tile.ptr<bf16>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32,

@@ -857,7 +857,17 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                               : 1.0f / std::sqrt(static_cast<float>(d));
   double qkScale = scale * M_LOG2E;
 
-  Value m0 = arith::MulIOp::create(b, ProgramIdOp::create(b, Dim::X), cst(bm));
+  // With the causal mask a block of queries visits keys up to its last
+  // query: the last blocks have the most work, so they go first (programs
+  // launch in x order) and the short ones fill the tail.
+  Value mBlock = ProgramIdOp::create(b, Dim::X);
+  if (op.getCausal())
+    mBlock = arith::SubIOp::create(
+        b,
+        arith::SubIOp::create(b, arith::CeilDivSIOp::create(b, sq, cst(bm)),
+                              cst(1)),
+        mBlock);
+  Value m0 = arith::MulIOp::create(b, mBlock, cst(bm));
   Value h = ProgramIdOp::create(b, Dim::Y);
   Value bi = ProgramIdOp::create(b, Dim::Z);
   // Grouped-query attention: Hq / Hk query heads share a K/V head.
