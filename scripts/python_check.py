@@ -542,8 +542,14 @@ def attention_overhead(chip, artifacts, shape=(2, 8, 512, 128), calls=200):
         raise RuntimeError(f"tilec.attention for {chip} launched {values}, expected "
                            f"{expected_head} + [lse] + {expected_tail}")
     raw_values = expected_head + [lse.data_ptr()] + expected_tail
+    # The sm_90a kernel reads Q, K, V and writes O through TMA tensor maps.
+    from tilec.runtime import encode_tensor_map
+    named = {p["name"]: v for p, v in zip(launcher.meta["params"], raw_values)}
+    tensors = {"Q": q, "K": k, "V": v, "O": out}
+    blobs = [encode_tensor_map(spec, tensors[spec["base"]].data_ptr(), named)
+             for spec in launcher.tensor_maps]
     out.zero_()
-    raw, err, grid = raw_launch(launcher, raw_values)
+    raw, err, grid = raw_launch(launcher, raw_values, blobs)
     torch.cuda.synchronize()
     ref, _ = attention_reference(q, k, v, False)
     raw_err = (out.float() - ref).abs().max().item() / ref.abs().max().item()
