@@ -32,7 +32,7 @@
 // SM90A: wgmma.fence.sync.aligned;
 // SM90A-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // SM90A: wgmma.wait_group.sync.aligned 0;
-// SM90A: ex2.approx
+// SM90A: ex2.approx.ftz.f32
 // The pipelined steps: Q Kᵀ(j) (SS) and P V(j-1) (RS: P from registers)
 // in flight together; the softmax of block j after the first retires.
 // SM90A: wgmma.fence.sync.aligned;

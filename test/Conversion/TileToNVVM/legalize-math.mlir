@@ -27,6 +27,19 @@ gpu.module @g {
     return %0, %1, %2, %3, %4, %5, %6 : f32, f32, f32, f32, f32, f32, f32
   }
 
+  // With `afn` (approximate functions: attention's softmax) 2^x flushes
+  // denormal results to zero: ex2.approx.ftz, one MUFU.EX2 without the
+  // range fix-up of ex2.approx.
+  // CHECK-LABEL: func.func @exp2_afn
+  func.func @exp2_afn(%x: f32) -> (f32, f32) {
+    // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%{{.*}}) : (f32) -> f32
+    %0 = math.exp2 %x fastmath<afn> : f32
+    // CHECK: arith.mulf
+    // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+    %1 = math.exp %x fastmath<fast> : f32
+    return %0, %1 : f32, f32
+  }
+
   // CHECK-LABEL: func.func @vector_bf16
   // CHECK-COUNT-2: arith.extf %{{.*}} : bf16 to f32
   // CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xbf16>

@@ -1069,9 +1069,13 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       // Every row sees every key of the block: m is finite from here on.
       mNew = mUse = arith::MaximumFOp::create(lb, mi, rowMaxScaled(sc));
     }
-    Value alpha = math::Exp2Op::create(lb, arith::SubFOp::create(lb, mi, mUse));
+    // exp2 with `afn`: flush-to-zero ex2 (probabilities below 2^-126 are 0).
+    auto afn = arith::FastMathFlags::afn;
+    Value alpha =
+        math::Exp2Op::create(lb, arith::SubFOp::create(lb, mi, mUse), afn);
     Value negM = broadcastAlong(lb, arith::NegFOp::create(lb, mUse), 1, {bm, bn});
-    Value p = math::Exp2Op::create(lb, math::FmaOp::create(lb, sc, scaleT, negM));
+    Value p = math::Exp2Op::create(
+        lb, math::FmaOp::create(lb, sc, scaleT, negM), afn);
     Value rowSum = ReduceOp::create(lb, rowType, ReduceKind::Sum, p, 1);
     Value lNew = arith::AddFOp::create(
         lb, arith::MulFOp::create(lb, li, alpha), rowSum);
