@@ -29,7 +29,15 @@ VARIANTS = {
         # A third K/V stage (head dim 128 has no shared memory for it).
         "ws_s3": ((64,), dict(stages=3)),
     },
-    "sm_80": {},
+    "sm_80": {
+        # Smaller key blocks: fewer Kᵀ/V fragment registers (no spills at
+        # head dim 128), more loop steps.
+        "bn32": ((64, 128), dict(block_n=32)),
+        # Head dim 64 with 64 queries on 4 warps (16 rows per warp).
+        "bm64": ((64,), dict(block_m=64)),
+        # Head dim 128 with 128 queries on 8 warps (the previous default).
+        "bm128w8": ((128,), dict(block_m=128, warps=8)),
+    },
 }
 
 
