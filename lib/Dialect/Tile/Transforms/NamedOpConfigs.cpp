@@ -71,6 +71,14 @@ static GemmConfig getDefaultConfig(const TargetInfo &target, unsigned inBytes,
   return c;
 }
 
+/// Sets `field` to the integer `config[key]`, if present (the op verifier
+/// checked keys and values).
+static void readConfigInt(DictionaryAttr config, StringRef key,
+                          int64_t &field) {
+  if (auto v = config.getAs<IntegerAttr>(key))
+    field = v.getInt();
+}
+
 FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
                                                        const TargetInfo &target) {
   Type inType = op.getA().getType().getElementType();
@@ -79,8 +87,7 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   GemmConfig c = getDefaultConfig(target, inBytes, outBytes);
   if (DictionaryAttr config = op.getConfigAttr()) {
     auto get = [&](StringRef key, int64_t &field) {
-      if (auto v = config.getAs<IntegerAttr>(key))
-        field = v.getInt();
+      readConfigInt(config, key, field);
     };
     get("block_m", c.blockM);
     get("block_n", c.blockN);
@@ -214,5 +221,106 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
            << epilogue << " bytes of shared memory to stage the " << c.blockM
            << "x" << c.blockN << " output tile, more than the " << limit
            << " bytes a block may use on " << target.chip;
+  return c;
+}
+
+FailureOr<AttentionConfig>
+mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
+                                      int64_t d) {
+  // Per head dim: the accumulator and Q stay in registers (warps split rows
+  // only, so P feeds the second dot from registers). On sm_90a (wgmma, 64
+  // rows per warpgroup) 128-key blocks over two warpgroups: measured on the
+  // H200 at S = 4096, head dim 128: 241 TFLOP/s vs 180 with 64-key blocks
+  // (causal 205 vs 161); head dim 64: 205 vs 145 with 4 warps on mma.sync
+  // (bench/results/2026-11-30_attention_variants_h200.json).
+  // On mma.sync (sm_80-class), head dim 128 takes 64-query blocks on 4 warps
+  // (H200, sm_80 PTX: 162 vs 160 TFLOP/s at S = 4096, causal 154 vs 146,
+  // S = 1024 causal 131 vs 116 with 128 queries on 8 warps).
+  AttentionConfig c;
+  c.blockM = d == 64 ? 128 : 64;
+  c.blockN = 64;
+  c.warps = 4;
+  bool hopper = target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
+  if (target.hasWgmma && d <= 128) {
+    c.blockM = 128;
+    c.blockN = 128;
+    c.warps = 8;
+    c.warpSpecialize = hopper;
+  }
+  bool wsRequested = false;
+  std::optional<bool> pingpong, tmaStore;
+  if (DictionaryAttr config = op.getConfigAttr()) {
+    auto get = [&](StringRef key, int64_t &value) {
+      readConfigInt(config, key, value);
+    };
+    get("block_m", c.blockM);
+    get("block_n", c.blockN);
+    get("warps", c.warps);
+    get("stages", c.stages);
+    get("consumer_regs", c.consumerRegs);
+    get("producer_regs", c.producerRegs);
+    if (auto v = config.getAs<IntegerAttr>("warp_specialize")) {
+      c.warpSpecialize = v.getInt() != 0;
+      wsRequested = c.warpSpecialize;
+    }
+    if (auto v = config.getAs<IntegerAttr>("pingpong"))
+      pingpong = v.getInt() != 0;
+    if (auto v = config.getAs<IntegerAttr>("tma_store"))
+      tmaStore = v.getInt() != 0;
+  }
+  if (c.stages < 2)
+    return op.emitOpError("stages = ")
+           << c.stages << "; the K/V ring needs at least 2";
+  // Warps split the rows: each owns block_m / warps (a multiple of 16).
+  if (!llvm::isPowerOf2_64(c.blockM) || !llvm::isPowerOf2_64(c.blockN) ||
+      c.blockN < 16 || !llvm::isPowerOf2_64(c.warps) ||
+      c.blockM % (16 * c.warps) != 0)
+    return op.emitOpError("block_m must be a multiple of 16 x warps and "
+                          "block_n a power of two >= 16, got block_m = ")
+           << c.blockM << ", block_n = " << c.blockN << ", warps = " << c.warps;
+  auto checkNotWs = [&]() -> FailureOr<AttentionConfig> {
+    if (pingpong.value_or(false) || tmaStore.value_or(false))
+      return op.emitOpError(pingpong.value_or(false) ? "pingpong" : "tma_store")
+             << " needs the warp-specialized schedule";
+    return c;
+  };
+  if (!c.warpSpecialize)
+    return checkNotWs();
+  // Requested explicitly, a schedule the chip or shape cannot run is an
+  // error; by default the cp.async schedule takes over.
+  auto reject = [&](const Twine &why) -> FailureOr<AttentionConfig> {
+    if (wsRequested)
+      return op.emitOpError("warp_specialize: ") << why;
+    c.warpSpecialize = false;
+    return checkNotWs();
+  };
+  if (!hopper)
+    return reject(target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)");
+  // Both products on wgmma: 16 rows per consumer warp, Kᵀ and V tiles in
+  // 64-element TMA boxes, block_n keys as one wgmma N (at most 256).
+  if (c.blockM != 16 * c.warps || c.warps % 4 != 0)
+    return reject("block_m must be 16 x warps (64 rows per consumer "
+                  "warpgroup), got block_m = " +
+                  Twine(c.blockM) + " with " + Twine(c.warps) + " warps");
+  if (c.blockN % 64 != 0 || c.blockN > 256)
+    return reject("block_n must be 64, 128 or 256, got " + Twine(c.blockN));
+  int64_t elemBytes =
+      op.getQ().getType().getElementType().getIntOrFloatBitWidth() / 8;
+  // Q's tile and the K/V ring.
+  int64_t bytes = (c.blockM + c.stages * 2 * c.blockN) * d * elemBytes;
+  if (bytes > target.maxSmemPerBlock)
+    return reject("Q and the K/V ring need " + Twine(bytes) +
+                  " bytes of shared memory for " + Twine(c.stages) +
+                  " stages, more than the " + Twine(target.maxSmemPerBlock) +
+                  " bytes a block may use on " + target.chip);
+  if (!c.warpSpecialize)
+    return checkNotWs();
+  c.tmaStore = tmaStore.value_or(true);
+  // Ping-pong pairs two consumer warpgroups.
+  c.pingpong = pingpong.value_or(c.warps == 8);
+  if (c.pingpong && c.warps != 8)
+    return op.emitOpError("pingpong takes turns between two consumer "
+                          "warpgroups (8 warps), got ")
+           << c.warps << " warps";
   return c;
 }

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file declares how tile-expand-named-ops configures tile.gemm: the
-// per-chip rule, the `config` overrides and the checks that a configuration
-// can run on the chip.
+// This file declares how tile-expand-named-ops configures tile.gemm and
+// tile.attention: the per-chip rules, the `config` overrides and the checks
+// that a configuration can run on the chip.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +57,29 @@ struct GemmConfig {
 /// `config` overrides. Emits a diagnostic naming the violated limit when the
 /// chip cannot run it.
 FailureOr<GemmConfig> getGemmConfig(GemmOp op, const TargetInfo &target);
+
+/// How tile.attention runs: `blockM` queries per program on `warps` warps,
+/// keys in steps of `blockN` through a `stages`-deep K/V ring.
+struct AttentionConfig {
+  int64_t blockM, blockN, warps, stages = 2;
+  /// The sm_90a schedule: a producer warp streams K and V with TMA into an
+  /// mbarrier ring; the kernel's warps (consumer warpgroups) only compute.
+  bool warpSpecialize = false;
+  int64_t consumerRegs = 240, producerRegs = 24;
+  /// The two consumer warpgroups take turns issuing their products (named
+  /// barriers), so that one's softmax overlaps the other's wgmma.
+  bool pingpong = false;
+  /// O leaves through shared memory (Q's buffer) and a TMA store.
+  bool tmaStore = false;
+};
+
+/// The configuration of `op` (head dim `headDim`) on `target`: the chip's
+/// rule, then the op's `config` overrides. A schedule the chip or the tiles
+/// cannot run is an error when requested and otherwise falls back (the
+/// warp-specialized one to cp.async).
+FailureOr<AttentionConfig> getAttentionConfig(AttentionOp op,
+                                              const TargetInfo &target,
+                                              int64_t headDim);
 
 } // namespace mlir::tilec::tile
 
