@@ -21,6 +21,12 @@
 //   acc = act(alpha * acc + beta * C + bias)      // f32
 //   store C[m0, n0] = acc (cast to C's type)
 //
+// (on sm_90a the persistent warp-specialized kernel of
+// expandGemmWarpSpecialized), and tile.attention a FlashAttention forward
+// (expandAttention: FlashAttention-2 style through tile-pipeline's cp.async
+// ring, or on sm_90a FlashAttention-3 style with a TMA producer warp).
+// The configurations come from NamedOpConfigs.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
