@@ -32,6 +32,9 @@ static void buildTilePasses(OpPassManager &pm,
   kernelPm.addPass(tile::createTileExpandNamedOps());
   kernelPm.addPass(createCanonicalizerPass());
   kernelPm.addPass(tile::createTileAssignLayouts());
+  // Layout conversions of values defined before a loop (attention's Q into
+  // the mma.sync A fragment, through shared memory) run once, not per step.
+  kernelPm.addPass(createLoopInvariantCodeMotionPass());
   kernelPm.addPass(tile::createTilePipeline());
 }
 
