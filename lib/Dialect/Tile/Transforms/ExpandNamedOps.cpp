@@ -211,6 +211,23 @@ struct TmaStoreTarget {
   Value buffer;
 };
 
+/// Stores `tile` at `offsets` of `target`'s map through stage 0 of its
+/// buffer: every thread's writes land (and reach the async proxy) before the
+/// leader issues the TMA store. The buffer's other readers are done before
+/// the first barrier; with `waitPrevious`, so is an earlier TMA store of it.
+static void emitTmaStore(ImplicitLocOpBuilder &b, Value tile,
+                         const TmaStoreTarget &target, ValueRange offsets,
+                         bool waitPrevious) {
+  Value stage = arith::ConstantIntOp::create(b, 0, 32);
+  if (waitPrevious)
+    TmaStoreWaitOp::create(b, 0);
+  BarrierOp::create(b);
+  LocalStoreOp::create(b, tile, target.buffer, stage);
+  FenceAsyncSharedOp::create(b);
+  BarrierOp::create(b);
+  TmaStoreOp::create(b, target.map, offsets, target.buffer, stage);
+}
+
 /// C[m0:, n0:] = act(alpha * acc + beta * C + bias), computed in f32 and
 /// stored in C's type: directly, or (with `tma`) through shared memory and a
 /// TMA store that completes while the caller goes on.
@@ -263,15 +280,8 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
     StoreOp::create(b, out, cv, ValueRange{m0, n0}, Value());
     return;
   }
-  // The previous tile's store has read the buffer before anyone rewrites
-  // it; the writes reach the async proxy before the store reads them.
-  Value stage = arith::ConstantIntOp::create(b, 0, 32);
-  TmaStoreWaitOp::create(b, 0);
-  BarrierOp::create(b);
-  LocalStoreOp::create(b, out, tma->buffer, stage);
-  FenceAsyncSharedOp::create(b);
-  BarrierOp::create(b);
-  TmaStoreOp::create(b, tma->map, ValueRange{m0, n0}, tma->buffer, stage);
+  // The previous tile's store has read the buffer before anyone rewrites it.
+  emitTmaStore(b, out, *tma, ValueRange{m0, n0}, /*waitPrevious=*/true);
 }
 
 /// The 128-byte swizzled layout TMA writes and wgmma reads, contiguous
@@ -661,16 +671,11 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
 // tile.attention
 //===----------------------------------------------------------------------===//
 
-/// tile.attention becomes a FlashAttention-2 forward: one program per block
-/// of BM queries of one (batch, head), grid (ceildiv(Sq, BM), Hq, B). K/V
-/// blocks of BN keys stream through an online softmax in the log2 domain
-/// (log2(e) folded into the scale): running row max m and sum l, P = exp2(S
-/// - m), the accumulator rescaled by exp2(m_old - m_new). With `causal`,
-/// key j is visible to query i when j <= i + (Sk - Sq) and the loop stops
-/// at the last visible block. Rows that see no key produce 0 (and an lse of
-/// -inf).
-/// tile.attention becomes a FlashAttention forward over one block of
-/// queries of one head:
+/// tile.attention becomes a FlashAttention forward: one program per block
+/// of BM queries of one (batch, head), grid (ceildiv(Sq, BM), Hq, B). With
+/// `causal`, key j is visible to query i when j <= i + (Sk - Sq), the loop
+/// stops at the last visible block and the blocks with the most keys run
+/// first. Rows that see no key produce 0 (and an lse of -inf).
 ///
 ///   q = load Q[m0 : m0 + BM]                       // registers
 ///   for n in [0, end) step BN:                     // split in two loops:
@@ -822,6 +827,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   Value ringK, ringV, fullK, fullV, emptyK, emptyV, tq, turnMine, turnOther;
   Value bufQ, tmO;
   if (c.warpSpecialize) {
+    int64_t elemBytes = et.getIntOrFloatBitWidth() / 8;
     SharedEncodingAttr encK = getSwizzle128Layout(ctx, 0); // along D
     SharedEncodingAttr encV = getSwizzle128Layout(ctx, 1); // along D
     SharedEncodingAttr encQ = encV;
@@ -848,7 +854,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     fullV = MBarrierAllocOp::create(b, barsType, 1);
     emptyK = MBarrierAllocOp::create(b, barsType, warps);
     emptyV = MBarrierAllocOp::create(b, barsType, warps);
-    int64_t tileBytes = bn * d * (et.getIntOrFloatBitWidth() / 8);
+    int64_t tileBytes = bn * d * elemBytes;
     ktTile = RankedTensorType::get({d, bn}, et, encK);
     vTile = RankedTensorType::get({bn, d}, et, encV);
 
@@ -860,8 +866,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&ws.getPartitionRegion().front());
-      MBarrierExpectTxOp::create(b, fullQ, zero,
-                                 bm * d * (et.getIntOrFloatBitWidth() / 8));
+      MBarrierExpectTxOp::create(b, fullQ, zero, bm * d * elemBytes);
       TmaLoadOp::create(b, tmQ, ValueRange{bi, h, m0, zero}, bufQ, zero, fullQ,
                         zero);
       scf::ForOp::create(
@@ -1136,14 +1141,11 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   Value out = arith::DivFOp::create(b, acc, lB);
   out = arith::TruncFOp::create(b, RankedTensorType::get({bm, d}, et), out);
   if (c.tmaStore) {
-    // Q's buffer is free once both warpgroups' last Q Kᵀ has retired; TMA
-    // clips rows past Sq, and the block waits for the store to have read
-    // the buffer before it exits.
-    BarrierOp::create(b);
-    LocalStoreOp::create(b, out, bufQ, zero);
-    FenceAsyncSharedOp::create(b);
-    BarrierOp::create(b);
-    TmaStoreOp::create(b, tmO, ValueRange{bi, h, m0, zero}, bufQ, zero);
+    // Q's buffer is free once both warpgroups' last Q Kᵀ has retired (the
+    // first barrier); TMA clips rows past Sq, and the block waits for the
+    // store to have read the buffer before it exits.
+    emitTmaStore(b, out, TmaStoreTarget{tmO, bufQ}, ValueRange{bi, h, m0, zero},
+                 /*waitPrevious=*/false);
     TmaStoreWaitOp::create(b, 0);
   } else {
     StoreOp::create(b, out, o, ValueRange{bi, h, m0, zero}, Value());

@@ -79,6 +79,14 @@ static void readConfigInt(DictionaryAttr config, StringRef key,
     field = v.getInt();
 }
 
+/// The 0/1 flag `config[key]`, if `config` sets it.
+static std::optional<bool> readConfigFlag(DictionaryAttr config,
+                                          StringRef key) {
+  if (auto v = config ? config.getAs<IntegerAttr>(key) : IntegerAttr())
+    return v.getInt() != 0;
+  return std::nullopt;
+}
+
 FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
                                                        const TargetInfo &target) {
   Type inType = op.getA().getType().getElementType();
@@ -106,15 +114,15 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
   c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0;
-  if (DictionaryAttr config = op.getConfigAttr())
-    if (auto v = config.getAs<IntegerAttr>("tma_store")) {
-      tmaStoreRequested = v.getInt() != 0;
-      if (tmaStoreRequested && !c.tmaStore)
-        return op.emitOpError("tma_store needs the warp-specialized kernel, "
-                              "a bf16/f16 output and block_n a multiple of "
-                              "64");
-      c.tmaStore = tmaStoreRequested;
-    }
+  if (std::optional<bool> flag =
+          readConfigFlag(op.getConfigAttr(), "tma_store")) {
+    tmaStoreRequested = *flag;
+    if (tmaStoreRequested && !c.tmaStore)
+      return op.emitOpError("tma_store needs the warp-specialized kernel, "
+                            "a bf16/f16 output and block_n a multiple of "
+                            "64");
+    c.tmaStore = tmaStoreRequested;
+  }
   bool wsRequested = op.getConfigAttr() &&
                      op.getConfigAttr().get("warp_specialize") &&
                      c.warpSpecialize;
@@ -247,9 +255,13 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     c.warps = 8;
     c.warpSpecialize = hopper;
   }
-  bool wsRequested = false;
-  std::optional<bool> pingpong, tmaStore;
-  if (DictionaryAttr config = op.getConfigAttr()) {
+  DictionaryAttr config = op.getConfigAttr();
+  std::optional<bool> ws = readConfigFlag(config, "warp_specialize");
+  std::optional<bool> pingpong = readConfigFlag(config, "pingpong");
+  std::optional<bool> tmaStore = readConfigFlag(config, "tma_store");
+  bool wsRequested = ws.value_or(false);
+  c.warpSpecialize = ws.value_or(c.warpSpecialize);
+  if (config) {
     auto get = [&](StringRef key, int64_t &value) {
       readConfigInt(config, key, value);
     };
@@ -259,14 +271,6 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     get("stages", c.stages);
     get("consumer_regs", c.consumerRegs);
     get("producer_regs", c.producerRegs);
-    if (auto v = config.getAs<IntegerAttr>("warp_specialize")) {
-      c.warpSpecialize = v.getInt() != 0;
-      wsRequested = c.warpSpecialize;
-    }
-    if (auto v = config.getAs<IntegerAttr>("pingpong"))
-      pingpong = v.getInt() != 0;
-    if (auto v = config.getAs<IntegerAttr>("tma_store"))
-      tmaStore = v.getInt() != 0;
   }
   if (c.stages < 2)
     return op.emitOpError("stages = ")
@@ -304,8 +308,7 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
                   Twine(c.blockM) + " with " + Twine(c.warps) + " warps");
   if (c.blockN % 64 != 0 || c.blockN > 256)
     return reject("block_n must be 64, 128 or 256, got " + Twine(c.blockN));
-  int64_t elemBytes =
-      op.getQ().getType().getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t elemBytes = getBytes(op.getQ().getType().getElementType());
   // Q's tile and the K/V ring.
   int64_t bytes = (c.blockM + c.stages * 2 * c.blockN) * d * elemBytes;
   if (bytes > target.maxSmemPerBlock)
@@ -313,8 +316,6 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
                   " bytes of shared memory for " + Twine(c.stages) +
                   " stages, more than the " + Twine(target.maxSmemPerBlock) +
                   " bytes a block may use on " + target.chip);
-  if (!c.warpSpecialize)
-    return checkNotWs();
   c.tmaStore = tmaStore.value_or(true);
   // Ping-pong pairs two consumer warpgroups.
   c.pingpong = pingpong.value_or(c.warps == 8);
