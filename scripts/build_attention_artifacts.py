@@ -9,12 +9,12 @@ attention_variants.py times beside them. Prints each kernel's compile time.
 
 import argparse
 import os
-import subprocess
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from build_gemm_artifacts import compile_kernels  # noqa: E402
 from tilec.kernels import attention_source  # noqa: E402
 
 # tag -> (head dims, config), per chip: alternatives to the default schedule.
@@ -64,17 +64,7 @@ def main():
                     base, _ = attention_source(head_dim=d, causal=causal)
                     jobs.append(attention_source(head_dim=d, causal=causal, config=cfg,
                                                  name=f"{base}__{tag}"))
-        dst = os.path.join(args.out, chip)
-        # sm_80 PTX is assembled for the H200 (sm_90).
-        cubin_arch = "sm_90a" if chip == "sm_90a" else "sm_90"
-        for name, src in jobs:
-            path = os.path.join(srcdir, f"{name}.{chip}.mlir")
-            with open(path, "w") as f:
-                f.write(src)
-            t0 = time.time()
-            subprocess.run([args.tilec, path, f"--chip={chip}", f"--cubin-arch={cubin_arch}",
-                            "--emit=cubin", "-o", dst], check=True)
-            times.append((chip, name, time.time() - t0))
+        times += compile_kernels(args.tilec, srcdir, os.path.join(args.out, chip), chip, jobs)
     for chip, name, t in times:
         print(f"{chip} {name:48s} compiled in {t:.2f} s")
 

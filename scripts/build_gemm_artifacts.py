@@ -64,6 +64,23 @@ CLUSTER_VARIANTS_SM90A = [
 SHAPE_CLASSES = [(128, 8192, 8192), (512, 4096, 4096)]
 
 
+def compile_kernels(tilec, srcdir, dst, chip, jobs):
+    """Writes each (name, source) of ``jobs`` to SRCDIR/<name>.<chip>.mlir and
+    compiles it for ``chip`` into ``dst`` (sm_80-class PTX is assembled for
+    the H200's sm_90); returns (chip, name, seconds) per kernel."""
+    cubin_arch = "sm_90a" if chip == "sm_90a" else "sm_90"
+    times = []
+    for name, src in jobs:
+        path = os.path.join(srcdir, f"{name}.{chip}.mlir")
+        with open(path, "w") as f:
+            f.write(src)
+        t0 = time.time()
+        subprocess.run([tilec, path, f"--chip={chip}", f"--cubin-arch={cubin_arch}",
+                        "--emit=cubin", "-o", dst], check=True)
+        times.append((chip, name, time.time() - t0))
+    return times
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "gemm"))
@@ -107,15 +124,7 @@ def main():
                         name, _ = gemm_source(**v)
                         chip_jobs.append(gemm_source(**v, config=cfg,
                                                      name=name + gemm_shape_tag(cfg)))
-        cubin_arch = "sm_90a" if chip == "sm_90a" else "sm_90"
-        for name, src in chip_jobs:
-            path = os.path.join(srcdir, name + ".mlir")
-            with open(path, "w") as f:
-                f.write(src)
-            t0 = time.time()
-            subprocess.run([args.tilec, path, f"--chip={chip}", f"--cubin-arch={cubin_arch}",
-                            "--emit=cubin", "-o", dst], check=True)
-            times.append((chip, name, time.time() - t0))
+        times += compile_kernels(args.tilec, srcdir, dst, chip, chip_jobs)
     for chip, name, t in times:
         print(f"{chip} {name:48s} compiled in {t:.2f} s")
 
