@@ -30,13 +30,19 @@ VARIANTS = {
         "ws_s3": ((64,), dict(stages=3)),
     },
     "sm_80": {
-        # Smaller key blocks: fewer Kᵀ/V fragment registers (no spills at
-        # head dim 128), more loop steps.
-        "bn32": ((64, 128), dict(block_n=32)),
-        # Head dim 64 with 64 queries on 4 warps (16 rows per warp).
-        "bm64": ((64,), dict(block_m=64)),
-        # Head dim 128 with 128 queries on 8 warps (the previous default).
-        "bm128w8": ((128,), dict(block_m=128, warps=8)),
+        # Head dim 128 with 64-key blocks (spills in the key loop).
+        "bn64": ((128,), dict(block_n=64)),
+        # A third K/V stage at head dim 64, two at 128.
+        "s3": ((64,), dict(stages=3)),
+        "s2": ((128,), dict(stages=2)),
+        # 32-key blocks at head dim 64.
+        "bn32": ((64,), dict(block_n=32)),
+        # Head dim 128 with 64 queries on 4 warps (16 rows per warp), 64-key
+        # blocks and Q in registers (the previous default).
+        "qreg64": ((128,), dict(block_m=64, block_n=64, stages=2,
+                                q_in_smem=0)),
+        # Head dim 256 with Q held in registers.
+        "qreg": ((64, 256), dict(q_in_smem=0)),
     },
 }
 

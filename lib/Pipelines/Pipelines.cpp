@@ -36,6 +36,9 @@ static void buildTilePasses(OpPassManager &pm,
   // the mma.sync A fragment, through shared memory) run once, not per step.
   kernelPm.addPass(createLoopInvariantCodeMotionPass());
   kernelPm.addPass(tile::createTilePipeline());
+  // Operand reads from shared memory per mma.sync K step (attention's Kᵀ,
+  // V and Q tiles would otherwise each take a whole tile of registers).
+  kernelPm.addPass(tile::createTileSplitDots());
 }
 
 /// Per-thread lowering and the upstream conversions to the LLVM dialect.

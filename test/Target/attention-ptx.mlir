@@ -1,8 +1,10 @@
 // tile.attention (examples/attention_bf16.mlir: causal, GQA, head_dim 128,
 // row lse) expanded to the FlashAttention-2 forward, in PTX for sm_80 and
 // sm_90a, accepted by ptxas; the launch grid is (query blocks, heads,
-// batch). On sm_80 K and V stream through a 2-stage cp.async ring and both
-// products run on mma.sync. On sm_90a a producer warp loads Q, K and V with
+// batch). On sm_80 K and V stream through a 3-stage cp.async ring, Q
+// waits in shared memory, and both products run on mma.sync in 16-wide K
+// steps, each reading its ldmatrix fragments right before its mma.sync
+// (tile-split-dots). On sm_90a a producer warp loads Q, K and V with
 // TMA and two consumer warpgroups run both products on wgmma, B read in
 // place from the 128-byte swizzled ring (Kᵀ K-major, V MN-major: trans-b),
 // Q from shared memory and P from registers, pipelined across blocks.
@@ -18,6 +20,14 @@
 // CHECK: .entry attention_bf16(
 // CHECK: .reqntid 128, 1, 1
 // CHECK: cp.async.cg.shared.global
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// Q's fragments past the swizzle period (64 columns): the base register of
+// the first steps with the offset in the instruction.
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{.*}}}, [%r{{[0-9]+}}+128];
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CHECK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: ex2.approx
@@ -54,6 +64,6 @@
 // SM90A: ret;
 
 // JSON: "grid": [
-// JSON-NEXT: "ceildiv(SQ, 64)",
+// JSON-NEXT: "ceildiv(SQ, 128)",
 // JSON-NEXT: "H",
 // JSON-NEXT: "B"

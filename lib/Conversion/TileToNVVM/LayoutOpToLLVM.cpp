@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file lowers tile.expand_dims, tile.broadcast, tile.trans and
-// tile.convert_layout. With the layouts tile-assign-layouts picks, the first
-// three never move data between threads: in linear-layout terms the lane and
+// This file lowers tile.expand_dims, tile.broadcast, tile.trans,
+// tile.extract_slice and tile.convert_layout. With the layouts
+// tile-assign-layouts picks, the first four never move data between threads: in linear-layout terms the lane and
 // warp bases of operand and result agree, so each result register is some
 // operand register (vector.shuffle). tile.convert_layout does the same when
 // it can; otherwise every thread writes its elements to shared memory and
@@ -142,6 +142,42 @@ struct TransOpLowering : public OpConversionPattern<TransOp> {
   }
 };
 
+/// tile.extract_slice: with the source's lane and warp bases (offsets are
+/// multiples of the slice size, so they only set register bits), each
+/// result register is the source register at the offset coordinate.
+struct ExtractSliceOpLowering : public OpConversionPattern<ExtractSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExtractSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    LinearLayout src =
+        getLinearLayout(cast<RankedTensorType>(op.getSource().getType()));
+    LinearLayout dst = getLinearLayout(cast<RankedTensorType>(op.getType()));
+    using In = LinearLayout::In;
+    auto fail = [&]() {
+      return op.emitOpError("the slice's layout places elements on other "
+                            "threads than the source's (only slices that "
+                            "keep every element in its thread are "
+                            "supported)");
+    };
+    if (src.getBases(In::Lane) != dst.getBases(In::Lane) ||
+        src.getBases(In::Warp) != dst.getBases(In::Warp))
+      return fail();
+    ArrayRef<int64_t> offsets = op.getOffsets();
+    FailureOr<SmallVector<int64_t>> map =
+        getRegisterMap(src, dst, [&](LinearLayout::Basis c) {
+          for (auto [x, off] : llvm::zip(c, offsets))
+            x += off;
+          return c;
+        });
+    if (failed(map))
+      return fail();
+    rewriter.replaceOp(
+        op, remapRegisters(rewriter, op.getLoc(), adaptor.getSource(), *map));
+    return success();
+  }
+};
+
 /// tile.convert_layout: a register permutation when both layouts put each
 /// element on the same thread, else a round trip through shared memory.
 struct ConvertLayoutOpLowering : public OpConversionPattern<ConvertLayoutOp> {
@@ -241,6 +277,7 @@ void mlir::tilec::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
   patterns.add<ExpandDimsOpLowering,   // tile.expand_dims
                BroadcastOpLowering,    // tile.broadcast
                TransOpLowering,        // tile.trans
+               ExtractSliceOpLowering, // tile.extract_slice
                ConvertLayoutOpLowering // tile.convert_layout
                >(converter, patterns.getContext());
 }

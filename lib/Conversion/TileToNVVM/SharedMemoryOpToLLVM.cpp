@@ -56,6 +56,31 @@ static Value getElementPtr(OpBuilder &b, Location loc, Value base,
   return gepStage(b, loc, gepElems(b, loc, base, et, offset), type, stage);
 }
 
+/// `ldmatrix` of `numMatrices` 8x8 b16 matrices at `ptr` + `bytes` as
+/// inline PTX, with the constant offset in the instruction's address.
+static Value emitLdmatrixAsm(OpBuilder &b, Location loc, Type resType,
+                             Value ptr, int64_t bytes, int numMatrices,
+                             bool trans) {
+  std::string ptx, constraints;
+  llvm::raw_string_ostream os(ptx), cs(constraints);
+  os << "ldmatrix.sync.aligned.m8n8.x" << numMatrices
+     << (trans ? ".trans" : "") << ".shared.b16 {";
+  for (int i = 0; i < numMatrices; ++i) {
+    os << (i ? ", " : "") << "$" << i;
+    cs << (i ? "," : "") << "=r";
+  }
+  os << "}, [$" << numMatrices << "+" << bytes << "];";
+  cs << ",r";
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
+  return LLVM::InlineAsmOp::create(
+             b, loc, resType, ValueRange{addr}, b.getStringAttr(ptx),
+             b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
+             /*is_align_stack=*/nullptr, LLVM::TailCallKindAttr(),
+             LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+             /*operand_attrs=*/nullptr)
+      .getResult(0);
+}
+
 namespace {
 
 /// tile.local_alloc -> pointer into the dynamic shared memory.
@@ -417,6 +442,42 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
   else
     outerLane = arith::AddIOp::create(rewriter, loc, outerLane, rowInMat);
 
+  // Each ldmatrix reads at the thread's coordinate plus a static offset.
+  // The swizzle only mixes the low chunk bits with the row's phase, so a
+  // static offset splits into a part below the swizzle's period, which
+  // selects one of a few per-thread offsets, and a multiple of the period,
+  // a constant that folds into the instruction's address. Without the
+  // split every ldmatrix of a loop-invariant buffer (attention's Q) or
+  // offset gets a register of its own outside the loop, which ptxas spills.
+  // The split is checked for every thread of the block.
+  ArrayRef<int64_t> tileShape = bufType.getTileShape();
+  unsigned contig = enc.getOrder()[0];
+  int64_t period[2];
+  period[contig] = enc.getVec() * enc.getMaxPhase();
+  period[1 - contig] = enc.getPerPhase() * enc.getMaxPhase();
+  SmallVector<std::array<int64_t, 2>> threads;
+  for (unsigned w = 0; w < layout.getNumWarps(); ++w) {
+    LinearLayout::Basis wc = layout.getWarpCoord(w);
+    for (int64_t l = 0; l < 32; ++l) {
+      int64_t m = (l >> 3) & (numMatrices - 1);
+      int64_t half[2] = {(m & 1) * 8, (m >> 1) * 8}; // (lo, hi) matrix bit
+      std::array<int64_t, 2> t;
+      t[outerDim] = wc[outerDim] + (isA ? half[0] : half[1]);
+      t[kDim] = wc[kDim] + (isA ? half[1] : half[0]);
+      t[trans ? kDim : outerDim] += l & 7;
+      threads.push_back(t);
+    }
+  }
+  auto splitHolds = [&](ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
+    int64_t cst = getSwizzledOffset(enc, tileShape, hi[0], hi[1]);
+    return llvm::all_of(threads, [&](const std::array<int64_t, 2> &t) {
+      return getSwizzledOffset(enc, tileShape, t[0] + lo[0] + hi[0],
+                               t[1] + lo[1] + hi[1]) ==
+             getSwizzledOffset(enc, tileShape, t[0] + lo[0], t[1] + lo[1]) +
+                 cst;
+    });
+  };
+
   auto i32 = rewriter.getI32Type();
   SmallVector<Type> fields(numMatrices, i32);
   Type resType = numMatrices == 1 ? Type(i32)
@@ -427,25 +488,55 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
   for (int64_t ob = 0; ob < outerExtent; ob += outerBlock) {
     for (int64_t kb = 0; kb < shape[kDim]; kb += 16) {
       ArrayRef<int64_t> base = op.getOffsets();
+      int64_t lo[2], hi[2] = {0, 0};
+      lo[outerDim] = base[outerDim] + ob;
+      lo[kDim] = base[kDim] + kb;
+      int64_t split[2] = {lo[0] % period[0], lo[1] % period[1]};
+      if (splitHolds(split, {lo[0] - split[0], lo[1] - split[1]})) {
+        hi[0] = lo[0] - split[0];
+        hi[1] = lo[1] - split[1];
+        lo[0] = split[0];
+        lo[1] = split[1];
+      }
       SmallVector<Value> coord(2);
       coord[outerDim] = arith::AddIOp::create(
           rewriter, loc, warp[outerDim],
           arith::AddIOp::create(rewriter, loc, outerLane,
-                                i32Val(rewriter, loc, base[outerDim] + ob)));
+                                i32Val(rewriter, loc, lo[outerDim])));
       coord[kDim] = arith::AddIOp::create(
           rewriter, loc, warp[kDim],
           arith::AddIOp::create(rewriter, loc, kLane,
-                                i32Val(rewriter, loc, base[kDim] + kb)));
-      Value off = emitSwizzledOffset(rewriter, loc, enc, bufType.getTileShape(),
-                                     coord[0], coord[1]);
-      Value ptr = getElementPtr(rewriter, loc, adaptor.getBuffer(), bufType,
-                                adaptor.getStage(), off);
-      Value ld = NVVM::LdMatrixOp::create(
-          rewriter, loc, resType, ptr, rewriter.getI32IntegerAttr(numMatrices),
-          NVVM::MMALayoutAttr::get(ctx, trans ? NVVM::MMALayout::col
-                                              : NVVM::MMALayout::row),
-          NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
-          NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
+                                i32Val(rewriter, loc, lo[kDim])));
+      Value off = emitSwizzledOffset(rewriter, loc, enc, tileShape, coord[0],
+                                     coord[1]);
+      int64_t hiBytes = getSwizzledOffset(enc, tileShape, hi[0], hi[1]) *
+                        getStorageBytes(type.getElementType());
+      Value ld;
+      if (hiBytes != 0 && bufType.getNumStages() == 1) {
+        // A one-stage buffer (loop-invariant addresses, e.g. attention's
+        // Q): LLVM would hoist each instruction's full address out of the
+        // loop, a register apiece; the offset stays in the instruction.
+        Value ptr = getElementPtr(rewriter, loc, adaptor.getBuffer(), bufType,
+                                  adaptor.getStage(), off);
+        ld = emitLdmatrixAsm(rewriter, loc, resType, ptr, hiBytes,
+                             numMatrices, trans);
+      } else {
+        if (hiBytes != 0)
+          off = arith::AddIOp::create(
+              rewriter, loc, off,
+              i32Val(rewriter, loc,
+                     hiBytes / getStorageBytes(type.getElementType())));
+        Value ptr = getElementPtr(rewriter, loc, adaptor.getBuffer(), bufType,
+                                  adaptor.getStage(), off);
+        ld = NVVM::LdMatrixOp::create(
+            rewriter, loc, resType, ptr,
+            rewriter.getI32IntegerAttr(numMatrices),
+            NVVM::MMALayoutAttr::get(ctx, trans ? NVVM::MMALayout::col
+                                                : NVVM::MMALayout::row),
+            NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+            NVVM::LdStMatrixEltTypeAttr::get(ctx,
+                                             NVVM::LdStMatrixEltType::B16));
+      }
       for (int j = 0; j < numMatrices; ++j) {
         Value word = LLVM::ExtractValueOp::create(rewriter, loc, ld, j);
         Value pair = LLVM::BitcastOp::create(rewriter, loc, pairType, word);

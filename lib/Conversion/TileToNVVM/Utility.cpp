@@ -121,6 +121,21 @@ unsigned mlir::tilec::getNumWarps(Operation *op) {
   return 1;
 }
 
+int64_t mlir::tilec::getSwizzledOffset(tile::SharedEncodingAttr enc,
+                                       ArrayRef<int64_t> shape, int64_t c0,
+                                       int64_t c1) {
+  unsigned contig = enc.getOrder()[0];
+  int64_t col = contig == 1 ? c1 : c0, row = contig == 1 ? c0 : c1;
+  int64_t seg = enc.getSegmentLength(shape[contig]);
+  int64_t segIdx = col / seg;
+  col %= seg;
+  int64_t vec = enc.getVec();
+  int64_t phase = (row / enc.getPerPhase()) % enc.getMaxPhase();
+  int64_t swizzled = (col / vec) ^ phase;
+  return row * seg + swizzled * vec + col % vec +
+         segIdx * shape[1 - contig] * seg;
+}
+
 Value mlir::tilec::emitSwizzledOffset(OpBuilder &b, Location loc,
                                       SharedEncodingAttr enc,
                                       ArrayRef<int64_t> shape, Value c0,

@@ -74,6 +74,12 @@ SmallVector<Value> emitWarpCoord(OpBuilder &b, Location loc,
 /// it became).
 unsigned getNumWarps(Operation *op);
 
+/// The element offset of the static coordinate (`c0`, `c1`), as
+/// emitSwizzledOffset computes it at run time.
+int64_t getSwizzledOffset(tile::SharedEncodingAttr encoding,
+                          ArrayRef<int64_t> shape,
+                          int64_t c0, int64_t c1);
+
 /// Element offset (i32) of the 2-D tile coordinate (`c0`, `c1`) in a
 /// shared-memory tile of `shape` laid out with `encoding`.
 Value emitSwizzledOffset(OpBuilder &b, Location loc,

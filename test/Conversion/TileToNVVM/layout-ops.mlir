@@ -53,3 +53,22 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     tile.return
   }
 }
+
+// -----
+
+// A 16-wide K slice of an mma.sync A operand (what tile-split-dots takes of
+// P) is a subset of each thread's registers: elements 8..15 of the 16 that
+// hold columns 16..31.
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @slice_k
+  // CHECK: vector.shuffle %{{.*}}, %{{.*}} [8, 9, 10, 11, 12, 13, 14, 15] : vector<16xbf16>, vector<16xbf16>
+  // CHECK-NOT: nvvm.barrier0
+  tile.kernel @slice_k() warps(4) {
+    %x = arith.constant dense<1.0> : tensor<64x32xbf16, #a>
+    %y = tile.extract_slice %x offsets [0, 16] : tensor<64x32xbf16, #a> -> tensor<64x16xbf16, #a>
+    %z = arith.addf %y, %y : tensor<64x16xbf16, #a>
+    tile.return
+  }
+}

@@ -135,3 +135,16 @@ tile.kernel @attention_ws_on_sm89(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
         !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return
 }
+
+// -----
+
+// Head dim 128 keeps Q (128 x 128) in shared memory beside the K/V ring.
+
+tile.kernel @attention_q_and_ring_too_big(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{config needs 131072 bytes of shared memory for Q and a 3-stage K/V ring, more than the 101376 bytes a block may use on sm_89}}
+  tile.attention %q, %q, %q, %q config {stages = 3, block_n = 64}
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

@@ -70,41 +70,49 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // the log2 domain, a row max, exp2 of the shifted scores, the rescaled
 // accumulator, P·V, and the normalized output plus the row lse. The blocks
 // every row sees whole (below Sk and the first query's causal limit) run in
-// a first loop without the mask; the rest in a second loop with it.
+// a first loop without the mask; the rest in a second loop with it. A block
+// has 128 queries and Q waits in shared memory: each key block reads its
+// fragments there; head dim 128 steps through 32 keys at a time in a
+// 3-stage ring.
 
 // CHECK-LABEL: tile.kernel @attention
 // CHECK-SAME: %K: !tile.ptr<bf16> {tile.align = 16 : i64}
 // CHECK-SAME: %kb: i32 {tile.divisibility = 8 : i64}
-// CHECK-SAME: grid(ceildiv(%SQ, 64), %H, %B) warps(4)
+// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(4)
 // CHECK: tile.program_id z
 // CHECK: arith.divsi %{{.*}}, %{{.*}} : i32
 // CHECK: arith.minsi
-// CHECK: %[[FULL:.*]] = arith.muli %{{.*}}, %c64_i32
+// CHECK: %[[FULL:.*]] = arith.muli %{{.*}}, %c32_i32
 // CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
-// CHECK: tile.load {{.*}} -> tensor<64x128xbf16>
-// CHECK: %[[U:.*]]:3 = scf.for %{{.*}} = %c0_i32 to %[[FULL]] step %c64_i32{{[_0-9]*}} {{.*}} -> (tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>)
+// CHECK: %[[TQ:.*]] = tile.load {{.*}} -> tensor<128x128xbf16>
+// CHECK: %[[BQ:.*]] = tile.local_alloc : !tile.smem<1x128x128xbf16, #{{.*}}>
+// CHECK: tile.local_store %[[TQ]], %[[BQ]][%c0_i32]
+// CHECK: tile.barrier
+// CHECK: %[[U:.*]]:3 = scf.for %{{.*}} = %c0_i32 to %[[FULL]] step %c32_i32{{[_0-9]*}} {{.*}} -> (tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>)
 // CHECK-NOT: arith.select
-// CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
-// CHECK:   tile.dot {{.*}} -> tensor<64x64xf32>
+// CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x32xbf16>
+// CHECK:   %[[Q:.*]] = tile.local_load %[[BQ]][%c0_i32] : !tile.smem<1x128x128xbf16, #{{.*}}> -> tensor<128x128xbf16>
+// CHECK:   tile.dot %[[Q]], {{.*}} -> tensor<128x32xf32>
 // CHECK-NOT: arith.select
 // CHECK:   tile.reduce max
 // CHECK-NOT: arith.select
-// CHECK:   tile.dot {{.*}} -> tensor<64x128xf32>
-// CHECK: } {tile.num_stages = 2 : i64}
-// CHECK: scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %c64_i32{{[_0-9]*}} iter_args(%{{.*}} = %[[U]]#0, %{{.*}} = %[[U]]#1, %{{.*}} = %[[U]]#2)
-// CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
-// CHECK:   tile.dot {{.*}} -> tensor<64x64xf32>
+// CHECK:   tile.dot {{.*}} -> tensor<128x128xf32>
+// CHECK: } {tile.num_stages = 3 : i64}
+// CHECK: scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %c32_i32{{[_0-9]*}} iter_args(%{{.*}} = %[[U]]#0, %{{.*}} = %[[U]]#1, %{{.*}} = %[[U]]#2)
+// CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x32xbf16>
+// CHECK:   tile.local_load %[[BQ]]
+// CHECK:   tile.dot {{.*}} -> tensor<128x32xf32>
 // CHECK:   arith.cmpi sle
 // CHECK:   arith.select
 // CHECK:   tile.reduce max
 // CHECK:   math.exp2
 // CHECK:   tile.reduce sum
-// CHECK:   tile.dot {{.*}} -> tensor<64x128xf32>
-// CHECK: } {tile.num_stages = 2 : i64}
+// CHECK:   tile.dot {{.*}} -> tensor<128x128xf32>
+// CHECK: } {tile.num_stages = 3 : i64}
 // CHECK: arith.divf
-// CHECK: tile.store {{.*}} : tensor<64x128xbf16>
+// CHECK: tile.store {{.*}} : tensor<128x128xbf16>
 // CHECK: math.log2
-// CHECK: tile.store {{.*}} : tensor<64xf32>
+// CHECK: tile.store {{.*}} : tensor<128xf32>
 // CHECK-NOT: tile.attention
 tile.kernel @attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
                        %O: !tile.ptr<bf16>, %L: !tile.ptr<f32>, %B: i32, %H: i32,
@@ -119,6 +127,24 @@ tile.kernel @attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<b
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.return
+}
+
+// -----
+
+// With `q_in_smem = 0` Q's tile is the dot operand itself (registers).
+
+// CHECK-LABEL: tile.kernel @attention_q_in_registers
+// CHECK-SAME: grid(ceildiv(%S, 64), 4, %B)
+// CHECK-NOT: tile.local_alloc
+// CHECK: %[[TQ:.*]] = tile.load {{.*}} -> tensor<64x128xbf16>
+// CHECK-NOT: tile.local_load
+// CHECK: tile.dot %[[TQ]], {{.*}} -> tensor<64x64xf32>
+tile.kernel @attention_q_in_registers(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %q, %q, %q config {block_m = 64, block_n = 64, q_in_smem = 0}
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
 

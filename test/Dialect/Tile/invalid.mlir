@@ -336,6 +336,38 @@ func.func @trans_shape(%t: tensor<4x8xf32>) {
 
 // -----
 
+func.func @extract_slice_encoding(%t: tensor<64x32xbf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>>) {
+  // expected-error @+1 {{expected the result to have the source's element type and encoding}}
+  %b = tile.extract_slice %t offsets [0, 16] : tensor<64x32xbf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>> -> tensor<64x16xbf16>
+  return
+}
+
+// -----
+
+func.func @extract_slice_rank(%t: tensor<64x32xbf16>) {
+  // expected-error @+1 {{expected one offset per dimension of the source}}
+  %b = tile.extract_slice %t offsets [0] : tensor<64x32xbf16> -> tensor<64x16xbf16>
+  return
+}
+
+// -----
+
+func.func @extract_slice_unaligned(%t: tensor<64x32xbf16>) {
+  // expected-error @+1 {{offset 8 of dimension 1 must be a multiple of the slice size 16 within the source size 32}}
+  %b = tile.extract_slice %t offsets [0, 8] : tensor<64x32xbf16> -> tensor<64x16xbf16>
+  return
+}
+
+// -----
+
+func.func @extract_slice_out_of_bounds(%t: tensor<64x32xbf16>) {
+  // expected-error @+1 {{offset 32 of dimension 1 must be a multiple of the slice size 16 within the source size 32}}
+  %b = tile.extract_slice %t offsets [0, 32] : tensor<64x32xbf16> -> tensor<64x16xbf16>
+  return
+}
+
+// -----
+
 func.func @reduce_rank(%t: tensor<4xf32>) {
   // expected-error @+1 {{expected a source of rank at least 2 (use tile.expand_dims to reduce a 1-D tile)}}
   %r = "tile.reduce"(%t) <{kind = 0 : i32, axis = 0 : i32}> : (tensor<4xf32>) -> tensor<f32>

@@ -64,6 +64,8 @@ tile.kernel @tile_construction(%s: f32) {
   %bb = tile.broadcast %e : tensor<1x128xi32> -> tensor<64x128xi32>
   // CHECK: tile.trans %{{.*}} : tensor<64x128xf32> -> tensor<128x64xf32>
   %t = tile.trans %b : tensor<64x128xf32> -> tensor<128x64xf32>
+  // CHECK: tile.extract_slice %{{.*}} offsets [32, 64] : tensor<64x128xf32> -> tensor<32x64xf32>
+  %sl = tile.extract_slice %b offsets [32, 64] : tensor<64x128xf32> -> tensor<32x64xf32>
   // CHECK: tile.reduce max %{{.*}} axis = 1 : tensor<64x128xf32> -> tensor<64xf32>
   %m = tile.reduce max %b axis = 1 : tensor<64x128xf32> -> tensor<64xf32>
   // CHECK: tile.reduce sum

@@ -740,6 +740,28 @@ LogicalResult TransOp::verify() {
   return success();
 }
 
+LogicalResult ExtractSliceOp::verify() {
+  auto src = cast<RankedTensorType>(getSource().getType());
+  auto res = cast<RankedTensorType>(getResult().getType());
+  ArrayRef<int64_t> offsets = getOffsets();
+  if (res.getElementType() != src.getElementType() ||
+      res.getEncoding() != src.getEncoding())
+    return emitOpError("expected the result to have the source's element "
+                       "type and encoding");
+  if (res.getRank() != src.getRank() ||
+      static_cast<int64_t>(offsets.size()) != src.getRank())
+    return emitOpError("expected one offset per dimension of the source");
+  for (auto [i, off] : llvm::enumerate(offsets)) {
+    int64_t size = res.getDimSize(i);
+    if (off < 0 || off % size != 0 || off + size > src.getDimSize(i))
+      return emitOpError("offset ")
+             << off << " of dimension " << i
+             << " must be a multiple of the slice size " << size
+             << " within the source size " << src.getDimSize(i);
+  }
+  return success();
+}
+
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
   if (getSrc().getType() == getResult().getType())
     return getSrc();
@@ -1169,7 +1191,7 @@ static LogicalResult verifyConfig(Operation *op, DictionaryAttr config,
     // Flags are 0 or 1; everything else is a count.
     bool isFlag = llvm::is_contained(
         {StringRef("warp_specialize"), StringRef("tma_store"),
-         StringRef("pingpong")},
+         StringRef("pingpong"), StringRef("q_in_smem")},
         entry.getName().getValue());
     if (isFlag && (!value || (value.getInt() != 0 && value.getInt() != 1)))
       return op->emitOpError("config key '")
@@ -1289,7 +1311,7 @@ LogicalResult AttentionOp::verify() {
   if (failed(verifyConfig(*this, getConfigAttr(),
                           {"block_m", "block_n", "stages", "warps",
                            "warp_specialize", "consumer_regs", "producer_regs",
-                           "pingpong", "tma_store"})))
+                           "pingpong", "tma_store", "q_in_smem"})))
     return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");

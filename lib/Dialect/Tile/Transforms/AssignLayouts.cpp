@@ -378,6 +378,8 @@ Attribute LayoutAssignment::getRequiredLayout(Operation *op, unsigned idx) {
                                     perm(res.getThreadsPerWarp()),
                                     perm(res.getWarpsPerCTA()), order);
   }
+  if (auto slice = dyn_cast<ExtractSliceOp>(op))
+    return get(slice.getResult());
   if (auto load = dyn_cast<LoadOp>(op))
     return get(load.getResult()); // the mask
   if (auto store = dyn_cast<StoreOp>(op))
@@ -468,6 +470,8 @@ void LayoutAssignment::visit(Operation *op) {
                                       swap(src.getThreadsPerWarp()),
                                       swap(src.getWarpsPerCTA()), order));
     }
+  } else if (auto slice = dyn_cast<ExtractSliceOp>(op)) {
+    assign(slice.getResult(), get(slice.getSource()));
   } else if (auto wait = dyn_cast<WarpgroupWaitOp>(op)) {
     for (auto [v, r] : llvm::zip(wait.getValues(), wait.getResults()))
       assign(r, get(v));

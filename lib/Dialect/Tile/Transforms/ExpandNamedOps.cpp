@@ -912,6 +912,15 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   } else {
     tq = LoadOp::create(b, RankedTensorType::get({bm, d}, et), q,
                         ValueRange{bi, h, m0, zero}, Value(), Padding::Zero);
+    if (c.qInSmem) {
+      // Q waits in shared memory; each key block reads its fragments anew.
+      bufQ = LocalAllocOp::create(
+          b, SmemType::get(ctx, {1, bm, d}, et,
+                           getLdmatrixSwizzle(ctx, {bm, d}, /*contig=*/1,
+                                              et.getIntOrFloatBitWidth() / 8)));
+      LocalStoreOp::create(b, tq, bufQ, zero);
+      BarrierOp::create(b);
+    }
   }
   // Query indices (as rows), shifted by Sk - Sq: each one's last key.
   auto rowsI = RangeOp::create(b, RankedTensorType::get({bm}, i32), 0, bm);
@@ -1005,7 +1014,11 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                                   Padding::Zero);
         Value tv = LoadOp::create(lb, vTile, v, ValueRange{bi, kvHead, n, zero},
                                   Value(), Padding::Zero);
-        Value sc = DotOp::create(lb, sType, tq, kt, splat(lb, sType, 0.0));
+        Value qa = c.qInSmem ? LocalLoadOp::create(
+                                   lb, RankedTensorType::get({bm, d}, et),
+                                   bufQ, zero)
+                             : tq;
+        Value sc = DotOp::create(lb, sType, qa, kt, splat(lb, sType, 0.0));
         Softmax sm = emitSoftmax(lb, sc, n, it[1], it[2], masked);
         Value accNew = DotOp::create(lb, accType, sm.p, tv,
                                      rescale(lb, it[0], sm.alpha));

@@ -73,3 +73,17 @@ mlir::tilec::tile::chooseMmaWarps(int64_t m, int64_t n, unsigned numWarps,
     return failure();
   return *best;
 }
+
+SharedEncodingAttr mlir::tilec::tile::getLdmatrixSwizzle(MLIRContext *ctx,
+                                                        ArrayRef<int64_t> shape,
+                                                        unsigned contig,
+                                                        unsigned elemBytes) {
+  unsigned vec = 16 / elemBytes;
+  int64_t rowLen = shape[contig];
+  int64_t rowBytes = rowLen * elemBytes;
+  unsigned perPhase = std::max<int64_t>(1, 128 / rowBytes);
+  unsigned maxPhase =
+      std::max<int64_t>(1, std::min<int64_t>(8 / perPhase, rowLen / vec));
+  return SharedEncodingAttr::get(ctx, vec, perPhase, maxPhase,
+                                 {contig, 1 - contig}, /*segment=*/0);
+}

@@ -241,13 +241,29 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // H200 at S = 4096, head dim 128: 241 TFLOP/s vs 180 with 64-key blocks
   // (causal 205 vs 161); head dim 64: 205 vs 145 with 4 warps on mma.sync
   // (bench/results/2026-11-30_attention_variants_h200.json).
-  // On mma.sync (sm_80-class), head dim 128 takes 64-query blocks on 4 warps
-  // (H200, sm_80 PTX: 162 vs 160 TFLOP/s at S = 4096, causal 154 vs 146,
-  // S = 1024 causal 131 vs 116 with 128 queries on 8 warps).
+  // On mma.sync (sm_80-class) each warp reads all of the K and V tiles from
+  // shared memory for its rows, so the rows per warp set the ldmatrix count
+  // per mma.sync: head dims 64 and 128 take 128 queries on 4 warps (32 rows
+  // each). Q is read from shared memory per key block (FlashAttention-2's
+  // choice: Q's fragments, S and the accumulator of 32 rows do not fit a
+  // thread's registers together at head dim 128); head dim 128 takes
+  // 32-key blocks (64-key ones spill) in a 3-stage ring. H200, sm_80 PTX,
+  // S = 4096 (bench/results/2026-11-30_attention_sm80_qsmem_h200.json):
+  // head dim 128 327 TFLOP/s (causal 291) against 282 (283) with 64 queries
+  // and Q in registers, 317 (264) with 64-key blocks and 323 (276) with 2
+  // stages; head dim 64 causal 295 against 274 with Q in registers; head
+  // dim 256 157 against 125 with Q in registers.
   AttentionConfig c;
-  c.blockM = d == 64 ? 128 : 64;
+  c.blockM = d <= 128 ? 128 : 64;
   c.blockN = 64;
   c.warps = 4;
+  if (!target.hasWgmma) {
+    c.qInSmem = true;
+    if (d == 128) {
+      c.blockN = 32;
+      c.stages = 3;
+    }
+  }
   bool hopper = target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
   if (target.hasWgmma && d <= 128) {
     c.blockM = 128;
@@ -259,6 +275,7 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   std::optional<bool> ws = readConfigFlag(config, "warp_specialize");
   std::optional<bool> pingpong = readConfigFlag(config, "pingpong");
   std::optional<bool> tmaStore = readConfigFlag(config, "tma_store");
+  c.qInSmem = readConfigFlag(config, "q_in_smem").value_or(c.qInSmem);
   bool wsRequested = ws.value_or(false);
   c.warpSpecialize = ws.value_or(c.warpSpecialize);
   if (config) {
@@ -282,10 +299,21 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     return op.emitOpError("block_m must be a multiple of 16 x warps and "
                           "block_n a power of two >= 16, got block_m = ")
            << c.blockM << ", block_n = " << c.blockN << ", warps = " << c.warps;
+  int64_t elemBytes = getBytes(op.getQ().getType().getElementType());
   auto checkNotWs = [&]() -> FailureOr<AttentionConfig> {
     if (pingpong.value_or(false) || tmaStore.value_or(false))
       return op.emitOpError(pingpong.value_or(false) ? "pingpong" : "tma_store")
              << " needs the warp-specialized schedule";
+    // Q's buffer beside tile-pipeline's K/V ring.
+    int64_t bytes =
+        ((c.qInSmem ? c.blockM * d : 0) + c.stages * 2 * c.blockN * d) *
+        elemBytes;
+    if (bytes > target.maxSmemPerBlock)
+      return op.emitOpError("config needs ")
+             << bytes << " bytes of shared memory for "
+             << (c.qInSmem ? "Q and " : "") << "a " << c.stages
+             << "-stage K/V ring, more than the " << target.maxSmemPerBlock
+             << " bytes a block may use on " << target.chip;
     return c;
   };
   if (!c.warpSpecialize)
@@ -308,7 +336,6 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
                   Twine(c.blockM) + " with " + Twine(c.warps) + " warps");
   if (c.blockN % 64 != 0 || c.blockN > 256)
     return reject("block_n must be 64, 128 or 256, got " + Twine(c.blockN));
-  int64_t elemBytes = getBytes(op.getQ().getType().getElementType());
   // Q's tile and the K/V ring.
   int64_t bytes = (c.blockM + c.stages * 2 * c.blockN) * d * elemBytes;
   if (bytes > target.maxSmemPerBlock)

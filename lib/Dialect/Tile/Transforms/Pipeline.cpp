@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Pipeline.h"
 
@@ -113,22 +114,6 @@ struct Candidate {
   bool inPlace = false;
 };
 } // namespace
-
-/// The swizzle for a tile whose dimension `contig` is contiguous: rows of
-/// `rowBytes` are split into 16-byte chunks; the 8 rows an ldmatrix phase
-/// (or a warp of cp.async writes) touches must hit distinct 16-byte bank
-/// groups of a 128-byte line.
-static SharedEncodingAttr getSwizzle(MLIRContext *ctx, ArrayRef<int64_t> shape,
-                                     unsigned contig, unsigned elemBytes) {
-  unsigned vec = 16 / elemBytes;
-  int64_t rowLen = shape[contig];
-  int64_t rowBytes = rowLen * elemBytes;
-  unsigned perPhase = std::max<int64_t>(1, 128 / rowBytes);
-  unsigned maxPhase =
-      std::max<int64_t>(1, std::min<int64_t>(8 / perPhase, rowLen / vec));
-  return SharedEncodingAttr::get(ctx, vec, perPhase, maxPhase,
-                                 {contig, 1 - contig}, /*segment=*/0);
-}
 
 /// The facts of `load` itself that a 16-byte cp.async stage needs (its
 /// users are checked by analyzeLoad); `why` says what fails.
@@ -236,7 +221,8 @@ static std::optional<Candidate> analyzeLoad(LoadOp load, scf::ForOp loop,
   SharedEncodingAttr enc =
       inPlaceEncoding
           ? inPlaceEncoding
-          : getSwizzle(load.getContext(), tile.getShape(), contig, elemBytes);
+          : getLdmatrixSwizzle(load.getContext(), tile.getShape(), contig,
+                               elemBytes);
   if (enc.getOrder()[0] != contig)
     return fail("the shared layout is not contiguous along the rows in memory");
   cand.bufferType = SmemType::get(

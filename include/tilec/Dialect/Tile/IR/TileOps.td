@@ -340,6 +340,29 @@ def Tile_TransOp : Tile_Op<"trans", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ExtractSliceOp : Tile_Op<"extract_slice", [Pure]> {
+  let summary = "A static sub-tile of a tile, in the same layout";
+  let description = [{
+    Element (i, j) of the result is element (i + offsets[0], j + offsets[1])
+    of `source`. Each offset is a multiple of the result's size in its
+    dimension, and both tiles have the same encoding: every thread then
+    already holds the sub-tile's elements in registers of the source, and
+    the slice moves no data. `tile-split-dots` slices register operands of
+    `tile.dot` into 16-wide K steps with it.
+
+    ```mlir
+    %p0 = tile.extract_slice %p offsets [0, 16]
+        : tensor<128x64xbf16, #dot_a> -> tensor<128x16xbf16, #dot_a>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$source, DenseI64ArrayAttr:$offsets);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $source `offsets` $offsets attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure,
     SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
   let summary = "Changes the layout encoding of a tile";
@@ -942,7 +965,10 @@ def Tile_AttentionOp : Tile_Op<"attention", [
     `producer_regs` (the two sides' `setmaxnreg`, default 240 and 24),
     `pingpong` (0 or 1: the two consumer warpgroups take turns issuing
     wgmma; the default with 8 warps) and `tma_store` (0 or 1: O leaves
-    through shared memory and a TMA store; the default there).
+    through shared memory and a TMA store; the default there). Without the
+    producer warp, `q_in_smem` (0 or 1) keeps Q in shared memory and reads
+    its fragments for every key block instead of holding them in registers
+    (the mma.sync default for head dim 128 with 32 query rows per warp).
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal

@@ -8,7 +8,7 @@
 //
 // This file declares the rules tile-assign-layouts uses to pick layouts:
 // coalesced blocked layouts for global memory access and warp arrangements
-// for mma.sync accumulators.
+// for mma.sync accumulators, and the swizzle of shared tiles ldmatrix reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +37,13 @@ BlockedEncodingAttr getCoalescedLayout(MLIRContext *ctx,
 /// fits.
 FailureOr<std::pair<unsigned, unsigned>>
 chooseMmaWarps(int64_t m, int64_t n, unsigned numWarps, bool rowsOnly);
+
+/// The shared layout of a `shape` tile of `elemBytes`-byte elements whose
+/// dimension `contig` is contiguous: rows are split into 16-byte chunks,
+/// XOR-swizzled so that the 8 rows an ldmatrix phase (or a warp of cp.async
+/// writes) touches hit distinct 16-byte bank groups of a 128-byte line.
+SharedEncodingAttr getLdmatrixSwizzle(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                                      unsigned contig, unsigned elemBytes);
 
 } // namespace mlir::tilec::tile
 

@@ -71,6 +71,11 @@ struct AttentionConfig {
   bool pingpong = false;
   /// O leaves through shared memory (Q's buffer) and a TMA store.
   bool tmaStore = false;
+  /// The cp.async schedule keeps Q in shared memory and reads its fragments
+  /// there for every key block (ldmatrix) instead of holding them in
+  /// registers: the registers then fit 32 query rows per warp, which halves
+  /// the K and V fragment reads per product.
+  bool qInSmem = false;
 };
 
 /// The configuration of `op` (head dim `headDim`) on `target`: the chip's

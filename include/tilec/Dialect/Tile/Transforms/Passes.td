@@ -111,6 +111,33 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
   ];
 }
 
+def TileSplitDots : Pass<"tile-split-dots", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Splits mma.sync tile.dots with a shared-memory operand into 16-wide K steps";
+  let description = [{
+    A `tile.dot` on mma.sync whose operand is a `tile.local_load`
+    (`ldmatrix`) used only by it reads the whole operand tile into registers
+    before its first `mma.sync`: for attention's Kᵀ and V tiles at head dim
+    128 that is 128 registers per thread each, which with 32 query rows per
+    warp overflows the register file (ptxas spills inside the key loop).
+    The dot becomes a chain of dots over 16-wide K steps; a shared-memory
+    operand becomes one `tile.local_load` per step (offsets shifted), a
+    register operand one `tile.extract_slice` per step:
+
+        acc = dot(local_load A, local_load B, acc)
+      ->
+        for s in 0, 16, ..: acc = dot(local_load A[:, s:s+16],
+                                      local_load B[s:s+16, :], acc)
+
+    so that each step's fragments live only until its own `mma.sync`. The
+    reads move down to the dot only over operations that write no memory.
+    wgmma dots (operands read in place) and dots of one K step are left
+    alone.
+  }];
+  let statistics = [
+    Statistic<"numSplitDots", "num-split-dots", "Number of dots split into K steps">
+  ];
+}
+
 def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
   let summary = "Outlines linalg matmuls and attention into tile.gemm / tile.attention kernels";
   let description = [{
