@@ -148,3 +148,34 @@ tile.kernel @chained_dots(%q: !tile.ptr<bf16>, %n: i32) {
   tile.store %ob, %v[%c0, %c0] : tensor<64x64xbf16>, !tile.view<?x64xbf16, strides = [64, 1]>
   tile.return
 }
+
+// -----
+
+// The chain is seen through a branch (attention's mask of edge blocks):
+// both dots still split rows only, with no conversion between them.
+
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-LABEL: tile.kernel @chained_dots_through_branch
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[$MMA]]>
+// CHECK: scf.if
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[$MMA]]>
+tile.kernel @chained_dots_through_branch(%q: !tile.ptr<bf16>, %n: i32, %k: i32) {
+  %c0 = arith.constant 0 : i32
+  %edge = arith.cmpi sge, %k, %n : i32
+  %v = tile.make_view %q[%n, 64] strides [64, 1] : !tile.ptr<bf16>
+  %tq = tile.load %v[%c0, %c0] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<64x64xf32>
+  %s = tile.dot %tq, %tq, %z : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  %sm = scf.if %edge -> (tensor<64x64xf32>) {
+    %m = arith.maximumf %s, %ninf : tensor<64x64xf32>
+    scf.yield %m : tensor<64x64xf32>
+  } else {
+    scf.yield %s : tensor<64x64xf32>
+  }
+  %p = arith.truncf %sm : tensor<64x64xf32> to tensor<64x64xbf16>
+  %o = tile.dot %p, %tq, %z : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  %ob = arith.truncf %o : tensor<64x64xf32> to tensor<64x64xbf16>
+  tile.store %ob, %v[%c0, %c0] : tensor<64x64xbf16>, !tile.view<?x64xbf16, strides = [64, 1]>
+  tile.return
+}

@@ -150,6 +150,34 @@ tile.kernel @attention_q_in_registers(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 
 // -----
 
+// With `split_loops = 0` (the default at head dim 256) one loop covers all
+// key blocks; those from the first partly visible one on take the mask in a
+// branch.
+
+// CHECK-LABEL: tile.kernel @attention_one_loop
+// CHECK: %[[FULL:.*]] = arith.muli %{{.*}}, %c64_i32
+// CHECK: scf.for %[[N:.*]] = %c0_i32 to %{{.*}} step %c64_i32
+// CHECK:   tile.dot
+// CHECK:   %[[EDGE:.*]] = arith.cmpi sge, %[[N]], %[[FULL]]
+// CHECK:   scf.if %[[EDGE]] -> (tensor<128x64xf32>) {
+// CHECK:     arith.cmpi sle
+// CHECK:     arith.select
+// CHECK:   } else {
+// CHECK:   tile.reduce max
+// CHECK:   tile.dot
+// CHECK: } {tile.num_stages = 2 : i64}
+// CHECK-NOT: scf.for
+// CHECK: tile.store
+tile.kernel @attention_one_loop(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 64] strides [%S, %S, 64, 1] : !tile.ptr<bf16>
+  tile.attention %q, %q, %q, %q causal config {split_loops = 0}
+      : !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>,
+        !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}
+
+// -----
+
 // `stages` sets the depth of the K/V ring of both loops.
 
 // CHECK-LABEL: tile.kernel @attention_stages

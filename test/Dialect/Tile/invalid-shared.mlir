@@ -864,6 +864,14 @@ func.func @attention_q_in_smem_flag(%q: !tile.view<?x?x?x64xbf16, strides = [?, 
 
 // -----
 
+func.func @attention_split_loops_flag(%q: !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>) {
+  // expected-error @+1 {{config key 'split_loops' expects 0 or 1}}
+  tile.attention %q, %q, %q, %q config {split_loops = 2} : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  return
+}
+
+// -----
+
 func.func @gemm_count_not_integer(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
   // expected-error @+1 {{config key 'consumer_regs' expects a positive integer}}
   tile.gemm %a, %b, %c config {consumer_regs = 232.0} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>

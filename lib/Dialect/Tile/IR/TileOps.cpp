@@ -1191,7 +1191,8 @@ static LogicalResult verifyConfig(Operation *op, DictionaryAttr config,
     // Flags are 0 or 1; everything else is a count.
     bool isFlag = llvm::is_contained(
         {StringRef("warp_specialize"), StringRef("tma_store"),
-         StringRef("pingpong"), StringRef("q_in_smem")},
+         StringRef("pingpong"), StringRef("q_in_smem"),
+         StringRef("split_loops")},
         entry.getName().getValue());
     if (isFlag && (!value || (value.getInt() != 0 && value.getInt() != 1)))
       return op->emitOpError("config key '")
@@ -1311,7 +1312,8 @@ LogicalResult AttentionOp::verify() {
   if (failed(verifyConfig(*this, getConfigAttr(),
                           {"block_m", "block_n", "stages", "warps",
                            "warp_specialize", "consumer_regs", "producer_regs",
-                           "pingpong", "tma_store", "q_in_smem"})))
+                           "pingpong", "tma_store", "q_in_smem",
+                           "split_loops"})))
     return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");

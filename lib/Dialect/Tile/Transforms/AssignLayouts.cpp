@@ -25,7 +25,6 @@
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Target/TargetInfo.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -157,23 +156,60 @@ Attribute LayoutAssignment::getStoreLayout(StoreOp store) {
 
 /// True when a value computed from `op`'s result reaches another tile.dot.
 static bool feedsAnotherDot(DotOp op) {
-  SetVector<Operation *> slice;
-  ForwardSliceOptions options;
-  getForwardSlice(op.getResult(), &slice, options);
-  // Loop-carried values reach the next iteration's ops through iter_args.
-  for (Operation *user : slice)
-    if (isa<DotOp>(user) && user != op.getOperation())
-      return true;
+  // Forward through users, from a yield to what its parent defines with it
+  // (branch results; loop results and the next iteration's iter_args).
+  SmallVector<Value> worklist{op.getResult()};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<DotOp>(user) && user != op.getOperation())
+        return true;
+      if (isa<scf::YieldOp>(user)) {
+        Operation *parent = user->getParentOp();
+        unsigned idx = use.getOperandNumber();
+        if (idx < parent->getNumResults())
+          worklist.push_back(parent->getResult(idx));
+        if (auto forOp = dyn_cast<scf::ForOp>(parent))
+          worklist.push_back(forOp.getRegionIterArgs()[idx]);
+        continue;
+      }
+      llvm::append_range(worklist, user->getResults());
+    }
+  }
   return false;
 }
 
-/// True when the A operand of `op` is computed from another tile.dot.
+/// True when the A operand of `op` is computed from another tile.dot (in
+/// the same iteration: loop-carried values are not followed; branch results
+/// are, through their yields).
 static bool fedByAnotherDot(DotOp op) {
-  SetVector<Operation *> slice;
-  BackwardSliceOptions options;
-  options.omitBlockArguments = true;
-  (void)getBackwardSlice(op.getA(), &slice, options);
-  return llvm::any_of(slice, [](Operation *o) { return isa<DotOp>(o); });
+  SmallVector<Value> worklist{op.getA()};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      continue;
+    if (isa<DotOp>(def))
+      return true;
+    if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
+      unsigned idx = cast<OpResult>(v).getResultNumber();
+      for (Region *r : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+        if (!r->empty())
+          worklist.push_back(
+              cast<scf::YieldOp>(r->front().getTerminator()).getOperand(idx));
+    }
+    if (isa<scf::ForOp>(def))
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
 }
 
 /// The tile dimension of `operand` that is contiguous in global memory when

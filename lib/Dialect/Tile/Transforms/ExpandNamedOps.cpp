@@ -677,10 +677,11 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
 /// stops at the last visible block and the blocks with the most keys run
 /// first. Rows that see no key produce 0 (and an lse of -inf).
 ///
-///   q = load Q[m0 : m0 + BM]                       // registers
-///   for n in [0, end) step BN:                     // split in two loops:
-///     s = q kᵀ(n) * scale * log2(e)                //   unmasked blocks,
-///     (mask keys past Sk / the causal limit)       //   then masked ones
+///   q = load Q[m0 : m0 + BM]                       // registers or smem
+///   for n in [0, end) step BN:                     // split in two loops
+///     s = q kᵀ(n) * scale * log2(e)                // (unmasked blocks,
+///     (mask keys past Sk / the causal limit)       // then masked ones) or
+///                                                  // masked in a branch
 ///     m' = max(m, rowmax s); p = exp2(s - m')
 ///     l = l * exp2(m - m') + rowsum p
 ///     acc = acc * exp2(m - m') + p v(n)
@@ -943,8 +944,23 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   struct Softmax {
     Value p, alpha, m, l;
   };
+  // Keys past Sk and, with causal, past each query's limit score -inf.
+  auto applyMask = [&](ImplicitLocOpBuilder &lb, Value sc, Value n) -> Value {
+    Value kj = arith::AddIOp::create(
+        lb, colsI, SplatOp::create(lb, RankedTensorType::get({bn}, i32), n));
+    Value kjB = broadcastAlong(lb, kj, 0, {bm, bn});
+    Value keep = arith::CmpIOp::create(lb, arith::CmpIPredicate::slt, kjB, skB);
+    if (op.getCausal())
+      keep = arith::AndIOp::create(
+          lb, keep,
+          arith::CmpIOp::create(lb, arith::CmpIPredicate::sle, kjB, qLimitB));
+    return arith::SelectOp::create(lb, keep, sc, ninf);
+  };
+  // With `maskWhen` the mask applies only where that condition holds (one
+  // branch per block).
   auto emitSoftmax = [&](ImplicitLocOpBuilder &lb, Value sc, Value n,
-                         Value mi, Value li, bool masked) -> Softmax {
+                         Value mi, Value li, bool masked,
+                         Value maskWhen = {}) -> Softmax {
     // The row max of the raw scores, scaled (scale > 0), is the max in the
     // log2 domain; each element then takes one fma and one exp2:
     // p = exp2(s * scale - m).
@@ -954,17 +970,21 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     };
     Value mUse, mNew;
     if (masked) {
-      // Mask keys past Sk and, with causal, past each query's limit.
-      Value kj = arith::AddIOp::create(
-          lb, colsI, SplatOp::create(lb, RankedTensorType::get({bn}, i32), n));
-      Value kjB = broadcastAlong(lb, kj, 0, {bm, bn});
-      Value keep =
-          arith::CmpIOp::create(lb, arith::CmpIPredicate::slt, kjB, skB);
-      if (op.getCausal())
-        keep = arith::AndIOp::create(
-            lb, keep,
-            arith::CmpIOp::create(lb, arith::CmpIPredicate::sle, kjB, qLimitB));
-      sc = arith::SelectOp::create(lb, keep, sc, ninf);
+      if (maskWhen) {
+        Value raw = sc;
+        sc = scf::IfOp::create(
+                 lb, maskWhen,
+                 [&](OpBuilder &ib, Location l) {
+                   ImplicitLocOpBuilder mb(l, ib);
+                   scf::YieldOp::create(mb, applyMask(mb, raw, n));
+                 },
+                 [&](OpBuilder &ib, Location l) {
+                   scf::YieldOp::create(ib, l, raw);
+                 })
+                 .getResult(0);
+      } else {
+        sc = applyMask(lb, sc, n);
+      }
       mNew = arith::MaximumFOp::create(lb, mi, rowMaxScaled(sc));
       // A row that has seen no key yet keeps m = -inf; subtract 0 then.
       Value noKey = arith::CmpFOp::create(lb, arith::CmpFPredicate::OEQ, mNew,
@@ -1001,14 +1021,19 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
           body(lb, n, it);
         });
   };
-  // The blocks every row sees whole run unmasked: [0, full), then the
-  // rest masked: [full, end).
+  // The blocks every row sees whole, [0, full), need no mask; the rest,
+  // [full, end), do.
   Value acc, m, l;
   if (!c.warpSpecialize) {
     // Each step loads its tiles (tile-pipeline turns the loads into the
-    // cp.async ring and places the wgmma waits).
-    auto step = [&](bool masked) {
-      return [&, masked](ImplicitLocOpBuilder &lb, Value n, ValueRange it) {
+    // cp.async ring and places the wgmma waits). With `splitLoops` the
+    // blocks every row sees whole run in a loop without the mask, the rest
+    // in a second loop with it (the ring drains between them); otherwise one
+    // loop covers all blocks and those from `full` on take the mask in a
+    // branch.
+    auto step = [&](bool masked, Value maskFrom) {
+      return [&, masked, maskFrom](ImplicitLocOpBuilder &lb, Value n,
+                                   ValueRange it) {
         Value kt = LoadOp::create(lb, ktTile, kT,
                                   ValueRange{bi, kvHead, zero, n}, Value(),
                                   Padding::Zero);
@@ -1019,23 +1044,32 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                                    bufQ, zero)
                              : tq;
         Value sc = DotOp::create(lb, sType, qa, kt, splat(lb, sType, 0.0));
-        Softmax sm = emitSoftmax(lb, sc, n, it[1], it[2], masked);
+        Value maskWhen;
+        if (maskFrom)
+          maskWhen = arith::CmpIOp::create(lb, arith::CmpIPredicate::sge, n,
+                                           maskFrom);
+        Softmax sm = emitSoftmax(lb, sc, n, it[1], it[2], masked, maskWhen);
         Value accNew = DotOp::create(lb, accType, sm.p, tv,
                                      rescale(lb, it[0], sm.alpha));
         scf::YieldOp::create(lb, ValueRange{accNew, sm.m, sm.l});
       };
     };
-    auto unmasked = makeLoop(zero, full,
-                             {splat(b, accType, 0.0),
-                              splat(b, rowType, -INFINITY),
-                              splat(b, rowType, 0.0)},
-                             step(false));
-    auto masked = makeLoop(full, end, unmasked.getResults(), step(true));
-    for (scf::ForOp loop : {unmasked, masked})
+    SmallVector<Value> init = {splat(b, accType, 0.0),
+                               splat(b, rowType, -INFINITY),
+                               splat(b, rowType, 0.0)};
+    SmallVector<scf::ForOp> loops;
+    if (c.splitLoops) {
+      loops.push_back(makeLoop(zero, full, init, step(false, Value())));
+      loops.push_back(
+          makeLoop(full, end, loops[0].getResults(), step(true, Value())));
+    } else {
+      loops.push_back(makeLoop(zero, end, init, step(true, full)));
+    }
+    for (scf::ForOp loop : loops)
       loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
-    acc = masked.getResult(0);
-    m = masked.getResult(1);
-    l = masked.getResult(2);
+    acc = loops.back().getResult(0);
+    m = loops.back().getResult(1);
+    l = loops.back().getResult(2);
   } else {
     // Software-pipelined across blocks (FlashAttention-3's intra-warpgroup
     // overlap): step j issues QKᵀ of block j and P·V of block j - 1, and

@@ -252,8 +252,14 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // head dim 128 327 TFLOP/s (causal 291) against 282 (283) with 64 queries
   // and Q in registers, 317 (264) with 64-key blocks and 323 (276) with 2
   // stages; head dim 64 causal 295 against 274 with Q in registers; head
-  // dim 256 157 against 125 with Q in registers.
+  // dim 256 157 against 125 with Q in registers. Head dim 256 runs its
+  // blocks in one loop (masking the edge blocks in a branch): 184 TFLOP/s
+  // (causal 164) against 157 (145) with split loops, and on sm_90a's
+  // cp.async schedule 313 (279) against 186 (164); head dims 64 and 128
+  // keep split loops (head dim 128: 332 (291) against 325 (275))
+  // (bench/results/2026-11-30_attention_joint_loop_h200.json).
   AttentionConfig c;
+  c.splitLoops = d <= 128;
   c.blockM = d <= 128 ? 128 : 64;
   c.blockN = 64;
   c.warps = 4;
@@ -276,6 +282,7 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   std::optional<bool> pingpong = readConfigFlag(config, "pingpong");
   std::optional<bool> tmaStore = readConfigFlag(config, "tma_store");
   c.qInSmem = readConfigFlag(config, "q_in_smem").value_or(c.qInSmem);
+  c.splitLoops = readConfigFlag(config, "split_loops").value_or(c.splitLoops);
   bool wsRequested = ws.value_or(false);
   c.warpSpecialize = ws.value_or(c.warpSpecialize);
   if (config) {

@@ -968,7 +968,10 @@ def Tile_AttentionOp : Tile_Op<"attention", [
     through shared memory and a TMA store; the default there). Without the
     producer warp, `q_in_smem` (0 or 1) keeps Q in shared memory and reads
     its fragments for every key block instead of holding them in registers
-    (the mma.sync default for head dim 128 with 32 query rows per warp).
+    (the mma.sync default: 32 query rows per warp), and `split_loops` (0 or
+    1) runs the key blocks every query sees whole in a loop without the
+    mask and the rest in a second one, instead of one loop that masks the
+    edge blocks in a branch (the default up to head dim 128).
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal

@@ -76,6 +76,10 @@ struct AttentionConfig {
   /// registers: the registers then fit 32 query rows per warp, which halves
   /// the K and V fragment reads per product.
   bool qInSmem = false;
+  /// The cp.async schedule runs the blocks every row sees whole in a loop
+  /// without the mask and the rest in a second loop (the K/V ring drains
+  /// between them); otherwise one loop masks the edge blocks in a branch.
+  bool splitLoops = true;
 };
 
 /// The configuration of `op` (head dim `headDim`) on `target`: the chip's
