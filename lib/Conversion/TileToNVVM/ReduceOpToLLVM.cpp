@@ -9,7 +9,7 @@
 // This file lowers tile.reduce in up to three stages, each only when the
 // operand layout spreads the reduced axis over that level:
 //   1. registers: combine a thread's registers that differ only along the
-//      axis;
+//      axis, as a balanced tree;
 //   2. lanes: one shfl.sync.bfly per lane bit whose basis moves along the
 //      axis (after which every such lane holds the warp's partial result);
 //   3. warps: one thread per partial writes it to shared memory, and after a
@@ -49,9 +49,13 @@ ReduceOpLowering::matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
   unsigned axis = op.getAxis();
   ReduceKind kind = op.getKind();
 
-  // 1. Registers.
+  // 1. Registers, combined as a balanced tree per result register: the
+  // in-thread part of a row reduction over many registers (attention's row
+  // max and sum take 32-64 per row) then has a dependency chain of log2 of
+  // their number instead of one combine per register, which the few warps
+  // of a warp-specialized kernel cannot hide.
   SmallVector<Value> vals = unpackVector(rewriter, loc, adaptor.getSrc());
-  SmallVector<Value> acc(res.getNumRegs());
+  SmallVector<SmallVector<Value>> groups(res.getNumRegs());
   for (unsigned r = 0; r < src.getNumRegs(); ++r) {
     LinearLayout::Basis c = src.getRegCoord(r);
     c.erase(c.begin() + axis);
@@ -59,8 +63,20 @@ ReduceOpLowering::matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
     if (!rr)
       return op.emitOpError("result layout is not the operand layout sliced "
                             "along the axis");
-    acc[*rr] = acc[*rr] ? emitCombine(rewriter, loc, kind, acc[*rr], vals[r])
-                        : vals[r];
+    groups[*rr].push_back(vals[r]);
+  }
+  SmallVector<Value> acc(res.getNumRegs());
+  for (auto [a, group] : llvm::zip(acc, groups)) {
+    while (group.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t j = 0; j + 1 < group.size(); j += 2)
+        next.push_back(emitCombine(rewriter, loc, kind, group[j], group[j + 1]));
+      if (group.size() % 2)
+        next.push_back(group.back());
+      group = std::move(next);
+    }
+    if (!group.empty())
+      a = group.front();
   }
 
   // 2. Lanes.

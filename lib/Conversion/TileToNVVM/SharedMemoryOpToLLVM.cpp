@@ -253,7 +253,6 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
         LLVM::ExtractValueOp::create(rewriter, loc, view, 1 + rank + i));
   }
   ValueRange offsets = adaptor.getOffsets();
-  Type i64 = rewriter.getI64Type();
   Value leadOffset = i64Val(rewriter, loc, 0);
   Value leadInBounds;
   for (unsigned i = 0; i < lead; ++i) {

@@ -55,3 +55,38 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     tile.return
   }
 }
+
+// -----
+
+// A thread's 8 registers of a row combine as a balanced tree (depth 3, not
+// a chain of 7): pairs, then pairs of pairs.
+#b = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @register_tree
+  // CHECK: %[[V:.+]] = vector.from_elements {{.*}} : vector<8xf32>
+  // CHECK: %[[X0:.+]] = vector.extract %[[V]][0]
+  // CHECK: %[[X1:.+]] = vector.extract %[[V]][1]
+  // CHECK: %[[X2:.+]] = vector.extract %[[V]][2]
+  // CHECK: %[[X3:.+]] = vector.extract %[[V]][3]
+  // CHECK: %[[X4:.+]] = vector.extract %[[V]][4]
+  // CHECK: %[[X5:.+]] = vector.extract %[[V]][5]
+  // CHECK: %[[X6:.+]] = vector.extract %[[V]][6]
+  // CHECK: %[[X7:.+]] = vector.extract %[[V]][7]
+  // CHECK: %[[A:.+]] = arith.addf %[[X0]], %[[X1]] : f32
+  // CHECK: %[[B:.+]] = arith.addf %[[X2]], %[[X3]] : f32
+  // CHECK: %[[C:.+]] = arith.addf %[[X4]], %[[X5]] : f32
+  // CHECK: %[[D:.+]] = arith.addf %[[X6]], %[[X7]] : f32
+  // CHECK: %[[AB:.+]] = arith.addf %[[A]], %[[B]] : f32
+  // CHECK: %[[CD:.+]] = arith.addf %[[C]], %[[D]] : f32
+  // CHECK: arith.addf %[[AB]], %[[CD]] : f32
+  // CHECK-NOT: nvvm.shfl.sync
+  tile.kernel @register_tree(%p: !tile.ptr<f32>) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %p[128, 8] strides [8, 1] : !tile.ptr<f32>
+    %x = tile.load %v[%c0, %c0] : !tile.view<128x8xf32, strides = [8, 1]> -> tensor<128x8xf32, #b>
+    %s = tile.reduce sum %x axis = 1 : tensor<128x8xf32, #b> -> tensor<128xf32, #tile.slice<dim = 1, parent = #b>>
+    %o = tile.make_view %p[128] strides [1] : !tile.ptr<f32>
+    tile.store %s, %o[%c0] : tensor<128xf32, #tile.slice<dim = 1, parent = #b>>, !tile.view<128xf32, strides = [1]>
+    tile.return
+  }
+}
