@@ -198,12 +198,12 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 // CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8)
 // Causal: the last query blocks (the most keys) run first.
 // CHECK: %[[PX:.*]] = tile.program_id x
+// CHECK: %[[PY:.*]] = tile.program_id y
+// CHECK: %[[PZ:.*]] = tile.program_id z
 // CHECK: %[[NB:.*]] = arith.ceildivsi %SQ, %c128
 // CHECK: %[[LASTB:.*]] = arith.subi %[[NB]], %c1
 // CHECK: %[[MB:.*]] = arith.subi %[[LASTB]], %[[PX]]
 // CHECK: %[[M0:.*]] = arith.muli %[[MB]], %c128
-// CHECK: %[[PY:.*]] = tile.program_id y
-// CHECK: %[[PZ:.*]] = tile.program_id z
 // CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
 // CHECK: %[[TQ:.*]] = tile.make_tensor_map %{{.*}} -> !tile.tensor_map<1x1x128x64xbf16, #[[$ROWS:shared[0-9]*]]>
 // CHECK: %[[BQ:.*]] = tile.local_alloc : !tile.smem<1x128x128xbf16, #[[$ROWS]]>

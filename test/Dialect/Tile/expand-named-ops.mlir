@@ -79,7 +79,19 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // CHECK-SAME: %K: !tile.ptr<bf16> {tile.align = 16 : i64}
 // CHECK-SAME: %kb: i32 {tile.divisibility = 8 : i64}
 // CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(4)
+// Causal: the query blocks with the most keys run first, across groups of
+// (batch, head) pairs whose K and V fit about 32 MB: the program's linear
+// index picks a rank (query block from the last) and a pair.
 // CHECK: tile.program_id z
+// CHECK: %[[NB:.*]] = arith.ceildivsi %SQ, %c128
+// CHECK: arith.muli %H, %B
+// CHECK: arith.divsi %c65536{{.*}}, %{{.*}} : i32
+// CHECK: %[[IN:.*]] = arith.remsi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[RANK:.*]] = arith.divsi %[[IN]], %{{.*}} : i32
+// CHECK: %[[LASTB:.*]] = arith.subi %[[NB]], %c1
+// CHECK: arith.subi %[[LASTB]], %[[RANK]]
+// CHECK: arith.remsi %{{.*}}, %H
+// CHECK: arith.divsi %{{.*}}, %H
 // CHECK: arith.divsi %{{.*}}, %{{.*}} : i32
 // CHECK: arith.minsi
 // CHECK: %[[FULL:.*]] = arith.muli %{{.*}}, %c32_i32

@@ -675,7 +675,8 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
 /// of BM queries of one (batch, head), grid (ceildiv(Sq, BM), Hq, B). With
 /// `causal`, key j is visible to query i when j <= i + (Sk - Sq), the loop
 /// stops at the last visible block and the blocks with the most keys run
-/// first. Rows that see no key produce 0 (and an lse of -inf).
+/// first (across groups of heads). Rows that see no key produce 0 (and an
+/// lse of -inf).
 ///
 ///   q = load Q[m0 : m0 + BM]                       // registers or smem
 ///   for n in [0, end) step BN:                     // split in two loops
@@ -754,19 +755,56 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                               : 1.0f / std::sqrt(static_cast<float>(d));
   double qkScale = scale * M_LOG2E;
 
-  // With the causal mask a block of queries visits keys up to its last
-  // query: the last blocks have the most work, so they go first (programs
-  // launch in x order) and the short ones fill the tail.
   Value mBlock = ProgramIdOp::create(b, Dim::X);
-  if (op.getCausal())
+  Value h = ProgramIdOp::create(b, Dim::Y);
+  Value bi = ProgramIdOp::create(b, Dim::Z);
+  // With the causal mask a block of queries visits keys up to its last
+  // query, so the blocks differ in work; programs launch in (x, y, z) order
+  // and the blocks with the most keys go first, so that the short ones fill
+  // the tail of the grid. The warp-specialized schedule orders each head's
+  // blocks so (one program per SM). The cp.async schedule (two programs per
+  // SM) orders the (block, head, batch) triples longest first across
+  // groups of (batch, head) pairs that have their K and V in about 32 MB
+  // (the blocks running together share them in L2). H200, causal, S = 4096
+  // (bench/results/2026-11-30_attention_causal_lpt_h200.json): sm_80 path
+  // head dim 128 310/312 TFLOP/s against 290; on sm_90a the groups were
+  // 4% slower at S = 1024 and even at 4096.
+  if (op.getCausal() && c.warpSpecialize) {
     mBlock = arith::SubIOp::create(
         b,
         arith::SubIOp::create(b, arith::CeilDivSIOp::create(b, sq, cst(bm)),
                               cst(1)),
         mBlock);
+  } else if (op.getCausal()) {
+    Value nM = arith::CeilDivSIOp::create(b, sq, cst(bm));
+    Value nHB = arith::MulIOp::create(b, hq, batch);
+    Value pid = arith::AddIOp::create(
+        b, mBlock,
+        arith::MulIOp::create(
+            b, nM,
+            arith::AddIOp::create(b, h, arith::MulIOp::create(b, hq, bi))));
+    int64_t elemBytes = et.getIntOrFloatBitWidth() / 8;
+    Value perGroup = arith::MaxSIOp::create(
+        b,
+        arith::DivSIOp::create(b, cst((int64_t(1) << 25) / (2 * d * elemBytes)),
+                               arith::MaxSIOp::create(b, sk, cst(1))),
+        cst(1));
+    perGroup = arith::MinSIOp::create(b, perGroup, nHB);
+    Value groupPrograms = arith::MulIOp::create(b, perGroup, nM);
+    Value group = arith::DivSIOp::create(b, pid, groupPrograms);
+    Value inGroup = arith::RemSIOp::create(b, pid, groupPrograms);
+    Value firstPair = arith::MulIOp::create(b, group, perGroup);
+    Value pairs = arith::MinSIOp::create(
+        b, perGroup, arith::SubIOp::create(b, nHB, firstPair));
+    Value rank = arith::DivSIOp::create(b, inGroup, pairs);
+    Value pair = arith::AddIOp::create(
+        b, firstPair, arith::RemSIOp::create(b, inGroup, pairs));
+    mBlock = arith::SubIOp::create(b, arith::SubIOp::create(b, nM, cst(1)),
+                                   rank);
+    h = arith::RemSIOp::create(b, pair, hq);
+    bi = arith::DivSIOp::create(b, pair, hq);
+  }
   Value m0 = arith::MulIOp::create(b, mBlock, cst(bm));
-  Value h = ProgramIdOp::create(b, Dim::Y);
-  Value bi = ProgramIdOp::create(b, Dim::Z);
   // Grouped-query attention: Hq / Hk query heads share a K/V head.
   Value kvHead = arith::DivSIOp::create(b, h, arith::DivSIOp::create(b, hq, hk));
   Value zero = cst(0);
