@@ -154,19 +154,20 @@ Attribute LayoutAssignment::getStoreLayout(StoreOp store) {
       getBitWidth(type.getElementType()), numWarps);
 }
 
-/// True when a value computed from `op`'s result reaches another tile.dot.
-static bool feedsAnotherDot(DotOp op) {
-  // Forward through users, from a yield to what its parent defines with it
-  // (branch results; loop results and the next iteration's iter_args).
-  SmallVector<Value> worklist{op.getResult()};
-  DenseSet<Value> seen;
+/// Walks the values computed from `roots` (adding them to `seen`), through
+/// scf.yield into what its parent defines with the yielded value: branch
+/// and loop results and the next iteration's iter_args. Stops, returning
+/// true, when `stopAt` holds for a user.
+static bool walkForward(ArrayRef<Value> roots, DenseSet<Value> &seen,
+                        function_ref<bool(Operation *)> stopAt) {
+  SmallVector<Value> worklist(roots);
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     if (!seen.insert(v).second)
       continue;
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
-      if (isa<DotOp>(user) && user != op.getOperation())
+      if (stopAt(user))
         return true;
       if (isa<scf::YieldOp>(user)) {
         Operation *parent = user->getParentOp();
@@ -181,6 +182,14 @@ static bool feedsAnotherDot(DotOp op) {
     }
   }
   return false;
+}
+
+/// True when a value computed from `op`'s result reaches another tile.dot.
+static bool feedsAnotherDot(DotOp op) {
+  DenseSet<Value> seen;
+  return walkForward(op.getResult(), seen, [&](Operation *user) {
+    return isa<DotOp>(user) && user != op.getOperation();
+  });
 }
 
 /// True when the A operand of `op` is computed from another tile.dot (in
@@ -658,26 +667,9 @@ void LayoutAssignment::materialize(Operation *op) {
 
 LogicalResult LayoutAssignment::run() {
   // Forward from every dot result, through loop and branch yields.
-  SmallVector<Value> stack;
-  kernel.walk([&](DotOp dot) { stack.push_back(dot.getResult()); });
-  while (!stack.empty()) {
-    Value v = stack.pop_back_val();
-    if (!dotDependent.insert(v).second)
-      continue;
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (isa<scf::YieldOp>(user)) {
-        Operation *parent = user->getParentOp();
-        unsigned idx = use.getOperandNumber();
-        if (idx < parent->getNumResults())
-          stack.push_back(parent->getResult(idx));
-        if (auto forOp = dyn_cast<scf::ForOp>(parent))
-          stack.push_back(forOp.getRegionIterArgs()[idx]);
-        continue;
-      }
-      llvm::append_range(stack, user->getResults());
-    }
-  }
+  SmallVector<Value> dotResults;
+  kernel.walk([&](DotOp dot) { dotResults.push_back(dot.getResult()); });
+  walkForward(dotResults, dotDependent, [](Operation *) { return false; });
   if (failed(seedAnchors()))
     return failure();
   propagate();
