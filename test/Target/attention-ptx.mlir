@@ -1,7 +1,7 @@
 // tile.attention (examples/attention_bf16.mlir: causal, GQA, head_dim 128,
 // row lse) expanded to the FlashAttention-2 forward, in PTX for sm_80 and
 // sm_90a, accepted by ptxas; the launch grid is (query blocks, heads,
-// batch). On sm_80 K and V stream through a 3-stage cp.async ring, Q
+// batch). On sm_80 K and V stream through a 4-stage cp.async ring, Q
 // waits in shared memory, and both products run on mma.sync in 16-wide K
 // steps, each reading its ldmatrix fragments right before its mma.sync
 // (tile-split-dots). On sm_90a a producer warp loads Q, K and V with

@@ -247,8 +247,8 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // each). Q is read from shared memory per key block (FlashAttention-2's
   // choice: Q's fragments, S and the accumulator of 32 rows do not fit a
   // thread's registers together at head dim 128); head dim 128 takes
-  // 32-key blocks (64-key ones spill) in a 3-stage ring. H200, sm_80 PTX,
-  // S = 4096 (bench/results/2026-11-30_attention_sm80_qsmem_h200.json):
+  // 32-key blocks (64-key ones spill) in a 3- or 4-stage ring. H200,
+  // sm_80 PTX, S = 4096 (bench/results/2026-11-30_attention_sm80_qsmem_h200.json):
   // head dim 128 327 TFLOP/s (causal 291) against 282 (283) with 64 queries
   // and Q in registers, 317 (264) with 64-key blocks and 323 (276) with 2
   // stages; head dim 64 causal 295 against 274 with Q in registers; head
@@ -266,9 +266,26 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   if (!target.hasWgmma) {
     c.qInSmem = true;
     if (d == 128) {
+      // A fourth stage (96 KB with Q) where the chip leaves room beside it
+      // for layout-conversion scratch (not sm_89's 99 KB): S = 1024 299/298
+      // TFLOP/s against 289/290 with 3, even at longer sequences
+      // (bench/results/2026-11-30_attention_sm80_hd128_stages_h200.json).
       c.blockN = 32;
-      c.stages = 3;
+      c.stages = target.maxSmemPerBlock >= 128 * 1024 ? 4 : 3;
     }
+    // Where Q and the K/V ring of head dim 256 do not fit (sm_89's 99 KB),
+    // 32-key blocks, then Q in registers.
+    int64_t elemBytes = getBytes(op.getQ().getType().getElementType());
+    auto fits = [&]() {
+      int64_t bytes = ((c.qInSmem ? c.blockM * d : 0) +
+                       c.stages * 2 * c.blockN * d) *
+                      elemBytes;
+      return bytes <= static_cast<int64_t>(target.maxSmemPerBlock);
+    };
+    if (!fits())
+      c.blockN = 32;
+    if (!fits())
+      c.qInSmem = false;
   }
   bool hopper = target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
   if (target.hasWgmma && d <= 128) {
