@@ -8,9 +8,10 @@
 //
 // This file lowers tile.expand_dims, tile.broadcast, tile.trans,
 // tile.extract_slice and tile.convert_layout. With the layouts
-// tile-assign-layouts picks, the first four never move data between threads: in linear-layout terms the lane and
-// warp bases of operand and result agree, so each result register is some
-// operand register (vector.shuffle). tile.convert_layout does the same when
+// tile-assign-layouts picks, the first four never move data between
+// threads: in linear-layout terms the lane and warp bases of operand and
+// result agree, so each result register is some operand register
+// (vector.shuffle). tile.convert_layout does the same when
 // it can; otherwise every thread writes its elements to shared memory and
 // reads back the ones the new layout gives it.
 //

@@ -467,15 +467,17 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
       threads.push_back(t);
     }
   }
-  auto splitHolds = [&](ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
-    int64_t cst = getSwizzledOffset(enc, tileShape, hi[0], hi[1]);
+  // Whether every thread's offset at static offset `at` is its offset at
+  // `lo` plus `cst` elements.
+  auto splitHolds = [&](ArrayRef<int64_t> at, ArrayRef<int64_t> lo,
+                        int64_t cst) {
     return llvm::all_of(threads, [&](const std::array<int64_t, 2> &t) {
-      return getSwizzledOffset(enc, tileShape, t[0] + lo[0] + hi[0],
-                               t[1] + lo[1] + hi[1]) ==
+      return getSwizzledOffset(enc, tileShape, t[0] + at[0], t[1] + at[1]) ==
              getSwizzledOffset(enc, tileShape, t[0] + lo[0], t[1] + lo[1]) +
                  cst;
     });
   };
+  int64_t elemBytes = getStorageBytes(type.getElementType());
 
   auto i32 = rewriter.getI32Type();
   SmallVector<Type> fields(numMatrices, i32);
@@ -487,15 +489,17 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
   for (int64_t ob = 0; ob < outerExtent; ob += outerBlock) {
     for (int64_t kb = 0; kb < shape[kDim]; kb += 16) {
       ArrayRef<int64_t> base = op.getOffsets();
-      int64_t lo[2], hi[2] = {0, 0};
-      lo[outerDim] = base[outerDim] + ob;
-      lo[kDim] = base[kDim] + kb;
-      int64_t split[2] = {lo[0] % period[0], lo[1] % period[1]};
-      if (splitHolds(split, {lo[0] - split[0], lo[1] - split[1]})) {
-        hi[0] = lo[0] - split[0];
-        hi[1] = lo[1] - split[1];
-        lo[0] = split[0];
-        lo[1] = split[1];
+      int64_t at[2];
+      at[outerDim] = base[outerDim] + ob;
+      at[kDim] = base[kDim] + kb;
+      // The static offset as `lo` (below the period) plus `hiElems`.
+      int64_t lo[2] = {at[0] % period[0], at[1] % period[1]};
+      int64_t hiElems =
+          getSwizzledOffset(enc, tileShape, at[0] - lo[0], at[1] - lo[1]);
+      if (!splitHolds(at, lo, hiElems)) {
+        lo[0] = at[0];
+        lo[1] = at[1];
+        hiElems = 0;
       }
       SmallVector<Value> coord(2);
       coord[outerDim] = arith::AddIOp::create(
@@ -508,23 +512,19 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
                                 i32Val(rewriter, loc, lo[kDim])));
       Value off = emitSwizzledOffset(rewriter, loc, enc, tileShape, coord[0],
                                      coord[1]);
-      int64_t hiBytes = getSwizzledOffset(enc, tileShape, hi[0], hi[1]) *
-                        getStorageBytes(type.getElementType());
       Value ld;
-      if (hiBytes != 0 && bufType.getNumStages() == 1) {
+      if (hiElems != 0 && bufType.getNumStages() == 1) {
         // A one-stage buffer (loop-invariant addresses, e.g. attention's
         // Q): LLVM would hoist each instruction's full address out of the
         // loop, a register apiece; the offset stays in the instruction.
         Value ptr = getElementPtr(rewriter, loc, adaptor.getBuffer(), bufType,
                                   adaptor.getStage(), off);
-        ld = emitLdmatrixAsm(rewriter, loc, resType, ptr, hiBytes,
+        ld = emitLdmatrixAsm(rewriter, loc, resType, ptr, hiElems * elemBytes,
                              numMatrices, trans);
       } else {
-        if (hiBytes != 0)
-          off = arith::AddIOp::create(
-              rewriter, loc, off,
-              i32Val(rewriter, loc,
-                     hiBytes / getStorageBytes(type.getElementType())));
+        if (hiElems != 0)
+          off = arith::AddIOp::create(rewriter, loc, off,
+                                      i32Val(rewriter, loc, hiElems));
         Value ptr = getElementPtr(rewriter, loc, adaptor.getBuffer(), bufType,
                                   adaptor.getStage(), off);
         ld = NVVM::LdMatrixOp::create(

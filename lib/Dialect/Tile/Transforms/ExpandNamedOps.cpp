@@ -722,6 +722,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   MLIRContext *ctx = op.getContext();
   ImplicitLocOpBuilder b(op.getLoc(), op);
   Type et = op.getQ().getType().getElementType();
+  int64_t elemBytes = et.getIntOrFloatBitWidth() / 8;
   int64_t d = op.getQ().getType().getShape()[3];
   FailureOr<AttentionConfig> config = getAttentionConfig(op, target, d);
   if (failed(config))
@@ -783,7 +784,6 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
         arith::MulIOp::create(
             b, nM,
             arith::AddIOp::create(b, h, arith::MulIOp::create(b, hq, bi))));
-    int64_t elemBytes = et.getIntOrFloatBitWidth() / 8;
     Value perGroup = arith::MaxSIOp::create(
         b,
         arith::DivSIOp::create(b, cst((int64_t(1) << 25) / (2 * d * elemBytes)),
@@ -866,7 +866,6 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   Value ringK, ringV, fullK, fullV, emptyK, emptyV, tq, turnMine, turnOther;
   Value bufQ, tmO;
   if (c.warpSpecialize) {
-    int64_t elemBytes = et.getIntOrFloatBitWidth() / 8;
     SharedEncodingAttr encK = getSwizzle128Layout(ctx, 0); // along D
     SharedEncodingAttr encV = getSwizzle128Layout(ctx, 1); // along D
     SharedEncodingAttr encQ = encV;
@@ -956,7 +955,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       bufQ = LocalAllocOp::create(
           b, SmemType::get(ctx, {1, bm, d}, et,
                            getLdmatrixSwizzle(ctx, {bm, d}, /*contig=*/1,
-                                              et.getIntOrFloatBitWidth() / 8)));
+                                              elemBytes)));
       LocalStoreOp::create(b, tq, bufQ, zero);
       BarrierOp::create(b);
     }

@@ -248,8 +248,8 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // choice: Q's fragments, S and the accumulator of 32 rows do not fit a
   // thread's registers together at head dim 128); head dim 128 takes
   // 32-key blocks (64-key ones spill) in a 3- or 4-stage ring. H200,
-  // sm_80 PTX, S = 4096 (bench/results/2026-11-30_attention_sm80_qsmem_h200.json):
-  // head dim 128 327 TFLOP/s (causal 291) against 282 (283) with 64 queries
+  // sm_80 PTX, S = 4096
+  // (bench/results/2026-11-30_attention_sm80_qsmem_h200.json): head dim 128 327 TFLOP/s (causal 291) against 282 (283) with 64 queries
   // and Q in registers, 317 (264) with 64-key blocks and 323 (276) with 2
   // stages; head dim 64 causal 295 against 274 with Q in registers; head
   // dim 256 157 against 125 with Q in registers. Head dim 256 runs its
@@ -259,6 +259,12 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // keep split loops (head dim 128: 332 (291) against 325 (275))
   // (bench/results/2026-11-30_attention_joint_loop_h200.json).
   AttentionConfig c;
+  int64_t elemBytes = getBytes(op.getQ().getType().getElementType());
+  // Shared memory for the K/V ring, and for Q's tile `withQ`.
+  auto bufferBytes = [&](bool withQ) {
+    return ((withQ ? c.blockM * d : 0) + c.stages * 2 * c.blockN * d) *
+           elemBytes;
+  };
   c.splitLoops = d <= 128;
   c.blockM = d <= 128 ? 128 : 64;
   c.blockN = 64;
@@ -275,12 +281,9 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     }
     // Where Q and the K/V ring of head dim 256 do not fit (sm_89's 99 KB),
     // 32-key blocks, then Q in registers.
-    int64_t elemBytes = getBytes(op.getQ().getType().getElementType());
     auto fits = [&]() {
-      int64_t bytes = ((c.qInSmem ? c.blockM * d : 0) +
-                       c.stages * 2 * c.blockN * d) *
-                      elemBytes;
-      return bytes <= static_cast<int64_t>(target.maxSmemPerBlock);
+      return bufferBytes(c.qInSmem) <=
+             static_cast<int64_t>(target.maxSmemPerBlock);
     };
     if (!fits())
       c.blockN = 32;
@@ -323,15 +326,12 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     return op.emitOpError("block_m must be a multiple of 16 x warps and "
                           "block_n a power of two >= 16, got block_m = ")
            << c.blockM << ", block_n = " << c.blockN << ", warps = " << c.warps;
-  int64_t elemBytes = getBytes(op.getQ().getType().getElementType());
   auto checkNotWs = [&]() -> FailureOr<AttentionConfig> {
     if (pingpong.value_or(false) || tmaStore.value_or(false))
       return op.emitOpError(pingpong.value_or(false) ? "pingpong" : "tma_store")
              << " needs the warp-specialized schedule";
     // Q's buffer beside tile-pipeline's K/V ring.
-    int64_t bytes =
-        ((c.qInSmem ? c.blockM * d : 0) + c.stages * 2 * c.blockN * d) *
-        elemBytes;
+    int64_t bytes = bufferBytes(c.qInSmem);
     if (bytes > target.maxSmemPerBlock)
       return op.emitOpError("config needs ")
              << bytes << " bytes of shared memory for "
@@ -361,7 +361,7 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   if (c.blockN % 64 != 0 || c.blockN > 256)
     return reject("block_n must be 64, 128 or 256, got " + Twine(c.blockN));
   // Q's tile and the K/V ring.
-  int64_t bytes = (c.blockM + c.stages * 2 * c.blockN) * d * elemBytes;
+  int64_t bytes = bufferBytes(/*withQ=*/true);
   if (bytes > target.maxSmemPerBlock)
     return reject("Q and the K/V ring need " + Twine(bytes) +
                   " bytes of shared memory for " + Twine(c.stages) +
