@@ -71,11 +71,11 @@ static GemmConfig getDefaultConfig(const TargetInfo &target, unsigned inBytes,
   return c;
 }
 
-/// Sets `field` to the integer `config[key]`, if present (the op verifier
-/// checked keys and values).
+/// Sets `field` to the integer `config[key]`, if `config` sets it (the op
+/// verifier checked keys and values).
 static void readConfigInt(DictionaryAttr config, StringRef key,
                           int64_t &field) {
-  if (auto v = config.getAs<IntegerAttr>(key))
+  if (auto v = config ? config.getAs<IntegerAttr>(key) : IntegerAttr())
     field = v.getInt();
 }
 
@@ -93,29 +93,23 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   Type outType = op.getC().getType().getElementType();
   unsigned inBytes = getBytes(inType), outBytes = getBytes(outType);
   GemmConfig c = getDefaultConfig(target, inBytes, outBytes);
-  if (DictionaryAttr config = op.getConfigAttr()) {
-    auto get = [&](StringRef key, int64_t &field) {
-      readConfigInt(config, key, field);
-    };
-    get("block_m", c.blockM);
-    get("block_n", c.blockN);
-    get("block_k", c.blockK);
-    get("stages", c.stages);
-    get("warps", c.warps);
-    get("group_m", c.groupM);
-    int64_t ws = c.warpSpecialize;
-    get("warp_specialize", ws);
-    c.warpSpecialize = ws != 0;
-    get("consumer_regs", c.consumerRegs);
-    get("producer_regs", c.producerRegs);
-    get("cluster_m", c.clusterM);
-    get("cluster_n", c.clusterN);
-  }
+  DictionaryAttr config = op.getConfigAttr();
+  readConfigInt(config, "block_m", c.blockM);
+  readConfigInt(config, "block_n", c.blockN);
+  readConfigInt(config, "block_k", c.blockK);
+  readConfigInt(config, "stages", c.stages);
+  readConfigInt(config, "warps", c.warps);
+  readConfigInt(config, "group_m", c.groupM);
+  c.warpSpecialize =
+      readConfigFlag(config, "warp_specialize").value_or(c.warpSpecialize);
+  readConfigInt(config, "consumer_regs", c.consumerRegs);
+  readConfigInt(config, "producer_regs", c.producerRegs);
+  readConfigInt(config, "cluster_m", c.clusterM);
+  readConfigInt(config, "cluster_n", c.clusterN);
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
   c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0;
-  if (std::optional<bool> flag =
-          readConfigFlag(op.getConfigAttr(), "tma_store")) {
+  if (std::optional<bool> flag = readConfigFlag(config, "tma_store")) {
     tmaStoreRequested = *flag;
     if (tmaStoreRequested && !c.tmaStore)
       return op.emitOpError("tma_store needs the warp-specialized kernel, "
@@ -123,10 +117,9 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
                             "64");
     c.tmaStore = tmaStoreRequested;
   }
-  bool wsRequested = op.getConfigAttr() &&
-                     op.getConfigAttr().get("warp_specialize") &&
-                     c.warpSpecialize;
-  if (!op.getConfigAttr() || !op.getConfigAttr().get("stages"))
+  bool wsRequested =
+      config && config.get("warp_specialize") && c.warpSpecialize;
+  if (!config || !config.get("stages"))
     if (c.warpSpecialize)
       c.stages = std::max<int64_t>(
           2, std::min<int64_t>(kMaxWarpSpecializedStages,
@@ -305,17 +298,12 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   c.splitLoops = readConfigFlag(config, "split_loops").value_or(c.splitLoops);
   bool wsRequested = ws.value_or(false);
   c.warpSpecialize = ws.value_or(c.warpSpecialize);
-  if (config) {
-    auto get = [&](StringRef key, int64_t &value) {
-      readConfigInt(config, key, value);
-    };
-    get("block_m", c.blockM);
-    get("block_n", c.blockN);
-    get("warps", c.warps);
-    get("stages", c.stages);
-    get("consumer_regs", c.consumerRegs);
-    get("producer_regs", c.producerRegs);
-  }
+  readConfigInt(config, "block_m", c.blockM);
+  readConfigInt(config, "block_n", c.blockN);
+  readConfigInt(config, "warps", c.warps);
+  readConfigInt(config, "stages", c.stages);
+  readConfigInt(config, "consumer_regs", c.consumerRegs);
+  readConfigInt(config, "producer_regs", c.producerRegs);
   if (c.stages < 2)
     return op.emitOpError("stages = ")
            << c.stages << "; the K/V ring needs at least 2";
