@@ -30,17 +30,12 @@ VARIANTS = {
         "ws_s3": ((64,), dict(stages=3)),
     },
     "sm_80": {
-        # Head dim 128 with 64-key blocks (spills in the key loop).
-        "bn64": ((128,), dict(block_n=64)),
-        # A third K/V stage at head dim 64, two at 128.
-        "s3": ((64,), dict(stages=3)),
-        "s2": ((128,), dict(stages=2)),
+        # Head dim 128 with 32-key blocks in a 4-stage ring (the previous
+        # default) and 64-key blocks in 3 stages (one block per SM).
+        "bn32s4": ((128,), dict(block_n=32, stages=4)),
+        "s3": ((64, 128), dict(stages=3)),
         # 32-key blocks at head dim 64.
         "bn32": ((64,), dict(block_n=32)),
-        # Head dim 128 with 64 queries on 4 warps (16 rows per warp), 64-key
-        # blocks and Q in registers (the previous default).
-        "qreg64": ((128,), dict(block_m=64, block_n=64, stages=2,
-                                q_in_smem=0)),
         # Head dim 256 with Q held in registers.
         "qreg": ((64, 256), dict(q_in_smem=0)),
     },

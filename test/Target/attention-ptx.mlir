@@ -1,7 +1,7 @@
 // tile.attention (examples/attention_bf16.mlir: causal, GQA, head_dim 128,
 // row lse) expanded to the FlashAttention-2 forward, in PTX for sm_80 and
 // sm_90a, accepted by ptxas; the launch grid is (query blocks, heads,
-// batch). On sm_80 K and V stream through a 4-stage cp.async ring, Q
+// batch). On sm_80 K and V stream through a 2-stage cp.async ring, Q
 // waits in shared memory, and both products run on mma.sync in 16-wide K
 // steps, each reading its ldmatrix fragments right before its mma.sync
 // (tile-split-dots). On sm_90a a producer warp loads Q, K and V with
@@ -19,7 +19,13 @@
 
 // CHECK: .entry attention_bf16(
 // CHECK: .reqntid 128, 1, 1
-// CHECK: cp.async.cg.shared.global
+// A thread's cp.async chunks of a K or V tile (rows 8 apart, 2048 bytes):
+// one shared and one global base register plus constants in the
+// instruction. A register per chunk, live through the key loop, made the
+// 64-key blocks spill.
+// CHECK: cp.async.cg.shared.global [%r[[S:[0-9]+]]+{{[0-9]+}}], [%rd[[G:[0-9]+]]], 16;
+// CHECK-NEXT: cp.async.cg.shared.global [%r[[S]]+{{[0-9]+}}], [%rd[[G]]+2048], 16;
+// CHECK-NEXT: cp.async.cg.shared.global [%r[[S]]+{{[0-9]+}}], [%rd[[G]]+4096], 16;
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16

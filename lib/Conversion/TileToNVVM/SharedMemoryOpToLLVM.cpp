@@ -81,6 +81,36 @@ static Value emitLdmatrixAsm(OpBuilder &b, Location loc, Type resType,
       .getResult(0);
 }
 
+/// A static offset `at` into a swizzled tile, split as `lo` (below the
+/// swizzle's period, so it selects one of a few per-thread offsets) plus
+/// `hiElems`, a constant that folds into the instruction's address, when the
+/// split holds for every coordinate of `threads` (the thread's own part of
+/// the address); otherwise `lo` = `at` and `hiElems` = 0. Without it, each
+/// access of a loop-invariant address gets a register of its own outside
+/// the loop, which ptxas spills.
+static int64_t
+splitSwizzledOffset(SharedEncodingAttr enc, ArrayRef<int64_t> tileShape,
+                    ArrayRef<std::array<int64_t, 2>> threads,
+                    const int64_t at[2], int64_t lo[2]) {
+  unsigned contig = enc.getOrder()[0];
+  int64_t period[2];
+  period[contig] = enc.getVec() * enc.getMaxPhase();
+  period[1 - contig] = enc.getPerPhase() * enc.getMaxPhase();
+  lo[0] = at[0] % period[0];
+  lo[1] = at[1] % period[1];
+  int64_t hi =
+      getSwizzledOffset(enc, tileShape, at[0] - lo[0], at[1] - lo[1]);
+  bool holds = llvm::all_of(threads, [&](const std::array<int64_t, 2> &t) {
+    return getSwizzledOffset(enc, tileShape, t[0] + at[0], t[1] + at[1]) ==
+           getSwizzledOffset(enc, tileShape, t[0] + lo[0], t[1] + lo[1]) + hi;
+  });
+  if (holds)
+    return hi;
+  lo[0] = at[0];
+  lo[1] = at[1];
+  return 0;
+}
+
 namespace {
 
 /// tile.local_alloc -> pointer into the dynamic shared memory.
@@ -282,6 +312,30 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
                                extIndex(rewriter, loc, strides[lead + d])));
   Value tileBase = gepElems(rewriter, loc, base, et, tileOffset);
 
+  // With static strides a chunk's offset is the thread's plus a constant,
+  // which stays in the instruction's address: one register per thread for
+  // all chunks instead of one per chunk (kept live through the loop).
+  ArrayRef<int64_t> viewStrides = viewType.getStrides();
+  bool staticStrides = !ShapedType::isDynamic(viewStrides[lead]) &&
+                       !ShapedType::isDynamic(viewStrides[lead + 1]);
+  Value threadBase;
+  if (staticStrides) {
+    Value threadOffset = i64Val(rewriter, loc, 0);
+    for (unsigned d = 0; d < 2; ++d)
+      threadOffset = addNsw(
+          rewriter, loc, threadOffset,
+          mulNsw(rewriter, loc, extIndex(rewriter, loc, thread[d]),
+                 i64Val(rewriter, loc, viewStrides[lead + d])));
+    threadBase = gepElems(rewriter, loc, tileBase, et, threadOffset);
+  }
+  // The same split of the swizzled destination (splitSwizzledOffset).
+  SmallVector<std::array<int64_t, 2>> threads;
+  for (unsigned w = 0; w < layout.getNumWarps(); ++w)
+    for (unsigned l = 0; l < layout.getNumLanes(); ++l) {
+      LinearLayout::Basis c = layout.apply(0, l, w);
+      threads.push_back({c[0], c[1]});
+    }
+
   // Emits the copies; `checked` adds the per-chunk zero-fill sizes.
   auto emitCopies = [&](OpBuilder &b, Location l, bool checked) {
     for (unsigned reg = 0; reg < layout.getNumRegs(); reg += vec) {
@@ -289,12 +343,20 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
       SmallVector<Value> tc;
       for (unsigned d = 0; d < 2; ++d)
         tc.push_back(addNsw(b, l, thread[d], i32Val(b, l, rc[d])));
-      Value chunkOffset = i64Val(b, l, 0);
-      for (unsigned d = 0; d < 2; ++d)
-        chunkOffset = addNsw(b, l, chunkOffset,
-                             mulNsw(b, l, extIndex(b, l, tc[d]),
-                                    extIndex(b, l, strides[lead + d])));
-      Value src = gepElems(b, l, tileBase, et, chunkOffset);
+      Value src;
+      if (threadBase) {
+        src = gepElems(b, l, threadBase, et,
+                       i64Val(b, l,
+                              rc[0] * viewStrides[lead] +
+                                  rc[1] * viewStrides[lead + 1]));
+      } else {
+        Value chunkOffset = i64Val(b, l, 0);
+        for (unsigned d = 0; d < 2; ++d)
+          chunkOffset = addNsw(b, l, chunkOffset,
+                               mulNsw(b, l, extIndex(b, l, tc[d]),
+                                      extIndex(b, l, strides[lead + d])));
+        src = gepElems(b, l, tileBase, et, chunkOffset);
+      }
       Value bytes;
       if (checked) {
         SmallVector<Value> gi;
@@ -317,7 +379,13 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
                                           bytes, zero);
         src = arith::SelectOp::create(b, l, any, src, base);
       }
-      Value dstOff = emitSwizzledOffset(b, l, enc, shape, tc[0], tc[1]);
+      int64_t at[2] = {rc[0], rc[1]}, lo[2];
+      int64_t hiElems = splitSwizzledOffset(enc, shape, threads, at, lo);
+      Value dstOff = emitSwizzledOffset(
+          b, l, enc, shape, addNsw(b, l, thread[0], i32Val(b, l, lo[0])),
+          addNsw(b, l, thread[1], i32Val(b, l, lo[1])));
+      if (hiElems != 0)
+        dstOff = arith::AddIOp::create(b, l, dstOff, i32Val(b, l, hiElems));
       Value dst = getElementPtr(b, l, bufBase, bufType, adaptor.getStage(),
                                 dstOff);
       NVVM::CpAsyncOp::create(
@@ -441,19 +509,9 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
   else
     outerLane = arith::AddIOp::create(rewriter, loc, outerLane, rowInMat);
 
-  // Each ldmatrix reads at the thread's coordinate plus a static offset.
-  // The swizzle only mixes the low chunk bits with the row's phase, so a
-  // static offset splits into a part below the swizzle's period, which
-  // selects one of a few per-thread offsets, and a multiple of the period,
-  // a constant that folds into the instruction's address. Without the
-  // split every ldmatrix of a loop-invariant buffer (attention's Q) or
-  // offset gets a register of its own outside the loop, which ptxas spills.
-  // The split is checked for every thread of the block.
+  // Each ldmatrix reads at the thread's coordinate plus a static offset,
+  // split by splitSwizzledOffset.
   ArrayRef<int64_t> tileShape = bufType.getTileShape();
-  unsigned contig = enc.getOrder()[0];
-  int64_t period[2];
-  period[contig] = enc.getVec() * enc.getMaxPhase();
-  period[1 - contig] = enc.getPerPhase() * enc.getMaxPhase();
   SmallVector<std::array<int64_t, 2>> threads;
   for (unsigned w = 0; w < layout.getNumWarps(); ++w) {
     LinearLayout::Basis wc = layout.getWarpCoord(w);
@@ -467,16 +525,6 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
       threads.push_back(t);
     }
   }
-  // Whether every thread's offset at static offset `at` is its offset at
-  // `lo` plus `cst` elements.
-  auto splitHolds = [&](ArrayRef<int64_t> at, ArrayRef<int64_t> lo,
-                        int64_t cst) {
-    return llvm::all_of(threads, [&](const std::array<int64_t, 2> &t) {
-      return getSwizzledOffset(enc, tileShape, t[0] + at[0], t[1] + at[1]) ==
-             getSwizzledOffset(enc, tileShape, t[0] + lo[0], t[1] + lo[1]) +
-                 cst;
-    });
-  };
   int64_t elemBytes = getStorageBytes(type.getElementType());
 
   auto i32 = rewriter.getI32Type();
@@ -492,15 +540,8 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
       int64_t at[2];
       at[outerDim] = base[outerDim] + ob;
       at[kDim] = base[kDim] + kb;
-      // The static offset as `lo` (below the period) plus `hiElems`.
-      int64_t lo[2] = {at[0] % period[0], at[1] % period[1]};
-      int64_t hiElems =
-          getSwizzledOffset(enc, tileShape, at[0] - lo[0], at[1] - lo[1]);
-      if (!splitHolds(at, lo, hiElems)) {
-        lo[0] = at[0];
-        lo[1] = at[1];
-        hiElems = 0;
-      }
+      int64_t lo[2];
+      int64_t hiElems = splitSwizzledOffset(enc, tileShape, threads, at, lo);
       SmallVector<Value> coord(2);
       coord[outerDim] = arith::AddIOp::create(
           rewriter, loc, warp[outerDim],

@@ -239,9 +239,8 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // per mma.sync: head dims 64 and 128 take 128 queries on 4 warps (32 rows
   // each). Q is read from shared memory per key block (FlashAttention-2's
   // choice: Q's fragments, S and the accumulator of 32 rows do not fit a
-  // thread's registers together at head dim 128); head dim 128 takes
-  // 32-key blocks (64-key ones spill) in a 3- or 4-stage ring. H200,
-  // sm_80 PTX, S = 4096
+  // thread's registers together at head dim 128). H200, sm_80 PTX,
+  // S = 4096
   // (bench/results/2026-11-30_attention_sm80_qsmem_h200.json): head dim 128 327 TFLOP/s (causal 291) against 282 (283) with 64 queries
   // and Q in registers, 317 (264) with 64-key blocks and 323 (276) with 2
   // stages; head dim 64 causal 295 against 274 with Q in registers; head
@@ -264,13 +263,19 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   c.warps = 4;
   if (!target.hasWgmma) {
     c.qInSmem = true;
-    if (d == 128) {
-      // A fourth stage (96 KB with Q) where the chip leaves room beside it
-      // for layout-conversion scratch (not sm_89's 99 KB): S = 1024 299/298
-      // TFLOP/s against 289/290 with 3, even at longer sequences
-      // (bench/results/2026-11-30_attention_sm80_hd128_stages_h200.json).
+    if (d == 128 && target.maxSmemPerBlock >= 128 * 1024) {
+      // Head dim 128: 64-key blocks in a 2-stage ring (96 KB with Q, two
+      // blocks per SM on the H200). Interleaved A/B on the H200, S = 1k /
+      // 4k / 16k (bench/results/2026-11-30_attention_sm80_bn64_h200.json):
+      // 299 / 347 TFLOP/s against 286 / 325 with 32-key blocks in 4 stages,
+      // causal 211 / 318 / 356 against 222 / 308 / 341. With 3 or 4 stages
+      // (one block per SM) 64-key blocks were slower than 32-key ones.
+      c.stages = 2;
+    } else if (d == 128) {
+      // Where the chip has less shared memory (sm_89's 99 KB, with room for
+      // layout-conversion scratch): 32-key blocks in 3 stages.
       c.blockN = 32;
-      c.stages = target.maxSmemPerBlock >= 128 * 1024 ? 4 : 3;
+      c.stages = 3;
     }
     // Where Q and the K/V ring of head dim 256 do not fit (sm_89's 99 KB),
     // 32-key blocks, then Q in registers.
