@@ -87,3 +87,38 @@ tile.kernel @unaligned(%A: !tile.ptr<bf16>, %K: i32) {
   }
   tile.return
 }
+
+// -----
+
+// A loop meant for the ring (tile.num_stages) whose loads stay synchronous
+// waits for the copies committed before it (e.g. attention's Q, which the
+// ring's first wait would have covered) before it runs.
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [2, 2]>
+#a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+// CHECK-LABEL: tile.kernel @unaligned_after_copy
+// CHECK: tile.async_copy
+// CHECK-NEXT: tile.async_commit
+// CHECK: tile.async_wait 0
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: scf.for
+// CHECK: tile.load
+tile.kernel @unaligned_after_copy(%A: !tile.ptr<bf16>, %Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: i32) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %vq = tile.make_view %Q[64, 64] strides [64, 1] : !tile.ptr<bf16>
+  %bq = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+  tile.async_copy %vq[%c0, %c0], %bq[%c0] : !tile.view<64x64xbf16, strides = [64, 1]>, !tile.smem<1x64x64xbf16, #sw>
+  tile.async_commit
+  %va = tile.make_view %A[64, %K] strides [64, 1] : !tile.ptr<bf16>
+  %b = arith.constant dense<1.0> : tensor<32x64xbf16, #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %acc = scf.for %k = %c0 to %K step %c32 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<64x?xbf16, strides = [64, 1]> -> tensor<64x32xbf16, #blocked>
+    %a = tile.convert_layout %ta : tensor<64x32xbf16, #blocked> -> tensor<64x32xbf16, #a>
+    %d = tile.dot %a, %b, %acc : tensor<64x32xbf16, #a>, tensor<32x64xbf16, #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>> -> tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  } {tile.num_stages = 2 : i64}
+  tile.return
+}

@@ -947,18 +947,22 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
         scf::YieldOp::create(ib, l);
       });
     }
+  } else if (c.qInSmem) {
+    // Q waits in shared memory; each key block reads its fragments anew.
+    // Its cp.async group is committed before the K/V ring's first copies, so
+    // the key loop's first wait (tile-pipeline) covers both: one memory
+    // latency before the first product instead of two.
+    requireChunkAligned(kernel, q);
+    bufQ = LocalAllocOp::create(
+        b, SmemType::get(ctx, {1, bm, d}, et,
+                         getLdmatrixSwizzle(ctx, {bm, d}, /*contig=*/1,
+                                            elemBytes)));
+    AsyncCopyOp::create(b, q, ValueRange{bi, h, m0, zero}, bufQ, zero,
+                        /*unchecked=*/false);
+    AsyncCommitOp::create(b);
   } else {
     tq = LoadOp::create(b, RankedTensorType::get({bm, d}, et), q,
                         ValueRange{bi, h, m0, zero}, Value(), Padding::Zero);
-    if (c.qInSmem) {
-      // Q waits in shared memory; each key block reads its fragments anew.
-      bufQ = LocalAllocOp::create(
-          b, SmemType::get(ctx, {1, bm, d}, et,
-                           getLdmatrixSwizzle(ctx, {bm, d}, /*contig=*/1,
-                                              elemBytes)));
-      LocalStoreOp::create(b, tq, bufQ, zero);
-      BarrierOp::create(b);
-    }
   }
   // Query indices (as rows), shifted by Sk - Sq: each one's last key.
   auto rowsI = RangeOp::create(b, RankedTensorType::get({bm}, i32), 0, bm);

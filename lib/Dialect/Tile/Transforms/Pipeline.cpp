@@ -625,6 +625,15 @@ void TilePipelinePass::runOnOperation() {
       loop.emitError("tile.num_stages must be at least 2, got ") << stages;
       return signalPassFailure();
     }
-    numPipelinedLoads += pipelineLoop(loop, stages);
+    unsigned n = pipelineLoop(loop, stages);
+    numPipelinedLoads += n;
+    // A loop meant for the ring whose loads stay synchronous still may read
+    // buffers filled by earlier copies (attention's Q), which the ring's
+    // first wait would have covered: wait for them before the loop.
+    if (n == 0 && loop->hasAttr("tile.num_stages")) {
+      OpBuilder b(loop);
+      AsyncWaitOp::create(b, loop.getLoc(), 0);
+      BarrierOp::create(b, loop.getLoc());
+    }
   }
 }
