@@ -266,10 +266,11 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     if (d == 128 && target.maxSmemPerBlock >= 128 * 1024) {
       // Head dim 128: 64-key blocks in a 2-stage ring (96 KB with Q, two
       // blocks per SM on the H200). Interleaved A/B on the H200, S = 1k /
-      // 4k / 16k (bench/results/2026-11-30_attention_sm80_bn64_h200.json):
-      // 299 / 347 TFLOP/s against 286 / 325 with 32-key blocks in 4 stages,
-      // causal 211 / 318 / 356 against 222 / 308 / 341. With 3 or 4 stages
-      // (one block per SM) 64-key blocks were slower than 32-key ones.
+      // 4k / 16k (bench/results/2026-11-30_attention_sm80_qasync_122ae84_h200.json):
+      // 334 / 361 / 363 TFLOP/s against 321 / 342 / 348 with 32-key blocks
+      // in 4 stages, causal 270 / 350 / 378 against 250 / 318 / 349. With 3
+      // or 4 stages (one block per SM) 64-key blocks were slower than 32-key
+      // ones (245 against 332 at S = 4k).
       c.stages = 2;
     } else if (d == 128) {
       // Where the chip has less shared memory (sm_89's 99 KB, with room for
