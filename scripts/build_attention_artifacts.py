@@ -26,8 +26,10 @@ VARIANTS = {
         "nopp": ((64, 128), dict(pingpong=0)),
         # O stored from registers instead of through Q's buffer and TMA.
         "notma": ((64, 128), dict(tma_store=0)),
-        # A third K/V stage (head dim 128 has no shared memory for it).
+        # A third K/V stage (with one Q buffer at head dim 128).
         "ws_s3": ((64,), dict(stages=3)),
+        # Persistent: one program per SM walks the tiles, Q double-buffered.
+        "persist": ((64, 128), dict(persistent=1)),
     },
     "sm_80": {
         # Head dim 128 with 32-key blocks in a 4-stage ring (the previous

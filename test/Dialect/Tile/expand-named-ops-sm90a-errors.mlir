@@ -111,3 +111,28 @@ tile.kernel @attention_tma_store_cp_async(%Q: !tile.ptr<bf16>, %B: i32, %S: i32)
         !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+tile.kernel @attention_persistent_cp_async(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{persistent needs the warp-specialized schedule}}
+  tile.attention %q, %q, %q, %q config {warp_specialize = 0, persistent = 1}
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+// The persistent kernel double-buffers Q: with a third K/V stage at head
+// dim 128 the second buffer does not fit.
+
+tile.kernel @attention_persistent_smem(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{persistent: a second Q buffer beside Q and the K/V ring needs 262144 bytes of shared memory, more than the 232448 bytes a block may use on sm_90a}}
+  tile.attention %q, %q, %q, %q config {stages = 3, persistent = 1}
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

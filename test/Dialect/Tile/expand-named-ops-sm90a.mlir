@@ -284,3 +284,63 @@ tile.kernel @attention_ws(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.pt
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// Without the causal mask the warp-specialized attention is persistent: one
+// program per SM walks the (query block, head, batch) tiles from its
+// program id in steps of the program count, in the producer and in the
+// consumers alike, both carrying the K/V ring position from tile to tile.
+// Q is double-buffered (slot and parity carried too): the producer waits
+// for a slot's release before loading a later tile's Q there; the
+// consumers release the previous tile's slot once its O's TMA store has
+// read it (at the next tile's start), and wait for the last store before
+// the block exits.
+
+// CHECK-LABEL: tile.kernel @attention_persistent
+// CHECK-SAME: grid(ceildiv(%SQ, 128) * %H * %B) warps(8) persistent
+// CHECK: %[[NB:.*]] = arith.ceildivsi %SQ, %c128
+// CHECK: %[[PID:.*]] = tile.program_id x
+// CHECK: %[[NP:.*]] = tile.num_programs x
+// CHECK: %[[BQ:.*]] = tile.local_alloc : !tile.smem<2x128x128xbf16, #[[$ROWS:shared[0-9]*]]>
+// CHECK: %[[FQ:.*]] = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
+// CHECK: %[[EQ:.*]] = tile.mbarrier_alloc count 8 : !tile.mbarrier<2>
+// CHECK: tile.warp_specialize regs(240) {
+// CHECK:   tile.named_barrier arrive %{{.*}}, 256
+// CHECK:   scf.for %[[T:.*]] = %[[PID]] to %{{.*}} step %[[NP]] iter_args(%[[S0:.*]] = %{{.*}}, %[[P0:.*]] = %{{.*}}, %[[QS:.*]] = %{{.*}}, %[[QP:.*]] = %{{.*}}) -> (i32, i32, i32, i32)
+// CHECK:     arith.remsi %[[T]], %[[NB]]
+// CHECK:     %[[NOTFIRST:.*]] = arith.cmpi ne, %[[T]], %[[PID]]
+// CHECK:     scf.if %[[NOTFIRST]] {
+// CHECK:       tile.tma_store_wait 0
+// CHECK:       tile.barrier
+// CHECK:       tile.mbarrier_arrive %[[EQ]]
+// CHECK:     tile.mbarrier_wait %[[FQ]][%[[QS]]], %[[QP]]
+// CHECK:     tile.local_load %[[BQ]][%[[QS]]]
+// CHECK:     tile.mbarrier_wait %{{.*}}[%[[S0]]], %[[P0]]
+// CHECK:     scf.for {{.*}} iter_args({{.*}}, %{{.*}} = %[[S0]], %{{.*}} = %[[P0]])
+// CHECK:     tile.tma_store %{{.*}}, %[[BQ]][%[[QS]]]
+// CHECK:     scf.yield
+// CHECK:   tile.tma_store_wait 0
+// CHECK: } partition warps(4) regs(24) {
+// CHECK:   scf.for %[[PT:.*]] = %[[PID]] to %{{.*}} step %[[NP]] iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[PQS:.*]] = %{{.*}}, %[[PQP:.*]] = %{{.*}})
+// CHECK:     %[[FREE:.*]] = arith.xori %[[PQP]], %c1
+// CHECK:     tile.mbarrier_wait %[[EQ]][%[[PQS]]], %[[FREE]]
+// CHECK:     tile.mbarrier_expect_tx %[[FQ]][%[[PQS]]], 32768
+// CHECK:     tile.tma_load %{{.*}}, %[[BQ]][%[[PQS]]], %[[FQ]][%[[PQS]]]
+// CHECK:     scf.for
+// CHECK:       tile.tma_load
+// CHECK:       tile.tma_load
+// CHECK:     scf.yield
+// CHECK-NOT: tile.attention
+tile.kernel @attention_persistent(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
+                                  %O: !tile.ptr<bf16>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32,
+                                  %sq: i32, %sh: i32, %kb: i32, %kh: i32) {
+  %q = tile.make_view %Q[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %k, %v, %o
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

@@ -211,14 +211,15 @@ struct TmaStoreTarget {
   Value buffer;
 };
 
-/// Stores `tile` at `offsets` of `target`'s map through stage 0 of its
-/// buffer: every thread's writes land (and reach the async proxy) before the
+/// Stores `tile` at `offsets` of `target`'s map through stage `stage` (0
+/// by default) of its buffer: every thread's writes land (and reach the async proxy) before the
 /// leader issues the TMA store. The buffer's other readers are done before
 /// the first barrier; with `waitPrevious`, so is an earlier TMA store of it.
 static void emitTmaStore(ImplicitLocOpBuilder &b, Value tile,
                          const TmaStoreTarget &target, ValueRange offsets,
-                         bool waitPrevious) {
-  Value stage = arith::ConstantIntOp::create(b, 0, 32);
+                         bool waitPrevious, Value stage = Value()) {
+  if (!stage)
+    stage = arith::ConstantIntOp::create(b, 0, 32);
   if (waitPrevious)
     TmaStoreWaitOp::create(b, 0);
   BarrierOp::create(b);
@@ -746,89 +747,134 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     return op.emitOpError("Q's batch, heads and sequence length must be "
                           "kernel parameters or constants (they define the "
                           "launch grid)");
-  kernel.setGridRule(AffineMap::get(0, params.size(),
-                                    {sqExpr->ceilDiv(bm), *hqExpr, *bExpr},
-                                    ctx),
-                     params);
+  if (c.persistent) {
+    // One program per tile, at most one per SM (the runtime's rule for
+    // persistent kernels); each walks tiles pid, pid + programs, ...
+    kernel.setGridRule(
+        AffineMap::get(0, params.size(),
+                       sqExpr->ceilDiv(bm) * *hqExpr * *bExpr, ctx),
+        params);
+    kernel.setPersistent(true);
+  } else {
+    kernel.setGridRule(AffineMap::get(0, params.size(),
+                                      {sqExpr->ceilDiv(bm), *hqExpr, *bExpr},
+                                      ctx),
+                       params);
+  }
   kernel.setNumWarps(warps);
 
   float scale = op.getScale() ? op.getScale()->convertToFloat()
                               : 1.0f / std::sqrt(static_cast<float>(d));
   double qkScale = scale * M_LOG2E;
 
-  Value mBlock = ProgramIdOp::create(b, Dim::X);
-  Value h = ProgramIdOp::create(b, Dim::Y);
-  Value bi = ProgramIdOp::create(b, Dim::Z);
-  // With the causal mask a block of queries visits keys up to its last
-  // query, so the blocks differ in work; programs launch in (x, y, z) order
-  // and the blocks with the most keys go first, so that the short ones fill
-  // the tail of the grid. The warp-specialized schedule orders each head's
-  // blocks so (one program per SM). The cp.async schedule (two programs per
-  // SM) orders the (block, head, batch) triples longest first across
-  // groups of (batch, head) pairs that have their K and V in about 32 MB
-  // (the blocks running together share them in L2). H200, causal, S = 4096
-  // (bench/results/2026-11-30_attention_causal_lpt_h200.json): sm_80 path
-  // head dim 128 310/312 TFLOP/s against 290; on sm_90a the groups were
-  // 4% slower at S = 1024 and even at 4096.
-  if (op.getCausal() && c.warpSpecialize) {
-    mBlock = arith::SubIOp::create(
-        b,
-        arith::SubIOp::create(b, arith::CeilDivSIOp::create(b, sq, cst(bm)),
-                              cst(1)),
-        mBlock);
-  } else if (op.getCausal()) {
-    Value nM = arith::CeilDivSIOp::create(b, sq, cst(bm));
-    Value nHB = arith::MulIOp::create(b, hq, batch);
-    Value pid = arith::AddIOp::create(
-        b, mBlock,
-        arith::MulIOp::create(
-            b, nM,
-            arith::AddIOp::create(b, h, arith::MulIOp::create(b, hq, bi))));
-    Value perGroup = arith::MaxSIOp::create(
-        b,
-        arith::DivSIOp::create(b, cst((int64_t(1) << 25) / (2 * d * elemBytes)),
-                               arith::MaxSIOp::create(b, sk, cst(1))),
-        cst(1));
-    perGroup = arith::MinSIOp::create(b, perGroup, nHB);
-    Value groupPrograms = arith::MulIOp::create(b, perGroup, nM);
-    Value group = arith::DivSIOp::create(b, pid, groupPrograms);
-    Value inGroup = arith::RemSIOp::create(b, pid, groupPrograms);
-    Value firstPair = arith::MulIOp::create(b, group, perGroup);
-    Value pairs = arith::MinSIOp::create(
-        b, perGroup, arith::SubIOp::create(b, nHB, firstPair));
-    Value rank = arith::DivSIOp::create(b, inGroup, pairs);
-    Value pair = arith::AddIOp::create(
-        b, firstPair, arith::RemSIOp::create(b, inGroup, pairs));
-    mBlock = arith::SubIOp::create(b, arith::SubIOp::create(b, nM, cst(1)),
-                                   rank);
-    h = arith::RemSIOp::create(b, pair, hq);
-    bi = arith::DivSIOp::create(b, pair, hq);
+  // The tile's query block, head and batch, and what follows from them:
+  // its first query m0, the K/V head, the keys it visits [0, end) and the
+  // blocks every row sees whole [0, full), with the causal offset
+  // shift = Sk - Sq. Set per program, or per tile of the persistent kernel
+  // (in the producer and again in the consumers, each in its region).
+  Value mBlock, h, bi, m0, kvHead, zero, shift, end, full, nM;
+  auto setTile = [&](ImplicitLocOpBuilder &tb, Value mb, Value hh, Value bb) {
+    auto c32 = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(tb, v, 32);
+    };
+    mBlock = mb;
+    h = hh;
+    bi = bb;
+    m0 = arith::MulIOp::create(tb, mBlock, c32(bm));
+    // Grouped-query attention: Hq / Hk query heads share a K/V head.
+    kvHead = arith::DivSIOp::create(tb, h, arith::DivSIOp::create(tb, hq, hk));
+    zero = c32(0);
+    shift = arith::SubIOp::create(tb, sk, sq);
+    end = sk;
+    if (op.getCausal()) {
+      // Keys past the block's last query (shifted) are never visible.
+      Value last = arith::AddIOp::create(
+          tb, arith::AddIOp::create(tb, m0, c32(bm)), shift);
+      end = arith::MaxSIOp::create(tb, arith::MinSIOp::create(tb, last, sk),
+                                   c32(0));
+    }
+    // Blocks visible to every row: keys below Sk and (causal) at most the
+    // first query's limit m0 + Sk - Sq, rounded down to whole blocks.
+    Value visible = sk;
+    if (op.getCausal())
+      visible = arith::MaxSIOp::create(
+          tb,
+          arith::MinSIOp::create(
+              tb, arith::AddIOp::create(tb, arith::AddIOp::create(tb, m0, shift),
+                                        c32(1)),
+              sk),
+          c32(0));
+    full = arith::MulIOp::create(
+        tb, arith::DivSIOp::create(tb, visible, c32(bn)), c32(bn));
+  };
+  // Tile `t` of the persistent kernel: query blocks fastest, then heads,
+  // then batches; with the causal mask each head's blocks run longest first.
+  auto setPersistentTile = [&](ImplicitLocOpBuilder &tb, Value t) {
+    Value mb = arith::RemSIOp::create(tb, t, nM);
+    Value hb = arith::DivSIOp::create(tb, t, nM);
+    if (op.getCausal())
+      mb = arith::SubIOp::create(
+          tb, arith::SubIOp::create(tb, nM, arith::ConstantIntOp::create(tb, 1, 32)),
+          mb);
+    setTile(tb, mb, arith::RemSIOp::create(tb, hb, hq),
+            arith::DivSIOp::create(tb, hb, hq));
+  };
+  // The persistent kernel's tiles: [firstTile, numTiles) in steps of
+  // numPrograms; `zero` outside both regions for the loops' initial state.
+  Value numTiles, firstTile, numPrograms;
+  if (c.persistent) {
+    nM = arith::CeilDivSIOp::create(b, sq, cst(bm));
+    numTiles = arith::MulIOp::create(b, nM, arith::MulIOp::create(b, hq, batch));
+    firstTile = ProgramIdOp::create(b, Dim::X);
+    numPrograms = NumProgramsOp::create(b, Dim::X);
+    zero = cst(0);
+  } else {
+    Value mb = ProgramIdOp::create(b, Dim::X);
+    Value hh = ProgramIdOp::create(b, Dim::Y);
+    Value bb = ProgramIdOp::create(b, Dim::Z);
+    nM = arith::CeilDivSIOp::create(b, sq, cst(bm));
+    // With the causal mask a block of queries visits keys up to its last
+    // query, so the blocks differ in work; programs launch in (x, y, z)
+    // order and the blocks with the most keys go first, so that the short
+    // ones fill the tail of the grid. The warp-specialized schedule orders
+    // each head's blocks so (one program per SM). The cp.async schedule (two
+    // programs per SM) orders the (block, head, batch) triples longest first
+    // across groups of (batch, head) pairs that have their K and V in about
+    // 32 MB (the blocks running together share them in L2). H200, causal,
+    // S = 4096 (bench/results/2026-11-30_attention_causal_lpt_h200.json):
+    // sm_80 path head dim 128 310/312 TFLOP/s against 290; on sm_90a the
+    // groups were 4% slower at S = 1024 and even at 4096.
+    if (op.getCausal() && c.warpSpecialize) {
+      mb = arith::SubIOp::create(b, arith::SubIOp::create(b, nM, cst(1)), mb);
+    } else if (op.getCausal()) {
+      Value nHB = arith::MulIOp::create(b, hq, batch);
+      Value pid = arith::AddIOp::create(
+          b, mb,
+          arith::MulIOp::create(
+              b, nM,
+              arith::AddIOp::create(b, hh, arith::MulIOp::create(b, hq, bb))));
+      Value perGroup = arith::MaxSIOp::create(
+          b,
+          arith::DivSIOp::create(
+              b, cst((int64_t(1) << 25) / (2 * d * elemBytes)),
+              arith::MaxSIOp::create(b, sk, cst(1))),
+          cst(1));
+      perGroup = arith::MinSIOp::create(b, perGroup, nHB);
+      Value groupPrograms = arith::MulIOp::create(b, perGroup, nM);
+      Value group = arith::DivSIOp::create(b, pid, groupPrograms);
+      Value inGroup = arith::RemSIOp::create(b, pid, groupPrograms);
+      Value firstPair = arith::MulIOp::create(b, group, perGroup);
+      Value pairs = arith::MinSIOp::create(
+          b, perGroup, arith::SubIOp::create(b, nHB, firstPair));
+      Value rank = arith::DivSIOp::create(b, inGroup, pairs);
+      Value pair = arith::AddIOp::create(
+          b, firstPair, arith::RemSIOp::create(b, inGroup, pairs));
+      mb = arith::SubIOp::create(b, arith::SubIOp::create(b, nM, cst(1)), rank);
+      hh = arith::RemSIOp::create(b, pair, hq);
+      bb = arith::DivSIOp::create(b, pair, hq);
+    }
+    setTile(b, mb, hh, bb);
   }
-  Value m0 = arith::MulIOp::create(b, mBlock, cst(bm));
-  // Grouped-query attention: Hq / Hk query heads share a K/V head.
-  Value kvHead = arith::DivSIOp::create(b, h, arith::DivSIOp::create(b, hq, hk));
-  Value zero = cst(0);
-  // The causal offset Sk - Sq, and the keys the block visits: [0, end).
-  Value shift = arith::SubIOp::create(b, sk, sq);
-  Value end = sk;
-  if (op.getCausal()) {
-    // Keys past the block's last query (shifted) are never visible.
-    Value last = arith::AddIOp::create(
-        b, arith::AddIOp::create(b, m0, cst(bm)), shift);
-    end = arith::MaxSIOp::create(b, arith::MinSIOp::create(b, last, sk), zero);
-  }
-  // Blocks visible to every row: keys below Sk and (causal) at most the
-  // first query's limit m0 + Sk - Sq, rounded down to whole blocks.
-  Value visible = sk;
-  if (op.getCausal())
-    visible = arith::MaxSIOp::create(
-        b, arith::MinSIOp::create(
-               b, arith::AddIOp::create(b, arith::AddIOp::create(b, m0, shift),
-                                        cst(1)),
-               sk),
-        zero);
-  Value full = arith::MulIOp::create(
-      b, arith::DivSIOp::create(b, visible, cst(bn)), cst(bn));
 
   // Kᵀ as a view ([B, Hk, D, Sk], contiguous along D): its tiles are K-major
   // like a GEMM's column-major B.
@@ -864,7 +910,13 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   // shared memory (SS), which leaves the registers to S, P and the
   // accumulator of two blocks in flight.
   Value ringK, ringV, fullK, fullV, emptyK, emptyV, tq, turnMine, turnOther;
-  Value bufQ, tmO;
+  Value bufQ, tmO, emptyQ;
+  // The persistent kernel's consumer loop over tiles and its carried state:
+  // the K/V ring position of the tile's first block and Q's buffer slot
+  // (stage and parity), then the tile's first-block ring position and Q
+  // slot as the body sees them.
+  scf::ForOp tileLoop;
+  Value ringS0, ringPh0, qSlot, qParity;
   if (c.warpSpecialize) {
     SharedEncodingAttr encK = getSwizzle128Layout(ctx, 0); // along D
     SharedEncodingAttr encV = getSwizzle128Layout(ctx, 1); // along D
@@ -872,13 +924,18 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     requireChunkAligned(kernel, q);
     Value tmQ = MakeTensorMapOp::create(
         b, TensorMapType::get(ctx, {1, 1, bm, 64}, et, encQ), q);
-    bufQ = LocalAllocOp::create(b, SmemType::get(ctx, {1, bm, d}, et, encQ));
+    // The persistent kernel double-buffers Q: the producer loads the next
+    // tile's while the consumers still read this one's (or store O from it).
+    int64_t qStages = c.persistent ? 2 : 1;
+    bufQ = LocalAllocOp::create(b, SmemType::get(ctx, {qStages, bm, d}, et, encQ));
     if (c.tmaStore) {
       requireChunkAligned(kernel, o);
       tmO = MakeTensorMapOp::create(
           b, TensorMapType::get(ctx, {1, 1, bm, 64}, et, encQ), o);
     }
-    Value fullQ = MBarrierAllocOp::create(b, MBarrierType::get(ctx, 1), 1);
+    Value fullQ = MBarrierAllocOp::create(b, MBarrierType::get(ctx, qStages), 1);
+    if (c.persistent)
+      emptyQ = MBarrierAllocOp::create(b, MBarrierType::get(ctx, qStages), warps);
     Value tmK = MakeTensorMapOp::create(
         b, TensorMapType::get(ctx, {1, 1, 64, bn}, et, encK), kT);
     Value tmV = MakeTensorMapOp::create(
@@ -900,42 +957,70 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                                        c.consumerRegs, c.producerRegs);
     ws.getDefaultRegion().emplaceBlock();
     ws.getPartitionRegion().emplaceBlock();
-    // Producer: the blocks [0, end) in the consumers' order.
+    // Producer: Q into slot qs, then the blocks [0, end) in the consumers'
+    // order from ring position (s, ph); returns the position after them.
+    auto produce = [&](ImplicitLocOpBuilder &pb, Value s0, Value ph0, Value qs,
+                       Value qph) -> ValueRange {
+      Value z = arith::ConstantIntOp::create(pb, 0, 32);
+      if (emptyQ)
+        MBarrierWaitOp::create(
+            pb, emptyQ, qs,
+            arith::XOrIOp::create(pb, qph, arith::ConstantIntOp::create(pb, 1, 32)));
+      MBarrierExpectTxOp::create(pb, fullQ, qs, bm * d * elemBytes);
+      TmaLoadOp::create(pb, tmQ, ValueRange{bi, h, m0, z}, bufQ, qs, fullQ, qs);
+      return scf::ForOp::create(
+                 pb, z, end, arith::ConstantIntOp::create(pb, bn, 32),
+                 ValueRange{s0, ph0},
+                 [&](OpBuilder &ob, Location loc, Value n, ValueRange it) {
+                   ImplicitLocOpBuilder lb(loc, ob);
+                   Value s = it[0], ph = it[1];
+                   // A fresh barrier has completed the phase of parity 1.
+                   Value freeParity = arith::XOrIOp::create(
+                       lb, ph, arith::ConstantIntOp::create(lb, 1, 32));
+                   Value z = arith::ConstantIntOp::create(lb, 0, 32);
+                   MBarrierWaitOp::create(lb, emptyK, s, freeParity);
+                   MBarrierExpectTxOp::create(lb, fullK, s, tileBytes);
+                   TmaLoadOp::create(lb, tmK, ValueRange{bi, kvHead, z, n},
+                                     ringK, s, fullK, s);
+                   MBarrierWaitOp::create(lb, emptyV, s, freeParity);
+                   MBarrierExpectTxOp::create(lb, fullV, s, tileBytes);
+                   TmaLoadOp::create(lb, tmV, ValueRange{bi, kvHead, n, z},
+                                     ringV, s, fullV, s);
+                   auto [s2, ph2] = advanceRing(lb, s, ph, c.stages);
+                   scf::YieldOp::create(lb, ValueRange{s2, ph2});
+                 })
+          .getResults();
+    };
+    // The loops' initial state (setTile rebinds `zero` inside each region).
+    Value zeroTop = zero;
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&ws.getPartitionRegion().front());
-      MBarrierExpectTxOp::create(b, fullQ, zero, bm * d * elemBytes);
-      TmaLoadOp::create(b, tmQ, ValueRange{bi, h, m0, zero}, bufQ, zero, fullQ,
-                        zero);
-      scf::ForOp::create(
-          b, zero, end, cst(bn), ValueRange{zero, zero},
-          [&](OpBuilder &ob, Location loc, Value n, ValueRange it) {
-            ImplicitLocOpBuilder lb(loc, ob);
-            Value s = it[0], ph = it[1];
-            // A fresh barrier has completed the phase of parity 1.
-            Value freeParity = arith::XOrIOp::create(
-                lb, ph, arith::ConstantIntOp::create(lb, 1, 32));
-            Value z = arith::ConstantIntOp::create(lb, 0, 32);
-            MBarrierWaitOp::create(lb, emptyK, s, freeParity);
-            MBarrierExpectTxOp::create(lb, fullK, s, tileBytes);
-            TmaLoadOp::create(lb, tmK, ValueRange{bi, kvHead, z, n}, ringK, s,
-                              fullK, s);
-            MBarrierWaitOp::create(lb, emptyV, s, freeParity);
-            MBarrierExpectTxOp::create(lb, fullV, s, tileBytes);
-            TmaLoadOp::create(lb, tmV, ValueRange{bi, kvHead, n, z}, ringV, s,
-                              fullV, s);
-            auto [s2, ph2] = advanceRing(lb, s, ph, c.stages);
-            scf::YieldOp::create(lb, ValueRange{s2, ph2});
-          });
+      if (c.persistent) {
+        scf::ForOp::create(
+            b, firstTile, numTiles, numPrograms,
+            ValueRange{zero, zero, zero, zero},
+            [&](OpBuilder &ob, Location loc, Value t, ValueRange it) {
+              ImplicitLocOpBuilder tb(loc, ob);
+              setPersistentTile(tb, t);
+              ValueRange ring = produce(tb, it[0], it[1], it[2], it[3]);
+              auto [qs2, qph2] = advanceRing(tb, it[2], it[3], 2);
+              scf::YieldOp::create(tb, ValueRange{ring[0], ring[1], qs2, qph2});
+            });
+      } else {
+        produce(b, zero, zero, zero, zero);
+      }
     }
-    // The consumers run everything below.
+    // The consumers run everything below (per tile, in the persistent
+    // kernel's loop).
     b.setInsertionPointToStart(&ws.getDefaultRegion().front());
-    MBarrierWaitOp::create(b, fullQ, zero, zero);
-    tq = LocalLoadOp::create(b, RankedTensorType::get({bm, d}, et, encQ), bufQ,
-                             zero);
-    if (c.pingpong) {
+    auto startPingpong = [&]() {
+      if (!c.pingpong)
+        return;
       // Warpgroup w waits on barrier 3 + w before issuing its products and
       // arrives at the other's after; warpgroup 1 lets warpgroup 0 go first.
+      // The turns carry over from one tile to the next (both warpgroups take
+      // the same number per tile).
       Value wg = WarpgroupIdOp::create(b);
       turnMine = arith::AddIOp::create(b, wg, cst(3));
       turnOther = arith::SubIOp::create(b, cst(4), wg);
@@ -946,7 +1031,41 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                                32 * warps, /*arrive=*/true);
         scf::YieldOp::create(ib, l);
       });
+    };
+    ringS0 = ringPh0 = qSlot = qParity = zeroTop;
+    if (c.persistent) {
+      startPingpong();
+      tileLoop = scf::ForOp::create(b, firstTile, numTiles, numPrograms,
+                                    ValueRange{zeroTop, zeroTop, zeroTop, zeroTop});
+      b.setInsertionPointToStart(tileLoop.getBody());
+      Value t = tileLoop.getInductionVar();
+      ringS0 = tileLoop.getRegionIterArgs()[0];
+      ringPh0 = tileLoop.getRegionIterArgs()[1];
+      qSlot = tileLoop.getRegionIterArgs()[2];
+      qParity = tileLoop.getRegionIterArgs()[3];
+      setPersistentTile(b, t);
+      if (c.tmaStore) {
+        // The previous tile's O left through the other Q slot: once its TMA
+        // store has read it, the producer may load a later Q there.
+        Value notFirst = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, t,
+                                               firstTile);
+        scf::IfOp::create(b, notFirst, [&](OpBuilder &ib, Location l) {
+          ImplicitLocOpBuilder lb(l, ib);
+          TmaStoreWaitOp::create(lb, 0);
+          BarrierOp::create(lb);
+          MBarrierArriveOp::create(
+              lb, emptyQ,
+              arith::SubIOp::create(lb, arith::ConstantIntOp::create(lb, 1, 32),
+                                    qSlot));
+          scf::YieldOp::create(lb);
+        });
+      }
     }
+    MBarrierWaitOp::create(b, fullQ, qSlot, qParity);
+    tq = LocalLoadOp::create(b, RankedTensorType::get({bm, d}, et, encQ), bufQ,
+                             qSlot);
+    if (!c.persistent)
+      startPingpong();
   } else if (c.qInSmem) {
     // Q waits in shared memory; each key block reads its fragments anew.
     // Its cp.async group is committed before the K/V ring's first copies, so
@@ -1153,11 +1272,11 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
           ImplicitLocOpBuilder lb(loc, ob);
           Value z = arith::ConstantIntOp::create(lb, 0, 32);
           beginTurn(lb);
-          Value sc0 =
-              DotOp::create(lb, sType, tq, waitK(lb, z, z), splat(lb, sType, 0.0));
+          Value sc0 = DotOp::create(lb, sType, tq, waitK(lb, ringS0, ringPh0),
+                                    splat(lb, sType, 0.0));
           endTurn(lb);
           Value sc = retire(lb, sc0, 0);
-          MBarrierArriveOp::create(lb, emptyK, z);
+          MBarrierArriveOp::create(lb, emptyK, ringS0);
           Softmax sm = emitSoftmax(lb, sc, z, splat(lb, rowType, -INFINITY),
                                    splat(lb, rowType, 0.0), /*masked=*/true);
           scf::YieldOp::create(lb, ValueRange{sm.p, sm.m, sm.l});
@@ -1197,8 +1316,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     Value mid = arith::MaxSIOp::create(b, full, lo);
     auto unmasked = makeLoop(lo, mid,
                              {splat(b, accType, 0.0), first.getResult(1),
-                              first.getResult(2), first.getResult(0), zero,
-                              zero},
+                              first.getResult(2), first.getResult(0), ringS0,
+                              ringPh0},
                              step(false));
     auto masked = makeLoop(mid, end, unmasked.getResults(), step(true));
     // P·V of the last block.
@@ -1221,6 +1340,13 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     acc = last.getResult(0);
     m = masked.getResult(1);
     l = masked.getResult(2);
+    if (tileLoop) {
+      // The next tile's first block comes after this tile's last one.
+      auto [sNext, phNext] = advanceRing(b, masked.getResult(4),
+                                         masked.getResult(5), c.stages);
+      ringS0 = arith::SelectOp::create(b, any, sNext, ringS0);
+      ringPh0 = arith::SelectOp::create(b, any, phNext, ringPh0);
+    }
   }
   Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l,
                                       splat(b, rowType, 0.0));
@@ -1233,20 +1359,32 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       arith::MulFOp::create(b, acc, broadcastAlong(b, inv, 1, {bm, d}));
   out = arith::TruncFOp::create(b, RankedTensorType::get({bm, d}, et), out);
   if (c.tmaStore) {
-    // Q's buffer is free once both warpgroups' last Q Kᵀ has retired (the
-    // first barrier); TMA clips rows past Sq, and the block waits for the
-    // store to have read the buffer before it exits.
+    // Q's buffer (slot) is free once both warpgroups' last Q Kᵀ has retired
+    // (the first barrier); TMA clips rows past Sq, and the block waits for
+    // the store to have read the buffer before it exits (the persistent
+    // kernel before it releases the slot, at the next tile).
     emitTmaStore(b, out, TmaStoreTarget{tmO, bufQ}, ValueRange{bi, h, m0, zero},
-                 /*waitPrevious=*/false);
-    TmaStoreWaitOp::create(b, 0);
+                 /*waitPrevious=*/false, qSlot);
+    if (!tileLoop)
+      TmaStoreWaitOp::create(b, 0);
   } else {
     StoreOp::create(b, out, o, ValueRange{bi, h, m0, zero}, Value());
+    // Every warp's reads of Q's slot have retired.
+    if (tileLoop)
+      MBarrierArriveOp::create(b, emptyQ, qSlot);
   }
   if (Value lse = op.getLse()) {
     // Natural log: (m + log2 l) * ln 2; -inf for rows that saw no key.
     Value lse2 = arith::AddFOp::create(b, m, math::Log2Op::create(b, l));
     Value lseN = arith::MulFOp::create(b, lse2, splat(b, rowType, M_LN2));
     StoreOp::create(b, lseN, lse, ValueRange{bi, h, m0}, Value());
+  }
+  if (tileLoop) {
+    auto [qs2, qph2] = advanceRing(b, qSlot, qParity, 2);
+    scf::YieldOp::create(b, ValueRange{ringS0, ringPh0, qs2, qph2});
+    b.setInsertionPointAfter(tileLoop);
+    if (c.tmaStore)
+      TmaStoreWaitOp::create(b, 0);
   }
   op.erase();
   return success();

@@ -300,6 +300,7 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   std::optional<bool> ws = readConfigFlag(config, "warp_specialize");
   std::optional<bool> pingpong = readConfigFlag(config, "pingpong");
   std::optional<bool> tmaStore = readConfigFlag(config, "tma_store");
+  std::optional<bool> persistent = readConfigFlag(config, "persistent");
   c.qInSmem = readConfigFlag(config, "q_in_smem").value_or(c.qInSmem);
   c.splitLoops = readConfigFlag(config, "split_loops").value_or(c.splitLoops);
   bool wsRequested = ws.value_or(false);
@@ -321,9 +322,11 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
                           "block_n a power of two >= 16, got block_m = ")
            << c.blockM << ", block_n = " << c.blockN << ", warps = " << c.warps;
   auto checkNotWs = [&]() -> FailureOr<AttentionConfig> {
-    if (pingpong.value_or(false) || tmaStore.value_or(false))
-      return op.emitOpError(pingpong.value_or(false) ? "pingpong" : "tma_store")
-             << " needs the warp-specialized schedule";
+    for (auto [flag, name] :
+         {std::pair(pingpong, "pingpong"), std::pair(tmaStore, "tma_store"),
+          std::pair(persistent, "persistent")})
+      if (flag.value_or(false))
+        return op.emitOpError(name) << " needs the warp-specialized schedule";
     // Q's buffer beside tile-pipeline's K/V ring.
     int64_t bytes = bufferBytes(c.qInSmem);
     if (bytes > target.maxSmemPerBlock)
@@ -362,6 +365,23 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
                   " stages, more than the " + Twine(target.maxSmemPerBlock) +
                   " bytes a block may use on " + target.chip);
   c.tmaStore = tmaStore.value_or(true);
+  // Persistent without the causal mask, where a second Q buffer fits beside
+  // the ring (not with a third stage at head dim 128): the next tile's Q and
+  // K/V load while this one finishes. Interleaved A/B on the H200, S = 1k /
+  // 4k / 16k (bench/results/2026-11-30_attention_sm90a_persistent_h200.json):
+  // head dim 128 565 / 626 / 634 TFLOP/s against 521 / 607 / 636, head dim
+  // 64 406 / 468 (1k / 4k) against 357 / 430. Causal tiles differ in work
+  // and the static round robin left programs unbalanced (16k: 442 against
+  // 625); there the hardware's block scheduler balances them.
+  int64_t qBytes = c.blockM * d * elemBytes;
+  bool roomForQ2 = bytes + qBytes <= target.maxSmemPerBlock;
+  c.persistent = persistent.value_or(roomForQ2 && !op.getCausal());
+  if (c.persistent && !roomForQ2)
+    return op.emitOpError("persistent: a second Q buffer beside Q and the "
+                          "K/V ring needs ")
+           << bytes + qBytes << " bytes of shared memory, more than the "
+           << target.maxSmemPerBlock << " bytes a block may use on "
+           << target.chip;
   // Ping-pong pairs two consumer warpgroups.
   c.pingpong = pingpong.value_or(c.warps == 8);
   if (c.pingpong && c.warps != 8)

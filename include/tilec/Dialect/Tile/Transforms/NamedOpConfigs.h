@@ -71,6 +71,11 @@ struct AttentionConfig {
   bool pingpong = false;
   /// O leaves through shared memory (Q's buffer) and a TMA store.
   bool tmaStore = false;
+  /// The warp-specialized kernel is persistent: one program per SM walks
+  /// the (query block, head, batch) tiles; Q is double-buffered, so the
+  /// producer loads the next tile's Q and K/V while the consumers finish
+  /// this one.
+  bool persistent = false;
   /// The cp.async schedule keeps Q in shared memory and reads its fragments
   /// there for every key block (ldmatrix) instead of holding them in
   /// registers: the registers then fit 32 query rows per warp, which halves
