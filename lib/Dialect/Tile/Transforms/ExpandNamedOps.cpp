@@ -807,21 +807,52 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     full = arith::MulIOp::create(
         tb, arith::DivSIOp::create(tb, visible, c32(bn)), c32(bn));
   };
-  // Tile `t` of the persistent kernel: query blocks fastest, then heads,
-  // then batches; with the causal mask each head's blocks run longest first.
-  auto setPersistentTile = [&](ImplicitLocOpBuilder &tb, Value t) {
-    Value mb = arith::RemSIOp::create(tb, t, nM);
-    Value hb = arith::DivSIOp::create(tb, t, nM);
-    if (op.getCausal())
-      mb = arith::SubIOp::create(
-          tb, arith::SubIOp::create(tb, nM, arith::ConstantIntOp::create(tb, 1, 32)),
-          mb);
-    setTile(tb, mb, arith::RemSIOp::create(tb, hb, hq),
-            arith::DivSIOp::create(tb, hb, hq));
-  };
   // The persistent kernel's tiles: [firstTile, numTiles) in steps of
   // numPrograms; `zero` outside both regions for the loops' initial state.
   Value numTiles, firstTile, numPrograms;
+  // Tile `t` of the persistent kernel: query blocks fastest, then heads,
+  // then batches. With the causal mask the tiles run longest first across
+  // all (head, batch) pairs (rank-major: the last query block of every pair,
+  // then the one before, ...), and the programs take every other round of
+  // numPrograms tiles in reverse order (a "snake"): a program that had one
+  // of the longest tiles of a round gets one of the shortest of the next.
+  // Per-head order under a plain round robin gave program p the blocks p,
+  // p + P, ... of one length class (16k: 1.57x the mean work on the busiest
+  // program, against 1.007 with this order).
+  auto setPersistentTile = [&](ImplicitLocOpBuilder &tb, Value t) {
+    Value mb, hb;
+    if (op.getCausal()) {
+      auto c32 = [&](int64_t v) -> Value {
+        return arith::ConstantIntOp::create(tb, v, 32);
+      };
+      Value round = arith::DivSIOp::create(tb, t, numPrograms);
+      Value roundStart = arith::MulIOp::create(tb, round, numPrograms);
+      Value mirrored = arith::SubIOp::create(
+          tb,
+          arith::AddIOp::create(
+              tb, roundStart,
+              arith::SubIOp::create(tb, numPrograms, c32(1))),
+          arith::SubIOp::create(tb, t, roundStart));
+      Value odd = arith::CmpIOp::create(
+          tb, arith::CmpIPredicate::ne,
+          arith::AndIOp::create(tb, round, c32(1)), c32(0));
+      // A round cut short by the last tile keeps its order.
+      Value whole = arith::CmpIOp::create(
+          tb, arith::CmpIPredicate::sle,
+          arith::AddIOp::create(tb, roundStart, numPrograms), numTiles);
+      Value v = arith::SelectOp::create(
+          tb, arith::AndIOp::create(tb, odd, whole), mirrored, t);
+      Value pairs = arith::MulIOp::create(tb, hq, batch);
+      mb = arith::SubIOp::create(tb, arith::SubIOp::create(tb, nM, c32(1)),
+                                 arith::DivSIOp::create(tb, v, pairs));
+      hb = arith::RemSIOp::create(tb, v, pairs);
+    } else {
+      mb = arith::RemSIOp::create(tb, t, nM);
+      hb = arith::DivSIOp::create(tb, t, nM);
+    }
+    setTile(tb, mb, arith::RemSIOp::create(tb, hb, hq),
+            arith::DivSIOp::create(tb, hb, hq));
+  };
   if (c.persistent) {
     nM = arith::CeilDivSIOp::create(b, sq, cst(bm));
     numTiles = arith::MulIOp::create(b, nM, arith::MulIOp::create(b, hq, batch));
