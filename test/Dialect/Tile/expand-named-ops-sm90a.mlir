@@ -344,3 +344,39 @@ tile.kernel @attention_persistent(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: 
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// Causal and persistent (config persistent = 1): tiles run longest first
+// across all (head, batch) pairs (the rank counts back from the last query
+// block), and every other round of num_programs tiles is taken in reverse
+// order unless it is cut short by the last tile.
+
+// CHECK-LABEL: tile.kernel @attention_persistent_causal
+// CHECK-SAME: persistent
+// CHECK: %[[NB:.*]] = arith.ceildivsi %SQ, %c128
+// CHECK: %[[NP:.*]] = tile.num_programs x
+// CHECK: tile.warp_specialize
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[NT:.*]] step %[[NP]]
+// CHECK:   %[[R:.*]] = arith.divsi %[[T]], %[[NP]]
+// CHECK:   %[[RS:.*]] = arith.muli %[[R]], %[[NP]]
+// CHECK:   %[[ODD:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}}
+// CHECK:   %[[WHOLE:.*]] = arith.cmpi sle, %{{.*}}, %[[NT]]
+// CHECK:   %[[SNAKE:.*]] = arith.andi %[[ODD]], %[[WHOLE]]
+// CHECK:   %[[V:.*]] = arith.select %[[SNAKE]], %{{.*}}, %[[T]]
+// CHECK:   %[[PAIRS:.*]] = arith.muli %H, %B
+// CHECK:   %[[RANK:.*]] = arith.divsi %[[V]], %[[PAIRS]]
+// CHECK:   arith.subi %{{.*}}, %[[RANK]]
+// CHECK:   arith.remsi %[[V]], %[[PAIRS]]
+tile.kernel @attention_persistent_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
+                                         %O: !tile.ptr<bf16>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32,
+                                         %sq: i32, %sh: i32, %kb: i32, %kh: i32) {
+  %q = tile.make_view %Q[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %k, %v, %o causal config {persistent = 1}
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
