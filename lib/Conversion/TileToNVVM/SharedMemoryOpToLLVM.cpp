@@ -88,18 +88,17 @@ static Value emitLdmatrixAsm(OpBuilder &b, Location loc, Type resType,
 /// the address); otherwise `lo` = `at` and `hiElems` = 0. Without it, each
 /// access of a loop-invariant address gets a register of its own outside
 /// the loop, which ptxas spills.
-static int64_t
-splitSwizzledOffset(SharedEncodingAttr enc, ArrayRef<int64_t> tileShape,
-                    ArrayRef<std::array<int64_t, 2>> threads,
-                    const int64_t at[2], int64_t lo[2]) {
+static int64_t splitSwizzledOffset(SharedEncodingAttr enc,
+                                   ArrayRef<int64_t> tileShape,
+                                   ArrayRef<std::array<int64_t, 2>> threads,
+                                   const int64_t at[2], int64_t lo[2]) {
   unsigned contig = enc.getOrder()[0];
   int64_t period[2];
   period[contig] = enc.getVec() * enc.getMaxPhase();
   period[1 - contig] = enc.getPerPhase() * enc.getMaxPhase();
   lo[0] = at[0] % period[0];
   lo[1] = at[1] % period[1];
-  int64_t hi =
-      getSwizzledOffset(enc, tileShape, at[0] - lo[0], at[1] - lo[1]);
+  int64_t hi = getSwizzledOffset(enc, tileShape, at[0] - lo[0], at[1] - lo[1]);
   bool holds = llvm::all_of(threads, [&](const std::array<int64_t, 2> &t) {
     return getSwizzledOffset(enc, tileShape, t[0] + at[0], t[1] + at[1]) ==
            getSwizzledOffset(enc, tileShape, t[0] + lo[0], t[1] + lo[1]) + hi;
@@ -322,10 +321,10 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
   if (staticStrides) {
     Value threadOffset = i64Val(rewriter, loc, 0);
     for (unsigned d = 0; d < 2; ++d)
-      threadOffset = addNsw(
-          rewriter, loc, threadOffset,
-          mulNsw(rewriter, loc, extIndex(rewriter, loc, thread[d]),
-                 i64Val(rewriter, loc, viewStrides[lead + d])));
+      threadOffset =
+          addNsw(rewriter, loc, threadOffset,
+                 mulNsw(rewriter, loc, extIndex(rewriter, loc, thread[d]),
+                        i64Val(rewriter, loc, viewStrides[lead + d])));
     threadBase = gepElems(rewriter, loc, tileBase, et, threadOffset);
   }
   // The same split of the swizzled destination (splitSwizzledOffset).
@@ -345,10 +344,10 @@ AsyncCopyOpLowering::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
         tc.push_back(addNsw(b, l, thread[d], i32Val(b, l, rc[d])));
       Value src;
       if (threadBase) {
-        src = gepElems(b, l, threadBase, et,
-                       i64Val(b, l,
-                              rc[0] * viewStrides[lead] +
-                                  rc[1] * viewStrides[lead + 1]));
+        src = gepElems(
+            b, l, threadBase, et,
+            i64Val(b, l,
+                   rc[0] * viewStrides[lead] + rc[1] * viewStrides[lead + 1]));
       } else {
         Value chunkOffset = i64Val(b, l, 0);
         for (unsigned d = 0; d < 2; ++d)

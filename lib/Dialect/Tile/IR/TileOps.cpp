@@ -1312,8 +1312,8 @@ LogicalResult AttentionOp::verify() {
   if (failed(verifyConfig(*this, getConfigAttr(),
                           {"block_m", "block_n", "stages", "warps",
                            "warp_specialize", "consumer_regs", "producer_regs",
-                           "pingpong", "tma_store", "q_in_smem",
-                           "split_loops", "persistent"})))
+                           "pingpong", "tma_store", "q_in_smem", "split_loops",
+                           "persistent"})))
     return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");

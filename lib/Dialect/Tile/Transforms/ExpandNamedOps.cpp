@@ -212,9 +212,10 @@ struct TmaStoreTarget {
 };
 
 /// Stores `tile` at `offsets` of `target`'s map through stage `stage` (0
-/// by default) of its buffer: every thread's writes land (and reach the async proxy) before the
-/// leader issues the TMA store. The buffer's other readers are done before
-/// the first barrier; with `waitPrevious`, so is an earlier TMA store of it.
+/// by default) of its buffer: every thread's writes land (and reach the async
+/// proxy) before the leader issues the TMA store. The buffer's other readers
+/// are done before the first barrier; with `waitPrevious`, so is an earlier TMA
+/// store of it.
 static void emitTmaStore(ImplicitLocOpBuilder &b, Value tile,
                          const TmaStoreTarget &target, ValueRange offsets,
                          bool waitPrevious, Value stage = Value()) {
@@ -750,10 +751,10 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   if (c.persistent) {
     // One program per tile, at most one per SM (the runtime's rule for
     // persistent kernels); each walks tiles pid, pid + programs, ...
-    kernel.setGridRule(
-        AffineMap::get(0, params.size(),
-                       sqExpr->ceilDiv(bm) * *hqExpr * *bExpr, ctx),
-        params);
+    kernel.setGridRule(AffineMap::get(0, params.size(),
+                                      sqExpr->ceilDiv(bm) * *hqExpr * *bExpr,
+                                      ctx),
+                       params);
     kernel.setPersistent(true);
   } else {
     kernel.setGridRule(AffineMap::get(0, params.size(),
@@ -800,8 +801,9 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       visible = arith::MaxSIOp::create(
           tb,
           arith::MinSIOp::create(
-              tb, arith::AddIOp::create(tb, arith::AddIOp::create(tb, m0, shift),
-                                        c32(1)),
+              tb,
+              arith::AddIOp::create(tb, arith::AddIOp::create(tb, m0, shift),
+                                    c32(1)),
               sk),
           c32(0));
     full = arith::MulIOp::create(
@@ -829,9 +831,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       Value roundStart = arith::MulIOp::create(tb, round, numPrograms);
       Value mirrored = arith::SubIOp::create(
           tb,
-          arith::AddIOp::create(
-              tb, roundStart,
-              arith::SubIOp::create(tb, numPrograms, c32(1))),
+          arith::AddIOp::create(tb, roundStart,
+                                arith::SubIOp::create(tb, numPrograms, c32(1))),
           arith::SubIOp::create(tb, t, roundStart));
       Value odd = arith::CmpIOp::create(
           tb, arith::CmpIPredicate::ne,
@@ -855,7 +856,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   };
   if (c.persistent) {
     nM = arith::CeilDivSIOp::create(b, sq, cst(bm));
-    numTiles = arith::MulIOp::create(b, nM, arith::MulIOp::create(b, hq, batch));
+    numTiles =
+        arith::MulIOp::create(b, nM, arith::MulIOp::create(b, hq, batch));
     firstTile = ProgramIdOp::create(b, Dim::X);
     numPrograms = NumProgramsOp::create(b, Dim::X);
     zero = cst(0);
@@ -886,9 +888,9 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
               arith::AddIOp::create(b, hh, arith::MulIOp::create(b, hq, bb))));
       Value perGroup = arith::MaxSIOp::create(
           b,
-          arith::DivSIOp::create(
-              b, cst((int64_t(1) << 25) / (2 * d * elemBytes)),
-              arith::MaxSIOp::create(b, sk, cst(1))),
+          arith::DivSIOp::create(b,
+                                 cst((int64_t(1) << 25) / (2 * d * elemBytes)),
+                                 arith::MaxSIOp::create(b, sk, cst(1))),
           cst(1));
       perGroup = arith::MinSIOp::create(b, perGroup, nHB);
       Value groupPrograms = arith::MulIOp::create(b, perGroup, nM);
@@ -958,15 +960,18 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     // The persistent kernel double-buffers Q: the producer loads the next
     // tile's while the consumers still read this one's (or store O from it).
     int64_t qStages = c.persistent ? 2 : 1;
-    bufQ = LocalAllocOp::create(b, SmemType::get(ctx, {qStages, bm, d}, et, encQ));
+    bufQ =
+        LocalAllocOp::create(b, SmemType::get(ctx, {qStages, bm, d}, et, encQ));
     if (c.tmaStore) {
       requireChunkAligned(kernel, o);
       tmO = MakeTensorMapOp::create(
           b, TensorMapType::get(ctx, {1, 1, bm, 64}, et, encQ), o);
     }
-    Value fullQ = MBarrierAllocOp::create(b, MBarrierType::get(ctx, qStages), 1);
+    Value fullQ =
+        MBarrierAllocOp::create(b, MBarrierType::get(ctx, qStages), 1);
     if (c.persistent)
-      emptyQ = MBarrierAllocOp::create(b, MBarrierType::get(ctx, qStages), warps);
+      emptyQ =
+          MBarrierAllocOp::create(b, MBarrierType::get(ctx, qStages), warps);
     Value tmK = MakeTensorMapOp::create(
         b, TensorMapType::get(ctx, {1, 1, 64, bn}, et, encK), kT);
     Value tmV = MakeTensorMapOp::create(
@@ -996,7 +1001,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       if (emptyQ)
         MBarrierWaitOp::create(
             pb, emptyQ, qs,
-            arith::XOrIOp::create(pb, qph, arith::ConstantIntOp::create(pb, 1, 32)));
+            arith::XOrIOp::create(pb, qph,
+                                  arith::ConstantIntOp::create(pb, 1, 32)));
       MBarrierExpectTxOp::create(pb, fullQ, qs, bm * d * elemBytes);
       TmaLoadOp::create(pb, tmQ, ValueRange{bi, h, m0, z}, bufQ, qs, fullQ, qs);
       return scf::ForOp::create(
@@ -1066,8 +1072,9 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     ringS0 = ringPh0 = qSlot = qParity = zeroTop;
     if (c.persistent) {
       startPingpong();
-      tileLoop = scf::ForOp::create(b, firstTile, numTiles, numPrograms,
-                                    ValueRange{zeroTop, zeroTop, zeroTop, zeroTop});
+      tileLoop =
+          scf::ForOp::create(b, firstTile, numTiles, numPrograms,
+                             ValueRange{zeroTop, zeroTop, zeroTop, zeroTop});
       b.setInsertionPointToStart(tileLoop.getBody());
       Value t = tileLoop.getInductionVar();
       ringS0 = tileLoop.getRegionIterArgs()[0];
@@ -1078,8 +1085,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       if (c.tmaStore) {
         // The previous tile's O left through the other Q slot: once its TMA
         // store has read it, the producer may load a later Q there.
-        Value notFirst = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, t,
-                                               firstTile);
+        Value notFirst =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ne, t, firstTile);
         scf::IfOp::create(b, notFirst, [&](OpBuilder &ib, Location l) {
           ImplicitLocOpBuilder lb(l, ib);
           TmaStoreWaitOp::create(lb, 0);
@@ -1104,9 +1111,9 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     // latency before the first product instead of two.
     requireChunkAligned(kernel, q);
     bufQ = LocalAllocOp::create(
-        b, SmemType::get(ctx, {1, bm, d}, et,
-                         getLdmatrixSwizzle(ctx, {bm, d}, /*contig=*/1,
-                                            elemBytes)));
+        b, SmemType::get(
+               ctx, {1, bm, d}, et,
+               getLdmatrixSwizzle(ctx, {bm, d}, /*contig=*/1, elemBytes)));
     AsyncCopyOp::create(b, q, ValueRange{bi, h, m0, zero}, bufQ, zero,
                         /*unchecked=*/false);
     AsyncCommitOp::create(b);
@@ -1345,11 +1352,11 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     };
     Value lo = cst(bn);
     Value mid = arith::MaxSIOp::create(b, full, lo);
-    auto unmasked = makeLoop(lo, mid,
-                             {splat(b, accType, 0.0), first.getResult(1),
-                              first.getResult(2), first.getResult(0), ringS0,
-                              ringPh0},
-                             step(false));
+    auto unmasked =
+        makeLoop(lo, mid,
+                 {splat(b, accType, 0.0), first.getResult(1),
+                  first.getResult(2), first.getResult(0), ringS0, ringPh0},
+                 step(false));
     auto masked = makeLoop(mid, end, unmasked.getResults(), step(true));
     // P·V of the last block.
     auto last = scf::IfOp::create(
@@ -1373,8 +1380,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     l = masked.getResult(2);
     if (tileLoop) {
       // The next tile's first block comes after this tile's last one.
-      auto [sNext, phNext] = advanceRing(b, masked.getResult(4),
-                                         masked.getResult(5), c.stages);
+      auto [sNext, phNext] =
+          advanceRing(b, masked.getResult(4), masked.getResult(5), c.stages);
       ringS0 = arith::SelectOp::create(b, any, sNext, ringS0);
       ringPh0 = arith::SelectOp::create(b, any, phNext, ringPh0);
     }
@@ -1386,8 +1393,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   // order): a division per element (div.rn.f32, about ten instructions
   // each) was a tenth of a program's instructions at S = 1024.
   Value inv = arith::DivFOp::create(b, splat(b, rowType, 1.0), lSafe);
-  Value out =
-      arith::MulFOp::create(b, acc, broadcastAlong(b, inv, 1, {bm, d}));
+  Value out = arith::MulFOp::create(b, acc, broadcastAlong(b, inv, 1, {bm, d}));
   out = arith::TruncFOp::create(b, RankedTensorType::get({bm, d}, et), out);
   if (c.tmaStore) {
     // Q's buffer (slot) is free once both warpgroups' last Q Kᵀ has retired

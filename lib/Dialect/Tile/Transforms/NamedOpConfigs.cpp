@@ -241,15 +241,15 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // choice: Q's fragments, S and the accumulator of 32 rows do not fit a
   // thread's registers together at head dim 128). H200, sm_80 PTX,
   // S = 4096
-  // (bench/results/2026-11-30_attention_sm80_qsmem_h200.json): head dim 128 327 TFLOP/s (causal 291) against 282 (283) with 64 queries
-  // and Q in registers, 317 (264) with 64-key blocks and 323 (276) with 2
-  // stages; head dim 64 causal 295 against 274 with Q in registers; head
-  // dim 256 157 against 125 with Q in registers. Head dim 256 runs its
-  // blocks in one loop (masking the edge blocks in a branch): 184 TFLOP/s
-  // (causal 164) against 157 (145) with split loops, and on sm_90a's
-  // cp.async schedule 313 (279) against 186 (164); head dims 64 and 128
-  // keep split loops (head dim 128: 332 (291) against 325 (275))
-  // (bench/results/2026-11-30_attention_joint_loop_h200.json).
+  // (bench/results/2026-11-30_attention_sm80_qsmem_h200.json): head dim 128 327
+  // TFLOP/s (causal 291) against 282 (283) with 64 queries and Q in registers,
+  // 317 (264) with 64-key blocks and 323 (276) with 2 stages; head dim 64
+  // causal 295 against 274 with Q in registers; head dim 256 157 against 125
+  // with Q in registers. Head dim 256 runs its blocks in one loop (masking the
+  // edge blocks in a branch): 184 TFLOP/s (causal 164) against 157 (145) with
+  // split loops, and on sm_90a's cp.async schedule 313 (279) against 186 (164);
+  // head dims 64 and 128 keep split loops (head dim 128: 332 (291) against 325
+  // (275)) (bench/results/2026-11-30_attention_joint_loop_h200.json).
   AttentionConfig c;
   int64_t elemBytes = getBytes(op.getQ().getType().getElementType());
   // Shared memory for the K/V ring, and for Q's tile `withQ`.
@@ -265,12 +265,13 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     c.qInSmem = true;
     if (d == 128 && target.maxSmemPerBlock >= 128 * 1024) {
       // Head dim 128: 64-key blocks in a 2-stage ring (96 KB with Q, two
-      // blocks per SM on the H200). Interleaved A/B on the H200, S = 1k /
-      // 4k / 16k (bench/results/2026-11-30_attention_sm80_qasync_122ae84_h200.json):
-      // 334 / 361 / 363 TFLOP/s against 321 / 342 / 348 with 32-key blocks
-      // in 4 stages, causal 270 / 350 / 378 against 250 / 318 / 349. With 3
-      // or 4 stages (one block per SM) 64-key blocks were slower than 32-key
-      // ones (245 against 332 at S = 4k).
+      // blocks per SM on the H200). Interleaved A/B on the H200 at
+      // S = 1k, 4k and 16k: 334, 361 and 363 TFLOP/s against 321, 342 and
+      // 348 with 32-key blocks in 4 stages; causal 270, 350 and 378 against
+      // 250, 318 and 349
+      // (bench/results/2026-11-30_attention_sm80_qasync_122ae84_h200.json).
+      // With 3 or 4 stages (one block per SM) 64-key blocks were slower
+      // than 32-key ones (245 against 332 at S = 4k).
       c.stages = 2;
     } else if (d == 128) {
       // Where the chip has less shared memory (sm_89's 99 KB, with room for
