@@ -42,7 +42,7 @@
 
 // SM90A: .entry attention_bf16(
 // SM90A: .reqntid 384, 1, 1
-// SM90A: setmaxnreg.inc.sync.aligned.u32 240;
+// SM90A: setmaxnreg.inc.sync.aligned.u32 232;
 // SM90A: mbarrier.try_wait.parity.shared.b64
 // Block 0: S = Q Kᵀ from shared memory (SS), then the softmax.
 // SM90A: wgmma.fence.sync.aligned;
@@ -61,7 +61,7 @@
 // SM90A: wgmma.wait_group.sync.aligned 0;
 // SM90A: mbarrier.arrive.shared.b64
 // The producer warp: Q, then K and V tiles of one head (4-D maps).
-// SM90A: setmaxnreg.dec.sync.aligned.u32 24;
+// SM90A: setmaxnreg.dec.sync.aligned.u32 40;
 // SM90A: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // SM90A: mbarrier.try_wait.parity.shared.b64
 // SM90A: mbarrier.arrive.expect_tx.shared.b64

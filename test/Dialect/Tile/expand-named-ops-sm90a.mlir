@@ -217,7 +217,7 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 // CHECK: %[[FV:.*]] = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
 // CHECK: %[[EK:.*]] = tile.mbarrier_alloc count 8 : !tile.mbarrier<2>
 // CHECK: %[[EV:.*]] = tile.mbarrier_alloc count 8 : !tile.mbarrier<2>
-// CHECK: tile.warp_specialize regs(240) {
+// CHECK: tile.warp_specialize regs(232) {
 // CHECK:   tile.mbarrier_wait %[[FQ]]
 // CHECK:   %[[Q:.*]] = tile.local_load %[[BQ]]
 // CHECK:   %[[WG:.*]] = tile.warpgroup_id
@@ -261,7 +261,7 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 // CHECK:   tile.barrier
 // CHECK:   tile.tma_store %[[TO]][%[[PZ]], %[[PY]], %[[M0]], %{{.*}}], %[[BQ]]
 // CHECK:   tile.tma_store_wait 0
-// CHECK: } partition warps(4) regs(24) {
+// CHECK: } partition warps(4) regs(40) {
 // CHECK:   tile.mbarrier_expect_tx %[[FQ]][%{{.*}}], 32768
 // CHECK:   tile.tma_load %[[TQ]][%[[PZ]], %[[PY]], %[[M0]], %{{.*}}], %[[BQ]]
 // CHECK:   scf.for
@@ -305,7 +305,7 @@ tile.kernel @attention_ws(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.pt
 // CHECK: %[[BQ:.*]] = tile.local_alloc : !tile.smem<2x128x128xbf16, #[[$ROWS:shared[0-9]*]]>
 // CHECK: %[[FQ:.*]] = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
 // CHECK: %[[EQ:.*]] = tile.mbarrier_alloc count 8 : !tile.mbarrier<2>
-// CHECK: tile.warp_specialize regs(240) {
+// CHECK: tile.warp_specialize regs(232) {
 // CHECK:   tile.named_barrier arrive %{{.*}}, 256
 // CHECK:   scf.for %[[T:.*]] = %[[PID]] to %{{.*}} step %[[NP]] iter_args(%[[S0:.*]] = %{{.*}}, %[[P0:.*]] = %{{.*}}, %[[QS:.*]] = %{{.*}}, %[[QP:.*]] = %{{.*}}) -> (i32, i32, i32, i32)
 // CHECK:     arith.remsi %[[T]], %[[NB]]
@@ -321,7 +321,7 @@ tile.kernel @attention_ws(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.pt
 // CHECK:     tile.tma_store %{{.*}}, %[[BQ]][%[[QS]]]
 // CHECK:     scf.yield
 // CHECK:   tile.tma_store_wait 0
-// CHECK: } partition warps(4) regs(24) {
+// CHECK: } partition warps(4) regs(40) {
 // CHECK:   scf.for %[[PT:.*]] = %[[PID]] to %{{.*}} step %[[NP]] iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[PQS:.*]] = %{{.*}}, %[[PQP:.*]] = %{{.*}})
 // CHECK:     %[[FREE:.*]] = arith.xori %[[PQP]], %c1
 // CHECK:     tile.mbarrier_wait %[[EQ]][%[[PQS]]], %[[FREE]]

@@ -962,7 +962,7 @@ def Tile_AttentionOp : Tile_Op<"attention", [
     least 2), and on sm_90a `warp_specialize` (0 or 1: a producer warp
     streams K and V with TMA while the kernel's warpgroups compute; the
     default there for head dims up to 128), `consumer_regs` and
-    `producer_regs` (the two sides' `setmaxnreg`, default 240 and 24),
+    `producer_regs` (the two sides' `setmaxnreg`, default 232 and 40),
     `pingpong` (0 or 1: the two consumer warpgroups take turns issuing
     wgmma; the default with 8 warps), `tma_store` (0 or 1: O leaves
     through shared memory and a TMA store; the default there) and

@@ -65,7 +65,13 @@ struct AttentionConfig {
   /// The sm_90a schedule: a producer warp streams K and V with TMA into an
   /// mbarrier ring; the kernel's warps (consumer warpgroups) only compute.
   bool warpSpecialize = false;
-  int64_t consumerRegs = 240, producerRegs = 24;
+  /// setmaxnreg of the consumer warpgroups and the producer. 232/40 against
+  /// 240/24, interleaved A/B on the H200 (head dim 128, S = 1k/4k/16k):
+  /// 555/614/632 TFLOP/s against 541/611/626, causal 561/630 against
+  /// 534/623 at 4k/16k, head dim 64 475 against 455 at 4k
+  /// (bench/results/2026-11-30_attention_sm90a_regs_h200.json). The
+  /// persistent producer decodes tiles and carries two ring positions.
+  int64_t consumerRegs = 232, producerRegs = 40;
   /// The two consumer warpgroups take turns issuing their products (named
   /// barriers), so that one's softmax overlaps the other's wgmma.
   bool pingpong = false;
