@@ -28,8 +28,12 @@ VARIANTS = {
         "notma": ((64, 128), dict(tma_store=0)),
         # A third K/V stage (with one Q buffer at head dim 128).
         "ws_s3": ((64,), dict(stages=3)),
-        # Persistent: one program per SM walks the tiles, Q double-buffered.
+        # Not persistent (the default is persistent without the causal
+        # mask), and persistent (for causal: the longest-first snake order).
+        "nopersist": ((64, 128), dict(persistent=0)),
         "persist": ((64, 128), dict(persistent=1)),
+        # The previous setmaxnreg split (consumers/producer).
+        "r240": ((64, 128), dict(consumer_regs=240, producer_regs=24)),
     },
     "sm_80": {
         # Head dim 128 with 32-key blocks in a 4-stage ring (the previous
