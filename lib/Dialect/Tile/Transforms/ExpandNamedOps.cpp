@@ -1014,7 +1014,6 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                    // A fresh barrier has completed the phase of parity 1.
                    Value freeParity = arith::XOrIOp::create(
                        lb, ph, arith::ConstantIntOp::create(lb, 1, 32));
-                   Value z = arith::ConstantIntOp::create(lb, 0, 32);
                    MBarrierWaitOp::create(lb, emptyK, s, freeParity);
                    MBarrierExpectTxOp::create(lb, fullK, s, tileBytes);
                    TmaLoadOp::create(lb, tmK, ValueRange{bi, kvHead, z, n},
@@ -1036,7 +1035,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       if (c.persistent) {
         scf::ForOp::create(
             b, firstTile, numTiles, numPrograms,
-            ValueRange{zero, zero, zero, zero},
+            ValueRange{zeroTop, zeroTop, zeroTop, zeroTop},
             [&](OpBuilder &ob, Location loc, Value t, ValueRange it) {
               ImplicitLocOpBuilder tb(loc, ob);
               setPersistentTile(tb, t);
@@ -1045,7 +1044,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
               scf::YieldOp::create(tb, ValueRange{ring[0], ring[1], qs2, qph2});
             });
       } else {
-        produce(b, zero, zero, zero, zero);
+        produce(b, zeroTop, zeroTop, zeroTop, zeroTop);
       }
     }
     // The consumers run everything below (per tile, in the persistent
