@@ -6,8 +6,9 @@ where the chip has attention_bf16_d256*.json), causal (bottom-right aligned, as
 FlashAttention) or not, poisoned outputs; error against a float32 reference
 compared with torch's bf16 SDPA against the same reference (must be <= 2x),
 the log-sum-exp against float32; and a benchmark (S 1k/4k/16k x d 64/128 x
-causal) beside torch SDPA (flash), cuDNN and bench/triton_attention.py, the
-baselines timed once per shape and shared across chips.
+causal) beside torch SDPA (flash), cuDNN and bench/triton_attention.py: per
+shape, every chip's kernel and every baseline in alternating rounds
+(TILEC_BENCH_ROUNDS, default 5), the median over rounds reported.
 Usage: attention_check.py ARTIFACT_DIR OUT_JSON
 """
 
@@ -15,6 +16,7 @@ import datetime
 import json
 import math
 import os
+import statistics
 import sys
 
 import torch
@@ -24,6 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 ROOT_BENCH = os.path.join(ROOT, "bench")
 from tilec.runtime import Kernel  # noqa: E402
+
+BENCH_ROUNDS = int(os.environ.get("TILEC_BENCH_ROUNDS", "5"))
 
 
 def reference(q, k, v, causal):
@@ -88,64 +92,71 @@ def check_case(kernel, B, H, HK, SQ, SK, d, causal):
                 max_rel_err=err, torch_sdpa_bf16_err=serr, lse_max_abs_err=lse_err, ok=ok)
 
 
-def bench_row(art, chip, S, d, causal, baselines, do_bench):
+def bench_shape(art, chips, S, d, causal, do_bench, rounds):
+    """Times every chip's kernel and the baselines at one shape in alternating
+    rounds (each a do_bench median) and reports the median over rounds, so that
+    clock and power drift during the run falls on all of them alike. Returns one
+    row per chip."""
     B, H = 16384 // S, 2048 // d
     name = f"attention_bf16_d{d}" + ("_causal" if causal else "")
-    kernel = Kernel(os.path.join(art, chip, name + ".json"))
     q, k, v = (torch.randn(B, H, S, d, device="cuda").bfloat16() for _ in range(3))
     o = torch.empty_like(q)
     lse = torch.empty(B, H, S, device="cuda")
     flop = 4.0 * B * H * S * S * d * (0.5 if causal else 1.0)
-    t = do_bench(lambda: kernel(q, k, v, o, lse, B, H, H, S, S, H * S * d, S * d,
-                                H * S * d, S * d, H * S), warmup=10, rep=100,
-                 return_mode="median")
-    key = (S, d, causal)
-    if key not in baselines:
-        base = {}
+    fns, errors, extra = {}, {}, {}
+    for chip in chips:
+        kern = Kernel(os.path.join(art, chip, name + ".json"))
+        fns[chip] = (lambda kern=kern: kern(q, k, v, o, lse, B, H, H, S, S, H * S * d, S * d,
+                                            H * S * d, S * d, H * S))
+
+    def sdpa(backend):
+        def f():
+            with torch.nn.attention.sdpa_kernel(backend):
+                F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        return f
+    fns["torch_flash"] = sdpa(torch.nn.attention.SDPBackend.FLASH_ATTENTION)
+    try:
+        fns["cudnn"] = sdpa(torch.nn.attention.SDPBackend.CUDNN_ATTENTION)
+        fns["cudnn"]()
+    except RuntimeError as e:  # no cuDNN backend for this shape
+        errors["cudnn"] = str(e)[:200]
+        del fns["cudnn"]
+    try:
+        if ROOT_BENCH not in sys.path:
+            sys.path.insert(0, ROOT_BENCH)
+        from triton_attention import triton_attention
+        # Sanity check against the flash backend before timing.
+        ot = triton_attention(q, k, v, causal)
         with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):
-            tf = do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
-                          warmup=10, rep=100, return_mode="median")
-        base["torch_flash_tflops"] = flop / tf / 1e9
-        try:
-            with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
-                tc = do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
-                              warmup=10, rep=100, return_mode="median")
-            base["cudnn_tflops"] = flop / tc / 1e9
-        except RuntimeError as e:  # no cuDNN backend for this shape
-            base["cudnn_error"] = str(e)[:200]
-        try:
-            if ROOT_BENCH not in sys.path:
-                sys.path.insert(0, ROOT_BENCH)
-            from triton_attention import triton_attention
-            # Sanity check against the flash backend before timing.
-            ot = triton_attention(q, k, v, causal)
-            with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):
-                of = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            base["triton_max_abs_err"] = (ot.float() - of.float()).abs().max().item()
-            del ot, of
-            tt = do_bench(lambda: triton_attention(q, k, v, causal), warmup=10, rep=100,
-                          return_mode="median")
-            base["triton_tflops"] = flop / tt / 1e9
-        except Exception as e:  # a Triton problem never stops the run
-            base["triton_error"] = str(e)[:200]
-        baselines[key] = base
-    base = baselines[key]
-    row = dict(chip=chip, B=B, H=H, S=S, head_dim=d, causal=causal,
-               tilec_tflops=flop / t / 1e9, torch_flash_tflops=base["torch_flash_tflops"])
-    row["vs_torch_flash"] = row["tilec_tflops"] / row["torch_flash_tflops"]
-    if "cudnn_tflops" in base:
-        row["cudnn_tflops"] = base["cudnn_tflops"]
-        row["vs_cudnn"] = row["tilec_tflops"] / row["cudnn_tflops"]
-    else:
-        row["cudnn_error"] = base["cudnn_error"]
-    if "triton_tflops" in base:
-        row["triton_tflops"] = base["triton_tflops"]
-        row["vs_triton"] = row["tilec_tflops"] / row["triton_tflops"]
-        row["triton_max_abs_err"] = base["triton_max_abs_err"]
-    else:
-        row["triton_error"] = base["triton_error"]
+            of = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        extra["triton_max_abs_err"] = (ot.float() - of.float()).abs().max().item()
+        del ot, of
+        fns["triton"] = lambda: triton_attention(q, k, v, causal)
+    except Exception as e:  # a Triton problem never stops the run
+        errors["triton"] = str(e)[:200]
+    times = {n: [] for n in fns}
+    order = list(fns)
+    for r in range(rounds):
+        for n in (order if r % 2 == 0 else order[::-1]):
+            times[n].append(do_bench(fns[n], warmup=5, rep=40, return_mode="median"))
+    tflops = {n: flop / statistics.median(ts) / 1e9 for n, ts in times.items()}
+    spread = {n: (max(ts) - min(ts)) / statistics.median(ts) for n, ts in times.items()}
+    rows = []
+    for chip in chips:
+        row = dict(chip=chip, B=B, H=H, S=S, head_dim=d, causal=causal, rounds=rounds,
+                   tilec_tflops=tflops[chip], tilec_spread=spread[chip],
+                   torch_flash_tflops=tflops["torch_flash"])
+        row["vs_torch_flash"] = row["tilec_tflops"] / row["torch_flash_tflops"]
+        for base in ("cudnn", "triton"):
+            if base in tflops:
+                row[base + "_tflops"] = tflops[base]
+                row["vs_" + base] = row["tilec_tflops"] / tflops[base]
+            else:
+                row[base + "_error"] = errors[base]
+        row.update(extra)
+        rows.append(row)
     del q, k, v, o, lse
-    return row
+    return rows
 
 
 def main():
@@ -161,10 +172,9 @@ def main():
     record = dict(date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
                   gpu=torch.cuda.get_device_name(), commit=os.environ.get("TILEC_COMMIT", "?"),
                   correctness=[], bench=[])
-    baselines = {}  # (S, d, causal) -> chip-independent torch flash / cuDNN / Triton fields
-    for chip in sorted(os.listdir(art)):
-        if not os.path.isfile(os.path.join(art, chip, "attention_bf16_d128.json")):
-            continue
+    chips = [c for c in sorted(os.listdir(art))
+             if os.path.isfile(os.path.join(art, c, "attention_bf16_d128.json"))]
+    for chip in chips:
         # Head dim 256 where the chip's artifacts have it: the first 5 shapes.
         chip_cases = list(cases)
         for causal in (False, True):
@@ -178,14 +188,14 @@ def main():
             r = dict(chip=chip, **check_case(kernel, B, H, HK, SQ, SK, d, causal))
             print(json.dumps(r), flush=True)
             record["correctness"].append(r)
-        # Speed beside torch SDPA (flash backend), cuDNN and a Triton FlashAttention-2
-        # kernel (bench/triton_attention.py): B*S = 16k tokens, H*D = 2048. The
-        # baselines do not depend on the chip: timed once per (S, d, causal).
-        from triton.testing import do_bench
-        for S in (1024, 4096, 16384):
-            for d in (64, 128):
-                for causal in (False, True):
-                    row = bench_row(art, chip, S, d, causal, baselines, do_bench)
+    # Speed beside torch SDPA (flash), cuDNN and a Triton FlashAttention-2 kernel
+    # (bench/triton_attention.py): B*S = 16k tokens, H*D = 2048, every chip and
+    # baseline interleaved per shape.
+    from triton.testing import do_bench
+    for S in (1024, 4096, 16384):
+        for d in (64, 128):
+            for causal in (False, True):
+                for row in bench_shape(art, chips, S, d, causal, do_bench, BENCH_ROUNDS):
                     print(json.dumps(row), flush=True)
                     record["bench"].append(row)
     fails = sum(not r["ok"] for r in record["correctness"])
