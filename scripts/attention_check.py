@@ -5,6 +5,7 @@ seqlen_q != seqlen_k, GQA, head dims 64/128 (and 256 on the first five shapes
 where the chip has attention_bf16_d256*.json), causal (bottom-right aligned, as
 FlashAttention) or not, poisoned outputs; error against a float32 reference
 compared with torch's bf16 SDPA against the same reference (must be <= 2x),
+shapes with enough tiles that persistent programs walk several,
 the log-sum-exp against float32; and a benchmark (S 1k/4k/16k x d 64/128 x
 causal) beside torch SDPA (flash), cuDNN and bench/triton_attention.py: per
 shape, every chip's kernel and every baseline in alternating rounds
@@ -28,6 +29,11 @@ ROOT_BENCH = os.path.join(ROOT, "bench")
 from tilec.runtime import Kernel  # noqa: E402
 
 BENCH_ROUNDS = int(os.environ.get("TILEC_BENCH_ROUNDS", "5"))
+# Shapes with more query blocks than the H200 has SMs (132) and, causal, more
+# pairs of blocks than SMs: a persistent program walks several tiles, and the
+# causal pairs run (with an odd block count at 4097 and 1100, rows that see no
+# key at Sq > Sk).
+PERSISTENT_SHAPES = [(2, 8, 2, 4097, 4097), (4, 16, 4, 1500, 700), (2, 16, 16, 1100, 2000)]
 
 
 def reference(q, k, v, causal):
@@ -165,6 +171,7 @@ def main():
     shapes = [(1, 1, 1, 1, 1), (2, 4, 4, 113, 113), (1, 4, 2, 128, 255),
               (2, 2, 1, 255, 128), (1, 8, 8, 1023, 1023),
               (1, 4, 1, 2048, 2048), (1, 2, 2, 4097, 4097), (1, 2, 2, 1, 4097)]
+    shapes += PERSISTENT_SHAPES
     for (B, H, HK, SQ, SK) in shapes:
         for d in (64, 128):
             for causal in (False, True):

@@ -347,17 +347,42 @@ tile.kernel @attention_persistent(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: 
 
 // -----
 
-// Causal and persistent (config persistent = 1): tiles run longest first
-// across all (head, batch) pairs (the rank counts back from the last query
-// block), and every other round of num_programs tiles is taken in reverse
-// order unless it is cut short by the last tile.
+// Causal and persistent (config persistent = 1). With at least one pair of
+// blocks per program, program p takes pairs p, p + P, ... of one head's
+// blocks, the longest with the shortest (n - 1 - j, then j): its loop ends
+// after two tiles per pair, and tile t is block (t / P) % 2 of pair
+// (t / 2P) P + t % P. With n odd, block n (past the last query) stands in for
+// the missing partner and visits no key. With fewer pairs than programs the
+// tiles run longest first across all (head, batch) pairs (the rank counts
+// back from the last query block), and every other round of num_programs
+// tiles is taken in reverse order unless it is cut short by the last tile.
 
 // CHECK-LABEL: tile.kernel @attention_persistent_causal
 // CHECK-SAME: persistent
 // CHECK: %[[NB:.*]] = arith.ceildivsi %SQ, %c128
+// CHECK: %[[NT:.*]] = arith.muli %[[NB]], %{{.*}}
+// CHECK: %[[PID:.*]] = tile.program_id x
 // CHECK: %[[NP:.*]] = tile.num_programs x
+// CHECK: %[[NPAIR:.*]] = arith.ceildivsi %[[NB]], %c2
+// CHECK: %[[ALL:.*]] = arith.muli %[[NPAIR]], %{{.*}}
+// CHECK: %[[PAIRED:.*]] = arith.cmpi sge, %[[ALL]], %[[NP]]
+// CHECK: %[[LEFT:.*]] = arith.subi %[[ALL]], %[[PID]]
+// CHECK: %[[LEFT0:.*]] = arith.maxsi %[[LEFT]], %c0
+// CHECK: %[[MINE:.*]] = arith.ceildivsi %[[LEFT0]], %[[NP]]
+// CHECK: %[[TWICE:.*]] = arith.muli %[[MINE]], %c2
+// CHECK: %[[SPAN:.*]] = arith.muli %[[TWICE]], %[[NP]]
+// CHECK: %[[PEND:.*]] = arith.addi %[[PID]], %[[SPAN]]
+// CHECK: %[[END:.*]] = arith.select %[[PAIRED]], %[[PEND]], %[[NT]]
 // CHECK: tile.warp_specialize
-// CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[NT:.*]] step %[[NP]]
+// CHECK: scf.for %[[T:.*]] = %[[PID]] to %[[END]] step %[[NP]]
+// CHECK:   %[[R0:.*]] = arith.divsi %[[T]], %[[NP]]
+// CHECK:   %[[SECOND:.*]] = arith.andi %[[R0]], %c1
+// CHECK:   %[[PAIR:.*]] = arith.addi
+// CHECK:   %[[J:.*]] = arith.remsi %[[PAIR]], %[[NPAIR]]
+// CHECK:   %[[LONG:.*]] = arith.subi %{{.*}}, %[[J]]
+// CHECK:   %[[ISSECOND:.*]] = arith.cmpi ne, %[[SECOND]], %c0
+// CHECK:   %[[MBP:.*]] = arith.select %[[ISSECOND]], %[[J]], %[[LONG]]
+// CHECK:   %[[HBP:.*]] = arith.divsi %[[PAIR]], %[[NPAIR]]
 // CHECK:   %[[R:.*]] = arith.divsi %[[T]], %[[NP]]
 // CHECK:   %[[RS:.*]] = arith.muli %[[R]], %[[NP]]
 // CHECK:   %[[ODD:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}}
@@ -366,8 +391,14 @@ tile.kernel @attention_persistent(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: 
 // CHECK:   %[[V:.*]] = arith.select %[[SNAKE]], %{{.*}}, %[[T]]
 // CHECK:   %[[PAIRS:.*]] = arith.muli %H, %B
 // CHECK:   %[[RANK:.*]] = arith.divsi %[[V]], %[[PAIRS]]
-// CHECK:   arith.subi %{{.*}}, %[[RANK]]
-// CHECK:   arith.remsi %[[V]], %[[PAIRS]]
+// CHECK:   %[[MBS:.*]] = arith.subi %{{.*}}, %[[RANK]]
+// CHECK:   %[[HBS:.*]] = arith.remsi %[[V]], %[[PAIRS]]
+// CHECK:   %[[MB:.*]] = arith.select %[[PAIRED]], %[[MBP]], %[[MBS]]
+// CHECK:   arith.select %[[PAIRED]], %[[HBP]], %[[HBS]]
+// CHECK:   %[[M0:.*]] = arith.muli %[[MB]], %c128
+// CHECK:   %[[INSIDE:.*]] = arith.cmpi slt, %[[M0]], %SQ
+// CHECK:   arith.select %[[INSIDE]], %{{.*}}, %c0
+// CHECK:   arith.select %[[INSIDE]], %{{.*}}, %c0
 tile.kernel @attention_persistent_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
                                          %O: !tile.ptr<bf16>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32,
                                          %sq: i32, %sh: i32, %kb: i32, %kh: i32) {

@@ -808,25 +808,65 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
           c32(0));
     full = arith::MulIOp::create(
         tb, arith::DivSIOp::create(tb, visible, c32(bn)), c32(bn));
+    if (op.getCausal() && c.persistent) {
+      // The paired order's placeholder block past the last query (odd block
+      // counts) visits no key.
+      Value inside = arith::CmpIOp::create(tb, arith::CmpIPredicate::slt, m0, sq);
+      end = arith::SelectOp::create(tb, inside, end, c32(0));
+      full = arith::SelectOp::create(tb, inside, full, c32(0));
+    }
   };
-  // The persistent kernel's tiles: [firstTile, numTiles) in steps of
+  // The persistent kernel's tiles: [firstTile, tileEnd) in steps of
   // numPrograms; `zero` outside both regions for the loops' initial state.
-  Value numTiles, firstTile, numPrograms;
+  Value numTiles, tileEnd, firstTile, numPrograms, paired, numPairs;
   // Tile `t` of the persistent kernel: query blocks fastest, then heads,
-  // then batches. With the causal mask the tiles run longest first across
-  // all (head, batch) pairs (rank-major: the last query block of every pair,
+  // then batches.
+  //
+  // With the causal mask the blocks differ in work (block i of n visits
+  // i + 1 key blocks when Sq = Sk and block_m = block_n). Where every
+  // program gets at least one, the programs take pairs of one head's blocks
+  // round robin, the longest block with the shortest (n - 1 - j, then j;
+  // with n odd, block n stands in for the missing partner and visits no
+  // key): every pair is the same work, and the programs running together
+  // share a few heads' K and V. Program p's tiles p, p + P, ... alternate
+  // between its pair's two blocks: tile t is block (t / P) % 2 of pair
+  // (t / 2P) P + t % P.
+  //
+  // With fewer pairs than programs, the tiles run longest first across all
+  // (head, batch) pairs (rank-major: the last query block of every pair,
   // then the one before, ...), and the programs take every other round of
   // numPrograms tiles in reverse order (a "snake"): a program that had one
   // of the longest tiles of a round gets one of the shortest of the next.
-  // Per-head order under a plain round robin gave program p the blocks p,
-  // p + P, ... of one length class (16k: 1.57x the mean work on the busiest
-  // program, against 1.007 with this order).
+  //
+  // H200, head dim 128, S = 1k / 4k / 16k, interleaved A/B
+  // (bench/results/2026-11-30_attention_sm90a_causal_pairs_h200.json):
+  // pairs 380 / 508 / 567 TFLOP/s, the snake over all tiles 344 / 500 / 586,
+  // pairs with the heads fastest (each program on another head) 341 / 492 /
+  // 556; the non-persistent kernel 365 / 524 / 620 (see NamedOpConfigs).
   auto setPersistentTile = [&](ImplicitLocOpBuilder &tb, Value t) {
     Value mb, hb;
     if (op.getCausal()) {
       auto c32 = [&](int64_t v) -> Value {
         return arith::ConstantIntOp::create(tb, v, 32);
       };
+      Value round0 = arith::DivSIOp::create(tb, t, numPrograms);
+      Value second = arith::AndIOp::create(tb, round0, c32(1));
+      Value pair = arith::AddIOp::create(
+          tb,
+          arith::MulIOp::create(tb, arith::ShRSIOp::create(tb, round0, c32(1)),
+                                numPrograms),
+          arith::SubIOp::create(tb, t,
+                                arith::MulIOp::create(tb, round0, numPrograms)));
+      Value j = arith::RemSIOp::create(tb, pair, numPairs);
+      Value longer = arith::SubIOp::create(
+          tb,
+          arith::SubIOp::create(tb, arith::MulIOp::create(tb, numPairs, c32(2)),
+                                c32(1)),
+          j);
+      Value mbPaired = arith::SelectOp::create(
+          tb, arith::CmpIOp::create(tb, arith::CmpIPredicate::ne, second, c32(0)),
+          j, longer);
+      Value hbPaired = arith::DivSIOp::create(tb, pair, numPairs);
       Value round = arith::DivSIOp::create(tb, t, numPrograms);
       Value roundStart = arith::MulIOp::create(tb, round, numPrograms);
       Value mirrored = arith::SubIOp::create(
@@ -847,6 +887,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       mb = arith::SubIOp::create(tb, arith::SubIOp::create(tb, nM, c32(1)),
                                  arith::DivSIOp::create(tb, v, pairs));
       hb = arith::RemSIOp::create(tb, v, pairs);
+      mb = arith::SelectOp::create(tb, paired, mbPaired, mb);
+      hb = arith::SelectOp::create(tb, paired, hbPaired, hb);
     } else {
       mb = arith::RemSIOp::create(tb, t, nM);
       hb = arith::DivSIOp::create(tb, t, nM);
@@ -861,6 +903,27 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     firstTile = ProgramIdOp::create(b, Dim::X);
     numPrograms = NumProgramsOp::create(b, Dim::X);
     zero = cst(0);
+    tileEnd = numTiles;
+    if (op.getCausal()) {
+      // Pairs of blocks per (head, batch), all pairs, and whether every
+      // program gets one; then this program's pairs p, p + P, ... (two tiles
+      // each) end at tile p + 2 P ceil((pairs - p) / P).
+      numPairs = arith::CeilDivSIOp::create(b, nM, cst(2));
+      Value allPairs = arith::MulIOp::create(
+          b, numPairs, arith::MulIOp::create(b, hq, batch));
+      paired = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, allPairs,
+                                     numPrograms);
+      Value mine = arith::CeilDivSIOp::create(
+          b,
+          arith::MaxSIOp::create(
+              b, arith::SubIOp::create(b, allPairs, firstTile), cst(0)),
+          numPrograms);
+      Value pairedEnd = arith::AddIOp::create(
+          b, firstTile,
+          arith::MulIOp::create(b, arith::MulIOp::create(b, mine, cst(2)),
+                                numPrograms));
+      tileEnd = arith::SelectOp::create(b, paired, pairedEnd, numTiles);
+    }
   } else {
     Value mb = ProgramIdOp::create(b, Dim::X);
     Value hh = ProgramIdOp::create(b, Dim::Y);
@@ -1034,7 +1097,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       b.setInsertionPointToStart(&ws.getPartitionRegion().front());
       if (c.persistent) {
         scf::ForOp::create(
-            b, firstTile, numTiles, numPrograms,
+            b, firstTile, tileEnd, numPrograms,
             ValueRange{zeroTop, zeroTop, zeroTop, zeroTop},
             [&](OpBuilder &ob, Location loc, Value t, ValueRange it) {
               ImplicitLocOpBuilder tb(loc, ob);
@@ -1072,7 +1135,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     if (c.persistent) {
       startPingpong();
       tileLoop =
-          scf::ForOp::create(b, firstTile, numTiles, numPrograms,
+          scf::ForOp::create(b, firstTile, tileEnd, numPrograms,
                              ValueRange{zeroTop, zeroTop, zeroTop, zeroTop});
       b.setInsertionPointToStart(tileLoop.getBody());
       Value t = tileLoop.getInductionVar();

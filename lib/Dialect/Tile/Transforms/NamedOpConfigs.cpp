@@ -371,11 +371,13 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // K/V load while this one finishes. Interleaved A/B on the H200, S = 1k /
   // 4k / 16k (bench/results/2026-11-30_attention_sm90a_persistent_h200.json):
   // head dim 128 565 / 626 / 634 TFLOP/s against 521 / 607 / 636, head dim
-  // 64 406 / 468 (1k / 4k) against 357 / 430. Causal tiles differ in work;
-  // with the longest-first snake order (ExpandNamedOps) head dim 128 ran
-  // 358 / 538 / 592 against 372 / 515 / 615 and head dim 64 276 / 391
-  // (1k / 4k) against 244 / 366 (per-head order: 16k 442), so causal
-  // attention keeps the hardware's block scheduler by default.
+  // 64 406 / 468 (1k / 4k) against 357 / 430. Causal tiles differ in work:
+  // persistent, they run in pairs of equal work (ExpandNamedOps), which led
+  // at S = 1k (head dim 128 380 against 365, head dim 64 276 against 246)
+  // and trailed the hardware's block scheduler at 16k (567 against 620,
+  // 438 against 451; bench/results/2026-11-30_attention_sm90a_causal_pairs_
+  // h200.json), so causal attention keeps the block scheduler by default
+  // (tilec.attention asks for `persistent` at short causal sequences).
   int64_t qBytes = c.blockM * d * elemBytes;
   bool roomForQ2 = bytes + qBytes <= target.maxSmemPerBlock;
   c.persistent = persistent.value_or(roomForQ2 && !op.getCausal());
