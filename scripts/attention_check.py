@@ -29,11 +29,13 @@ ROOT_BENCH = os.path.join(ROOT, "bench")
 from tilec.runtime import Kernel  # noqa: E402
 
 BENCH_ROUNDS = int(os.environ.get("TILEC_BENCH_ROUNDS", "5"))
-# Shapes with more query blocks than the H200 has SMs (132) and, causal, more
-# pairs of blocks than SMs: a persistent program walks several tiles, and the
-# causal pairs run (with an odd block count at 4097 and 1100, rows that see no
-# key at Sq > Sk).
-PERSISTENT_SHAPES = [(2, 8, 2, 4097, 4097), (4, 16, 4, 1500, 700), (2, 16, 16, 1100, 2000)]
+# Shapes with more query blocks than the H200 has SMs (132) and, causal, at
+# least as many pairs of blocks as SMs: a persistent program walks several
+# tiles, and the causal pairs run (odd block counts at 4097, 1100, 300 and 100,
+# where the block past the last query stands in; rows that see no key at
+# Sq > Sk).
+PERSISTENT_SHAPES = [(2, 8, 2, 4097, 4097), (4, 16, 4, 1500, 700), (2, 16, 16, 1100, 2000),
+                     (1, 140, 70, 100, 100), (1, 66, 66, 300, 300)]
 
 
 def reference(q, k, v, causal):

@@ -22,8 +22,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import tilec  # noqa: E402
-from tilec.kernels import (attention_source, gemm_config_suffix, gemm_name,  # noqa: E402
-                           gemm_source)
+from tilec.kernels import (attention_name, attention_shape_config, attention_source,  # noqa: E402
+                           gemm_config_suffix, gemm_name, gemm_source)
 
 #: The variants python_check.py exercises (keyword arguments of gemm_source).
 VARIANTS = [
@@ -66,6 +66,14 @@ def main():
                                "causal": causal}
                     jobs.append((variant, attention_source(dtype=dtype, head_dim=head_dim,
                                                            causal=causal)))
+                    # The short-sequence variant tilec.attention dispatches to.
+                    config = attention_shape_config(1, head_dim, causal, chip)
+                    if config:
+                        name = (attention_name(dtype, head_dim, causal)
+                                + gemm_config_suffix(config))
+                        jobs.append((dict(variant, config=config),
+                                     attention_source(dtype=dtype, head_dim=head_dim,
+                                                      causal=causal, config=config, name=name)))
         for variant, (name, source) in jobs:
             start = time.perf_counter()
             try:

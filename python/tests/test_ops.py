@@ -399,3 +399,26 @@ def test_allocated_output_has_the_row_stride_the_kernel_needs(launches, tmp_path
     assert params_of(launches[0])["ldc"] == 24
     with pytest.raises(tilec.ArgumentError, match=r"the row stride of out \(out.stride\(0\)\) = 17"):
         tilec.gemm(a, b, out=FakeTensor((10, 17)), artifacts=str(tmp_path))
+
+
+@pytest.mark.parametrize("chip,seq,causal,suffix", [
+    ("sm_90a", 1000, True, "_persistent1"),
+    ("sm_90a", 2048, True, "_persistent1"),
+    ("sm_90a", 2049, True, ""),
+    ("sm_90a", 1000, False, ""),
+    ("sm_80", 1000, True, ""),
+])
+def test_attention_shape_class_dispatch(tmp_path, launches, chip, seq, causal, suffix):
+    """sm_90a: causal attention up to 2048 queries takes the persistent
+    kernel (pairs of query blocks of equal work), longer sequences and
+    other chips the default."""
+    from overhead_bench import attention_meta
+    from tilec.kernels import attention_name, attention_shape_config, attention_source
+    config = attention_shape_config(seq, 64, causal, chip)
+    name = attention_name("bf16", 64, causal) + ops.gemm_config_suffix(config)
+    assert name.endswith(("_causal" if causal else "_d64") + suffix)
+    _, source = attention_source("bf16", 64, causal, config=config, name=name)
+    write_artifact(str(tmp_path), name, source, attention_meta(name, chip, head_dim=64), chip)
+    q = FakeTensor((2, 4, seq, 64))
+    tilec.attention(q, q, q, causal=causal, chip=chip, artifacts=str(tmp_path))
+    assert len(launches) == 1 and launches[0][0].name == name

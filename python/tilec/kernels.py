@@ -127,6 +127,30 @@ def attention_name(dtype="bf16", head_dim=128, causal=False):
     return f"attention_{dtype}_d{head_dim}" + ("_causal" if causal else "")
 
 
+#: Longest causal query sequence for which ``tilec.attention`` takes the
+#: persistent sm_90a kernel (see :func:`attention_shape_config`).
+ATTENTION_PERSISTENT_CAUSAL_MAX_SEQ = 2048
+
+
+def attention_shape_config(seq_q, head_dim, causal, chip="sm_90a"):
+    """Configuration overrides for attention of this shape (``None``: the
+    chip's default rule).
+
+    On sm_90a causal attention runs on the hardware's block scheduler by
+    default (one program per query block, longest first). At short
+    sequences the persistent kernel leads: its programs take pairs of
+    query blocks of equal work and load the next tile's Q and K/V while they
+    finish this one (H200, B*S = 16k, S = 1k: head dim 128 380 against 365
+    TFLOP/s, head dim 64 276 against 246; at 16k it trails, 567 against 620:
+    bench/results/2026-11-30_attention_sm90a_causal_pairs_h200.json).
+    """
+    if chip != "sm_90a" or not causal or head_dim > 128:
+        return None
+    if seq_q <= ATTENTION_PERSISTENT_CAUSAL_MAX_SEQ:
+        return {"persistent": 1}
+    return None
+
+
 def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name=None):
     """A kernel computing ``tile.attention`` over [batch, heads, seq, head_dim]
     tensors with a contiguous head dimension and the row log-sum-exp.

@@ -32,8 +32,8 @@ import weakref
 
 from . import artifacts as _artifacts
 from .errors import ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError
-from .kernels import (attention_name, attention_source, gemm_config_suffix, gemm_name,
-                      gemm_shape_config, gemm_source)
+from .kernels import (attention_name, attention_shape_config, attention_source,
+                      gemm_config_suffix, gemm_name, gemm_shape_config, gemm_source)
 from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, describe, dtype_name
 
 __all__ = ["gemm", "attention", "device_chip", "chip_for_capability", "clear_kernel_memo",
@@ -749,8 +749,11 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
         return (out, lse) if return_lse else out
     chip, cubin_arch = _chip_and_arch(chip, device_index)
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
-    name = attention_name(Q.dtype, d, causal)
-    launcher, meta = _resolve(op, name, lambda: attention_source(Q.dtype, d, causal)[1],
+    config = attention_shape_config(sq, d, causal, chip)  # the per-shape-class dispatch
+    name = attention_name(Q.dtype, d, causal) + gemm_config_suffix(config)
+    launcher, meta = _resolve(op, name,
+                              lambda: attention_source(Q.dtype, d, causal, config=config,
+                                                       name=name)[1],
                               chip, cubin_arch, directory, device_index)
     values = {"Q": Q, "K": K, "V": V, "O": O, "LSE": describe(lse, "lse"), "B": b, "H": h,
               "HK": hk, "SQ": sq, "SK": sk, "q_batch": Q.strides[0], "q_head": Q.strides[1],
