@@ -75,11 +75,12 @@ def run(kernel, q, k, v):
     return o, lse
 
 
-def check_case(kernel, B, H, HK, SQ, SK, d, causal):
+def check_case(kernel, B, H, HK, SQ, SK, d, causal, with_sdpa=True):
     """Runs ``kernel`` on random inputs of one shape (outputs poisoned) and
     compares O and the lse with the float32 reference: O's error must be at
-    most 2x torch's bf16 SDPA error against the same reference (or 2e-3),
-    the lse within 1e-3 and -inf exactly where the reference's is."""
+    most 2x torch's bf16 SDPA error against the same reference (or 2e-3;
+    without SDPA, e.g. under compute-sanitizer, at most 1e-2), the lse
+    within 1e-3 and -inf exactly where the reference's is."""
     torch.manual_seed(SQ * 7 + SK)
     q = torch.randn(B, H, SQ, d, device="cuda").bfloat16()
     k = torch.randn(B, HK, SK, d, device="cuda").bfloat16()
@@ -90,7 +91,7 @@ def check_case(kernel, B, H, HK, SQ, SK, d, causal):
     scale = ref.abs().max().item() or 1.0
     err = ((o.float() - ref).abs().max().item() / scale)
     serr = ((sdpa(q, k, v, causal).float().nan_to_num(0.0) - ref).abs().max().item()
-            / scale)
+            / scale) if with_sdpa else 5e-3
     finite = torch.isfinite(ref_lse)
     lse_err = ((lse - ref_lse)[finite].abs().max().item() if finite.any() else 0.0)
     lse_ok = bool(torch.equal(torch.isfinite(lse), finite))
