@@ -422,3 +422,28 @@ def test_attention_shape_class_dispatch(tmp_path, launches, chip, seq, causal, s
     q = FakeTensor((2, 4, seq, 64))
     tilec.attention(q, q, q, causal=causal, chip=chip, artifacts=str(tmp_path))
     assert len(launches) == 1 and launches[0][0].name == name
+
+
+def test_attention_dispatch_falls_back_to_the_default(launches, tmp_path, monkeypatch):
+    """Artifacts without the short causal variant and no compiler: the
+    default kernel runs (the variant is only faster); without the default
+    too, the error names the default."""
+    from overhead_bench import attention_meta
+    from tilec import _capi
+    from tilec.kernels import attention_name, attention_source
+    name = attention_name("bf16", 64, True)
+    _, source = attention_source("bf16", 64, True)
+    write_artifact(str(tmp_path / "with"), name, source, attention_meta(name, "sm_90a", 64))
+    monkeypatch.setenv("TILEC_LIBRARY", str(tmp_path / "missing.so"))
+    _capi.reset_library()
+    try:
+        q = FakeTensor((2, 4, 1000, 64))
+        tilec.attention(q, q, q, causal=True, chip="sm_90a", artifacts=str(tmp_path / "with"))
+        assert [launcher.name for launcher, _ in launches] == [name]
+        with pytest.raises(tilec.KernelNotAvailableError,
+                           match=f"cannot get kernel {name} for sm_90a: no precompiled"):
+            tilec.attention(q, q, q, causal=True, chip="sm_90a",
+                            artifacts=str(tmp_path / "without"))
+    finally:
+        monkeypatch.undo()
+        _capi.reset_library()

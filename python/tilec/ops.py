@@ -750,11 +750,20 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     chip, cubin_arch = _chip_and_arch(chip, device_index)
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
     config = attention_shape_config(sq, d, causal, chip)  # the per-shape-class dispatch
-    name = attention_name(Q.dtype, d, causal) + gemm_config_suffix(config)
-    launcher, meta = _resolve(op, name,
-                              lambda: attention_source(Q.dtype, d, causal, config=config,
-                                                       name=name)[1],
-                              chip, cubin_arch, directory, device_index)
+    default = attention_name(Q.dtype, d, causal)
+    name = default + gemm_config_suffix(config)
+    try:
+        launcher, meta = _resolve(op, name,
+                                  lambda: attention_source(Q.dtype, d, causal, config=config,
+                                                           name=name)[1],
+                                  chip, cubin_arch, directory, device_index)
+    except KernelNotAvailableError:
+        if name == default:
+            raise
+        # The variant is only faster: without it (artifacts built before it
+        # and no compiler), the default kernel computes the same.
+        launcher, meta = _resolve(op, default, lambda: attention_source(Q.dtype, d, causal)[1],
+                                  chip, cubin_arch, directory, device_index)
     values = {"Q": Q, "K": K, "V": V, "O": O, "LSE": describe(lse, "lse"), "B": b, "H": h,
               "HK": hk, "SQ": sq, "SK": sk, "q_batch": Q.strides[0], "q_head": Q.strides[1],
               "kv_batch": K.strides[0], "kv_head": K.strides[1], "lse_batch": h * sq}
