@@ -60,7 +60,7 @@ def main():
             jobs.append((variant, gemm_source(**variant, config=config, name=name)))
         # tilec.attention's kernels: bf16 for torch, f16 too (CuPy has no bf16).
         for dtype in ("bf16", "f16"):
-            for head_dim in (64, 128):
+            for head_dim in (64, 128, 256):
                 for causal in (False, True):
                     variant = {"attention": True, "dtype": dtype, "head_dim": head_dim,
                                "causal": causal}

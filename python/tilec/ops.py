@@ -646,7 +646,7 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     ``k``/``v`` may have fewer heads than ``q`` (grouped-query attention;
     they must divide q's) and another sequence length; ``causal`` aligns the
     mask bottom-right as FlashAttention does (query i sees keys j <= i +
-    Sk - Sq). bf16 or f16; head dims 64 and 128; q, k and v contiguous in
+    Sk - Sq). bf16 or f16; head dims 64, 128 and 256; q, k and v contiguous in
     their last two dimensions, k and v with the same strides (an ``out`` of
     another layout than q's, or a q not laid out as a contiguous tensor
     when out is allocated, costs a copy). Returns the
@@ -721,8 +721,8 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
         raise ArgumentError(f"{op}: incompatible shapes q {list(Q.shape)}, k {list(K.shape)}, "
                             f"v {list(V.shape)} (k and v alike, same batch and head_dim, "
                             f"k heads dividing q heads)")
-    if d not in (64, 128):
-        raise ArgumentError(f"{op}: head_dim must be 64 or 128, got {d}")
+    if d not in (64, 128, 256):
+        raise ArgumentError(f"{op}: head_dim must be 64, 128 or 256, got {d}")
     for t in (Q, K, V):
         if t.strides[3] != 1 or (t.shape[2] > 1 and t.strides[2] != d):
             raise ArgumentError(f"{op}: {t.name} must be contiguous in its last two dimensions "

@@ -961,13 +961,15 @@ def Tile_AttentionOp : Tile_Op<"attention", [
     `block_n` (keys per step), `warps`, `stages` (depth of the K/V ring, at
     least 2), and on sm_90a `warp_specialize` (0 or 1: a producer warp
     streams K and V with TMA while the kernel's warpgroups compute; the
-    default there for head dims up to 128), `consumer_regs` and
-    `producer_regs` (the two sides' `setmaxnreg`, default 232 and 40),
+    default there), `consumer_regs` and `producer_regs` (the two sides'
+    `setmaxnreg`, default 232 and 40),
     `pingpong` (0 or 1: the two consumer warpgroups take turns issuing
     wgmma; the default with 8 warps), `tma_store` (0 or 1: O leaves
     through shared memory and a TMA store; the default there) and
     `persistent` (0 or 1: one program per SM walks the query-block tiles,
-    Q double-buffered; the default without the causal mask). Without the
+    Q double-buffered; the default without the causal mask; with it, each
+    program takes pairs of one head's longest and shortest query blocks).
+    Without the
     producer warp, `q_in_smem` (0 or 1) keeps Q in shared memory and reads
     its fragments for every key block instead of holding them in registers
     (the mma.sync default: 32 query rows per warp), and `split_loops` (0 or
