@@ -811,7 +811,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
     if (op.getCausal() && c.persistent) {
       // The paired order's placeholder block past the last query (odd block
       // counts) visits no key.
-      Value inside = arith::CmpIOp::create(tb, arith::CmpIPredicate::slt, m0, sq);
+      Value inside =
+          arith::CmpIOp::create(tb, arith::CmpIPredicate::slt, m0, sq);
       end = arith::SelectOp::create(tb, inside, end, c32(0));
       full = arith::SelectOp::create(tb, inside, full, c32(0));
     }
@@ -855,8 +856,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
           tb,
           arith::MulIOp::create(tb, arith::ShRSIOp::create(tb, round0, c32(1)),
                                 numPrograms),
-          arith::SubIOp::create(tb, t,
-                                arith::MulIOp::create(tb, round0, numPrograms)));
+          arith::SubIOp::create(
+              tb, t, arith::MulIOp::create(tb, round0, numPrograms)));
       Value j = arith::RemSIOp::create(tb, pair, numPairs);
       Value longer = arith::SubIOp::create(
           tb,
@@ -864,7 +865,8 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                                 c32(1)),
           j);
       Value mbPaired = arith::SelectOp::create(
-          tb, arith::CmpIOp::create(tb, arith::CmpIPredicate::ne, second, c32(0)),
+          tb,
+          arith::CmpIOp::create(tb, arith::CmpIPredicate::ne, second, c32(0)),
           j, longer);
       Value hbPaired = arith::DivSIOp::create(tb, pair, numPairs);
       Value round = arith::DivSIOp::create(tb, t, numPrograms);

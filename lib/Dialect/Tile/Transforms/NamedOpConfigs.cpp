@@ -299,10 +299,10 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   } else if (hopper && readConfigFlag(op.getConfigAttr(), "warp_specialize")
                            .value_or(true)) {
     // Head dim 256 (unless the config asks for the cp.async schedule, which
-    // keeps 64 queries on 4 warps): 64-key blocks, so that Q (64 KB) and a 2-stage K/V ring
-    // (64 KB a stage) fit, and each consumer warpgroup's 64x256 f32
-    // accumulator (128 registers a thread) beside S. H200, B*S = 16k,
-    // H*D = 2048, S = 1k / 4k / 16k
+    // keeps 64 queries on 4 warps): 64-key blocks, so that Q (64 KB) and a
+    // 2-stage K/V ring (64 KB a stage) fit, and each consumer warpgroup's
+    // 64x256 f32 accumulator (128 registers a thread) beside S. H200,
+    // B*S = 16k, H*D = 2048, S = 1k / 4k / 16k
     // (bench/results/2026-11-30_attention_sm90a_d256_ws_h200.json): 589 /
     // 683 / 674 TFLOP/s (causal 417 / 562 / 678) against 300 / 345 / 370
     // (244 / 332 / 365) on the cp.async schedule and 430 / 445 / 470 with
