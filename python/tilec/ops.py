@@ -653,6 +653,10 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     output (and the natural-log log-sum-exp of each row, f32 [batch, heads,
     seq_q], with ``return_lse``).
 
+    The kernel variant follows the shape class
+    (:func:`tilec.kernels.attention_shape_config`: on sm_90a, causal
+    attention over at most 2048 queries runs the persistent kernel).
+
     Tensors: torch, CuPy (``__cuda_array_interface__``; f16, as CuPy has no
     bf16) or any DLPack object; allocated results are CuPy arrays for CuPy
     inputs, else torch tensors. Runs on the current torch stream (CuPy's for
