@@ -84,7 +84,8 @@ def main():
                 print(f"{chip}/{name}: FAILED: {first}", file=sys.stderr)
                 failed.append({"chip": chip, "name": name, "variant": variant, "error": first})
                 continue
-            result.save(os.path.join(args.out, chip), source=source)
+            # What a GPU machine needs (and the PTX to read); not the LLVM IR.
+            result.save(os.path.join(args.out, chip), source=source, stages=("ptx", "cubin"))
             seconds = time.perf_counter() - start
             cached = " (cached)" if result.from_cache else ""
             print(f"{chip}/{name}: {seconds:.2f} s{cached}")

@@ -128,6 +128,13 @@ def test_save_and_find_artifacts(library, tmp_path):
     meta, cubin = artifacts.find(str(tmp_path / "art"), "sm_80", "scale", SCALE_SOURCE)
     assert meta == result.metadata and cubin == result.cubin
     assert artifacts.find(str(tmp_path / "art"), "sm_90a", "scale") is None
+    # Only some compiler outputs: the kernel is still found.
+    result.save(tmp_path / "lean" / "sm_80", source=SCALE_SOURCE, stages=("cubin",))
+    assert sorted(p.name for p in (tmp_path / "lean" / "sm_80").iterdir()) == [
+        "scale.cubin", "scale.json", "scale.source.mlir"]
+    assert artifacts.find(str(tmp_path / "lean"), "sm_80", "scale", SCALE_SOURCE)[1] == result.cubin
+    with pytest.raises(ValueError, match=r"unknown stages \['sass'\]"):
+        result.save(tmp_path / "lean" / "sm_80", stages=("sass",))
     with pytest.raises(tilec.ArtifactError, match="different source"):
         artifacts.find(str(tmp_path / "art"), "sm_80", "scale", SCALE_SOURCE + "\n")
 

@@ -122,11 +122,19 @@ class CompileResult:
             raise KeyError("no stages recorded: compile with stages=True")
         raise KeyError(f"no stage {name!r}; recorded: {', '.join(n for n, _ in self.stages)}")
 
-    def save(self, directory, source=None):
+    def save(self, directory, source=None, stages=None):
         """Writes ``<kernel>.{json,ptx,cubin,...}`` into ``directory`` (the
         layout of the ``tilec`` driver and of ``TILEC_ARTIFACTS``), plus
         ``<kernel>.source.mlir`` when ``source`` is given, which lets the
-        package check that a precompiled kernel matches what it would build."""
+        package check that a precompiled kernel matches what it would build.
+        ``stages`` limits the compiler outputs written (of ``"mlir"``,
+        ``"llvm"``, ``"ptx"``, ``"cubin"``; default all): a kernel runs from
+        its json and cubin alone, and the LLVM IR is most of the bytes."""
+        if stages is not None:
+            unknown = set(stages) - set(ARTIFACT_EXTENSIONS)
+            if unknown:
+                raise ValueError(f"unknown stages {sorted(unknown)}; expected some of "
+                                 f"{sorted(ARTIFACT_EXTENSIONS)}")
         os.makedirs(directory, exist_ok=True)
         written = []
         for index, kernel in enumerate(self):
@@ -135,7 +143,7 @@ class CompileResult:
                 raise ValueError(f"kernel name {kernel.name!r} is not a safe file name")
             files = {".json": kernel.metadata_json}
             for attr, ext in ARTIFACT_EXTENSIONS.items():
-                if getattr(kernel, attr) is not None:
+                if (stages is None or attr in stages) and getattr(kernel, attr) is not None:
                     files[ext] = getattr(kernel, attr)
             if source is not None:
                 files[".source.mlir"] = source
