@@ -850,35 +850,33 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
       auto c32 = [&](int64_t v) -> Value {
         return arith::ConstantIntOp::create(tb, v, 32);
       };
-      Value round0 = arith::DivSIOp::create(tb, t, numPrograms);
-      Value second = arith::AndIOp::create(tb, round0, c32(1));
+      // Round t / P of the tile loop, its first tile, the program's place in
+      // it, and whether the round is odd (the second tile of a pair, or a
+      // reversed round of the snake).
+      Value round = arith::DivSIOp::create(tb, t, numPrograms);
+      Value odd = arith::CmpIOp::create(
+          tb, arith::CmpIPredicate::ne,
+          arith::AndIOp::create(tb, round, c32(1)), c32(0));
+      Value roundStart = arith::MulIOp::create(tb, round, numPrograms);
+      Value place = arith::SubIOp::create(tb, t, roundStart);
       Value pair = arith::AddIOp::create(
           tb,
-          arith::MulIOp::create(tb, arith::ShRSIOp::create(tb, round0, c32(1)),
+          arith::MulIOp::create(tb, arith::ShRSIOp::create(tb, round, c32(1)),
                                 numPrograms),
-          arith::SubIOp::create(
-              tb, t, arith::MulIOp::create(tb, round0, numPrograms)));
+          place);
       Value j = arith::RemSIOp::create(tb, pair, numPairs);
       Value longer = arith::SubIOp::create(
           tb,
           arith::SubIOp::create(tb, arith::MulIOp::create(tb, numPairs, c32(2)),
                                 c32(1)),
           j);
-      Value mbPaired = arith::SelectOp::create(
-          tb,
-          arith::CmpIOp::create(tb, arith::CmpIPredicate::ne, second, c32(0)),
-          j, longer);
+      Value mbPaired = arith::SelectOp::create(tb, odd, j, longer);
       Value hbPaired = arith::DivSIOp::create(tb, pair, numPairs);
-      Value round = arith::DivSIOp::create(tb, t, numPrograms);
-      Value roundStart = arith::MulIOp::create(tb, round, numPrograms);
       Value mirrored = arith::SubIOp::create(
           tb,
           arith::AddIOp::create(tb, roundStart,
                                 arith::SubIOp::create(tb, numPrograms, c32(1))),
-          arith::SubIOp::create(tb, t, roundStart));
-      Value odd = arith::CmpIOp::create(
-          tb, arith::CmpIPredicate::ne,
-          arith::AndIOp::create(tb, round, c32(1)), c32(0));
+          place);
       // A round cut short by the last tile keeps its order.
       Value whole = arith::CmpIOp::create(
           tb, arith::CmpIPredicate::sle,

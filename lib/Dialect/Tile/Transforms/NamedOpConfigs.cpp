@@ -291,13 +291,14 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
       c.qInSmem = false;
   }
   bool hopper = target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
+  DictionaryAttr config = op.getConfigAttr();
+  std::optional<bool> ws = readConfigFlag(config, "warp_specialize");
   if (target.hasWgmma && d <= 128) {
     c.blockM = 128;
     c.blockN = 128;
     c.warps = 8;
     c.warpSpecialize = hopper;
-  } else if (hopper && readConfigFlag(op.getConfigAttr(), "warp_specialize")
-                           .value_or(true)) {
+  } else if (hopper && ws.value_or(true)) {
     // Head dim 256 (unless the config asks for the cp.async schedule, which
     // keeps 64 queries on 4 warps): 64-key blocks, so that Q (64 KB) and a
     // 2-stage K/V ring (64 KB a stage) fit, and each consumer warpgroup's
@@ -313,8 +314,6 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     c.warps = 8;
     c.warpSpecialize = true;
   }
-  DictionaryAttr config = op.getConfigAttr();
-  std::optional<bool> ws = readConfigFlag(config, "warp_specialize");
   std::optional<bool> pingpong = readConfigFlag(config, "pingpong");
   std::optional<bool> tmaStore = readConfigFlag(config, "tma_store");
   std::optional<bool> persistent = readConfigFlag(config, "persistent");
