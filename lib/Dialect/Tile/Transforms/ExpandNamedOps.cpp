@@ -308,6 +308,13 @@ static std::pair<Value, Value> advanceRing(ImplicitLocOpBuilder &b, Value s,
   return {s2, ph2};
 }
 
+/// The parity a producer waits for on a stage's empty barrier before refilling
+/// the stage whose full barrier the consumers wait on with parity `ph`: the
+/// opposite one, as a fresh barrier has completed the phase of parity 1.
+static Value freeParity(ImplicitLocOpBuilder &b, Value ph) {
+  return arith::XOrIOp::create(b, ph, arith::ConstantIntOp::create(b, 1, 32));
+}
+
 /// The Hopper schedule (c.warpSpecialize): a persistent, warp-specialized
 /// kernel. A producer warpgroup streams A and B tiles with TMA into an
 /// S-stage ring guarded by full/empty mbarriers; the kernel's warps (two
@@ -547,10 +554,7 @@ static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
               [&](OpBuilder &kb0, Location kloc, Value k, ValueRange it) {
                 ImplicitLocOpBuilder kb(kloc, kb0);
                 Value s = it[0], ph = it[1];
-                // A fresh barrier has completed the phase of parity 1.
-                Value freeParity = arith::XOrIOp::create(
-                    kb, ph, arith::ConstantIntOp::create(kb, 1, 32));
-                MBarrierWaitOp::create(kb, empty, s, freeParity);
+                MBarrierWaitOp::create(kb, empty, s, freeParity(kb, ph));
                 MBarrierExpectTxOp::create(kb, full, s, stageBytes);
                 Value k0 = arith::MulIOp::create(
                     kb, k, arith::ConstantIntOp::create(kb, c.blockK, 32));
@@ -1062,10 +1066,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                        Value qph) -> ValueRange {
       Value z = arith::ConstantIntOp::create(pb, 0, 32);
       if (emptyQ)
-        MBarrierWaitOp::create(
-            pb, emptyQ, qs,
-            arith::XOrIOp::create(pb, qph,
-                                  arith::ConstantIntOp::create(pb, 1, 32)));
+        MBarrierWaitOp::create(pb, emptyQ, qs, freeParity(pb, qph));
       MBarrierExpectTxOp::create(pb, fullQ, qs, bm * d * elemBytes);
       TmaLoadOp::create(pb, tmQ, ValueRange{bi, h, m0, z}, bufQ, qs, fullQ, qs);
       return scf::ForOp::create(
@@ -1074,14 +1075,12 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                  [&](OpBuilder &ob, Location loc, Value n, ValueRange it) {
                    ImplicitLocOpBuilder lb(loc, ob);
                    Value s = it[0], ph = it[1];
-                   // A fresh barrier has completed the phase of parity 1.
-                   Value freeParity = arith::XOrIOp::create(
-                       lb, ph, arith::ConstantIntOp::create(lb, 1, 32));
-                   MBarrierWaitOp::create(lb, emptyK, s, freeParity);
+                   Value free = freeParity(lb, ph);
+                   MBarrierWaitOp::create(lb, emptyK, s, free);
                    MBarrierExpectTxOp::create(lb, fullK, s, tileBytes);
                    TmaLoadOp::create(lb, tmK, ValueRange{bi, kvHead, z, n},
                                      ringK, s, fullK, s);
-                   MBarrierWaitOp::create(lb, emptyV, s, freeParity);
+                   MBarrierWaitOp::create(lb, emptyV, s, free);
                    MBarrierExpectTxOp::create(lb, fullV, s, tileBytes);
                    TmaLoadOp::create(lb, tmV, ValueRange{bi, kvHead, n, z},
                                      ringV, s, fullV, s);
