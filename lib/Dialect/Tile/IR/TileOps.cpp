@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -738,6 +739,76 @@ LogicalResult TransOp::verify() {
       res.getElementType() != src.getElementType())
     return emitOpError("expected the result to be the transposed source");
   return success();
+}
+
+namespace {
+/// trans(load %v[.., i, j]) -> load %vt[.., j, i], where %vt is %v with its
+/// last two dimensions (sizes and strides) swapped: the tile is read in its
+/// memory order, so a transposed dot operand (nn.Linear's B = Wᵀ, attention's
+/// Kᵀ) reaches shared memory as a K-major tile instead of going through a
+/// register transpose. Only before layouts are assigned, for a load whose one
+/// user is the transpose and whose view is made by tile.make_view.
+struct FoldTransposeIntoLoad : public OpRewritePattern<TransOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransOp op,
+                                PatternRewriter &rewriter) const override {
+    auto load = op.getSrc().getDefiningOp<LoadOp>();
+    if (!load || !load->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "source is not a single-use load");
+    auto type = cast<RankedTensorType>(op.getType());
+    if (type.getEncoding() || load.getType().getEncoding())
+      return rewriter.notifyMatchFailure(op, "layouts already assigned");
+    auto make = load.getView().getDefiningOp<MakeViewOp>();
+    if (!make)
+      return rewriter.notifyMatchFailure(op, "view not made by tile.make_view");
+    ViewType view = make.getViewType();
+    unsigned rank = view.getRank();
+    // Mixed sizes and strides with the last two dimensions swapped.
+    SmallVector<int64_t> shape(view.getShape()), strides(view.getStrides());
+    SmallVector<OpFoldResult> sizes, strideList;
+    for (unsigned d = 0; d < rank; ++d) {
+      sizes.push_back(make.getMixedSize(d));
+      strideList.push_back(make.getMixedStride(d));
+    }
+    std::swap(shape[rank - 1], shape[rank - 2]);
+    std::swap(strides[rank - 1], strides[rank - 2]);
+    std::swap(sizes[rank - 1], sizes[rank - 2]);
+    std::swap(strideList[rank - 1], strideList[rank - 2]);
+    auto dynamic = [](ArrayRef<OpFoldResult> mixed) {
+      SmallVector<Value> values;
+      for (OpFoldResult ofr : mixed)
+        if (auto v = dyn_cast<Value>(ofr))
+          values.push_back(v);
+      return values;
+    };
+    auto tType =
+        ViewType::get(op.getContext(), shape, view.getElementType(), strides);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointAfter(make);
+    Value vt = MakeViewOp::create(rewriter, make.getLoc(), tType,
+                                  make.getBase(), dynamic(sizes),
+                                  dynamic(strideList));
+    rewriter.setInsertionPoint(load);
+    SmallVector<Value> offsets(load.getOffsets());
+    std::swap(offsets[rank - 1], offsets[rank - 2]);
+    Value mask = load.getMask();
+    if (mask)
+      mask = TransOp::create(
+          rewriter, op.getLoc(),
+          RankedTensorType::get(type.getShape(),
+                                rewriter.getI1Type()),
+          mask);
+    rewriter.replaceOpWithNewOp<LoadOp>(op, type, vt, offsets, mask,
+                                        load.getPadding());
+    rewriter.eraseOp(load);
+    return success();
+  }
+};
+} // namespace
+
+void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<FoldTransposeIntoLoad>(context);
 }
 
 LogicalResult ExtractSliceOp::verify() {

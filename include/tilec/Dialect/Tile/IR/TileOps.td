@@ -338,6 +338,10 @@ def Tile_TransOp : Tile_Op<"trans", [Pure]> {
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
+  // trans(load %v[i, j]) -> load %vᵀ[j, i] (a view with the last two
+  // dimensions swapped), so that a transposed operand reaches shared memory
+  // in its memory order (ldmatrix.trans, K-major wgmma descriptors).
+  let hasCanonicalizer = 1;
 }
 
 def Tile_ExtractSliceOp : Tile_Op<"extract_slice", [Pure]> {
