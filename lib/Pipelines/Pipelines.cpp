@@ -35,7 +35,17 @@ static void buildTilePasses(OpPassManager &pm,
   // Layout conversions of values defined before a loop (attention's Q into
   // the mma.sync A fragment, through shared memory) run once, not per step.
   kernelPm.addPass(createLoopInvariantCodeMotionPass());
+  // Schedules (each pass reads the kernel's schedule<...> and the chip):
+  // the persistent tile loop, the TMA-store epilogue (sm_90a), then
+  // sm_90a: TMA rings for wgmma operands (other chips: no-op), then the
+  // cp.async ring for what is left; wgmma groups in flight; the copies of
+  // TMA rings moved to a producer warpgroup.
+  kernelPm.addPass(tile::createTilePersistent());
+  kernelPm.addPass(tile::createTileTmaStore());
+  kernelPm.addPass(tile::createTileTmaPipeline());
   kernelPm.addPass(tile::createTilePipeline());
+  kernelPm.addPass(tile::createTileAsyncWgmma());
+  kernelPm.addPass(tile::createTileWarpSpecialize());
   // Operand reads from shared memory per mma.sync K step (attention's Kᵀ,
   // V and Q tiles would otherwise each take a whole tile of registers).
   kernelPm.addPass(tile::createTileSplitDots());

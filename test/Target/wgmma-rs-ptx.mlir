@@ -2,20 +2,32 @@
 // accepts it: the scaled A tile of Inputs/wgmma_rs.mlir stays in each
 // warp's mma.sync A fragment (four 32-bit registers per 16-wide K step) and
 // B is read through a 128-byte-swizzle descriptor (row-major B: trans-b 1).
-// scale-d is a predicate set from a register inside the asm block.
+// scale-d is a predicate set from a register inside the asm block. B comes
+// through a TMA ring filled by a producer warpgroup (tile-tma-pipeline,
+// tile-warp-specialize: 4 consumer warps + 4 producer warps), A through
+// tile-pipeline's cp.async ring and ldmatrix, and one wgmma group stays in
+// flight across iterations (tile-async-wgmma).
 
 // RUN: tilec %S/Inputs/wgmma_rs.mlir --chip=sm_90a --emit=ptx -o %t
 // RUN: FileCheck %s < %t/wgmma_rs.ptx
+// RUN: FileCheck %s --check-prefix=PRODUCER < %t/wgmma_rs.ptx
 // RUN: %ptxas -arch=sm_90a %t/wgmma_rs.ptx -o %t/wgmma_rs.cubin
 
 // CHECK: .target sm_90a
-// CHECK: .reqntid 128, 1, 1
+// CHECK: .reqntid 256, 1, 1
+// CHECK: setmaxnreg.inc.sync.aligned.u32 256;
+// CHECK: mbarrier.try_wait.parity
+// CHECK: ldmatrix.sync.aligned
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK: setp.ne.b32 p, %r{{[0-9]+}}, 0;
 // CHECK-NEXT: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {[[ACC:(%r[0-9]+, ){63}%r[0-9]+]]}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {[[ACC]]}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // CHECK: wgmma.commit_group.sync.aligned;
-// CHECK: wgmma.wait_group.sync.aligned
+// CHECK: wgmma.wait_group.sync.aligned 1;
+// CHECK: mbarrier.arrive
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// PRODUCER: setmaxnreg.dec.sync.aligned.u32 40;
+// PRODUCER: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 
 // Dots whose operands cannot reach shared memory stay on mma.sync and
 // compile (no register-to-shared conversion is left over).

@@ -16,6 +16,7 @@
 #define TILEC_LIB_CONVERSION_TILETONVVM_UTILITY_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/Resources.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -158,23 +159,6 @@ Value packVector(OpBuilder &b, Location loc, Type vecType,
 
 /// Storage type of a tile element type (fp8 is carried as i8).
 Type getStorageType(Type elemType);
-/// Size in bytes of a storage element (i1 counts as 1).
-unsigned getStorageBytes(Type elemType);
-
-/// True when converting a tile from layout `src` to `dst` only moves values
-/// between the registers of each thread (same lane and warp mapping, every
-/// register of `dst` present in `src`).
-bool isRegisterPermutation(const tile::LinearLayout &src,
-                           const tile::LinearLayout &dst);
-
-/// Shared memory scratch bytes `op` needs while it runs (0 when none).
-int64_t getScratchBytes(Operation *op);
-
-/// Row-major element strides of a shared-memory staging buffer for `shape`
-/// with the innermost rows padded by 4 bytes to spread column accesses over
-/// banks. Also returns the number of elements the buffer spans.
-SmallVector<int64_t> getPaddedStrides(ArrayRef<int64_t> shape,
-                                      unsigned elemBytes, int64_t *numElems);
 
 } // namespace mlir::tilec
 

@@ -13,6 +13,7 @@
 
 #include "tilec/Dialect/Tile/IR/TileAttrs.h"
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -299,6 +300,35 @@ SharedEncodingAttr::getHardwareSwizzleBytes(unsigned elemBytes) const {
       getPerPhase() * span != 128)
     return std::nullopt;
   return span;
+}
+
+//===----------------------------------------------------------------------===//
+// ScheduleAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     std::optional<int64_t> stages, BoolAttr tma,
+                     BoolAttr asyncWgmma, BoolAttr warpSpecialize,
+                     std::optional<int64_t> producerRegs,
+                     std::optional<int64_t> consumerRegs, BoolAttr persistent,
+                     BoolAttr tmaStore) {
+  if (stages && (*stages < 2 || *stages > 16))
+    return emitError() << "stages must be in [2, 16], got " << *stages;
+  for (auto [name, regs] : {std::make_pair("producer_regs", producerRegs),
+                            std::make_pair("consumer_regs", consumerRegs)})
+    if (regs && (*regs < 24 || *regs > 256 || *regs % 8 != 0))
+      return emitError() << name
+                         << " must be a multiple of 8 in [24, 256], got "
+                         << *regs;
+  return success();
+}
+
+ScheduleAttr ScheduleAttr::of(Operation *op) {
+  auto kernel = dyn_cast<KernelOp>(op);
+  if (!kernel)
+    kernel = op->getParentOfType<KernelOp>();
+  return kernel ? kernel.getScheduleAttr() : ScheduleAttr();
 }
 
 //===----------------------------------------------------------------------===//

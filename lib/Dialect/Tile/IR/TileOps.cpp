@@ -331,6 +331,12 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
   if (succeeded(parser.parseOptionalKeyword("persistent")))
     result.addAttribute(getPersistentAttrName(result.name),
                         builder.getUnitAttr());
+  if (succeeded(parser.parseOptionalKeyword("schedule"))) {
+    ScheduleAttr schedule;
+    if (parser.parseCustomAttributeWithFallback(schedule))
+      return failure();
+    result.addAttribute(getScheduleAttrName(result.name), schedule);
+  }
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   call_interface_impl::addArgAndResultAttrs(
@@ -384,12 +390,16 @@ void KernelOp::print(OpAsmPrinter &p) {
   }
   if (getPersistent())
     p << " persistent";
+  if (ScheduleAttr schedule = getScheduleAttr()) {
+    p << " schedule";
+    p.printStrippedAttrOrType(schedule);
+  }
   p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
       {SymbolTable::getSymbolAttrName(), getFunctionTypeAttrName(),
        getArgAttrsAttrName(), getResAttrsAttrName(), getArgNamesAttrName(),
        getNumWarpsAttrName(), getGridAttrName(), getGridArgsAttrName(),
-       getPersistentAttrName(), getClusterAttrName()});
+       getPersistentAttrName(), getClusterAttrName(), getScheduleAttrName()});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/true);
@@ -984,6 +994,86 @@ static std::optional<int64_t> getKnownEntry(ArrayRef<int64_t> statics,
   return getConstantIntValue(mixed);
 }
 
+std::string MakeTensorMapOp::getViewProblem(Value viewValue, unsigned contig) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  auto view = cast<ViewType>(viewValue.getType());
+  unsigned rank = view.getRank();
+  if (view.getStrides()[contig] != 1) {
+    os << "the box is contiguous along dimension " << contig
+       << ", but the view's stride there is not 1";
+    return msg;
+  }
+  // The map is encoded on the host: everything must be a launch argument.
+  auto makeView = viewValue.getDefiningOp<MakeViewOp>();
+  if (!makeView)
+    return "expected the view to be made by tile.make_view";
+  auto kernel = makeView->getParentOfType<KernelOp>();
+  if (!kernel)
+    return "expected to be inside a tile.kernel";
+  // Integer constants only: any ConstantLike op (llvm.mlir.poison, ...)
+  // matches m_Constant(), but the host needs the value.
+  auto isHostValue = [](Value v) {
+    return getParamIndex(v) || getConstantIntValue(v).has_value();
+  };
+  std::optional<unsigned> base = getParamIndex(makeView.getBase());
+  if (!base || !llvm::all_of(makeView.getSizes(), isHostValue) ||
+      !llvm::all_of(makeView.getStrides(), isHostValue))
+    return "the view must be built from kernel parameters and constants "
+           "only, so that the tensor map can be encoded on the host";
+  // cuTensorMapEncodeTiled takes global sizes in [1, 2^32] and global
+  // strides (bytes) that are positive multiples of 16 below 2^40.
+  for (unsigned d = 0; d < rank; ++d) {
+    std::optional<int64_t> size =
+        getKnownEntry(view.getShape(), makeView.getMixedSize(d), d);
+    if (size && (*size < 1 || *size > (int64_t(1) << 32))) {
+      os << "TMA needs sizes in [1, 2^32]; size " << *size << " of dimension "
+         << d;
+      return msg;
+    }
+  }
+  unsigned elemBytes = view.getElementType().getIntOrFloatBitWidth() / 8;
+  auto align = kernel.getArgAttrOfType<IntegerAttr>(*base, "tile.align");
+  if (!align || align.getInt() <= 0 || align.getInt() % 16 != 0) {
+    os << "TMA needs a 16-byte aligned base; annotate '"
+       << kernel.getArgName(*base) << "' with {tile.align = 16 : i64}";
+    return msg;
+  }
+  // Global strides other than the contiguous one: multiples of 16 bytes,
+  // i.e. of `quantum` elements.
+  int64_t quantum = 16 / std::gcd<int64_t>(16, elemBytes);
+  for (unsigned dim = 0; dim < rank; ++dim) {
+    if (dim == contig)
+      continue;
+    OpFoldResult stride = makeView.getMixedStride(dim);
+    if (std::optional<int64_t> c =
+            getKnownEntry(view.getStrides(), stride, dim)) {
+      if (*c <= 0)
+        os << "TMA needs positive strides; stride " << *c << " of dimension "
+           << dim;
+      else if (*c >= (int64_t(1) << 40) / elemBytes)
+        os << "TMA needs strides below 2^40 bytes; stride " << *c
+           << " of dimension " << dim << " is larger";
+      else if (*c % quantum != 0)
+        os << "TMA needs 16-byte aligned strides; stride " << *c
+           << " of dimension " << dim << " is " << *c * elemBytes << " bytes";
+      if (!msg.empty())
+        return msg;
+      continue;
+    }
+    // Not a constant, so a parameter (isHostValue above).
+    unsigned idx = *getParamIndex(cast<Value>(stride));
+    auto div = kernel.getArgAttrOfType<IntegerAttr>(idx, "tile.divisibility");
+    if (!div || div.getInt() <= 0 || div.getInt() % quantum != 0) {
+      os << "TMA needs 16-byte aligned strides; annotate '"
+         << kernel.getArgName(idx) << "' with {tile.divisibility = " << quantum
+         << " : i64}";
+      return msg;
+    }
+  }
+  return msg;
+}
+
 LogicalResult MakeTensorMapOp::verify() {
   ViewType view = getView().getType();
   TensorMapType map = getType();
@@ -997,70 +1087,9 @@ LogicalResult MakeTensorMapOp::verify() {
            << map.getElementType();
   // The box is a tile of the last two dimensions.
   unsigned contig = rank - 2 + map.getEncoding().getOrder()[0];
-  if (view.getStrides()[contig] != 1)
-    return emitOpError("the box is contiguous along dimension ")
-           << contig << ", but the view's stride there is not 1";
-  // The map is encoded on the host: everything must be a launch argument.
-  auto makeView = getView().getDefiningOp<MakeViewOp>();
-  if (!makeView)
-    return emitOpError("expected the view to be made by tile.make_view");
-  auto kernel = (*this)->getParentOfType<KernelOp>();
-  if (!kernel)
-    return emitOpError("expected to be inside a tile.kernel");
-  // Integer constants only: any ConstantLike op (llvm.mlir.poison, ...)
-  // matches m_Constant(), but the host needs the value.
-  auto isHostValue = [](Value v) {
-    return getParamIndex(v) || getConstantIntValue(v).has_value();
-  };
-  std::optional<unsigned> base = getParamIndex(makeView.getBase());
-  if (!base || !llvm::all_of(makeView.getSizes(), isHostValue) ||
-      !llvm::all_of(makeView.getStrides(), isHostValue))
-    return emitOpError("the view must be built from kernel parameters and "
-                       "constants only, so that the tensor map can be "
-                       "encoded on the host");
-  // cuTensorMapEncodeTiled takes global sizes in [1, 2^32] and global
-  // strides (bytes) that are positive multiples of 16 below 2^40.
-  for (unsigned d = 0; d < rank; ++d) {
-    std::optional<int64_t> size =
-        getKnownEntry(view.getShape(), makeView.getMixedSize(d), d);
-    if (size && (*size < 1 || *size > (int64_t(1) << 32)))
-      return emitOpError("TMA needs sizes in [1, 2^32]; size ")
-             << *size << " of dimension " << d;
-  }
-  unsigned elemBytes = view.getElementType().getIntOrFloatBitWidth() / 8;
-  auto align = kernel.getArgAttrOfType<IntegerAttr>(*base, "tile.align");
-  if (!align || align.getInt() <= 0 || align.getInt() % 16 != 0)
-    return emitOpError("TMA needs a 16-byte aligned base; annotate '")
-           << kernel.getArgName(*base) << "' with {tile.align = 16 : i64}";
-  // Global strides other than the contiguous one: multiples of 16 bytes,
-  // i.e. of `quantum` elements.
-  int64_t quantum = 16 / std::gcd<int64_t>(16, elemBytes);
-  for (unsigned dim = 0; dim < rank; ++dim) {
-    if (dim == contig)
-      continue;
-    OpFoldResult stride = makeView.getMixedStride(dim);
-    if (std::optional<int64_t> c =
-            getKnownEntry(view.getStrides(), stride, dim)) {
-      if (*c <= 0)
-        return emitOpError("TMA needs positive strides; stride ")
-               << *c << " of dimension " << dim;
-      if (*c >= (int64_t(1) << 40) / elemBytes)
-        return emitOpError("TMA needs strides below 2^40 bytes; stride ")
-               << *c << " of dimension " << dim << " is larger";
-      if (*c % quantum != 0)
-        return emitOpError("TMA needs 16-byte aligned strides; stride ")
-               << *c << " of dimension " << dim << " is " << *c * elemBytes
-               << " bytes";
-    } else {
-      // Not a constant, so a parameter (isHostValue above).
-      unsigned idx = *getParamIndex(cast<Value>(stride));
-      auto div = kernel.getArgAttrOfType<IntegerAttr>(idx, "tile.divisibility");
-      if (!div || div.getInt() <= 0 || div.getInt() % quantum != 0)
-        return emitOpError("TMA needs 16-byte aligned strides; annotate '")
-               << kernel.getArgName(idx)
-               << "' with {tile.divisibility = " << quantum << " : i64}";
-    }
-  }
+  std::string problem = getViewProblem(getView(), contig);
+  if (!problem.empty())
+    return emitOpError(problem);
   return success();
 }
 

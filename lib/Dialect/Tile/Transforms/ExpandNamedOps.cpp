@@ -134,6 +134,22 @@ static void requireChunkAligned(KernelOp kernel, Value view) {
       requireParam(kernel, stride, "tile.divisibility", chunk);
 }
 
+/// Keeps the block program of a named op on the cp.async ring its config
+/// chose (tile-tma-pipeline leaves it alone): the named ops' sm_90a
+/// schedules are still written here (see the issue "One mechanism").
+static void keepCpAsyncRing(KernelOp kernel) {
+  ScheduleAttr s = kernel.getScheduleAttr();
+  MLIRContext *ctx = kernel.getContext();
+  BoolAttr no = BoolAttr::get(ctx, false);
+  kernel.setScheduleAttr(
+      s ? ScheduleAttr::get(ctx, s.getStages(), no, s.getAsyncWgmma(),
+                            s.getWarpSpecialize(), s.getProducerRegs(),
+                            s.getConsumerRegs(), s.getPersistent(),
+                            s.getTmaStore())
+        : ScheduleAttr::get(ctx, std::nullopt, no, nullptr, nullptr,
+                            std::nullopt, std::nullopt, nullptr, nullptr));
+}
+
 /// The kernel must consist of views, constants, the named op and the return.
 static LogicalResult checkOnlyComputation(KernelOp kernel, Operation *named) {
   for (Operation &op : kernel.getBody().front()) {
@@ -649,6 +665,7 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   }
 
   // Main loop over the tile of this program.
+  keepCpAsyncRing(kernel);
   Value pid = ProgramIdOp::create(b, Dim::X);
   auto [m0, n0] = emitTileCoords(b, pid, M, N, c);
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
@@ -1284,6 +1301,7 @@ static LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
   // [full, end), do.
   Value acc, m, l;
   if (!c.warpSpecialize) {
+    keepCpAsyncRing(kernel);
     // Each step loads its tiles (tile-pipeline turns the loads into the
     // cp.async ring and places the wgmma waits). With `splitLoops` the
     // blocks every row sees whole run in a loop without the mask, the rest

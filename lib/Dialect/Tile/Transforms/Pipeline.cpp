@@ -31,6 +31,7 @@
 #include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Pipeline.h"
+#include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -51,57 +52,6 @@ namespace mlir::tilec::tile {
 using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
-
-static constexpr int64_t kMaxDivisibility = int64_t(1) << 16;
-
-/// Largest power of two known to divide the integer value `v`.
-static int64_t getDivisibility(Value v, unsigned depth = 0) {
-  if (depth > 12)
-    return 1;
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c))) {
-    int64_t x = c.getSExtValue();
-    return x == 0 ? kMaxDivisibility
-                  : std::min<int64_t>(kMaxDivisibility, x & -x);
-  }
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    Operation *owner = arg.getOwner()->getParentOp();
-    if (auto kernel = dyn_cast<KernelOp>(owner)) {
-      if (auto d = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                        "tile.divisibility"))
-        return d.getInt();
-      return 1;
-    }
-    if (auto loop = dyn_cast<scf::ForOp>(owner);
-        loop && arg == loop.getInductionVar())
-      return std::min(getDivisibility(loop.getLowerBound(), depth + 1),
-                      getDivisibility(loop.getStep(), depth + 1));
-    return 1;
-  }
-  Operation *op = v.getDefiningOp();
-  auto div = [&](unsigned i) { return getDivisibility(op->getOperand(i), depth + 1); };
-  if (isa<arith::MulIOp>(op))
-    return std::min(kMaxDivisibility, div(0) * div(1));
-  if (isa<arith::AddIOp, arith::SubIOp>(op))
-    return std::min(div(0), div(1));
-  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(op))
-    return div(0);
-  if (isa<arith::ShLIOp>(op) && matchPattern(op->getOperand(1), m_ConstantInt(&c)))
-    return std::min(kMaxDivisibility, div(0) << c.getZExtValue());
-  return 1;
-}
-
-/// Byte alignment known for a kernel pointer parameter.
-static int64_t getPointerAlignment(Value ptr, unsigned elemBytes) {
-  auto arg = dyn_cast<BlockArgument>(ptr);
-  if (!arg)
-    return elemBytes;
-  if (auto kernel = dyn_cast<KernelOp>(arg.getOwner()->getParentOp()))
-    if (auto a = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                      "tile.align"))
-      return std::max<int64_t>(a.getInt(), elemBytes);
-  return elemBytes;
-}
 
 namespace {
 /// A load to pipeline: its tile goes to these dot-operand conversions.
@@ -161,18 +111,10 @@ static LogicalResult checkLoadFacts(LoadOp load, scf::ForOp loop,
   if (getDivisibility(load.getOffsets()[*cd]) % vec != 0)
     return fail("the offset along the rows is not known to be 16-byte aligned");
 
-  // Offsets must be recomputable for other iterations: pure ops of the body.
-  for (Value off : load.getOffsets()) {
-    SetVector<Operation *> slice;
-    BackwardSliceOptions options;
-    options.filter = [&](Operation *op) {
-      return op->getBlock() == loop.getBody();
-    };
-    (void)getBackwardSlice(off, &slice, options);
-    for (Operation *op : slice)
-      if (!isPure(op) || op->getNumRegions() != 0)
-        return fail("offsets depend on impure loop ops");
-  }
+  // Offsets must be recomputable for other iterations.
+  for (Value off : load.getOffsets())
+    if (!isRecomputableInLoop(off, loop))
+      return fail("offsets depend on loop-carried values or impure ops");
   return success();
 }
 
@@ -235,25 +177,7 @@ static std::optional<Candidate> analyzeLoad(LoadOp load, scf::ForOp loop,
 /// point with the induction variable replaced by `iv`.
 static SmallVector<Value> cloneOffsets(OpBuilder &b, LoadOp load,
                                        scf::ForOp loop, Value iv) {
-  IRMapping map;
-  map.map(loop.getInductionVar(), iv);
-  SetVector<Operation *> slice;
-  BackwardSliceOptions options;
-  options.filter = [&](Operation *op) {
-    return op->getBlock() == loop.getBody();
-  };
-  for (Value off : load.getOffsets())
-    (void)getBackwardSlice(off, &slice, options);
-  SmallVector<Operation *> ordered(slice.begin(), slice.end());
-  llvm::sort(ordered, [](Operation *x, Operation *y) {
-    return x->isBeforeInBlock(y);
-  });
-  for (Operation *op : ordered)
-    b.clone(*op, map);
-  SmallVector<Value> offsets;
-  for (Value off : load.getOffsets())
-    offsets.push_back(map.lookupOrDefault(off));
-  return offsets;
+  return cloneForIteration(b, loop, load.getOffsets(), iv);
 }
 
 static Value constantLike(OpBuilder &b, Location loc, Type type, int64_t v) {
@@ -617,8 +541,11 @@ struct TilePipelinePass : tile::impl::TilePipelineBase<TilePipelinePass> {
 void TilePipelinePass::runOnOperation() {
   SmallVector<scf::ForOp> loops;
   getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  ScheduleAttr schedule = getOperation().getScheduleAttr();
   for (scf::ForOp loop : loops) {
     int64_t stages = numStages;
+    if (schedule && schedule.getStages())
+      stages = *schedule.getStages();
     if (auto attr = loop->getAttrOfType<IntegerAttr>("tile.num_stages"))
       stages = attr.getInt();
     if (stages < 2) {

@@ -228,4 +228,55 @@ def Tile_SharedEncodingAttr : Tile_Attr<"SharedEncoding", "shared"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Schedules
+//===----------------------------------------------------------------------===//
+
+def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
+  let summary = "How the scheduling passes treat a kernel";
+  let description = [{
+    The knobs of the scheduling passes for one kernel (`schedule<...>` on
+    `tile.kernel`). Every knob is optional; a knob left out takes the
+    per-chip default of the pass that reads it, so the attribute only states
+    what a program wants differently:
+
+    | knob | pass | meaning |
+    | --- | --- | --- |
+    | `stages` | tile-tma-pipeline, tile-pipeline | ring depth (default: TMA rings as deep as shared memory allows, up to 8; cp.async 3) |
+    | `tma` | tile-tma-pipeline | TMA loads where legal (default true on sm_90a) |
+    | `async_wgmma` | tile-async-wgmma | keep one wgmma group in flight across iterations (default true) |
+    | `warp_specialize` | tile-warp-specialize | a producer warpgroup issues the copies (default true on sm_90a) |
+    | `producer_regs`, `consumer_regs` | tile-warp-specialize | setmaxnreg budgets (default 40 and what is left) |
+    | `persistent` | tile-persistent | one program per SM walks the grid's tiles (default false) |
+    | `tma_store` | tile-tma-store | the final whole-tile store leaves through shared memory and a TMA store (default: with `persistent`) |
+
+    A loop's `tile.num_stages` attribute overrides `stages` for that loop.
+
+    ```mlir
+    tile.kernel @gemm(...) grid(...) warps(8)
+        schedule<stages = 4, persistent = true> { ... }
+    ```
+  }];
+  let parameters = (ins
+    OptionalParameter<"std::optional<int64_t>">:$stages,
+    OptionalParameter<"::mlir::BoolAttr">:$tma,
+    OptionalParameter<"::mlir::BoolAttr">:$async_wgmma,
+    OptionalParameter<"::mlir::BoolAttr">:$warp_specialize,
+    OptionalParameter<"std::optional<int64_t>">:$producer_regs,
+    OptionalParameter<"std::optional<int64_t>">:$consumer_regs,
+    OptionalParameter<"::mlir::BoolAttr">:$persistent,
+    OptionalParameter<"::mlir::BoolAttr">:$tma_store
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The schedule of `op`'s kernel (null when it sets none).
+    static ScheduleAttr of(Operation *op);
+    /// `flag`'s value, or `dflt` when unset.
+    static bool flag(BoolAttr flag, bool dflt) {
+      return flag ? flag.getValue() : dflt;
+    }
+  }];
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILEATTRS_TD

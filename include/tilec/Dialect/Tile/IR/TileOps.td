@@ -58,6 +58,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     program (default 4). `persistent` kernels loop over the work of the 1-D
     grid rule themselves: runtimes launch at most one program per SM
     (`min(grid, SMs)`), and `tile.num_programs` is the launched count.
+    `schedule<...>` sets knobs of the scheduling passes (`#tile.schedule`:
+    ring depth, warp specialization, persistence, ...).
     `cluster(x, y, z)` launches the programs in thread-block clusters of that
     shape (sm_90+, at most 8 programs; `.reqnctapercluster` in the PTX, and
     `cluster` in the launch metadata); a persistent kernel's cluster is 1-D
@@ -82,7 +84,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     OptionalAttr<AffineMapAttr>:$grid,
     OptionalAttr<DenseI64ArrayAttr>:$grid_args,
     UnitAttr:$persistent,
-    OptionalAttr<DenseI32ArrayAttr>:$cluster
+    OptionalAttr<DenseI32ArrayAttr>:$cluster,
+    OptionalAttr<Tile_ScheduleAttr>:$schedule
   );
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -677,6 +680,10 @@ def Tile_MakeTensorMapOp : Tile_Op<"make_tensor_map", [Pure]> {
     /// The kernel parameter index a view operand (base, size or stride) is,
     /// or std::nullopt for a constant; `value` must be one of those.
     static std::optional<unsigned> getParamIndex(Value value);
+    /// Why `view` cannot back a tensor map whose box is contiguous along
+    /// view dimension `contig` (the message the verifier gives), or an empty
+    /// string when it can. For passes deciding whether a load can use TMA.
+    static std::string getViewProblem(Value view, unsigned contig);
   }];
 }
 

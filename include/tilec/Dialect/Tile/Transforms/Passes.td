@@ -111,6 +111,163 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
   ];
 }
 
+def TilePersistent : Pass<"tile-persistent", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "One program per SM walks the tiles of the grid";
+  let description = [{
+    For a kernel whose schedule sets `persistent = true`: the body becomes a
+    loop over the grid's tiles, `for t = program_id x to G step
+    num_programs x`, with `tile.program_id` (and `tile.num_programs`) of the
+    body replaced by the tile's coordinates in the grid (x fastest) and the
+    grid's sizes, computed from the grid rule. The kernel is marked
+    `persistent` (runtimes launch at most one program per SM) and its grid
+    rule becomes the number of tiles. Loop-invariant code is hoisted.
+    Rings of pipelined loops inside then carry their position across tiles,
+    so a producer warp loads the next tile while the consumers finish this
+    one.
+
+    Kernels without a grid rule, in clusters or persistent already are left
+    alone, with a missed remark (`--remarks-filter=tile-persistent`).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numPersistent", "num-persistent", "Number of kernels made persistent">
+  ];
+}
+
+def TileTmaStore : Pass<"tile-tma-store", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Epilogue stores of whole tiles through shared memory and TMA";
+  let description = [{
+    On chips with TMA, a `tile.store` of a 2-D 16-bit tile outside the
+    program's loops (or in the persistent tile loop) becomes: wait until
+    the previous TMA store has read the staging buffer, write the tile (in
+    the layout it has, usually the accumulator fragment, with no layout
+    conversion) into a 128-byte swizzled staging buffer, fence the async
+    proxy, and `tile.tma_store` it; the kernel waits for its stores before
+    it exits. The store completes while the program goes on.
+
+    The view must be one TMA can serve (made from kernel parameters and
+    constants, 16-byte aligned base and strides), the store unmasked, the
+    tile made of 64-column boxes, and the row length known to be a multiple
+    of 8 elements. Other stores stay, with a missed remark
+    (`--remarks-filter=tile-tma-store`). `schedule<tma_store = false>`
+    turns the pass off for a kernel.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip; empty: read it from the enclosing gpu.module">
+  ];
+  let statistics = [
+    Statistic<"numTmaStores", "num-tma-stores", "Number of stores through TMA">
+  ];
+}
+
+def TileTmaPipeline : Pass<"tile-tma-pipeline", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "TMA rings with full/empty mbarriers for loads that feed wgmma";
+  let description = [{
+    The sm_90a data path for block programs. In `scf.for` loops, the global
+    `tile.load`s whose tiles a `tile.dot` reads in place from shared memory
+    (wgmma operands, `#tile.shared` with the 128-byte swizzle) become TMA
+    copies (`tile.tma_load` through a `tile.make_tensor_map` of the view)
+    into a ring of stages. The loads one dot reads share a `full` and an
+    `empty` mbarrier per stage:
+
+        prologue:  produce(k_0 .. k_{S-2})
+        iteration: wait full[s]; local_load ring[s]; dot; wgmma.wait 0;
+                   arrive empty[s]; produce(k + (S-1) step)
+        produce(k): if k < ub: wait empty[w] (parity ph ^ 1);
+                    expect_tx full[w], bytes of the boxes; tma_load
+
+    The ring position (stage and parity) is carried by the loop and by the
+    `scf.for` loops around it. The producer work (`scf.if` ops marked
+    `tile.producer`) is issued by the consumer warps themselves until
+    `tile-warp-specialize` moves it to a producer warp; `tile-async-wgmma`
+    then keeps wgmma groups in flight.
+
+    A load qualifies when TMA can serve its view: the view is made from
+    kernel parameters and constants, its base is 16-byte aligned
+    (`tile.align`) and its other strides are multiples of 16 bytes
+    (`tile.divisibility`), the tile is unmasked and zero-padded, its offsets
+    are recomputable from the induction variable. The ring gets the loop's
+    `tile.num_stages`, the `num-stages` option, or (0) as many stages as
+    the shared memory left allows, up to 8. A loop that cannot use TMA
+    keeps its loads (tile-pipeline's cp.async ring may take them) and the
+    pass leaves a missed remark naming the rule
+    (`--remarks-filter=tile-tma-pipeline`).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip; empty: read it from the enclosing gpu.module">,
+    Option<"numStages", "num-stages", "unsigned", /*default=*/"0",
+           "Ring depth (0: as deep as shared memory allows, up to 8)">
+  ];
+  let statistics = [
+    Statistic<"numTmaLoads", "num-tma-loads", "Number of loads turned into TMA copies">,
+    Statistic<"numRings", "num-rings", "Number of loops given a TMA ring">
+  ];
+}
+
+def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Keeps wgmma groups in flight across loop iterations";
+  let description = [{
+    In a loop whose one wgmma `tile.dot` accumulates into a loop-carried
+    value (`acc = dot(a, b, acc)`, the accumulator used by nothing else in
+    the loop), the `tile.warpgroup_wait 0` after the dot becomes
+    `tile.warpgroup_wait 1`: the next iteration's dot is issued while this
+    one runs. The shared memory the dot reads is released one iteration
+    later: the `tile.mbarrier_arrive`s after the wait move to after the next
+    iteration's wait (for the previous iteration's stage), and after the
+    loop a `tile.warpgroup_wait 0` retires the last group before its
+    releases and the accumulator's uses.
+
+        for k:   d = dot(ring[s], acc); acc = wgmma.wait 0 (d); arrive empty[s]
+      ->
+        for k:   d = dot(ring[s], acc); acc = wgmma.wait 1 (d)
+                 if k > lb: arrive empty[s_prev]
+        acc = wgmma.wait 0 (acc); if any iteration: arrive empty[s_last]
+
+    Loops whose accumulator is read or rewritten between the dots (an
+    online-softmax rescale) are left as they are, with a missed remark
+    (`--remarks-filter=tile-async-wgmma`).
+  }];
+  let statistics = [
+    Statistic<"numAsyncLoops", "num-async-loops",
+              "Number of loops keeping a wgmma group in flight">
+  ];
+}
+
+def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Moves the producer work of pipelined loops to a producer warpgroup";
+  let description = [{
+    The kernel body becomes a `tile.warp_specialize`: the kernel's warps
+    (the consumers) run the program without its `tile.producer` work; an
+    added warpgroup runs only that work, in a copy of the loops around it
+    that keeps just what the producer needs (loop bounds, offsets, ring
+    positions: scalar code, no tiles). Each side resizes its registers with
+    `setmaxnreg`: the producer keeps `producer-regs`, the consumers get the
+    rest of the register file (multiples of 8, at most 256 per thread)
+    unless `consumer-regs` is set. Allocations (rings, barriers, tensor
+    maps) and scalar code stay before the op, where both sides see them.
+
+    Applies on chips with `setmaxnreg` (sm_90a) to kernels whose warps are
+    whole warpgroups. A kernel whose producer work needs a tile value keeps
+    the single-role form, with a missed remark
+    (`--remarks-filter=tile-warp-specialize`).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip; empty: read it from the enclosing gpu.module">,
+    Option<"producerRegs", "producer-regs", "unsigned", /*default=*/"40",
+           "Registers per producer thread">,
+    Option<"consumerRegs", "consumer-regs", "unsigned", /*default=*/"0",
+           "Registers per consumer thread (0: what the producer leaves)">
+  ];
+  let statistics = [
+    Statistic<"numSpecialized", "num-specialized",
+              "Number of kernels split into producer and consumer warps">
+  ];
+}
+
 def TileSplitDots : Pass<"tile-split-dots", "::mlir::tilec::tile::KernelOp"> {
   let summary = "Splits mma.sync tile.dots with a shared-memory operand into 16-wide K steps";
   let description = [{

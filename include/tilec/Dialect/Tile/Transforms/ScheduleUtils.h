@@ -1,0 +1,89 @@
+//===- ScheduleUtils.h - Helpers of the scheduling passes -------*- C++ -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares what the scheduling passes (tile-pipeline,
+// tile-tma-pipeline, tile-async-wgmma, tile-warp-specialize) share: facts
+// proven about integer values (divisibility, pointer alignment), the
+// computation of a loop's offsets for another iteration, ring positions of
+// mbarrier rings, and the remarks a pass leaves when it declines.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_TRANSFORMS_SCHEDULEUTILS_H
+#define TILEC_DIALECT_TILE_TRANSFORMS_SCHEDULEUTILS_H
+
+#include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::tilec::tile {
+
+/// The discardable attribute that marks an op of a pipelined loop (and of
+/// its prologue) as producer work: the copies that fill a ring stage and
+/// the waits for the stage to be free. tile-warp-specialize moves these to
+/// the producer warps; without it every warp runs them in place.
+constexpr StringLiteral kProducerAttr = "tile.producer";
+
+/// The discardable attribute of the tile loop tile-persistent creates.
+constexpr StringLiteral kPersistentLoopAttr = "tile.persistent_loop";
+
+/// Largest power of two known to divide the integer value `v`: constants,
+/// kernel parameters with `tile.divisibility`, loop induction variables,
+/// sums, products and shifts of those.
+int64_t getDivisibility(Value v);
+
+/// Byte alignment known for a kernel pointer parameter (`tile.align`), at
+/// least `elemBytes`.
+int64_t getPointerAlignment(Value ptr, unsigned elemBytes);
+
+/// True when every op computing `v` inside `loop`'s body is pure and has no
+/// regions, so that `v` can be recomputed for another iteration.
+bool isRecomputableInLoop(Value v, scf::ForOp loop);
+
+/// Clones the computation of `values` (recomputable in `loop`, see above)
+/// at the builder's insertion point with the induction variable replaced by
+/// `iv`; returns the clones of `values`.
+SmallVector<Value> cloneForIteration(OpBuilder &b, scf::ForOp loop,
+                                     ValueRange values, Value iv);
+
+/// An i32 constant.
+Value createI32(OpBuilder &b, Location loc, int64_t v);
+
+/// The position after stage `s` of a `stages`-deep ring whose waits expect
+/// parity `ph`: the next stage, and the parity flipped on wrap.
+std::pair<Value, Value> advanceRing(OpBuilder &b, Location loc, Value s,
+                                    Value ph, int64_t stages);
+
+/// The position `n` (a constant below `stages`) stages after (`s`, `ph`).
+std::pair<Value, Value> advanceRingBy(OpBuilder &b, Location loc, Value s,
+                                      Value ph, int64_t n, int64_t stages);
+
+/// When `stage` is a ring stage carried by `loop` (advanced by
+/// advanceRing every iteration), the ring's depth.
+std::optional<int64_t> getCarriedRingDepth(scf::ForOp loop, Value stage);
+
+/// The stage before `s` in a `stages`-deep ring.
+Value getPreviousStage(OpBuilder &b, Location loc, Value s, int64_t stages);
+
+/// The parity a producer waits for on a stage's empty barrier before
+/// refilling the stage whose full barrier consumers wait on with parity
+/// `ph`: the opposite one (a fresh barrier has completed the phase of
+/// parity 1).
+Value getFreeParity(OpBuilder &b, Location loc, Value ph);
+
+/// Emits a missed remark of `pass` on `op` (visible with
+/// `--remarks-filter=<pass>`, or `tilec --remarks=<pass>`).
+void remarkMissed(Operation *op, StringRef pass, StringRef name,
+                  const Twine &reason);
+/// Emits a passed remark of `pass` on `op`.
+void remarkPassed(Operation *op, StringRef pass, StringRef name,
+                  const Twine &what);
+
+} // namespace mlir::tilec::tile
+
+#endif // TILEC_DIALECT_TILE_TRANSFORMS_SCHEDULEUTILS_H

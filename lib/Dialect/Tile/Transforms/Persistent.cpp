@@ -1,0 +1,179 @@
+//===- Persistent.cpp - One program per SM walks the grid's tiles ---------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements tile-persistent. A block program computes one tile of
+// its grid per program; the persistent form launches at most one program
+// per SM (runtimes cap the grid: `persistent` in the launch metadata) and
+// each walks the tiles pid, pid + programs, ...:
+//
+//   grid(g0, g1, g2)                      grid(g0 * g1 * g2) persistent
+//   x = program_id x             ->       for t = program_id x to g0*g1*g2
+//   <body>                                      step num_programs x:
+//                                           x = t % g0, y = t / g0 % g1, ...
+//                                           <body>
+//
+// The grid is computed in the kernel from the grid rule. Loop-invariant code
+// is hoisted out of the tile loop. The point is what the schedulers then do
+// across tiles: the ring of a pipelined loop inside carries its position
+// from one tile to the next, so a producer warp loads the next tile's first
+// stages while the consumers run this tile's epilogue (a TMA store
+// completing in the background).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace mlir::tilec::tile {
+#define GEN_PASS_DEF_TILEPERSISTENT
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tilec::tile
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+static constexpr StringLiteral kPassName = "tile-persistent";
+
+/// `expr` over the i32 values `symbols`, as arith ops.
+static Value emitGridExpr(OpBuilder &b, Location loc, AffineExpr expr,
+                          ArrayRef<Value> symbols) {
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return createI32(b, loc, c.getValue());
+  if (auto s = dyn_cast<AffineSymbolExpr>(expr))
+    return symbols[s.getPosition()];
+  auto bin = cast<AffineBinaryOpExpr>(expr);
+  Value l = emitGridExpr(b, loc, bin.getLHS(), symbols);
+  Value r = emitGridExpr(b, loc, bin.getRHS(), symbols);
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return arith::AddIOp::create(b, loc, l, r);
+  case AffineExprKind::Mul:
+    return arith::MulIOp::create(b, loc, l, r);
+  case AffineExprKind::CeilDiv:
+    return arith::CeilDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::FloorDiv:
+    return arith::FloorDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::Mod:
+    return arith::RemSIOp::create(b, loc, l, r);
+  default:
+    llvm_unreachable("not a binary grid expression");
+  }
+}
+
+/// Ops that must stay at the top level of the kernel body.
+static bool staysAtTop(Operation *op) {
+  return isa<LocalAllocOp, MBarrierAllocOp, MakeTensorMapOp, ReturnOp>(op);
+}
+
+namespace {
+struct TilePersistentPass
+    : tile::impl::TilePersistentBase<TilePersistentPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void TilePersistentPass::runOnOperation() {
+  KernelOp kernel = getOperation();
+  ScheduleAttr schedule = kernel.getScheduleAttr();
+  if (!schedule || !ScheduleAttr::flag(schedule.getPersistent(), false))
+    return;
+  auto decline = [&](const Twine &why) {
+    remarkMissed(kernel, kPassName, "NotPersistent",
+                 "one program per tile: " + why);
+  };
+  if (kernel.getPersistent())
+    return decline("the kernel is persistent already");
+  std::optional<AffineMap> grid = kernel.getGrid();
+  if (!grid)
+    return decline("the kernel has no grid rule to walk");
+  if (kernel.getClusterSize() > 1)
+    return decline("the kernel runs in clusters");
+  Block &body = kernel.getBody().front();
+  for (Operation &op : body)
+    if (staysAtTop(&op) && !isa<ReturnOp>(op) &&
+        llvm::any_of(op.getOperands(), [&](Value v) {
+          return !isa<BlockArgument>(v);
+        }))
+      return decline(Twine("'") + op.getName().getStringRef() +
+                     "' depends on the program's tile");
+
+  Location loc = kernel.getLoc();
+  OpBuilder b(&body, body.begin());
+  SmallVector<int64_t> gridArgs(*kernel.getGridArgs());
+  SmallVector<Value> symbols;
+  for (int64_t idx : gridArgs)
+    symbols.push_back(body.getArgument(idx));
+  SmallVector<Value> dims;
+  for (AffineExpr e : grid->getResults())
+    dims.push_back(emitGridExpr(b, loc, e, symbols));
+  Value total = dims[0];
+  for (Value d : ArrayRef<Value>(dims).drop_front())
+    total = arith::MulIOp::create(b, loc, total, d);
+  Value first = ProgramIdOp::create(b, loc, Dim::X);
+  Value programs = NumProgramsOp::create(b, loc, Dim::X);
+  auto loop = scf::ForOp::create(b, loc, first, total, programs);
+  loop->setAttr(kPersistentLoopAttr, b.getUnitAttr());
+  Block *loopBody = loop.getBody();
+  // The program's ops (all after the new loop) move into it.
+  for (Operation *op = loop->getNextNode(), *next; op; op = next) {
+    next = op->getNextNode();
+    if (!staysAtTop(op))
+      op->moveBefore(loopBody->getTerminator());
+  }
+
+  // The tile's position in the grid: x fastest, then y, then z.
+  b.setInsertionPointToStart(loopBody);
+  Value t = loop.getInductionVar();
+  SmallVector<Value> coords;
+  Value rest = t;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (d + 1 == dims.size()) {
+      coords.push_back(rest);
+      break;
+    }
+    coords.push_back(arith::RemSIOp::create(b, loc, rest, dims[d]));
+    rest = arith::DivSIOp::create(b, loc, rest, dims[d]);
+  }
+  SmallVector<Operation *> ids;
+  loop.walk([&](Operation *op) {
+    if (isa<ProgramIdOp, NumProgramsOp>(op))
+      ids.push_back(op);
+  });
+  for (Operation *op : ids) {
+    if (auto pid = dyn_cast<ProgramIdOp>(op)) {
+      unsigned d = static_cast<unsigned>(pid.getDim());
+      op->getResult(0).replaceAllUsesWith(
+          d < coords.size() ? coords[d] : createI32(b, loc, 0));
+    } else {
+      unsigned d = static_cast<unsigned>(cast<NumProgramsOp>(op).getDim());
+      op->getResult(0).replaceAllUsesWith(d < dims.size() ? dims[d]
+                                                          : createI32(b, loc, 1));
+    }
+    op->erase();
+  }
+  moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+
+  // One grid dimension: the tiles the programs walk.
+  AffineExpr product = grid->getResult(0);
+  for (AffineExpr e : grid->getResults().drop_front())
+    product = product * e;
+  kernel.setGridRule(
+      AffineMap::get(0, grid->getNumSymbols(), product, kernel.getContext()),
+      gridArgs);
+  kernel.setPersistent(true);
+  remarkPassed(kernel, kPassName, "Persistent",
+               "one program per SM walks the grid's tiles");
+  ++numPersistent;
+}

@@ -1,0 +1,212 @@
+//===- ScheduleUtils.cpp - Helpers of the scheduling passes ---------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the helpers declared in ScheduleUtils.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/Remarks.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+static constexpr int64_t kMaxDivisibility = int64_t(1) << 16;
+
+static int64_t getDivisibilityImpl(Value v, unsigned depth) {
+  if (depth > 12)
+    return 1;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c))) {
+    int64_t x = c.getSExtValue();
+    return x == 0 ? kMaxDivisibility
+                  : std::min<int64_t>(kMaxDivisibility, x & -x);
+  }
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (auto kernel = dyn_cast<KernelOp>(owner)) {
+      if (auto d = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                        "tile.divisibility"))
+        return d.getInt();
+      return 1;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(owner);
+        loop && arg == loop.getInductionVar())
+      return std::min(getDivisibilityImpl(loop.getLowerBound(), depth + 1),
+                      getDivisibilityImpl(loop.getStep(), depth + 1));
+    return 1;
+  }
+  Operation *op = v.getDefiningOp();
+  auto div = [&](unsigned i) {
+    return getDivisibilityImpl(op->getOperand(i), depth + 1);
+  };
+  if (isa<arith::MulIOp>(op))
+    return std::min(kMaxDivisibility, div(0) * div(1));
+  if (isa<arith::AddIOp, arith::SubIOp>(op))
+    return std::min(div(0), div(1));
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(op))
+    return div(0);
+  if (isa<arith::ShLIOp>(op) &&
+      matchPattern(op->getOperand(1), m_ConstantInt(&c)))
+    return std::min(kMaxDivisibility, div(0) << c.getZExtValue());
+  return 1;
+}
+
+int64_t mlir::tilec::tile::getDivisibility(Value v) {
+  return getDivisibilityImpl(v, 0);
+}
+
+int64_t mlir::tilec::tile::getPointerAlignment(Value ptr, unsigned elemBytes) {
+  auto arg = dyn_cast<BlockArgument>(ptr);
+  if (!arg)
+    return elemBytes;
+  if (auto kernel = dyn_cast<KernelOp>(arg.getOwner()->getParentOp()))
+    if (auto a = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                      "tile.align"))
+      return std::max<int64_t>(a.getInt(), elemBytes);
+  return elemBytes;
+}
+
+/// The ops of `loop`'s body computing `values`, in body order.
+static SmallVector<Operation *> getBodySlice(scf::ForOp loop,
+                                             ValueRange values) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.inclusive = true; // the op defining each value too
+  options.filter = [&](Operation *op) {
+    return op->getBlock() == loop.getBody();
+  };
+  for (Value v : values)
+    (void)getBackwardSlice(v, &slice, options);
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered,
+             [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  return ordered;
+}
+
+bool mlir::tilec::tile::isRecomputableInLoop(Value v, scf::ForOp loop) {
+  // Loop-carried values other than the induction variable differ per
+  // iteration in ways a clone cannot know.
+  for (Operation *op : getBodySlice(loop, v)) {
+    // Memory-effect free suffices: the clones run where the loop would
+    // have computed them (or under the same bound check).
+    if (!isMemoryEffectFree(op) || op->getNumRegions() != 0)
+      return false;
+    for (Value operand : op->getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(operand);
+          arg && arg.getOwner() == loop.getBody() &&
+          arg != loop.getInductionVar())
+        return false;
+  }
+  if (auto arg = dyn_cast<BlockArgument>(v);
+      arg && arg.getOwner() == loop.getBody() && arg != loop.getInductionVar())
+    return false;
+  return true;
+}
+
+SmallVector<Value> mlir::tilec::tile::cloneForIteration(OpBuilder &b,
+                                                        scf::ForOp loop,
+                                                        ValueRange values,
+                                                        Value iv) {
+  IRMapping map;
+  map.map(loop.getInductionVar(), iv);
+  for (Operation *op : getBodySlice(loop, values))
+    b.clone(*op, map);
+  return llvm::map_to_vector(values,
+                             [&](Value v) { return map.lookupOrDefault(v); });
+}
+
+Value mlir::tilec::tile::createI32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 32);
+}
+
+std::pair<Value, Value> mlir::tilec::tile::advanceRing(OpBuilder &b,
+                                                       Location loc, Value s,
+                                                       Value ph,
+                                                       int64_t stages) {
+  return advanceRingBy(b, loc, s, ph, 1, stages);
+}
+
+std::pair<Value, Value> mlir::tilec::tile::advanceRingBy(OpBuilder &b,
+                                                         Location loc, Value s,
+                                                         Value ph, int64_t n,
+                                                         int64_t stages) {
+  Value next = arith::AddIOp::create(b, loc, s, createI32(b, loc, n));
+  Value limit = createI32(b, loc, stages);
+  Value wrap, s2;
+  if (n == 1) {
+    wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next, limit);
+    s2 = arith::SelectOp::create(b, loc, wrap, createI32(b, loc, 0), next);
+  } else {
+    wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, next, limit);
+    s2 = arith::SelectOp::create(b, loc, wrap,
+                                 arith::SubIOp::create(b, loc, next, limit),
+                                 next);
+  }
+  Value ph2 = arith::XOrIOp::create(
+      b, loc, ph, arith::ExtUIOp::create(b, loc, b.getI32Type(), wrap));
+  return {s2, ph2};
+}
+
+std::optional<int64_t> mlir::tilec::tile::getCarriedRingDepth(scf::ForOp loop,
+                                                              Value stage) {
+  auto arg = dyn_cast<BlockArgument>(stage);
+  if (!arg || arg.getOwner() != loop.getBody() ||
+      arg == loop.getInductionVar())
+    return std::nullopt;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  Value next = yield.getOperand(arg.getArgNumber() - 1);
+  // select(s + 1 == S, 0, s + 1), as advanceRing builds it.
+  auto sel = next.getDefiningOp<arith::SelectOp>();
+  if (!sel || !matchPattern(sel.getTrueValue(), m_Zero()))
+    return std::nullopt;
+  auto plus = sel.getFalseValue().getDefiningOp<arith::AddIOp>();
+  auto cmp = sel.getCondition().getDefiningOp<arith::CmpIOp>();
+  APInt one, depth;
+  if (!plus || plus.getLhs() != arg ||
+      !matchPattern(plus.getRhs(), m_ConstantInt(&one)) || one != 1 || !cmp ||
+      cmp.getPredicate() != arith::CmpIPredicate::eq ||
+      cmp.getLhs() != plus.getResult() ||
+      !matchPattern(cmp.getRhs(), m_ConstantInt(&depth)))
+    return std::nullopt;
+  return depth.getSExtValue();
+}
+
+Value mlir::tilec::tile::getPreviousStage(OpBuilder &b, Location loc, Value s,
+                                          int64_t stages) {
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s,
+                                      createI32(b, loc, 0));
+  return arith::SelectOp::create(
+      b, loc, first, createI32(b, loc, stages - 1),
+      arith::SubIOp::create(b, loc, s, createI32(b, loc, 1)));
+}
+
+Value mlir::tilec::tile::getFreeParity(OpBuilder &b, Location loc, Value ph) {
+  return arith::XOrIOp::create(b, loc, ph, createI32(b, loc, 1));
+}
+
+void mlir::tilec::tile::remarkMissed(Operation *op, StringRef pass,
+                                     StringRef name, const Twine &reason) {
+  std::string text = reason.str();
+  remark::missed(op->getLoc(), remark::RemarkOpts::name(name).category(pass))
+      << remark::reason("{0}", text);
+}
+
+void mlir::tilec::tile::remarkPassed(Operation *op, StringRef pass,
+                                     StringRef name, const Twine &what) {
+  std::string text = what.str();
+  remark::passed(op->getLoc(), remark::RemarkOpts::name(name).category(pass))
+      << remark::add("{0}", text);
+}

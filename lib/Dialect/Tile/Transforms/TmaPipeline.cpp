@@ -1,0 +1,471 @@
+//===- TmaPipeline.cpp - TMA rings guarded by full/empty mbarriers --------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements tile-tma-pipeline: the Hopper data path
+//
+//   GMEM --cp.async.bulk.tensor (TMA, 128-byte swizzle)--> SMEM ring
+//        --wgmma descriptors, in place--> tensor cores
+//
+// for the loads of an scf.for whose tiles a wgmma dot reads from shared
+// memory (tile-assign-layouts gave them a #tile.shared operand layout).
+// The loads a dot reads form a group with a `full` and an `empty` barrier
+// per stage. Stage `s` of the ring is filled (by the producer) and read (by
+// the consumers) in turns, each side tracking the barrier phase's parity:
+//
+//   prologue: for j in 0 .. S-2:  produce(k_j, position j)
+//   for k (position s, ph):
+//     wait full[s], ph                            // consumers
+//     a, b = local_load ring[s]; d = dot(a, b, acc); wgmma.wait 0
+//     arrive empty[s]                             // the stage is free
+//     produce(k + (S-1) step, position s + S - 1) // producer
+//
+//   produce(k, (w, wph)): if k < ub:
+//     wait empty[w], wph ^ 1; expect_tx full[w], bytes; tma -> ring[w]
+//
+// expect_tx counts the bytes of the group's boxes (TMA always writes whole
+// boxes, zero-filling rows and columns outside the view). The ring position
+// is carried by the loop and by the scf.for loops around it (a persistent
+// tile loop), so that parities follow the barriers' phases across loops.
+// The producer work is marked `tile.producer`: tile-warp-specialize moves it
+// to a producer warp; until then the consumer warps issue it themselves.
+// The dots' waits stay at 0 pending here; tile-async-wgmma keeps groups in
+// flight across iterations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Resources.h"
+#include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
+#include "tilec/Target/TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tile-tma-pipeline"
+
+namespace mlir::tilec::tile {
+#define GEN_PASS_DEF_TILETMAPIPELINE
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tilec::tile
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+static constexpr StringLiteral kPassName = "tile-tma-pipeline";
+
+/// The deepest ring the pass builds by default: narrow tiles are bound by
+/// streaming the operands, and more stages than this gain nothing.
+static constexpr int64_t kMaxStages = 8;
+
+namespace {
+/// A load of the loop that becomes a TMA copy into a ring stage.
+struct TmaOperand {
+  LoadOp load;
+  /// The conversion to the #tile.shared layout the dot reads in place.
+  ConvertLayoutOp cvt;
+  TensorMapType mapType;
+  SmemType ringType;
+  Value map, ring;
+};
+
+/// The loads one dot reads: they share a full and an empty barrier per
+/// stage, and the dot's retirement frees their stage.
+struct TmaGroup {
+  DotOp dot;
+  SmallVector<TmaOperand> operands;
+  int64_t bytes = 0;
+  Value full, empty;
+};
+} // namespace
+
+/// The dot that reads `load`'s tile in place from shared memory, through a
+/// conversion to a #tile.shared layout, or null (and `cvt` unset).
+static DotOp getInPlaceDot(LoadOp load, ConvertLayoutOp &cvt) {
+  if (!load->hasOneUse())
+    return {};
+  cvt = dyn_cast<ConvertLayoutOp>(*load->getUsers().begin());
+  if (!cvt || !isa_and_nonnull<SharedEncodingAttr>(
+                  cast<RankedTensorType>(cvt.getType()).getEncoding()))
+    return {};
+  if (!cvt->hasOneUse())
+    return {};
+  auto dot = dyn_cast<DotOp>(*cvt->getUsers().begin());
+  if (!dot || dot.getAcc() == cvt.getResult())
+    return {};
+  return dot;
+}
+
+/// Checks that `load` (read in place through `cvt`) can be a TMA copy into
+/// a ring stage of `loop`; `why` says what fails.
+static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
+                                         scf::ForOp loop, std::string &why) {
+  auto fail = [&](const Twine &reason) -> FailureOr<TmaOperand> {
+    why = reason.str();
+    return failure();
+  };
+  if (load->getBlock() != loop.getBody())
+    return fail("the load is not at the top level of the loop body");
+  if (load.getMask() || load.getPadding() != Padding::Zero)
+    return fail("the load is masked or pads with a non-zero value (TMA "
+                "fills with zeros only)");
+  if (!loop.isDefinedOutsideOfLoop(load.getView()))
+    return fail("the view is not made outside the loop");
+  auto tile = cast<RankedTensorType>(cvt.getType());
+  auto enc = cast<SharedEncodingAttr>(tile.getEncoding());
+  Type et = tile.getElementType();
+  if (tile.getRank() != 2 || et.getIntOrFloatBitWidth() != 16)
+    return fail("only 2-D tiles of 16-bit elements are pipelined");
+  if (enc.getHardwareSwizzleBytes(2) != 128 || enc.getSegment() != 64)
+    return fail("the operand layout is not the 128-byte swizzle TMA writes");
+  unsigned contig = enc.getOrder()[0];
+  ViewType view = load.getView().getType();
+  unsigned lead = view.getRank() - 2;
+  std::string problem =
+      MakeTensorMapOp::getViewProblem(load.getView(), lead + contig);
+  if (!problem.empty())
+    return fail(problem);
+  for (Value off : load.getOffsets())
+    if (!isRecomputableInLoop(off, loop))
+      return fail("the offsets depend on values the loop carries or on "
+                  "impure ops");
+  // One box spans a 128-byte row segment and at most 256 rows.
+  int64_t seg = 64, rows = tile.getDimSize(1 - contig);
+  int64_t boxRows = std::min<int64_t>(256, rows);
+  if (tile.getDimSize(contig) % seg != 0 || rows % boxRows != 0)
+    return fail("the tile is not a whole number of 128-byte boxes");
+  SmallVector<int64_t> box(lead, 1);
+  box.push_back(contig == 0 ? seg : boxRows);
+  box.push_back(contig == 1 ? seg : boxRows);
+  TmaOperand op;
+  op.load = load;
+  op.cvt = cvt;
+  op.mapType = TensorMapType::get(load.getContext(), box, et, enc);
+  op.ringType = SmemType::get(load.getContext(),
+                              {1, tile.getDimSize(0), tile.getDimSize(1)}, et,
+                              enc);
+  return op;
+}
+
+/// The groups of `loop`'s in-place dot operand loads, in body order, when
+/// all of them can be TMA copies; `why` says why not (empty when the loop
+/// has no such load).
+static FailureOr<SmallVector<TmaGroup>> analyzeLoop(scf::ForOp loop,
+                                                    std::string &why) {
+  SmallVector<TmaGroup> groups;
+  for (auto load : loop.getBody()->getOps<LoadOp>()) {
+    ConvertLayoutOp cvt;
+    DotOp dot = getInPlaceDot(load, cvt);
+    if (!dot)
+      continue;
+    FailureOr<TmaOperand> op = analyzeLoad(load, cvt, loop, why);
+    if (failed(op))
+      return failure();
+    auto *it = llvm::find_if(groups, [&](const TmaGroup &g) {
+      return g.dot == dot;
+    });
+    if (it == groups.end()) {
+      groups.push_back(TmaGroup{dot, {}, 0, {}, {}});
+      it = &groups.back();
+    }
+    auto tile = cast<RankedTensorType>(op->cvt.getType());
+    it->bytes += tile.getNumElements() * getStorageBytes(tile.getElementType());
+    it->operands.push_back(*op);
+  }
+  if (groups.empty())
+    return failure();
+  if (!loop.getInductionVar().getType().isInteger(32)) {
+    why = "the induction variable is not i32 (TMA coordinates are i32)";
+    return failure();
+  }
+  for (Operation *p = loop->getParentOp(); !isa<KernelOp>(p);
+       p = p->getParentOp())
+    if (!isa<scf::ForOp>(p)) {
+      why = ("the loop is inside '" + p->getName().getStringRef() +
+             "' (a ring position is carried through scf.for loops only)")
+                .str();
+      return failure();
+    }
+  return groups;
+}
+
+/// `view` where it is usable before `top` (a top-level op of the kernel):
+/// itself, or a clone of its tile.make_view (operands are parameters or
+/// constants, see MakeTensorMapOp::getViewProblem).
+static Value getViewBefore(OpBuilder &b, Value view, Operation *top) {
+  Operation *def = view.getDefiningOp();
+  if (def->getBlock() == top->getBlock() && def->isBeforeInBlock(top))
+    return view;
+  IRMapping map;
+  for (Value operand : def->getOperands())
+    if (Operation *c = operand.getDefiningOp())
+      map.map(operand, b.clone(*c)->getResult(0));
+  return b.clone(*def, map)->getResult(0);
+}
+
+/// Issues the copies of loop iteration value `k` into ring position
+/// (`s`, `ph`) when `k` is below the loop's upper bound: waits until the
+/// stage is free, arms each group's full barrier with its bytes and starts
+/// the copies. The whole is one scf.if marked as producer work.
+static void emitProduce(OpBuilder &b, Location loc, scf::ForOp loop,
+                        MutableArrayRef<TmaGroup> groups, Value k, Value s,
+                        Value ph) {
+  Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k,
+                                     loop.getUpperBound());
+  auto ifOp = scf::IfOp::create(b, loc, live, [&](OpBuilder &ib, Location l) {
+    Value free = getFreeParity(ib, l, ph);
+    for (TmaGroup &g : groups) {
+      MBarrierWaitOp::create(ib, l, g.empty, s, free);
+      MBarrierExpectTxOp::create(ib, l, g.full, s, g.bytes);
+      for (TmaOperand &op : g.operands) {
+        SmallVector<Value> offsets =
+            cloneForIteration(ib, loop, op.load.getOffsets(), k);
+        TmaLoadOp::create(ib, l, op.map, offsets, op.ring, s, g.full, s);
+      }
+    }
+    scf::YieldOp::create(ib, l);
+  });
+  ifOp->setAttr(kProducerAttr, b.getUnitAttr());
+}
+
+namespace {
+/// A ring position carried by the scf.for loops around a pipelined loop:
+/// `entry` holds it right before the loop; `finish` passes the position
+/// after the loop back out through the enclosing loops' yields.
+class CarriedPosition {
+public:
+  CarriedPosition(scf::ForOp loop, Operation *top, RewriterBase &rewriter);
+  ValueRange getEntry() const { return entry; }
+  void finish(ValueRange exit);
+
+private:
+  SmallVector<scf::ForOp> ancestors; // outermost first
+  SmallVector<Value> entry;
+};
+} // namespace
+
+CarriedPosition::CarriedPosition(scf::ForOp loop, Operation *top,
+                                 RewriterBase &rewriter) {
+  for (auto p = loop->getParentOfType<scf::ForOp>(); p;
+       p = p->getParentOfType<scf::ForOp>())
+    ancestors.insert(ancestors.begin(), p);
+  rewriter.setInsertionPoint(top);
+  Value zero = createI32(rewriter, loop.getLoc(), 0);
+  entry = {zero, zero};
+  for (scf::ForOp &a : ancestors) {
+    FailureOr<LoopLikeOpInterface> replaced = a.replaceWithAdditionalYields(
+        rewriter, entry, /*replaceInitOperandUsesInLoop=*/false,
+        [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+          return SmallVector<Value>(args.begin(), args.end()); // patched
+        });
+    a = cast<scf::ForOp>(replaced->getOperation());
+    entry = SmallVector<Value>(a.getRegionIterArgs().take_back(2));
+  }
+}
+
+void CarriedPosition::finish(ValueRange exit) {
+  SmallVector<Value> out(exit);
+  for (scf::ForOp a : llvm::reverse(ancestors)) {
+    auto yield = cast<scf::YieldOp>(a.getBody()->getTerminator());
+    unsigned n = yield.getNumOperands();
+    yield->setOperand(n - 2, out[0]);
+    yield->setOperand(n - 1, out[1]);
+    out = SmallVector<Value>(a.getResults().take_back(2));
+  }
+}
+
+/// Builds the ring of `groups` for `loop` (`stages` deep, released by the
+/// arrivals of `numWarps` warps) and rewrites the loop to read it.
+static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
+                         int64_t stages, unsigned numWarps) {
+  MLIRContext *ctx = loop.getContext();
+  Location loc = loop.getLoc();
+  IRRewriter rewriter(ctx);
+  auto kernel = loop->getParentOfType<KernelOp>();
+  Operation *top = kernel.getBody().front().findAncestorOpInBlock(*loop);
+
+  // Maps, rings and barriers live for the whole kernel.
+  rewriter.setInsertionPoint(top);
+  for (TmaGroup &g : groups) {
+    for (TmaOperand &op : g.operands) {
+      Value view = getViewBefore(rewriter, op.load.getView(), top);
+      op.map = MakeTensorMapOp::create(rewriter, loc, op.mapType, view);
+      ArrayRef<int64_t> shape = op.ringType.getShape();
+      op.ringType = SmemType::get(ctx, {stages, shape[1], shape[2]},
+                                  op.ringType.getElementType(),
+                                  op.ringType.getEncoding());
+      op.ring = LocalAllocOp::create(rewriter, loc, op.ringType);
+    }
+    auto bars = MBarrierType::get(ctx, stages);
+    g.full = MBarrierAllocOp::create(rewriter, loc, bars, 1);
+    g.empty = MBarrierAllocOp::create(rewriter, loc, bars, numWarps);
+  }
+  CarriedPosition position(loop, top, rewriter);
+
+  // Prologue: the first S - 1 iterations' copies.
+  rewriter.setInsertionPoint(loop);
+  Value s0 = position.getEntry()[0], ph0 = position.getEntry()[1];
+  Type ivType = loop.getInductionVar().getType();
+  for (int64_t j = 0; j + 1 < stages; ++j) {
+    Value kj = arith::AddIOp::create(
+        rewriter, loc, loop.getLowerBound(),
+        arith::MulIOp::create(
+            rewriter, loc, loop.getStep(),
+            arith::ConstantOp::create(rewriter, loc, ivType,
+                                      rewriter.getIntegerAttr(ivType, j))));
+    Value sj = s0, phj = ph0;
+    if (j > 0)
+      std::tie(sj, phj) = advanceRingBy(rewriter, loc, s0, ph0, j, stages);
+    emitProduce(rewriter, loc, loop, groups, kj, sj, phj);
+  }
+
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, ValueRange{s0, ph0}, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> args) {
+        auto [s, ph] = advanceRing(b, l, args[0], args[1], stages);
+        return SmallVector<Value>{s, ph};
+      });
+  auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+  unsigned n = newLoop.getRegionIterArgs().size();
+  Value s = newLoop.getRegionIterArgs()[n - 2];
+  Value ph = newLoop.getRegionIterArgs()[n - 1];
+
+  // Consumers: wait for the stage, read it in place, release it once the
+  // dot has retired.
+  for (TmaGroup &g : groups) {
+    Operation *first = g.operands.front().cvt;
+    for (TmaOperand &op : g.operands)
+      if (op.cvt->isBeforeInBlock(first))
+        first = op.cvt;
+    rewriter.setInsertionPoint(first);
+    MBarrierWaitOp::create(rewriter, loc, g.full, s, ph);
+    for (TmaOperand &op : g.operands) {
+      rewriter.setInsertionPoint(op.cvt);
+      rewriter.replaceOpWithNewOp<LocalLoadOp>(op.cvt, op.cvt.getType(),
+                                               op.ring, s);
+    }
+    rewriter.setInsertionPointAfter(g.dot);
+    auto wait = WarpgroupWaitOp::create(rewriter, loc, g.dot.getType(), 0,
+                                        ValueRange{g.dot.getResult()});
+    rewriter.replaceAllUsesExcept(g.dot.getResult(), wait.getResult(0), wait);
+    MBarrierArriveOp::create(rewriter, loc, g.empty, s);
+  }
+  // Producer: the copies S - 1 iterations ahead, into the stage the
+  // previous iteration released.
+  rewriter.setInsertionPoint(newLoop.getBody()->getTerminator());
+  Value ahead = arith::AddIOp::create(
+      rewriter, loc, newLoop.getInductionVar(),
+      arith::MulIOp::create(
+          rewriter, loc, newLoop.getStep(),
+          arith::ConstantOp::create(
+              rewriter, loc, ivType,
+              rewriter.getIntegerAttr(ivType, stages - 1))));
+  auto [w, wph] = advanceRingBy(rewriter, loc, s, ph, stages - 1, stages);
+  emitProduce(rewriter, loc, newLoop, groups, ahead, w, wph);
+  for (TmaGroup &g : groups)
+    for (TmaOperand &op : g.operands)
+      rewriter.eraseOp(op.load);
+
+  position.finish(newLoop.getResults().take_back(2));
+}
+
+/// The ring depth for `groups` in `loop`: the loop's `tile.num_stages`, the
+/// pass option, or as many stages as the shared memory left allows (up to
+/// kMaxStages); failure (with `why`) when fewer than two fit.
+static FailureOr<int64_t> chooseStages(scf::ForOp loop,
+                                       ArrayRef<TmaGroup> groups,
+                                       int64_t option,
+                                       const TargetInfo &target,
+                                       std::string &why) {
+  if (auto attr = loop->getAttrOfType<IntegerAttr>("tile.num_stages"))
+    option = attr.getInt();
+  int64_t stageBytes = 0;
+  for (const TmaGroup &g : groups)
+    stageBytes += g.bytes;
+  auto kernel = loop->getParentOfType<KernelOp>();
+  // Every alloc rounds up to 1024 bytes; barriers take 16 bytes a stage.
+  int64_t used = estimateSharedMemory(kernel) + 1024 * (1 + 2 * groups.size());
+  int64_t budget = static_cast<int64_t>(target.maxSmemPerBlock) - used;
+  int64_t fit = (budget - 16 * static_cast<int64_t>(groups.size()) *
+                              kMaxStages) /
+                stageBytes;
+  if (option > 0) {
+    if (option < 2) {
+      why = "a ring needs at least 2 stages";
+      return failure();
+    }
+    return option;
+  }
+  if (fit < 2) {
+    why = ("two stages of " + Twine(stageBytes) + " bytes do not fit in the " +
+           Twine(std::max<int64_t>(budget, 0)) +
+           " bytes of shared memory left")
+              .str();
+    return failure();
+  }
+  return std::min(fit, kMaxStages);
+}
+
+namespace {
+struct TileTmaPipelinePass
+    : tile::impl::TileTmaPipelineBase<TileTmaPipelinePass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void TileTmaPipelinePass::runOnOperation() {
+  KernelOp kernel = getOperation();
+  FailureOr<TargetInfo> target = resolveTarget(kernel, chip);
+  if (failed(target))
+    return signalPassFailure();
+  if (!target->hasTma || !target->hasWgmma)
+    return;
+  ScheduleAttr schedule = kernel.getScheduleAttr();
+  if (schedule && !ScheduleAttr::flag(schedule.getTma(), true))
+    return;
+  int64_t stagesOption = numStages;
+  if (schedule && schedule.getStages())
+    stagesOption = *schedule.getStages();
+  // Outer loops first: pipelining a loop replaces it and the loops around
+  // it (which carry its ring position), never the loops inside it.
+  SmallVector<scf::ForOp> loops;
+  kernel.walk<WalkOrder::PreOrder>(
+      [&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops) {
+    std::string why;
+    FailureOr<SmallVector<TmaGroup>> groups = analyzeLoop(loop, why);
+    if (failed(groups)) {
+      if (!why.empty())
+        remarkMissed(loop, kPassName, "NotPipelined",
+                     "loop left to cp.async: " + why);
+      continue;
+    }
+    FailureOr<int64_t> stages =
+        chooseStages(loop, *groups, stagesOption, *target, why);
+    if (failed(stages)) {
+      if (loop->hasAttr("tile.num_stages")) {
+        loop.emitError("tile-tma-pipeline: ") << why;
+        return signalPassFailure();
+      }
+      remarkMissed(loop, kPassName, "NotPipelined",
+                   "loop left to cp.async: " + why);
+      continue;
+    }
+    unsigned loads = 0;
+    for (TmaGroup &g : *groups)
+      loads += g.operands.size();
+    remarkPassed(loop, kPassName, "Pipelined",
+                 Twine(loads) + " loads on TMA in a " + Twine(*stages) +
+                     "-stage ring");
+    pipelineLoop(loop, *groups, *stages, kernel.getNumWarps());
+    numTmaLoads += loads;
+    ++numRings;
+  }
+}
