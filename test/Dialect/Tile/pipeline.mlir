@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s -split-input-file --tile-pipeline | FileCheck %s
+// RUN: tilec-opt %s -split-input-file --tile-pipeline=chip=sm_80 | FileCheck %s
 
 // Loads feeding dot operands become a 3-stage cp.async ring: swizzled
 // buffers, a prologue of S-1 commit groups, a loop that waits for the

@@ -28,6 +28,7 @@
 
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
+#include "tilec/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -93,6 +94,15 @@ void TilePersistentPass::runOnOperation() {
     remarkMissed(kernel, kPassName, "NotPersistent",
                  "one program per tile: " + why);
   };
+  FailureOr<TargetInfo> target = resolveTarget(kernel, chip);
+  if (failed(target))
+    return signalPassFailure();
+  // A tile loop pays off where a producer warp runs ahead into the next
+  // tile and the epilogue's store completes asynchronously; elsewhere it
+  // only keeps the ring and the epilogue's scratch live together.
+  if (!target->hasTma || !target->hasSetmaxnreg)
+    return decline(Twine(target->chip) +
+                   " has no TMA producer warps to overlap tiles with");
   if (kernel.getPersistent())
     return decline("the kernel is persistent already");
   std::optional<AffineMap> grid = kernel.getGrid();

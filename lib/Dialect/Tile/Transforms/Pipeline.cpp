@@ -32,6 +32,7 @@
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Pipeline.h"
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
+#include "tilec/Target/TargetInfo.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -531,6 +532,26 @@ static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
   return n;
 }
 
+/// The deepest ring of at most `stages` (and at least 2) stages for the
+/// loads of `loop` that fits in the shared memory the kernel's buffers
+/// leave.
+static int64_t fitStages(scf::ForOp loop, int64_t stages,
+                         const TargetInfo &target) {
+  SmallVector<Candidate> cands = findCandidates(loop, stages);
+  if (cands.empty())
+    return stages;
+  int64_t stageBytes = 0;
+  for (Candidate &c : cands)
+    stageBytes += c.bufferType.getSizeInBytes() / stages;
+  int64_t buffers = 0;
+  loop->getParentOfType<KernelOp>().walk([&](LocalAllocOp alloc) {
+    buffers += llvm::alignTo(alloc.getType().getSizeInBytes(), 1024);
+  });
+  int64_t left = static_cast<int64_t>(target.maxSmemPerBlock) - buffers -
+                 1024 * static_cast<int64_t>(cands.size());
+  return std::max<int64_t>(2, std::min(stages, left / stageBytes));
+}
+
 namespace {
 struct TilePipelinePass : tile::impl::TilePipelineBase<TilePipelinePass> {
   using Base::Base;
@@ -539,6 +560,9 @@ struct TilePipelinePass : tile::impl::TilePipelineBase<TilePipelinePass> {
 } // namespace
 
 void TilePipelinePass::runOnOperation() {
+  FailureOr<TargetInfo> target = resolveTarget(getOperation(), chip);
+  if (failed(target))
+    return signalPassFailure();
   SmallVector<scf::ForOp> loops;
   getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
   ScheduleAttr schedule = getOperation().getScheduleAttr();
@@ -552,6 +576,13 @@ void TilePipelinePass::runOnOperation() {
       loop.emitError("tile.num_stages must be at least 2, got ") << stages;
       return signalPassFailure();
     }
+    // The pass's default depth shrinks to what fits next to the kernel's
+    // other buffers (a ring of 128x256x64 tiles takes 48 KB a stage; sm_89
+    // has 99 KB); an explicit depth is kept (the planner then diagnoses).
+    bool explicitDepth = loop->hasAttr("tile.num_stages") ||
+                         (schedule && schedule.getStages());
+    if (!explicitDepth)
+      stages = fitStages(loop, stages, *target);
     unsigned n = pipelineLoop(loop, stages);
     numPipelinedLoads += n;
     // A loop meant for the ring whose loads stay synchronous still may read

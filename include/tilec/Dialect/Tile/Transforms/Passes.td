@@ -102,8 +102,12 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
     `tile.align`, stride `tile.divisibility`, offsets) are left alone.
   }];
   let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip; empty: read it from the enclosing gpu.module">,
     Option<"numStages", "num-stages", "unsigned", /*default=*/"3",
-           "Pipeline depth (buffers per operand)">
+           "Pipeline depth (buffers per operand); without a loop's "
+           "tile.num_stages or the kernel's schedule<stages>, fewer when "
+           "the ring would not fit in shared memory">
   ];
   let statistics = [
     Statistic<"numPipelinedLoads", "num-pipelined-loads",
@@ -125,9 +129,15 @@ def TilePersistent : Pass<"tile-persistent", "::mlir::tilec::tile::KernelOp"> {
     so a producer warp loads the next tile while the consumers finish this
     one.
 
-    Kernels without a grid rule, in clusters or persistent already are left
-    alone, with a missed remark (`--remarks-filter=tile-persistent`).
+    Applies on chips with TMA and setmaxnreg (sm_90a), where a producer
+    warp runs ahead into the next tile. Other chips, kernels without a grid
+    rule, in clusters or persistent already are left alone, with a missed
+    remark (`--remarks-filter=tile-persistent`).
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip; empty: read it from the enclosing gpu.module">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
   let statistics = [
