@@ -189,6 +189,9 @@ def gemm_section(art, rounds, log, quick):
                 fns["tilec_sm80_" + prefix] = lambda: k80(a_buf, b_buf, c_buf, M, N, K, lda, ldb, ldc)
             named = load(art, chip, "gemm_bf16_bf16_bcol" if linear else "gemm_bf16_bf16_brow")
             fns["tilec_named"] = lambda: named(a_buf, b_buf, c_buf, M, N, K, lda, ldb, ldc)
+            base = load(art, chip, ("gemm_bf16_bf16_bcol" if linear else "gemm_bf16_bf16_brow") + "__base")
+            if base:
+                fns["tilec_named_base"] = lambda: base(a_buf, b_buf, c_buf, M, N, K, lda, ldb, ldc)
             named80 = load(art, "sm_80", "gemm_bf16_bf16_bcol" if linear else "gemm_bf16_bf16_brow")
             if named80:
                 fns["tilec_named_sm80"] = lambda: named80(a_buf, b_buf, c_buf, M, N, K, lda, ldb, ldc)
@@ -256,9 +259,9 @@ def main():
         result["triton"] = triton.__version__
     except ImportError:
         pass
-    commit = os.environ.get("TILEC_COMMIT")
-    if commit:
-        result["commit"] = commit
+    commit_file = os.path.join(args.artifacts, "commit.txt")
+    if os.path.exists(commit_file):
+        result["commit"] = open(commit_file).read().strip()
     times = os.path.join(args.artifacts, "compile_times.json")
     if os.path.exists(times):
         result["compile_seconds"] = json.load(open(times))

@@ -4,7 +4,9 @@ times on the GPU machine (no compiler there) into OUT/<chip>/:
 
   * examples/gemm_block_bf16.mlir (the plain GEMM and nn.Linear's form) as
     written, and schedule variants of each (`<name>__<tag>`) for A/B runs;
-  * examples/attention_block_bf16.mlir, when it exists;
+  * the attention block program of examples/attention_block_bf16.mlir
+    (scripts/attention_block_template.py) at head dims 64 and 128, causal
+    and not, and schedule variants;
   * the named ops beside them (tile.gemm with row- and column-major B).
 
 Prints each kernel's compile time (tilec, ptxas included) and writes them to
@@ -23,6 +25,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from attention_block_template import attention_block_source  # noqa: E402
 from tilec.kernels import attention_source, gemm_source  # noqa: E402
 
 # tag -> schedule knobs, per chip, applied to every kernel of the examples.
@@ -62,17 +66,34 @@ def with_schedule(src, kernel, tag, knobs):
     return head + brace + body
 
 
+# Attention variants, per chip (the GEMM knobs above apply to GEMMs only).
+ATTENTION_VARIANTS = {
+    "sm_90a": {
+        "nows": "warp_specialize = false",
+        "cpasync": "tma = false",
+        "persist": "persistent = true",
+        "notmastore": "tma_store = false",
+    },
+}
+
+
 def jobs_for(chip):
     jobs = []
-    for example in ("gemm_block_bf16", "attention_block_bf16"):
-        path = os.path.join(ROOT, "examples", example + ".mlir")
-        if not os.path.exists(path):
-            continue
-        src = open(path).read()
-        jobs.append((example, src))
-        for kernel in kernels_of(src):
-            for tag, knobs in VARIANTS.get(chip, {}).items():
-                jobs.append((f"{kernel}__{tag}", with_schedule(src, kernel, tag, knobs)))
+    path = os.path.join(ROOT, "examples", "gemm_block_bf16.mlir")
+    src = open(path).read()
+    jobs.append(("gemm_block_bf16", src))
+    for kernel in kernels_of(src):
+        for tag, knobs in VARIANTS.get(chip, {}).items():
+            jobs.append((f"{kernel}__{tag}", with_schedule(src, kernel, tag, knobs)))
+    # The attention block program at head dims 64 and 128:
+    # attention_block[_causal]_d<D>[__<tag>].
+    for d in (64, 128):
+        for causal in (False, True):
+            name = f"attention_block{'_causal' if causal else ''}_d{d}"
+            jobs.append((name, attention_block_source(d, causal, name)))
+            for tag, knobs in ATTENTION_VARIANTS.get(chip, {}).items():
+                jobs.append((f"{name}__{tag}",
+                             attention_block_source(d, causal, f"{name}__{tag}", knobs)))
     jobs.append(gemm_source())
     jobs.append(gemm_source(b_layout="col"))
     for d in (64, 128):
@@ -105,6 +126,12 @@ def main():
             print(f"{chip} {name:40s} compiled in {dt:.2f} s", flush=True)
     with open(os.path.join(args.out, "compile_times.json"), "w") as f:
         json.dump(times, f, indent=1)
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(args.out, "commit.txt"), "w") as f:
+        f.write(commit + ("+dirty" if dirty else "") + "\n")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@
 // scale-d is a predicate set from a register inside the asm block. B comes
 // through a TMA ring filled by a producer warpgroup (tile-tma-pipeline,
 // tile-warp-specialize: 4 consumer warps + 4 producer warps), A through
-// tile-pipeline's cp.async ring and ldmatrix, and one wgmma group stays in
-// flight across iterations (tile-async-wgmma).
+// tile-pipeline's cp.async ring and ldmatrix. The group is retired in its
+// iteration (wait 0): the next iteration rewrites the A registers, which a
+// group in flight would still read (tile-async-wgmma declines).
 
 // RUN: tilec %S/Inputs/wgmma_rs.mlir --chip=sm_90a --emit=ptx -o %t
 // RUN: FileCheck %s < %t/wgmma_rs.ptx
@@ -23,9 +24,9 @@
 // CHECK-NEXT: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {[[ACC:(%r[0-9]+, ){63}%r[0-9]+]]}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {[[ACC]]}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // CHECK: wgmma.commit_group.sync.aligned;
-// CHECK: wgmma.wait_group.sync.aligned 1;
-// CHECK: mbarrier.arrive
+// CHECK-NOT: wgmma.wait_group.sync.aligned 1;
 // CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK: mbarrier.arrive
 // PRODUCER: setmaxnreg.dec.sync.aligned.u32 40;
 // PRODUCER: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 
@@ -33,13 +34,19 @@
 // compile (no register-to-shared conversion is left over).
 
 // RUN: tilec %S/Inputs/wgmma_fallbacks.mlir --chip=sm_90a --emit=ptx -o %t.fb
-// RUN: cat %t.fb/mma_sync_unaligned.ptx %t.fb/mma_sync_register_b.ptx %t.fb/mma_sync_no_loop.ptx %t.fb/mma_sync_shared_loads.ptx | FileCheck %s --check-prefix=FB --implicit-check-not=wgmma.mma_async
+// RUN: cat %t.fb/mma_sync_unaligned.ptx %t.fb/mma_sync_register_b.ptx %t.fb/mma_sync_shared_loads.ptx | FileCheck %s --check-prefix=FB --implicit-check-not=wgmma.mma_async
 // RUN: %ptxas -arch=sm_90a %t.fb/mma_sync_shared_loads.ptx -o %t.fb/a.cubin
 // FB: .entry mma_sync_unaligned
 // FB: mma.sync.aligned.m16n8k16
 // FB: .entry mma_sync_register_b
 // FB: mma.sync.aligned.m16n8k16
-// FB: .entry mma_sync_no_loop
-// FB: mma.sync.aligned.m16n8k16
 // FB: .entry mma_sync_shared_loads
 // FB: mma.sync.aligned.m16n8k16
+
+// Tiles loaded once outside any loop reach shared memory by TMA (one copy
+// into a buffer of their own, tile-tma-pipeline) and the dot runs on wgmma.
+// RUN: FileCheck %s --check-prefix=ONCE < %t.fb/mma_sync_no_loop.ptx
+// ONCE: .entry mma_sync_no_loop
+// ONCE-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// ONCE-DAG: mbarrier.try_wait.parity
+// ONCE-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16

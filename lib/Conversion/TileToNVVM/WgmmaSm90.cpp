@@ -165,6 +165,40 @@ static int64_t getUnswizzledOffset(SharedEncodingAttr enc,
   return (segIdx * rows * seg + coord[1 - contig] * seg + inSeg) * elemBytes;
 }
 
+/// Passes `values` (registers a wgmma group reads: the accumulator, A
+/// fragments) through an empty inline-asm statement with tied operands and
+/// returns its results. Emitted right before `wgmma.fence`, it pins the
+/// instructions writing those registers (zeroing an accumulator, packing A
+/// fragments) before the fence: LLVM otherwise sinks them down to the wgmma,
+/// between the fence and the instruction that reads them, where the PTX
+/// memory model leaves the read unordered (wrong results seen on the H200
+/// for 128-wide K steps).
+static SmallVector<Value> fenceOperands(OpBuilder &b, Location loc,
+                                        ArrayRef<Value> values) {
+  if (values.empty())
+    return {};
+  std::string constraints;
+  llvm::raw_string_ostream os(constraints);
+  for (auto [i, v] : llvm::enumerate(values))
+    os << (i ? "," : "") << "=" << *getPtxConstraint(v.getType());
+  for (unsigned i = 0; i < values.size(); ++i)
+    os << "," << i;
+  SmallVector<Type> types =
+      llvm::map_to_vector(values, [](Value v) { return v.getType(); });
+  auto structType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, structType, values, b.getStringAttr(""),
+      b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
+      /*is_align_stack=*/nullptr, LLVM::TailCallKindAttr(),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/nullptr);
+  SmallVector<Value> results;
+  for (unsigned i = 0; i < values.size(); ++i)
+    results.push_back(
+        LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+  return results;
+}
+
 /// `wgmma.mma_async` with A in registers (the NVVM op only takes shared
 /// A descriptors), as inline PTX: the accumulator struct `inout` (`regs`
 /// f32) in and out, the A fragment, B's descriptor; scale-d = 1 (a
@@ -282,9 +316,6 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
            << " needs " << regs;
   SmallVector<Type> fields(regs, rewriter.getF32Type());
   auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
-  Value inout = LLVM::PoisonOp::create(rewriter, loc, structType);
-  for (int64_t i = 0; i < regs; ++i)
-    inout = LLVM::InsertValueOp::create(rewriter, loc, inout, acc[i], i);
 
   auto wgType = et.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
   // Register A fragments are packed before the fence: a register written
@@ -295,6 +326,20 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
     for (int64_t kk = 0; kk < k; kk += 16)
       aFrags.push_back(getMmaAFragment(rewriter, loc, aValues, aLL, /*row0=*/0,
                                        kk, /*f16AsVector=*/false));
+  // Every register the group reads is final before the fence.
+  SmallVector<Value> operands(acc);
+  for (ArrayRef<Value> frag : aFrags)
+    llvm::append_range(operands, frag);
+  SmallVector<Value> fenced = fenceOperands(rewriter, loc, operands);
+  for (int64_t i = 0; i < regs; ++i)
+    acc[i] = fenced[i];
+  unsigned next = regs;
+  for (SmallVector<Value> &frag : aFrags)
+    for (Value &v : frag)
+      v = fenced[next++];
+  Value inout = LLVM::PoisonOp::create(rewriter, loc, structType);
+  for (int64_t i = 0; i < regs; ++i)
+    inout = LLVM::InsertValueOp::create(rewriter, loc, inout, acc[i], i);
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
   int64_t bRows = bType.getDimSize(bKMajor ? 1 : 0);
   for (int64_t kk = 0; kk < k; kk += 16) {

@@ -90,12 +90,12 @@ tile.kernel @mma_sync_register_b(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b
 
 // -----
 
-// Loads outside a loop have no cp.async ring to reach shared memory
-// through: mma.sync.
+// Loads outside a loop whose views TMA can serve reach shared memory with
+// one TMA copy each (tile-tma-pipeline): wgmma reads both in place.
 
-// CHECK-DAG: #[[$MMA22:.+]] = #tile.mma<warpsPerCTA = [2, 2]>
+// CHECK-DAG: #[[$MMA4:.+]] = #tile.mma<warpsPerCTA = [4, 1]>
 // CHECK-LABEL: tile.kernel @mma_sync_no_loop
-// CHECK: tile.dot {{.*}} -> tensor<64x128xf32, #[[$MMA22]]>
+// CHECK: tile.dot {{.*}} : tensor<64x64xbf16, #{{.+}}>, tensor<64x128xbf16, #{{.+}}> -> tensor<64x128xf32, #[[$MMA4]]>
 tile.kernel @mma_sync_no_loop(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32

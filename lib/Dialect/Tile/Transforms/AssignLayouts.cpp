@@ -263,12 +263,22 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   // ring (in 64-element swizzle segments), which a dot reads in place only
   // as the tile's one user; a dot whose loads it cannot serve so stays on
   // mma.sync.
+  // On chips with TMA, tile-tma-pipeline brings such tiles in too (also
+  // loads outside the loop: a query tile loaded once); A must then be
+  // contiguous along K.
   auto isRingLoad = [&](Value v) {
     auto load = v.getDefiningOp<LoadOp>();
     return load && load->hasOneUse() && canPipelineLoad(load);
   };
-  bool bLoaded = isRingLoad(dot.getB()) && n % 64 == 0 && k % 64 == 0;
-  bool aLoaded = isRingLoad(dot.getA()) && k % 64 == 0;
+  auto isTmaLoad = [&](Value v, bool kMajor) {
+    auto load = v.getDefiningOp<LoadOp>();
+    return load && canTmaLoad(load, target) &&
+           (!kMajor || getOperandContiguity(v, 1) == 1);
+  };
+  bool bLoaded = (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), false)) &&
+                 n % 64 == 0 && k % 64 == 0;
+  bool aLoaded = (isRingLoad(dot.getA()) || isTmaLoad(dot.getA(), true)) &&
+                 k % 64 == 0;
   if ((aShared && bShared) || (aLoaded && bLoaded))
     return WgmmaKind::SS;
   // Any other A is in registers (computed, or loaded outside a ring).

@@ -89,6 +89,15 @@ static FailureOr<Chain> findChain(scf::ForOp loop, std::string &why) {
     why = "the accumulator is not a loop-carried value used by the dot alone";
     return failure();
   }
+  // An A operand in registers that the loop recomputes is overwritten by
+  // the next iteration while the group in flight still reads it (the
+  // hardware reads A fragments asynchronously; wrong results on the H200).
+  if (!isa<SharedEncodingAttr>(
+          cast<RankedTensorType>(dot.getA().getType()).getEncoding()) &&
+      !loop.isDefinedOutsideOfLoop(dot.getA())) {
+    why = "the dot's A operand is in registers the next iteration rewrites";
+    return failure();
+  }
   unsigned index = arg.getArgNumber() - loop.getNumInductionVars();
   Value result = wait.getResult(0);
   auto yield = cast<scf::YieldOp>(body->getTerminator());
@@ -107,8 +116,13 @@ static FailureOr<Chain> findChain(scf::ForOp loop, std::string &why) {
     if (auto read = operand.getDefiningOp<LocalLoadOp>();
         read && isa_and_nonnull<SharedEncodingAttr>(read.getType().getEncoding()))
       inPlace.insert(read.getBuffer());
-  bool copies = loop.walk([&](AsyncCopyOp copy) {
-                      return inPlace.contains(copy.getBuffer())
+  bool copies = loop.walk([&](Operation *op) {
+                      Value buffer;
+                      if (auto copy = dyn_cast<AsyncCopyOp>(op))
+                        buffer = copy.getBuffer();
+                      else if (auto store = dyn_cast<LocalStoreOp>(op))
+                        buffer = store.getBuffer();
+                      return buffer && inPlace.contains(buffer)
                                  ? WalkResult::interrupt()
                                  : WalkResult::advance();
                     })

@@ -134,9 +134,10 @@ static void requireChunkAligned(KernelOp kernel, Value view) {
       requireParam(kernel, stride, "tile.divisibility", chunk);
 }
 
-/// Keeps the block program of a named op on the cp.async ring its config
-/// chose (tile-tma-pipeline leaves it alone): the named ops' sm_90a
-/// schedules are still written here (see the issue "One mechanism").
+/// Keeps the block program of a named op on the cp.async schedule its
+/// config chose (no TMA ring, tile loop or TMA store from the scheduling
+/// passes): the named ops' sm_90a schedules are still written here (see
+/// the issue "One mechanism").
 static void keepCpAsyncRing(KernelOp kernel) {
   ScheduleAttr s = kernel.getScheduleAttr();
   MLIRContext *ctx = kernel.getContext();
@@ -144,10 +145,9 @@ static void keepCpAsyncRing(KernelOp kernel) {
   kernel.setScheduleAttr(
       s ? ScheduleAttr::get(ctx, s.getStages(), no, s.getAsyncWgmma(),
                             s.getWarpSpecialize(), s.getProducerRegs(),
-                            s.getConsumerRegs(), s.getPersistent(),
-                            s.getTmaStore())
+                            s.getConsumerRegs(), no, no)
         : ScheduleAttr::get(ctx, std::nullopt, no, nullptr, nullptr,
-                            std::nullopt, std::nullopt, nullptr, nullptr));
+                            std::nullopt, std::nullopt, no, no));
 }
 
 /// The kernel must consist of views, constants, the named op and the return.

@@ -30,6 +30,7 @@
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 #include "tilec/Target/TargetInfo.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineExpr.h"
@@ -77,6 +78,33 @@ static bool staysAtTop(Operation *op) {
   return isa<LocalAllocOp, MBarrierAllocOp, MakeTensorMapOp, ReturnOp>(op);
 }
 
+/// True when `v`'s computation (within the kernel) reads the program id.
+static bool dependsOnProgram(Value v) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  (void)getBackwardSlice(v, &slice, options);
+  return llvm::any_of(slice, [](Operation *op) {
+    return isa<ProgramIdOp>(op);
+  });
+}
+
+/// A kernel with a loop of tile.dot whose loops all run the same number of
+/// iterations in every program (their bounds do not depend on the program
+/// id: a GEMM's K loop, not a causal attention's key loop).
+static bool isUniformDotProgram(KernelOp kernel) {
+  bool dotLoop = false, uniform = true;
+  kernel.walk([&](scf::ForOp loop) {
+    if (!loop.getBody()->getOps<DotOp>().empty())
+      dotLoop = true;
+    for (Value bound : {loop.getLowerBound(), loop.getUpperBound(),
+                        loop.getStep()})
+      if (dependsOnProgram(bound))
+        uniform = false;
+  });
+  return dotLoop && uniform;
+}
+
 namespace {
 struct TilePersistentPass
     : tile::impl::TilePersistentBase<TilePersistentPass> {
@@ -88,11 +116,18 @@ struct TilePersistentPass
 void TilePersistentPass::runOnOperation() {
   KernelOp kernel = getOperation();
   ScheduleAttr schedule = kernel.getScheduleAttr();
-  if (!schedule || !ScheduleAttr::flag(schedule.getPersistent(), false))
+  bool requested = schedule && schedule.getPersistent();
+  if (requested && !schedule.getPersistent().getValue())
+    return;
+  // Default: persistent where every tile is the same work (a static round
+  // robin then keeps the SMs evenly busy) and there is a main loop of dots
+  // whose ring a producer can run ahead in.
+  if (!requested && !isUniformDotProgram(kernel))
     return;
   auto decline = [&](const Twine &why) {
-    remarkMissed(kernel, kPassName, "NotPersistent",
-                 "one program per tile: " + why);
+    if (requested)
+      remarkMissed(kernel, kPassName, "NotPersistent",
+                   "one program per tile: " + why);
   };
   FailureOr<TargetInfo> target = resolveTarget(kernel, chip);
   if (failed(target))

@@ -31,6 +31,7 @@
 #include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Pipeline.h"
+#include "tilec/Dialect/Tile/Transforms/Resources.h"
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 #include "tilec/Target/TargetInfo.h"
 
@@ -543,13 +544,47 @@ static int64_t fitStages(scf::ForOp loop, int64_t stages,
   int64_t stageBytes = 0;
   for (Candidate &c : cands)
     stageBytes += c.bufferType.getSizeInBytes() / stages;
-  int64_t buffers = 0;
-  loop->getParentOfType<KernelOp>().walk([&](LocalAllocOp alloc) {
-    buffers += llvm::alignTo(alloc.getType().getSizeInBytes(), 1024);
-  });
+  int64_t buffers = estimateSharedMemory(loop->getParentOfType<KernelOp>());
   int64_t left = static_cast<int64_t>(target.maxSmemPerBlock) - buffers -
                  1024 * static_cast<int64_t>(cands.size());
-  return std::max<int64_t>(2, std::min(stages, left / stageBytes));
+  int64_t fit = std::min(stages, left / stageBytes);
+  if (fit < 2) {
+    remarkMissed(loop, "tile-pipeline", "NotPipelined",
+                 "loads stay synchronous: two stages of " + Twine(stageBytes) +
+                     " bytes do not fit in the " + Twine(std::max<int64_t>(left, 0)) +
+                     " bytes of shared memory left on " + target.chip);
+    return 0;
+  }
+  return fit;
+}
+
+/// Writes the tile a conversion to a #tile.shared layout brings to a dot
+/// (read in place) through a staging buffer, when no ring serves it (a TMA
+/// ring declined, say): every thread stores its elements, fences them for the
+/// async proxy (wgmma), and the dot reads the buffer. The buffer is free once
+/// the previous reader's wgmma groups have retired.
+static void stageThroughSharedMemory(ConvertLayoutOp cvt) {
+  auto type = cast<RankedTensorType>(cvt.getType());
+  auto enc = cast<SharedEncodingAttr>(type.getEncoding());
+  auto kernel = cvt->getParentOfType<KernelOp>();
+  Operation *top = kernel.getBody().front().findAncestorOpInBlock(*cvt);
+  Location loc = cvt.getLoc();
+  OpBuilder b(top);
+  Value buffer = LocalAllocOp::create(
+      b, loc,
+      SmemType::get(cvt.getContext(),
+                    {1, type.getDimSize(0), type.getDimSize(1)},
+                    type.getElementType(), enc));
+  b.setInsertionPoint(cvt);
+  Value zero = constantLike(b, loc, b.getI32Type(), 0);
+  WarpgroupWaitOp::create(b, loc, TypeRange{}, 0, ValueRange{});
+  BarrierOp::create(b, loc);
+  LocalStoreOp::create(b, loc, cvt.getSrc(), buffer, zero);
+  FenceAsyncSharedOp::create(b, loc);
+  BarrierOp::create(b, loc);
+  Value tile = LocalLoadOp::create(b, loc, type, buffer, zero);
+  cvt.replaceAllUsesWith(tile);
+  cvt.erase();
 }
 
 namespace {
@@ -583,7 +618,7 @@ void TilePipelinePass::runOnOperation() {
                          (schedule && schedule.getStages());
     if (!explicitDepth)
       stages = fitStages(loop, stages, *target);
-    unsigned n = pipelineLoop(loop, stages);
+    unsigned n = stages ? pipelineLoop(loop, stages) : 0;
     numPipelinedLoads += n;
     // A loop meant for the ring whose loads stay synchronous still may read
     // buffers filled by earlier copies (attention's Q), which the ring's
@@ -593,5 +628,20 @@ void TilePipelinePass::runOnOperation() {
       AsyncWaitOp::create(b, loop.getLoc(), 0);
       BarrierOp::create(b, loop.getLoc());
     }
+  }
+  // Conversions into shared layouts no ring took (register tiles read in
+  // place by wgmma) go through a staging buffer.
+  SmallVector<ConvertLayoutOp> left;
+  getOperation().walk([&](ConvertLayoutOp cvt) {
+    auto dst = cast<RankedTensorType>(cvt.getType());
+    if (isa_and_nonnull<SharedEncodingAttr>(dst.getEncoding()) &&
+        getDistributedLayout(cvt.getSrc().getType()))
+      left.push_back(cvt);
+  });
+  for (ConvertLayoutOp cvt : left) {
+    remarkMissed(cvt, "tile-pipeline", "Staged",
+                 "no ring brings this tile to shared memory: each use stages "
+                 "it through a buffer");
+    stageThroughSharedMemory(cvt);
   }
 }

@@ -39,6 +39,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Pipeline.h"
 #include "tilec/Dialect/Tile/Transforms/Resources.h"
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 #include "tilec/Target/TargetInfo.h"
@@ -110,12 +111,12 @@ static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
     why = reason.str();
     return failure();
   };
-  if (load->getBlock() != loop.getBody())
+  if (loop && load->getBlock() != loop.getBody())
     return fail("the load is not at the top level of the loop body");
   if (load.getMask() || load.getPadding() != Padding::Zero)
     return fail("the load is masked or pads with a non-zero value (TMA "
                 "fills with zeros only)");
-  if (!loop.isDefinedOutsideOfLoop(load.getView()))
+  if (loop && !loop.isDefinedOutsideOfLoop(load.getView()))
     return fail("the view is not made outside the loop");
   auto tile = cast<RankedTensorType>(cvt.getType());
   auto enc = cast<SharedEncodingAttr>(tile.getEncoding());
@@ -131,10 +132,11 @@ static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
       MakeTensorMapOp::getViewProblem(load.getView(), lead + contig);
   if (!problem.empty())
     return fail(problem);
-  for (Value off : load.getOffsets())
-    if (!isRecomputableInLoop(off, loop))
-      return fail("the offsets depend on values the loop carries or on "
-                  "impure ops");
+  if (loop)
+    for (Value off : load.getOffsets())
+      if (!isRecomputableInLoop(off, loop))
+        return fail("the offsets depend on values the loop carries or on "
+                    "impure ops");
   // One box spans a 128-byte row segment and at most 256 rows.
   int64_t seg = 64, rows = tile.getDimSize(1 - contig);
   int64_t boxRows = std::min<int64_t>(256, rows);
@@ -151,6 +153,35 @@ static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
                               {1, tile.getDimSize(0), tile.getDimSize(1)}, et,
                               enc);
   return op;
+}
+
+bool mlir::tilec::tile::canTmaLoad(LoadOp load, const TargetInfo &target) {
+  if (!target.hasTma || !target.hasWgmma)
+    return false;
+  if (ScheduleAttr schedule = ScheduleAttr::of(load);
+      schedule && !ScheduleAttr::flag(schedule.getTma(), true))
+    return false;
+  if (!load->hasOneUse() || load.getMask() || load.getPadding() != Padding::Zero)
+    return false;
+  auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
+  if (!loop && !isa<KernelOp>(load->getParentOp()))
+    return false;
+  auto tile = cast<RankedTensorType>(load.getType());
+  if (tile.getRank() != 2 || tile.getElementType().getIntOrFloatBitWidth() != 16)
+    return false;
+  ViewType view = load.getView().getType();
+  std::optional<unsigned> cd = view.getContiguousDim();
+  unsigned lead = view.getRank() - 2;
+  if (!cd || *cd < lead || tile.getDimSize(*cd - lead) % 64 != 0)
+    return false;
+  if (!MakeTensorMapOp::getViewProblem(load.getView(), *cd).empty())
+    return false;
+  if (loop && (!loop.isDefinedOutsideOfLoop(load.getView()) ||
+               !llvm::all_of(load.getOffsets(), [&](Value off) {
+                 return isRecomputableInLoop(off, loop);
+               })))
+    return false;
+  return true;
 }
 
 /// The groups of `loop`'s in-place dot operand loads, in body order, when
@@ -350,6 +381,16 @@ static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
       rewriter.replaceOpWithNewOp<LocalLoadOp>(op.cvt, op.cvt.getType(),
                                                op.ring, s);
     }
+    if (g.dot->getBlock() != newLoop.getBody()) {
+      // The dot is in a loop (or branch) of the body, reading the stage
+      // every time: the stage is free once that op is done and its groups
+      // have retired (a query tile per tile of a persistent loop).
+      Operation *user = newLoop.getBody()->findAncestorOpInBlock(*g.dot);
+      rewriter.setInsertionPointAfter(user);
+      WarpgroupWaitOp::create(rewriter, loc, TypeRange{}, 0, ValueRange{});
+      MBarrierArriveOp::create(rewriter, loc, g.empty, s);
+      continue;
+    }
     rewriter.setInsertionPointAfter(g.dot);
     auto wait = WarpgroupWaitOp::create(rewriter, loc, g.dot.getType(), 0,
                                         ValueRange{g.dot.getResult()});
@@ -357,8 +398,12 @@ static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
     MBarrierArriveOp::create(rewriter, loc, g.empty, s);
   }
   // Producer: the copies S - 1 iterations ahead, into the stage the
-  // previous iteration released.
-  rewriter.setInsertionPoint(newLoop.getBody()->getTerminator());
+  // previous iteration released (with one stage: this iteration's, at the
+  // top of the body, once the previous iteration has released it).
+  if (stages == 1)
+    rewriter.setInsertionPointToStart(newLoop.getBody());
+  else
+    rewriter.setInsertionPoint(newLoop.getBody()->getTerminator());
   Value ahead = arith::AddIOp::create(
       rewriter, loc, newLoop.getInductionVar(),
       arith::MulIOp::create(
@@ -366,7 +411,9 @@ static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
           arith::ConstantOp::create(
               rewriter, loc, ivType,
               rewriter.getIntegerAttr(ivType, stages - 1))));
-  auto [w, wph] = advanceRingBy(rewriter, loc, s, ph, stages - 1, stages);
+  Value w = s, wph = ph;
+  if (stages > 1)
+    std::tie(w, wph) = advanceRingBy(rewriter, loc, s, ph, stages - 1, stages);
   emitProduce(rewriter, loc, newLoop, groups, ahead, w, wph);
   for (TmaGroup &g : groups)
     for (TmaOperand &op : g.operands)
@@ -391,25 +438,72 @@ static FailureOr<int64_t> chooseStages(scf::ForOp loop,
   auto kernel = loop->getParentOfType<KernelOp>();
   // Every alloc rounds up to 1024 bytes; barriers take 16 bytes a stage.
   int64_t used = estimateSharedMemory(kernel) + 1024 * (1 + 2 * groups.size());
+  // A tile the loop's inner loops read (a query tile per tile): the inner
+  // loops' rings (two stages each) come first, and one tile ahead is all
+  // the producer can use.
+  bool nested = llvm::any_of(groups, [&](const TmaGroup &g) {
+    return g.dot->getBlock() != loop.getBody();
+  });
+  if (nested)
+    loop.getBody()->walk([&](scf::ForOp inner) {
+      std::string ignored;
+      FailureOr<SmallVector<TmaGroup>> innerGroups = analyzeLoop(inner, ignored);
+      if (succeeded(innerGroups))
+        for (const TmaGroup &g : *innerGroups)
+          used += 2 * g.bytes + 1024;
+    });
   int64_t budget = static_cast<int64_t>(target.maxSmemPerBlock) - used;
   int64_t fit = (budget - 16 * static_cast<int64_t>(groups.size()) *
                               kMaxStages) /
                 stageBytes;
+  int64_t least = nested ? 1 : 2;
   if (option > 0) {
-    if (option < 2) {
+    if (option < least) {
       why = "a ring needs at least 2 stages";
       return failure();
     }
     return option;
   }
-  if (fit < 2) {
-    why = ("two stages of " + Twine(stageBytes) + " bytes do not fit in the " +
-           Twine(std::max<int64_t>(budget, 0)) +
+  if (nested)
+    fit = std::min<int64_t>(fit, 2);
+  if (fit < least) {
+    why = (Twine(least) + " stage(s) of " + Twine(stageBytes) +
+           " bytes do not fit in the " + Twine(std::max<int64_t>(budget, 0)) +
            " bytes of shared memory left")
               .str();
     return failure();
   }
   return std::min(fit, kMaxStages);
+}
+
+/// A load at the top level of the kernel whose tile a dot (in a loop, say)
+/// reads in place: one TMA copy into a buffer of its own, whose barrier the
+/// consumers wait on before their first read (a FlashAttention query tile).
+static void loadOnce(TmaOperand &op, DotOp dot) {
+  MLIRContext *ctx = op.load.getContext();
+  Location loc = op.load.getLoc();
+  IRRewriter rewriter(ctx);
+  rewriter.setInsertionPoint(op.load);
+  op.map = MakeTensorMapOp::create(rewriter, loc, op.mapType, op.load.getView());
+  op.ring = LocalAllocOp::create(rewriter, loc, op.ringType);
+  Value full =
+      MBarrierAllocOp::create(rewriter, loc, MBarrierType::get(ctx, 1), 1);
+  Value zero = createI32(rewriter, loc, 0);
+  auto tile = cast<RankedTensorType>(op.cvt.getType());
+  int64_t bytes = tile.getNumElements() * getStorageBytes(tile.getElementType());
+  Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+  auto ifOp = scf::IfOp::create(rewriter, loc, yes, [&](OpBuilder &b, Location l) {
+    MBarrierExpectTxOp::create(b, l, full, zero, bytes);
+    TmaLoadOp::create(b, l, op.map, op.load.getOffsets(), op.ring, zero, full,
+                      zero);
+    scf::YieldOp::create(b, l);
+  });
+  ifOp->setAttr(kProducerAttr, rewriter.getUnitAttr());
+  rewriter.setInsertionPoint(op.cvt);
+  MBarrierWaitOp::create(rewriter, loc, full, zero, zero);
+  rewriter.replaceOpWithNewOp<LocalLoadOp>(op.cvt, op.cvt.getType(), op.ring,
+                                           zero);
+  rewriter.eraseOp(op.load);
 }
 
 namespace {
@@ -433,6 +527,24 @@ void TileTmaPipelinePass::runOnOperation() {
   int64_t stagesOption = numStages;
   if (schedule && schedule.getStages())
     stagesOption = *schedule.getStages();
+  // Tiles loaded once, at the top level, for dots in loops.
+  for (auto load : llvm::make_early_inc_range(
+           kernel.getBody().front().getOps<LoadOp>())) {
+    ConvertLayoutOp cvt;
+    DotOp dot = getInPlaceDot(load, cvt);
+    if (!dot)
+      continue;
+    std::string why;
+    FailureOr<TmaOperand> op = analyzeLoad(load, cvt, scf::ForOp(), why);
+    if (failed(op)) {
+      remarkMissed(load, kPassName, "NotLoaded", "left to the threads: " + why);
+      continue;
+    }
+    remarkPassed(load, kPassName, "LoadedOnce",
+                 "one TMA copy into a buffer the dot reads in place");
+    loadOnce(*op, dot);
+    ++numTmaLoads;
+  }
   // Outer loops first: pipelining a loop replaces it and the loops around
   // it (which carry its ring position), never the loops inside it.
   SmallVector<scf::ForOp> loops;

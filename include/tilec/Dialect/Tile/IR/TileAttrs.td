@@ -247,8 +247,8 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     | `async_wgmma` | tile-async-wgmma | keep one wgmma group in flight across iterations (default true) |
     | `warp_specialize` | tile-warp-specialize | a producer warpgroup issues the copies (default true on sm_90a) |
     | `producer_regs`, `consumer_regs` | tile-warp-specialize | setmaxnreg budgets (default 40 and what is left) |
-    | `persistent` | tile-persistent | one program per SM walks the grid's tiles (default false) |
-    | `tma_store` | tile-tma-store | the final whole-tile store leaves through shared memory and a TMA store (default: with `persistent`) |
+    | `persistent` | tile-persistent | one program per SM walks the grid's tiles (default on sm_90a: when every tile is the same work) |
+    | `tma_store` | tile-tma-store | an epilogue's whole-tile store leaves through shared memory and a TMA store (default true on sm_90a, where legal) |
 
     A loop's `tile.num_stages` attribute overrides `stages` for that loop.
 

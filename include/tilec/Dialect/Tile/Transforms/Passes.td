@@ -118,7 +118,10 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
 def TilePersistent : Pass<"tile-persistent", "::mlir::tilec::tile::KernelOp"> {
   let summary = "One program per SM walks the tiles of the grid";
   let description = [{
-    For a kernel whose schedule sets `persistent = true`: the body becomes a
+    For a kernel whose schedule sets `persistent = true`, or by default one
+    whose loops of `tile.dot`s run the same number of iterations in every
+    program (no loop bound depends on `tile.program_id`: a GEMM, not a
+    causal attention, whose tiles differ in work): the body becomes a
     loop over the grid's tiles, `for t = program_id x to G step
     num_programs x`, with `tile.program_id` (and `tile.num_programs`) of the
     body replaced by the tile's coordinates in the grid (x fastest) and the
@@ -237,7 +240,10 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::tilec::tile::KernelOp"> {
         acc = wgmma.wait 0 (acc); if any iteration: arrive empty[s_last]
 
     Loops whose accumulator is read or rewritten between the dots (an
-    online-softmax rescale) are left as they are, with a missed remark
+    online-softmax rescale), and dots whose A operand is computed in
+    registers inside the loop (the next iteration would rewrite the
+    registers the group in flight reads), are left as they are, with a
+    missed remark
     (`--remarks-filter=tile-async-wgmma`).
   }];
   let statistics = [

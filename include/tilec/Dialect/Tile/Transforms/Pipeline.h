@@ -16,6 +16,7 @@
 #define TILEC_DIALECT_TILE_TRANSFORMS_PIPELINE_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Target/TargetInfo.h"
 
 namespace mlir::tilec::tile {
 
@@ -24,6 +25,13 @@ namespace mlir::tilec::tile {
 /// made outside the loop, contiguous along a tile dimension, every chunk
 /// known to be 16-byte aligned, offsets recomputable from pure body ops.
 bool canPipelineLoad(LoadOp load);
+
+/// True when tile-tma-pipeline can bring `load`'s tile into shared memory
+/// with TMA for a wgmma to read in place (`target` has TMA and wgmma, the
+/// kernel's schedule allows it, the view is one TMA can serve, the load is
+/// single-use, unmasked, zero-padded, at the top level of the kernel or of
+/// an scf.for body): in a ring when it is in a loop, once otherwise.
+bool canTmaLoad(LoadOp load, const TargetInfo &target);
 
 } // namespace mlir::tilec::tile
 
