@@ -90,14 +90,18 @@ def check_gemm(kernel, linear, shapes, named=False):
 
 def time_rounds(fns, rounds, iters=20):
     """Median (over rounds) of each function's per-call time in ms; the
-    functions take turns in every round."""
+    functions take turns in every round, in an order rotated per round."""
     for f in fns.values():
         for _ in range(3):
             f()
     torch.cuda.synchronize()
     samples = {k: [] for k in fns}
-    for _ in range(rounds):
-        for k, f in fns.items():
+    names = list(fns)
+    for r in range(rounds):
+        # Each round starts at another function: no kernel always runs first
+        # (or right after the same neighbour) under the power cap.
+        for k in names[r % len(names):] + names[:r % len(names)]:
+            f = fns[k]
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             start.record()

@@ -392,9 +392,9 @@ static Operation *getAncestorIn(Block *block, Operation *op) {
 }
 
 /// Plans the dynamic shared memory of `kernel` and records it:
-///  * tile.local_alloc buffers (1024-byte aligned) and mbarriers live from
-///    their allocation to their last use (in top-level ops of the kernel
-///    body); each goes to the lowest offset not taken by a buffer whose live
+///  * tile.local_alloc buffers (1024-byte aligned) live from their
+///    allocation to their last use (in top-level ops of the kernel body),
+///    mbarriers to the kernel's end; each goes to the lowest offset not taken by a buffer whose live
 ///    range overlaps its own, so consecutive loops' rings share memory;
 ///  * ops that exchange data through shared memory use a scratch area past
 ///    the buffers live at that point (at 0 when none is, so an epilogue
@@ -427,6 +427,11 @@ static LogicalResult planSharedMemory(KernelOp kernel,
     int64_t begin = position[getAncestorIn(&body, alloc)], end = begin;
     for (Operation *user : alloc->getUsers())
       end = std::max(end, position[getAncestorIn(&body, user)]);
+    // A barrier's memory is its state: a copy still completing on it (a TMA
+    // issued before a later loop) must not find it re-initialized as another
+    // barrier. Barriers live until the kernel ends.
+    if (isa<MBarrierAllocOp>(alloc))
+      end = static_cast<int64_t>(body.getOperations().size());
     // The lowest aligned offset clear of every overlapping live buffer.
     SmallVector<const Placed *> live;
     for (const Placed &p : placed)

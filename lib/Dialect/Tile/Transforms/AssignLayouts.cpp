@@ -579,6 +579,42 @@ void LayoutAssignment::propagate() {
       worklist.pop_front();
       visit(op);
     }
+    // A value nothing reached that an elementwise op combines with a value
+    // that has a layout takes that layout (a running row sum carried by a
+    // loop, combined with the rescale factor's slice layout, would otherwise
+    // get a default layout and two conversions through shared memory per
+    // iteration).
+    Value inherit;
+    Attribute inherited;
+    kernel.walk([&](Operation *op) {
+      auto consider = [&](Value v) {
+        if (inherit || !isTensor(v) || layouts.count(v))
+          return;
+        for (Operation *user : v.getUsers()) {
+          if (!isElementwiseOnTiles(user))
+            continue;
+          for (Value other : user->getOperands())
+            if (Attribute l = get(other);
+                l && other != v && !isCheapProducer(other.getDefiningOp()) &&
+                cast<RankedTensorType>(other.getType()).getShape() ==
+                    cast<RankedTensorType>(v.getType()).getShape()) {
+              inherit = v;
+              inherited = l;
+              return;
+            }
+        }
+      };
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            consider(arg);
+      for (Value v : op->getResults())
+        consider(v);
+    });
+    if (inherit) {
+      assign(inherit, inherited);
+      continue;
+    }
     // Give the first value nothing reached a default layout, then go on.
     Value unassigned;
     kernel.walk([&](Operation *op) {

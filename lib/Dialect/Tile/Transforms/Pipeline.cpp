@@ -544,7 +544,24 @@ static int64_t fitStages(scf::ForOp loop, int64_t stages,
   int64_t stageBytes = 0;
   for (Candidate &c : cands)
     stageBytes += c.bufferType.getSizeInBytes() / stages;
-  int64_t buffers = estimateSharedMemory(loop->getParentOfType<KernelOp>());
+  // The kernel's buffers, and the scratch areas of the loop's own ops
+  // (live with the ring; an epilogue's scratch reuses the ring's memory).
+  int64_t buffers = 0, scratch = 0;
+  loop->getParentOfType<KernelOp>().walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<LocalAllocOp>(op))
+      buffers += llvm::alignTo(alloc.getType().getSizeInBytes(), 1024);
+    else if (auto bars = dyn_cast<MBarrierAllocOp>(op))
+      buffers += 8 * bars.getType().getSize();
+  });
+  DenseSet<Operation *> replaced; // the candidates' conversions
+  for (Candidate &c : cands)
+    for (ConvertLayoutOp cvt : c.converts)
+      replaced.insert(cvt);
+  loop.walk([&](Operation *op) {
+    if (!replaced.contains(op))
+      scratch = std::max(scratch, getScratchBytes(op));
+  });
+  buffers += scratch;
   int64_t left = static_cast<int64_t>(target.maxSmemPerBlock) - buffers -
                  1024 * static_cast<int64_t>(cands.size());
   int64_t fit = std::min(stages, left / stageBytes);
