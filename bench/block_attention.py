@@ -169,7 +169,7 @@ def attention_section(art, rounds, log, quick):
                 return f
             fns["cudnn"] = sdpa(torch.nn.attention.SDPBackend.CUDNN_ATTENTION)
             fns["torch_flash"] = sdpa(torch.nn.attention.SDPBackend.FLASH_ATTENTION)
-            ms = time_rounds(fns, rounds, iters=10)
+            ms = time_rounds(fns, rounds, calls=10)
             flop = 4.0 * B * H * S * S * D * (0.5 if causal else 1.0)
             t = {kk: flop / vv / 1e9 for kk, vv in ms.items()}
             main = f"tilec_sm_90a_attention_block{suffix}"

@@ -88,16 +88,31 @@ def check_gemm(kernel, linear, shapes, named=False):
     return rows
 
 
-def time_rounds(fns, rounds, iters=20):
-    """Median (over rounds) of each function's per-call time in ms; the
-    functions take turns in every round, in an order rotated per round."""
+def time_rounds(fns, rounds, sample_ms=3.0, calls=20):
+    """Median of each function's per-call time in ms, over many short
+    samples in which the functions take turns (the order rotated every
+    round). Samples are short (about `sample_ms`) so that all functions see
+    the same clock and power state: at 8192³ the H200 reaches its power cap
+    within a few hundred milliseconds, and long per-function blocks made
+    whichever kernel ran on a cool card look 10% faster. Every function
+    gets `rounds` x `calls` calls in all."""
     for f in fns.values():
         for _ in range(3):
             f()
     torch.cuda.synchronize()
+    iters = {}
+    for k, f in fns.items():
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        f()
+        end.record()
+        end.synchronize()
+        iters[k] = max(1, min(calls, round(sample_ms / max(start.elapsed_time(end), 1e-3))))
     samples = {k: [] for k in fns}
     names = list(fns)
-    for r in range(rounds):
+    n_rounds = rounds * max(1, calls // min(iters.values()))
+    for r in range(n_rounds):
         # Each round starts at another function: no kernel always runs first
         # (or right after the same neighbour) under the power cap.
         for k in names[r % len(names):] + names[:r % len(names)]:
@@ -105,11 +120,11 @@ def time_rounds(fns, rounds, iters=20):
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             start.record()
-            for _ in range(iters):
+            for _ in range(iters[k]):
                 f()
             end.record()
             end.synchronize()
-            samples[k].append(start.elapsed_time(end) / iters)
+            samples[k].append(start.elapsed_time(end) / iters[k])
     return {k: statistics.median(v) for k, v in samples.items()}
 
 

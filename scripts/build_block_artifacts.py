@@ -72,6 +72,7 @@ ATTENTION_VARIANTS = {
         "nows": "warp_specialize = false",
         "cpasync": "tma = false",
         "persist": "persistent = true",
+        "nopersist": "persistent = false",
         "notmastore": "tma_store = false",
     },
 }

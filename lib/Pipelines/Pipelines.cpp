@@ -39,11 +39,13 @@ static void buildTilePasses(OpPassManager &pm,
   // the persistent tile loop, the TMA-store epilogue (sm_90a), then
   // sm_90a: TMA rings for wgmma operands (other chips: no-op), then the
   // cp.async ring for what is left; wgmma groups in flight; the copies of
-  // TMA rings moved to a producer warpgroup.
+  // TMA rings moved to a producer warpgroup. tile-wgmma-overlap runs a
+  // loop's register work (softmax) beside its next wgmma first.
   kernelPm.addPass(tile::createTilePersistent());
   kernelPm.addPass(tile::createTileTmaStore());
   kernelPm.addPass(tile::createTileTmaPipeline());
   kernelPm.addPass(tile::createTilePipeline());
+  kernelPm.addPass(tile::createTileWgmmaOverlap());
   kernelPm.addPass(tile::createTileAsyncWgmma());
   kernelPm.addPass(tile::createTileWarpSpecialize());
   // Operand reads from shared memory per mma.sync K step (attention's Kᵀ,

@@ -34,7 +34,7 @@
 // WS: wgmma.wait_group.sync.aligned 0;
 // WS: cp.async.bulk.wait_group.read 0;
 // WS: bar.sync 1, 256;
-// WS-COUNT-64: st.shared.v2.b16
+// WS-COUNT-64: st.shared.b32
 // WS: fence.proxy.async.shared::cta;
 // WS-NEXT: bar.sync 1, 256;
 // WS-COUNT-4: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group

@@ -11,7 +11,8 @@
 // FILE and writes, per kernel, <kernel>.{mlir,ll,ptx,cubin,h} (what the stage
 // produces; the AOT header comes with the PTX and cubin it embeds) and
 // <kernel>.json (launch metadata) into DIR, or the chosen stage to stdout with
-// `-o -`. Every failure is a diagnostic and exit code 1.
+// `-o -`. Every failure is a diagnostic and exit code 1. `--remarks=REGEX`
+// prints what the scheduling passes matching REGEX did or declined, and why.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,12 +21,14 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Remarks.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -61,6 +64,41 @@ static cl::opt<unsigned> optLevelOpt("O", cl::init(3), cl::Prefix,
                                      cl::cat(tilecCategory));
 static cl::opt<bool> verboseOpt("v", cl::desc("Print the files written"),
                                  cl::cat(tilecCategory));
+static cl::opt<std::string> remarksOpt(
+    "remarks", cl::init(""),
+    cl::desc("Print the optimization remarks of the passes whose name matches "
+             "this regex (e.g. 'tile-.*', or 'tile-tma-pipeline|tile-pipeline'):"
+             " what each scheduling pass did, and why it declined"),
+    cl::cat(tilecCategory));
+
+namespace {
+/// Remarks go to the diagnostic handler (printAsEmitRemarks); the engine still
+/// wants a streamer, and this one keeps nothing.
+class DiscardingRemarkStreamer final
+    : public remark::detail::MLIRRemarkStreamerBase {
+public:
+  void streamOptimizationRemark(const remark::detail::Remark &) override {}
+};
+} // namespace
+
+/// Turns on the remarks selected by --remarks, printed as `remark:` lines.
+static LogicalResult enableRemarks(MLIRContext &context) {
+  if (remarksOpt.empty())
+    return success();
+  std::string regexErr;
+  if (!llvm::Regex(remarksOpt).isValid(regexErr)) {
+    llvm::WithColor::error(llvm::errs(), "tilec")
+        << "invalid --remarks regex '" << remarksOpt << "': " << regexErr
+        << "\n";
+    return failure();
+  }
+  remark::RemarkCategories cats;
+  cats.passed = cats.missed = cats.analysis = cats.failed = remarksOpt;
+  return remark::enableOptimizationRemarks(
+      context, std::make_unique<DiscardingRemarkStreamer>(),
+      std::make_unique<remark::RemarkEmittingPolicyAll>(), cats,
+      /*printAsEmitRemarks=*/true);
+}
 
 /// Writes `data` to `path`; reports failures as errors.
 static LogicalResult writeFile(StringRef path, StringRef data) {
@@ -121,6 +159,8 @@ static LogicalResult runTilec(MLIRContext &context) {
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
+    return failure();
+  if (failed(enableRemarks(context)))
     return failure();
 
   CompileOptions options;

@@ -33,6 +33,21 @@ namespace mlir::tilec {
 using namespace mlir;
 using namespace mlir::tilec;
 
+/// An f32 -> bf16/f16 truncation: converted in pairs (`cvt.rn.bf16x2.f32`,
+/// one instruction for two elements; NVPTX selects it for a two-element
+/// vector fptrunc, not for two scalar ones).
+static bool isPairTruncation(Operation *op) {
+  auto trunc = dyn_cast<arith::TruncFOp>(op);
+  if (!trunc)
+    return false;
+  auto src = dyn_cast<VectorType>(trunc.getIn().getType());
+  auto dst = dyn_cast<VectorType>(trunc.getType());
+  return src && dst && src.getElementType().isF32() &&
+         (dst.getElementType().isBF16() || dst.getElementType().isF16()) &&
+         src.getRank() == 1 && src.getNumElements() % 2 == 0 &&
+         !trunc.getRoundingmodeAttr();
+}
+
 static bool isScalarizable(Operation *op) {
   if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumRegions() != 0 ||
       op->getNumResults() != 1)
@@ -40,6 +55,8 @@ static bool isScalarizable(Operation *op) {
   if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return false;
   auto type = dyn_cast<VectorType>(op->getResult(0).getType());
+  if (isPairTruncation(op) && type.getNumElements() == 2)
+    return false; // already a pair
   return type && type.getRank() == 1 && !type.isScalable();
 }
 
@@ -56,6 +73,22 @@ struct ScalarizeElementwiseOp : public RewritePattern {
     auto type = cast<VectorType>(op->getResult(0).getType());
     Location loc = op->getLoc();
     SmallVector<Value> parts;
+    if (isPairTruncation(op)) {
+      Value in = op->getOperand(0);
+      auto pairIn = VectorType::get({2}, rewriter.getF32Type());
+      auto pairOut = VectorType::get({2}, type.getElementType());
+      for (int64_t i = 0; i < type.getNumElements(); i += 2) {
+        Value pair = vector::FromElementsOp::create(
+            rewriter, loc, pairIn,
+            ValueRange{vector::ExtractOp::create(rewriter, loc, in, i),
+                       vector::ExtractOp::create(rewriter, loc, in, i + 1)});
+        Value t = arith::TruncFOp::create(rewriter, loc, pairOut, pair);
+        parts.push_back(vector::ExtractOp::create(rewriter, loc, t, 0));
+        parts.push_back(vector::ExtractOp::create(rewriter, loc, t, 1));
+      }
+      rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, type, parts);
+      return success();
+    }
     for (int64_t i = 0; i < type.getNumElements(); ++i) {
       SmallVector<Value> operands;
       for (Value v : op->getOperands())

@@ -164,6 +164,7 @@ static void keepInFlight(scf::ForOp loop, Chain &chain) {
   ValueRange carriedArgs = newLoop.getRegionIterArgs().take_back(carried.size());
   ValueRange carriedResults = newLoop.getResults().take_back(carried.size());
   unsigned ringArgs = newLoop.getNumRegionIterArgs() - carried.size();
+  (void)ringArgs;
 
   // The index a release had one iteration earlier (`inLoop`), or at the
   // loop's last iteration (after it).

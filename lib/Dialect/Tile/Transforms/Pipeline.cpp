@@ -544,10 +544,13 @@ static int64_t fitStages(scf::ForOp loop, int64_t stages,
   int64_t stageBytes = 0;
   for (Candidate &c : cands)
     stageBytes += c.bufferType.getSizeInBytes() / stages;
-  // The kernel's buffers, and the scratch areas of the loop's own ops
-  // (live with the ring; an epilogue's scratch reuses the ring's memory).
+  // The kernel's buffers, and the scratch areas of the ops in the loop's
+  // top-level op: the shared-memory planner tracks live ranges at the kernel
+  // body's top level, so an epilogue after the loop reuses the ring's memory,
+  // but one inside the same persistent tile loop does not.
   int64_t buffers = 0, scratch = 0;
-  loop->getParentOfType<KernelOp>().walk([&](Operation *op) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<LocalAllocOp>(op))
       buffers += llvm::alignTo(alloc.getType().getSizeInBytes(), 1024);
     else if (auto bars = dyn_cast<MBarrierAllocOp>(op))
@@ -557,10 +560,11 @@ static int64_t fitStages(scf::ForOp loop, int64_t stages,
   for (Candidate &c : cands)
     for (ConvertLayoutOp cvt : c.converts)
       replaced.insert(cvt);
-  loop.walk([&](Operation *op) {
-    if (!replaced.contains(op))
-      scratch = std::max(scratch, getScratchBytes(op));
-  });
+  kernel.getBody().front().findAncestorOpInBlock(*loop)->walk(
+      [&](Operation *op) {
+        if (!replaced.contains(op))
+          scratch = std::max(scratch, getScratchBytes(op));
+      });
   buffers += scratch;
   int64_t left = static_cast<int64_t>(target.maxSmemPerBlock) - buffers -
                  1024 * static_cast<int64_t>(cands.size());

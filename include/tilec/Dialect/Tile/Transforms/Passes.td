@@ -220,6 +220,44 @@ def TileTmaPipeline : Pass<"tile-tma-pipeline", "::mlir::tilec::tile::KernelOp">
   ];
 }
 
+def TileWgmmaOverlap : Pass<"tile-wgmma-overlap", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Runs a loop's register work beside its next wgmma (FA3's intra-warpgroup overlap)";
+  let description = [{
+    A loop whose body chains two wgmma `tile.dot`s through register work
+    (attention: `s = q kᵀ`, the online softmax of `s`, `acc = p v + acc *
+    alpha`), where the second accumulates into a loop-carried value and
+    reads its B operand from a TMA ring stage, is software-pipelined by two
+    stages: stage 1 (the second dot, its wait and releases, the rescale of
+    its accumulator, the wait for and read of its B stage) runs one
+    iteration behind stage 0 (everything else). In the rotated body the
+    next block's first dot and this block's second dot are issued back to
+    back, the first dot's wait leaves the second in flight
+    (`tile.warpgroup_wait 1`), and the register work runs while the tensor
+    cores compute the second dot:
+
+        for j:  s = dot(q, kt(j)); s = wait 0 (s); p, alpha = f(s)
+                acc = dot(p, v(j), acc * alpha); acc = wait 0 (acc)
+      ->
+        S0(0)
+        for j >= 1:  s = dot(q, kt(j)); acc = dot(p, v(j-1), acc * alpha)
+                     s = wait 1 (s); f(s); acc = wait 0 (acc); release v(j-1)
+                     p = convert(..); producer work
+        S1(last)
+
+    The conversion into the second dot's A registers and the producer work
+    after the first dot run after the second dot's wait (the group in
+    flight reads the previous A registers; a refill waits for the stage the
+    second dot reads). The rotated loop sits in a branch on the loop running
+    at all. Loops of another shape keep their order, with a missed remark
+    (`--remarks-filter=tile-wgmma-overlap`). `schedule<async_wgmma = false>`
+    turns the pass off.
+  }];
+  let statistics = [
+    Statistic<"numOverlappedLoops", "num-overlapped-loops",
+              "Number of loops whose register work runs beside a wgmma">
+  ];
+}
+
 def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::tilec::tile::KernelOp"> {
   let summary = "Keeps wgmma groups in flight across loop iterations";
   let description = [{
