@@ -39,7 +39,10 @@ def run_block(kernel, q, k, v, o):
     kernel(q, k, v, o, B, H, S, H * S * D, S * D, LOG2E / math.sqrt(D))
 
 
-def check_attention(kernel, name, shapes):
+def check_attention(kernel, name, shapes, sdpa=True):
+    """Max relative error against a float64 reference; the bound is twice
+    bf16 SDPA's own error (or 1e-2 without `sdpa`: under compute-sanitizer,
+    whose racecheck reports cuDNN's kernel)."""
     causal = "causal" in name
     D = 64 if "_d64" in name else 128
     rows = []
@@ -50,9 +53,11 @@ def check_attention(kernel, name, shapes):
         run_block(kernel, q, k, v, o)
         torch.cuda.synchronize()
         ref = reference(q, k, v, causal)
-        sd = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
         err = ((o.float() - ref).abs().max() / ref.abs().max()).item()
-        serr = ((sd.float() - ref).abs().max() / ref.abs().max()).item()
+        serr = 0.0
+        if sdpa:
+            sd = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            serr = ((sd.float() - ref).abs().max() / ref.abs().max()).item()
         written = not torch.isnan(o.float()).any().item()
         rows.append(dict(shape=[B, H, S, D], causal=causal, max_rel_err=err,
                          sdpa_bf16_err=serr, written=written,
