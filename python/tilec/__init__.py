@@ -15,11 +15,12 @@ from ._capi import CompilerNotFoundError
 from .artifacts import ArtifactError
 from .compiler import CompiledKernel, CompileError, CompileResult, compile
 from .grid import evaluate_grid
+from .specialize import specialization
 from .ops import (ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError,
                   attention, gemm)
 
 __all__ = [
-    "compile", "gemm", "attention", "evaluate_grid",
+    "compile", "gemm", "attention", "evaluate_grid", "specialization",
     "CompileResult", "CompiledKernel",
     "CompileError", "CompilerNotFoundError", "ArtifactError", "ArgumentError", "DTypeError",
     "KernelNotAvailableError", "LoweringNotAvailableError",

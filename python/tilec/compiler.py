@@ -11,6 +11,7 @@ import json
 import os
 
 from . import _capi
+from .specialize import specialize_source
 from .cache import ARTIFACT_EXTENSIONS, FileCache, default_cache_dir, file_stem, make_key
 
 EMITS = tuple(_capi.EMIT_STAGES)
@@ -197,7 +198,7 @@ def default_chip():
 
 
 def compile(source_or_path, chip=None, emit="cubin", stages=False, cache_dir=None, *,
-            opt_level=3, cubin_arch=None, cuda_path=None, cache=True):
+            opt_level=3, cubin_arch=None, cuda_path=None, cache=True, specialize=None):
     """Compiles every ``tile.kernel`` of a tile program.
 
     ``source_or_path``: program text, or a path (``str`` ending in ``.mlir``
@@ -208,7 +209,11 @@ def compile(source_or_path, chip=None, emit="cubin", stages=False, cache_dir=Non
     (default ``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``); ``cache=False``
     bypasses the cache. ``opt_level``, ``cubin_arch`` (ptxas target, e.g.
     ``sm_90`` for sm_80 PTX on Hopper) and ``cuda_path`` (toolkit root) are
-    passed to the compiler.
+    passed to the compiler. ``specialize``: kernel arguments to specialize
+    on, ``{name: tensor or int}`` (or the hints of
+    :func:`tilec.specialization`): aligned pointers get ``tile.align``,
+    integers ``tile.divisibility`` (see :mod:`tilec.specialize`); the
+    assumptions go into each kernel's metadata and are checked at launch.
 
     Returns a :class:`CompileResult`; raises :class:`CompileError` with the
     compiler's diagnostics, or :class:`tilec.CompilerNotFoundError` when
@@ -217,6 +222,8 @@ def compile(source_or_path, chip=None, emit="cubin", stages=False, cache_dir=Non
     if emit not in _capi.EMIT_STAGES:
         raise ValueError(f"emit must be one of {', '.join(EMITS)}, not {emit!r}")
     text, source_name = _read_source(source_or_path)
+    if specialize:
+        text = specialize_source(text, specialize)
     if chip is None:
         chip = default_chip()
     library = _capi.load_library()
