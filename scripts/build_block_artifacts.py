@@ -74,6 +74,7 @@ ATTENTION_VARIANTS = {
         "persist": "persistent = true",
         "nopersist": "persistent = false",
         "notmastore": "tma_store = false",
+        "nopingpong": "pingpong = false",
     },
 }
 

@@ -312,7 +312,7 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      BoolAttr asyncWgmma, BoolAttr warpSpecialize,
                      std::optional<int64_t> producerRegs,
                      std::optional<int64_t> consumerRegs, BoolAttr persistent,
-                     BoolAttr tmaStore) {
+                     BoolAttr tmaStore, BoolAttr pingpong) {
   if (stages && (*stages < 2 || *stages > 16))
     return emitError() << "stages must be in [2, 16], got " << *stages;
   for (auto [name, regs] : {std::make_pair("producer_regs", producerRegs),

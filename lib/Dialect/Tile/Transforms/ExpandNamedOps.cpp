@@ -145,9 +145,9 @@ static void keepCpAsyncRing(KernelOp kernel) {
   kernel.setScheduleAttr(
       s ? ScheduleAttr::get(ctx, s.getStages(), no, s.getAsyncWgmma(),
                             s.getWarpSpecialize(), s.getProducerRegs(),
-                            s.getConsumerRegs(), no, no)
+                            s.getConsumerRegs(), no, no, s.getPingpong())
         : ScheduleAttr::get(ctx, std::nullopt, no, nullptr, nullptr,
-                            std::nullopt, std::nullopt, no, no));
+                            std::nullopt, std::nullopt, no, no, nullptr));
 }
 
 /// The kernel must consist of views, constants, the named op and the return.

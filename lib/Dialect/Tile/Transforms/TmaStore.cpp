@@ -74,6 +74,19 @@ static std::string checkStore(StoreOp store) {
     return "the row length is not known to be a multiple of 8 elements (TMA "
            "stores whole 16-byte chunks; annotate it with "
            "{tile.divisibility = 8 : i64})";
+  // The tensor map is made once, before the store's top-level op (the tile
+  // loop): the view must be computable there.
+  Block &body = store->getParentOfType<KernelOp>().getBody().front();
+  Operation *top = body.findAncestorOpInBlock(*store);
+  if (make->getBlock() != &body || !make->isBeforeInBlock(top))
+    for (Value v : make->getOperands()) {
+      Operation *d = v.getDefiningOp();
+      bool before = d ? d->getBlock() == &body && d->isBeforeInBlock(top)
+                      : cast<BlockArgument>(v).getOwner() == &body;
+      if (!before)
+        return "the output view is computed inside the tile loop (its "
+               "tensor map is made once, before it)";
+    }
   return "";
 }
 

@@ -248,7 +248,12 @@ def TileWgmmaOverlap : Pass<"tile-wgmma-overlap", "::mlir::tilec::tile::KernelOp
     after the first dot run after the second dot's wait (the group in
     flight reads the previous A registers; a refill waits for the stage the
     second dot reads). The rotated loop sits in a branch on the loop running
-    at all. Loops of another shape keep their order, with a missed remark
+    at all. In an 8-warp kernel whose dots give each warpgroup its own 64
+    rows, `schedule<pingpong = true>` (the default where the first dot's K
+    is at most 64) makes the two warpgroups take turns issuing the products
+    (named barriers 3 and 4 around the stage waits and dots), so that one's
+    register work runs while the other's wgmma does. Loops of another shape
+    keep their order, with a missed remark
     (`--remarks-filter=tile-wgmma-overlap`). `schedule<async_wgmma = false>`
     turns the pass off.
   }];
