@@ -400,3 +400,49 @@ module attributes {gpu.container_module} {
   }
 }
 
+// -----
+
+// A tensor map made before tile-persistent (over a view the tile loop would
+// enclose): the kernel stays one program per tile, and the remark says why
+// (not that the map depends on the tile: it does not).
+// CHECK-LABEL: tile.kernel @gemm(
+// CHECK-SAME:  grid(ceildiv(%M, 128), ceildiv(%N, 128)) warps(8) schedule<persistent = true> {
+// CHECK-NOT:   tile.num_programs
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+module attributes {gpu.container_module} {
+  gpu.module @gemm [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    // expected-remark @+1 {{one program per tile: 'tile.make_tensor_map' reads values the tile loop would define}}
+    tile.kernel @gemm(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128), ceildiv(%N, 128)) warps(8) schedule<persistent = true> {
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %c128_i32 = arith.constant 128 : i32
+      %pid = tile.program_id x
+      %pid_0 = tile.program_id y
+      %0 = arith.muli %pid, %c128_i32 : i32
+      %1 = arith.muli %pid_0, %c128_i32 : i32
+      %2 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+      %3 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+      %4 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+      %map = tile.make_tensor_map %4 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %5 = arith.addi %0, %c128_i32 : i32
+      %6 = scf.for %arg0 = %c0_i32 to %5 step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x128xf32, #mma>)  : i32 {
+        %9 = tile.load %2[%0, %arg0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<128x64xbf16, #blocked>
+        %10 = tile.load %3[%arg0, %1] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<64x128xbf16, #blocked1>
+        %11 = tile.convert_layout %9 : tensor<128x64xbf16, #blocked> -> tensor<128x64xbf16, #shared>
+        %12 = tile.convert_layout %10 : tensor<64x128xbf16, #blocked1> -> tensor<64x128xbf16, #shared>
+        %13 = tile.dot %11, %12, %arg1 : tensor<128x64xbf16, #shared>, tensor<64x128xbf16, #shared> -> tensor<128x128xf32, #mma>
+        scf.yield %13 : tensor<128x128xf32, #mma>
+      }
+      %7 = arith.truncf %6 : tensor<128x128xf32, #mma> to tensor<128x128xbf16, #mma>
+      %8 = tile.convert_layout %7 : tensor<128x128xbf16, #mma> -> tensor<128x128xbf16, #blocked1>
+      tile.store %8, %4[%0, %1] : tensor<128x128xbf16, #blocked1>, !tile.view<?x?xbf16, strides = [?, 1]>
+      tile.return
+    }
+  }
+}
+

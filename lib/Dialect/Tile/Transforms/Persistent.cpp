@@ -173,13 +173,20 @@ void TilePersistentPass::runOnOperation() {
   if (kernel.getClusterSize() > 1)
     return decline("the kernel runs in clusters");
   Block &body = kernel.getBody().front();
-  for (Operation &op : body)
-    if (staysAtTop(&op) && !isa<ReturnOp>(op) &&
-        llvm::any_of(op.getOperands(), [&](Value v) {
-          return !isa<BlockArgument>(v);
-        }))
-      return decline(Twine("'") + op.getName().getStringRef() +
-                     "' depends on the program's tile");
+  for (Operation &op : body) {
+    if (!staysAtTop(&op) || isa<ReturnOp>(op))
+      continue;
+    for (Value v : op.getOperands()) {
+      if (isa<BlockArgument>(v))
+        continue;
+      // The op stays before the tile loop; what it reads would move into it.
+      return decline(Twine("'") + op.getName().getStringRef() + "' " +
+                     (dependsOnProgram(v)
+                          ? "depends on the program's tile"
+                          : "reads values the tile loop would define (it "
+                            "must run before the passes that create it)"));
+    }
+  }
 
   Location loc = kernel.getLoc();
   OpBuilder b(&body, body.begin());
