@@ -43,13 +43,6 @@ using namespace mlir::tilec::tile;
 
 static constexpr StringLiteral kPassName = "tile-async-wgmma";
 
-/// True for a dot lowered to wgmma: B (and A, or A in registers) read from
-/// shared memory in place.
-static bool isWgmma(DotOp dot) {
-  return isa_and_nonnull<SharedEncodingAttr>(
-      cast<RankedTensorType>(dot.getB().getType()).getEncoding());
-}
-
 namespace {
 /// The accumulator chain of a loop: `acc' = wait 0 (dot(.., acc))`, with
 /// `acc` the iter_arg at `index` and `acc'` yielded there.
@@ -77,9 +70,8 @@ static FailureOr<Chain> findChain(scf::ForOp loop, std::string &why) {
     return failure();
   }
   DotOp dot = dots.front();
-  auto wait = dyn_cast_or_null<WarpgroupWaitOp>(dot->getNextNode());
-  if (!wait || wait.getPending() != 0 || wait.getValues().size() != 1 ||
-      wait.getValues()[0] != dot.getResult() || !dot->hasOneUse()) {
+  WarpgroupWaitOp wait = getWaitFor(dot);
+  if (!wait) {
     why = "the dot is not followed by a wait for it alone";
     return failure();
   }

@@ -197,6 +197,19 @@ Value mlir::tilec::tile::getFreeParity(OpBuilder &b, Location loc, Value ph) {
   return arith::XOrIOp::create(b, loc, ph, createI32(b, loc, 1));
 }
 
+bool mlir::tilec::tile::isWgmma(DotOp dot) {
+  return isa_and_nonnull<SharedEncodingAttr>(
+      cast<RankedTensorType>(dot.getB().getType()).getEncoding());
+}
+
+WarpgroupWaitOp mlir::tilec::tile::getWaitFor(DotOp dot) {
+  auto wait = dyn_cast_or_null<WarpgroupWaitOp>(dot->getNextNode());
+  if (!wait || wait.getPending() != 0 || wait.getValues().size() != 1 ||
+      wait.getValues()[0] != dot.getResult() || !dot->hasOneUse())
+    return {};
+  return wait;
+}
+
 void mlir::tilec::tile::remarkMissed(Operation *op, StringRef pass,
                                      StringRef name, const Twine &reason) {
   std::string text = reason.str();

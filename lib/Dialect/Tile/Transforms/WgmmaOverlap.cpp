@@ -66,22 +66,12 @@ struct Plan {
   DotOp first, second;
   WarpgroupWaitOp firstWait, secondWait;
   unsigned accIndex; // the iter_arg that second accumulates into
-  bool pingpong = false; // two warpgroups take turns issuing the products
   DenseSet<Operation *> late; // stage 1
   /// The rotated body: stage 0's head (up to first), stage 1's head (up to
   /// second), stage 0's rest, stage 1's rest, stage 0's deferred ops.
   SmallVector<Operation *> order;
 };
 } // namespace
-
-/// `dot` followed by a `wait 0` of its result alone, which is its only use.
-static WarpgroupWaitOp getWaitFor(DotOp dot) {
-  auto wait = dyn_cast_or_null<WarpgroupWaitOp>(dot->getNextNode());
-  if (!wait || wait.getPending() != 0 || wait.getValues().size() != 1 ||
-      wait.getValues()[0] != dot.getResult() || !dot->hasOneUse())
-    return {};
-  return wait;
-}
 
 /// True for a pure op without regions (it may move within an iteration).
 static bool isMovable(Operation *op) {
@@ -291,9 +281,7 @@ static FailureOr<Plan> analyze(scf::ForOp loop, std::string &why) {
     return failure();
   SmallVector<DotOp> dots;
   loop.walk([&](DotOp dot) {
-    if (dot->getParentOfType<scf::ForOp>() == loop &&
-        isa_and_nonnull<SharedEncodingAttr>(
-            cast<RankedTensorType>(dot.getB().getType()).getEncoding()))
+    if (dot->getParentOfType<scf::ForOp>() == loop && isWgmma(dot))
       dots.push_back(dot);
   });
   if (dots.size() < 2)
@@ -353,20 +341,14 @@ struct Turns {
 };
 } // namespace
 
-/// Sets up the turns at the start of the kernel, once: warpgroup 1 lets
-/// warpgroup 0 go first. Both warpgroups run the same loops, so the turns
-/// carry over from one rotated loop (or tile) to the next.
-static Turns getTurns(KernelOp kernel) {
+/// Sets up the turns at the start of the kernel (once per kernel: both
+/// warpgroups run the same loops, so the turns carry over from one rotated
+/// loop, or tile, to the next); warpgroup 1 lets warpgroup 0 go first.
+static Turns createTurns(KernelOp kernel) {
   Block &body = kernel.getBody().front();
   OpBuilder b(&body, body.begin());
   Location loc = kernel.getLoc();
-  for (auto wg : body.getOps<WarpgroupIdOp>())
-    if (wg->hasAttr("tile.turns")) {
-      Operation *mine = wg->getNextNode(), *other = mine->getNextNode();
-      return Turns{mine->getResult(0), other->getResult(0)};
-    }
   Value wg = WarpgroupIdOp::create(b, loc);
-  wg.getDefiningOp()->setAttr("tile.turns", b.getUnitAttr());
   Value mine = arith::AddIOp::create(b, loc, wg, createI32(b, loc, 3));
   Value other = arith::SubIOp::create(b, loc, createI32(b, loc, 4), wg);
   Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wg,
@@ -378,8 +360,9 @@ static Turns getTurns(KernelOp kernel) {
   return Turns{mine, other};
 }
 
-/// Rotates `loop` as the file comment shows.
-static void rotate(scf::ForOp loop, Plan &plan) {
+/// Rotates `loop` as the file comment shows; with `turns`, each clone of the
+/// products takes a turn.
+static void rotate(scf::ForOp loop, Plan &plan, const Turns *turns) {
   Block *body = loop.getBody();
   Location loc = loop.getLoc();
   OpBuilder b(loop);
@@ -409,32 +392,27 @@ static void rotate(scf::ForOp loop, Plan &plan) {
     });
   }
 
-  std::optional<Turns> turns;
-  if (plan.pingpong)
-    turns = getTurns(loop->getParentOfType<KernelOp>());
-  // The turn of a warpgroup spans the waits for the stages its products
-  // read and the products' issue.
-  auto isTurnStart = [&](Operation *op) {
-    return isa<MBarrierWaitOp, DotOp>(op);
-  };
-  // Clones the ops of `stage` (in plan order) with `map`; the prologue's and
-  // epilogue's one product each take a turn.
-  auto cloneStage = [&](OpBuilder &ob, bool late, IRMapping &map) {
-    bool inTurn = false, taken = false;
+  // Clones the ops of plan.order: stage 0 with `early`, stage 1 with `late`
+  // (null: the stage is left out). In the rotated body (both stages) the
+  // second dot, of the previous iteration, is issued between the first dot
+  // and its wait, which leaves it in flight. With turns, one turn spans the
+  // first stage wait or product to the last product cloned.
+  auto cloneStages = [&](OpBuilder &ob, IRMapping *early, IRMapping *late) {
+    Operation *turnEnd = late ? plan.second : plan.first;
+    bool taken = false;
     for (Operation *op : plan.order) {
-      if (plan.late.contains(op) != late)
+      IRMapping *map = plan.late.contains(op) ? late : early;
+      if (!map)
         continue;
-      if (turns && !taken && isTurnStart(op)) {
-        taken = true;
+      if (turns && !taken && isa<MBarrierWaitOp, DotOp>(op)) {
         turns->begin(ob, loc);
-        inTurn = true;
+        taken = true;
       }
-      ob.clone(*op, map);
-      if (turns && inTurn &&
-          (op == plan.first.getOperation() || op == plan.second.getOperation())) {
+      Operation *clone = ob.clone(*op, *map);
+      if (early && late && op == plan.firstWait.getOperation())
+        cast<WarpgroupWaitOp>(clone).setPending(1);
+      if (turns && op == turnEnd)
         turns->end(ob, loc);
-        inTurn = false;
-      }
     }
   };
 
@@ -449,7 +427,7 @@ static void rotate(scf::ForOp loop, Plan &plan) {
   pro.map(iv, loop.getLowerBound());
   for (auto [a, init] : llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
     pro.map(a, init);
-  cloneStage(tb, /*late=*/false, pro);
+  cloneStages(tb, &pro, nullptr);
 
   // The rotated loop: iter_args are the original ones (the accumulator as
   // stage 1 left it) and the crossing values of the previous iteration.
@@ -478,25 +456,8 @@ static void rotate(scf::ForOp loop, Plan &plan) {
     for (auto [i, v] : llvm::enumerate(crossing))
       prev.map(v, args[numArgs + i]);
     // Interleaved, each op with its stage's mapping: stage 0 reads this
-    // iteration's values, stage 1 the previous iteration's. The second dot
-    // (of the previous iteration) is issued between the first dot and its
-    // wait, which leaves it in flight.
-    // With turns: one turn from the first stage wait to the second dot.
-    bool inTurn = false, taken = false;
-    for (Operation *op : plan.order) {
-      if (turns && !taken && isTurnStart(op) && !plan.late.contains(op)) {
-        taken = true;
-        turns->begin(kbld, loc);
-        inTurn = true;
-      }
-      Operation *clone = kbld.clone(*op, plan.late.contains(op) ? prev : cur);
-      if (op == plan.firstWait.getOperation())
-        cast<WarpgroupWaitOp>(clone).setPending(1);
-      if (turns && inTurn && op == plan.second.getOperation()) {
-        turns->end(kbld, loc);
-        inTurn = false;
-      }
-    }
+    // iteration's values, stage 1 the previous iteration's.
+    cloneStages(kbld, &cur, &prev);
     SmallVector<Value> yields;
     for (auto [i, v] : llvm::enumerate(yield.getOperands()))
       yields.push_back(i == plan.accIndex ? prev.lookup(v) : cur.lookupOrDefault(v));
@@ -511,7 +472,7 @@ static void rotate(scf::ForOp loop, Plan &plan) {
           kernel.getResult(plan.accIndex));
   for (auto [i, v] : llvm::enumerate(crossing))
     epi.map(v, kernel.getResult(numArgs + i));
-  cloneStage(tb, /*late=*/true, epi);
+  cloneStages(tb, nullptr, &epi);
   SmallVector<Value> results;
   for (unsigned i = 0; i < numArgs; ++i)
     results.push_back(i == plan.accIndex
@@ -539,6 +500,7 @@ void TileWgmmaOverlapPass::runOnOperation() {
     return;
   SmallVector<scf::ForOp> loops;
   getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  std::optional<Turns> turns; // made once, for the first loop that takes them
   for (scf::ForOp loop : loops) {
     std::string why;
     FailureOr<Plan> plan = analyze(loop, why);
@@ -555,16 +517,18 @@ void TileWgmmaOverlapPass::runOnOperation() {
     // 651 against 614 / 663.
     int64_t k = cast<RankedTensorType>(plan->first.getA().getType()).getShape()[1];
     BoolAttr knob = schedule ? schedule.getPingpong() : BoolAttr();
-    plan->pingpong = ScheduleAttr::flag(knob, k <= 64) && canPingpong(loop, *plan);
+    bool pingpong = ScheduleAttr::flag(knob, k <= 64) && canPingpong(loop, *plan);
+    if (pingpong && !turns)
+      turns = createTurns(getOperation());
     remarkPassed(loop, kPassName, "Overlapped",
                  "the next iteration's first dot is issued before this "
                  "iteration's register work, which runs beside the second "
                  "dot" +
-                     std::string(plan->pingpong
+                     std::string(pingpong
                                      ? "; its two warpgroups take turns "
                                        "issuing the products"
                                      : ""));
-    rotate(loop, *plan);
+    rotate(loop, *plan, pingpong ? &*turns : nullptr);
     ++numOverlappedLoops;
   }
 }

@@ -51,6 +51,14 @@ bool isRecomputableInLoop(Value v, scf::ForOp loop);
 SmallVector<Value> cloneForIteration(OpBuilder &b, scf::ForOp loop,
                                      ValueRange values, Value iv);
 
+/// True for a dot lowered to wgmma: B (and A, or A in registers) read from
+/// shared memory in place.
+bool isWgmma(DotOp dot);
+
+/// The `tile.warpgroup_wait 0` right after `dot` that retires its result
+/// alone (the dot's only use), or null.
+WarpgroupWaitOp getWaitFor(DotOp dot);
+
 /// An i32 constant.
 Value createI32(OpBuilder &b, Location loc, int64_t v);
 
