@@ -186,6 +186,14 @@ def attention_section(art, rounds, log, quick):
             m80 = f"tilec_sm_80_attention_block{suffix}"
             if m80 in t and "tilec_named_sm_80" in t:
                 row["sm80_block_vs_named"] = t[m80] / t["tilec_named_sm_80"]
+                # The same program with the tiles a user picks for mma.sync
+                # chips (scripts/build_block_artifacts.py ATTENTION_TILES).
+                tuned = {kk: vv for kk, vv in t.items()
+                         if kk.startswith(m80 + "__bn")}
+                if tuned:
+                    best = max(tuned, key=tuned.get)
+                    row["sm80_tuned_block"] = best
+                    row["sm80_tuned_block_vs_named"] = tuned[best] / t["tilec_named_sm_80"]
             out["bench"].append(row)
             log(json.dumps(row))
     return out

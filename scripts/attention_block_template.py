@@ -48,118 +48,126 @@ tile.kernel @{name}(%Q: !tile.ptr<bf16> {{tile.align = 16 : i64}},
     %sb: i32 {{tile.divisibility = 8 : i64}},
     %sh: i32 {{tile.divisibility = 8 : i64}},
     %qk_scale: f32)
-    grid(ceildiv(%S, 128), %H, %B) warps(8){schedule} {{
+    grid(ceildiv(%S, {M}), %H, %B) warps({W}){schedule} {{
   %c0 = arith.constant 0 : i32
-  %c128 = arith.constant 128 : i32
-  %mb = tile.program_id x
+{consts}  %mb = tile.program_id x
   %h = tile.program_id y
   %b = tile.program_id z
-  %m0 = arith.muli %mb, %c128 : i32
+  %m0 = arith.muli %mb, %c{M} : i32
   %q = tile.make_view %Q[%B, %H, %S, {D}] strides [%sb, %sh, {D}, 1] : !tile.ptr<bf16>
   %k = tile.make_view %K[%B, %H, %S, {D}] strides [%sb, %sh, {D}, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %H, %S, {D}] strides [%sb, %sh, {D}, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %S, {D}] strides [%sb, %sh, {D}, 1] : !tile.ptr<bf16>
-  %tq = tile.load %q[%b, %h, %m0, %c0] : {view} -> tensor<128x{D}xbf16>
-{bounds}  %cols = tile.range 0 to 128 : tensor<128xi32>
-  %sb2 = tile.splat %S : tensor<128x128xi32>
-  %scale = tile.splat %qk_scale : tensor<128x128xf32>
-  %scale_r = tile.splat %qk_scale : tensor<128xf32>
-  %ninf = arith.constant dense<0xFF800000> : tensor<128x128xf32>
-  %s0 = arith.constant dense<0.0> : tensor<128x128xf32>
-  %acc0 = arith.constant dense<0.0> : tensor<128x{D}xf32>
-  %m_init = arith.constant dense<0xFF800000> : tensor<128xf32>
-  %l_init = arith.constant dense<0.0> : tensor<128xf32>
-  %res:3 = scf.for %n = %c0 to {end} step %c128
+  %tq = tile.load %q[%b, %h, %m0, %c0] : {view} -> tensor<{M}x{D}xbf16>
+{bounds}  %cols = tile.range 0 to {N} : tensor<{N}xi32>
+  %sb2 = tile.splat %S : tensor<{M}x{N}xi32>
+  %scale = tile.splat %qk_scale : tensor<{M}x{N}xf32>
+  %scale_r = tile.splat %qk_scale : tensor<{M}xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<{M}x{N}xf32>
+  %s0 = arith.constant dense<0.0> : tensor<{M}x{N}xf32>
+  %acc0 = arith.constant dense<0.0> : tensor<{M}x{D}xf32>
+  %m_init = arith.constant dense<0xFF800000> : tensor<{M}xf32>
+  %l_init = arith.constant dense<0.0> : tensor<{M}xf32>
+  %res:3 = scf.for %n = %c0 to {end} step %c{N}
       iter_args(%acc = %acc0, %m_i = %m_init, %l_i = %l_init)
-      -> (tensor<128x{D}xf32>, tensor<128xf32>, tensor<128xf32>) : i32 {{
-    %tk = tile.load %k[%b, %h, %n, %c0] : {view} -> tensor<128x{D}xbf16>
-    %tv = tile.load %v[%b, %h, %n, %c0] : {view} -> tensor<128x{D}xbf16>
-    %kt = tile.trans %tk : tensor<128x{D}xbf16> -> tensor<{D}x128xbf16>
-    %s = tile.dot %tq, %kt, %s0 : tensor<128x{D}xbf16>, tensor<{D}x128xbf16> -> tensor<128x128xf32>
+      -> (tensor<{M}x{D}xf32>, tensor<{M}xf32>, tensor<{M}xf32>) : i32 {{
+    %tk = tile.load %k[%b, %h, %n, %c0] : {view} -> tensor<{N}x{D}xbf16>
+    %tv = tile.load %v[%b, %h, %n, %c0] : {view} -> tensor<{N}x{D}xbf16>
+    %kt = tile.trans %tk : tensor<{N}x{D}xbf16> -> tensor<{D}x{N}xbf16>
+    %s = tile.dot %tq, %kt, %s0 : tensor<{M}x{D}xbf16>, tensor<{D}x{N}xbf16> -> tensor<{M}x{N}xf32>
     %edge = arith.cmpi sge, %n, %full : i32
-    %sm = scf.if %edge -> (tensor<128x128xf32>) {{
-      %ns = tile.splat %n : tensor<128xi32>
-      %kj = arith.addi %cols, %ns : tensor<128xi32>
-      %kj2 = tile.expand_dims %kj axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
-      %kjb = tile.broadcast %kj2 : tensor<1x128xi32> -> tensor<128x128xi32>
-{keep}      %masked = arith.select %keep, %s, %ninf : tensor<128x128xi1>, tensor<128x128xf32>
-      scf.yield %masked : tensor<128x128xf32>
+    %sm = scf.if %edge -> (tensor<{M}x{N}xf32>) {{
+      %ns = tile.splat %n : tensor<{N}xi32>
+      %kj = arith.addi %cols, %ns : tensor<{N}xi32>
+      %kj2 = tile.expand_dims %kj axis = 0 : tensor<{N}xi32> -> tensor<1x{N}xi32>
+      %kjb = tile.broadcast %kj2 : tensor<1x{N}xi32> -> tensor<{M}x{N}xi32>
+{keep}      %masked = arith.select %keep, %s, %ninf : tensor<{M}x{N}xi1>, tensor<{M}x{N}xf32>
+      scf.yield %masked : tensor<{M}x{N}xf32>
     }} else {{
-      scf.yield %s : tensor<128x128xf32>
+      scf.yield %s : tensor<{M}x{N}xf32>
     }}
-    %rowmax = tile.reduce max %sm axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %rowmax_s = arith.mulf %rowmax, %scale_r : tensor<128xf32>
-    %m_new = arith.maximumf %m_i, %rowmax_s : tensor<128xf32>
-    %alpha_e = arith.subf %m_i, %m_new : tensor<128xf32>
-    %alpha = math.exp2 %alpha_e fastmath<afn> : tensor<128xf32>
-    %mn2 = tile.expand_dims %m_new axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %mnb = tile.broadcast %mn2 : tensor<128x1xf32> -> tensor<128x128xf32>
-    %negm = arith.negf %mnb : tensor<128x128xf32>
-    %e = math.fma %sm, %scale, %negm : tensor<128x128xf32>
-    %p = math.exp2 %e fastmath<afn> : tensor<128x128xf32>
-    %psum = tile.reduce sum %p axis = 1 : tensor<128x128xf32> -> tensor<128xf32>
-    %l_scaled = arith.mulf %l_i, %alpha : tensor<128xf32>
-    %l_new = arith.addf %l_scaled, %psum : tensor<128xf32>
-    %a2 = tile.expand_dims %alpha axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %ab = tile.broadcast %a2 : tensor<128x1xf32> -> tensor<128x{D}xf32>
-    %acc_scaled = arith.mulf %acc, %ab : tensor<128x{D}xf32>
-    %pb = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
-    %acc_new = tile.dot %pb, %tv, %acc_scaled : tensor<128x128xbf16>, tensor<128x{D}xbf16> -> tensor<128x{D}xf32>
-    scf.yield %acc_new, %m_new, %l_new : tensor<128x{D}xf32>, tensor<128xf32>, tensor<128xf32>
+    %rowmax = tile.reduce max %sm axis = 1 : tensor<{M}x{N}xf32> -> tensor<{M}xf32>
+    %rowmax_s = arith.mulf %rowmax, %scale_r : tensor<{M}xf32>
+    %m_new = arith.maximumf %m_i, %rowmax_s : tensor<{M}xf32>
+    %alpha_e = arith.subf %m_i, %m_new : tensor<{M}xf32>
+    %alpha = math.exp2 %alpha_e fastmath<afn> : tensor<{M}xf32>
+    %mn2 = tile.expand_dims %m_new axis = 1 : tensor<{M}xf32> -> tensor<{M}x1xf32>
+    %mnb = tile.broadcast %mn2 : tensor<{M}x1xf32> -> tensor<{M}x{N}xf32>
+    %negm = arith.negf %mnb : tensor<{M}x{N}xf32>
+    %e = math.fma %sm, %scale, %negm : tensor<{M}x{N}xf32>
+    %p = math.exp2 %e fastmath<afn> : tensor<{M}x{N}xf32>
+    %psum = tile.reduce sum %p axis = 1 : tensor<{M}x{N}xf32> -> tensor<{M}xf32>
+    %l_scaled = arith.mulf %l_i, %alpha : tensor<{M}xf32>
+    %l_new = arith.addf %l_scaled, %psum : tensor<{M}xf32>
+    %a2 = tile.expand_dims %alpha axis = 1 : tensor<{M}xf32> -> tensor<{M}x1xf32>
+    %ab = tile.broadcast %a2 : tensor<{M}x1xf32> -> tensor<{M}x{D}xf32>
+    %acc_scaled = arith.mulf %acc, %ab : tensor<{M}x{D}xf32>
+    %pb = arith.truncf %p : tensor<{M}x{N}xf32> to tensor<{M}x{N}xbf16>
+    %acc_new = tile.dot %pb, %tv, %acc_scaled : tensor<{M}x{N}xbf16>, tensor<{N}x{D}xbf16> -> tensor<{M}x{D}xf32>
+    scf.yield %acc_new, %m_new, %l_new : tensor<{M}x{D}xf32>, tensor<{M}xf32>, tensor<{M}xf32>
   }}
-  %one = arith.constant dense<1.0> : tensor<128xf32>
-  %inv = arith.divf %one, %res#2 : tensor<128xf32>
-  %i2 = tile.expand_dims %inv axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-  %ib = tile.broadcast %i2 : tensor<128x1xf32> -> tensor<128x{D}xf32>
-  %out = arith.mulf %res#0, %ib : tensor<128x{D}xf32>
-  %ob = arith.truncf %out : tensor<128x{D}xf32> to tensor<128x{D}xbf16>
-  tile.store %ob, %o[%b, %h, %m0, %c0] : tensor<128x{D}xbf16>, {view}
+  %one = arith.constant dense<1.0> : tensor<{M}xf32>
+  %inv = arith.divf %one, %res#2 : tensor<{M}xf32>
+  %i2 = tile.expand_dims %inv axis = 1 : tensor<{M}xf32> -> tensor<{M}x1xf32>
+  %ib = tile.broadcast %i2 : tensor<{M}x1xf32> -> tensor<{M}x{D}xf32>
+  %out = arith.mulf %res#0, %ib : tensor<{M}x{D}xf32>
+  %ob = arith.truncf %out : tensor<{M}x{D}xf32> to tensor<{M}x{D}xbf16>
+  tile.store %ob, %o[%b, %h, %m0, %c0] : tensor<{M}x{D}xbf16>, {view}
   tile.return
 }}
 """
 
 BOUNDS = """\
   // Keys [0, full) are visible to every row; [full, S) need the mask.
-  %sfull = arith.divsi %S, %c128 : i32
-  %full = arith.muli %sfull, %c128 : i32
+  %sfull = arith.divsi %S, %c{N} : i32
+  %full = arith.muli %sfull, %c{N} : i32
 """
 
 CAUSAL_BOUNDS = """\
   // Query i sees keys j <= i: the loop ends after the block's last query,
   // and keys [0, full) are visible to every row.
-  %sfull = arith.divsi %S, %c128 : i32
-  %sfull2 = arith.muli %sfull, %c128 : i32
+  %sfull = arith.divsi %S, %c{N} : i32
+  %sfull2 = arith.muli %sfull, %c{N} : i32
   %full = arith.minsi %sfull2, %m0 : i32
-  %last = arith.addi %m0, %c128 : i32
+  %last = arith.addi %m0, %c{M} : i32
   %end = arith.minsi %last, %S : i32
-  %rows = tile.range 0 to 128 : tensor<128xi32>
-  %m0s = tile.splat %m0 : tensor<128xi32>
-  %qi = arith.addi %rows, %m0s : tensor<128xi32>
-  %qi2 = tile.expand_dims %qi axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
-  %qib = tile.broadcast %qi2 : tensor<128x1xi32> -> tensor<128x128xi32>
+  %rows = tile.range 0 to {M} : tensor<{M}xi32>
+  %m0s = tile.splat %m0 : tensor<{M}xi32>
+  %qi = arith.addi %rows, %m0s : tensor<{M}xi32>
+  %qi2 = tile.expand_dims %qi axis = 1 : tensor<{M}xi32> -> tensor<{M}x1xi32>
+  %qib = tile.broadcast %qi2 : tensor<{M}x1xi32> -> tensor<{M}x{N}xi32>
 """
 
 KEEP = """\
-      %keep = arith.cmpi slt, %kjb, %sb2 : tensor<128x128xi32>
+      %keep = arith.cmpi slt, %kjb, %sb2 : tensor<{M}x{N}xi32>
 """
 
 CAUSAL_KEEP = """\
-      %inside = arith.cmpi slt, %kjb, %sb2 : tensor<128x128xi32>
-      %visible = arith.cmpi sle, %kjb, %qib : tensor<128x128xi32>
-      %keep = arith.andi %inside, %visible : tensor<128x128xi1>
+      %inside = arith.cmpi slt, %kjb, %sb2 : tensor<{M}x{N}xi32>
+      %visible = arith.cmpi sle, %kjb, %qib : tensor<{M}x{N}xi32>
+      %keep = arith.andi %inside, %visible : tensor<{M}x{N}xi1>
 """
 
 
-def attention_block_source(head_dim=128, causal=False, name=None, schedule=""):
-    """One kernel's text; `schedule` is the knobs of schedule<...>, if any."""
+def attention_block_source(head_dim=128, causal=False, name=None, schedule="",
+                           block_m=128, block_n=128, warps=8):
+    """One kernel's text; `schedule` is the knobs of schedule<...>, if any.
+    `block_m` queries per program, `block_n` keys per loop step (block_m must
+    be a multiple of block_n: the causal loop ends at the block's last query)
+    and `warps` are the tile choices a user would tune per chip."""
+    if block_m % block_n:
+        raise ValueError("block_m must be a multiple of block_n")
     if name is None:
         name = "attention_block_causal_bf16" if causal else "attention_block_bf16"
     view = f"!tile.view<?x?x?x{head_dim}xbf16, strides = [?, ?, {head_dim}, 1]>"
+    sizes = dict(M=block_m, N=block_n)
+    consts = "".join(f"  %c{v} = arith.constant {v} : i32\n"
+                     for v in sorted({block_m, block_n}, reverse=True))
     return KERNEL.format(
-        name=name, D=head_dim, view=view,
+        name=name, D=head_dim, view=view, W=warps, consts=consts, **sizes,
         schedule=f" schedule<{schedule}>" if schedule else "",
-        bounds=CAUSAL_BOUNDS if causal else BOUNDS,
-        keep=CAUSAL_KEEP if causal else KEEP,
+        bounds=(CAUSAL_BOUNDS if causal else BOUNDS).format(**sizes),
+        keep=(CAUSAL_KEEP if causal else KEEP).format(**sizes),
         end="%end" if causal else "%S")
 
 

@@ -79,6 +79,18 @@ ATTENTION_VARIANTS = {
 }
 
 
+# Tile choices a user would tune per chip (as a Triton autotune config
+# lists them): on mma.sync chips 64-key blocks over 4 warps (32 query rows a
+# warp, so every ldmatrix of K and V feeds two mma.sync) instead of 128-key
+# blocks over 8 warps; `s2` also asks for a 2-stage ring.
+ATTENTION_TILES = {
+    "sm_80": {
+        "bn64w4": (dict(block_n=64, warps=4), ""),
+        "bn64w4s2": (dict(block_n=64, warps=4), "stages = 2"),
+    },
+}
+
+
 def jobs_for(chip):
     jobs = []
     path = os.path.join(ROOT, "examples", "gemm_block_bf16.mlir")
@@ -96,6 +108,10 @@ def jobs_for(chip):
             for tag, knobs in ATTENTION_VARIANTS.get(chip, {}).items():
                 jobs.append((f"{name}__{tag}",
                              attention_block_source(d, causal, f"{name}__{tag}", knobs)))
+            for tag, (tiles, knobs) in ATTENTION_TILES.get(chip, {}).items():
+                jobs.append((f"{name}__{tag}",
+                             attention_block_source(d, causal, f"{name}__{tag}", knobs,
+                                                    **tiles)))
     jobs.append(gemm_source())
     jobs.append(gemm_source(b_layout="col"))
     for d in (64, 128):

@@ -67,17 +67,14 @@ struct Candidate {
 };
 } // namespace
 
-/// The facts of `load` itself that a 16-byte cp.async stage needs (its
-/// users are checked by analyzeLoad); `why` says what fails.
-static LogicalResult checkLoadFacts(LoadOp load, scf::ForOp loop,
-                                    std::string *why) {
+/// The facts of `load`'s tile and view that 16-byte cp.async copies need,
+/// wherever the load is; `why` says what fails.
+static LogicalResult checkCopyFacts(LoadOp load, std::string *why) {
   auto fail = [&](StringRef reason) {
     if (why)
       *why = reason.str();
     return failure();
   };
-  if (load->getBlock() != loop.getBody())
-    return fail("not at the top level of the loop body");
   if (load.getMask() || load.getPadding() != Padding::Zero)
     return fail("masked or non-zero padding");
   auto tile = cast<RankedTensorType>(load.getType());
@@ -87,8 +84,8 @@ static LogicalResult checkLoadFacts(LoadOp load, scf::ForOp loop,
   unsigned elemBytes = 2, vec = 8;
   ViewType viewType = load.getView().getType();
   auto make = load.getView().getDefiningOp<MakeViewOp>();
-  if (!make || !loop.isDefinedOutsideOfLoop(load.getView()))
-    return fail("view not made outside the loop");
+  if (!make)
+    return fail("view not made by tile.make_view");
   unsigned lead = viewType.getRank() - 2;
   std::optional<unsigned> cd = viewType.getContiguousDim();
   if (!cd || *cd < lead)
@@ -112,7 +109,24 @@ static LogicalResult checkLoadFacts(LoadOp load, scf::ForOp loop,
   }
   if (getDivisibility(load.getOffsets()[*cd]) % vec != 0)
     return fail("the offset along the rows is not known to be 16-byte aligned");
+  return success();
+}
 
+/// The facts of `load` itself that a 16-byte cp.async stage of `loop` needs
+/// (its users are checked by analyzeLoad); `why` says what fails.
+static LogicalResult checkLoadFacts(LoadOp load, scf::ForOp loop,
+                                    std::string *why) {
+  auto fail = [&](StringRef reason) {
+    if (why)
+      *why = reason.str();
+    return failure();
+  };
+  if (load->getBlock() != loop.getBody())
+    return fail("not at the top level of the loop body");
+  if (failed(checkCopyFacts(load, why)))
+    return failure();
+  if (!loop.isDefinedOutsideOfLoop(load.getView()))
+    return fail("view not made outside the loop");
   // Offsets must be recomputable for other iterations.
   for (Value off : load.getOffsets())
     if (!isRecomputableInLoop(off, loop))
@@ -579,6 +593,107 @@ static int64_t fitStages(scf::ForOp loop, int64_t stages,
   return fit;
 }
 
+/// 32-bit registers one of `threads` threads holds of a distributed tensor
+/// of `type` (0 for anything else).
+static int64_t getRegsPerThread(Type type, int64_t threads) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() ||
+      !tensor.getElementType().isIntOrFloat())
+    return 0;
+  int64_t bits = tensor.getNumElements() *
+                 std::max<int64_t>(8, tensor.getElementTypeBitWidth());
+  return llvm::divideCeil(bits, 32 * threads);
+}
+
+/// Registers a thread keeps for the loop-invariant operands staged below:
+/// addresses, indices, the loop counter and the double-buffered fragments of
+/// the operands read per K step.
+static constexpr int64_t kRegisterReserve = 32;
+
+/// Loop-invariant dot operands of `loop` (a tile.load before the loop,
+/// converted to a register dot-operand layout for dots inside it) whose
+/// registers, beside what the loop keeps live, would not fit in a thread's
+/// budget: each goes to shared memory instead, by one cp.async copy (its own
+/// group, committed before the ring's prologue, so the loop's first wait
+/// covers it) and an ldmatrix read at each use in the loop, as
+/// FlashAttention-2 keeps Q at head dim 128 on mma.sync. The estimate per
+/// thread: the loop's tensor iter_args, the dot results it does not yield
+/// (attention's scores) and the invariant operands. Returns the number of
+/// operands staged.
+static unsigned stageInvariantOperands(scf::ForOp loop,
+                                       const TargetInfo &target) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  int64_t threads = kernel.getNumWarps() * 32;
+  SetVector<ConvertLayoutOp> invariants;
+  int64_t live = 0;
+  for (Value arg : loop.getRegionIterArgs())
+    live += getRegsPerThread(arg.getType(), threads);
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  loop.walk([&](DotOp dot) {
+    bool yielded = llvm::any_of(dot->getUsers(),
+                                [&](Operation *u) { return u == yield; });
+    if (!yielded)
+      live += getRegsPerThread(dot.getType(), threads);
+    for (Value operand : {dot.getA(), dot.getB()}) {
+      auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
+      if (!cvt || loop->isAncestor(cvt) ||
+          !isa_and_nonnull<DotOperandEncodingAttr>(
+              cast<RankedTensorType>(cvt.getType()).getEncoding()))
+        continue;
+      auto load = cvt.getSrc().getDefiningOp<LoadOp>();
+      if (!load || !load->hasOneUse() ||
+          failed(checkCopyFacts(load, /*why=*/nullptr)))
+        continue;
+      if (llvm::all_of(cvt->getUsers(), [&](Operation *user) {
+            return loop->isProperAncestor(user);
+          }))
+        invariants.insert(cvt);
+    }
+  });
+  if (invariants.empty())
+    return 0;
+  int64_t operands = 0;
+  for (ConvertLayoutOp cvt : invariants)
+    operands += getRegsPerThread(cvt.getType(), threads);
+  int64_t budget =
+      std::min<int64_t>(target.maxRegsPerThread, target.regsPerSM / threads);
+  if (live + operands + kRegisterReserve <= budget)
+    return 0;
+
+  for (ConvertLayoutOp cvt : invariants) {
+    auto load = cvt.getSrc().getDefiningOp<LoadOp>();
+    auto tile = cast<RankedTensorType>(load.getType());
+    ViewType viewType = load.getView().getType();
+    unsigned contig =
+        *viewType.getContiguousDim() - (viewType.getRank() - 2);
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    Value buffer = LocalAllocOp::create(
+        b, loc,
+        SmemType::get(b.getContext(), {1, tile.getDimSize(0), tile.getDimSize(1)},
+                      tile.getElementType(),
+                      getLdmatrixSwizzle(b.getContext(), tile.getShape(), contig,
+                                         /*elemBytes=*/2)));
+    Value zero = constantLike(b, loc, b.getI32Type(), 0);
+    AsyncCopyOp::create(b, loc, load.getView(), load.getOffsets(), buffer, zero);
+    AsyncCommitOp::create(b, loc);
+    for (OpOperand &use : llvm::make_early_inc_range(cvt->getUses())) {
+      b.setInsertionPoint(use.getOwner());
+      use.set(LocalLoadOp::create(b, cvt.getLoc(), cvt.getType(), buffer, zero));
+    }
+    remarkPassed(load, "tile-pipeline", "OperandInSharedMemory",
+                 "this loop-invariant dot operand waits in shared memory and "
+                 "is read anew at each use: the loop keeps " +
+                     Twine(live) + " registers a thread live, the operand " +
+                     Twine(getRegsPerThread(cvt.getType(), threads)) +
+                     " more, over the budget of " + Twine(budget) +
+                     " (less " + Twine(kRegisterReserve) + " in reserve)");
+    cvt.erase();
+    load.erase();
+  }
+  return invariants.size();
+}
+
 /// Writes the tile a conversion to a #tile.shared layout brings to a dot
 /// (read in place) through a staging buffer, when no ring serves it (a TMA
 /// ring declined, say): every thread stores its elements, fences them for the
@@ -637,6 +752,8 @@ void TilePipelinePass::runOnOperation() {
     // has 99 KB); an explicit depth is kept (the planner then diagnoses).
     bool explicitDepth = loop->hasAttr("tile.num_stages") ||
                          (schedule && schedule.getStages());
+    unsigned staged = target->hasWgmma ? 0 : stageInvariantOperands(loop, *target);
+    numStagedOperands += staged;
     if (!explicitDepth)
       stages = fitStages(loop, stages, *target);
     unsigned n = stages ? pipelineLoop(loop, stages) : 0;
@@ -644,7 +761,7 @@ void TilePipelinePass::runOnOperation() {
     // A loop meant for the ring whose loads stay synchronous still may read
     // buffers filled by earlier copies (attention's Q), which the ring's
     // first wait would have covered: wait for them before the loop.
-    if (n == 0 && loop->hasAttr("tile.num_stages")) {
+    if (n == 0 && (staged || loop->hasAttr("tile.num_stages"))) {
       OpBuilder b(loop);
       AsyncWaitOp::create(b, loop.getLoc(), 0);
       BarrierOp::create(b, loop.getLoc());

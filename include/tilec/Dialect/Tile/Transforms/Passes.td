@@ -100,6 +100,16 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
     conflict on banks. A loop's `tile.num_stages` attribute overrides the
     option. Loads whose 16-byte alignment cannot be proven (pointer
     `tile.align`, stride `tile.divisibility`, offsets) are left alone.
+
+    On mma.sync chips, a loop-invariant dot operand (a `tile.load` before
+    the loop, converted to a `#tile.dot_operand` layout only for dots inside
+    it) stays in registers where they hold it: when the loop's tensor
+    iter_args, the dot results it does not yield and the invariant operands
+    would need more 32-bit registers a thread than its budget (255, or the
+    register file over the kernel's threads) less 32 in reserve, each such
+    operand is copied once into its own shared-memory buffer and read with
+    `ldmatrix` at each use (FlashAttention-2's Q at head dim 128). A remark
+    reports the estimate.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
@@ -111,7 +121,9 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
   ];
   let statistics = [
     Statistic<"numPipelinedLoads", "num-pipelined-loads",
-              "Number of loads turned into asynchronous copies">
+              "Number of loads turned into asynchronous copies">,
+    Statistic<"numStagedOperands", "num-staged-operands",
+              "Number of loop-invariant dot operands kept in shared memory">
   ];
 }
 

@@ -1,0 +1,156 @@
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(tile.kernel(tile-pipeline)))' | FileCheck %s
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(tile.kernel(tile-pipeline)))' --remarks-filter=tile-pipeline --remark-format=emitRemark -verify-diagnostics -o /dev/null
+
+// Loop-invariant dot operands on mma.sync (sm_80): an attention-like loop,
+// Q·Kᵀ then P·V, as tile-assign-layouts and LICM leave it (Q loaded and
+// converted to its A-operand layout before the loop).
+
+// Head dim 128 on 4 warps: the accumulator (128 registers a thread) and the
+// scores (64) leave no room for Q's 64, so Q is copied once into its own
+// buffer (its commit group before the ring's prologue) and read by ldmatrix
+// in the loop.
+
+// CHECK-LABEL: tile.kernel @q_staged
+// CHECK-NOT: tile.load
+// CHECK: %[[Q:.+]] = tile.local_alloc : !tile.smem<1x128x128xbf16, #[[$SQ:.+]]>
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK-NEXT: tile.async_copy %{{.+}}[%c0_i32, %c0_i32], %[[Q]][%[[ZERO]]] : !tile.view<128x128xbf16, strides = [128, 1]>, !tile.smem<1x128x128xbf16, #[[$SQ]]>
+// CHECK-NEXT: tile.async_commit
+// CHECK-NEXT: tile.local_alloc : !tile.smem<3x128x64xbf16
+// CHECK: scf.for
+// CHECK: tile.async_wait 1
+// CHECK: tile.local_load %[[Q]][%[[ZERO]]] : !tile.smem<1x128x128xbf16, #[[$SQ]]> -> tensor<128x128xbf16, #dot_op{{[0-9]*}}>
+// CHECK-NEXT: tile.dot
+// CHECK-NOT: tile.convert_layout {{.*}} -> tensor<128x128xbf16
+// CHECK: tile.return
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+#blocked2 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked3 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#dot_op1 = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {gpu.container_module} {
+  gpu.module @q_staged [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">] {
+    tile.kernel @q_staged(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<f32> {tile.align = 16 : i64}, %S: i32) grid(1) warps(4) {
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+      %cst_0 = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %0 = tile.make_view %Q[128, 128] strides [128, 1] : !tile.ptr<bf16>
+      %1 = tile.make_view %K[128, %S] strides [1, 128] : !tile.ptr<bf16>
+      %2 = tile.make_view %V[%S, 128] strides [128, 1] : !tile.ptr<bf16>
+      %3 = tile.make_view %O[128, 128] strides [128, 1] : !tile.ptr<f32>
+      // expected-remark @below {{this loop-invariant dot operand waits in shared memory and is read anew at each use: the loop keeps 192 registers a thread live, the operand 64 more, over the budget of 255 (less 32 in reserve)}}
+      %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x128xbf16, strides = [128, 1]> -> tensor<128x128xbf16, #blocked>
+      %5 = tile.convert_layout %4 : tensor<128x128xbf16, #blocked> -> tensor<128x128xbf16, #dot_op>
+      %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x128xf32, #mma>)  : i32 {
+        %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<128x?xbf16, strides = [1, 128]> -> tensor<128x64xbf16, #blocked1>
+        %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<64x128xbf16, #blocked>
+        %9 = tile.convert_layout %7 : tensor<128x64xbf16, #blocked1> -> tensor<128x64xbf16, #dot_op1>
+        %10 = tile.dot %5, %9, %cst_0 : tensor<128x128xbf16, #dot_op>, tensor<128x64xbf16, #dot_op1> -> tensor<128x64xf32, #mma>
+        %11 = tile.convert_layout %10 : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #dot_op>
+        %12 = arith.truncf %11 : tensor<128x64xf32, #dot_op> to tensor<128x64xbf16, #dot_op>
+        %13 = tile.convert_layout %8 : tensor<64x128xbf16, #blocked> -> tensor<64x128xbf16, #dot_op1>
+        %14 = tile.dot %12, %13, %arg1 : tensor<128x64xbf16, #dot_op>, tensor<64x128xbf16, #dot_op1> -> tensor<128x128xf32, #mma>
+        scf.yield %14 : tensor<128x128xf32, #mma>
+      }
+      tile.store %6, %3[%c0_i32, %c0_i32] : tensor<128x128xf32, #mma>, !tile.view<128x128xf32, strides = [128, 1]>
+      tile.return
+    }
+  }
+}
+
+// -----
+
+// Head dim 64: 64 + 64 + 32 registers fit; Q stays in registers.
+
+// CHECK-LABEL: tile.kernel @q_in_registers
+// CHECK: %[[QR:.+]] = tile.load %{{.*}} -> tensor<128x64xbf16, #blocked{{[0-9]*}}>
+// CHECK-NEXT: %[[QA:.+]] = tile.convert_layout %[[QR]]
+// CHECK-NOT: tile.smem<1x128x64
+// CHECK: tile.dot %[[QA]]
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+#blocked2 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked3 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#dot_op1 = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {gpu.container_module} {
+  gpu.module @q_in_registers [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">] {
+    tile.kernel @q_in_registers(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<f32> {tile.align = 16 : i64}, %S: i32) grid(1) warps(4) {
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %0 = tile.make_view %Q[128, 64] strides [64, 1] : !tile.ptr<bf16>
+      %1 = tile.make_view %K[64, %S] strides [1, 64] : !tile.ptr<bf16>
+      %2 = tile.make_view %V[%S, 64] strides [64, 1] : !tile.ptr<bf16>
+      %3 = tile.make_view %O[128, 64] strides [64, 1] : !tile.ptr<f32>
+      %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x64xbf16, strides = [64, 1]> -> tensor<128x64xbf16, #blocked2>
+      %5 = tile.convert_layout %4 : tensor<128x64xbf16, #blocked2> -> tensor<128x64xbf16, #dot_op>
+      %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x64xf32, #mma>)  : i32 {
+        %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<64x?xbf16, strides = [1, 64]> -> tensor<64x64xbf16, #blocked3>
+        %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16, #blocked2>
+        %9 = tile.convert_layout %7 : tensor<64x64xbf16, #blocked3> -> tensor<64x64xbf16, #dot_op1>
+        %10 = tile.dot %5, %9, %cst : tensor<128x64xbf16, #dot_op>, tensor<64x64xbf16, #dot_op1> -> tensor<128x64xf32, #mma>
+        %11 = tile.convert_layout %10 : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #dot_op>
+        %12 = arith.truncf %11 : tensor<128x64xf32, #dot_op> to tensor<128x64xbf16, #dot_op>
+        %13 = tile.convert_layout %8 : tensor<64x64xbf16, #blocked2> -> tensor<64x64xbf16, #dot_op1>
+        %14 = tile.dot %12, %13, %arg1 : tensor<128x64xbf16, #dot_op>, tensor<64x64xbf16, #dot_op1> -> tensor<128x64xf32, #mma>
+        scf.yield %14 : tensor<128x64xf32, #mma>
+      }
+      tile.store %6, %3[%c0_i32, %c0_i32] : tensor<128x64xf32, #mma>, !tile.view<128x64xf32, strides = [64, 1]>
+      tile.return
+    }
+  }
+
+}
+
+// -----
+
+// Q's pointer is not known to be 16-byte aligned: no cp.async copy can
+// serve it, so it stays in registers (and ptxas spills).
+
+// CHECK-LABEL: tile.kernel @q_unaligned
+// CHECK: tile.load %{{.*}} -> tensor<128x128xbf16
+// CHECK-NOT: tile.smem<1x128x128
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+#blocked2 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked3 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#dot_op1 = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {gpu.container_module} {
+  gpu.module @q_unaligned [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">] {
+    tile.kernel @q_unaligned(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<f32> {tile.align = 16 : i64}, %S: i32) grid(1) warps(4) {
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+      %cst_0 = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %0 = tile.make_view %Q[128, 128] strides [128, 1] : !tile.ptr<bf16>
+      %1 = tile.make_view %K[128, %S] strides [1, 128] : !tile.ptr<bf16>
+      %2 = tile.make_view %V[%S, 128] strides [128, 1] : !tile.ptr<bf16>
+      %3 = tile.make_view %O[128, 128] strides [128, 1] : !tile.ptr<f32>
+      %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x128xbf16, strides = [128, 1]> -> tensor<128x128xbf16, #blocked>
+      %5 = tile.convert_layout %4 : tensor<128x128xbf16, #blocked> -> tensor<128x128xbf16, #dot_op>
+      %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x128xf32, #mma>)  : i32 {
+        %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<128x?xbf16, strides = [1, 128]> -> tensor<128x64xbf16, #blocked1>
+        %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<64x128xbf16, #blocked>
+        %9 = tile.convert_layout %7 : tensor<128x64xbf16, #blocked1> -> tensor<128x64xbf16, #dot_op1>
+        %10 = tile.dot %5, %9, %cst_0 : tensor<128x128xbf16, #dot_op>, tensor<128x64xbf16, #dot_op1> -> tensor<128x64xf32, #mma>
+        %11 = tile.convert_layout %10 : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #dot_op>
+        %12 = arith.truncf %11 : tensor<128x64xf32, #dot_op> to tensor<128x64xbf16, #dot_op>
+        %13 = tile.convert_layout %8 : tensor<64x128xbf16, #blocked> -> tensor<64x128xbf16, #dot_op1>
+        %14 = tile.dot %12, %13, %arg1 : tensor<128x64xbf16, #dot_op>, tensor<64x128xbf16, #dot_op1> -> tensor<128x128xf32, #mma>
+        scf.yield %14 : tensor<128x128xf32, #mma>
+      }
+      tile.store %6, %3[%c0_i32, %c0_i32] : tensor<128x128xf32, #mma>, !tile.view<128x128xf32, strides = [128, 1]>
+      tile.return
+    }
+  }
+}
