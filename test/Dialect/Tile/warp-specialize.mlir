@@ -601,3 +601,270 @@ module attributes {gpu.container_module} {
   }
 }
 
+
+// -----
+
+// A dual GEMM (SwiGLU's gate and up projections share A): two 128x256 f32
+// accumulators, 256 registers a consumer thread by tile-warp-specialize's
+// estimate (288 with the reserve), more than the 232 the default producer
+// budget of 40 leaves: the producer drops to setmaxnreg's minimum of 24 and
+// the consumers get 240.
+
+// CHECK-LABEL: tile.kernel @dual_gemm
+// CHECK:      tile.warp_specialize regs(240) {
+// CHECK:      } partition warps(4) regs(24) {
+
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#shared1 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+module attributes {gpu.container_module} {
+  gpu.module @dual_gemm [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    tile.kernel @dual_gemm(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B1: !tile.ptr<bf16> {tile.align = 16 : i64}, %B2: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %M: i32, %K: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128)) warps(8) schedule<persistent = false, tma_store = false> {
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %c128_i32 = arith.constant 128 : i32
+      %pid = tile.program_id x
+      %0 = arith.muli %pid, %c128_i32 : i32
+      %1 = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+      %2 = tile.make_view %B1[%K, 256] strides [256, 1] : !tile.ptr<bf16>
+      %3 = tile.make_view %B2[%K, 256] strides [256, 1] : !tile.ptr<bf16>
+      %4 = tile.make_view %C[%M, 256] strides [256, 1] : !tile.ptr<f32>
+      %5 = tile.make_tensor_map %2 : !tile.view<?x256xbf16, strides = [256, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %6 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
+      %7 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+      %8 = tile.mbarrier_alloc count 8 : !tile.mbarrier<3>
+      %9 = tile.make_tensor_map %3 : !tile.view<?x256xbf16, strides = [256, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %10 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
+      %11 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+      %12 = tile.mbarrier_alloc count 8 : !tile.mbarrier<3>
+      %c0_i32_0 = arith.constant 0 : i32
+      %c0_i32_1 = arith.constant 0 : i32
+      %13 = arith.muli %c64_i32, %c0_i32_1 : i32
+      %14 = arith.addi %c0_i32, %13 : i32
+      %15 = arith.cmpi slt, %14, %K : i32
+      scf.if %15 {
+        %c1_i32_9 = arith.constant 1 : i32
+        %41 = arith.xori %c0_i32_0, %c1_i32_9 : i32
+        tile.mbarrier_wait %8[%c0_i32_0], %41 : !tile.mbarrier<3>
+        tile.mbarrier_expect_tx %7[%c0_i32_0], 32768 : !tile.mbarrier<3>
+        tile.tma_load %5[%14, %c0_i32], %6[%c0_i32_0], %7[%c0_i32_0] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+        tile.mbarrier_wait %12[%c0_i32_0], %41 : !tile.mbarrier<3>
+        tile.mbarrier_expect_tx %11[%c0_i32_0], 32768 : !tile.mbarrier<3>
+        tile.tma_load %9[%14, %c0_i32], %10[%c0_i32_0], %11[%c0_i32_0] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+      } {tile.producer}
+      %c1_i32 = arith.constant 1 : i32
+      %16 = arith.muli %c64_i32, %c1_i32 : i32
+      %17 = arith.addi %c0_i32, %16 : i32
+      %c1_i32_2 = arith.constant 1 : i32
+      %18 = arith.addi %c0_i32_0, %c1_i32_2 : i32
+      %c3_i32 = arith.constant 3 : i32
+      %19 = arith.cmpi eq, %18, %c3_i32 : i32
+      %c0_i32_3 = arith.constant 0 : i32
+      %20 = arith.select %19, %c0_i32_3, %18 : i32
+      %21 = arith.extui %19 : i1 to i32
+      %22 = arith.xori %c0_i32_0, %21 : i32
+      %23 = arith.cmpi slt, %17, %K : i32
+      scf.if %23 {
+        %c1_i32_9 = arith.constant 1 : i32
+        %41 = arith.xori %22, %c1_i32_9 : i32
+        tile.mbarrier_wait %8[%20], %41 : !tile.mbarrier<3>
+        tile.mbarrier_expect_tx %7[%20], 32768 : !tile.mbarrier<3>
+        tile.tma_load %5[%17, %c0_i32], %6[%20], %7[%20] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+        tile.mbarrier_wait %12[%20], %41 : !tile.mbarrier<3>
+        tile.mbarrier_expect_tx %11[%20], 32768 : !tile.mbarrier<3>
+        tile.tma_load %9[%17, %c0_i32], %10[%20], %11[%20] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+      } {tile.producer}
+      %24 = tile.local_alloc : !tile.smem<2x128x64xbf16, #shared1>
+      %c1_i32_4 = arith.constant 1 : i32
+      %25 = arith.subi %K, %c0_i32 : i32
+      %26 = arith.subi %25, %c1_i32_4 : i32
+      %27 = arith.divsi %26, %c64_i32 : i32
+      %28 = arith.muli %27, %c64_i32 : i32
+      %29 = arith.addi %c0_i32, %28 : i32
+      %c0_i32_5 = arith.constant 0 : i32
+      %30 = arith.cmpi sge, %0, %c0_i32_5 : i32
+      %c128_i32_6 = arith.constant 128 : i32
+      %31 = arith.addi %0, %c128_i32_6 : i32
+      %32 = arith.cmpi sle, %31, %M : i32
+      %33 = arith.andi %30, %32 : i1
+      %c0_i32_7 = arith.constant 0 : i32
+      %34 = arith.cmpi sge, %c0_i32, %c0_i32_7 : i32
+      %c64_i32_8 = arith.constant 64 : i32
+      %35 = arith.addi %29, %c64_i32_8 : i32
+      %36 = arith.cmpi sle, %35, %K : i32
+      %37 = arith.andi %34, %36 : i1
+      %38 = arith.andi %33, %37 : i1
+      %39:4 = scf.if %38 -> (tensor<128x256xf32, #mma>, tensor<128x256xf32, #mma>, i32, i32) {
+        %c0_i32_9 = arith.constant 0 : i32
+        %41 = arith.muli %c64_i32, %c0_i32_9 : i32
+        %42 = arith.addi %c0_i32, %41 : i32
+        %c0_i32_10 = arith.constant 0 : i32
+        %43 = arith.cmpi slt, %42, %K : i32
+        scf.if %43 {
+          tile.async_copy %1[%0, %42], %24[%c0_i32_10] unchecked : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.smem<2x128x64xbf16, #shared1>
+        }
+        tile.async_commit
+        %c0_i32_11 = arith.constant 0 : i32
+        %c1_i32_12 = arith.constant 1 : i32
+        %44:6 = scf.for %arg0 = %c0_i32 to %K step %c64_i32 iter_args(%arg1 = %cst, %arg2 = %cst, %arg3 = %c0_i32_0, %arg4 = %c0_i32_0, %arg5 = %c0_i32_11, %arg6 = %c1_i32_12) -> (tensor<128x256xf32, #mma>, tensor<128x256xf32, #mma>, i32, i32, i32, i32)  : i32 {
+          tile.async_wait 0
+          tile.barrier
+          %c1_i32_13 = arith.constant 1 : i32
+          %45 = arith.muli %c64_i32, %c1_i32_13 : i32
+          %46 = arith.addi %arg0, %45 : i32
+          %47 = arith.cmpi slt, %46, %K : i32
+          scf.if %47 {
+            tile.async_copy %1[%0, %46], %24[%arg6] unchecked : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.smem<2x128x64xbf16, #shared1>
+          }
+          tile.async_commit
+          %48 = tile.local_load %24[%arg5] : !tile.smem<2x128x64xbf16, #shared1> -> tensor<128x64xbf16, #dot_op>
+          tile.mbarrier_wait %7[%arg3], %arg4 : !tile.mbarrier<3>
+          %49 = tile.local_load %6[%arg3] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+          %50 = tile.dot %48, %49, %arg1 : tensor<128x64xbf16, #dot_op>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+          %51 = tile.warpgroup_wait 0, %50 : tensor<128x256xf32, #mma>
+          tile.mbarrier_arrive %8[%arg3] : !tile.mbarrier<3>
+          %52 = tile.local_load %24[%arg5] : !tile.smem<2x128x64xbf16, #shared1> -> tensor<128x64xbf16, #dot_op>
+          tile.mbarrier_wait %11[%arg3], %arg4 : !tile.mbarrier<3>
+          %53 = tile.local_load %10[%arg3] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+          %54 = tile.dot %52, %53, %arg2 : tensor<128x64xbf16, #dot_op>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+          %55 = tile.warpgroup_wait 0, %54 : tensor<128x256xf32, #mma>
+          tile.mbarrier_arrive %12[%arg3] : !tile.mbarrier<3>
+          %c1_i32_14 = arith.constant 1 : i32
+          %56 = arith.addi %arg3, %c1_i32_14 : i32
+          %c3_i32_15 = arith.constant 3 : i32
+          %57 = arith.cmpi eq, %56, %c3_i32_15 : i32
+          %c0_i32_16 = arith.constant 0 : i32
+          %58 = arith.select %57, %c0_i32_16, %56 : i32
+          %59 = arith.extui %57 : i1 to i32
+          %60 = arith.xori %arg4, %59 : i32
+          %c2_i32 = arith.constant 2 : i32
+          %61 = arith.muli %c64_i32, %c2_i32 : i32
+          %62 = arith.addi %arg0, %61 : i32
+          %c2_i32_17 = arith.constant 2 : i32
+          %63 = arith.addi %arg3, %c2_i32_17 : i32
+          %c3_i32_18 = arith.constant 3 : i32
+          %64 = arith.cmpi sge, %63, %c3_i32_18 : i32
+          %65 = arith.subi %63, %c3_i32_18 : i32
+          %66 = arith.select %64, %65, %63 : i32
+          %67 = arith.extui %64 : i1 to i32
+          %68 = arith.xori %arg4, %67 : i32
+          %69 = arith.cmpi slt, %62, %K : i32
+          scf.if %69 {
+            %c1_i32_25 = arith.constant 1 : i32
+            %76 = arith.xori %68, %c1_i32_25 : i32
+            tile.mbarrier_wait %8[%66], %76 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %7[%66], 32768 : !tile.mbarrier<3>
+            tile.tma_load %5[%62, %c0_i32], %6[%66], %7[%66] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+            tile.mbarrier_wait %12[%66], %76 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %11[%66], 32768 : !tile.mbarrier<3>
+            tile.tma_load %9[%62, %c0_i32], %10[%66], %11[%66] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          } {tile.producer}
+          %c1_i32_19 = arith.constant 1 : i32
+          %70 = arith.addi %arg5, %c1_i32_19 : i32
+          %c2_i32_20 = arith.constant 2 : i32
+          %71 = arith.cmpi eq, %70, %c2_i32_20 : i32
+          %c0_i32_21 = arith.constant 0 : i32
+          %72 = arith.select %71, %c0_i32_21, %70 : i32
+          %c1_i32_22 = arith.constant 1 : i32
+          %73 = arith.addi %arg6, %c1_i32_22 : i32
+          %c2_i32_23 = arith.constant 2 : i32
+          %74 = arith.cmpi eq, %73, %c2_i32_23 : i32
+          %c0_i32_24 = arith.constant 0 : i32
+          %75 = arith.select %74, %c0_i32_24, %73 : i32
+          scf.yield %51, %55, %58, %60, %72, %75 : tensor<128x256xf32, #mma>, tensor<128x256xf32, #mma>, i32, i32, i32, i32
+        }
+        tile.async_wait 0
+        tile.barrier
+        scf.yield %44#0, %44#1, %44#2, %44#3 : tensor<128x256xf32, #mma>, tensor<128x256xf32, #mma>, i32, i32
+      } else {
+        %c0_i32_9 = arith.constant 0 : i32
+        %41 = arith.muli %c64_i32, %c0_i32_9 : i32
+        %42 = arith.addi %c0_i32, %41 : i32
+        %c0_i32_10 = arith.constant 0 : i32
+        %43 = arith.cmpi slt, %42, %K : i32
+        scf.if %43 {
+          tile.async_copy %1[%0, %42], %24[%c0_i32_10] : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.smem<2x128x64xbf16, #shared1>
+        }
+        tile.async_commit
+        %c0_i32_11 = arith.constant 0 : i32
+        %c1_i32_12 = arith.constant 1 : i32
+        %44:6 = scf.for %arg0 = %c0_i32 to %K step %c64_i32 iter_args(%arg1 = %cst, %arg2 = %cst, %arg3 = %c0_i32_0, %arg4 = %c0_i32_0, %arg5 = %c0_i32_11, %arg6 = %c1_i32_12) -> (tensor<128x256xf32, #mma>, tensor<128x256xf32, #mma>, i32, i32, i32, i32)  : i32 {
+          tile.async_wait 0
+          tile.barrier
+          %c1_i32_13 = arith.constant 1 : i32
+          %45 = arith.muli %c64_i32, %c1_i32_13 : i32
+          %46 = arith.addi %arg0, %45 : i32
+          %47 = arith.cmpi slt, %46, %K : i32
+          scf.if %47 {
+            tile.async_copy %1[%0, %46], %24[%arg6] : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.smem<2x128x64xbf16, #shared1>
+          }
+          tile.async_commit
+          %48 = tile.local_load %24[%arg5] : !tile.smem<2x128x64xbf16, #shared1> -> tensor<128x64xbf16, #dot_op>
+          tile.mbarrier_wait %7[%arg3], %arg4 : !tile.mbarrier<3>
+          %49 = tile.local_load %6[%arg3] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+          %50 = tile.dot %48, %49, %arg1 : tensor<128x64xbf16, #dot_op>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+          %51 = tile.warpgroup_wait 0, %50 : tensor<128x256xf32, #mma>
+          tile.mbarrier_arrive %8[%arg3] : !tile.mbarrier<3>
+          %52 = tile.local_load %24[%arg5] : !tile.smem<2x128x64xbf16, #shared1> -> tensor<128x64xbf16, #dot_op>
+          tile.mbarrier_wait %11[%arg3], %arg4 : !tile.mbarrier<3>
+          %53 = tile.local_load %10[%arg3] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+          %54 = tile.dot %52, %53, %arg2 : tensor<128x64xbf16, #dot_op>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+          %55 = tile.warpgroup_wait 0, %54 : tensor<128x256xf32, #mma>
+          tile.mbarrier_arrive %12[%arg3] : !tile.mbarrier<3>
+          %c1_i32_14 = arith.constant 1 : i32
+          %56 = arith.addi %arg3, %c1_i32_14 : i32
+          %c3_i32_15 = arith.constant 3 : i32
+          %57 = arith.cmpi eq, %56, %c3_i32_15 : i32
+          %c0_i32_16 = arith.constant 0 : i32
+          %58 = arith.select %57, %c0_i32_16, %56 : i32
+          %59 = arith.extui %57 : i1 to i32
+          %60 = arith.xori %arg4, %59 : i32
+          %c2_i32 = arith.constant 2 : i32
+          %61 = arith.muli %c64_i32, %c2_i32 : i32
+          %62 = arith.addi %arg0, %61 : i32
+          %c2_i32_17 = arith.constant 2 : i32
+          %63 = arith.addi %arg3, %c2_i32_17 : i32
+          %c3_i32_18 = arith.constant 3 : i32
+          %64 = arith.cmpi sge, %63, %c3_i32_18 : i32
+          %65 = arith.subi %63, %c3_i32_18 : i32
+          %66 = arith.select %64, %65, %63 : i32
+          %67 = arith.extui %64 : i1 to i32
+          %68 = arith.xori %arg4, %67 : i32
+          %69 = arith.cmpi slt, %62, %K : i32
+          scf.if %69 {
+            %c1_i32_25 = arith.constant 1 : i32
+            %76 = arith.xori %68, %c1_i32_25 : i32
+            tile.mbarrier_wait %8[%66], %76 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %7[%66], 32768 : !tile.mbarrier<3>
+            tile.tma_load %5[%62, %c0_i32], %6[%66], %7[%66] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+            tile.mbarrier_wait %12[%66], %76 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %11[%66], 32768 : !tile.mbarrier<3>
+            tile.tma_load %9[%62, %c0_i32], %10[%66], %11[%66] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          } {tile.producer}
+          %c1_i32_19 = arith.constant 1 : i32
+          %70 = arith.addi %arg5, %c1_i32_19 : i32
+          %c2_i32_20 = arith.constant 2 : i32
+          %71 = arith.cmpi eq, %70, %c2_i32_20 : i32
+          %c0_i32_21 = arith.constant 0 : i32
+          %72 = arith.select %71, %c0_i32_21, %70 : i32
+          %c1_i32_22 = arith.constant 1 : i32
+          %73 = arith.addi %arg6, %c1_i32_22 : i32
+          %c2_i32_23 = arith.constant 2 : i32
+          %74 = arith.cmpi eq, %73, %c2_i32_23 : i32
+          %c0_i32_24 = arith.constant 0 : i32
+          %75 = arith.select %74, %c0_i32_24, %73 : i32
+          scf.yield %51, %55, %58, %60, %72, %75 : tensor<128x256xf32, #mma>, tensor<128x256xf32, #mma>, i32, i32, i32, i32
+        }
+        tile.async_wait 0
+        tile.barrier
+        scf.yield %44#0, %44#1, %44#2, %44#3 : tensor<128x256xf32, #mma>, tensor<128x256xf32, #mma>, i32, i32
+      }
+      %40 = arith.mulf %39#0, %39#1 : tensor<128x256xf32, #mma>
+      tile.store %40, %4[%0, %c0_i32] : tensor<128x256xf32, #mma>, !tile.view<?x256xf32, strides = [256, 1]>
+      tile.return
+    }
+  }
+}
+

@@ -23,6 +23,7 @@
 #include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/Transforms/Pipeline.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 #include "tilec/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -243,20 +244,35 @@ static SharedEncodingAttr getWgmmaSharedLayout(MLIRContext *ctx,
 /// 128-byte swizzled shared memory (already there, or loaded from global
 /// memory), A either there too (SS) or in registers (RS: an A computed by
 /// the program, in the mma.sync A fragment of each warp's 16 rows).
+/// `why` says why not (for the remark of a dot on a wgmma chip that stays
+/// on mma.sync).
 enum class WgmmaKind { None, SS, RS };
 static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
-                              unsigned numWarps) {
-  if (!target.hasWgmma || numWarps % 4 != 0)
+                              unsigned numWarps, std::string &why) {
+  auto none = [&](const Twine &reason) {
+    why = reason.str();
     return WgmmaKind::None;
+  };
+  if (!target.hasWgmma)
+    return none(Twine(target.chip) + " has no wgmma");
+  if (numWarps % 4 != 0)
+    return none("the kernel's " + Twine(numWarps) +
+                " warps are not whole warpgroups");
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto b = cast<RankedTensorType>(dot.getB().getType());
   Type et = a.getElementType();
   if (!(et.isBF16() || et.isF16()) ||
       !cast<RankedTensorType>(dot.getAcc().getType()).getElementType().isF32())
-    return WgmmaKind::None;
+    return none("wgmma is used for bf16/f16 operands with an f32 "
+                "accumulator only");
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
-  if (m != 16 * numWarps || n > 256 || n % 8 != 0 || k % 16 != 0)
-    return WgmmaKind::None;
+  if (m != 16 * numWarps)
+    return none("its " + Twine(m) + " rows are not 64 per warpgroup (" +
+                Twine(16 * numWarps) + " with " + Twine(numWarps) +
+                " warps)");
+  if (n > 256 || n % 8 != 0 || k % 16 != 0)
+    return none("N = " + Twine(n) + " (at most 256, a multiple of 8) or K = " +
+                Twine(k) + " (a multiple of 16) does not fit wgmma");
   bool aShared = isa_and_nonnull<SharedEncodingAttr>(a.getEncoding());
   bool bShared = isa_and_nonnull<SharedEncodingAttr>(b.getEncoding());
   // Loaded tiles reach shared memory only through tile-pipeline's cp.async
@@ -284,15 +300,21 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   // Any other A is in registers (computed, or loaded outside a ring).
   if (!aShared && !aLoaded && (bShared || bLoaded))
     return WgmmaKind::RS;
-  return WgmmaKind::None;
+  return none("B reaches shared memory neither through a TMA or cp.async "
+              "ring (a 16-byte aligned load whose only user is this dot, N "
+              "and K multiples of 64) nor already there");
 }
 
 FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getAcc().getType());
   Type et = a.getElementType();
-  if (WgmmaKind kind = getWgmmaKind(dot, target, numWarps);
-      kind != WgmmaKind::None) {
+  std::string why;
+  WgmmaKind kind = getWgmmaKind(dot, target, numWarps, why);
+  if (kind == WgmmaKind::None && target.hasWgmma)
+    remarkMissed(dot, "tile-assign-layouts", "NoWgmma",
+                 "this dot runs on mma.sync: " + why);
+  if (kind != WgmmaKind::None) {
     // wgmma: warpgroups stack along M, each warp owns 16 rows; the
     // accumulator fragment is the mma.sync one with warps along M, and so
     // is a register A operand's.

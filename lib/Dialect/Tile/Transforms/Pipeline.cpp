@@ -593,23 +593,6 @@ static int64_t fitStages(scf::ForOp loop, int64_t stages,
   return fit;
 }
 
-/// 32-bit registers one of `threads` threads holds of a distributed tensor
-/// of `type` (0 for anything else).
-static int64_t getRegsPerThread(Type type, int64_t threads) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape() ||
-      !tensor.getElementType().isIntOrFloat())
-    return 0;
-  int64_t bits = tensor.getNumElements() *
-                 std::max<int64_t>(8, tensor.getElementTypeBitWidth());
-  return llvm::divideCeil(bits, 32 * threads);
-}
-
-/// Registers a thread keeps for the loop-invariant operands staged below:
-/// addresses, indices, the loop counter and the double-buffered fragments of
-/// the operands read per K step.
-static constexpr int64_t kRegisterReserve = 32;
-
 /// Loop-invariant dot operands of `loop` (a tile.load before the loop,
 /// converted to a register dot-operand layout for dots inside it) whose
 /// registers, beside what the loop keeps live, would not fit in a thread's
@@ -625,15 +608,8 @@ static unsigned stageInvariantOperands(scf::ForOp loop,
   auto kernel = loop->getParentOfType<KernelOp>();
   int64_t threads = kernel.getNumWarps() * 32;
   SetVector<ConvertLayoutOp> invariants;
-  int64_t live = 0;
-  for (Value arg : loop.getRegionIterArgs())
-    live += getRegsPerThread(arg.getType(), threads);
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  int64_t live = estimateLoopRegisters(loop, threads);
   loop.walk([&](DotOp dot) {
-    bool yielded = llvm::any_of(dot->getUsers(),
-                                [&](Operation *u) { return u == yield; });
-    if (!yielded)
-      live += getRegsPerThread(dot.getType(), threads);
     for (Value operand : {dot.getA(), dot.getB()}) {
       auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
       if (!cvt || loop->isAncestor(cvt) ||
@@ -654,7 +630,7 @@ static unsigned stageInvariantOperands(scf::ForOp loop,
     return 0;
   int64_t operands = 0;
   for (ConvertLayoutOp cvt : invariants)
-    operands += getRegsPerThread(cvt.getType(), threads);
+    operands += getRegistersPerThread(cvt.getType(), threads);
   int64_t budget =
       std::min<int64_t>(target.maxRegsPerThread, target.regsPerSM / threads);
   if (live + operands + kRegisterReserve <= budget)
@@ -685,7 +661,7 @@ static unsigned stageInvariantOperands(scf::ForOp loop,
                  "this loop-invariant dot operand waits in shared memory and "
                  "is read anew at each use: the loop keeps " +
                      Twine(live) + " registers a thread live, the operand " +
-                     Twine(getRegsPerThread(cvt.getType(), threads)) +
+                     Twine(getRegistersPerThread(cvt.getType(), threads)) +
                      " more, over the budget of " + Twine(budget) +
                      " (less " + Twine(kRegisterReserve) + " in reserve)");
     cvt.erase();

@@ -1,4 +1,4 @@
-//===- Resources.cpp - Shared memory a tile kernel needs ------------------===//
+//===- Resources.cpp - Shared memory and registers a kernel needs ---------===//
 //
 // Part of the tilec project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
@@ -6,7 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements the shared-memory facts declared in Resources.h.
+// This file implements the shared-memory and register facts declared in
+// Resources.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,4 +92,53 @@ int64_t mlir::tilec::estimateSharedMemory(KernelOp kernel) {
     scratch = std::max(scratch, getScratchBytes(op));
   });
   return buffers + (scratch ? llvm::alignTo(scratch, 16) : 0);
+}
+
+int64_t mlir::tilec::getRegistersPerThread(Type type, int64_t threads) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() ||
+      !tensor.getElementType().isIntOrFloat() || threads <= 0)
+    return 0;
+  int64_t bits = tensor.getNumElements() *
+                 std::max<int64_t>(8, tensor.getElementTypeBitWidth());
+  return llvm::divideCeil(bits, 32 * threads);
+}
+
+/// True when `value` is yielded by `yield`, directly or through the
+/// warpgroup_wait that retires it.
+static bool isYielded(Value value, Operation *yield) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (user == yield)
+      return true;
+    if (auto wait = dyn_cast<WarpgroupWaitOp>(user))
+      if (use.getOperandNumber() < wait->getNumResults() &&
+          isYielded(wait->getResult(use.getOperandNumber()), yield))
+        return true;
+  }
+  return false;
+}
+
+int64_t mlir::tilec::estimateLoopRegisters(scf::ForOp loop, int64_t threads) {
+  // A carried tile.broadcast (attention's rescale factor) holds what its
+  // source holds: the copies along the broadcast dimension are one value.
+  Operation *yield = loop.getBody()->getTerminator();
+  int64_t live = 0;
+  for (Value carried : yield->getOperands()) {
+    Value held = carried;
+    if (auto bcast = carried.getDefiningOp<BroadcastOp>())
+      held = bcast.getSrc();
+    live += getRegistersPerThread(held.getType(), threads);
+  }
+  // The dots of this loop, not of loops nested in it (each has its own
+  // estimate).
+  loop.getBody()->walk([&](Operation *op) {
+    if (isa<scf::ForOp>(op))
+      return WalkResult::skip();
+    if (auto dot = dyn_cast<DotOp>(op))
+      if (!isYielded(dot.getResult(), yield))
+        live += getRegistersPerThread(dot.getType(), threads);
+    return WalkResult::advance();
+  });
+  return live;
 }

@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Resources.h"
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 #include "tilec/Target/TargetInfo.h"
 
@@ -284,6 +285,9 @@ void ProducerSlice::cloneBlock(OpBuilder &b, Block &src, IRMapping &map) {
   }
 }
 
+/// setmaxnreg's smallest budget.
+static constexpr int64_t kMinProducerRegs = 24;
+
 /// Registers per consumer thread: what the register file leaves after the
 /// producer warpgroup, in multiples of 8, at most 256.
 static int64_t getConsumerRegs(const TargetInfo &target, int64_t warps,
@@ -328,14 +332,31 @@ void TileWarpSpecializePass::runOnOperation() {
   if (kernel->walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
           .wasInterrupted())
     return decline("the kernel is already warp-specialized");
+  // Budgets: the producer keeps `producer-regs` (40, CUTLASS's choice) and
+  // the consumers take what is left, unless their estimated need (the
+  // loops' live tensors plus the reserve) exceeds that: the producer, which
+  // only holds scalars, then drops to setmaxnreg's minimum of 24
+  // (FlashAttention-3's split: 240 a consumer thread with two warpgroups).
+  int64_t need = 0;
+  kernel.walk([&](scf::ForOp loop) {
+    need = std::max(need, estimateLoopRegisters(loop, warps * 32));
+  });
+  need += kRegisterReserve;
+  bool explicitProducer =
+      (schedule && schedule.getProducerRegs()) || producerRegs.hasValue();
   int64_t producer = producerRegs;
   int64_t consumer = consumerRegs;
   if (schedule && schedule.getProducerRegs())
     producer = *schedule.getProducerRegs();
   if (schedule && schedule.getConsumerRegs())
     consumer = *schedule.getConsumerRegs();
-  if (consumer == 0)
+  if (consumer == 0) {
     consumer = getConsumerRegs(*target, warps, producer);
+    if (!explicitProducer && need > consumer) {
+      producer = kMinProducerRegs;
+      consumer = getConsumerRegs(*target, warps, producer);
+    }
+  }
   if (producer < 24 || producer > 256 || producer % 8 != 0 || consumer < 24 ||
       consumer > 256 || consumer % 8 != 0 ||
       consumer * 32 * warps + producer * 128 >
@@ -390,6 +411,7 @@ void TileWarpSpecializePass::runOnOperation() {
   remarkPassed(kernel, kPassName, "Specialized",
                "producer warpgroup (" + Twine(producer) +
                    " registers) and " + Twine(warps) + " consumer warps (" +
-                   Twine(consumer) + " registers)");
+                   Twine(consumer) + " registers; estimated need " +
+                   Twine(need) + ")");
   ++numSpecialized;
 }

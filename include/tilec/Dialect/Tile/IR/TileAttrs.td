@@ -246,7 +246,7 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     | `tma` | tile-tma-pipeline | TMA loads where legal (default true on sm_90a) |
     | `async_wgmma` | tile-async-wgmma, tile-wgmma-overlap | keep wgmma groups in flight across iterations (default true) |
     | `warp_specialize` | tile-warp-specialize | a producer warpgroup issues the copies (default true on sm_90a) |
-    | `producer_regs`, `consumer_regs` | tile-warp-specialize | setmaxnreg budgets (default 40 and what is left) |
+    | `producer_regs`, `consumer_regs` | tile-warp-specialize | setmaxnreg budgets (default 40 and what is left; 24 and what is left when the consumers' estimated register need exceeds that) |
     | `persistent` | tile-persistent | one program per SM walks the grid's tiles (default on sm_90a: when every tile is the same work) |
     | `tma_store` | tile-tma-store | an epilogue's whole-tile store leaves through shared memory and a TMA store (default true on sm_90a, where legal) |
     | `pingpong` | tile-wgmma-overlap | two consumer warpgroups take turns issuing a rotated loop's products (named barriers), so one's register work runs while the other's wgmma does (default: where the first dot's K is at most 64, e.g. attention at head dim 64) |

@@ -317,7 +317,14 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::tilec::tile::Kern
     positions: scalar code, no tiles). Each side resizes its registers with
     `setmaxnreg`: the producer keeps `producer-regs`, the consumers get the
     rest of the register file (multiples of 8, at most 256 per thread)
-    unless `consumer-regs` is set. Allocations (rings, barriers, tensor
+    unless `consumer-regs` is set. The budgets follow the consumers'
+    register need, estimated from the tensors the loops keep live (carried
+    values and unyielded dot results, plus 32 for addresses and fragments):
+    where it exceeds what 40 producer registers leave (232 with two consumer
+    warpgroups) and neither the option nor `schedule<producer_regs>` fixes
+    the producer's, the producer, which holds only scalars, drops to 24 and
+    the consumers get 240. The passed remark gives the budgets and the
+    estimate. Allocations (rings, barriers, tensor
     maps) and scalar code stay before the op, where both sides see them.
 
     Applies on chips with `setmaxnreg` (sm_90a) to kernels whose warps are
@@ -329,7 +336,8 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::tilec::tile::Kern
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "Target chip; empty: read it from the enclosing gpu.module">,
     Option<"producerRegs", "producer-regs", "unsigned", /*default=*/"40",
-           "Registers per producer thread">,
+           "Registers per producer thread (default: 40, or 24 when the "
+           "consumers' estimated need exceeds what 40 leaves)">,
     Option<"consumerRegs", "consumer-regs", "unsigned", /*default=*/"0",
            "Registers per consumer thread (0: what the producer leaves)">
   ];

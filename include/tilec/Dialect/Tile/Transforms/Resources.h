@@ -1,4 +1,4 @@
-//===- Resources.h - Shared memory a tile kernel needs ----------*- C++ -*-===//
+//===- Resources.h - Shared memory and registers a kernel needs -*- C++ -*-===//
 //
 // Part of the tilec project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
@@ -9,7 +9,9 @@
 // This file declares what ops with layouts need of shared memory: the
 // scratch areas of layout conversions and cross-warp reductions (used by
 // convert-tile-to-nvvm's planner) and the estimate of a kernel's need that
-// the scheduling passes budget their rings against.
+// the scheduling passes budget their rings against, and the estimate of the
+// registers a thread keeps live through a loop that they budget register
+// operands and setmaxnreg against.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,8 @@
 #define TILEC_DIALECT_TILE_TRANSFORMS_RESOURCES_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::tilec {
 
@@ -42,6 +46,23 @@ SmallVector<int64_t> getPaddedStrides(ArrayRef<int64_t> shape,
 /// tile.local_alloc and mbarrier array (as if all were live together, as in
 /// a warp-specialized kernel), plus the largest scratch area of any op.
 int64_t estimateSharedMemory(tile::KernelOp kernel);
+
+/// 32-bit registers each of `threads` threads holds of a distributed tensor
+/// of `type` (elements narrower than a byte count as bytes; 0 for a
+/// non-tensor).
+int64_t getRegistersPerThread(Type type, int64_t threads);
+
+/// Registers a thread keeps live through `loop` by this estimate: the
+/// tensors it carries (a carried tile.broadcast counts as its source) and
+/// the results of its dots (not those of nested loops) that it does not
+/// yield (attention's scores). Addresses, indices and operand fragments come on
+/// top (kRegisterReserve).
+int64_t estimateLoopRegisters(scf::ForOp loop, int64_t threads);
+
+/// Registers a thread keeps beside the tensors estimateLoopRegisters counts:
+/// addresses, indices, the loop counter and the double-buffered fragments of
+/// the operands read per K step.
+constexpr int64_t kRegisterReserve = 32;
 
 } // namespace mlir::tilec
 

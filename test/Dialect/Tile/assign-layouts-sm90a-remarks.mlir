@@ -1,0 +1,43 @@
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-assign-layouts{chip=sm_90a}))' --remarks-filter=tile-assign-layouts --remark-format=emitRemark -verify-diagnostics -o /dev/null
+
+// On sm_90a, a dot that stays on mma.sync says why (the rule it breaks).
+
+tile.kernel @rows_per_warpgroup(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %K: i32 {tile.divisibility = 8 : i64}) grid(1) warps(8) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %a = tile.make_view %A[256, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, 256] strides [256, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[256, 256] strides [256, 1] : !tile.ptr<f32>
+  %zero = arith.constant dense<0.0> : tensor<256x256xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<256x256xf32>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<256x?xbf16, strides = [?, 1]> -> tensor<256x64xbf16>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x256xbf16, strides = [256, 1]> -> tensor<64x256xbf16>
+    // expected-remark @below {{this dot runs on mma.sync: its 256 rows are not 64 per warpgroup (128 with 8 warps)}}
+    %d = tile.dot %ta, %tb, %acc : tensor<256x64xbf16>, tensor<64x256xbf16> -> tensor<256x256xf32>
+    scf.yield %d : tensor<256x256xf32>
+  }
+  tile.store %acc, %c[%c0, %c0] : tensor<256x256xf32>, !tile.view<256x256xf32, strides = [256, 1]>
+  tile.return
+}
+
+// -----
+
+// B is loaded without a provable 16-byte alignment: no ring can bring it to
+// shared memory.
+tile.kernel @unaligned_b(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16>, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %K: i32 {tile.divisibility = 8 : i64}) grid(1) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %a = tile.make_view %A[64, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, 128] strides [128, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[64, 128] strides [128, 1] : !tile.ptr<f32>
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<64x128xf32>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<64x?xbf16, strides = [?, 1]> -> tensor<64x64xbf16>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<64x128xbf16>
+    // expected-remark @below {{this dot runs on mma.sync: B reaches shared memory neither through a TMA or cp.async ring}}
+    %d = tile.dot %ta, %tb, %acc : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %acc, %c[%c0, %c0] : tensor<64x128xf32>, !tile.view<64x128xf32, strides = [128, 1]>
+  tile.return
+}
