@@ -241,8 +241,7 @@ TilecStatus tilecCompile(const char *source, size_t length,
     llvm::raw_string_ostream diagnostics(owned->diagnostics);
     SourceMgrDiagnosticHandler handler(*sourceMgr, &context, diagnostics);
 
-    OwningOpRef<ModuleOp> module =
-        parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+    OwningOpRef<ModuleOp> module = parseTileSource(sourceMgr, &context);
     owned->succeeded =
         module && succeeded(capi::compileInto(*module, *options, *owned));
   }

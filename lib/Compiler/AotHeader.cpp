@@ -509,11 +509,15 @@ void HeaderWriter::writeLaunch() {
        << (p.kind == rt::ParamSpec::Kind::Pointer ? StringRef("CUdeviceptr")
                                                   : getCScalarType(p.dtype))
        << " " << names[i];
+  // A kernel without grid(...) runs on the grid its caller gives.
+  bool callerGrid = spec.grid.empty();
+  if (callerGrid)
+    os << ", int64_t tilec_grid_x, int64_t tilec_grid_y, int64_t tilec_grid_z";
   os << ") {\n  int tilec_bad = 0;\n  int64_t tilec_grid[3];\n";
   // Scalars travel in 8-byte slots (integers sign-extended): the kernel
   // reads as many low bytes as its parameter has, whatever the C type.
-  os << "  uint64_t tilec_slots[" << std::max<size_t>(1, spec.params.size())
-     << "];\n";
+  if (!spec.params.empty())
+    os << "  uint64_t tilec_slots[" << spec.params.size() << "];\n";
   if (!spec.tensorMaps.empty())
     // cuTensorMapEncodeTiled wants 64-byte aligned maps; C99 leaves
     // CUtensorMap unaligned.
@@ -572,14 +576,22 @@ void HeaderWriter::writeLaunch() {
     os << "  if (" << failing << ")\n    return CUDA_ERROR_INVALID_VALUE; /* "
        << rule << " */\n";
 
-  os << "  /* Grid: (";
+  static const char *const callerDims[] = {"tilec_grid_x", "tilec_grid_y",
+                                            "tilec_grid_z"};
+  if (callerGrid) {
+    os << "  /* Grid: the caller's (the kernel has no grid rule) */\n";
+  } else {
+    os << "  /* Grid: (";
+    for (unsigned d = 0; d < 3; ++d)
+      os << (d ? ", " : "")
+         << (d < spec.grid.size() ? spec.grid[d].getText() : "1");
+    os << ") */\n";
+  }
   for (unsigned d = 0; d < 3; ++d)
-    os << (d ? ", " : "")
-       << (d < spec.grid.size() ? spec.grid[d].getText() : "1");
-  os << ") */\n";
-  for (unsigned d = 0; d < 3; ++d)
-    os << "  tilec_grid[" << d
-       << "] = " << (d < spec.grid.size() ? gridExpr(spec.grid[d]) : "1")
+    os << "  tilec_grid[" << d << "] = "
+       << (callerGrid                ? std::string(callerDims[d])
+           : d < spec.grid.size()    ? gridExpr(spec.grid[d])
+                                     : std::string("1"))
        << ";\n";
   os << "  if (tilec_bad)\n    return CUDA_ERROR_INVALID_VALUE;\n"
      << "  if (tilec_grid[0] <= 0 || tilec_grid[1] <= 0 || tilec_grid[2] <= "

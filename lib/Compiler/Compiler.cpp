@@ -22,6 +22,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -33,7 +34,12 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <csignal>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::tilec;
@@ -52,6 +58,60 @@ std::optional<EmitStage> mlir::tilec::parseEmitStage(StringRef name) {
       .Case("cubin", EmitStage::Cubin)
       .Case("header", EmitStage::Header)
       .Default(std::nullopt);
+}
+
+/// Whether `text` at `i` starts `array<index`, spaces allowed after `<`.
+static bool startsIndexArray(StringRef text, size_t i) {
+  if (!text.substr(i).starts_with("array<"))
+    return false;
+  StringRef rest = text.substr(i + 6).ltrim(" \t\n");
+  return rest.starts_with("index");
+}
+
+std::optional<SourceProblem> mlir::tilec::findSourceProblem(StringRef text) {
+  unsigned depth = 0;
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < e && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '/' && i + 1 < e && text[i + 1] == '/') {
+      i = text.find('\n', i);
+      if (i == StringRef::npos)
+        break;
+    } else if (c == '{' || c == '(' || c == '[') {
+      if (++depth > kMaxSourceNesting)
+        return SourceProblem{i, "the input nests brackets more than " +
+                                    std::to_string(kMaxSourceNesting) +
+                                    " deep"};
+    } else if ((c == '}' || c == ')' || c == ']') && depth > 0) {
+      --depth;
+    } else if (c == 'a' && startsIndexArray(text, i)) {
+      return SourceProblem{i, "'array<index: ...>' is not a valid dense array "
+                              "(MLIR's parser crashes on it, "
+                              "docs/known-issues.md)"};
+    }
+  }
+  return std::nullopt;
+}
+
+OwningOpRef<ModuleOp>
+mlir::tilec::parseTileSource(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+                             MLIRContext *context) {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+  if (std::optional<SourceProblem> problem =
+          findSourceProblem(buffer->getBuffer())) {
+    llvm::SMLoc loc =
+        llvm::SMLoc::getFromPointer(buffer->getBufferStart() + problem->offset);
+    auto [line, col] = sourceMgr->getLineAndColumn(loc);
+    emitError(FileLineColLoc::get(context, buffer->getBufferIdentifier(),
+                                  line, col))
+        << problem->message << "; tilec refuses it before parsing";
+    return nullptr;
+  }
+  return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
 }
 
 /// Returns `dir`/bin/ptxas if it is an executable.
@@ -77,10 +137,46 @@ std::optional<std::string> mlir::tilec::findPtxas(StringRef cudaPath) {
   return ptxasIn("/usr/local/cuda");
 }
 
+/// Runs `program` and returns its exit code (negative when it could not run
+/// or crashed), killing it after `timeoutSeconds` (0: never) and setting
+/// `timedOut`. ExecuteAndWait's own timeout relies on SIGALRM reaching the
+/// waiting thread, which it does not off the main thread (the drivers
+/// compile on a thread with a large stack), so the child is polled.
+static int runWithTimeout(StringRef program, ArrayRef<StringRef> args,
+                          ArrayRef<std::optional<StringRef>> redirects,
+                          unsigned timeoutSeconds, std::string &errMsg,
+                          bool &timedOut) {
+  timedOut = false;
+  bool failedToRun = false;
+  llvm::sys::ProcessInfo child = llvm::sys::ExecuteNoWait(
+      program, args, /*Env=*/std::nullopt, redirects, /*MemoryLimit=*/0,
+      &errMsg, &failedToRun);
+  if (failedToRun)
+    return -1;
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::seconds(timeoutSeconds);
+  while (true) {
+    llvm::sys::ProcessInfo done =
+        llvm::sys::Wait(child, timeoutSeconds ? std::optional<unsigned>(0)
+                                              : std::nullopt,
+                        &errMsg);
+    if (done.Pid != 0)
+      return done.ReturnCode;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(child.Pid, SIGKILL);
+      llvm::sys::Wait(child, std::nullopt, &errMsg);
+      timedOut = true;
+      return -2;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 /// Assembles `ptx` for `arch` with ptxas.
 static FailureOr<std::string> runPtxas(Location loc, StringRef ptxas,
                                        StringRef ptx, StringRef arch,
-                                       unsigned optLevel) {
+                                       unsigned optLevel,
+                                       unsigned timeoutSeconds) {
   SmallString<128> inPath, outPath, logPath;
   if (llvm::sys::fs::createTemporaryFile("tilec", "ptx", inPath) ||
       llvm::sys::fs::createTemporaryFile("tilec", "cubin", outPath) ||
@@ -103,9 +199,13 @@ static FailureOr<std::string> runPtxas(Location loc, StringRef ptxas,
   std::optional<StringRef> redirects[] = {StringRef(""), logPath.str(),
                                           logPath.str()};
   std::string errMsg;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, /*Env=*/std::nullopt,
-                                     redirects, /*SecondsToWait=*/0,
-                                     /*MemoryLimit=*/0, &errMsg);
+  bool timedOut = false;
+  int rc = runWithTimeout(ptxas, args, redirects, timeoutSeconds, errMsg,
+                          timedOut);
+  if (timedOut)
+    return emitError(loc) << "ptxas (" << ptxas << ") did not finish within "
+                          << timeoutSeconds << " s for " << arch
+                          << " (--ptxas-timeout)";
   std::string log;
   if (auto buf = llvm::MemoryBuffer::getFile(logPath))
     log = (*buf)->getBuffer().str();
@@ -272,7 +372,7 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
       if (needsCubin) {
         FailureOr<std::string> cubin =
             runPtxas(gpuModule.getLoc(), *ptxas, ptxText, cubinArch,
-                     options.optLevel);
+                     options.optLevel, options.ptxasTimeoutSeconds);
         if (failed(cubin))
           return failure();
         a.cubin = std::move(*cubin);

@@ -631,7 +631,9 @@ StatusOr<KernelSpec> KernelSpec::parse(std::string_view json) {
   }
 
   const json::Value &grid = *root.get("grid");
-  if (Status s = r.getArray(grid, "grid", 1, 3); !s.ok())
+  // No entries: a kernel without grid(...), launched on a grid its caller
+  // gives (the AOT header's launch takes one; bind() refuses).
+  if (Status s = r.getArray(grid, "grid", 0, 3); !s.ok())
     return s;
   for (size_t i = 0; i < grid.elements.size(); ++i) {
     std::string path = "grid[" + std::to_string(i) + "]";
@@ -970,6 +972,10 @@ Status KernelSpec::bind(ArgList args, LaunchPlan &plan) const {
 
   // Integer slots hold sign-extended values: the grid rule reads them as is.
   const int64_t *ints = reinterpret_cast<const int64_t *>(plan.values.data());
+  if (grid.empty())
+    return Status::error(name + ": the kernel has no grid(...) rule; give it "
+                                "one to launch it through the runtime (the "
+                                "AOT header's launch takes the grid)");
   plan.grid = {1, 1, 1};
   for (size_t d = 0; d < grid.size(); ++d) {
     StatusOr<int64_t> v = grid[d].evaluate(ints);

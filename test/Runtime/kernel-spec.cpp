@@ -415,7 +415,8 @@ static void testBadMetadata() {
        "", R"("1")"},
       // CHECK: bad grid: error: k.json: field 'grid[0]' is invalid: grid expression 'ceildiv(q, 4)': unknown parameter 'q'
       {"bad grid", params, map, R"j("ceildiv(q, 4)")j"},
-      // CHECK: no grid: error: k.json: field 'grid' must have 1 to 3 entries, got 0
+      // A kernel without grid(...) parses (bind refuses it, below).
+      // CHECK: no grid: ok
       {"no grid", params, map, ""},
       // CHECK: map base: error: k.json: field 'tensor_maps[0].base' must name a pointer parameter, got 'n'
       {"map base", params,
@@ -456,6 +457,15 @@ static void testBadMetadata() {
   };
   for (const auto &c : cases)
     parseAndReport(c.label, withMap(c.params, c.map, c.grid).c_str());
+
+  // The runtime launches only kernels with a grid rule.
+  StatusOr<KernelSpec> gridless = KernelSpec::parse(
+      R"({"kernel": "k", "block": [128, 1, 1], "smem_bytes": 0,
+          "chip": "sm_80", "grid": [], "params": [], "tensor_maps": []})");
+  check(gridless.ok(), "a kernel without a grid rule parses");
+  LaunchPlan plan;
+  // CHECK: gridless bind: error: k: the kernel has no grid(...) rule; give it one to launch it through the runtime (the AOT header's launch takes the grid)
+  report("gridless bind", gridless->bind(ArgList(nullptr, 0), plan));
 }
 
 int main(int argc, char **argv) {

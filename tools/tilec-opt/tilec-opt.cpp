@@ -11,11 +11,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Compiler/Compiler.h"
 #include "tilec/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
@@ -23,6 +27,29 @@ int main(int argc, char **argv) {
   mlir::tilec::registerAllPipelines();
   mlir::DialectRegistry registry;
   mlir::tilec::registerAllDialects(registry);
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "tilec optimizer driver\n", registry));
+  auto [input, output] = mlir::registerAndParseCLIOptions(
+      argc, argv, "tilec optimizer driver\n", registry);
+  // Inputs tilec refuses before parsing (nesting deeper than MLIR's parser
+  // and verifier recurse through in good time, inputs its parser crashes
+  // on) are refused here too.
+  if (input != "-") {
+    if (auto buffer = llvm::MemoryBuffer::getFile(input)) {
+      if (std::optional<mlir::tilec::SourceProblem> problem =
+              mlir::tilec::findSourceProblem((*buffer)->getBuffer())) {
+        llvm::errs() << input << ": error: " << problem->message
+                     << " (at byte " << problem->offset
+                     << "); tilec-opt refuses it before parsing\n";
+        return 1;
+      }
+    }
+  }
+  // The parser and the passes recurse with the nesting of the input: a
+  // large stack keeps deep (and then rejected) inputs from overflowing it.
+  int rc = 1;
+  llvm::thread worker(std::optional<unsigned>(512u << 20), [&] {
+    rc = mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, input, output, registry));
+  });
+  worker.join();
+  return rc;
 }

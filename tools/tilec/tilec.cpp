@@ -27,6 +27,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/thread.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
@@ -58,6 +59,10 @@ static cl::opt<std::string> cudaPathOpt(
 static cl::opt<std::string> cubinArchOpt(
     "cubin-arch", cl::init(""),
     cl::desc("ptxas target for the cubin (default: the chip)"),
+    cl::cat(tilecCategory));
+static cl::opt<unsigned> ptxasTimeoutOpt(
+    "ptxas-timeout", cl::init(300),
+    cl::desc("Seconds ptxas may run before the compile fails (0: no limit)"),
     cl::cat(tilecCategory));
 static cl::opt<unsigned> optLevelOpt("O", cl::init(3), cl::Prefix,
                                      cl::desc("LLVM optimization level"),
@@ -139,6 +144,9 @@ static std::string stageText(ModuleOp module, const KernelArtifacts &a,
   llvm_unreachable("unknown stage");
 }
 
+/// Stack of the thread that parses and compiles.
+static constexpr unsigned kStackBytes = 512u << 20;
+
 static LogicalResult runTilec(MLIRContext &context) {
   std::optional<EmitStage> stage = parseEmitStage(emitOpt);
   if (!stage) {
@@ -156,8 +164,7 @@ static LogicalResult runTilec(MLIRContext &context) {
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(*sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseTileSource(sourceMgr, &context);
   if (!module)
     return failure();
   if (failed(enableRemarks(context)))
@@ -169,6 +176,7 @@ static LogicalResult runTilec(MLIRContext &context) {
   options.optLevel = optLevelOpt;
   options.cudaPath = cudaPathOpt;
   options.cubinArch = cubinArchOpt;
+  options.ptxasTimeoutSeconds = ptxasTimeoutOpt;
   FailureOr<SmallVector<KernelArtifacts>> kernels =
       compileModule(*module, options);
   if (failed(kernels))
@@ -213,5 +221,12 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  return succeeded(runTilec(context)) ? 0 : 1;
+  // The parser and the passes recurse with the nesting of the input: a
+  // large stack keeps deep (and then rejected) inputs from overflowing it.
+  int rc = 1;
+  llvm::thread worker(std::optional<unsigned>(kStackBytes), [&] {
+    rc = succeeded(runTilec(context)) ? 0 : 1;
+  });
+  worker.join();
+  return rc;
 }

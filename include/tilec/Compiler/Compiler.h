@@ -17,10 +17,16 @@
 #define TILEC_COMPILER_COMPILER_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
 
+#include <memory>
 #include <optional>
 #include <string>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
 
 namespace mlir::tilec {
 
@@ -43,6 +49,9 @@ struct CompileOptions {
   /// ptxas target for the cubin; empty: the chip. sm_80/sm_89 PTX can be
   /// assembled for sm_90 to run on Hopper.
   std::string cubinArch;
+  /// Seconds ptxas may run before the compile fails with a diagnostic (0:
+  /// no limit).
+  unsigned ptxasTimeoutSeconds = 300;
 };
 
 /// Everything produced for one kernel.
@@ -54,6 +63,30 @@ struct KernelArtifacts {
   std::string header;    ///< EmitStage::Header
   std::string metadata;  ///< <kernel>.json, always
 };
+
+/// Deepest bracket nesting ('{', '(', '[') parseTileSource accepts: MLIR's
+/// parser and verifier recurse with it (and slow down quadratically), and
+/// no tile program comes near it (tile.kernel bodies nest at most 32
+/// regions deep).
+constexpr unsigned kMaxSourceNesting = 256;
+
+/// What parseTileSource refuses before parsing, and where.
+struct SourceProblem {
+  size_t offset;
+  std::string message;
+};
+
+/// The first problem of `text` outside string literals and `//` comments:
+/// brackets nested deeper than kMaxSourceNesting, or an input MLIR's parser
+/// is known to crash on (docs/known-issues.md).
+std::optional<SourceProblem> findSourceProblem(StringRef text);
+
+/// Parses the main buffer of `sourceMgr` into a module (diagnostics through
+/// the context's handler), refusing first an input findSourceProblem
+/// objects to.
+OwningOpRef<ModuleOp>
+parseTileSource(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+                MLIRContext *context);
 
 /// Compiles `module` in place (it ends up lowered to NVVM) and returns one
 /// entry per kernel. Errors are reported through the context's diagnostic

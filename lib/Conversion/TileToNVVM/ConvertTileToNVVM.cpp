@@ -470,6 +470,49 @@ static LogicalResult planSharedMemory(KernelOp kernel,
   return success();
 }
 
+/// The first op of `kernel` that needs an instruction `target` lacks gets
+/// a diagnostic naming the instruction (LLVM's instruction selection would
+/// abort on it instead).
+static LogicalResult verifyChipFeatures(KernelOp kernel,
+                                        const TargetInfo &target) {
+  if (kernel.getCluster() && !target.hasClusters)
+    return kernel.emitOpError("thread-block clusters need sm_90 or newer; ")
+           << target.chip << " has none";
+  WalkResult result = kernel.walk([&](Operation *op) {
+    StringRef needs;
+    bool has = true;
+    if (isa<TmaLoadOp, TmaStoreOp, TmaStoreWaitOp, MakeTensorMapOp>(op)) {
+      needs = "TMA (cp.async.bulk.tensor, sm_90)";
+      has = target.hasTma;
+    } else if (isa<MBarrierAllocOp, MBarrierExpectTxOp, MBarrierArriveOp,
+                   MBarrierWaitOp>(op)) {
+      needs = "transaction mbarriers (sm_90)";
+      has = target.hasTma;
+    } else if (isa<FenceAsyncSharedOp>(op)) {
+      needs = "fence.proxy.async (sm_90)";
+      has = target.hasTma;
+    } else if (isa<ClusterRankOp, ClusterBarrierOp>(op)) {
+      needs = "thread-block clusters (sm_90)";
+      has = target.hasClusters;
+    } else if (isa<WarpgroupWaitOp>(op)) {
+      needs = "wgmma (sm_90a)";
+      has = target.hasWgmma;
+    } else if (isa<WarpSpecializeOp>(op)) {
+      needs = "setmaxnreg (sm_90a)";
+      has = target.hasSetmaxnreg;
+    } else if (isa<AsyncCopyOp, AsyncCommitOp, AsyncWaitOp>(op)) {
+      needs = "cp.async (sm_80)";
+      has = target.hasCpAsync;
+    }
+    if (has)
+      return WalkResult::advance();
+    op->emitOpError("needs ") << needs << ", which " << target.chip
+                              << " does not have";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 void ConvertTileToNVVMPass::runOnOperation() {
   gpu::GPUModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
@@ -479,11 +522,8 @@ void ConvertTileToNVVMPass::runOnOperation() {
 
   bool needsSmem = false;
   for (KernelOp kernel : module.getOps<KernelOp>()) {
-    if (kernel.getCluster() && !target->hasClusters) {
-      kernel.emitOpError("thread-block clusters need sm_90 or newer; ")
-          << target->chip << " has none";
+    if (failed(verifyChipFeatures(kernel, *target)))
       return signalPassFailure();
-    }
     if (failed(planSharedMemory(kernel, *target)))
       return signalPassFailure();
     needsSmem |=

@@ -437,7 +437,75 @@ static LogicalResult verifyParamHint(KernelOp kernel, unsigned i,
   return success();
 }
 
+/// The largest tile a kernel may compute with: what the registers of a
+/// thread block of 1024 threads hold at 256 32-bit values each.
+static constexpr int64_t kMaxTileElements = int64_t(1) << 18;
+/// The deepest nesting of regions in a kernel body.
+static constexpr unsigned kMaxNesting = 32;
+
+/// A kernel name is a C identifier: PTX takes it as the entry's symbol and
+/// the AOT header as a function name.
+static bool isKernelName(StringRef name) {
+  if (name.empty() || !(llvm::isAlpha(name[0]) || name[0] == '_'))
+    return false;
+  return llvm::all_of(name.drop_front(), [](char ch) {
+    return llvm::isAlnum(ch) || ch == '_';
+  });
+}
+
+/// Checks the tiles of the ops in `kernel` (static, non-empty, at most
+/// kMaxTileElements) and the nesting of their regions.
+static LogicalResult verifyKernelBody(KernelOp kernel) {
+  auto checkTile = [&](Operation *at, Type type) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return success();
+    if (!tensor.hasStaticShape() ||
+        llvm::any_of(tensor.getShape(), [](int64_t d) { return d < 1; }))
+      return at->emitOpError("tile ")
+             << tensor << " must have static, positive dimensions";
+    int64_t elems = 1;
+    for (int64_t d : tensor.getShape())
+      if (llvm::MulOverflow(elems, d, elems) || elems > kMaxTileElements)
+        return at->emitOpError("tile ")
+               << tensor << " has more than " << kMaxTileElements
+               << " elements, more than the registers of a thread block "
+                  "(1024 threads x 256) hold";
+    return success();
+  };
+  WalkResult result = kernel.getBody().walk<WalkOrder::PreOrder>(
+      [&](Operation *op) {
+    unsigned depth = 0;
+    for (Operation *p = op->getParentOp(); p && p != kernel;
+         p = p->getParentOp())
+      ++depth;
+    if (depth > kMaxNesting) {
+      op->emitOpError("is nested ")
+          << depth << " regions deep in its kernel; at most " << kMaxNesting
+          << " are supported";
+      return WalkResult::interrupt();
+    }
+    for (Type t : op->getResultTypes())
+      if (failed(checkTile(op, t)))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(checkTile(op, arg.getType())))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 LogicalResult KernelOp::verify() {
+  if (!isKernelName(getSymName()))
+    return emitOpError("kernel name '")
+           << getSymName()
+           << "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*): PTX takes it "
+              "as the entry symbol and the AOT header as a function name";
+  if (failed(verifyKernelBody(*this)))
+    return failure();
   FunctionType type = getFunctionType();
   if (type.getNumResults() != 0)
     return emitOpError("expected no results, got ") << type.getNumResults();
@@ -834,6 +902,9 @@ LogicalResult ExtractSliceOp::verify() {
     return emitOpError("expected one offset per dimension of the source");
   for (auto [i, off] : llvm::enumerate(offsets)) {
     int64_t size = res.getDimSize(i);
+    if (size < 1)
+      return emitOpError("expected a non-empty slice, got size ")
+             << size << " in dimension " << i;
     if (off < 0 || off % size != 0 || off + size > src.getDimSize(i))
       return emitOpError("offset ")
              << off << " of dimension " << i
@@ -1274,6 +1345,21 @@ bool GemmOp::isRhsColumnMajor() {
   return b.getStrides()[1] != 1 && b.getStrides()[0] == 1;
 }
 
+/// The largest value a count of a named op's `config` may take.
+static int64_t getConfigLimit(StringRef key) {
+  return llvm::StringSwitch<int64_t>(key)
+      .Case("block_m", 1024)
+      .Case("block_n", 1024)
+      .Case("block_k", 1024)
+      .Case("stages", 32)
+      .Case("warps", 32)
+      .Case("consumer_regs", 256)
+      .Case("producer_regs", 256)
+      .Case("cluster_m", 16)
+      .Case("cluster_n", 16)
+      .Default(int64_t(1) << 16);
+}
+
 /// Keys a `config` dictionary of a named op may set (all integers).
 static LogicalResult verifyConfig(Operation *op, DictionaryAttr config,
                                   ArrayRef<StringRef> keys) {
@@ -1301,6 +1387,14 @@ static LogicalResult verifyConfig(Operation *op, DictionaryAttr config,
       return op->emitOpError("config key '")
              << entry.getName().getValue()
              << "' expects a positive integer";
+    // Counts past these bounds fit no chip; capping them here keeps the
+    // size arithmetic of the configuration (bytes of rings, tiles) far from
+    // overflow.
+    int64_t limit = getConfigLimit(entry.getName().getValue());
+    if (!isFlag && value.getInt() > limit)
+      return op->emitOpError("config key '")
+             << entry.getName().getValue() << "' = " << value.getInt()
+             << " is larger than " << limit;
   }
   return success();
 }

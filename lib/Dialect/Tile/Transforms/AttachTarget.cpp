@@ -48,6 +48,26 @@ void TileAttachTargetPass::runOnOperation() {
   auto target = NVVM::NVVMTargetAttr::get(
       ctx, optLevel, "nvptx64-nvidia-cuda", info->chip,
       info->getPtxFeatures());
+  // Kernels already in a gpu.module keep its target, which must be the
+  // chip asked for: the driver's --chip is never silently ignored.
+  WalkResult mismatch = module.walk([&](gpu::GPUModuleOp gpuModule) {
+    ArrayAttr targets = gpuModule.getTargetsAttr();
+    if (gpuModule.getOps<KernelOp>().empty() || !targets)
+      return WalkResult::advance();
+    for (Attribute t : targets) {
+      auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(t);
+      if (nvvm && nvvm.getChip() == info->chip)
+        continue;
+      gpuModule.emitError("gpu.module @")
+          << gpuModule.getName() << " already targets " << t
+          << ", not the chip asked for (" << info->chip
+          << "); remove its target or ask for its chip";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (mismatch.wasInterrupted())
+    return signalPassFailure();
   SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
   if (!kernels.empty())
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),

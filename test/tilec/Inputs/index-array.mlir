@@ -1,0 +1,3 @@
+tile.kernel @k() attributes {x = array<index: 1>} {
+  tile.return
+}
