@@ -437,9 +437,10 @@ static LogicalResult verifyParamHint(KernelOp kernel, unsigned i,
   return success();
 }
 
-/// The largest tile a kernel may compute with: what the registers of a
-/// thread block of 1024 threads hold at 256 32-bit values each.
-static constexpr int64_t kMaxTileElements = int64_t(1) << 18;
+/// The largest tile a kernel may compute with: as many elements as an SM
+/// has 32-bit registers (a thread block cannot hold more in registers, and
+/// larger tiles made compiles run for minutes).
+static constexpr int64_t kMaxTileElements = int64_t(1) << 16;
 /// The deepest nesting of regions in a kernel body.
 static constexpr unsigned kMaxNesting = 32;
 
@@ -469,8 +470,8 @@ static LogicalResult verifyKernelBody(KernelOp kernel) {
       if (llvm::MulOverflow(elems, d, elems) || elems > kMaxTileElements)
         return at->emitOpError("tile ")
                << tensor << " has more than " << kMaxTileElements
-               << " elements, more than the registers of a thread block "
-                  "(1024 threads x 256) hold";
+               << " elements, more than the 65536 32-bit registers of an SM "
+                  "hold";
     return success();
   };
   WalkResult result = kernel.getBody().walk<WalkOrder::PreOrder>(

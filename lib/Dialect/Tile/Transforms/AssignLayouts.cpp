@@ -23,6 +23,7 @@
 #include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/Transforms/Pipeline.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Resources.h"
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 #include "tilec/Target/TargetInfo.h"
 
@@ -846,4 +847,6 @@ void TileAssignLayoutsPass::runOnOperation() {
   if (failed(assignment.run()))
     return signalPassFailure();
   numConversions += assignment.getNumConversions();
+  if (failed(checkRegisterPressure(kernel, *target)))
+    return signalPassFailure();
 }

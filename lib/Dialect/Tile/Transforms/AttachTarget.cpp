@@ -56,8 +56,22 @@ void TileAttachTargetPass::runOnOperation() {
       return WalkResult::advance();
     for (Attribute t : targets) {
       auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(t);
-      if (nvvm && nvvm.getChip() == info->chip)
-        continue;
+      if (nvvm && nvvm.getChip() == info->chip) {
+        // Its PTX ISA must reach the chip's (LLVM aborts otherwise).
+        unsigned ptx = 0;
+        for (StringRef f : llvm::split(nvvm.getFeatures(), ','))
+          if (f.consume_front("+ptx"))
+            f.getAsInteger(10, ptx);
+        if (ptx >= info->ptxVersion)
+          continue;
+        gpuModule.emitError("gpu.module @")
+            << gpuModule.getName() << " targets " << info->chip
+            << " with PTX ISA " << ptx / 10 << "." << ptx % 10 << "; "
+            << info->chip << " needs " << info->ptxVersion / 10 << "."
+            << info->ptxVersion % 10 << " (features \"" << info->getPtxFeatures()
+            << "\")";
+        return WalkResult::interrupt();
+      }
       gpuModule.emitError("gpu.module @")
           << gpuModule.getName() << " already targets " << t
           << ", not the chip asked for (" << info->chip

@@ -13,6 +13,8 @@
 
 #include "tilec/Dialect/Tile/Transforms/Resources.h"
 
+#include "tilec/Target/TargetInfo.h"
+
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -135,10 +137,52 @@ int64_t mlir::tilec::estimateLoopRegisters(scf::ForOp loop, int64_t threads) {
   loop.getBody()->walk([&](Operation *op) {
     if (isa<scf::ForOp>(op))
       return WalkResult::skip();
-    if (auto dot = dyn_cast<DotOp>(op))
-      if (!isYielded(dot.getResult(), yield))
+    // A dot accumulating into a computed value (the carried accumulator,
+    // rescaled) takes over that value's registers; one starting from a
+    // constant (attention's scores) needs its own.
+    if (auto dot = dyn_cast<DotOp>(op)) {
+      Operation *acc = dot.getAcc().getDefiningOp();
+      bool fresh = acc && (acc->hasTrait<OpTrait::ConstantLike>() ||
+                           isa<SplatOp>(acc));
+      if (fresh && !isYielded(dot.getResult(), yield))
         live += getRegistersPerThread(dot.getType(), threads);
+    }
     return WalkResult::advance();
   });
   return live;
+}
+
+LogicalResult mlir::tilec::checkRegisterPressure(KernelOp kernel,
+                                                 const TargetInfo &target) {
+  int64_t threads = kernel.getNumWarps() * 32;
+  int64_t budget = std::min<int64_t>(target.maxRegsPerThread,
+                                     target.regsPerSM / threads);
+  WalkResult result = kernel.walk([&](scf::ForOp loop) {
+    int64_t need = estimateLoopRegisters(loop, threads) + kRegisterReserve;
+    if (need <= budget)
+      return WalkResult::advance();
+    // Name the largest tile the loop carries.
+    Type largest;
+    int64_t most = 0;
+    for (Value arg : loop.getRegionIterArgs())
+      if (int64_t regs = getRegistersPerThread(arg.getType(), threads);
+          regs > most) {
+        most = regs;
+        largest = arg.getType();
+      }
+    bool refuse = need > kMaxRegisterOvershoot * budget;
+    InFlightDiagnostic diag =
+        refuse ? loop.emitError() : loop.emitWarning();
+    diag << "this loop keeps an estimated " << need
+         << " registers a thread live, more than the " << budget
+         << " a thread of this " << threads << "-thread kernel gets: "
+         << (refuse ? "refused (more than twice the budget; use more warps "
+                      "or smaller tiles)"
+                    : "ptxas will spill");
+    if (largest)
+      diag << " (the largest tile it carries, " << largest << ", takes "
+           << most << ")";
+    return refuse ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }

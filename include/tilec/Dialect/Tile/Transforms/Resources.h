@@ -24,6 +24,8 @@
 
 namespace mlir::tilec {
 
+struct TargetInfo;
+
 /// Size in bytes of a storage element (i1 counts as 1, fp8 as 1).
 unsigned getStorageBytes(Type elemType);
 
@@ -54,8 +56,9 @@ int64_t getRegistersPerThread(Type type, int64_t threads);
 
 /// Registers a thread keeps live through `loop` by this estimate: the
 /// tensors it carries (a carried tile.broadcast counts as its source) and
-/// the results of its dots (not those of nested loops) that it does not
-/// yield (attention's scores). Addresses, indices and operand fragments come on
+/// the results of its dots (not those of nested loops) that start from a
+/// constant accumulator and are not yielded (attention's scores; a dot
+/// accumulating into a computed value reuses that value's registers). Addresses, indices and operand fragments come on
 /// top (kRegisterReserve).
 int64_t estimateLoopRegisters(scf::ForOp loop, int64_t threads);
 
@@ -63,6 +66,19 @@ int64_t estimateLoopRegisters(scf::ForOp loop, int64_t threads);
 /// addresses, indices, the loop counter and the double-buffered fragments of
 /// the operands read per K step.
 constexpr int64_t kRegisterReserve = 32;
+
+/// A loop may need at most this many times a thread's register budget.
+constexpr int64_t kMaxRegisterOvershoot = 2;
+
+/// Checks each loop of `kernel` whose estimated need (the above plus
+/// kRegisterReserve) exceeds the most registers a thread of it can get (255,
+/// or the register file over its threads): a warning (ptxas will spill,
+/// which the program's author should hear before reading ptxas's
+/// statistics), and an error past kMaxRegisterOvershoot times the budget
+/// (such kernels spill kilobytes and take minutes to compile).
+/// tile-assign-layouts calls it once layouts are known.
+LogicalResult checkRegisterPressure(tile::KernelOp kernel,
+                                    const TargetInfo &target);
 
 } // namespace mlir::tilec
 
