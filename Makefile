@@ -9,7 +9,7 @@ ifneq ($(CCACHE),)
   CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
 endif
 
-.PHONY: all setup configure build test check pytest python-artifacts demo clean
+.PHONY: all setup configure build test check pytest python-artifacts demo fuzz-smoke fuzz clean
 
 all: build
 
@@ -34,7 +34,16 @@ PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo pyth
 pytest: build
 	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
-test: check pytest
+test: check pytest fuzz-smoke
+
+# Mutation fuzzing of tilec and tilec-opt (scripts/fuzz.py; README "Fuzzing").
+# fuzz-smoke (part of make test): seed 1, 500 mutants, about a minute;
+# fuzz: an hour. Buckets go under $(BUILD).
+fuzz-smoke: build
+	$(PYTHON) scripts/fuzz.py --smoke --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz-smoke
+
+fuzz: build
+	$(PYTHON) scripts/fuzz.py --seconds 3600 --reduce-seconds 120 --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz
 
 # GEMM kernels for scripts/python_check.py on the GPU machine (no compiler there).
 python-artifacts: build
