@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""One small launch of a block-program kernel, for compute-sanitizer
-(racecheck, synccheck, memcheck) on the GPU machine:
+"""One small launch of each of some block-program (or named GEMM) kernels,
+for compute-sanitizer (racecheck, synccheck, memcheck, initcheck) on the GPU
+machine:
 
     compute-sanitizer --tool racecheck python3 bench/block_sanitize.py \
         --artifacts .gpu/block --chip sm_90a --kernel gemm_block_bf16
+    compute-sanitizer --tool memcheck python3 bench/block_sanitize.py \
+        --artifacts .gpu/block --chip sm_90a --kernel all
 """
 
 import argparse
@@ -16,20 +19,35 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import block_programs as bp  # noqa: E402
 
 
+def check(art, chip, name):
+    k = bp.load(art, chip, name)
+    if name.startswith(("gemm", "linear")):
+        linear = name.startswith("linear") or "_bcol" in name
+        return bp.check_gemm(k, linear, [(300, 520, 200)])
+    from block_attention import check_attention
+    return check_attention(k, name, [(1, 2, 300)], sdpa=False)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--artifacts", required=True)
     ap.add_argument("--chip", default="sm_90a")
-    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--kernel", required=True,
+                    help="a kernel, several separated by commas, or 'all': "
+                         "every block program and named GEMM of the chip")
     args = ap.parse_args()
-    k = bp.load(args.artifacts, args.chip, args.kernel)
-    if args.kernel.startswith(("gemm", "linear")):
-        rows = bp.check_gemm(k, args.kernel.startswith("linear"), [(300, 520, 200)])
-    else:
-        from block_attention import check_attention
-        rows = check_attention(k, args.kernel, [(1, 2, 300)], sdpa=False)
-    print(rows)
-    return 0 if all(r["ok"] for r in rows) else 1
+    names = args.kernel.split(",")
+    if args.kernel == "all":
+        d = os.path.join(args.artifacts, args.chip)
+        names = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".json") and
+                       f.startswith(("gemm", "linear", "attention_block")) and
+                       "__base" not in f)
+    ok = True
+    for name in names:
+        rows = check(args.artifacts, args.chip, name)
+        print(name, rows, flush=True)
+        ok &= all(r["ok"] for r in rows)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -400,6 +400,45 @@ static Operation *getAncestorIn(Block *block, Operation *op) {
 ///    the buffers live at that point (at 0 when none is, so an epilogue
 ///    reuses the operand ring of the main loop).
 /// Fails with a diagnostic when the chip cannot provide the total.
+namespace {
+/// A planned shared-memory region: a buffer or an op's scratch area.
+struct Placed {
+  int64_t begin, end; // live range: positions of top-level ops
+  int64_t offset, bytes;
+};
+} // namespace
+
+/// Where a region reuses memory an earlier one held (their live ranges are
+/// disjoint, their bytes overlap), the threads still reading the earlier
+/// one must be done before any thread writes the later: a barrier goes
+/// before the later region's first top-level op unless a top-level
+/// tile.barrier already lies between the two. (A layout conversion's
+/// scratch read just before a loop, then the loop's cp.async ring written
+/// over it by the prologue, raced without one.)
+static void separateReusedMemory(Block &body, ArrayRef<Placed> regions) {
+  SmallVector<Operation *> ops = llvm::map_to_vector(
+      body.getOperations(), [](Operation &op) { return &op; });
+  // barriers[i]: top-level barriers at positions < i.
+  SmallVector<int64_t> barriers(ops.size() + 1, 0);
+  for (auto [i, op] : llvm::enumerate(ops))
+    barriers[i + 1] = barriers[i] + (isa<BarrierOp>(op) ? 1 : 0);
+  llvm::SetVector<int64_t> before;
+  for (const Placed &early : regions)
+    for (const Placed &late : regions) {
+      bool overlap = early.offset < late.offset + late.bytes &&
+                     late.offset < early.offset + early.bytes;
+      if (!overlap || early.end >= late.begin)
+        continue;
+      // A barrier at a position in (early.end, late.begin] separates them.
+      if (barriers[late.begin + 1] - barriers[early.end + 1] == 0)
+        before.insert(late.begin);
+    }
+  for (int64_t at : before) {
+    OpBuilder builder(ops[at]);
+    BarrierOp::create(builder, ops[at]->getLoc());
+  }
+}
+
 static LogicalResult planSharedMemory(KernelOp kernel,
                                       const TargetInfo &target) {
   Block &body = kernel.getBody().front();
@@ -407,10 +446,6 @@ static LogicalResult planSharedMemory(KernelOp kernel,
   DenseMap<Operation *, int64_t> position;
   for (auto [i, op] : llvm::enumerate(body))
     position[&op] = i;
-  struct Placed {
-    int64_t begin, end; // live range: positions of top-level ops
-    int64_t offset, bytes;
-  };
   SmallVector<Placed> placed;
   int64_t total = 0;
   kernel.walk([&](Operation *alloc) {
@@ -449,6 +484,7 @@ static LogicalResult planSharedMemory(KernelOp kernel,
     placed.push_back({begin, end, offset, bytes});
     total = std::max(total, offset + bytes);
   });
+  SmallVector<Placed> scratches;
   kernel.walk([&](Operation *op) {
     int64_t bytes = getScratchBytes(op);
     if (bytes == 0)
@@ -459,8 +495,11 @@ static LogicalResult planSharedMemory(KernelOp kernel,
       if (p.begin <= at && at <= p.end)
         offset = std::max<int64_t>(offset, llvm::alignTo(p.offset + p.bytes, 16));
     op->setAttr(kScratchOffsetAttr, b.getI64IntegerAttr(offset));
+    scratches.push_back({at, at, offset, bytes});
     total = std::max(total, offset + bytes);
   });
+  placed.append(scratches);
+  separateReusedMemory(body, placed);
   if (total > target.maxSmemPerBlock)
     return kernel.emitOpError("needs ")
            << total << " bytes of shared memory, more than the "
