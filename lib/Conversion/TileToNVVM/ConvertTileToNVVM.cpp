@@ -391,15 +391,6 @@ static Operation *getAncestorIn(Block *block, Operation *op) {
   return block->findAncestorOpInBlock(*op);
 }
 
-/// Plans the dynamic shared memory of `kernel` and records it:
-///  * tile.local_alloc buffers (1024-byte aligned) live from their
-///    allocation to their last use (in top-level ops of the kernel body),
-///    mbarriers to the kernel's end; each goes to the lowest offset not taken by a buffer whose live
-///    range overlaps its own, so consecutive loops' rings share memory;
-///  * ops that exchange data through shared memory use a scratch area past
-///    the buffers live at that point (at 0 when none is, so an epilogue
-///    reuses the operand ring of the main loop).
-/// Fails with a diagnostic when the chip cannot provide the total.
 namespace {
 /// A planned shared-memory region: a buffer or an op's scratch area.
 struct Placed {
@@ -439,6 +430,16 @@ static void separateReusedMemory(Block &body, ArrayRef<Placed> regions) {
   }
 }
 
+/// Plans the dynamic shared memory of `kernel` and records it:
+///  * tile.local_alloc buffers (1024-byte aligned) live from their
+///    allocation to their last use (in top-level ops of the kernel body),
+///    mbarriers to the kernel's end; each goes to the lowest offset not taken by a buffer whose live
+///    range overlaps its own, so consecutive loops' rings share memory;
+///  * ops that exchange data through shared memory use a scratch area past
+///    the buffers live at that point (at 0 when none is, so an epilogue
+///    reuses the operand ring of the main loop).
+/// Reused memory is separated by barriers (separateReusedMemory). Fails
+/// with a diagnostic when the chip cannot provide the total.
 static LogicalResult planSharedMemory(KernelOp kernel,
                                       const TargetInfo &target) {
   Block &body = kernel.getBody().front();

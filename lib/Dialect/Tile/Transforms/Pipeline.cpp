@@ -600,9 +600,8 @@ static int64_t fitStages(scf::ForOp loop, int64_t stages,
 /// group, committed before the ring's prologue, so the loop's first wait
 /// covers it) and an ldmatrix read at each use in the loop, as
 /// FlashAttention-2 keeps Q at head dim 128 on mma.sync. The estimate per
-/// thread: the loop's tensor iter_args, the dot results it does not yield
-/// (attention's scores) and the invariant operands. Returns the number of
-/// operands staged.
+/// thread: estimateLoopRegisters, the invariant operands and
+/// kRegisterReserve. Returns the number of operands staged.
 static unsigned stageInvariantOperands(scf::ForOp loop,
                                        const TargetInfo &target) {
   auto kernel = loop->getParentOfType<KernelOp>();
@@ -631,8 +630,7 @@ static unsigned stageInvariantOperands(scf::ForOp loop,
   int64_t operands = 0;
   for (ConvertLayoutOp cvt : invariants)
     operands += getRegistersPerThread(cvt.getType(), threads);
-  int64_t budget =
-      std::min<int64_t>(target.maxRegsPerThread, target.regsPerSM / threads);
+  int64_t budget = getThreadRegisterBudget(target, threads);
   if (live + operands + kRegisterReserve <= budget)
     return 0;
 

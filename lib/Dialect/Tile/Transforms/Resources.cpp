@@ -96,6 +96,11 @@ int64_t mlir::tilec::estimateSharedMemory(KernelOp kernel) {
   return buffers + (scratch ? llvm::alignTo(scratch, 16) : 0);
 }
 
+int64_t mlir::tilec::getThreadRegisterBudget(const TargetInfo &target,
+                                             int64_t threads) {
+  return std::min<int64_t>(target.maxRegsPerThread, target.regsPerSM / threads);
+}
+
 int64_t mlir::tilec::getRegistersPerThread(Type type, int64_t threads) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape() ||
@@ -155,8 +160,7 @@ int64_t mlir::tilec::estimateLoopRegisters(scf::ForOp loop, int64_t threads) {
 LogicalResult mlir::tilec::checkRegisterPressure(KernelOp kernel,
                                                  const TargetInfo &target) {
   int64_t threads = kernel.getNumWarps() * 32;
-  int64_t budget = std::min<int64_t>(target.maxRegsPerThread,
-                                     target.regsPerSM / threads);
+  int64_t budget = getThreadRegisterBudget(target, threads);
   WalkResult result = kernel.walk([&](scf::ForOp loop) {
     int64_t need = estimateLoopRegisters(loop, threads) + kRegisterReserve;
     if (need <= budget)

@@ -286,7 +286,7 @@ void ProducerSlice::cloneBlock(OpBuilder &b, Block &src, IRMapping &map) {
 }
 
 /// setmaxnreg's smallest budget.
-static constexpr int64_t kMinProducerRegs = 24;
+static constexpr int64_t kMinSetmaxnreg = 24;
 
 /// Registers per consumer thread: what the register file leaves after the
 /// producer warpgroup, in multiples of 8, at most 256.
@@ -353,11 +353,12 @@ void TileWarpSpecializePass::runOnOperation() {
   if (consumer == 0) {
     consumer = getConsumerRegs(*target, warps, producer);
     if (!explicitProducer && need > consumer) {
-      producer = kMinProducerRegs;
+      producer = kMinSetmaxnreg;
       consumer = getConsumerRegs(*target, warps, producer);
     }
   }
-  if (producer < 24 || producer > 256 || producer % 8 != 0 || consumer < 24 ||
+  if (producer < kMinSetmaxnreg || producer > 256 || producer % 8 != 0 ||
+      consumer < kMinSetmaxnreg ||
       consumer > 256 || consumer % 8 != 0 ||
       consumer * 32 * warps + producer * 128 >
           static_cast<int64_t>(target->regsPerSM)) {

@@ -103,10 +103,11 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
 
     On mma.sync chips, a loop-invariant dot operand (a `tile.load` before
     the loop, converted to a `#tile.dot_operand` layout only for dots inside
-    it) stays in registers where they hold it: when the loop's tensor
-    iter_args, the dot results it does not yield and the invariant operands
-    would need more 32-bit registers a thread than its budget (255, or the
-    register file over the kernel's threads) less 32 in reserve, each such
+    it) stays in registers where they hold it: when the loop's carried
+    tiles, the results of its dots that start from a constant and are not
+    yielded, and the invariant operands would need more 32-bit registers a
+    thread than its budget (255, or the register file over the kernel's
+    threads) less 32 in reserve, each such
     operand is copied once into its own shared-memory buffer and read with
     `ldmatrix` at each use (FlashAttention-2's Q at head dim 128). A remark
     reports the estimate.

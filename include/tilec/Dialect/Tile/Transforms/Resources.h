@@ -54,6 +54,10 @@ int64_t estimateSharedMemory(tile::KernelOp kernel);
 /// non-tensor).
 int64_t getRegistersPerThread(Type type, int64_t threads);
 
+/// The most 32-bit registers each of `threads` threads of a block can get
+/// on `target`: 255, or the register file over the threads.
+int64_t getThreadRegisterBudget(const TargetInfo &target, int64_t threads);
+
 /// Registers a thread keeps live through `loop` by this estimate: the
 /// tensors it carries (a carried tile.broadcast counts as its source) and
 /// the results of its dots (not those of nested loops) that start from a
