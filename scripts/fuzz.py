@@ -33,6 +33,7 @@ CRASH, HANG or SILENT bucket is not matched by a line of the known-issues file
 Usage:
     python3 scripts/fuzz.py --smoke          # CI: seed 1, 500 mutants, ~1 min
     python3 scripts/fuzz.py --seconds 3600 --out /tmp/tilec-fuzz
+    python3 scripts/fuzz.py --cpu-seconds 3600  # 1 CPU-hour per tool
     python3 scripts/fuzz.py --count 500 --seed 7 --tools tilec-opt
     python3 scripts/fuzz.py --seconds 600 --reduce-seconds 120  # + reduced.mlir
 
@@ -371,6 +372,7 @@ class RunResult:
     stderr: str
     maxrss_kb: int
     wall_s: float
+    cpu_s: float = 0.0
 
 
 def command(tool, binary, path, chip, outdir):
@@ -491,7 +493,8 @@ def execute(cmd, cwd, timeout, mem_bytes):
         proc.returncode = os.waitstatus_to_exitcode(status)
         kill_group(proc.pid, signal.SIGKILL)  # stray llvm-symbolizer
         return RunResult(proc.returncode, timed_out, read_stderr(err),
-                         usage.ru_maxrss, time.monotonic() - start)
+                         usage.ru_maxrss, time.monotonic() - start,
+                         usage.ru_utime + usage.ru_stime)
 
 # --------------------------------------------------------------------------
 # Classification and signatures
@@ -670,12 +673,14 @@ class Stats:
         self.known = known
         self.mutants = set()
         self.runs = {t: 0 for t in TOOLS}
+        self.cpu_s = {t: 0.0 for t in TOOLS}
         self.outcomes = {t: {} for t in TOOLS}
         self.buckets = {}
 
     def add(self, tool, mutant, outcome, sig, res):
         self.mutants.add(mutant.index)
         self.runs[tool] += 1
+        self.cpu_s[tool] += res.cpu_s
         per_tool = self.outcomes[tool]
         per_tool[outcome] = per_tool.get(outcome, 0) + 1
         if sig is None:
@@ -753,7 +758,10 @@ def summary(args, stats, elapsed, paths):
             "jobs": args.jobs, "timeout_s": args.timeout,
             "mem_mb": args.mem_mb, "tools": args.tools,
             "elapsed_s": round(elapsed, 1), "mutants": len(stats.mutants),
-            "runs": stats.runs, "outcomes": stats.outcomes,
+            "cpu_seconds": args.cpu_seconds,
+            "runs": stats.runs,
+            "tool_cpu_s": {t: round(stats.cpu_s[t], 1) for t in args.tools},
+            "outcomes": stats.outcomes,
             "buckets": buckets,
             "new_failures": len(stats.new_failures()),
             "known_failures": sum(b["known"] and b["failing"]
@@ -766,7 +774,8 @@ def print_summary(data, out):
     for tool in data["tools"]:
         counts = ", ".join(f"{k} {v}" for k, v in
                            sorted(data["outcomes"][tool].items()))
-        print(f"  {tool}: {data['runs'][tool]} runs: {counts or '-'}")
+        print(f"  {tool}: {data['runs'][tool]} runs, "
+              f"{data['tool_cpu_s'][tool]:.0f} CPU-s: {counts or '-'}")
     for b in data["buckets"]:
         tag = "known" if b["known"] else ("NEW" if b["failing"] else "info")
         print(f"  [{tag:5}] bucket-{b['id']} x{b['count']}: {b['signature']}")
@@ -783,17 +792,29 @@ def submit_next(pool, jobs, args, binaries, mem):
                                  mem))
 
 
+def cpu_budget_left(args, stats):
+    """With --cpu-seconds: the tools that have not had their CPU time yet."""
+    return [t for t in args.tools if stats.cpu_s[t] < args.cpu_seconds]
+
+
 def fuzz(pool, args, seeds, stats, binaries):
     stream = mutants(args.seed, seeds)
     if args.count:
         stream = itertools.islice(stream, args.count)
-    jobs = ((tool, m) for m in stream for tool in args.tools)
+    if args.cpu_seconds:
+        # Each mutant goes to the tools still short of their CPU time, so a
+        # fast tool does not stop early and a slow one does not run long.
+        jobs = ((tool, m) for m in stream
+                for tool in cpu_budget_left(args, stats))
+    else:
+        jobs = ((tool, m) for m in stream for tool in args.tools)
     start = time.monotonic()
     deadline = start + args.seconds if args.seconds else None
     mem, pending, exhausted, report = args.mem_mb << 20, set(), False, start
     while True:
         while (not exhausted and len(pending) < args.jobs
-               and (deadline is None or time.monotonic() < deadline)):
+               and (deadline is None or time.monotonic() < deadline)
+               and (not args.cpu_seconds or cpu_budget_left(args, stats))):
             try:
                 pending.add(submit_next(pool, jobs, args, binaries, mem))
             except StopIteration:
@@ -809,7 +830,9 @@ def fuzz(pool, args, seeds, stats, binaries):
                 print(f"fuzz.py: run failed: {exc}", file=sys.stderr)
         if time.monotonic() - report >= 15:
             report = time.monotonic()
+            cpu = ", ".join(f"{t} {stats.cpu_s[t]:.0f}" for t in args.tools)
             print(f"[{report - start:6.0f} s] {len(stats.mutants)} mutants, "
+                  f"CPU-s {cpu}, "
                   f"{len(stats.buckets)} buckets, "
                   f"{len(stats.new_failures())} new failing", flush=True)
 
@@ -858,6 +881,9 @@ def parse_args(argv):
                         help="stop submitting mutants after this long")
     budget.add_argument("--count", type=int,
                         help="number of mutants (default 200)")
+    budget.add_argument("--cpu-seconds", type=float,
+                        help="run until each tool has used this much CPU "
+                             "time (user + system of its runs)")
     p.add_argument("--seed", type=int, default=None, help="default 0")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--timeout", type=float, default=None,
@@ -890,7 +916,7 @@ def finish_args(parser, args):
         args.tools = ",".join(TOOLS)
     args.seed = 0 if args.seed is None else args.seed
     args.timeout = 20 if args.timeout is None else args.timeout
-    if args.count is None and args.seconds is None:
+    if args.count is None and args.seconds is None and not args.cpu_seconds:
         args.count = 200
     args.tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     if not args.tools or any(t not in TOOLS for t in args.tools):

@@ -51,6 +51,9 @@ static void buildTilePasses(OpPassManager &pm,
   // Operand reads from shared memory per mma.sync K step (attention's Kᵀ,
   // V and Q tiles would otherwise each take a whole tile of registers).
   kernelPm.addPass(tile::createTileSplitDots());
+  // The scheduled kernel's barriers, rings and async groups, checked before
+  // they become PTX (an error names the op, the barrier or buffer, the path).
+  kernelPm.addPass(tile::createTileVerifyAsync());
 }
 
 /// Per-thread lowering and the upstream conversions to the LLVM dialect.

@@ -50,3 +50,6 @@
 // ONCE-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // ONCE-DAG: mbarrier.try_wait.parity
 // ONCE-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// The dot is outside any loop: its group is waited for before the
+// accumulator is read (tile-verify-async found this wait missing).
+// ONCE-DAG: wgmma.wait_group.sync.aligned 0;

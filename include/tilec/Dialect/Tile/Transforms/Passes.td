@@ -375,6 +375,56 @@ def TileSplitDots : Pass<"tile-split-dots", "::mlir::tilec::tile::KernelOp"> {
   ];
 }
 
+def TileVerifyAsync : Pass<"tile-verify-async", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Proves a scheduled kernel's asynchronous protocol on bounded paths";
+  let description = [{
+    Runs the scheduled kernel (after tile-split-dots; the pipelines run it
+    before convert-tile-to-nvvm) on an abstract machine, once per path: a
+    set of values of the integer parameters that decide control flow, and
+    the first and last program (or cluster) of the launch. Every warp is an
+    agent with a vector clock; mbarriers, named, block and cluster barriers,
+    cp.async groups, wgmma groups and TMA copies order them as the PTX
+    memory model does (see lib/Dialect/Tile/Transforms/AsyncModel.cpp).
+    It reports, as an error on the operation with a note naming the path,
+    the warp and the loop iterations:
+
+    * a read of a ring stage that no wait orders after the write that fills
+      it (a missing mbarrier wait, a wrong parity, cp.async data read before
+      `tile.async_wait` + `tile.barrier`);
+    * a write (TMA, cp.async, st.shared) into a stage that a reader may still
+      read (a missing release wait, a release before `tile.warpgroup_wait`);
+    * an async-proxy read (wgmma, TMA store) of generic-proxy writes with
+      no `tile.fence_async_shared` in between;
+    * a parity that can name two phases, or an arrival that can land in the
+      previous phase;
+    * expect_tx bytes that differ from the bytes of the TMA boxes completing
+      on the barrier (multicast and `part` included);
+    * arrivals that do not match a barrier's count, any deadlock, and
+      phases or bulk stores still pending when the kernel ends;
+    * a wgmma accumulator used before a `tile.warpgroup_wait` returns it.
+
+    Paths: every integer parameter that reaches a loop bound or a branch is
+    set to 1, 65, 193, 257, 321, 385, 449 and 513 in turn (the others 129:
+    partial tiles), then to 64, 128, 192, 320, 384, 448 and 512 (the others
+    256: whole tiles, where tile-pipeline's unchecked loop versions run), so
+    that rings wrap several times at every stage count and parities take
+    both values at every stage. Tiles hold no data in the model; a kernel
+    whose control flow depends on data is reported as not checked (a
+    remark; an error with `strict`).
+  }];
+  let options = [
+    Option<"maxPaths", "max-paths", "unsigned", "128",
+           "Most paths checked per kernel">,
+    Option<"maxSteps", "max-steps", "uint64_t", "2000000",
+           "Most operations executed per path, all warps together">,
+    Option<"strict", "strict", "bool", "false",
+           "A kernel that cannot be checked is an error, not a remark">
+  ];
+  let statistics = [
+    Statistic<"numPaths", "num-paths", "Number of paths checked">
+  ];
+}
+
 def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
   let summary = "Outlines linalg matmuls and attention into tile.gemm / tile.attention kernels";
   let description = [{
