@@ -133,12 +133,20 @@ struct TileScalarizeElementwisePass
 
 } // namespace
 
+/// Blocks with more operations keep their order: each move makes MLIR
+/// renumber the block for the next isBeforeInBlock, so the schedule costs
+/// O(ops^2) (100 s for a 64x1024-element loop body; a fuzzed input). The
+/// kernels tilec ships stay far below.
+static constexpr size_t kMaxScheduledOps = 16384;
+
 /// Moves each pure scalar arith/math/vector.extract op of `block` right after
 /// the last definition of its operands in the block.
 static void scheduleElementMajor(Block &block) {
   SmallVector<Operation *> ops;
   for (Operation &op : block)
     ops.push_back(&op);
+  if (ops.size() > kMaxScheduledOps)
+    return;
   for (Operation *op : ops) {
     if (!isPure(op) || op->getNumRegions() != 0 || op->getNumOperands() == 0)
       continue;

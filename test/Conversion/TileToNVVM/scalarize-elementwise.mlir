@@ -43,3 +43,19 @@ gpu.module @g2 {
     return %t : vector<3xf16>
   }
 }
+
+// -----
+
+// A block of more than 16384 operations keeps vector-major order: the
+// element-major schedule costs O(ops^2) there (a fuzzed 64x1024 tile took
+// 100 s). 8192 elements give about 24600 scalar operations.
+gpu.module @g_large {
+  // CHECK-LABEL: func.func @large_block
+  // CHECK: arith.mulf {{.*}} : f32
+  // CHECK-NEXT: vector.extract %{{.*}}[1]
+  func.func @large_block(%x: vector<8192xf32>) -> vector<8192xf32> {
+    %m = arith.mulf %x, %x : vector<8192xf32>
+    %e = math.exp2 %m : vector<8192xf32>
+    return %e : vector<8192xf32>
+  }
+}
