@@ -9,7 +9,7 @@ ifneq ($(CCACHE),)
   CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
 endif
 
-.PHONY: all setup configure build test check pytest python-artifacts demo fuzz-smoke fuzz clean
+.PHONY: all setup configure build test check pytest python-artifacts demo fuzz-smoke fuzz sanitize clean
 
 all: build
 
@@ -38,12 +38,19 @@ test: check pytest fuzz-smoke
 
 # Mutation fuzzing of tilec and tilec-opt (scripts/fuzz.py; README "Fuzzing").
 # fuzz-smoke (part of make test): seed 1, 500 mutants, about a minute;
-# fuzz: an hour. Buckets go under $(BUILD).
+# fuzz: one CPU-hour per tool. Buckets go under $(BUILD).
 fuzz-smoke: build
 	$(PYTHON) scripts/fuzz.py --smoke --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz-smoke
 
 fuzz: build
-	$(PYTHON) scripts/fuzz.py --seconds 3600 --reduce-seconds 120 --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz
+	$(PYTHON) scripts/fuzz.py --cpu-seconds 3600 --reduce-seconds 120 --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz
+
+# The lit suite on an ASan + UBSan build of tilec (its own build folder; a
+# sanitizer report fails the test). About twice the time of `make check`.
+SANITIZE_BUILD ?= build-sanitize
+sanitize: setup
+	cmake -G Ninja -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILEC_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build $(SANITIZE_BUILD) --target check-tilec
 
 # GEMM kernels for scripts/python_check.py on the GPU machine (no compiler there).
 python-artifacts: build

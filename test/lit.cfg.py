@@ -22,6 +22,21 @@ llvm_config.use_default_substitutions()
 # Keep captured FileCheck variables local to each CHECK-LABEL block.
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
+# `make sanitize`: ASan/UBSan findings fail the test (the tool exits with an
+# error); the ASan runtime is preloaded so that instrumented libraries load
+# into uninstrumented hosts. Leak checking is off: LLVM's and MLIR's
+# process-lifetime registries are never freed.
+if getattr(config, "tilec_sanitize", False):
+    import subprocess
+    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"],
+                             capture_output=True, text=True).stdout.strip()
+    config.environment["LD_PRELOAD"] = libasan
+    config.environment["ASAN_OPTIONS"] = (
+        "detect_leaks=0:detect_container_overflow=0:abort_on_error=1:"
+        "allocator_may_return_null=1")
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    config.available_features.add("sanitize")
+
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tilec_tools_dir, append_path=True)
 
