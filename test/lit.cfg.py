@@ -31,9 +31,15 @@ if getattr(config, "tilec_sanitize", False):
     libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"],
                              capture_output=True, text=True).stdout.strip()
     config.environment["LD_PRELOAD"] = libasan
+    # use_sigaltstack=0: LLVM's crash handler installs its own alternate
+    # signal stack in tilec's worker thread, which ASan then fails to unmap.
+    # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its slabs when
+    # its inline code is built with ASan (ours) but not unpoisons them in
+    # libMLIR.so (uninstrumented), which reads as use-after-poison.
     config.environment["ASAN_OPTIONS"] = (
         "detect_leaks=0:detect_container_overflow=0:abort_on_error=1:"
-        "allocator_may_return_null=1")
+        "allocator_may_return_null=1:use_sigaltstack=0:"
+        "allow_user_poisoning=0")
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
     config.available_features.add("sanitize")
 
