@@ -176,6 +176,14 @@ struct Agent {
   int64_t clusterRank = 0;
 
   void tick() { clock.set(comp, ++now); }
+  /// A wait that leaves at most `pending` of `issued` groups in flight:
+  /// the older ones retire in order (component `groupComp` moves on).
+  void retire(Time issued, Time &retired, unsigned groupComp, Time pending) {
+    if (issued > pending)
+      retired = std::max(retired, issued - pending);
+    clock.set(groupComp, retired);
+    tick();
+  }
   Epoch epoch() const { return {comp, now}; }
 };
 
@@ -344,6 +352,7 @@ private:
   StepResult step(Agent &a);
   void finish();
   void reportDeadlock();
+  SmallVector<Agent *> producersFirst();
 
   // Values.
   std::optional<int64_t> getInt(Agent &a, Value v);
@@ -536,8 +545,8 @@ void Simulation::createAgents() {
   }
 }
 
-PathResult Simulation::run() {
-  createAgents();
+/// The agents, producer partitions first.
+SmallVector<Agent *> Simulation::producersFirst() {
   SmallVector<Agent *> order;
   for (Agent &a : agents)
     if (a.partition)
@@ -545,6 +554,12 @@ PathResult Simulation::run() {
   for (Agent &a : agents)
     if (!a.partition)
       order.push_back(&a);
+  return order;
+}
+
+PathResult Simulation::run() {
+  createAgents();
+  SmallVector<Agent *> order = producersFirst();
   while (!stopped()) {
     bool progress = false, allDone = true;
     // Producers first: a consumer then meets the copies it must wait for
@@ -665,13 +680,7 @@ void Simulation::finish() {
 
 void Simulation::reportDeadlock() {
   // Producers first: their wait is usually the cause of the consumers'.
-  SmallVector<Agent *> order;
-  for (Agent &a : agents)
-    if (a.partition)
-      order.push_back(&a);
-  for (Agent &a : agents)
-    if (!a.partition)
-      order.push_back(&a);
+  SmallVector<Agent *> order = producersFirst();
   // mbarrier waits before barrier rendezvous: a warp parked at the final
   // cluster barrier is a consequence, not the cause.
   std::stable_partition(order.begin(), order.end(), [](Agent *a) {
@@ -1268,11 +1277,7 @@ StepResult Simulation::execDot(Agent &a, DotOp op) {
 }
 
 StepResult Simulation::execWarpgroupWait(Agent &a, WarpgroupWaitOp op) {
-  Time pending = op.getPending();
-  if (a.wgIssued > pending)
-    a.wgRetired = std::max(a.wgRetired, a.wgIssued - pending);
-  a.clock.set(a.wgComp, a.wgRetired);
-  a.tick();
+  a.retire(a.wgIssued, a.wgRetired, a.wgComp, op.getPending());
   // A result whose group may still be pending (`wait 1` on the newest
   // group) stays in flight: only another wgmma may take it as accumulator.
   for (auto [v, r] : llvm::zip(op.getValues(), op.getResults())) {
@@ -1438,10 +1443,7 @@ StepResult Simulation::execAsyncOp(Agent &a, Operation *op) {
     return done();
   }
   if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
-    if (a.cpCommitted > wait.getPending())
-      a.cpRetired = std::max(a.cpRetired, a.cpCommitted - wait.getPending());
-    a.clock.set(a.cpComp, a.cpRetired);
-    a.tick();
+    a.retire(a.cpCommitted, a.cpRetired, a.cpComp, wait.getPending());
     return done();
   }
   if (isa<FenceAsyncSharedOp>(op)) {
@@ -1460,10 +1462,7 @@ StepResult Simulation::execAsyncOp(Agent &a, Operation *op) {
     return done();
   }
   if (auto wait = dyn_cast<TmaStoreWaitOp>(op)) {
-    if (a.bulkIssued > wait.getPending())
-      a.bulkRetired = std::max(a.bulkRetired, a.bulkIssued - wait.getPending());
-    a.clock.set(a.bulkComp, a.bulkRetired);
-    a.tick();
+    a.retire(a.bulkIssued, a.bulkRetired, a.bulkComp, wait.getPending());
     return done();
   }
   if (isa<ProgramIdOp, NumProgramsOp, ClusterRankOp, WarpgroupIdOp>(op)) {
