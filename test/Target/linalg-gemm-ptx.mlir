@@ -4,16 +4,22 @@
 // on sm_80, wgmma on sm_90a. The host function and launch stubs stay in the
 // module and are ignored by the compile.
 
-// The outlined kernels expand for sm_90a (warp-specialized, persistent).
+// The outlined kernels expand for sm_90a into block programs whose schedule
+// asks the scheduling passes for the warp-specialized, persistent kernel.
 // RUN: tilec-opt %s -tile-from-linalg | tilec-opt --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefix=EXPAND
 // EXPAND: tile.kernel @linalg_gemm_bias_relu_gemm0(
-// EXPAND-SAME: persistent
+// EXPAND-SAME: schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true>
 // EXPAND-NOT: tile.gemm
-// EXPAND: tile.warp_specialize
+// EXPAND-NOT: tile.warp_specialize
+// EXPAND: tile.dot
 // EXPAND: arith.maximumf
 // EXPAND: tile.kernel @linalg_gemm_transpose_b_gemm0(
+// EXPAND-SAME: warp_specialize = true
+// EXPAND-SAME: persistent = true
+// EXPAND-SAME: tma_store = false
 // EXPAND-NOT: tile.gemm
-// EXPAND: tile.warp_specialize
+// EXPAND-NOT: tile.warp_specialize
+// EXPAND: tile.dot
 
 // Straight through a pipe, sm_80.
 // RUN: tilec-opt %s -tile-from-linalg | tilec - --chip=sm_80 --emit=ptx -o - | FileCheck %s --check-prefix=SM80

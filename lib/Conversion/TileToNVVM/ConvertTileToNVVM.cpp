@@ -196,6 +196,25 @@ static Attribute getHostValueAttr(KernelOp kernel, OpFoldResult v,
   return b.getStringAttr("?"); // excluded by the verifier
 }
 
+/// The kernel's tensor maps in the order of their hidden parameters: by the
+/// parameter whose data each describes (A before B before C, whichever pass
+/// made the map), then in program order.
+static SmallVector<MakeTensorMapOp> getTensorMapsInParamOrder(KernelOp kernel) {
+  SmallVector<MakeTensorMapOp> maps;
+  kernel.walk([&](MakeTensorMapOp op) { maps.push_back(op); });
+  auto baseOf = [](MakeTensorMapOp op) {
+    auto makeView = op.getView().getDefiningOp<MakeViewOp>();
+    std::optional<unsigned> base =
+        makeView ? MakeTensorMapOp::getParamIndex(makeView.getBase())
+                 : std::nullopt;
+    return base.value_or(~0u);
+  };
+  llvm::stable_sort(maps, [&](MakeTensorMapOp l, MakeTensorMapOp r) {
+    return baseOf(l) < baseOf(r);
+  });
+  return maps;
+}
+
 /// The launch-metadata entry of a tensor map: how runtimes encode it
 /// (dimensions innermost first, as cuTensorMapEncodeTiled takes them).
 static DictionaryAttr buildTensorMapInfo(KernelOp kernel, MakeTensorMapOp op,
@@ -270,10 +289,10 @@ DictionaryAttr KernelOpLowering::buildLaunchInfo(KernelOp kernel,
     params.push_back(b.getDictionaryAttr(entry));
   }
   SmallVector<Attribute> tensorMaps;
-  kernel.walk([&](MakeTensorMapOp op) {
+  for (MakeTensorMapOp op : getTensorMapsInParamOrder(kernel)) {
     auto index = op->getAttrOfType<IntegerAttr>(kParamIndexAttr);
     tensorMaps.push_back(buildTensorMapInfo(kernel, op, index.getInt(), b));
-  });
+  }
   SmallVector<Attribute> grid;
   for (const std::string &g : kernel.getGridRuleStrings())
     grid.push_back(b.getStringAttr(g));
@@ -313,8 +332,7 @@ KernelOpLowering::matchAndRewrite(KernelOp kernel, OpAdaptor adaptor,
   }
   // Hidden parameters: one __grid_constant__ CUtensorMap (128 bytes, 64-byte
   // aligned) per tensor map, after the user's parameters.
-  SmallVector<MakeTensorMapOp> maps;
-  kernel.walk([&](MakeTensorMapOp op) { maps.push_back(op); });
+  SmallVector<MakeTensorMapOp> maps = getTensorMapsInParamOrder(kernel);
   auto genericPtr = LLVM::LLVMPointerType::get(ctx);
   for (MakeTensorMapOp op : maps) {
     op->setAttr(kParamIndexAttr, rewriter.getI64IntegerAttr(argTypes.size()));

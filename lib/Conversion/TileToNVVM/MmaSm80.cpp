@@ -72,6 +72,21 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   if (!target.hasMmaBf16)
     return op.emitOpError("mma.sync needs sm_80 or later, not ")
            << target.chip;
+  // The fragments are looked up in the operands' layouts, which must be the
+  // accumulator's (tile-assign-layouts makes them so; hand-written IR may
+  // not).
+  auto aEnc = cast<DotOperandEncodingAttr>(aType.getEncoding());
+  auto bEnc = cast<DotOperandEncodingAttr>(bType.getEncoding());
+  if (aEnc.getOpIdx() != 0 || bEnc.getOpIdx() != 1 ||
+      aEnc.getParent() != cType.getEncoding() ||
+      bEnc.getParent() != cType.getEncoding())
+    return op.emitOpError("mma.sync needs A and B in the #tile.dot_operand "
+                          "layouts (opIdx 0 and 1) of the accumulator's "
+                          "#tile.mma layout");
+  if (aType.getDimSize(1) % 16 != 0)
+    return op.emitOpError("mma.sync m16n8k16 needs K to be a multiple of 16, "
+                          "got ")
+           << aType.getDimSize(1);
 
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();

@@ -8,116 +8,209 @@
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 module attributes {gpu.container_module} {
   gpu.module @gemm_bf16 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
-    tile.kernel @gemm_bf16(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128) * ceildiv(%N, 256)) warps(8) persistent {
-      %c3_i32 = arith.constant 3 : i32
-      %c2_i32 = arith.constant 2 : i32
-      %c1_i32 = arith.constant 1 : i32
-      %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
-      %c8_i32 = arith.constant 8 : i32
+    tile.kernel @gemm_bf16(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128) * ceildiv(%N, 256)) warps(8) persistent schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true> {
+      %c128_i32 = arith.constant 128 : i32
+      %0 = arith.ceildivsi %M, %c128_i32 : i32
+      %c256_i32 = arith.constant 256 : i32
+      %1 = arith.ceildivsi %N, %c256_i32 : i32
+      %2 = arith.muli %0, %1 : i32
+      %pid = tile.program_id x
+      %3 = tile.num_programs x
       %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
-      %c128_i32 = arith.constant 128 : i32
-      %c256_i32 = arith.constant 256 : i32
-      %0 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
-      %1 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
-      %2 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-      %3 = tile.make_tensor_map %0 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %4 = tile.make_tensor_map %1 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
-      %5 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
-      %6 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
-      %7 = tile.make_tensor_map %2 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %8 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
-      %9 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
-      %10 = tile.mbarrier_alloc count 8 : !tile.mbarrier<3>
-      %11 = arith.ceildivsi %N, %c256_i32 : i32
-      %12 = arith.ceildivsi %M, %c128_i32 : i32
-      %13 = arith.muli %12, %11 : i32
-      %14 = arith.ceildivsi %K, %c64_i32 : i32
-      %pid = tile.program_id x
-      %15 = tile.num_programs x
+      %c8_i32 = arith.constant 8 : i32
+      %c256_i32_0 = arith.constant 256 : i32
+      %c128_i32_1 = arith.constant 128 : i32
+      %4 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+      %5 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+      %6 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+      %7 = arith.ceildivsi %M, %c128_i32_1 : i32
+      %8 = arith.ceildivsi %N, %c256_i32_0 : i32
+      %9 = arith.muli %8, %c8_i32 : i32
+      %10 = tile.make_tensor_map %6 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %11 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
+      %12 = tile.make_tensor_map %4 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %13 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
+      %14 = tile.make_tensor_map %5 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %15 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
+      %16 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+      %17 = tile.mbarrier_alloc count 8 : !tile.mbarrier<3>
+      %c0_i32_2 = arith.constant 0 : i32
       tile.warp_specialize regs(232) {
-        %16 = arith.ceildivsi %M, %c128_i32 : i32
-        %17 = arith.ceildivsi %N, %c256_i32 : i32
-        %18 = arith.muli %17, %c8_i32 : i32
-        %19 = arith.cmpi sgt, %14, %c0_i32 : i32
-        %20:2 = scf.for %arg0 = %pid to %13 step %15 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %21 = arith.divsi %arg0, %18 : i32
-          %22 = arith.muli %21, %c8_i32 : i32
-          %23 = arith.subi %16, %22 : i32
-          %24 = arith.minsi %23, %c8_i32 : i32
-          %25 = arith.remsi %arg0, %18 : i32
-          %26 = arith.remsi %25, %24 : i32
-          %27 = arith.addi %22, %26 : i32
-          %28 = arith.divsi %25, %24 : i32
-          %29 = arith.muli %27, %c128_i32 : i32
-          %30 = arith.muli %28, %c256_i32 : i32
-          %31:3 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
-            tile.mbarrier_wait %9[%arg5], %arg6 : !tile.mbarrier<3>
-            %37 = tile.local_load %5[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
-            %38 = tile.local_load %6[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
-            %39 = tile.dot %37, %38, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
-            %40 = tile.warpgroup_wait 1, %39 : tensor<128x256xf32, #mma>
-            %41 = arith.cmpi sgt, %arg3, %c0_i32 : i32
-            %42 = arith.cmpi eq, %arg5, %c0_i32 : i32
-            %43 = arith.subi %arg5, %c1_i32 : i32
-            %44 = arith.select %42, %c2_i32, %43 : i32
-            scf.if %41 {
-              tile.mbarrier_arrive %10[%44] : !tile.mbarrier<3>
+        %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+        %18:2 = scf.for %arg0 = %pid to %2 step %3 iter_args(%arg1 = %c0_i32_2, %arg2 = %c0_i32_2) -> (i32, i32)  : i32 {
+          %19 = arith.divsi %arg0, %9 : i32
+          %20 = arith.muli %19, %c8_i32 : i32
+          %21 = arith.subi %7, %20 : i32
+          %22 = arith.minsi %21, %c8_i32 : i32
+          %23 = arith.remsi %arg0, %9 : i32
+          %24 = arith.remsi %23, %22 : i32
+          %25 = arith.addi %20, %24 : i32
+          %26 = arith.divsi %23, %22 : i32
+          %27 = arith.muli %25, %c128_i32_1 : i32
+          %28 = arith.muli %26, %c256_i32_0 : i32
+          %c0_i32_3 = arith.constant 0 : i32
+          %29 = arith.muli %c64_i32, %c0_i32_3 : i32
+          %30 = arith.addi %c0_i32, %29 : i32
+          %31 = arith.cmpi slt, %30, %K : i32
+          %c1_i32 = arith.constant 1 : i32
+          %32 = arith.muli %c64_i32, %c1_i32 : i32
+          %33 = arith.addi %c0_i32, %32 : i32
+          %c1_i32_4 = arith.constant 1 : i32
+          %34 = arith.addi %arg1, %c1_i32_4 : i32
+          %c3_i32 = arith.constant 3 : i32
+          %35 = arith.cmpi eq, %34, %c3_i32 : i32
+          %c0_i32_5 = arith.constant 0 : i32
+          %36 = arith.select %35, %c0_i32_5, %34 : i32
+          %37 = arith.extui %35 : i1 to i32
+          %38 = arith.xori %arg2, %37 : i32
+          %39 = arith.cmpi slt, %33, %K : i32
+          %c0_i32_6 = arith.constant 0 : i32
+          %40 = arith.cmpi slt, %c0_i32, %K : i32
+          %41:3 = scf.if %40 -> (tensor<128x256xf32, #mma>, i32, i32) {
+            %43:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+              tile.mbarrier_wait %16[%arg5], %arg6 : !tile.mbarrier<3>
+              %48 = tile.local_load %13[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
+              %49 = tile.local_load %15[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+              %50 = tile.dot %48, %49, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+              %51 = tile.warpgroup_wait 1, %50 : tensor<128x256xf32, #mma>
+              %52 = arith.cmpi sgt, %arg3, %c0_i32 : i32
+              scf.if %52 {
+                %c0_i32_16 = arith.constant 0 : i32
+                %67 = arith.cmpi eq, %arg5, %c0_i32_16 : i32
+                %c1_i32_17 = arith.constant 1 : i32
+                %68 = arith.subi %arg5, %c1_i32_17 : i32
+                %c2_i32_18 = arith.constant 2 : i32
+                %69 = arith.select %67, %c2_i32_18, %68 : i32
+                tile.mbarrier_arrive %17[%69] : !tile.mbarrier<3>
+              }
+              %c1_i32_10 = arith.constant 1 : i32
+              %53 = arith.addi %arg5, %c1_i32_10 : i32
+              %c3_i32_11 = arith.constant 3 : i32
+              %54 = arith.cmpi eq, %53, %c3_i32_11 : i32
+              %c0_i32_12 = arith.constant 0 : i32
+              %55 = arith.select %54, %c0_i32_12, %53 : i32
+              %56 = arith.extui %54 : i1 to i32
+              %57 = arith.xori %arg6, %56 : i32
+              %c2_i32_13 = arith.constant 2 : i32
+              %58 = arith.muli %c64_i32, %c2_i32_13 : i32
+              %59 = arith.addi %arg3, %58 : i32
+              %c2_i32_14 = arith.constant 2 : i32
+              %60 = arith.addi %arg5, %c2_i32_14 : i32
+              %c3_i32_15 = arith.constant 3 : i32
+              %61 = arith.cmpi sge, %60, %c3_i32_15 : i32
+              %62 = arith.subi %60, %c3_i32_15 : i32
+              %63 = arith.select %61, %62, %60 : i32
+              %64 = arith.extui %61 : i1 to i32
+              %65 = arith.xori %arg6, %64 : i32
+              %66 = arith.cmpi slt, %59, %K : i32
+              scf.yield %51, %55, %57 : tensor<128x256xf32, #mma>, i32, i32
             }
-            %45 = arith.addi %arg5, %c1_i32 : i32
-            %46 = arith.cmpi eq, %45, %c3_i32 : i32
-            %47 = arith.select %46, %c0_i32, %45 : i32
-            %48 = arith.extui %46 : i1 to i32
-            %49 = arith.xori %arg6, %48 : i32
-            scf.yield %40, %47, %49 : tensor<128x256xf32, #mma>, i32, i32
+            %44 = tile.warpgroup_wait 0, %43#0 : tensor<128x256xf32, #mma>
+            %c0_i32_8 = arith.constant 0 : i32
+            %45 = arith.cmpi eq, %43#1, %c0_i32_8 : i32
+            %c1_i32_9 = arith.constant 1 : i32
+            %46 = arith.subi %43#1, %c1_i32_9 : i32
+            %c2_i32 = arith.constant 2 : i32
+            %47 = arith.select %45, %c2_i32, %46 : i32
+            tile.mbarrier_arrive %17[%47] : !tile.mbarrier<3>
+            scf.yield %44, %43#1, %43#2 : tensor<128x256xf32, #mma>, i32, i32
+          } else {
+            scf.yield %cst, %arg1, %arg2 : tensor<128x256xf32, #mma>, i32, i32
           }
-          %32 = tile.warpgroup_wait 0, %31#0 : tensor<128x256xf32, #mma>
-          %33 = arith.cmpi eq, %31#1, %c0_i32 : i32
-          %34 = arith.subi %31#1, %c1_i32 : i32
-          %35 = arith.select %33, %c2_i32, %34 : i32
-          scf.if %19 {
-            tile.mbarrier_arrive %10[%35] : !tile.mbarrier<3>
-          }
-          %36 = arith.truncf %32 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %42 = arith.truncf %41#0 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %c0_i32_7 = arith.constant 0 : i32
           tile.tma_store_wait 0
           tile.barrier
-          tile.local_store %36, %8[%c0_i32] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
+          tile.local_store %42, %11[%c0_i32_7] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
           tile.fence_async_shared
           tile.barrier
-          tile.tma_store %7[%29, %30], %8[%c0_i32] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
-          scf.yield %31#1, %31#2 : i32, i32
-        }
+          tile.tma_store %10[%27, %28], %11[%c0_i32_7] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
+          scf.yield %41#1, %41#2 : i32, i32
+        } {tile.persistent_loop}
         tile.tma_store_wait 0
       } partition warps(4) regs(40) {
-        %16 = arith.ceildivsi %M, %c128_i32 : i32
-        %17 = arith.ceildivsi %N, %c256_i32 : i32
-        %18 = arith.muli %17, %c8_i32 : i32
-        %19:2 = scf.for %arg0 = %pid to %13 step %15 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %20 = arith.divsi %arg0, %18 : i32
-          %21 = arith.muli %20, %c8_i32 : i32
-          %22 = arith.subi %16, %21 : i32
-          %23 = arith.minsi %22, %c8_i32 : i32
-          %24 = arith.remsi %arg0, %18 : i32
-          %25 = arith.remsi %24, %23 : i32
-          %26 = arith.addi %21, %25 : i32
-          %27 = arith.divsi %24, %23 : i32
-          %28 = arith.muli %26, %c128_i32 : i32
-          %29 = arith.muli %27, %c256_i32 : i32
-          %30:2 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
-            %31 = arith.xori %arg5, %c1_i32 : i32
-            tile.mbarrier_wait %10[%arg4], %31 : !tile.mbarrier<3>
-            tile.mbarrier_expect_tx %9[%arg4], 49152 : !tile.mbarrier<3>
-            %32 = arith.muli %arg3, %c64_i32 : i32
-            tile.tma_load %3[%28, %32], %5[%arg4], %9[%arg4] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
-            tile.tma_load %4[%32, %29], %6[%arg4], %9[%arg4] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
-            %33 = arith.addi %arg4, %c1_i32 : i32
-            %34 = arith.cmpi eq, %33, %c3_i32 : i32
-            %35 = arith.select %34, %c0_i32, %33 : i32
-            %36 = arith.extui %34 : i1 to i32
-            %37 = arith.xori %arg5, %36 : i32
-            scf.yield %35, %37 : i32, i32
+        %18:2 = scf.for %arg0 = %pid to %2 step %3 iter_args(%arg1 = %c0_i32_2, %arg2 = %c0_i32_2) -> (i32, i32)  : i32 {
+          %19 = arith.divsi %arg0, %9 : i32
+          %20 = arith.muli %19, %c8_i32 : i32
+          %21 = arith.subi %7, %20 : i32
+          %22 = arith.minsi %21, %c8_i32 : i32
+          %23 = arith.remsi %arg0, %9 : i32
+          %24 = arith.remsi %23, %22 : i32
+          %25 = arith.addi %20, %24 : i32
+          %26 = arith.divsi %23, %22 : i32
+          %27 = arith.muli %25, %c128_i32_1 : i32
+          %28 = arith.muli %26, %c256_i32_0 : i32
+          %c0_i32_3 = arith.constant 0 : i32
+          %29 = arith.muli %c64_i32, %c0_i32_3 : i32
+          %30 = arith.addi %c0_i32, %29 : i32
+          %31 = arith.cmpi slt, %30, %K : i32
+          scf.if %31 {
+            %c1_i32_6 = arith.constant 1 : i32
+            %42 = arith.xori %arg2, %c1_i32_6 : i32
+            tile.mbarrier_wait %17[%arg1], %42 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %16[%arg1], 49152 : !tile.mbarrier<3>
+            tile.tma_load %12[%27, %30], %13[%arg1], %16[%arg1] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %14[%30, %28], %15[%arg1], %16[%arg1] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
           }
-          scf.yield %30#0, %30#1 : i32, i32
+          %c1_i32 = arith.constant 1 : i32
+          %32 = arith.muli %c64_i32, %c1_i32 : i32
+          %33 = arith.addi %c0_i32, %32 : i32
+          %c1_i32_4 = arith.constant 1 : i32
+          %34 = arith.addi %arg1, %c1_i32_4 : i32
+          %c3_i32 = arith.constant 3 : i32
+          %35 = arith.cmpi eq, %34, %c3_i32 : i32
+          %c0_i32_5 = arith.constant 0 : i32
+          %36 = arith.select %35, %c0_i32_5, %34 : i32
+          %37 = arith.extui %35 : i1 to i32
+          %38 = arith.xori %arg2, %37 : i32
+          %39 = arith.cmpi slt, %33, %K : i32
+          scf.if %39 {
+            %c1_i32_6 = arith.constant 1 : i32
+            %42 = arith.xori %38, %c1_i32_6 : i32
+            tile.mbarrier_wait %17[%36], %42 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %16[%36], 49152 : !tile.mbarrier<3>
+            tile.tma_load %12[%27, %33], %13[%36], %16[%36] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %14[%33, %28], %15[%36], %16[%36] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          }
+          %40 = arith.cmpi slt, %c0_i32, %K : i32
+          %41:2 = scf.if %40 -> (i32, i32) {
+            %42:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
+              %c1_i32_6 = arith.constant 1 : i32
+              %43 = arith.addi %arg4, %c1_i32_6 : i32
+              %c3_i32_7 = arith.constant 3 : i32
+              %44 = arith.cmpi eq, %43, %c3_i32_7 : i32
+              %c0_i32_8 = arith.constant 0 : i32
+              %45 = arith.select %44, %c0_i32_8, %43 : i32
+              %46 = arith.extui %44 : i1 to i32
+              %47 = arith.xori %arg5, %46 : i32
+              %c2_i32 = arith.constant 2 : i32
+              %48 = arith.muli %c64_i32, %c2_i32 : i32
+              %49 = arith.addi %arg3, %48 : i32
+              %c2_i32_9 = arith.constant 2 : i32
+              %50 = arith.addi %arg4, %c2_i32_9 : i32
+              %c3_i32_10 = arith.constant 3 : i32
+              %51 = arith.cmpi sge, %50, %c3_i32_10 : i32
+              %52 = arith.subi %50, %c3_i32_10 : i32
+              %53 = arith.select %51, %52, %50 : i32
+              %54 = arith.extui %51 : i1 to i32
+              %55 = arith.xori %arg5, %54 : i32
+              %56 = arith.cmpi slt, %49, %K : i32
+              scf.if %56 {
+                %c1_i32_11 = arith.constant 1 : i32
+                %57 = arith.xori %55, %c1_i32_11 : i32
+                tile.mbarrier_wait %17[%53], %57 : !tile.mbarrier<3>
+                tile.mbarrier_expect_tx %16[%53], 49152 : !tile.mbarrier<3>
+                tile.tma_load %12[%27, %49], %13[%53], %16[%53] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+                tile.tma_load %14[%49, %28], %15[%53], %16[%53] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+              }
+              scf.yield %45, %47 : i32, i32
+            }
+            scf.yield %42#0, %42#1 : i32, i32
+          } else {
+            scf.yield %arg1, %arg2 : i32, i32
+          }
+          scf.yield %41#0, %41#1 : i32, i32
         }
       }
       tile.return

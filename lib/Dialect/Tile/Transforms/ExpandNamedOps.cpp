@@ -21,11 +21,15 @@
 //   acc = act(alpha * acc + beta * C + bias)      // f32
 //   store C[m0, n0] = acc (cast to C's type)
 //
-// (on sm_90a the persistent warp-specialized kernel of
-// expandGemmWarpSpecialized), and tile.attention a FlashAttention forward
-// (expandAttention: FlashAttention-2 style through tile-pipeline's cp.async
-// ring, or on sm_90a FlashAttention-3 style with a TMA producer warp).
-// The configurations come from NamedOpConfigs.
+// on every chip, with a schedule attribute that says what the config chose:
+// on sm_90a the scheduling passes make it the persistent, warp-specialized
+// TMA + wgmma kernel (tile-persistent, tile-tma-store, tile-tma-pipeline,
+// tile-async-wgmma, tile-warp-specialize). Only thread-block clusters are
+// still written here as a finished kernel (expandGemmWarpSpecialized), and
+// tile.attention becomes a FlashAttention forward (expandAttention:
+// FlashAttention-2 style through tile-pipeline's cp.async ring, or on sm_90a
+// a hand-built FlashAttention-3 schedule with a TMA producer warp); see the
+// issue "One mechanism". The configurations come from NamedOpConfigs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,6 +152,34 @@ static void keepCpAsyncRing(KernelOp kernel) {
                             s.getConsumerRegs(), no, no, s.getPingpong())
         : ScheduleAttr::get(ctx, std::nullopt, no, nullptr, nullptr,
                             std::nullopt, std::nullopt, no, no, nullptr));
+}
+
+/// Schedules the block program of a named op as `c` chose on sm_90a: TMA
+/// rings of c.stages stages read in place by async wgmma, a producer
+/// warpgroup with c.producerRegs registers (consumers c.consumerRegs), one
+/// persistent program per SM and, with c.tmaStore, a TMA-store epilogue
+/// (tile-tma-pipeline, tile-async-wgmma, tile-warp-specialize,
+/// tile-persistent, tile-tma-store). A schedule the kernel sets itself
+/// keeps its knobs.
+static void setWarpSpecializedSchedule(KernelOp kernel, const GemmConfig &c) {
+  ScheduleAttr s = kernel.getScheduleAttr();
+  MLIRContext *ctx = kernel.getContext();
+  auto pick = [&](BoolAttr set, bool value) {
+    return set ? set : BoolAttr::get(ctx, value);
+  };
+  auto pickInt = [&](std::optional<int64_t> set, int64_t value) {
+    return set ? set : std::optional<int64_t>(value);
+  };
+  kernel.setScheduleAttr(ScheduleAttr::get(
+      ctx, pickInt(s ? s.getStages() : std::nullopt, c.stages),
+      pick(s ? s.getTma() : nullptr, true),
+      pick(s ? s.getAsyncWgmma() : nullptr, true),
+      pick(s ? s.getWarpSpecialize() : nullptr, true),
+      pickInt(s ? s.getProducerRegs() : std::nullopt, c.producerRegs),
+      pickInt(s ? s.getConsumerRegs() : std::nullopt, c.consumerRegs),
+      pick(s ? s.getPersistent() : nullptr, true),
+      pick(s ? s.getTmaStore() : nullptr, c.tmaStore),
+      s ? s.getPingpong() : nullptr));
 }
 
 /// The kernel must consist of views, constants, the named op and the return.
@@ -656,16 +688,20 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   if (hopper.tmaStore)
     requireChunkAligned(kernel, cv);
 
-  if (c.warpSpecialize) {
+  if (c.warpSpecialize && c.clusterM * c.clusterN > 1) {
+    // Clusters with multicast are still written here: the scheduling passes
+    // do not yet share a ring stage between the programs of a cluster.
     kernel.setPersistent(true);
-    if (c.clusterM * c.clusterN > 1)
-      kernel.setCluster(ArrayRef<int32_t>{
-          static_cast<int32_t>(c.clusterM * c.clusterN), 1, 1});
+    kernel.setCluster(ArrayRef<int32_t>{
+        static_cast<int32_t>(c.clusterM * c.clusterN), 1, 1});
     return expandGemmWarpSpecialized(op, kernel, hopper);
   }
 
-  // Main loop over the tile of this program.
-  keepCpAsyncRing(kernel);
+  // The block program; its schedule says what the config chose.
+  if (c.warpSpecialize)
+    setWarpSpecializedSchedule(kernel, hopper);
+  else
+    keepCpAsyncRing(kernel);
   Value pid = ProgramIdOp::create(b, Dim::X);
   auto [m0, n0] = emitTileCoords(b, pid, M, N, c);
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
@@ -684,7 +720,11 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
         Value d = DotOp::create(lb, accType, ta, tb, iters[0]);
         scf::YieldOp::create(lb, d);
       });
-  loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
+  // The warp-specialized schedule carries the depth of its TMA ring; a
+  // loop attribute would also ask tile-pipeline for a cp.async ring (and,
+  // finding the loads taken, for a drain and a barrier before every tile).
+  if (!c.warpSpecialize)
+    loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
   emitGemmEpilogue(b, op, loop.getResult(0), m0, n0, c);
   op.erase();
   return success();

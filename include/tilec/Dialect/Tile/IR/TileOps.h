@@ -25,6 +25,15 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::tilec::tile {
+/// The trait of the hardware-level ops (TileHardwareOps.td): shared memory,
+/// barriers, asynchronous copies, TMA and warp specialization. Only the
+/// scheduling passes create them; `op->hasTrait<HardwareLevel>()` tells a
+/// block program from a scheduled one.
+template <typename ConcreteType>
+class HardwareLevel : public OpTrait::TraitBase<ConcreteType, HardwareLevel> {};
+} // namespace mlir::tilec::tile
+
 #define GET_OP_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOps.h.inc"
 

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Interleaved A/B of the named ops compiled by two tilec builds: the
+evidence a redesign of how tile.gemm / tile.attention are built keeps their
+speed (issue "One mechanism").
+
+Artifacts come from scripts/build_named_ab.py: ART/{old,new}/<chip>/ hold
+gemm_bf16_bf16_{brow,bcol} and attention_bf16_d{64,128}[_causal] from each
+build. Every kernel of a row (old and new, both chips, and cuBLAS or cuDNN
+for scale) is timed in alternating short samples (block_programs.time_rounds)
+so that all run under the same clock and power state. New kernels are also
+checked for correctness on odd shapes (poisoned outputs, float64 reference).
+
+    named_ab.py --artifacts .gpu/ab --out OUT [--rounds 5] [--only gemm,attention]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+import torch
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from block_attention import BENCH as ATTENTION_SHAPES  # noqa: E402
+from block_attention import ODD as ATTENTION_ODD  # noqa: E402
+from block_attention import named_args, reference  # noqa: E402
+from block_programs import GEMM_ODD, check_gemm, gemm_operands, load, time_rounds  # noqa: E402
+
+# The six benchmark shapes of scripts/gemm_check.py.
+GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
+               (16384, 4096, 4096), (4096, 14336, 4096), (128, 8192, 8192)]
+CHIPS = ("sm_90a", "sm_80")
+
+
+def kernels(art, name):
+    """{'<side>_<chip>': Kernel} for the builds that have `name`."""
+    found = {}
+    for side in ("old", "new"):
+        for chip in CHIPS:
+            k = load(os.path.join(art, side), chip, name)
+            if k is not None:
+                found[f"{side}_{chip}"] = k
+    return found
+
+
+def ratios(t, _kernels):
+    """new / old per chip, where both ran."""
+    return {chip: t[f"new_{chip}"] / t[f"old_{chip}"]
+            for chip in CHIPS if f"new_{chip}" in t and f"old_{chip}" in t}
+
+
+def gemm_section(art, rounds, log):
+    out = dict(correctness=[], bench=[])
+    for layout in ("brow", "bcol"):
+        name = f"gemm_bf16_bf16_{layout}"
+        for key, k in kernels(art, name).items():
+            if not key.startswith("new_"):
+                continue
+            for r in check_gemm(k, layout == "bcol", GEMM_ODD, named=True):
+                r.update(kernel=name, build=key)
+                out["correctness"].append(r)
+                if not r["ok"]:
+                    log("FAIL " + json.dumps(r))
+    log(f"gemm correctness: {sum(r['ok'] for r in out['correctness'])}/{len(out['correctness'])}")
+    for (M, N, K) in GEMM_SHAPES:
+        for layout in ("brow", "bcol"):
+            ks = kernels(art, f"gemm_bf16_bf16_{layout}")
+            a_buf, b_buf, c_buf, a, b, lda, ldb, ldc = gemm_operands(M, N, K, layout == "bcol", 3)
+            c2 = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+            fns = {key: (lambda k=k: k(a_buf, b_buf, c_buf, M, N, K, lda, ldb, ldc))
+                   for key, k in ks.items()}
+            fns["cublas"] = lambda: torch.matmul(a, b, out=c2)
+            ms = time_rounds(fns, rounds)
+            t = {key: 2.0 * M * N * K / v / 1e9 for key, v in ms.items()}
+            row = dict(shape=[M, N, K], b_layout=layout[1:], tflops=t,
+                       new_vs_old=ratios(t, ks))
+            out["bench"].append(row)
+            log(json.dumps(row))
+    return out
+
+
+def attention_section(art, rounds, log):
+    out = dict(correctness=[], bench=[])
+    for d in (64, 128):
+        for causal in (False, True):
+            name = f"attention_bf16_d{d}" + ("_causal" if causal else "")
+            for key, k in kernels(art, name).items():
+                if not key.startswith("new_"):
+                    continue
+                for i, (B, H, S) in enumerate(ATTENTION_ODD):
+                    g = torch.Generator(device="cuda").manual_seed(20 + i)
+                    q, kk, v = (torch.randn(B, H, S, d, device="cuda", generator=g).bfloat16()
+                                for _ in range(3))
+                    o = torch.full_like(q, float("nan"))
+                    lse = torch.full((B, H, S), float("nan"), device="cuda")
+                    k(*named_args(q, kk, v, o, lse))
+                    torch.cuda.synchronize()
+                    ref = reference(q, kk, v, causal)
+                    err = ((o.float() - ref).abs().max() / ref.abs().max()).item()
+                    sd = F.scaled_dot_product_attention(q, kk, v, is_causal=causal)
+                    serr = ((sd.float() - ref).abs().max() / ref.abs().max()).item()
+                    written = not torch.isnan(o.float()).any().item()
+                    r = dict(kernel=name, build=key, shape=[B, H, S, d], max_rel_err=err,
+                             sdpa_bf16_err=serr, written=written,
+                             ok=bool(written and err <= max(2 * serr, 1e-2)))
+                    out["correctness"].append(r)
+                    if not r["ok"]:
+                        log("FAIL " + json.dumps(r))
+    log(f"attention correctness: {sum(r['ok'] for r in out['correctness'])}/"
+        f"{len(out['correctness'])}")
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    for (S, D) in ATTENTION_SHAPES:
+        B, H = 16384 // S, 2048 // D
+        for causal in (False, True):
+            ks = kernels(art, f"attention_bf16_d{D}" + ("_causal" if causal else ""))
+            g = torch.Generator(device="cuda").manual_seed(S + D)
+            q, k, v = (torch.randn(B, H, S, D, device="cuda", generator=g).bfloat16()
+                       for _ in range(3))
+            o = torch.empty_like(q)
+            lse = torch.empty(B, H, S, device="cuda", dtype=torch.float32)
+            fns = {key: (lambda kn=kn: kn(*named_args(q, k, v, o, lse))) for key, kn in ks.items()}
+
+            def cudnn():
+                with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                    F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            fns["cudnn"] = cudnn
+            ms = time_rounds(fns, rounds)
+            flop = 4.0 * B * H * S * S * D * (0.5 if causal else 1.0)
+            t = {key: flop / v / 1e9 for key, v in ms.items()}
+            row = dict(S=S, D=D, B=B, H=H, causal=causal, tflops=t, new_vs_old=ratios(t, ks))
+            out["bench"].append(row)
+            log(json.dumps(row))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--artifacts", default=os.path.join(ROOT, ".gpu", "ab"))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", default="gemm,attention")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    logf = open(os.path.join(args.out, "named_ab.log"), "w")
+
+    def log(msg):
+        print(msg, flush=True)
+        logf.write(msg + "\n")
+        logf.flush()
+
+    meta = {}
+    for side in ("old", "new"):
+        p = os.path.join(args.artifacts, side, "commit.txt")
+        meta[side] = open(p).read().strip() if os.path.exists(p) else "?"
+    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
+                  torch=torch.__version__, builds=meta)
+    only = args.only.split(",")
+    if "gemm" in only:
+        result["gemm"] = gemm_section(args.artifacts, args.rounds, log)
+    if "attention" in only:
+        result["attention"] = attention_section(args.artifacts, args.rounds, log)
+    worst = {}
+    for sec in ("gemm", "attention"):
+        for row in result.get(sec, {}).get("bench", []):
+            for chip, r in row["new_vs_old"].items():
+                worst[f"{sec}_{chip}"] = min(worst.get(f"{sec}_{chip}", 9.0), r)
+    result["worst_new_vs_old"] = worst
+    result["all_correct"] = all(r["ok"] for sec in ("gemm", "attention")
+                                for r in result.get(sec, {}).get("correctness", []))
+    log("worst new/old: " + json.dumps(worst) + f", all correct: {result['all_correct']}")
+    with open(os.path.join(args.out, "named_ab.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,power.draw", "--format=csv"],
+                   stdout=logf, stderr=subprocess.STDOUT)
+
+
+if __name__ == "__main__":
+    main()

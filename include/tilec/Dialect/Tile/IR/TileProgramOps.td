@@ -1,0 +1,511 @@
+//===- TileProgramOps.td - program-level tile ops ----------*- tablegen -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The program levels (L0 and L1 of the README's "The levels"): kernels and
+// their grid, views of global memory, tile loads and stores, tile
+// construction, layout conversions, tile-level compute (dot, reduce), and the
+// named ops tile.gemm and tile.attention that tile-expand-named-ops turns into
+// block programs. Frontends and users write these ops; no hardware detail
+// (shared memory, barriers, asynchronous copies) appears at this level
+// beyond the layout encodings on tensor types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILE_IR_TILEPROGRAMOPS_TD
+#define TILEC_DIALECT_TILE_IR_TILEPROGRAMOPS_TD
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def Tile_KernelOp : Tile_Op<"kernel", [
+    AffineScope, AutomaticAllocationScope, FunctionOpInterface,
+    IsolatedFromAbove, OpAsmOpInterface
+  ]> {
+  let summary = "A GPU kernel executed by a grid of programs";
+  let description = [{
+    A kernel is a function without results whose body is executed by every
+    program (thread block) of a launch grid. Parameters are global pointers
+    (`!tile.ptr<T>`) and integer or floating-point scalars; their SSA names
+    become the parameter names of the launch metadata (`<kernel>.json`).
+
+    `grid(...)` gives the launch grid as 1 to 3 expressions over the integer
+    parameters (`+`, `-`, `*`, `ceildiv`, `floordiv`, `mod`, integer
+    literals); it is written to the metadata so that runtimes can compute the
+    grid from the problem sizes. `warps(n)` is the number of warps of a
+    program (default 4). `persistent` kernels loop over the work of the 1-D
+    grid rule themselves: runtimes launch at most one program per SM
+    (`min(grid, SMs)`), and `tile.num_programs` is the launched count.
+    `schedule<...>` sets knobs of the scheduling passes (`#tile.schedule`:
+    ring depth, warp specialization, persistence, ...).
+    `cluster(x, y, z)` launches the programs in thread-block clusters of that
+    shape (sm_90+, at most 8 programs; `.reqnctapercluster` in the PTX, and
+    `cluster` in the launch metadata); a persistent kernel's cluster is 1-D
+    (`cluster(x)`) and runtimes keep its capped grid a multiple of `x`.
+
+    ```mlir
+    tile.kernel @scale(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32)
+        grid(ceildiv(%n, 1024)) warps(4) {
+      %pid = tile.program_id x
+      ...
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    TypeAttrOf<FunctionType>:$function_type,
+    OptionalAttr<DictArrayAttr>:$arg_attrs,
+    OptionalAttr<DictArrayAttr>:$res_attrs,
+    StrArrayAttr:$arg_names,
+    DefaultValuedAttr<I32Attr, "4">:$num_warps,
+    OptionalAttr<AffineMapAttr>:$grid,
+    OptionalAttr<DenseI64ArrayAttr>:$grid_args,
+    UnitAttr:$persistent,
+    OptionalAttr<DenseI32ArrayAttr>:$cluster,
+    OptionalAttr<Tile_ScheduleAttr>:$schedule
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [OpBuilder<(ins "StringRef":$name, "FunctionType":$type,
+      "ArrayRef<std::string>":$argNames, CArg<"unsigned", "4">:$numWarps)>];
+  let extraClassDeclaration = [{
+    /// FunctionOpInterface.
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ArrayRef<Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ArrayRef<Type> getResultTypes() { return getFunctionType().getResults(); }
+    bool isDeclaration() { return false; }
+
+    /// OpAsmOpInterface: print parameters with their recorded names.
+    void getAsmBlockArgumentNames(::mlir::Region &region,
+                                  ::mlir::OpAsmSetValueNameFn setNameFn);
+
+    /// Returns the name of parameter `i`.
+    StringRef getArgName(unsigned i) {
+      return ::llvm::cast<StringAttr>(getArgNames()[i]).getValue();
+    }
+    /// Programs per thread-block cluster (1 without clusters).
+    int64_t getClusterSize();
+    /// Sets the launch grid to `map`, whose symbols are parameters `args`.
+    void setGridRule(AffineMap map, ArrayRef<int64_t> args);
+    /// The grid rule as expressions over parameter names, one per grid
+    /// dimension (empty without a grid rule).
+    SmallVector<std::string> getGridRuleStrings();
+  }];
+}
+
+def Tile_ReturnOp : Tile_Op<"return", [Pure, HasParent<"KernelOp">,
+    ReturnLike, Terminator]> {
+  let summary = "Terminates a tile.kernel";
+  let description = [{
+    ```mlir
+    tile.return
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "Index of the current program along a grid dimension";
+  let description = [{
+    ```mlir
+    %pid = tile.program_id x
+    ```
+  }];
+  let arguments = (ins Tile_Dim:$dim);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "Number of programs along a grid dimension";
+  let description = [{
+    ```mlir
+    %n = tile.num_programs y
+    ```
+  }];
+  let arguments = (ins Tile_Dim:$dim);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+def Tile_ClusterRankOp : Tile_Op<"cluster_rank", [Pure]> {
+  let summary = "Rank of the current program in its thread-block cluster";
+  let description = [{
+    `%cluster_ctarank`: 0 to (cluster size - 1), x fastest. The kernel must
+    have a `cluster(...)` shape.
+
+    ```mlir
+    %r = tile.cluster_rank
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Views and memory access
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeViewOp : Tile_Op<"make_view", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Creates a strided view of a tensor in global memory";
+  let description = [{
+    Sizes and strides are in elements; each is an `i32` SSA value or an
+    integer literal, and the literals become part of the result type.
+
+    ```mlir
+    %v = tile.make_view %x[%m, %n] strides [%ld, 1]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32, strides = [?, 1]>
+    ```
+  }];
+  let arguments = (ins Tile_PtrType:$base, Variadic<I32>:$sizes,
+                       Variadic<I32>:$strides);
+  let results = (outs Tile_ViewType:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ViewType getViewType() { return getResult().getType(); }
+    /// Size / stride of dimension `i`: an IntegerAttr when static, else the
+    /// SSA operand.
+    OpFoldResult getMixedSize(unsigned i);
+    OpFoldResult getMixedStride(unsigned i);
+  }];
+}
+
+def Tile_LoadOp : Tile_Op<"load", [
+    AttrSizedOperandSegments, MemoryEffects<[MemRead]>]> {
+  let summary = "Loads a tile from a view, padding out-of-bounds elements";
+  let description = [{
+    Reads the tile whose first element is at `offsets` of `view`. A rank-r
+    result covers the last r dimensions of the view; the leading dimensions
+    are indexed by their offsets alone. Elements outside the view's sizes, or
+    where the optional `mask` is false, read `padding` (zero by default).
+
+    ```mlir
+    %t = tile.load %v[%row, %c0] padding(neg_inf)
+        : !tile.view<?x?xf32, strides = [?, 1]> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$view, Variadic<I32>:$offsets,
+                       Optional<Tile_BoolTensor>:$mask,
+                       DefaultValuedAttr<Tile_Padding,
+                           "::mlir::tilec::tile::Padding::Zero">:$padding);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $view `[` $offsets `]` (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`padding` `(` $padding^ `)`)? attr-dict `:` qualified(type($view))
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    AttrSizedOperandSegments, MemoryEffects<[MemWrite]>]> {
+  let summary = "Stores a tile into a view, skipping out-of-bounds elements";
+  let description = [{
+    Writes `value` at `offsets` of `view` (same indexing as `tile.load`).
+    Elements outside the view's sizes, or where `mask` is false, are not
+    written.
+
+    ```mlir
+    tile.store %t, %v[%row, %c0]
+        : tensor<64x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$value, Tile_ViewType:$view,
+                       Variadic<I32>:$offsets,
+                       Optional<Tile_BoolTensor>:$mask);
+  let assemblyFormat = [{
+    $value `,` $view `[` $offsets `]` (`mask` `(` $mask^ `:` type($mask) `)`)?
+    attr-dict `:` type($value) `,` qualified(type($view))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tile construction and shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Tile_RangeOp : Tile_Op<"range", [Pure]> {
+  let summary = "A 1-D tile of consecutive integers";
+  let description = [{
+    `[start, end)` as a 1-D `i32` tile, the usual way to build index tiles
+    for masks (e.g. causal masks from comparing a row and a column range).
+
+    ```mlir
+    %cols = tile.range 0 to 128 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `to` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"result element type matches the scalar", "result",
+                   "value", "::llvm::cast<ShapedType>($_self).getElementType()">]> {
+  let summary = "A tile filled with one scalar";
+  let description = [{
+    ```mlir
+    %t = tile.splat %x : tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Scalar:$value);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "Inserts a unit dimension";
+  let description = [{
+    ```mlir
+    %col = tile.expand_dims %x axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src `axis` `=` $axis attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "Broadcasts unit dimensions of a tile";
+  let description = [{
+    Every dimension of the source is either equal to the result's or 1.
+
+    ```mlir
+    %b = tile.broadcast %col : tensor<128x1xf32> -> tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure]> {
+  let summary = "Transposes a 2-D tile";
+  let description = [{
+    ```mlir
+    %kt = tile.trans %k : tensor<64x128xbf16> -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  // trans(load %v[i, j]) -> load %vᵀ[j, i] (a view with the last two
+  // dimensions swapped), so that a transposed operand reaches shared memory
+  // in its memory order (ldmatrix.trans, K-major wgmma descriptors).
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ExtractSliceOp : Tile_Op<"extract_slice", [Pure]> {
+  let summary = "A static sub-tile of a tile, in the same layout";
+  let description = [{
+    Element (i, j) of the result is element (i + offsets[0], j + offsets[1])
+    of `source`. Each offset is a multiple of the result's size in its
+    dimension, and both tiles have the same encoding: every thread then
+    already holds the sub-tile's elements in registers of the source, and
+    the slice moves no data. `tile-split-dots` slices register operands of
+    `tile.dot` into 16-wide K steps with it.
+
+    ```mlir
+    %p0 = tile.extract_slice %p offsets [0, 16]
+        : tensor<128x64xbf16, #dot_a> -> tensor<128x16xbf16, #dot_a>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$source, DenseI64ArrayAttr:$offsets);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $source `offsets` $offsets attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure,
+    SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
+  let summary = "Changes the layout encoding of a tile";
+  let description = [{
+    Inserted by `tile-assign-layouts` where a value's layout differs from the
+    one its user needs; lowered to register moves, warp shuffles or a trip
+    through shared memory depending on the two layouts.
+
+    ```mlir
+    %y = tile.convert_layout %x : tensor<128x64xf32, #blocked0>
+                                -> tensor<128x64xf32, #blocked1>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "Reduces a tile along one axis";
+  let description = [{
+    Combines the elements along `axis` with `kind` (`sum`, `max`, `min`),
+    removing that dimension.
+
+    ```mlir
+    %m = tile.reduce max %s axis = 1 : tensor<128x64xf32> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKind:$kind, Tile_Tensor:$src,
+                       I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $kind $src `axis` `=` $axis attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DotOp : Tile_Op<"dot", [Pure,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "Tile matrix product with accumulation: D = A * B + C";
+  let description = [{
+    A is M x K, B is K x N, C and D are M x N. Supported element types:
+    bf16 x bf16 and f16 x f16 accumulating in f32 (f16 may also accumulate in
+    f16), f32 x f32 in f32, and the fp8 types (`f8E4M3FN`, `f8E5M2`)
+    accumulating in f32.
+
+    ```mlir
+    %d = tile.dot %a, %b, %c : tensor<128x32xbf16>, tensor<32x64xbf16>
+                               -> tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_FloatTensor:$a, Tile_FloatTensor:$b,
+                       Tile_FloatTensor:$acc);
+  let results = (outs Tile_FloatTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Named ops
+//===----------------------------------------------------------------------===//
+
+def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "C = act(alpha * A * B + beta * C + bias) over whole views";
+  let description = [{
+    A named GEMM over global views: A is M x K (contiguous along K), B is
+    K x N, either contiguous along N (row-major) or along K (column-major),
+    C is M x N (contiguous along N). Inputs are bf16 or f16 and accumulate in
+    f32; C is bf16, f16 or f32. `alpha` and `beta` are optional f32 scalars
+    (1 and 0 when absent; C is not read without `beta`), `bias` an optional
+    length-N vector added to every row, and `activation` one of `relu`,
+    `gelu` (erf form) and `silu`, applied last.
+
+    The op must be the only computation of its `tile.kernel`;
+    `tile-expand-named-ops{chip=...}` replaces the kernel body with a block
+    program, sets the launch grid and the number of warps. A `config`
+    overrides the per-chip choice (integer keys): `block_m`, `block_n`,
+    `block_k`, `stages`, `warps`, `group_m` (block rows per rasterization
+    group), and on sm_90a `warp_specialize` (0/1: TMA producer warpgroup
+    and wgmma consumers in a persistent kernel), `consumer_regs` /
+    `producer_regs` (setmaxnreg budgets), `tma_store` (0/1: epilogue through
+    shared memory and a TMA store), `cluster_m` / `cluster_n` (1 or 2,
+    warp-specialized kernel: thread-block clusters of `cluster_m` x
+    `cluster_n` programs computing neighbouring tiles; the programs sharing
+    an A row block or B column block each load part of it and multicast it
+    to the others).
+
+    ```mlir
+    tile.gemm %a, %b, %c bias(%bias) activation(gelu)
+        : !tile.view<?x?xbf16, strides = [?, 1]>,
+          !tile.view<?x?xbf16, strides = [1, ?]>,
+          !tile.view<?x?xbf16, strides = [?, 1]>,
+          !tile.view<?xbf16, strides = [1]>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$a, Tile_ViewType:$b, Tile_ViewType:$c,
+                       Optional<F32>:$alpha, Optional<F32>:$beta,
+                       Optional<Tile_ViewType>:$bias,
+                       DefaultValuedAttr<Tile_Activation,
+                           "::mlir::tilec::tile::Activation::None">:$activation,
+                       OptionalAttr<DictionaryAttr>:$config);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`alpha` `(` $alpha^ `)`)? (`beta` `(` $beta^ `)`)?
+    (`bias` `(` $bias^ `)`)? (`activation` `(` $activation^ `)`)?
+    (`config` $config^)? attr-dict
+    `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
+    (`,` qualified(type($bias))^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True when B is stored column-major (contiguous along K).
+    bool isRhsColumnMajor();
+  }];
+}
+
+def Tile_AttentionOp : Tile_Op<"attention", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "O = softmax(scale * Q * K^T [+ causal mask]) * V over views";
+  let description = [{
+    A named attention forward over 4-D global views `[batch, heads, seq,
+    head_dim]` (any strides with a contiguous head dimension): Q and O have
+    `Hq` heads, K and V `Hkv` heads dividing `Hq` (grouped-query and
+    multi-query attention); sequence lengths of Q and K/V may differ. With
+    `causal`, query `i` attends to keys `j <= i + (Sk - Sq)` (the bottom-right
+    aligned mask of FlashAttention). The optional `lse` view `[batch, heads,
+    seq]` (f32) receives the natural-log log-sum-exp of each row. `scale`
+    defaults to `1/sqrt(head_dim)`. Head dimensions are static: 64, 128 or
+    256. Expanded by `tile-expand-named-ops{chip=...}`; a `config` overrides
+    the per-chip choice (integer keys): `block_m` (queries per program),
+    `block_n` (keys per step), `warps`, `stages` (depth of the K/V ring, at
+    least 2), and on sm_90a `warp_specialize` (0 or 1: a producer warp
+    streams K and V with TMA while the kernel's warpgroups compute; the
+    default there), `consumer_regs` and `producer_regs` (the two sides'
+    `setmaxnreg`, default 232 and 40),
+    `pingpong` (0 or 1: the two consumer warpgroups take turns issuing
+    wgmma; the default with 8 warps), `tma_store` (0 or 1: O leaves
+    through shared memory and a TMA store; the default there) and
+    `persistent` (0 or 1: one program per SM walks the query-block tiles,
+    Q double-buffered; the default without the causal mask; with it, each
+    program takes pairs of one head's longest and shortest query blocks).
+    Without the
+    producer warp, `q_in_smem` (0 or 1) keeps Q in shared memory and reads
+    its fragments for every key block instead of holding them in registers
+    (the mma.sync default: 32 query rows per warp), and `split_loops` (0 or
+    1) runs the key blocks every query sees whole in a loop without the
+    mask and the rest in a second one, instead of one loop that masks the
+    edge blocks in a branch (the default up to head dim 128).
+
+    ```mlir
+    tile.attention %q, %k, %v, %o lse(%lse) causal
+        : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, ...
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$q, Tile_ViewType:$k, Tile_ViewType:$v,
+                       Tile_ViewType:$o, Optional<Tile_ViewType>:$lse,
+                       OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
+                       OptionalAttr<DictionaryAttr>:$config);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $o (`lse` `(` $lse^ `)`)? (`scale` `(` $scale^ `)`)?
+    (`causal` $causal^)? (`config` $config^)? attr-dict
+    `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v))
+    `,` qualified(type($o)) (`,` qualified(type($lse))^)?
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TILEC_DIALECT_TILE_IR_TILEPROGRAMOPS_TD

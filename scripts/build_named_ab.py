@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Compiles the named ops with two tilec builds for bench/named_ab.py:
+OUT/{old,new}/<chip>/ get tile.gemm (row- and column-major B) and
+tile.attention (head dims 64 and 128, causal and not), each as the Python
+package ships them (tilec.kernels). sm_80 PTX is assembled for sm_90 (the
+H200). OUT/<side>/commit.txt names each build.
+
+    build_named_ab.py --old /path/to/old/tilec [--new build/bin/tilec]
+        [--old-commit SHA] [--out .gpu/ab] [--chips sm_90a,sm_80]
+        [--kinds gemm,attention] [--sides old,new]
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from tilec.kernels import attention_source, gemm_source  # noqa: E402
+
+
+def sources(kinds):
+    if "gemm" in kinds:
+        yield gemm_source()
+        yield gemm_source(b_layout="col")
+    if "attention" in kinds:
+        for d in (64, 128):
+            for causal in (False, True):
+                yield attention_source(head_dim=d, causal=causal)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--old", required=True)
+    ap.add_argument("--new", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    ap.add_argument("--old-commit", default="?")
+    ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "ab"))
+    ap.add_argument("--chips", default="sm_90a,sm_80")
+    ap.add_argument("--kinds", default="gemm,attention")
+    ap.add_argument("--sides", default="old,new",
+                    help="rebuild only these (e.g. 'new' after a change)")
+    args = ap.parse_args()
+    head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    commits = dict(old=args.old_commit, new=head + ("+dirty" if dirty else ""))
+    for side, tilec in (("old", args.old), ("new", args.new)):
+        if side not in args.sides.split(","):
+            continue
+        src_dir = os.path.join(args.out, side, "src")
+        os.makedirs(src_dir, exist_ok=True)
+        for chip in args.chips.split(","):
+            cubin_arch = "sm_90a" if chip == "sm_90a" else "sm_90"
+            for name, src in sources(args.kinds.split(",")):
+                path = os.path.join(src_dir, f"{name}.{chip}.mlir")
+                with open(path, "w") as f:
+                    f.write(src)
+                subprocess.run([tilec, path, f"--chip={chip}", f"--cubin-arch={cubin_arch}",
+                                "--emit=cubin", "-o", os.path.join(args.out, side, chip)],
+                               check=True)
+                print(f"{side} {chip} {name}", flush=True)
+        with open(os.path.join(args.out, side, "commit.txt"), "w") as f:
+            f.write(commits[side] + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+// RUN: tilec-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(gpu.module(convert-tile-to-nvvm))'
+
+// wgmma is an arch-specific feature: sm_90 (without `a`) has none.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90", features = "+ptx86">] {
+  tile.kernel @dot_on_sm90() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %buf = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+    %a = tile.local_load %buf[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    // expected-error @+2 {{wgmma needs sm_90a (arch-specific features); sm_90 does not have it}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %a, %z : tensor<64x64xbf16, #sw>, tensor<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// So is its wait (checked before lowering, for the whole kernel).
+gpu.module @g [#nvvm.target<chip = "sm_90", features = "+ptx86">] {
+  tile.kernel @wait_on_sm90() warps(4) {
+    // expected-error @+1 {{needs wgmma (sm_90a), which sm_90 does not have}}
+    tile.warpgroup_wait 0
+    tile.return
+  }
+}
+
+// -----
+
+// The descriptors are built for the 128-byte swizzle only.
+#s = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  tile.kernel @not_128b_swizzle() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %buf = tile.local_alloc : !tile.smem<1x64x64xbf16, #s>
+    %a = tile.local_load %buf[%c0] : !tile.smem<1x64x64xbf16, #s> -> tensor<64x64xbf16, #s>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    // expected-error @+2 {{wgmma operands need the 128-byte swizzled layout (vec 8, perPhase 1, maxPhase 8, segment 64)}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %a, %z : tensor<64x64xbf16, #s>, tensor<64x64xbf16, #s> -> tensor<64x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// A stored contiguous along M.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#swm = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  tile.kernel @m_major_a() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x64xbf16, #swm>
+    %bb = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x64xbf16, #swm> -> tensor<64x64xbf16, #swm>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    // expected-error @+2 {{an M-major A operand is not supported yet}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %z : tensor<64x64xbf16, #swm>, tensor<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// Each warpgroup computes 64 rows: 4 warps cannot hold a 128-row tile.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  tile.kernel @rows_per_warpgroup() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x128x64xbf16, #sw>
+    %bb = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x128x64xbf16, #sw> -> tensor<128x64xbf16, #sw>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    // expected-error @+2 {{unsupported wgmma operands: 'tensor<128x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>' x 'tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>' -> 'tensor<128x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>'}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %z : tensor<128x64xbf16, #sw>, tensor<64x64xbf16, #sw> -> tensor<128x64xf32, #mma>
+    tile.return
+  }
+}

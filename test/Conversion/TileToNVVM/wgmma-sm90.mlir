@@ -1,0 +1,182 @@
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(convert-tile-to-nvvm))' | FileCheck %s
+
+// tile.dot on shared-memory operands (tile.local_load into the buffer's own
+// #tile.shared encoding: the stage's address, no data moves) is one wgmma
+// group: the registers it reads pinned by an empty asm statement, then
+// wgmma.fence, one wgmma.mma_async m64nNk16 per 16-wide K step (the
+// accumulator struct threaded through), and wgmma.commit_group.
+//
+// Both operands are read through 64-bit matrix descriptors:
+//   (addr & 0x3FFFF) >> 4  |  LBO >> 4 << 16  |  SBO >> 4 << 32  |  1 << 62
+// with SBO = 1024 (8 rows of 128 bytes) and the 128-byte swizzle (1 << 62).
+// A (64x64 per warpgroup, K-major): LBO 16, the constant
+// 4611686293305360384 = 1 << 62 | 64 << 32 | 1 << 16; +32 bytes per K step.
+// B (K x N stored row-major, MN-major): LBO = the bytes between 64-wide N
+// segments (64 K rows x 128 bytes = 8192: 512 << 16, the constant
+// 4611686293338849280), +2048 bytes (16 rows) per K step, layout row.
+// The tile.warpgroup_wait of the accumulator passes its registers through
+// the wait_group asm statement.
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @ss_bf16
+  // CHECK-SAME: smem_bytes = 32768
+  // The buffers at 0 and 16384 bytes; stage 1 of each: 4096 elements in.
+  // CHECK: %[[S1:.+]] = arith.constant 1 : i32
+  // CHECK: %[[BBUF:.+]] = llvm.getelementptr %{{.+}}[16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: %[[AT:.+]] = arith.constant 4096 : i32
+  // CHECK-NEXT: %[[AOFF:.+]] = arith.muli %[[S1]], %[[AT]] overflow<nsw> : i32
+  // CHECK-NEXT: %[[ASTAGE:.+]] = llvm.getelementptr %{{.+}}[%[[AOFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, bf16
+  // CHECK-NEXT: %{{.+}} = arith.constant 0 : i32
+  // CHECK-NEXT: %[[BB:.+]] = llvm.getelementptr %[[BBUF]][%{{.+}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, bf16
+  // CHECK-NEXT: %[[BT:.+]] = arith.constant 4096 : i32
+  // CHECK-NEXT: %[[BOFF:.+]] = arith.muli %[[S1]], %[[BT]] overflow<nsw> : i32
+  // CHECK-NEXT: %[[BSTAGE:.+]] = llvm.getelementptr %[[BB]][%[[BOFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, bf16
+  // Each warpgroup's 64 rows of A start 64 x 128 bytes further.
+  // CHECK: %[[TID:.+]] = nvvm.read.ptx.sreg.tid.x : i32
+  // CHECK: %[[FIVE:.+]] = arith.constant 5 : i32
+  // CHECK-NEXT: %[[WARP:.+]] = arith.shrui %[[TID]], %[[FIVE]] : i32
+  // CHECK-NEXT: %[[TWO:.+]] = arith.constant 2 : i32
+  // CHECK-NEXT: %[[WG:.+]] = arith.shrui %[[WARP]], %[[TWO]] : i32
+  // CHECK-NEXT: %[[WGB:.+]] = arith.constant 8192 : i32
+  // CHECK-NEXT: %[[AROWS:.+]] = arith.muli %[[WG]], %[[WGB]] : i32
+  // CHECK-NEXT: %[[ABASE:.+]] = llvm.getelementptr %[[ASTAGE]][%[[AROWS]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+  // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "{{(=f,){32}0}},1,2,
+  // CHECK: nvvm.wgmma.fence.aligned
+  // K step 0: B's descriptor, then A's.
+  // CHECK: %[[B0:.+]] = llvm.getelementptr %[[BSTAGE]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK-NEXT: %[[B0I:.+]] = llvm.ptrtoint %[[B0]] : !llvm.ptr<3> to i32
+  // CHECK-NEXT: %[[B0L:.+]] = arith.extui %[[B0I]] : i32 to i64
+  // CHECK-NEXT: %[[SH:.+]] = arith.constant 4 : i64
+  // CHECK-NEXT: %[[MASK:.+]] = arith.constant 262143 : i64
+  // CHECK-NEXT: %[[B0M:.+]] = arith.andi %[[B0L]], %[[MASK]] : i64
+  // CHECK-NEXT: %[[B0S:.+]] = arith.shrui %[[B0M]], %[[SH]] : i64
+  // CHECK-NEXT: %[[BFIX:.+]] = arith.constant 4611686293338849280 : i64
+  // CHECK-NEXT: %[[DB0:.+]] = arith.ori %[[B0S]], %[[BFIX]] : i64
+  // CHECK-NEXT: %[[A0:.+]] = llvm.getelementptr %[[ABASE]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: %[[AFIX:.+]] = arith.constant 4611686293305360384 : i64
+  // CHECK-NEXT: %[[DA0:.+]] = arith.ori %{{.+}}, %[[AFIX]] : i64
+  // CHECK-NEXT: %[[D0:.+]] = nvvm.wgmma.mma_async %[[DA0]], %[[DB0]], %{{.+}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+  // CHECK-SAME: : !llvm.struct<({{(f32, ){31}f}}32)> -> !llvm.struct<({{(f32, ){31}f}}32)>
+  // K steps 1 to 3.
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][2048]
+  // CHECK: llvm.getelementptr %[[ABASE]][32]
+  // CHECK: %[[D1:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[D0]], <m = 64, n = 64, k = 16>
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][4096]
+  // CHECK: llvm.getelementptr %[[ABASE]][64]
+  // CHECK: %[[D2:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[D1]], <m = 64, n = 64, k = 16>
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][6144]
+  // CHECK: llvm.getelementptr %[[ABASE]][96]
+  // CHECK: %[[D3:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[D2]], <m = 64, n = 64, k = 16>
+  // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NEXT: llvm.extractvalue %[[D3]][0]
+  // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "{{(=f,){32}0}},1,2,
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: llvm.return
+  tile.kernel @ss_bf16() warps(4) {
+    %c1 = arith.constant 1 : i32
+    %ba = tile.local_alloc : !tile.smem<2x64x64xbf16, #sw>
+    %bb = tile.local_alloc : !tile.smem<2x64x64xbf16, #sw>
+    %a = tile.local_load %ba[%c1] : !tile.smem<2x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %b = tile.local_load %bb[%c1] : !tile.smem<2x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<64x64xbf16, #sw>, tensor<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    %r = tile.warpgroup_wait 0, %d : tensor<64x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// Two warpgroups (8 warps, M = 128: 64 rows each, m64n32k16) on f16, with B
+// stored N x K (contiguous along K, order = [0, 1]): B is K-major too, so
+// layout col, LBO 16 (the same constant as A's) and +32 bytes per K step.
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#swk = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @ss_f16_kmajor_b
+  // CHECK-SAME: nvvm.reqntid = array<i32: 256, 1, 1>
+  // CHECK: %[[TWO:.+]] = arith.constant 2 : i32
+  // CHECK-NEXT: %[[WG:.+]] = arith.shrui %{{.+}}, %[[TWO]] : i32
+  // CHECK-NEXT: %[[WGB:.+]] = arith.constant 8192 : i32
+  // CHECK-NEXT: %[[AROWS:.+]] = arith.muli %[[WG]], %[[WGB]] : i32
+  // CHECK-NEXT: %[[ABASE:.+]] = llvm.getelementptr %{{.+}}[%[[AROWS]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: %[[B0:.+]] = llvm.getelementptr %[[BSTAGE:.+]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: %[[BFIX:.+]] = arith.constant 4611686293305360384 : i64
+  // CHECK-NEXT: %[[DB0:.+]] = arith.ori %{{.+}}, %[[BFIX]] : i64
+  // CHECK-NEXT: llvm.getelementptr %[[ABASE]][0]
+  // CHECK: nvvm.wgmma.mma_async %{{.+}}, %[[DB0]], %{{.+}}, <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+  // CHECK-SAME: : !llvm.struct<({{(f32, ){15}f}}32)> -> !llvm.struct<({{(f32, ){15}f}}32)>
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][32]
+  // CHECK: llvm.getelementptr %[[ABASE]][32]
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][64]
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][96]
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
+  // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: llvm.return
+  tile.kernel @ss_f16_kmajor_b() warps(8) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x128x64xf16, #sw>
+    %bb = tile.local_alloc : !tile.smem<1x64x32xf16, #swk>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x128x64xf16, #sw> -> tensor<128x64xf16, #sw>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x64x32xf16, #swk> -> tensor<64x32xf16, #swk>
+    %z = arith.constant dense<0.0> : tensor<128x32xf32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<128x64xf16, #sw>, tensor<64x32xf16, #swk> -> tensor<128x32xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// RS: A in registers (each warp's mma.sync A fragment, four i32 per K step)
+// and B in shared memory. The NVVM op only takes an A descriptor, so each K
+// step is inline PTX: the 32 accumulator registers tied in and out, the A
+// fragment, B's descriptor and scale-d (a predicate from a register), with
+// imm-trans-b 1 for the row-major B. The A fragments of both K steps are
+// packed before the fence and pinned with the accumulator. A
+// tile.warpgroup_wait without values is the NVVM op.
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @rs_bf16
+  // CHECK-COUNT-8: llvm.bitcast %{{.+}} : vector<2xbf16> to i32
+  // CHECK: %[[PIN:.+]] = llvm.inline_asm has_side_effects asm_dialect = att "", "{{(=f,){32}(=r,){8}0}},1,
+  // CHECK: %[[FA0:.+]] = llvm.extractvalue %[[PIN]][32]
+  // CHECK: %[[FA4:.+]] = llvm.extractvalue %[[PIN]][36]
+  // CHECK: nvvm.wgmma.fence.aligned
+  // No A descriptor (LBO 16) and no NVVM wgmma op.
+  // CHECK-NOT: 4611686293305360384
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // B (32x64, one 64-wide N segment of 32 K rows): LBO 4096 = 256 << 16.
+  // CHECK: %[[BFIX:.+]] = arith.constant 4611686293322072064 : i64
+  // CHECK-NEXT: %[[DB0:.+]] = arith.ori %{{.+}}, %[[BFIX]] : i64
+  // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $69, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, {{(\$[0-9]+, ){30}\$}}31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;\0A}"
+  // CHECK-SAME: "{{(=f,){32}0}},{{([0-9]+,){31}r}},r,r,r,l,r"
+  // CHECK-SAME: %[[FA0]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[DB0]], %{{[^ ]+}} :
+  // CHECK: llvm.getelementptr %{{.+}}[2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+  // CHECK-SAME: %[[FA4]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} :
+  // CHECK-NOT: wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+  // CHECK: llvm.return
+  tile.kernel @rs_bf16() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %a = arith.constant dense<1.0> : tensor<64x32xbf16, #da>
+    %bb = tile.local_alloc : !tile.smem<1x32x64xbf16, #sw>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x32x64xbf16, #sw> -> tensor<32x64xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<64x32xbf16, #da>, tensor<32x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.warpgroup_wait 1
+    tile.return
+  }
+}
