@@ -150,10 +150,10 @@ MUTANTS = [
      "        tile.async_wait 1\n        tile.barrier\n",
      "        tile.barrier\n",
      "reads stage 0 of %16 before the tile.async_copy"),
-    ("gemm_block_sm80", "kernel ends with cp.async copies in flight",
-     "        tile.async_wait 0\n        tile.barrier\n        scf.yield %53#0",
-     "        scf.yield %53#0",
-     "the kernel ends with cp.async copies in flight"),
+    # Not a mutant: dropping the final `tile.async_wait 0` of this kernel
+    # leaves only empty groups pending (the last iterations commit groups
+    # without copies), which the exit check once reported by mistake;
+    # test/Dialect/Tile/verify-async.mlir checks copies really in flight.
     ("gemm_cluster_sm90a", "multicast without parts: each program gets B twice",
      "multicast(%22) part(%19 of 2)", "multicast(%22)",
      "the bytes of this TMA load on %9[0] of program 0 of the cluster may count toward phase 0"),

@@ -499,3 +499,21 @@ func.func private @f(tensor<4x4xf32, #tile.dot_operand<opIdx = 0, parent = #tile
 
 // expected-error @+1 {{expected kWidth 2 (16-bit) or 4 (8-bit), got 3}}
 func.func private @f(tensor<4x4xf32, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>, kWidth = 3>>)
+
+// -----
+
+// Regression (fuzzer): a layout of another rank than its tensor's. A rank-2
+// #tile.blocked on a rank-1 tile made the layout computation read past its
+// dimensions and loop forever.
+// expected-error @+1 {{is for rank-2 tensors, not rank 1}}
+func.func private @f(tensor<64xbf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>)
+
+// -----
+
+// expected-error @+1 {{is for rank-2 tensors, not rank 3}}
+func.func private @f(tensor<2x16x8xf32, #tile.mma<warpsPerCTA = [4, 1]>>)
+
+// -----
+
+// expected-error @+1 {{is for rank-1 tensors, not rank 2}}
+func.func private @f(tensor<16x16xf32, #tile.slice<dim = 0, parent = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>>>)

@@ -87,3 +87,36 @@ gpu.module @not_checked [#nvvm.target<chip = "sm_80">] {
     tile.return
   }
 }
+
+// -----
+
+// Regression (fuzzer): a cp.async group committed with no copies in it is
+// empty, so nothing is in flight at exit. The exit check read the last copy
+// of the agent, which did not exist, and crashed.
+gpu.module @empty_group [#nvvm.target<chip = "sm_80">] {
+  // expected-remark @+1 {{asynchronous protocol verified on}}
+  tile.kernel @k() warps(4) {
+    tile.async_commit
+    tile.return
+  }
+}
+
+// -----
+
+// A copy whose group is never waited for is in flight at exit (wait 2
+// leaves both the copy's group and the empty one after it pending).
+#sh = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 0>
+gpu.module @copy_in_flight [#nvvm.target<chip = "sm_80">] {
+  tile.kernel @k(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %n: i32 {tile.divisibility = 8 : i64}) warps(4) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %A[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+    %buf = tile.local_alloc : !tile.smem<1x64x64xbf16, #sh>
+    // expected-error @+2 {{the kernel ends with cp.async copies in flight}}
+    // expected-note @+1 {{on the path}}
+    tile.async_copy %v[%c0, %c0], %buf[%c0] : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.smem<1x64x64xbf16, #sh>
+    tile.async_commit
+    tile.async_commit
+    tile.async_wait 2
+    tile.return
+  }
+}

@@ -17,6 +17,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -30,11 +31,36 @@ using namespace mlir::tilec::tile;
 #define GET_ATTRDEF_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOpsAttrDefs.cpp.inc"
 
+namespace {
+/// A distributed layout applies to tensors of its rank: the parser checks
+/// it on every tensor type it reads (a rank-2 #tile.blocked on a rank-1
+/// tensor made toLinearLayout read past its dims and loop forever).
+template <typename AttrT>
+struct LayoutRankModel
+    : VerifiableTensorEncoding::ExternalModel<LayoutRankModel<AttrT>, AttrT> {
+  LogicalResult
+  verifyEncoding(Attribute attr, ArrayRef<int64_t> shape, Type elementType,
+                 function_ref<InFlightDiagnostic()> emitError) const {
+    unsigned rank = cast<DistributedLayoutAttrInterface>(attr).getRank();
+    if (rank != shape.size())
+      return emitError() << "layout " << attr << " is for rank-" << rank
+                         << " tensors, not rank " << shape.size();
+    return success();
+  }
+};
+} // namespace
+
 void TileDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "tilec/Dialect/Tile/IR/TileOpsAttrDefs.cpp.inc"
       >();
+  MLIRContext &ctx = *getContext();
+  BlockedEncodingAttr::attachInterface<LayoutRankModel<BlockedEncodingAttr>>(ctx);
+  SliceEncodingAttr::attachInterface<LayoutRankModel<SliceEncodingAttr>>(ctx);
+  MmaEncodingAttr::attachInterface<LayoutRankModel<MmaEncodingAttr>>(ctx);
+  DotOperandEncodingAttr::attachInterface<
+      LayoutRankModel<DotOperandEncodingAttr>>(ctx);
 }
 
 static bool allPowersOfTwo(ArrayRef<unsigned> values) {

@@ -166,6 +166,8 @@ struct Agent {
   DenseMap<Value, Operation *> inflightDot;
   DenseMap<Value, std::pair<Value, int64_t>> views;
   Time cpCommitted = 0, cpRetired = 0;
+  /// The cp.async group of this agent's last copy (empty groups hold none).
+  Time cpLastCopyGroup = 0;
   Time wgIssued = 0, wgRetired = 0;
   Time bulkIssued = 0, bulkRetired = 0;
   Operation *lastBulk = nullptr, *lastCp = nullptr, *lastWgmma = nullptr;
@@ -665,7 +667,7 @@ void Simulation::finish() {
                      "the kernel ends while this tile.tma_store may still "
                      "read shared memory (no tile.tma_store_wait after it)",
                      &a);
-    if (a.cpCommitted > a.cpRetired)
+    if (a.lastCp && a.cpLastCopyGroup > a.cpRetired)
       return violate(a.lastCp,
                      "the kernel ends with cp.async copies in flight (no "
                      "tile.async_wait after them)",
@@ -1434,6 +1436,7 @@ StepResult Simulation::execAsyncOp(Agent &a, Operation *op) {
       return StepResult::Stop;
     a.tick();
     a.lastCp = op;
+    a.cpLastCopyGroup = a.cpCommitted + 1;
     write(a, a.cta, cp.getBuffer(), *s,
           {Access::CpAsync, {a.cpComp, a.cpCommitted + 1}, a.index, op, {}});
     return done();

@@ -184,8 +184,9 @@ struct TileVerifyAsyncPass
       async::PathResult r = async::simulate(kernel, path, maxSteps);
       steps += r.steps;
       if (r.violation) {
-        InFlightDiagnostic diag = r.violation->op->emitError(
-            r.violation->message);
+        Operation *at = r.violation->op ? r.violation->op
+                                        : kernel.getOperation();
+        InFlightDiagnostic diag = at->emitError(r.violation->message);
         diag.attachNote() << "on the path " << describePath(kernel, path)
                           << (r.violation->where.empty() ? "" : ", in ")
                           << r.violation->where;
