@@ -39,10 +39,11 @@ def run_block(kernel, q, k, v, o):
     kernel(q, k, v, o, B, H, S, H * S * D, S * D, LOG2E / math.sqrt(D))
 
 
-def check_attention(kernel, name, shapes, sdpa=True):
+def check_attention(kernel, name, shapes, sdpa=True, launch=run_block):
     """Max relative error against a float64 reference; the bound is twice
     bf16 SDPA's own error (or 1e-2 without `sdpa`: under compute-sanitizer,
-    whose racecheck reports cuDNN's kernel)."""
+    whose racecheck reports cuDNN's kernel). `launch(kernel, q, k, v, o)`
+    runs the kernel (a block program's parameters by default)."""
     causal = "causal" in name
     D = 64 if "_d64" in name else 128
     rows = []
@@ -50,7 +51,7 @@ def check_attention(kernel, name, shapes, sdpa=True):
         g = torch.Generator(device="cuda").manual_seed(10 + i)
         q, k, v = (torch.randn(B, H, S, D, device="cuda", generator=g).bfloat16() for _ in range(3))
         o = torch.full_like(q, float("nan"))
-        run_block(kernel, q, k, v, o)
+        launch(kernel, q, k, v, o)
         torch.cuda.synchronize()
         ref = reference(q, k, v, causal)
         err = ((o.float() - ref).abs().max() / ref.abs().max()).item()
