@@ -654,6 +654,26 @@ tile.kernel @warp_specialize_nested() warps(4) {
 
 // -----
 
+// Regression (fuzzer): a parse error in the partition after a default region
+// that defines a name used before the op. The parser bound that earlier use to
+// the value in the default region; ODS's generated parser then freed the
+// region while the use still pointed into it (heap corruption, then a hang in
+// LLVM's crash handler). The error must come out and the tool exit cleanly
+// (the sanitizer build checks the heap).
+tile.kernel @warp_specialize_parse_error_after_region(%n: i32) warps(4) {
+  %u = arith.addi %v, %v : i32
+  tile.warp_specialize regs(232) {
+    %v = arith.constant 1 : i32
+  } partition warps(4) regs(40) {
+    // expected-error @+2 {{redefinition of SSA value '%u'}}
+    // expected-note @-5 {{previously defined here}}
+    %u = arith.constant 3 : i32
+  }
+  tile.return
+}
+
+// -----
+
 tile.kernel @warp_specialize_kernel_warps() warps(2) {
   // expected-error @+1 {{needs whole warpgroups: the kernel has 2 warps, not a multiple of 4}}
   tile.warp_specialize regs(232) {

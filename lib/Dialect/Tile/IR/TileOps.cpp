@@ -1291,6 +1291,59 @@ LogicalResult NamedBarrierOp::verify() {
   return success();
 }
 
+/// Parses `keyword ( <i32> )` into the named i32 attribute.
+static ParseResult parseKeywordI32(OpAsmParser &parser, StringRef keyword,
+                                   StringRef attrName,
+                                   OperationState &result) {
+  IntegerAttr value;
+  if (parser.parseKeyword(keyword) || parser.parseLParen() ||
+      parser.parseAttribute(value, parser.getBuilder().getI32Type()) ||
+      parser.parseRParen())
+    return failure();
+  result.addAttribute(attrName, value);
+  return success();
+}
+
+/// The regions are added to `result` before they are parsed. The parser then
+/// owns them, and on an error it drops the uses of every value they define
+/// before it frees them. An error inside a region can leave a forward
+/// reference outside it bound to a value defined inside (a name used before
+/// the op and defined in the region); freeing the region without dropping
+/// that use corrupts the heap, which is what ODS's generated parser did.
+ParseResult WarpSpecializeOp::parse(OpAsmParser &parser,
+                                    OperationState &result) {
+  Region *defaultRegion = result.addRegion();
+  Region *partitionRegion = result.addRegion();
+  auto parseBody = [&](Region &region) -> ParseResult {
+    if (parser.parseRegion(region))
+      return failure();
+    if (region.empty())
+      region.emplaceBlock();
+    return success();
+  };
+  if (parseKeywordI32(parser, "regs", getDefaultRegsAttrName(result.name),
+                      result) ||
+      parseBody(*defaultRegion) || parser.parseKeyword("partition") ||
+      parseKeywordI32(parser, "warps", getPartitionWarpsAttrName(result.name),
+                      result) ||
+      parseKeywordI32(parser, "regs", getPartitionRegsAttrName(result.name),
+                      result) ||
+      parseBody(*partitionRegion))
+    return failure();
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void WarpSpecializeOp::print(OpAsmPrinter &p) {
+  p << " regs(" << getDefaultRegs() << ") ";
+  p.printRegion(getDefaultRegion());
+  p << " partition warps(" << getPartitionWarps() << ") regs("
+    << getPartitionRegs() << ") ";
+  p.printRegion(getPartitionRegion());
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getDefaultRegsAttrName(), getPartitionWarpsAttrName(),
+                           getPartitionRegsAttrName()});
+}
+
 LogicalResult WarpSpecializeOp::verify() {
   auto kernel = (*this)->getParentOfType<KernelOp>();
   if (!kernel)

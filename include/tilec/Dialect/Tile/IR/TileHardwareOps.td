@@ -490,11 +490,15 @@ def Tile_WarpSpecializeOp : Tile_HardwareOp<"warp_specialize", [
                        I32Attr:$defaultRegs, I32Attr:$partitionRegs);
   let regions = (region SizedRegion<1>:$defaultRegion,
                         SizedRegion<1>:$partitionRegion);
-  let assemblyFormat = [{
-    `regs` `(` $defaultRegs `)` $defaultRegion
-    `partition` `warps` `(` $partitionWarps `)` `regs` `(` $partitionRegs `)`
-    $partitionRegion attr-dict
-  }];
+  // Printed as
+  //   `regs` `(` $defaultRegs `)` $defaultRegion
+  //   `partition` `warps` `(` $partitionWarps `)` `regs` `(` $partitionRegs `)`
+  //   $partitionRegion attr-dict
+  // but parsed by hand: the parser ODS generates from that format keeps the
+  // regions outside the OperationState until it succeeds, so on a parse error
+  // inside them it frees ops that a forward reference outside may still use
+  // (heap corruption; found by scripts/fuzz.py). TileOps.cpp says more.
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
 }
