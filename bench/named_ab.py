@@ -53,30 +53,39 @@ def ratios(t, _kernels):
             for chip in CHIPS if f"new_{chip}" in t and f"old_{chip}" in t}
 
 
-def gemm_section(art, rounds, log):
+# (kernel, B column-major) of each GEMM section.
+GEMMS = [("gemm_bf16_bf16_brow", False), ("gemm_bf16_bf16_bcol", True)]
+# scripts/build_named_ab.py's CLUSTER_GEMMS.
+CLUSTER_GEMMS = [("gemm_cm2", False), ("gemm_cn2", False), ("gemm_cm2cn2", False),
+                 ("gemm_cm2_bcol", True)]
+
+
+def gemm_section(art, rounds, log, gemms=GEMMS):
     out = dict(correctness=[], bench=[])
-    for layout in ("brow", "bcol"):
-        name = f"gemm_bf16_bf16_{layout}"
+    for name, bcol in gemms:
         for key, k in kernels(art, name).items():
             if not key.startswith("new_"):
                 continue
-            for r in check_gemm(k, layout == "bcol", GEMM_ODD, named=True):
+            for r in check_gemm(k, bcol, GEMM_ODD, named=True):
                 r.update(kernel=name, build=key)
                 out["correctness"].append(r)
                 if not r["ok"]:
                     log("FAIL " + json.dumps(r))
     log(f"gemm correctness: {sum(r['ok'] for r in out['correctness'])}/{len(out['correctness'])}")
     for (M, N, K) in GEMM_SHAPES:
-        for layout in ("brow", "bcol"):
-            ks = kernels(art, f"gemm_bf16_bf16_{layout}")
-            a_buf, b_buf, c_buf, a, b, lda, ldb, ldc = gemm_operands(M, N, K, layout == "bcol", 3)
+        for name, bcol in gemms:
+            layout = "bcol" if bcol else "brow"
+            ks = kernels(art, name)
+            if not ks:
+                continue
+            a_buf, b_buf, c_buf, a, b, lda, ldb, ldc = gemm_operands(M, N, K, bcol, 3)
             c2 = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
             fns = {key: (lambda k=k: k(a_buf, b_buf, c_buf, M, N, K, lda, ldb, ldc))
                    for key, k in ks.items()}
             fns["cublas"] = lambda: torch.matmul(a, b, out=c2)
             ms = time_rounds(fns, rounds)
             t = {key: 2.0 * M * N * K / v / 1e9 for key, v in ms.items()}
-            row = dict(shape=[M, N, K], b_layout=layout[1:], tflops=t,
+            row = dict(shape=[M, N, K], kernel=name, b_layout=layout[1:], tflops=t,
                        new_vs_old=ratios(t, ks))
             out["bench"].append(row)
             log(json.dumps(row))
@@ -153,15 +162,18 @@ def main():
     only = args.only.split(",")
     if "gemm" in only:
         result["gemm"] = gemm_section(args.artifacts, args.rounds, log)
+    if "gemm_cluster" in only:
+        result["gemm_cluster"] = gemm_section(args.artifacts, args.rounds, log,
+                                              CLUSTER_GEMMS)
     if "attention" in only:
         result["attention"] = attention_section(args.artifacts, args.rounds, log)
     worst = {}
-    for sec in ("gemm", "attention"):
+    for sec in ("gemm", "gemm_cluster", "attention"):
         for row in result.get(sec, {}).get("bench", []):
             for chip, r in row["new_vs_old"].items():
                 worst[f"{sec}_{chip}"] = min(worst.get(f"{sec}_{chip}", 9.0), r)
     result["worst_new_vs_old"] = worst
-    result["all_correct"] = all(r["ok"] for sec in ("gemm", "attention")
+    result["all_correct"] = all(r["ok"] for sec in ("gemm", "gemm_cluster", "attention")
                                 for r in result.get(sec, {}).get("correctness", []))
     log("worst new/old: " + json.dumps(worst) + f", all correct: {result['all_correct']}")
     with open(os.path.join(args.out, "named_ab.json"), "w") as f:

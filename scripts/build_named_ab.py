@@ -7,7 +7,7 @@ H200). OUT/<side>/commit.txt names each build.
 
     build_named_ab.py --old /path/to/old/tilec [--new build/bin/tilec]
         [--old-commit SHA] [--out .gpu/ab] [--chips sm_90a,sm_80]
-        [--kinds gemm,attention] [--sides old,new]
+        [--kinds gemm,attention,gemm_cluster] [--sides old,new]
 """
 
 import argparse
@@ -20,10 +20,21 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 from tilec.kernels import attention_source, gemm_source  # noqa: E402
 
 
+# tile.gemm in thread-block clusters (TMA multicast of the shared operand);
+# bench/named_ab.py --only gemm_cluster times these.
+CLUSTER_GEMMS = [("gemm_cm2", dict(cluster_m=2), "row"),
+                 ("gemm_cn2", dict(cluster_n=2), "row"),
+                 ("gemm_cm2cn2", dict(cluster_m=2, cluster_n=2), "row"),
+                 ("gemm_cm2_bcol", dict(cluster_m=2), "col")]
+
+
 def sources(kinds):
     if "gemm" in kinds:
         yield gemm_source()
         yield gemm_source(b_layout="col")
+    if "gemm_cluster" in kinds:
+        for name, cfg, layout in CLUSTER_GEMMS:
+            yield gemm_source(b_layout=layout, config=cfg, name=name)
     if "attention" in kinds:
         for d in (64, 128):
             for causal in (False, True):

@@ -155,14 +155,14 @@ MUTANTS = [
     # without copies), which the exit check once reported by mistake;
     # test/Dialect/Tile/verify-async.mlir checks copies really in flight.
     ("gemm_cluster_sm90a", "multicast without parts: each program gets B twice",
-     "multicast(%22) part(%19 of 2)", "multicast(%22)",
-     "the bytes of this TMA load on %9[0] of program 0 of the cluster may count toward phase 0"),
+     "multicast(%c3_i32) part(%26 of 2)", "multicast(%c3_i32)",
+     "the bytes of this TMA load on %22[0] of program 0 of the cluster may count toward phase 0"),
     ("gemm_cluster_sm90a", "a consumer forgets the peer's release",
-     "              tile.mbarrier_arrive %10[%55] cta(%c1_i32) : "
+     "                tile.mbarrier_arrive %23[%87] cta(%c1_i32_6) : "
      "!tile.mbarrier<3>\n", "",
-     "deadlock: waits for phase 0 of %10[0] of program 1 of the cluster"),
+     "deadlock: waits for phase 0 of %23[0] of program 1 of the cluster"),
     ("gemm_cluster_sm90a", "multicast reaches only the first program",
-     "multicast(%22) part(%19 of 2)", "multicast(%c1_i32) part(%19 of 2)",
+     "multicast(%c3_i32) part(%26 of 2)", "multicast(%c1_i32) part(%26 of 2)",
      "deadlock"),
 ]
 

@@ -598,7 +598,9 @@ void HeaderWriter::writeLaunch() {
         "0)\n    return CUDA_SUCCESS; /* nothing to compute */\n"
      << "  if (tilec_grid[0] > INT32_MAX || tilec_grid[1] > 65535 || "
         "tilec_grid[2] > 65535)\n    return CUDA_ERROR_INVALID_VALUE;\n";
-  if (spec.hasCluster() && !spec.persistent)
+  // Whole clusters; a persistent kernel's tiles too (its programs walk them
+  // in step, sharing tiles by multicast) before the cap below.
+  if (spec.hasCluster())
     os << llvm::formatv("  if (tilec_grid[0] % {0} != 0 || tilec_grid[1] % {1} "
                         "!= 0 || tilec_grid[2] % {2} != 0)\n"
                         "    return CUDA_ERROR_INVALID_VALUE; /* whole "

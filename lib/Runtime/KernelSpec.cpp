@@ -993,8 +993,10 @@ Status KernelSpec::bind(ArgList args, LaunchPlan &plan) const {
       return Status::error(name + ": grid " + axes[d] + " = " +
                            std::to_string(plan.grid[d]) + " exceeds " +
                            std::to_string(limits[d]));
-    // Persistent kernels get a grid cut to a cluster multiple at launch.
-    if (!persistent && plan.grid[d] % cluster[d] != 0)
+    // Whole clusters; for a persistent kernel, whole clusters of tiles (its
+    // programs walk them in step, sharing tiles by multicast). Its launch
+    // grid is cut to a cluster multiple at launch.
+    if (plan.grid[d] % cluster[d] != 0)
       return Status::error(name + ": grid " + axes[d] + " = " +
                            std::to_string(plan.grid[d]) +
                            " is not a multiple of the cluster size " +

@@ -149,6 +149,21 @@ def test_cluster_kernel_launches_whole_clusters(fakes):
     assert driver.launches[-1]["grid"] == (2, 1, 1) and driver.launches[-1]["cluster"] == (2, 1, 1)
 
 
+def test_persistent_cluster_kernel_refuses_a_partial_cluster_of_tiles(fakes):
+    # The cap would make the launch grid whole, but the programs would then
+    # run different numbers of tiles (and wait on each other's multicasts).
+    torch, driver = fakes
+    kernel = kernel_of("sm_90a", name="gemm_cluster_m", cluster=[2, 1, 1],
+                       grid=["ceildiv(M, 256) * ceildiv(N, 64)"])
+    fake_cuda.state.sms = 4
+    a, b, c = operands(m=768, n=64)  # 3 tiles
+    with pytest.raises(runtime.LaunchError, match=r"grid \(3, 1, 1\) is not a whole number of 2x1x1 clusters \(a persistent"):
+        kernel(a, b, c, 768, 64, K, K, 64, 64)
+    with pytest.raises(runtime.LaunchError, match="whole number of 2x1x1 clusters"):
+        kernel.prepare([a.data_ptr(), b.data_ptr(), c.data_ptr(), 768, 64, K, K, 64, 64])
+    assert driver.launches == []
+
+
 def test_cluster_kernel_refuses_a_partial_cluster_grid(fakes):
     torch, driver = fakes
     kernel = cluster_kernel()

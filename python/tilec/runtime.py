@@ -399,6 +399,19 @@ class Kernel:
                 env, state.function, env.current_device())
         return state.max_programs
 
+    def _check_whole_clusters(self, grid):
+        """A persistent cluster kernel walks its tiles in whole clusters
+        (its programs share tiles by multicast and must run equally many):
+        the tile grid, before the cap, is a whole number of clusters. The
+        launch grid of every cluster kernel is checked at launch."""
+        if self._cluster is None or not self._persistent:
+            return
+        if any(g % c for g, c in zip(grid, self._cluster)):
+            raise LaunchError(
+                f"{self.name}: grid {tuple(grid)} is not a whole number of "
+                f"{'x'.join(map(str, self._cluster))} clusters (a persistent "
+                f"kernel walks its tiles in whole clusters)")
+
     def _query_resident_programs(self, env, function, device):
         """Programs of ``function`` resident on ``device`` at once: blocks
         per SM times SMs, or for cluster kernels whole clusters (the most
@@ -553,6 +566,7 @@ class Kernel:
         if device is not None and device != current:
             with env.device_context(device):
                 return self.launch(values, device, stream, (gx, gy, gz))
+        self._check_whole_clusters((gx, gy, gz))
         state = self._devices.get(current) or self._device_state(current)
         if self._persistent and gx > state.max_programs:
             gx = state.max_programs
@@ -605,6 +619,8 @@ class Kernel:
             with env.device_context(device):
                 return self.prepare(values, device)
         gx, gy, gz = (self._grid_function or self._compiled_grid())(values)
+        if gx > 0 and gy > 0 and gz > 0:
+            self._check_whole_clusters((gx, gy, gz))
         state = self._devices.get(current) or self._device_state(current)
         if self._persistent and gx > state.max_programs:
             gx = state.max_programs

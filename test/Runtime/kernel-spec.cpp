@@ -351,6 +351,20 @@ static void testGrid() {
   // CHECK: negative: ok
   bindAndReport("negative", *spec, {-4, 3}, plan);
   check(plan.isEmpty(), "a negative grid size is an empty grid");
+
+  // A persistent cluster kernel walks its tiles in whole clusters too: its
+  // programs run the same number of tiles (they share them by multicast).
+  StatusOr<KernelSpec> persistent = KernelSpec::parse(R"({
+    "kernel": "walker", "block": [128, 1, 1], "cluster": [2, 1, 1],
+    "smem_bytes": 0, "grid": ["t"], "persistent": true,
+    "params": [{"name": "t", "kind": "scalar", "dtype": "i32"}]})");
+  check(persistent.ok() && persistent->persistent, "persistent metadata parses");
+  if (!persistent.ok())
+    return;
+  // CHECK: persistent whole clusters: ok
+  bindAndReport("persistent whole clusters", *persistent, {6}, plan);
+  // CHECK: persistent split cluster: error: walker: grid x = 5 is not a multiple of the cluster size 2
+  bindAndReport("persistent split cluster", *persistent, {5}, plan);
 }
 
 /// Metadata that is not what tilec writes.

@@ -121,9 +121,9 @@
 // CLM: .explicitcluster
 // CLM-NEXT: .reqnctapercluster 2, 1, 1
 // CLM: fence.mbarrier_init.release.cluster;
+// CLM: mov.u32 {{.*}}, %cluster_ctarank;
 // CLM: barrier.cluster.arrive.aligned;
 // CLM-NEXT: barrier.cluster.wait.aligned;
-// CLM: mov.u32 {{.*}}, %cluster_ctarank;
 // CLM: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // CLM: mapa.shared::cluster.u32
 // CLM: mbarrier.arrive.shared::cluster.b64

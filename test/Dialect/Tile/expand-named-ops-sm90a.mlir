@@ -113,31 +113,31 @@ tile.kernel @gemm_ragged_constant_n(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C
 // -----
 
 // cluster_m = 2: clusters of two programs on vertically neighbouring tiles
-// (256x256 cluster tiles, grid in whole clusters). Both programs read the
-// same B tile, so each loads half of its 64x64 boxes and multicasts them to
-// both (mask 0b11 on the tile column); A is this program's own. A stage may
-// be refilled once the consumers of both programs released it: the empty
-// barriers count 2 x 8 warps and consumers arrive on both programs'.
-// Cluster barriers order the barrier initialization before any remote
-// signal, and keep each program alive until the other is done with it.
+// (256x256 cluster tiles, grid in whole clusters). The block program walks
+// cluster tiles (pid / 2) and places the program of rank r at block tile
+// (r % 2, r / 2) of it: both programs compute the same B offsets, which is
+// what tile-tma-pipeline proves before it shares the B tile by multicast
+// (test/Dialect/Tile/tma-pipeline-cluster.mlir). No hardware op here.
 
 // CHECK-LABEL: tile.kernel @gemm_cluster_2x1
-// CHECK-SAME: grid(ceildiv(%M, 256) * ceildiv(%N, 256) * 2) warps(8) cluster(2, 1, 1) persistent
-// CHECK-DAG: %[[TMA:[0-9]+]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<128x64xbf16,
-// CHECK-DAG: %[[TMB:[0-9]+]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x64xbf16,
-// CHECK: %[[FULL:.*]] = tile.mbarrier_alloc count 1
-// CHECK: %[[EMPTY:.*]] = tile.mbarrier_alloc count 16
-// CHECK-NEXT: tile.cluster_barrier
-// CHECK: %[[RANK:.*]] = tile.cluster_rank
-// CHECK: tile.warp_specialize
-// CHECK:   tile.mbarrier_arrive %[[EMPTY]][%{{.*}}] cta(%[[C0:.*]]) :
-// CHECK: tile.mbarrier_arrive %[[EMPTY]][%{{.*}}] cta(%[[C1:.*]]) :
-// CHECK: partition warps(4) regs(40)
-// CHECK:   tile.mbarrier_expect_tx %[[FULL]][%{{.*}}], 49152
-// CHECK:   tile.tma_load %[[TMA]][%{{.*}}], %{{.*}}, %[[FULL]][%{{.*}}] :
-// CHECK-NEXT: tile.tma_load %[[TMB]][%{{.*}}], %{{.*}}, %[[FULL]][%{{.*}}] multicast(%{{.*}}) part(%{{.*}} of 2) :
-// CHECK: tile.cluster_barrier
-// CHECK-NEXT: tile.return
+// CHECK-SAME: grid(ceildiv(%M, 256) * ceildiv(%N, 256) * 2) warps(8) cluster(2, 1, 1) schedule<stages = 3, {{.*}}persistent = true, tma_store = true>
+// CHECK-NOT: tile.mbarrier
+// CHECK-NOT: tile.cluster_barrier
+// CHECK: %[[PID:.+]] = tile.program_id x
+// CHECK: %[[TILE:.+]] = arith.divsi %[[PID]], %c2_i32{{.*}} : i32
+// CHECK: %[[RANK:.+]] = tile.cluster_rank
+// CHECK: %[[RM:.+]] = arith.remsi %[[RANK]], %c2_i32{{.*}} : i32
+// CHECK: %[[RN:.+]] = arith.divsi %[[RANK]], %c2_i32{{.*}} : i32
+// CHECK: %[[DM:.+]] = arith.muli %[[RM]], %c128_i32{{.*}} : i32
+// CHECK: %[[M0:.+]] = arith.addi %{{.+}}, %[[DM]] : i32
+// CHECK: %[[DN:.+]] = arith.muli %[[RN]], %c256_i32{{.*}} : i32
+// CHECK: %[[N0:.+]] = arith.addi %{{.+}}, %[[DN]] : i32
+// CHECK: scf.for %[[K:.+]] = %{{.+}} to %K step %{{.+}} iter_args(
+// CHECK:   tile.load %{{.+}}[%[[M0]], %[[K]]] : {{.*}} -> tensor<128x64xbf16>
+// CHECK:   tile.load %{{.+}}[%[[K]], %[[N0]]] : {{.*}} -> tensor<64x256xbf16>
+// CHECK: tile.store {{.*}}[%[[M0]], %[[N0]]]
+// CHECK-NOT: tile.cluster_barrier
+// CHECK: tile.return
 tile.kernel @gemm_cluster_2x1(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
                               %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
@@ -149,16 +149,12 @@ tile.kernel @gemm_cluster_2x1(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !til
 
 // -----
 
-// cluster_n = 2: the two programs share the A tile; each loads one 64x64
-// half box of it (the A map's box halves) and multicasts it; B is local.
+// cluster_n = 2: 128x512 cluster tiles; the two programs compute the same
+// A offsets.
 
 // CHECK-LABEL: tile.kernel @gemm_cluster_1x2
-// CHECK-SAME: grid(ceildiv(%M, 128) * ceildiv(%N, 512) * 2) warps(8) cluster(2, 1, 1) persistent
-// CHECK-DAG: %[[TMA:[0-9]+]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x64xbf16,
-// CHECK-DAG: %[[TMB:[0-9]+]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x64xbf16,
-// CHECK: partition warps(4) regs(40)
-// CHECK:   tile.tma_load %[[TMA]][%{{.*}}], %{{.*}}, %{{.*}} multicast(%{{.*}}) part(%{{.*}} of 2) :
-// CHECK-NEXT: tile.tma_load %[[TMB]][%{{.*}}], %{{.*}}, %{{.*}} :
+// CHECK-SAME: grid(ceildiv(%M, 128) * ceildiv(%N, 512) * 2) warps(8) cluster(2, 1, 1) schedule<
+// CHECK: tile.cluster_rank
 tile.kernel @gemm_cluster_1x2(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
                               %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
@@ -170,19 +166,12 @@ tile.kernel @gemm_cluster_1x2(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !til
 
 // -----
 
-// 2x2 clusters: a program receives from its tile row and its tile column (3
-// programs), so the empty barriers count 3 x 8 warps and consumers arrive
-// only on those 3 (a predicate per peer). Column-major B splits its K-major
-// box along N.
+// 2x2 clusters: 256x512 cluster tiles of four programs.
 
 // CHECK-LABEL: tile.kernel @gemm_cluster_2x2_bcol
-// CHECK-SAME: grid(ceildiv(%M, 256) * ceildiv(%N, 512) * 4) warps(8) cluster(4, 1, 1) persistent
-// CHECK-DAG: tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x64xbf16,
-// CHECK-DAG: tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x128xbf16,
-// CHECK: tile.mbarrier_alloc count 24
-// CHECK-COUNT-4: tile.mbarrier_arrive {{.*}} cta(
-// CHECK: partition warps(4) regs(40)
-// CHECK-COUNT-2: multicast(%{{.*}}) part(%{{.*}} of 2)
+// CHECK-SAME: grid(ceildiv(%M, 256) * ceildiv(%N, 512) * 4) warps(8) cluster(4, 1, 1) schedule<
+// CHECK: arith.divsi %pid, %c4_i32{{.*}} : i32
+// CHECK: tile.cluster_rank
 tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
                                    %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>

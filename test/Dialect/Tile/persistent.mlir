@@ -262,7 +262,8 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Asked for on a kernel launched in clusters: declined.
+// Asked for on a kernel launched in clusters over a 2-D grid: declined (the
+// ranks of a cluster keep their place in every tile only over a 1-D grid).
 
 // CHECK-LABEL: tile.kernel @gemm(
 // CHECK-SAME:  grid(ceildiv(%M, 128), ceildiv(%N, 128)) warps(8) cluster(2, 1, 1) schedule<persistent = true> {
@@ -274,7 +275,7 @@ module attributes {gpu.container_module} {
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 module attributes {gpu.container_module} {
   gpu.module @gemm [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
-    // expected-remark @+1 {{one program per tile: the kernel runs in clusters}}
+    // expected-remark @+1 {{one program per tile: the kernel runs in clusters and its grid or cluster has more than one dimension}}
     tile.kernel @gemm(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128), ceildiv(%N, 128)) warps(8) cluster(2, 1, 1) schedule<persistent = true> {
       %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
       %c0_i32 = arith.constant 0 : i32

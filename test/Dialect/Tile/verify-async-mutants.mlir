@@ -6459,136 +6459,249 @@ module attributes {gpu.container_module} {
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 module attributes {gpu.container_module} {
   gpu.module @gemm_cluster_m [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
-    tile.kernel @gemm_cluster_m(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 256) * ceildiv(%N, 256) * 2) warps(8) cluster(2, 1, 1) persistent {
-      %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+    tile.kernel @gemm_cluster_m(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 256) * ceildiv(%N, 256) * 2) warps(8) cluster(2, 1, 1) persistent schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true> {
+      %c256_i32 = arith.constant 256 : i32
+      %0 = arith.ceildivsi %M, %c256_i32 : i32
+      %c256_i32_0 = arith.constant 256 : i32
+      %1 = arith.ceildivsi %N, %c256_i32_0 : i32
+      %2 = arith.muli %0, %1 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %3 = arith.muli %2, %c2_i32 : i32
+      %pid = tile.program_id x
+      %4 = tile.num_programs x
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
       %c128_i32 = arith.constant 128 : i32
       %c8_i32 = arith.constant 8 : i32
-      %c0_i32 = arith.constant 0 : i32
-      %c3_i32 = arith.constant 3 : i32
-      %c1_i32 = arith.constant 1 : i32
-      %c2_i32 = arith.constant 2 : i32
-      %c64_i32 = arith.constant 64 : i32
-      %c256_i32 = arith.constant 256 : i32
-      %0 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
-      %1 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
-      %2 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-      %3 = tile.make_tensor_map %0 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %4 = tile.make_tensor_map %1 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
-      %5 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
-      %6 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
-      %7 = tile.make_tensor_map %2 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %8 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
-      %9 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
-      %10 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
+      %c256_i32_1 = arith.constant 256 : i32
+      %c2_i32_2 = arith.constant 2 : i32
+      %5 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+      %6 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+      %7 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+      %8 = arith.ceildivsi %M, %c256_i32_1 : i32
+      %9 = arith.ceildivsi %N, %c256_i32_1 : i32
+      %10 = arith.muli %9, %c8_i32 : i32
+      %11 = tile.cluster_rank
+      %12 = arith.remsi %11, %c2_i32_2 : i32
+      %13 = arith.divsi %11, %c2_i32_2 : i32
+      %14 = arith.muli %12, %c128_i32 : i32
+      %15 = arith.muli %13, %c256_i32_1 : i32
+      %16 = tile.make_tensor_map %7 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %17 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
+      %18 = tile.make_tensor_map %5 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %19 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
+      %20 = tile.make_tensor_map %6 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %21 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
+      %22 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+      %23 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
       tile.cluster_barrier
-      %11 = arith.ceildivsi %N, %c256_i32 : i32
-      %12 = arith.ceildivsi %M, %c256_i32 : i32
-      %13 = arith.muli %12, %11 : i32
-      %14 = arith.ceildivsi %K, %c64_i32 : i32
-      %pid = tile.program_id x
-      %15 = tile.num_programs x
-      %16 = arith.divui %pid, %c2_i32 : i32
-      %17 = arith.divui %15, %c2_i32 : i32
-      %18 = tile.cluster_rank
-      %19 = arith.remui %18, %c2_i32 : i32
-      %20 = arith.divui %18, %c2_i32 : i32
-      %21 = arith.muli %20, %c2_i32 : i32
-      %22 = arith.shli %c3_i32, %21 : i32
+      %24 = tile.cluster_rank
+      %c3_i32 = arith.constant 3 : i32
+      %c0_i32_3 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %25 = arith.cmpi eq, %24, %c1_i32 : i32
+      %c1_i32_4 = arith.constant 1 : i32
+      %26 = arith.select %25, %c1_i32_4, %c0_i32_3 : i32
+      %c0_i32_5 = arith.constant 0 : i32
+      %c1_i32_6 = arith.constant 1 : i32
+      %c0_i32_7 = arith.constant 0 : i32
       tile.warp_specialize regs(232) {
-        %23 = arith.ceildivsi %M, %c256_i32 : i32
-        %24 = arith.ceildivsi %N, %c256_i32 : i32
-        %25 = arith.muli %24, %c8_i32 : i32
-        %26 = arith.muli %19, %c128_i32 : i32
-        %27 = arith.muli %20, %c256_i32 : i32
-        %28 = arith.cmpi sgt, %14, %c0_i32 : i32
-        %29:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %30 = arith.divsi %arg0, %25 : i32
-          %31 = arith.muli %30, %c8_i32 : i32
-          %32 = arith.subi %23, %31 : i32
-          %33 = arith.minsi %32, %c8_i32 : i32
-          %34 = arith.remsi %arg0, %25 : i32
-          %35 = arith.remsi %34, %33 : i32
-          %36 = arith.addi %31, %35 : i32
-          %37 = arith.divsi %34, %33 : i32
-          %38 = arith.muli %36, %c256_i32 : i32
-          %39 = arith.muli %37, %c256_i32 : i32
-          %40 = arith.addi %38, %26 : i32
-          %41 = arith.addi %39, %27 : i32
-          %42:3 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
-            tile.mbarrier_wait %9[%arg5], %arg6 : !tile.mbarrier<3>
-            %48 = tile.local_load %5[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
-            %49 = tile.local_load %6[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
-            %50 = tile.dot %48, %49, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
-            %51 = tile.warpgroup_wait 1, %50 : tensor<128x256xf32, #mma>
-            %52 = arith.cmpi sgt, %arg3, %c0_i32 : i32
-            %53 = arith.cmpi eq, %arg5, %c0_i32 : i32
-            %54 = arith.subi %arg5, %c1_i32 : i32
-            %55 = arith.select %53, %c2_i32, %54 : i32
-            scf.if %52 {
-              tile.mbarrier_arrive %10[%55] cta(%c0_i32) : !tile.mbarrier<3>
-              tile.mbarrier_arrive %10[%55] cta(%c1_i32) : !tile.mbarrier<3>
-            }
-            %56 = arith.addi %arg5, %c1_i32 : i32
-            %57 = arith.cmpi eq, %56, %c3_i32 : i32
-            %58 = arith.select %57, %c0_i32, %56 : i32
-            %59 = arith.extui %57 : i1 to i32
-            %60 = arith.xori %arg6, %59 : i32
-            scf.yield %51, %58, %60 : tensor<128x256xf32, #mma>, i32, i32
-          }
-          %43 = tile.warpgroup_wait 0, %42#0 : tensor<128x256xf32, #mma>
-          %44 = arith.cmpi eq, %42#1, %c0_i32 : i32
-          %45 = arith.subi %42#1, %c1_i32 : i32
-          %46 = arith.select %44, %c2_i32, %45 : i32
-          scf.if %28 {
-            tile.mbarrier_arrive %10[%46] cta(%c0_i32) : !tile.mbarrier<3>
-            tile.mbarrier_arrive %10[%46] cta(%c1_i32) : !tile.mbarrier<3>
-          }
-          %47 = arith.truncf %43 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
-          tile.tma_store_wait 0
-          tile.barrier
-          tile.local_store %47, %8[%c0_i32] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
-          tile.fence_async_shared
-          tile.barrier
-          tile.tma_store %7[%40, %41], %8[%c0_i32] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
-          scf.yield %42#1, %42#2 : i32, i32
-        }
-        tile.tma_store_wait 0
-      } partition warps(4) regs(40) {
-        %23 = arith.ceildivsi %M, %c256_i32 : i32
-        %24 = arith.ceildivsi %N, %c256_i32 : i32
-        %25 = arith.muli %24, %c8_i32 : i32
-        %26 = arith.muli %19, %c128_i32 : i32
-        %27 = arith.muli %20, %c256_i32 : i32
-        %28:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %29 = arith.divsi %arg0, %25 : i32
+        %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+        %27:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %28 = arith.divsi %arg0, %c2_i32_2 : i32
+          %29 = arith.divsi %28, %10 : i32
           %30 = arith.muli %29, %c8_i32 : i32
-          %31 = arith.subi %23, %30 : i32
+          %31 = arith.subi %8, %30 : i32
           %32 = arith.minsi %31, %c8_i32 : i32
-          %33 = arith.remsi %arg0, %25 : i32
+          %33 = arith.remsi %28, %10 : i32
           %34 = arith.remsi %33, %32 : i32
           %35 = arith.addi %30, %34 : i32
           %36 = arith.divsi %33, %32 : i32
-          %37 = arith.muli %35, %c256_i32 : i32
-          %38 = arith.muli %36, %c256_i32 : i32
-          %39 = arith.addi %37, %26 : i32
-          %40 = arith.addi %38, %27 : i32
-          %41:2 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
-            %42 = arith.xori %arg5, %c1_i32 : i32
-            tile.mbarrier_wait %10[%arg4], %42 : !tile.mbarrier<3>
-            tile.mbarrier_expect_tx %9[%arg4], 49152 : !tile.mbarrier<3>
-            %43 = arith.muli %arg3, %c64_i32 : i32
-            tile.tma_load %3[%39, %43], %5[%arg4], %9[%arg4] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
-            // expected-error @+2 {{the bytes of this TMA load on %9[0] of program 0 of the cluster may count toward phase 0}}
-            // expected-note @+1 {{on the path}}
-            tile.tma_load %4[%43, %40], %6[%arg4], %9[%arg4] multicast(%22) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
-            %44 = arith.addi %arg4, %c1_i32 : i32
-            %45 = arith.cmpi eq, %44, %c3_i32 : i32
-            %46 = arith.select %45, %c0_i32, %44 : i32
-            %47 = arith.extui %45 : i1 to i32
-            %48 = arith.xori %arg5, %47 : i32
-            scf.yield %46, %48 : i32, i32
+          %37 = arith.muli %35, %c256_i32_1 : i32
+          %38 = arith.muli %36, %c256_i32_1 : i32
+          %39 = arith.addi %37, %14 : i32
+          %40 = arith.addi %38, %15 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %41 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %42 = arith.addi %c0_i32, %41 : i32
+          %43 = arith.cmpi slt, %42, %K : i32
+          %c1_i32_9 = arith.constant 1 : i32
+          %44 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %45 = arith.addi %c0_i32, %44 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %46 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %47 = arith.cmpi eq, %46, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %48 = arith.select %47, %c0_i32_12, %46 : i32
+          %49 = arith.extui %47 : i1 to i32
+          %50 = arith.xori %arg2, %49 : i32
+          %51 = arith.cmpi slt, %45, %K : i32
+          %c0_i32_13 = arith.constant 0 : i32
+          %52 = arith.cmpi slt, %c0_i32, %K : i32
+          %53:3 = scf.if %52 -> (tensor<128x256xf32, #mma>, i32, i32) {
+            %55:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+              tile.mbarrier_wait %22[%arg5], %arg6 : !tile.mbarrier<3>
+              %63 = tile.local_load %19[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
+              %64 = tile.local_load %21[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+              %65 = tile.dot %63, %64, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+              %66 = tile.warpgroup_wait 1, %65 : tensor<128x256xf32, #mma>
+              %67 = arith.cmpi sgt, %arg3, %c0_i32 : i32
+              scf.if %67 {
+                %c0_i32_27 = arith.constant 0 : i32
+                %82 = arith.cmpi eq, %arg5, %c0_i32_27 : i32
+                %c1_i32_28 = arith.constant 1 : i32
+                %83 = arith.subi %arg5, %c1_i32_28 : i32
+                %c2_i32_29 = arith.constant 2 : i32
+                %84 = arith.select %82, %c2_i32_29, %83 : i32
+                tile.mbarrier_arrive %23[%84] cta(%c0_i32_5) : !tile.mbarrier<3>
+                %c0_i32_30 = arith.constant 0 : i32
+                %85 = arith.cmpi eq, %arg5, %c0_i32_30 : i32
+                %c1_i32_31 = arith.constant 1 : i32
+                %86 = arith.subi %arg5, %c1_i32_31 : i32
+                %c2_i32_32 = arith.constant 2 : i32
+                %87 = arith.select %85, %c2_i32_32, %86 : i32
+                tile.mbarrier_arrive %23[%87] cta(%c1_i32_6) : !tile.mbarrier<3>
+              }
+              %c1_i32_21 = arith.constant 1 : i32
+              %68 = arith.addi %arg5, %c1_i32_21 : i32
+              %c3_i32_22 = arith.constant 3 : i32
+              %69 = arith.cmpi eq, %68, %c3_i32_22 : i32
+              %c0_i32_23 = arith.constant 0 : i32
+              %70 = arith.select %69, %c0_i32_23, %68 : i32
+              %71 = arith.extui %69 : i1 to i32
+              %72 = arith.xori %arg6, %71 : i32
+              %c2_i32_24 = arith.constant 2 : i32
+              %73 = arith.muli %c64_i32, %c2_i32_24 : i32
+              %74 = arith.addi %arg3, %73 : i32
+              %c2_i32_25 = arith.constant 2 : i32
+              %75 = arith.addi %arg5, %c2_i32_25 : i32
+              %c3_i32_26 = arith.constant 3 : i32
+              %76 = arith.cmpi sge, %75, %c3_i32_26 : i32
+              %77 = arith.subi %75, %c3_i32_26 : i32
+              %78 = arith.select %76, %77, %75 : i32
+              %79 = arith.extui %76 : i1 to i32
+              %80 = arith.xori %arg6, %79 : i32
+              %81 = arith.cmpi slt, %74, %K : i32
+              scf.yield %66, %70, %72 : tensor<128x256xf32, #mma>, i32, i32
+            }
+            %56 = tile.warpgroup_wait 0, %55#0 : tensor<128x256xf32, #mma>
+            %c0_i32_15 = arith.constant 0 : i32
+            %57 = arith.cmpi eq, %55#1, %c0_i32_15 : i32
+            %c1_i32_16 = arith.constant 1 : i32
+            %58 = arith.subi %55#1, %c1_i32_16 : i32
+            %c2_i32_17 = arith.constant 2 : i32
+            %59 = arith.select %57, %c2_i32_17, %58 : i32
+            tile.mbarrier_arrive %23[%59] cta(%c0_i32_5) : !tile.mbarrier<3>
+            %c0_i32_18 = arith.constant 0 : i32
+            %60 = arith.cmpi eq, %55#1, %c0_i32_18 : i32
+            %c1_i32_19 = arith.constant 1 : i32
+            %61 = arith.subi %55#1, %c1_i32_19 : i32
+            %c2_i32_20 = arith.constant 2 : i32
+            %62 = arith.select %60, %c2_i32_20, %61 : i32
+            tile.mbarrier_arrive %23[%62] cta(%c1_i32_6) : !tile.mbarrier<3>
+            scf.yield %56, %55#1, %55#2 : tensor<128x256xf32, #mma>, i32, i32
+          } else {
+            scf.yield %cst, %arg1, %arg2 : tensor<128x256xf32, #mma>, i32, i32
           }
-          scf.yield %41#0, %41#1 : i32, i32
+          %54 = arith.truncf %53#0 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %c0_i32_14 = arith.constant 0 : i32
+          tile.tma_store_wait 0
+          tile.barrier
+          tile.local_store %54, %17[%c0_i32_14] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
+          tile.fence_async_shared
+          tile.barrier
+          tile.tma_store %16[%39, %40], %17[%c0_i32_14] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
+          scf.yield %53#1, %53#2 : i32, i32
+        } {tile.persistent_loop}
+        tile.tma_store_wait 0
+      } partition warps(4) regs(40) {
+        %27:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %28 = arith.divsi %arg0, %c2_i32_2 : i32
+          %29 = arith.divsi %28, %10 : i32
+          %30 = arith.muli %29, %c8_i32 : i32
+          %31 = arith.subi %8, %30 : i32
+          %32 = arith.minsi %31, %c8_i32 : i32
+          %33 = arith.remsi %28, %10 : i32
+          %34 = arith.remsi %33, %32 : i32
+          %35 = arith.addi %30, %34 : i32
+          %36 = arith.divsi %33, %32 : i32
+          %37 = arith.muli %35, %c256_i32_1 : i32
+          %38 = arith.muli %36, %c256_i32_1 : i32
+          %39 = arith.addi %37, %14 : i32
+          %40 = arith.addi %38, %15 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %41 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %42 = arith.addi %c0_i32, %41 : i32
+          %43 = arith.cmpi slt, %42, %K : i32
+          scf.if %43 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %54 = arith.xori %arg2, %c1_i32_13 : i32
+            tile.mbarrier_wait %23[%arg1], %54 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %22[%arg1], 49152 : !tile.mbarrier<3>
+            tile.tma_load %18[%39, %42], %19[%arg1], %22[%arg1] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            // expected-error @+2 {{the bytes of this TMA load on %22[0] of program 0 of the cluster may count toward phase 0}}
+            // expected-note @+1 {{on the path}}
+            tile.tma_load %20[%42, %40], %21[%arg1], %22[%arg1] multicast(%c3_i32) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          }
+          %c1_i32_9 = arith.constant 1 : i32
+          %44 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %45 = arith.addi %c0_i32, %44 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %46 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %47 = arith.cmpi eq, %46, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %48 = arith.select %47, %c0_i32_12, %46 : i32
+          %49 = arith.extui %47 : i1 to i32
+          %50 = arith.xori %arg2, %49 : i32
+          %51 = arith.cmpi slt, %45, %K : i32
+          scf.if %51 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %54 = arith.xori %50, %c1_i32_13 : i32
+            tile.mbarrier_wait %23[%48], %54 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %22[%48], 49152 : !tile.mbarrier<3>
+            tile.tma_load %18[%39, %45], %19[%48], %22[%48] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %20[%45, %40], %21[%48], %22[%48] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          }
+          %52 = arith.cmpi slt, %c0_i32, %K : i32
+          %53:2 = scf.if %52 -> (i32, i32) {
+            %54:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
+              %c1_i32_13 = arith.constant 1 : i32
+              %55 = arith.addi %arg4, %c1_i32_13 : i32
+              %c3_i32_14 = arith.constant 3 : i32
+              %56 = arith.cmpi eq, %55, %c3_i32_14 : i32
+              %c0_i32_15 = arith.constant 0 : i32
+              %57 = arith.select %56, %c0_i32_15, %55 : i32
+              %58 = arith.extui %56 : i1 to i32
+              %59 = arith.xori %arg5, %58 : i32
+              %c2_i32_16 = arith.constant 2 : i32
+              %60 = arith.muli %c64_i32, %c2_i32_16 : i32
+              %61 = arith.addi %arg3, %60 : i32
+              %c2_i32_17 = arith.constant 2 : i32
+              %62 = arith.addi %arg4, %c2_i32_17 : i32
+              %c3_i32_18 = arith.constant 3 : i32
+              %63 = arith.cmpi sge, %62, %c3_i32_18 : i32
+              %64 = arith.subi %62, %c3_i32_18 : i32
+              %65 = arith.select %63, %64, %62 : i32
+              %66 = arith.extui %63 : i1 to i32
+              %67 = arith.xori %arg5, %66 : i32
+              %68 = arith.cmpi slt, %61, %K : i32
+              scf.if %68 {
+                %c1_i32_19 = arith.constant 1 : i32
+                %69 = arith.xori %67, %c1_i32_19 : i32
+                tile.mbarrier_wait %23[%65], %69 : !tile.mbarrier<3>
+                tile.mbarrier_expect_tx %22[%65], 49152 : !tile.mbarrier<3>
+                tile.tma_load %18[%39, %61], %19[%65], %22[%65] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+                tile.tma_load %20[%61, %40], %21[%65], %22[%65] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+              }
+              scf.yield %57, %59 : i32, i32
+            }
+            scf.yield %54#0, %54#1 : i32, i32
+          } else {
+            scf.yield %arg1, %arg2 : i32, i32
+          }
+          scf.yield %53#0, %53#1 : i32, i32
         }
       }
       tile.cluster_barrier
@@ -6596,127 +6709,243 @@ module attributes {gpu.container_module} {
     }
   }
   gpu.module @gemm_cluster_n [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
-    tile.kernel @gemm_cluster_n(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128) * ceildiv(%N, 512) * 2) warps(8) cluster(2, 1, 1) persistent {
-      %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+    tile.kernel @gemm_cluster_n(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128) * ceildiv(%N, 512) * 2) warps(8) cluster(2, 1, 1) persistent schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true> {
+      %c128_i32 = arith.constant 128 : i32
+      %0 = arith.ceildivsi %M, %c128_i32 : i32
+      %c512_i32 = arith.constant 512 : i32
+      %1 = arith.ceildivsi %N, %c512_i32 : i32
+      %2 = arith.muli %0, %1 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %3 = arith.muli %2, %c2_i32 : i32
+      %pid = tile.program_id x
+      %4 = tile.num_programs x
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
       %c256_i32 = arith.constant 256 : i32
       %c8_i32 = arith.constant 8 : i32
-      %c0_i32 = arith.constant 0 : i32
-      %c3_i32 = arith.constant 3 : i32
-      %c1_i32 = arith.constant 1 : i32
-      %c2_i32 = arith.constant 2 : i32
-      %c64_i32 = arith.constant 64 : i32
-      %c128_i32 = arith.constant 128 : i32
-      %c512_i32 = arith.constant 512 : i32
-      %0 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
-      %1 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
-      %2 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-      %3 = tile.make_tensor_map %0 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
-      %4 = tile.make_tensor_map %1 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
-      %5 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
-      %6 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
-      %7 = tile.make_tensor_map %2 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %8 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
-      %9 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
-      %10 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
+      %c512_i32_0 = arith.constant 512 : i32
+      %c128_i32_1 = arith.constant 128 : i32
+      %c2_i32_2 = arith.constant 2 : i32
+      %5 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+      %6 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+      %7 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+      %8 = arith.ceildivsi %M, %c128_i32_1 : i32
+      %9 = arith.ceildivsi %N, %c512_i32_0 : i32
+      %10 = arith.muli %9, %c8_i32 : i32
+      %11 = tile.cluster_rank
+      %12 = arith.muli %11, %c256_i32 : i32
+      %13 = tile.make_tensor_map %7 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %14 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
+      %15 = tile.make_tensor_map %5 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %16 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
+      %17 = tile.make_tensor_map %6 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %18 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
+      %19 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+      %20 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
       tile.cluster_barrier
-      %11 = arith.ceildivsi %N, %c512_i32 : i32
-      %12 = arith.ceildivsi %M, %c128_i32 : i32
-      %13 = arith.muli %12, %11 : i32
-      %14 = arith.ceildivsi %K, %c64_i32 : i32
-      %pid = tile.program_id x
-      %15 = tile.num_programs x
-      %16 = arith.divui %pid, %c2_i32 : i32
-      %17 = arith.divui %15, %c2_i32 : i32
-      %18 = tile.cluster_rank
+      %21 = tile.cluster_rank
+      %c3_i32 = arith.constant 3 : i32
+      %c0_i32_3 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %22 = arith.cmpi eq, %21, %c1_i32 : i32
+      %c1_i32_4 = arith.constant 1 : i32
+      %23 = arith.select %22, %c1_i32_4, %c0_i32_3 : i32
+      %c0_i32_5 = arith.constant 0 : i32
+      %c1_i32_6 = arith.constant 1 : i32
+      %c0_i32_7 = arith.constant 0 : i32
       tile.warp_specialize regs(232) {
-        %19 = arith.ceildivsi %M, %c128_i32 : i32
-        %20 = arith.ceildivsi %N, %c512_i32 : i32
-        %21 = arith.muli %20, %c8_i32 : i32
-        %22 = arith.muli %18, %c256_i32 : i32
-        %23 = arith.cmpi sgt, %14, %c0_i32 : i32
-        %24:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %25 = arith.divsi %arg0, %21 : i32
-          %26 = arith.muli %25, %c8_i32 : i32
-          %27 = arith.subi %19, %26 : i32
-          %28 = arith.minsi %27, %c8_i32 : i32
-          %29 = arith.remsi %arg0, %21 : i32
-          %30 = arith.remsi %29, %28 : i32
-          %31 = arith.addi %26, %30 : i32
-          %32 = arith.divsi %29, %28 : i32
-          %33 = arith.muli %31, %c128_i32 : i32
-          %34 = arith.muli %32, %c512_i32 : i32
-          %35 = arith.addi %34, %22 : i32
-          %36:3 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
-            tile.mbarrier_wait %9[%arg5], %arg6 : !tile.mbarrier<3>
-            %42 = tile.local_load %5[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
-            %43 = tile.local_load %6[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
-            %44 = tile.dot %42, %43, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
-            %45 = tile.warpgroup_wait 1, %44 : tensor<128x256xf32, #mma>
-            %46 = arith.cmpi sgt, %arg3, %c0_i32 : i32
-            %47 = arith.cmpi eq, %arg5, %c0_i32 : i32
-            %48 = arith.subi %arg5, %c1_i32 : i32
-            %49 = arith.select %47, %c2_i32, %48 : i32
-            scf.if %46 {
-              tile.mbarrier_arrive %10[%49] cta(%c0_i32) : !tile.mbarrier<3>
-              tile.mbarrier_arrive %10[%49] cta(%c1_i32) : !tile.mbarrier<3>
+        %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+        %24:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %25 = arith.divsi %arg0, %c2_i32_2 : i32
+          %26 = arith.divsi %25, %10 : i32
+          %27 = arith.muli %26, %c8_i32 : i32
+          %28 = arith.subi %8, %27 : i32
+          %29 = arith.minsi %28, %c8_i32 : i32
+          %30 = arith.remsi %25, %10 : i32
+          %31 = arith.remsi %30, %29 : i32
+          %32 = arith.addi %27, %31 : i32
+          %33 = arith.divsi %30, %29 : i32
+          %34 = arith.muli %32, %c128_i32_1 : i32
+          %35 = arith.muli %33, %c512_i32_0 : i32
+          %36 = arith.addi %35, %12 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %37 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %38 = arith.addi %c0_i32, %37 : i32
+          %39 = arith.cmpi slt, %38, %K : i32
+          %c1_i32_9 = arith.constant 1 : i32
+          %40 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %41 = arith.addi %c0_i32, %40 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %42 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %43 = arith.cmpi eq, %42, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %44 = arith.select %43, %c0_i32_12, %42 : i32
+          %45 = arith.extui %43 : i1 to i32
+          %46 = arith.xori %arg2, %45 : i32
+          %47 = arith.cmpi slt, %41, %K : i32
+          %c0_i32_13 = arith.constant 0 : i32
+          %48 = arith.cmpi slt, %c0_i32, %K : i32
+          %49:3 = scf.if %48 -> (tensor<128x256xf32, #mma>, i32, i32) {
+            %51:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+              tile.mbarrier_wait %19[%arg5], %arg6 : !tile.mbarrier<3>
+              %59 = tile.local_load %16[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
+              %60 = tile.local_load %18[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+              %61 = tile.dot %59, %60, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+              %62 = tile.warpgroup_wait 1, %61 : tensor<128x256xf32, #mma>
+              %63 = arith.cmpi sgt, %arg3, %c0_i32 : i32
+              scf.if %63 {
+                %c0_i32_27 = arith.constant 0 : i32
+                %78 = arith.cmpi eq, %arg5, %c0_i32_27 : i32
+                %c1_i32_28 = arith.constant 1 : i32
+                %79 = arith.subi %arg5, %c1_i32_28 : i32
+                %c2_i32_29 = arith.constant 2 : i32
+                %80 = arith.select %78, %c2_i32_29, %79 : i32
+                tile.mbarrier_arrive %20[%80] cta(%c0_i32_5) : !tile.mbarrier<3>
+                %c0_i32_30 = arith.constant 0 : i32
+                %81 = arith.cmpi eq, %arg5, %c0_i32_30 : i32
+                %c1_i32_31 = arith.constant 1 : i32
+                %82 = arith.subi %arg5, %c1_i32_31 : i32
+                %c2_i32_32 = arith.constant 2 : i32
+                %83 = arith.select %81, %c2_i32_32, %82 : i32
+                tile.mbarrier_arrive %20[%83] cta(%c1_i32_6) : !tile.mbarrier<3>
+              }
+              %c1_i32_21 = arith.constant 1 : i32
+              %64 = arith.addi %arg5, %c1_i32_21 : i32
+              %c3_i32_22 = arith.constant 3 : i32
+              %65 = arith.cmpi eq, %64, %c3_i32_22 : i32
+              %c0_i32_23 = arith.constant 0 : i32
+              %66 = arith.select %65, %c0_i32_23, %64 : i32
+              %67 = arith.extui %65 : i1 to i32
+              %68 = arith.xori %arg6, %67 : i32
+              %c2_i32_24 = arith.constant 2 : i32
+              %69 = arith.muli %c64_i32, %c2_i32_24 : i32
+              %70 = arith.addi %arg3, %69 : i32
+              %c2_i32_25 = arith.constant 2 : i32
+              %71 = arith.addi %arg5, %c2_i32_25 : i32
+              %c3_i32_26 = arith.constant 3 : i32
+              %72 = arith.cmpi sge, %71, %c3_i32_26 : i32
+              %73 = arith.subi %71, %c3_i32_26 : i32
+              %74 = arith.select %72, %73, %71 : i32
+              %75 = arith.extui %72 : i1 to i32
+              %76 = arith.xori %arg6, %75 : i32
+              %77 = arith.cmpi slt, %70, %K : i32
+              scf.yield %62, %66, %68 : tensor<128x256xf32, #mma>, i32, i32
             }
-            %50 = arith.addi %arg5, %c1_i32 : i32
-            %51 = arith.cmpi eq, %50, %c3_i32 : i32
-            %52 = arith.select %51, %c0_i32, %50 : i32
-            %53 = arith.extui %51 : i1 to i32
-            %54 = arith.xori %arg6, %53 : i32
-            scf.yield %45, %52, %54 : tensor<128x256xf32, #mma>, i32, i32
+            %52 = tile.warpgroup_wait 0, %51#0 : tensor<128x256xf32, #mma>
+            %c0_i32_15 = arith.constant 0 : i32
+            %53 = arith.cmpi eq, %51#1, %c0_i32_15 : i32
+            %c1_i32_16 = arith.constant 1 : i32
+            %54 = arith.subi %51#1, %c1_i32_16 : i32
+            %c2_i32_17 = arith.constant 2 : i32
+            %55 = arith.select %53, %c2_i32_17, %54 : i32
+            tile.mbarrier_arrive %20[%55] cta(%c0_i32_5) : !tile.mbarrier<3>
+            %c0_i32_18 = arith.constant 0 : i32
+            %56 = arith.cmpi eq, %51#1, %c0_i32_18 : i32
+            %c1_i32_19 = arith.constant 1 : i32
+            %57 = arith.subi %51#1, %c1_i32_19 : i32
+            %c2_i32_20 = arith.constant 2 : i32
+            %58 = arith.select %56, %c2_i32_20, %57 : i32
+            tile.mbarrier_arrive %20[%58] cta(%c1_i32_6) : !tile.mbarrier<3>
+            scf.yield %52, %51#1, %51#2 : tensor<128x256xf32, #mma>, i32, i32
+          } else {
+            scf.yield %cst, %arg1, %arg2 : tensor<128x256xf32, #mma>, i32, i32
           }
-          %37 = tile.warpgroup_wait 0, %36#0 : tensor<128x256xf32, #mma>
-          %38 = arith.cmpi eq, %36#1, %c0_i32 : i32
-          %39 = arith.subi %36#1, %c1_i32 : i32
-          %40 = arith.select %38, %c2_i32, %39 : i32
-          scf.if %23 {
-            tile.mbarrier_arrive %10[%40] cta(%c0_i32) : !tile.mbarrier<3>
-            tile.mbarrier_arrive %10[%40] cta(%c1_i32) : !tile.mbarrier<3>
-          }
-          %41 = arith.truncf %37 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %50 = arith.truncf %49#0 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %c0_i32_14 = arith.constant 0 : i32
           tile.tma_store_wait 0
           tile.barrier
-          tile.local_store %41, %8[%c0_i32] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
+          tile.local_store %50, %14[%c0_i32_14] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
           tile.fence_async_shared
           tile.barrier
-          tile.tma_store %7[%33, %35], %8[%c0_i32] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
-          scf.yield %36#1, %36#2 : i32, i32
-        }
+          tile.tma_store %13[%34, %36], %14[%c0_i32_14] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
+          scf.yield %49#1, %49#2 : i32, i32
+        } {tile.persistent_loop}
         tile.tma_store_wait 0
       } partition warps(4) regs(40) {
-        %19 = arith.ceildivsi %M, %c128_i32 : i32
-        %20 = arith.ceildivsi %N, %c512_i32 : i32
-        %21 = arith.muli %20, %c8_i32 : i32
-        %22 = arith.muli %18, %c256_i32 : i32
-        %23:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %24 = arith.divsi %arg0, %21 : i32
-          %25 = arith.muli %24, %c8_i32 : i32
-          %26 = arith.subi %19, %25 : i32
-          %27 = arith.minsi %26, %c8_i32 : i32
-          %28 = arith.remsi %arg0, %21 : i32
-          %29 = arith.remsi %28, %27 : i32
-          %30 = arith.addi %25, %29 : i32
-          %31 = arith.divsi %28, %27 : i32
-          %32 = arith.muli %30, %c128_i32 : i32
-          %33 = arith.muli %31, %c512_i32 : i32
-          %34 = arith.addi %33, %22 : i32
-          %35:2 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
-            %36 = arith.xori %arg5, %c1_i32 : i32
-            tile.mbarrier_wait %10[%arg4], %36 : !tile.mbarrier<3>
-            tile.mbarrier_expect_tx %9[%arg4], 49152 : !tile.mbarrier<3>
-            %37 = arith.muli %arg3, %c64_i32 : i32
-            tile.tma_load %3[%32, %37], %5[%arg4], %9[%arg4] multicast(%c3_i32) part(%18 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
-            tile.tma_load %4[%37, %34], %6[%arg4], %9[%arg4] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
-            %38 = arith.addi %arg4, %c1_i32 : i32
-            %39 = arith.cmpi eq, %38, %c3_i32 : i32
-            %40 = arith.select %39, %c0_i32, %38 : i32
-            %41 = arith.extui %39 : i1 to i32
-            %42 = arith.xori %arg5, %41 : i32
-            scf.yield %40, %42 : i32, i32
+        %24:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %25 = arith.divsi %arg0, %c2_i32_2 : i32
+          %26 = arith.divsi %25, %10 : i32
+          %27 = arith.muli %26, %c8_i32 : i32
+          %28 = arith.subi %8, %27 : i32
+          %29 = arith.minsi %28, %c8_i32 : i32
+          %30 = arith.remsi %25, %10 : i32
+          %31 = arith.remsi %30, %29 : i32
+          %32 = arith.addi %27, %31 : i32
+          %33 = arith.divsi %30, %29 : i32
+          %34 = arith.muli %32, %c128_i32_1 : i32
+          %35 = arith.muli %33, %c512_i32_0 : i32
+          %36 = arith.addi %35, %12 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %37 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %38 = arith.addi %c0_i32, %37 : i32
+          %39 = arith.cmpi slt, %38, %K : i32
+          scf.if %39 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %50 = arith.xori %arg2, %c1_i32_13 : i32
+            tile.mbarrier_wait %20[%arg1], %50 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %19[%arg1], 49152 : !tile.mbarrier<3>
+            tile.tma_load %15[%34, %38], %16[%arg1], %19[%arg1] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %17[%38, %36], %18[%arg1], %19[%arg1] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
           }
-          scf.yield %35#0, %35#1 : i32, i32
+          %c1_i32_9 = arith.constant 1 : i32
+          %40 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %41 = arith.addi %c0_i32, %40 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %42 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %43 = arith.cmpi eq, %42, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %44 = arith.select %43, %c0_i32_12, %42 : i32
+          %45 = arith.extui %43 : i1 to i32
+          %46 = arith.xori %arg2, %45 : i32
+          %47 = arith.cmpi slt, %41, %K : i32
+          scf.if %47 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %50 = arith.xori %46, %c1_i32_13 : i32
+            tile.mbarrier_wait %20[%44], %50 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %19[%44], 49152 : !tile.mbarrier<3>
+            tile.tma_load %15[%34, %41], %16[%44], %19[%44] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %17[%41, %36], %18[%44], %19[%44] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          }
+          %48 = arith.cmpi slt, %c0_i32, %K : i32
+          %49:2 = scf.if %48 -> (i32, i32) {
+            %50:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
+              %c1_i32_13 = arith.constant 1 : i32
+              %51 = arith.addi %arg4, %c1_i32_13 : i32
+              %c3_i32_14 = arith.constant 3 : i32
+              %52 = arith.cmpi eq, %51, %c3_i32_14 : i32
+              %c0_i32_15 = arith.constant 0 : i32
+              %53 = arith.select %52, %c0_i32_15, %51 : i32
+              %54 = arith.extui %52 : i1 to i32
+              %55 = arith.xori %arg5, %54 : i32
+              %c2_i32_16 = arith.constant 2 : i32
+              %56 = arith.muli %c64_i32, %c2_i32_16 : i32
+              %57 = arith.addi %arg3, %56 : i32
+              %c2_i32_17 = arith.constant 2 : i32
+              %58 = arith.addi %arg4, %c2_i32_17 : i32
+              %c3_i32_18 = arith.constant 3 : i32
+              %59 = arith.cmpi sge, %58, %c3_i32_18 : i32
+              %60 = arith.subi %58, %c3_i32_18 : i32
+              %61 = arith.select %59, %60, %58 : i32
+              %62 = arith.extui %59 : i1 to i32
+              %63 = arith.xori %arg5, %62 : i32
+              %64 = arith.cmpi slt, %57, %K : i32
+              scf.if %64 {
+                %c1_i32_19 = arith.constant 1 : i32
+                %65 = arith.xori %63, %c1_i32_19 : i32
+                tile.mbarrier_wait %20[%61], %65 : !tile.mbarrier<3>
+                tile.mbarrier_expect_tx %19[%61], 49152 : !tile.mbarrier<3>
+                tile.tma_load %15[%34, %57], %16[%61], %19[%61] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+                tile.tma_load %17[%57, %36], %18[%61], %19[%61] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+              }
+              scf.yield %53, %55 : i32, i32
+            }
+            scf.yield %50#0, %50#1 : i32, i32
+          } else {
+            scf.yield %arg1, %arg2 : i32, i32
+          }
+          scf.yield %49#0, %49#1 : i32, i32
         }
       }
       tile.cluster_barrier
@@ -6733,135 +6962,248 @@ module attributes {gpu.container_module} {
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 module attributes {gpu.container_module} {
   gpu.module @gemm_cluster_m [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
-    tile.kernel @gemm_cluster_m(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 256) * ceildiv(%N, 256) * 2) warps(8) cluster(2, 1, 1) persistent {
-      %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+    tile.kernel @gemm_cluster_m(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 256) * ceildiv(%N, 256) * 2) warps(8) cluster(2, 1, 1) persistent schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true> {
+      %c256_i32 = arith.constant 256 : i32
+      %0 = arith.ceildivsi %M, %c256_i32 : i32
+      %c256_i32_0 = arith.constant 256 : i32
+      %1 = arith.ceildivsi %N, %c256_i32_0 : i32
+      %2 = arith.muli %0, %1 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %3 = arith.muli %2, %c2_i32 : i32
+      %pid = tile.program_id x
+      %4 = tile.num_programs x
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
       %c128_i32 = arith.constant 128 : i32
       %c8_i32 = arith.constant 8 : i32
-      %c0_i32 = arith.constant 0 : i32
-      %c3_i32 = arith.constant 3 : i32
-      %c1_i32 = arith.constant 1 : i32
-      %c2_i32 = arith.constant 2 : i32
-      %c64_i32 = arith.constant 64 : i32
-      %c256_i32 = arith.constant 256 : i32
-      %0 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
-      %1 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
-      %2 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-      %3 = tile.make_tensor_map %0 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %4 = tile.make_tensor_map %1 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
-      %5 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
-      %6 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
-      %7 = tile.make_tensor_map %2 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %8 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
-      %9 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
-      %10 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
+      %c256_i32_1 = arith.constant 256 : i32
+      %c2_i32_2 = arith.constant 2 : i32
+      %5 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+      %6 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+      %7 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+      %8 = arith.ceildivsi %M, %c256_i32_1 : i32
+      %9 = arith.ceildivsi %N, %c256_i32_1 : i32
+      %10 = arith.muli %9, %c8_i32 : i32
+      %11 = tile.cluster_rank
+      %12 = arith.remsi %11, %c2_i32_2 : i32
+      %13 = arith.divsi %11, %c2_i32_2 : i32
+      %14 = arith.muli %12, %c128_i32 : i32
+      %15 = arith.muli %13, %c256_i32_1 : i32
+      %16 = tile.make_tensor_map %7 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %17 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
+      %18 = tile.make_tensor_map %5 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %19 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
+      %20 = tile.make_tensor_map %6 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %21 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
+      %22 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+      %23 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
       tile.cluster_barrier
-      %11 = arith.ceildivsi %N, %c256_i32 : i32
-      %12 = arith.ceildivsi %M, %c256_i32 : i32
-      %13 = arith.muli %12, %11 : i32
-      %14 = arith.ceildivsi %K, %c64_i32 : i32
-      %pid = tile.program_id x
-      %15 = tile.num_programs x
-      %16 = arith.divui %pid, %c2_i32 : i32
-      %17 = arith.divui %15, %c2_i32 : i32
-      %18 = tile.cluster_rank
-      %19 = arith.remui %18, %c2_i32 : i32
-      %20 = arith.divui %18, %c2_i32 : i32
-      %21 = arith.muli %20, %c2_i32 : i32
-      %22 = arith.shli %c3_i32, %21 : i32
+      %24 = tile.cluster_rank
+      %c3_i32 = arith.constant 3 : i32
+      %c0_i32_3 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %25 = arith.cmpi eq, %24, %c1_i32 : i32
+      %c1_i32_4 = arith.constant 1 : i32
+      %26 = arith.select %25, %c1_i32_4, %c0_i32_3 : i32
+      %c0_i32_5 = arith.constant 0 : i32
+      %c1_i32_6 = arith.constant 1 : i32
+      %c0_i32_7 = arith.constant 0 : i32
       tile.warp_specialize regs(232) {
-        %23 = arith.ceildivsi %M, %c256_i32 : i32
-        %24 = arith.ceildivsi %N, %c256_i32 : i32
-        %25 = arith.muli %24, %c8_i32 : i32
-        %26 = arith.muli %19, %c128_i32 : i32
-        %27 = arith.muli %20, %c256_i32 : i32
-        %28 = arith.cmpi sgt, %14, %c0_i32 : i32
-        %29:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %30 = arith.divsi %arg0, %25 : i32
-          %31 = arith.muli %30, %c8_i32 : i32
-          %32 = arith.subi %23, %31 : i32
-          %33 = arith.minsi %32, %c8_i32 : i32
-          %34 = arith.remsi %arg0, %25 : i32
-          %35 = arith.remsi %34, %33 : i32
-          %36 = arith.addi %31, %35 : i32
-          %37 = arith.divsi %34, %33 : i32
-          %38 = arith.muli %36, %c256_i32 : i32
-          %39 = arith.muli %37, %c256_i32 : i32
-          %40 = arith.addi %38, %26 : i32
-          %41 = arith.addi %39, %27 : i32
-          %42:3 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
-            tile.mbarrier_wait %9[%arg5], %arg6 : !tile.mbarrier<3>
-            %48 = tile.local_load %5[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
-            %49 = tile.local_load %6[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
-            %50 = tile.dot %48, %49, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
-            %51 = tile.warpgroup_wait 1, %50 : tensor<128x256xf32, #mma>
-            %52 = arith.cmpi sgt, %arg3, %c0_i32 : i32
-            %53 = arith.cmpi eq, %arg5, %c0_i32 : i32
-            %54 = arith.subi %arg5, %c1_i32 : i32
-            %55 = arith.select %53, %c2_i32, %54 : i32
-            scf.if %52 {
-              tile.mbarrier_arrive %10[%55] cta(%c0_i32) : !tile.mbarrier<3>
-            }
-            %56 = arith.addi %arg5, %c1_i32 : i32
-            %57 = arith.cmpi eq, %56, %c3_i32 : i32
-            %58 = arith.select %57, %c0_i32, %56 : i32
-            %59 = arith.extui %57 : i1 to i32
-            %60 = arith.xori %arg6, %59 : i32
-            scf.yield %51, %58, %60 : tensor<128x256xf32, #mma>, i32, i32
-          }
-          %43 = tile.warpgroup_wait 0, %42#0 : tensor<128x256xf32, #mma>
-          %44 = arith.cmpi eq, %42#1, %c0_i32 : i32
-          %45 = arith.subi %42#1, %c1_i32 : i32
-          %46 = arith.select %44, %c2_i32, %45 : i32
-          scf.if %28 {
-            tile.mbarrier_arrive %10[%46] cta(%c0_i32) : !tile.mbarrier<3>
-            tile.mbarrier_arrive %10[%46] cta(%c1_i32) : !tile.mbarrier<3>
-          }
-          %47 = arith.truncf %43 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
-          tile.tma_store_wait 0
-          tile.barrier
-          tile.local_store %47, %8[%c0_i32] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
-          tile.fence_async_shared
-          tile.barrier
-          tile.tma_store %7[%40, %41], %8[%c0_i32] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
-          scf.yield %42#1, %42#2 : i32, i32
-        }
-        tile.tma_store_wait 0
-      } partition warps(4) regs(40) {
-        %23 = arith.ceildivsi %M, %c256_i32 : i32
-        %24 = arith.ceildivsi %N, %c256_i32 : i32
-        %25 = arith.muli %24, %c8_i32 : i32
-        %26 = arith.muli %19, %c128_i32 : i32
-        %27 = arith.muli %20, %c256_i32 : i32
-        %28:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %29 = arith.divsi %arg0, %25 : i32
+        %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+        %27:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %28 = arith.divsi %arg0, %c2_i32_2 : i32
+          %29 = arith.divsi %28, %10 : i32
           %30 = arith.muli %29, %c8_i32 : i32
-          %31 = arith.subi %23, %30 : i32
+          %31 = arith.subi %8, %30 : i32
           %32 = arith.minsi %31, %c8_i32 : i32
-          %33 = arith.remsi %arg0, %25 : i32
+          %33 = arith.remsi %28, %10 : i32
           %34 = arith.remsi %33, %32 : i32
           %35 = arith.addi %30, %34 : i32
           %36 = arith.divsi %33, %32 : i32
-          %37 = arith.muli %35, %c256_i32 : i32
-          %38 = arith.muli %36, %c256_i32 : i32
-          %39 = arith.addi %37, %26 : i32
-          %40 = arith.addi %38, %27 : i32
-          %41:2 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
-            %42 = arith.xori %arg5, %c1_i32 : i32
-            // expected-error @+2 {{deadlock: waits for phase 0 of %10[0] of program 1 of the cluster}}
-            // expected-note @+1 {{on the path}}
-            tile.mbarrier_wait %10[%arg4], %42 : !tile.mbarrier<3>
-            tile.mbarrier_expect_tx %9[%arg4], 49152 : !tile.mbarrier<3>
-            %43 = arith.muli %arg3, %c64_i32 : i32
-            tile.tma_load %3[%39, %43], %5[%arg4], %9[%arg4] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
-            tile.tma_load %4[%43, %40], %6[%arg4], %9[%arg4] multicast(%22) part(%19 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
-            %44 = arith.addi %arg4, %c1_i32 : i32
-            %45 = arith.cmpi eq, %44, %c3_i32 : i32
-            %46 = arith.select %45, %c0_i32, %44 : i32
-            %47 = arith.extui %45 : i1 to i32
-            %48 = arith.xori %arg5, %47 : i32
-            scf.yield %46, %48 : i32, i32
+          %37 = arith.muli %35, %c256_i32_1 : i32
+          %38 = arith.muli %36, %c256_i32_1 : i32
+          %39 = arith.addi %37, %14 : i32
+          %40 = arith.addi %38, %15 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %41 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %42 = arith.addi %c0_i32, %41 : i32
+          %43 = arith.cmpi slt, %42, %K : i32
+          %c1_i32_9 = arith.constant 1 : i32
+          %44 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %45 = arith.addi %c0_i32, %44 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %46 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %47 = arith.cmpi eq, %46, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %48 = arith.select %47, %c0_i32_12, %46 : i32
+          %49 = arith.extui %47 : i1 to i32
+          %50 = arith.xori %arg2, %49 : i32
+          %51 = arith.cmpi slt, %45, %K : i32
+          %c0_i32_13 = arith.constant 0 : i32
+          %52 = arith.cmpi slt, %c0_i32, %K : i32
+          %53:3 = scf.if %52 -> (tensor<128x256xf32, #mma>, i32, i32) {
+            %55:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+              tile.mbarrier_wait %22[%arg5], %arg6 : !tile.mbarrier<3>
+              %63 = tile.local_load %19[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
+              %64 = tile.local_load %21[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+              %65 = tile.dot %63, %64, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+              %66 = tile.warpgroup_wait 1, %65 : tensor<128x256xf32, #mma>
+              %67 = arith.cmpi sgt, %arg3, %c0_i32 : i32
+              scf.if %67 {
+                %c0_i32_27 = arith.constant 0 : i32
+                %82 = arith.cmpi eq, %arg5, %c0_i32_27 : i32
+                %c1_i32_28 = arith.constant 1 : i32
+                %83 = arith.subi %arg5, %c1_i32_28 : i32
+                %c2_i32_29 = arith.constant 2 : i32
+                %84 = arith.select %82, %c2_i32_29, %83 : i32
+                tile.mbarrier_arrive %23[%84] cta(%c0_i32_5) : !tile.mbarrier<3>
+                %c0_i32_30 = arith.constant 0 : i32
+                %85 = arith.cmpi eq, %arg5, %c0_i32_30 : i32
+                %c1_i32_31 = arith.constant 1 : i32
+                %86 = arith.subi %arg5, %c1_i32_31 : i32
+                %c2_i32_32 = arith.constant 2 : i32
+                %87 = arith.select %85, %c2_i32_32, %86 : i32
+              }
+              %c1_i32_21 = arith.constant 1 : i32
+              %68 = arith.addi %arg5, %c1_i32_21 : i32
+              %c3_i32_22 = arith.constant 3 : i32
+              %69 = arith.cmpi eq, %68, %c3_i32_22 : i32
+              %c0_i32_23 = arith.constant 0 : i32
+              %70 = arith.select %69, %c0_i32_23, %68 : i32
+              %71 = arith.extui %69 : i1 to i32
+              %72 = arith.xori %arg6, %71 : i32
+              %c2_i32_24 = arith.constant 2 : i32
+              %73 = arith.muli %c64_i32, %c2_i32_24 : i32
+              %74 = arith.addi %arg3, %73 : i32
+              %c2_i32_25 = arith.constant 2 : i32
+              %75 = arith.addi %arg5, %c2_i32_25 : i32
+              %c3_i32_26 = arith.constant 3 : i32
+              %76 = arith.cmpi sge, %75, %c3_i32_26 : i32
+              %77 = arith.subi %75, %c3_i32_26 : i32
+              %78 = arith.select %76, %77, %75 : i32
+              %79 = arith.extui %76 : i1 to i32
+              %80 = arith.xori %arg6, %79 : i32
+              %81 = arith.cmpi slt, %74, %K : i32
+              scf.yield %66, %70, %72 : tensor<128x256xf32, #mma>, i32, i32
+            }
+            %56 = tile.warpgroup_wait 0, %55#0 : tensor<128x256xf32, #mma>
+            %c0_i32_15 = arith.constant 0 : i32
+            %57 = arith.cmpi eq, %55#1, %c0_i32_15 : i32
+            %c1_i32_16 = arith.constant 1 : i32
+            %58 = arith.subi %55#1, %c1_i32_16 : i32
+            %c2_i32_17 = arith.constant 2 : i32
+            %59 = arith.select %57, %c2_i32_17, %58 : i32
+            tile.mbarrier_arrive %23[%59] cta(%c0_i32_5) : !tile.mbarrier<3>
+            %c0_i32_18 = arith.constant 0 : i32
+            %60 = arith.cmpi eq, %55#1, %c0_i32_18 : i32
+            %c1_i32_19 = arith.constant 1 : i32
+            %61 = arith.subi %55#1, %c1_i32_19 : i32
+            %c2_i32_20 = arith.constant 2 : i32
+            %62 = arith.select %60, %c2_i32_20, %61 : i32
+            tile.mbarrier_arrive %23[%62] cta(%c1_i32_6) : !tile.mbarrier<3>
+            scf.yield %56, %55#1, %55#2 : tensor<128x256xf32, #mma>, i32, i32
+          } else {
+            scf.yield %cst, %arg1, %arg2 : tensor<128x256xf32, #mma>, i32, i32
           }
-          scf.yield %41#0, %41#1 : i32, i32
+          %54 = arith.truncf %53#0 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %c0_i32_14 = arith.constant 0 : i32
+          tile.tma_store_wait 0
+          tile.barrier
+          tile.local_store %54, %17[%c0_i32_14] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
+          tile.fence_async_shared
+          tile.barrier
+          tile.tma_store %16[%39, %40], %17[%c0_i32_14] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
+          scf.yield %53#1, %53#2 : i32, i32
+        } {tile.persistent_loop}
+        tile.tma_store_wait 0
+      } partition warps(4) regs(40) {
+        %27:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %28 = arith.divsi %arg0, %c2_i32_2 : i32
+          %29 = arith.divsi %28, %10 : i32
+          %30 = arith.muli %29, %c8_i32 : i32
+          %31 = arith.subi %8, %30 : i32
+          %32 = arith.minsi %31, %c8_i32 : i32
+          %33 = arith.remsi %28, %10 : i32
+          %34 = arith.remsi %33, %32 : i32
+          %35 = arith.addi %30, %34 : i32
+          %36 = arith.divsi %33, %32 : i32
+          %37 = arith.muli %35, %c256_i32_1 : i32
+          %38 = arith.muli %36, %c256_i32_1 : i32
+          %39 = arith.addi %37, %14 : i32
+          %40 = arith.addi %38, %15 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %41 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %42 = arith.addi %c0_i32, %41 : i32
+          %43 = arith.cmpi slt, %42, %K : i32
+          scf.if %43 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %54 = arith.xori %arg2, %c1_i32_13 : i32
+            // expected-error @+2 {{deadlock: waits for phase 0 of %23[0] of program 1 of the cluster}}
+            // expected-note @+1 {{on the path}}
+            tile.mbarrier_wait %23[%arg1], %54 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %22[%arg1], 49152 : !tile.mbarrier<3>
+            tile.tma_load %18[%39, %42], %19[%arg1], %22[%arg1] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %20[%42, %40], %21[%arg1], %22[%arg1] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          }
+          %c1_i32_9 = arith.constant 1 : i32
+          %44 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %45 = arith.addi %c0_i32, %44 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %46 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %47 = arith.cmpi eq, %46, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %48 = arith.select %47, %c0_i32_12, %46 : i32
+          %49 = arith.extui %47 : i1 to i32
+          %50 = arith.xori %arg2, %49 : i32
+          %51 = arith.cmpi slt, %45, %K : i32
+          scf.if %51 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %54 = arith.xori %50, %c1_i32_13 : i32
+            tile.mbarrier_wait %23[%48], %54 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %22[%48], 49152 : !tile.mbarrier<3>
+            tile.tma_load %18[%39, %45], %19[%48], %22[%48] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %20[%45, %40], %21[%48], %22[%48] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          }
+          %52 = arith.cmpi slt, %c0_i32, %K : i32
+          %53:2 = scf.if %52 -> (i32, i32) {
+            %54:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
+              %c1_i32_13 = arith.constant 1 : i32
+              %55 = arith.addi %arg4, %c1_i32_13 : i32
+              %c3_i32_14 = arith.constant 3 : i32
+              %56 = arith.cmpi eq, %55, %c3_i32_14 : i32
+              %c0_i32_15 = arith.constant 0 : i32
+              %57 = arith.select %56, %c0_i32_15, %55 : i32
+              %58 = arith.extui %56 : i1 to i32
+              %59 = arith.xori %arg5, %58 : i32
+              %c2_i32_16 = arith.constant 2 : i32
+              %60 = arith.muli %c64_i32, %c2_i32_16 : i32
+              %61 = arith.addi %arg3, %60 : i32
+              %c2_i32_17 = arith.constant 2 : i32
+              %62 = arith.addi %arg4, %c2_i32_17 : i32
+              %c3_i32_18 = arith.constant 3 : i32
+              %63 = arith.cmpi sge, %62, %c3_i32_18 : i32
+              %64 = arith.subi %62, %c3_i32_18 : i32
+              %65 = arith.select %63, %64, %62 : i32
+              %66 = arith.extui %63 : i1 to i32
+              %67 = arith.xori %arg5, %66 : i32
+              %68 = arith.cmpi slt, %61, %K : i32
+              scf.if %68 {
+                %c1_i32_19 = arith.constant 1 : i32
+                %69 = arith.xori %67, %c1_i32_19 : i32
+                tile.mbarrier_wait %23[%65], %69 : !tile.mbarrier<3>
+                tile.mbarrier_expect_tx %22[%65], 49152 : !tile.mbarrier<3>
+                tile.tma_load %18[%39, %61], %19[%65], %22[%65] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+                tile.tma_load %20[%61, %40], %21[%65], %22[%65] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+              }
+              scf.yield %57, %59 : i32, i32
+            }
+            scf.yield %54#0, %54#1 : i32, i32
+          } else {
+            scf.yield %arg1, %arg2 : i32, i32
+          }
+          scf.yield %53#0, %53#1 : i32, i32
         }
       }
       tile.cluster_barrier
@@ -6869,127 +7211,243 @@ module attributes {gpu.container_module} {
     }
   }
   gpu.module @gemm_cluster_n [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
-    tile.kernel @gemm_cluster_n(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128) * ceildiv(%N, 512) * 2) warps(8) cluster(2, 1, 1) persistent {
-      %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+    tile.kernel @gemm_cluster_n(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128) * ceildiv(%N, 512) * 2) warps(8) cluster(2, 1, 1) persistent schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true> {
+      %c128_i32 = arith.constant 128 : i32
+      %0 = arith.ceildivsi %M, %c128_i32 : i32
+      %c512_i32 = arith.constant 512 : i32
+      %1 = arith.ceildivsi %N, %c512_i32 : i32
+      %2 = arith.muli %0, %1 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %3 = arith.muli %2, %c2_i32 : i32
+      %pid = tile.program_id x
+      %4 = tile.num_programs x
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
       %c256_i32 = arith.constant 256 : i32
       %c8_i32 = arith.constant 8 : i32
-      %c0_i32 = arith.constant 0 : i32
-      %c3_i32 = arith.constant 3 : i32
-      %c1_i32 = arith.constant 1 : i32
-      %c2_i32 = arith.constant 2 : i32
-      %c64_i32 = arith.constant 64 : i32
-      %c128_i32 = arith.constant 128 : i32
-      %c512_i32 = arith.constant 512 : i32
-      %0 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
-      %1 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
-      %2 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-      %3 = tile.make_tensor_map %0 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
-      %4 = tile.make_tensor_map %1 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
-      %5 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
-      %6 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
-      %7 = tile.make_tensor_map %2 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %8 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
-      %9 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
-      %10 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
+      %c512_i32_0 = arith.constant 512 : i32
+      %c128_i32_1 = arith.constant 128 : i32
+      %c2_i32_2 = arith.constant 2 : i32
+      %5 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+      %6 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+      %7 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+      %8 = arith.ceildivsi %M, %c128_i32_1 : i32
+      %9 = arith.ceildivsi %N, %c512_i32_0 : i32
+      %10 = arith.muli %9, %c8_i32 : i32
+      %11 = tile.cluster_rank
+      %12 = arith.muli %11, %c256_i32 : i32
+      %13 = tile.make_tensor_map %7 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %14 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
+      %15 = tile.make_tensor_map %5 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %16 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
+      %17 = tile.make_tensor_map %6 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %18 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
+      %19 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+      %20 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
       tile.cluster_barrier
-      %11 = arith.ceildivsi %N, %c512_i32 : i32
-      %12 = arith.ceildivsi %M, %c128_i32 : i32
-      %13 = arith.muli %12, %11 : i32
-      %14 = arith.ceildivsi %K, %c64_i32 : i32
-      %pid = tile.program_id x
-      %15 = tile.num_programs x
-      %16 = arith.divui %pid, %c2_i32 : i32
-      %17 = arith.divui %15, %c2_i32 : i32
-      %18 = tile.cluster_rank
+      %21 = tile.cluster_rank
+      %c3_i32 = arith.constant 3 : i32
+      %c0_i32_3 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %22 = arith.cmpi eq, %21, %c1_i32 : i32
+      %c1_i32_4 = arith.constant 1 : i32
+      %23 = arith.select %22, %c1_i32_4, %c0_i32_3 : i32
+      %c0_i32_5 = arith.constant 0 : i32
+      %c1_i32_6 = arith.constant 1 : i32
+      %c0_i32_7 = arith.constant 0 : i32
       tile.warp_specialize regs(232) {
-        %19 = arith.ceildivsi %M, %c128_i32 : i32
-        %20 = arith.ceildivsi %N, %c512_i32 : i32
-        %21 = arith.muli %20, %c8_i32 : i32
-        %22 = arith.muli %18, %c256_i32 : i32
-        %23 = arith.cmpi sgt, %14, %c0_i32 : i32
-        %24:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %25 = arith.divsi %arg0, %21 : i32
-          %26 = arith.muli %25, %c8_i32 : i32
-          %27 = arith.subi %19, %26 : i32
-          %28 = arith.minsi %27, %c8_i32 : i32
-          %29 = arith.remsi %arg0, %21 : i32
-          %30 = arith.remsi %29, %28 : i32
-          %31 = arith.addi %26, %30 : i32
-          %32 = arith.divsi %29, %28 : i32
-          %33 = arith.muli %31, %c128_i32 : i32
-          %34 = arith.muli %32, %c512_i32 : i32
-          %35 = arith.addi %34, %22 : i32
-          %36:3 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
-            tile.mbarrier_wait %9[%arg5], %arg6 : !tile.mbarrier<3>
-            %42 = tile.local_load %5[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
-            %43 = tile.local_load %6[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
-            %44 = tile.dot %42, %43, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
-            %45 = tile.warpgroup_wait 1, %44 : tensor<128x256xf32, #mma>
-            %46 = arith.cmpi sgt, %arg3, %c0_i32 : i32
-            %47 = arith.cmpi eq, %arg5, %c0_i32 : i32
-            %48 = arith.subi %arg5, %c1_i32 : i32
-            %49 = arith.select %47, %c2_i32, %48 : i32
-            scf.if %46 {
-              tile.mbarrier_arrive %10[%49] cta(%c0_i32) : !tile.mbarrier<3>
-              tile.mbarrier_arrive %10[%49] cta(%c1_i32) : !tile.mbarrier<3>
+        %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+        %24:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %25 = arith.divsi %arg0, %c2_i32_2 : i32
+          %26 = arith.divsi %25, %10 : i32
+          %27 = arith.muli %26, %c8_i32 : i32
+          %28 = arith.subi %8, %27 : i32
+          %29 = arith.minsi %28, %c8_i32 : i32
+          %30 = arith.remsi %25, %10 : i32
+          %31 = arith.remsi %30, %29 : i32
+          %32 = arith.addi %27, %31 : i32
+          %33 = arith.divsi %30, %29 : i32
+          %34 = arith.muli %32, %c128_i32_1 : i32
+          %35 = arith.muli %33, %c512_i32_0 : i32
+          %36 = arith.addi %35, %12 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %37 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %38 = arith.addi %c0_i32, %37 : i32
+          %39 = arith.cmpi slt, %38, %K : i32
+          %c1_i32_9 = arith.constant 1 : i32
+          %40 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %41 = arith.addi %c0_i32, %40 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %42 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %43 = arith.cmpi eq, %42, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %44 = arith.select %43, %c0_i32_12, %42 : i32
+          %45 = arith.extui %43 : i1 to i32
+          %46 = arith.xori %arg2, %45 : i32
+          %47 = arith.cmpi slt, %41, %K : i32
+          %c0_i32_13 = arith.constant 0 : i32
+          %48 = arith.cmpi slt, %c0_i32, %K : i32
+          %49:3 = scf.if %48 -> (tensor<128x256xf32, #mma>, i32, i32) {
+            %51:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+              tile.mbarrier_wait %19[%arg5], %arg6 : !tile.mbarrier<3>
+              %59 = tile.local_load %16[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
+              %60 = tile.local_load %18[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+              %61 = tile.dot %59, %60, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+              %62 = tile.warpgroup_wait 1, %61 : tensor<128x256xf32, #mma>
+              %63 = arith.cmpi sgt, %arg3, %c0_i32 : i32
+              scf.if %63 {
+                %c0_i32_27 = arith.constant 0 : i32
+                %78 = arith.cmpi eq, %arg5, %c0_i32_27 : i32
+                %c1_i32_28 = arith.constant 1 : i32
+                %79 = arith.subi %arg5, %c1_i32_28 : i32
+                %c2_i32_29 = arith.constant 2 : i32
+                %80 = arith.select %78, %c2_i32_29, %79 : i32
+                tile.mbarrier_arrive %20[%80] cta(%c0_i32_5) : !tile.mbarrier<3>
+                %c0_i32_30 = arith.constant 0 : i32
+                %81 = arith.cmpi eq, %arg5, %c0_i32_30 : i32
+                %c1_i32_31 = arith.constant 1 : i32
+                %82 = arith.subi %arg5, %c1_i32_31 : i32
+                %c2_i32_32 = arith.constant 2 : i32
+                %83 = arith.select %81, %c2_i32_32, %82 : i32
+                tile.mbarrier_arrive %20[%83] cta(%c1_i32_6) : !tile.mbarrier<3>
+              }
+              %c1_i32_21 = arith.constant 1 : i32
+              %64 = arith.addi %arg5, %c1_i32_21 : i32
+              %c3_i32_22 = arith.constant 3 : i32
+              %65 = arith.cmpi eq, %64, %c3_i32_22 : i32
+              %c0_i32_23 = arith.constant 0 : i32
+              %66 = arith.select %65, %c0_i32_23, %64 : i32
+              %67 = arith.extui %65 : i1 to i32
+              %68 = arith.xori %arg6, %67 : i32
+              %c2_i32_24 = arith.constant 2 : i32
+              %69 = arith.muli %c64_i32, %c2_i32_24 : i32
+              %70 = arith.addi %arg3, %69 : i32
+              %c2_i32_25 = arith.constant 2 : i32
+              %71 = arith.addi %arg5, %c2_i32_25 : i32
+              %c3_i32_26 = arith.constant 3 : i32
+              %72 = arith.cmpi sge, %71, %c3_i32_26 : i32
+              %73 = arith.subi %71, %c3_i32_26 : i32
+              %74 = arith.select %72, %73, %71 : i32
+              %75 = arith.extui %72 : i1 to i32
+              %76 = arith.xori %arg6, %75 : i32
+              %77 = arith.cmpi slt, %70, %K : i32
+              scf.yield %62, %66, %68 : tensor<128x256xf32, #mma>, i32, i32
             }
-            %50 = arith.addi %arg5, %c1_i32 : i32
-            %51 = arith.cmpi eq, %50, %c3_i32 : i32
-            %52 = arith.select %51, %c0_i32, %50 : i32
-            %53 = arith.extui %51 : i1 to i32
-            %54 = arith.xori %arg6, %53 : i32
-            scf.yield %45, %52, %54 : tensor<128x256xf32, #mma>, i32, i32
+            %52 = tile.warpgroup_wait 0, %51#0 : tensor<128x256xf32, #mma>
+            %c0_i32_15 = arith.constant 0 : i32
+            %53 = arith.cmpi eq, %51#1, %c0_i32_15 : i32
+            %c1_i32_16 = arith.constant 1 : i32
+            %54 = arith.subi %51#1, %c1_i32_16 : i32
+            %c2_i32_17 = arith.constant 2 : i32
+            %55 = arith.select %53, %c2_i32_17, %54 : i32
+            tile.mbarrier_arrive %20[%55] cta(%c0_i32_5) : !tile.mbarrier<3>
+            %c0_i32_18 = arith.constant 0 : i32
+            %56 = arith.cmpi eq, %51#1, %c0_i32_18 : i32
+            %c1_i32_19 = arith.constant 1 : i32
+            %57 = arith.subi %51#1, %c1_i32_19 : i32
+            %c2_i32_20 = arith.constant 2 : i32
+            %58 = arith.select %56, %c2_i32_20, %57 : i32
+            tile.mbarrier_arrive %20[%58] cta(%c1_i32_6) : !tile.mbarrier<3>
+            scf.yield %52, %51#1, %51#2 : tensor<128x256xf32, #mma>, i32, i32
+          } else {
+            scf.yield %cst, %arg1, %arg2 : tensor<128x256xf32, #mma>, i32, i32
           }
-          %37 = tile.warpgroup_wait 0, %36#0 : tensor<128x256xf32, #mma>
-          %38 = arith.cmpi eq, %36#1, %c0_i32 : i32
-          %39 = arith.subi %36#1, %c1_i32 : i32
-          %40 = arith.select %38, %c2_i32, %39 : i32
-          scf.if %23 {
-            tile.mbarrier_arrive %10[%40] cta(%c0_i32) : !tile.mbarrier<3>
-            tile.mbarrier_arrive %10[%40] cta(%c1_i32) : !tile.mbarrier<3>
-          }
-          %41 = arith.truncf %37 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %50 = arith.truncf %49#0 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %c0_i32_14 = arith.constant 0 : i32
           tile.tma_store_wait 0
           tile.barrier
-          tile.local_store %41, %8[%c0_i32] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
+          tile.local_store %50, %14[%c0_i32_14] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
           tile.fence_async_shared
           tile.barrier
-          tile.tma_store %7[%33, %35], %8[%c0_i32] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
-          scf.yield %36#1, %36#2 : i32, i32
-        }
+          tile.tma_store %13[%34, %36], %14[%c0_i32_14] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
+          scf.yield %49#1, %49#2 : i32, i32
+        } {tile.persistent_loop}
         tile.tma_store_wait 0
       } partition warps(4) regs(40) {
-        %19 = arith.ceildivsi %M, %c128_i32 : i32
-        %20 = arith.ceildivsi %N, %c512_i32 : i32
-        %21 = arith.muli %20, %c8_i32 : i32
-        %22 = arith.muli %18, %c256_i32 : i32
-        %23:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %24 = arith.divsi %arg0, %21 : i32
-          %25 = arith.muli %24, %c8_i32 : i32
-          %26 = arith.subi %19, %25 : i32
-          %27 = arith.minsi %26, %c8_i32 : i32
-          %28 = arith.remsi %arg0, %21 : i32
-          %29 = arith.remsi %28, %27 : i32
-          %30 = arith.addi %25, %29 : i32
-          %31 = arith.divsi %28, %27 : i32
-          %32 = arith.muli %30, %c128_i32 : i32
-          %33 = arith.muli %31, %c512_i32 : i32
-          %34 = arith.addi %33, %22 : i32
-          %35:2 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
-            %36 = arith.xori %arg5, %c1_i32 : i32
-            tile.mbarrier_wait %10[%arg4], %36 : !tile.mbarrier<3>
-            tile.mbarrier_expect_tx %9[%arg4], 49152 : !tile.mbarrier<3>
-            %37 = arith.muli %arg3, %c64_i32 : i32
-            tile.tma_load %3[%32, %37], %5[%arg4], %9[%arg4] multicast(%c3_i32) part(%18 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
-            tile.tma_load %4[%37, %34], %6[%arg4], %9[%arg4] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
-            %38 = arith.addi %arg4, %c1_i32 : i32
-            %39 = arith.cmpi eq, %38, %c3_i32 : i32
-            %40 = arith.select %39, %c0_i32, %38 : i32
-            %41 = arith.extui %39 : i1 to i32
-            %42 = arith.xori %arg5, %41 : i32
-            scf.yield %40, %42 : i32, i32
+        %24:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %25 = arith.divsi %arg0, %c2_i32_2 : i32
+          %26 = arith.divsi %25, %10 : i32
+          %27 = arith.muli %26, %c8_i32 : i32
+          %28 = arith.subi %8, %27 : i32
+          %29 = arith.minsi %28, %c8_i32 : i32
+          %30 = arith.remsi %25, %10 : i32
+          %31 = arith.remsi %30, %29 : i32
+          %32 = arith.addi %27, %31 : i32
+          %33 = arith.divsi %30, %29 : i32
+          %34 = arith.muli %32, %c128_i32_1 : i32
+          %35 = arith.muli %33, %c512_i32_0 : i32
+          %36 = arith.addi %35, %12 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %37 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %38 = arith.addi %c0_i32, %37 : i32
+          %39 = arith.cmpi slt, %38, %K : i32
+          scf.if %39 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %50 = arith.xori %arg2, %c1_i32_13 : i32
+            tile.mbarrier_wait %20[%arg1], %50 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %19[%arg1], 49152 : !tile.mbarrier<3>
+            tile.tma_load %15[%34, %38], %16[%arg1], %19[%arg1] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %17[%38, %36], %18[%arg1], %19[%arg1] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
           }
-          scf.yield %35#0, %35#1 : i32, i32
+          %c1_i32_9 = arith.constant 1 : i32
+          %40 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %41 = arith.addi %c0_i32, %40 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %42 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %43 = arith.cmpi eq, %42, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %44 = arith.select %43, %c0_i32_12, %42 : i32
+          %45 = arith.extui %43 : i1 to i32
+          %46 = arith.xori %arg2, %45 : i32
+          %47 = arith.cmpi slt, %41, %K : i32
+          scf.if %47 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %50 = arith.xori %46, %c1_i32_13 : i32
+            tile.mbarrier_wait %20[%44], %50 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %19[%44], 49152 : !tile.mbarrier<3>
+            tile.tma_load %15[%34, %41], %16[%44], %19[%44] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %17[%41, %36], %18[%44], %19[%44] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          }
+          %48 = arith.cmpi slt, %c0_i32, %K : i32
+          %49:2 = scf.if %48 -> (i32, i32) {
+            %50:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
+              %c1_i32_13 = arith.constant 1 : i32
+              %51 = arith.addi %arg4, %c1_i32_13 : i32
+              %c3_i32_14 = arith.constant 3 : i32
+              %52 = arith.cmpi eq, %51, %c3_i32_14 : i32
+              %c0_i32_15 = arith.constant 0 : i32
+              %53 = arith.select %52, %c0_i32_15, %51 : i32
+              %54 = arith.extui %52 : i1 to i32
+              %55 = arith.xori %arg5, %54 : i32
+              %c2_i32_16 = arith.constant 2 : i32
+              %56 = arith.muli %c64_i32, %c2_i32_16 : i32
+              %57 = arith.addi %arg3, %56 : i32
+              %c2_i32_17 = arith.constant 2 : i32
+              %58 = arith.addi %arg4, %c2_i32_17 : i32
+              %c3_i32_18 = arith.constant 3 : i32
+              %59 = arith.cmpi sge, %58, %c3_i32_18 : i32
+              %60 = arith.subi %58, %c3_i32_18 : i32
+              %61 = arith.select %59, %60, %58 : i32
+              %62 = arith.extui %59 : i1 to i32
+              %63 = arith.xori %arg5, %62 : i32
+              %64 = arith.cmpi slt, %57, %K : i32
+              scf.if %64 {
+                %c1_i32_19 = arith.constant 1 : i32
+                %65 = arith.xori %63, %c1_i32_19 : i32
+                tile.mbarrier_wait %20[%61], %65 : !tile.mbarrier<3>
+                tile.mbarrier_expect_tx %19[%61], 49152 : !tile.mbarrier<3>
+                tile.tma_load %15[%34, %57], %16[%61], %19[%61] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+                tile.tma_load %17[%57, %36], %18[%61], %19[%61] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+              }
+              scf.yield %53, %55 : i32, i32
+            }
+            scf.yield %50#0, %50#1 : i32, i32
+          } else {
+            scf.yield %arg1, %arg2 : i32, i32
+          }
+          scf.yield %49#0, %49#1 : i32, i32
         }
       }
       tile.cluster_barrier
@@ -7006,136 +7464,249 @@ module attributes {gpu.container_module} {
 #shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 module attributes {gpu.container_module} {
   gpu.module @gemm_cluster_m [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
-    tile.kernel @gemm_cluster_m(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 256) * ceildiv(%N, 256) * 2) warps(8) cluster(2, 1, 1) persistent {
-      %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+    tile.kernel @gemm_cluster_m(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 256) * ceildiv(%N, 256) * 2) warps(8) cluster(2, 1, 1) persistent schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true> {
+      %c256_i32 = arith.constant 256 : i32
+      %0 = arith.ceildivsi %M, %c256_i32 : i32
+      %c256_i32_0 = arith.constant 256 : i32
+      %1 = arith.ceildivsi %N, %c256_i32_0 : i32
+      %2 = arith.muli %0, %1 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %3 = arith.muli %2, %c2_i32 : i32
+      %pid = tile.program_id x
+      %4 = tile.num_programs x
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
       %c128_i32 = arith.constant 128 : i32
       %c8_i32 = arith.constant 8 : i32
-      %c0_i32 = arith.constant 0 : i32
-      %c3_i32 = arith.constant 3 : i32
-      %c1_i32 = arith.constant 1 : i32
-      %c2_i32 = arith.constant 2 : i32
-      %c64_i32 = arith.constant 64 : i32
-      %c256_i32 = arith.constant 256 : i32
-      %0 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
-      %1 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
-      %2 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-      %3 = tile.make_tensor_map %0 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %4 = tile.make_tensor_map %1 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
-      %5 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
-      %6 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
-      %7 = tile.make_tensor_map %2 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %8 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
-      %9 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
-      %10 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
+      %c256_i32_1 = arith.constant 256 : i32
+      %c2_i32_2 = arith.constant 2 : i32
+      %5 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+      %6 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+      %7 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+      %8 = arith.ceildivsi %M, %c256_i32_1 : i32
+      %9 = arith.ceildivsi %N, %c256_i32_1 : i32
+      %10 = arith.muli %9, %c8_i32 : i32
+      %11 = tile.cluster_rank
+      %12 = arith.remsi %11, %c2_i32_2 : i32
+      %13 = arith.divsi %11, %c2_i32_2 : i32
+      %14 = arith.muli %12, %c128_i32 : i32
+      %15 = arith.muli %13, %c256_i32_1 : i32
+      %16 = tile.make_tensor_map %7 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %17 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
+      %18 = tile.make_tensor_map %5 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %19 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
+      %20 = tile.make_tensor_map %6 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %21 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
+      %22 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+      %23 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
       tile.cluster_barrier
-      %11 = arith.ceildivsi %N, %c256_i32 : i32
-      %12 = arith.ceildivsi %M, %c256_i32 : i32
-      %13 = arith.muli %12, %11 : i32
-      %14 = arith.ceildivsi %K, %c64_i32 : i32
-      %pid = tile.program_id x
-      %15 = tile.num_programs x
-      %16 = arith.divui %pid, %c2_i32 : i32
-      %17 = arith.divui %15, %c2_i32 : i32
-      %18 = tile.cluster_rank
-      %19 = arith.remui %18, %c2_i32 : i32
-      %20 = arith.divui %18, %c2_i32 : i32
-      %21 = arith.muli %20, %c2_i32 : i32
-      %22 = arith.shli %c3_i32, %21 : i32
+      %24 = tile.cluster_rank
+      %c3_i32 = arith.constant 3 : i32
+      %c0_i32_3 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %25 = arith.cmpi eq, %24, %c1_i32 : i32
+      %c1_i32_4 = arith.constant 1 : i32
+      %26 = arith.select %25, %c1_i32_4, %c0_i32_3 : i32
+      %c0_i32_5 = arith.constant 0 : i32
+      %c1_i32_6 = arith.constant 1 : i32
+      %c0_i32_7 = arith.constant 0 : i32
       tile.warp_specialize regs(232) {
-        %23 = arith.ceildivsi %M, %c256_i32 : i32
-        %24 = arith.ceildivsi %N, %c256_i32 : i32
-        %25 = arith.muli %24, %c8_i32 : i32
-        %26 = arith.muli %19, %c128_i32 : i32
-        %27 = arith.muli %20, %c256_i32 : i32
-        %28 = arith.cmpi sgt, %14, %c0_i32 : i32
-        %29:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %30 = arith.divsi %arg0, %25 : i32
-          %31 = arith.muli %30, %c8_i32 : i32
-          %32 = arith.subi %23, %31 : i32
-          %33 = arith.minsi %32, %c8_i32 : i32
-          %34 = arith.remsi %arg0, %25 : i32
-          %35 = arith.remsi %34, %33 : i32
-          %36 = arith.addi %31, %35 : i32
-          %37 = arith.divsi %34, %33 : i32
-          %38 = arith.muli %36, %c256_i32 : i32
-          %39 = arith.muli %37, %c256_i32 : i32
-          %40 = arith.addi %38, %26 : i32
-          %41 = arith.addi %39, %27 : i32
-          %42:3 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
-            // expected-error @+2 {{deadlock}}
-            // expected-note @+1 {{on the path}}
-            tile.mbarrier_wait %9[%arg5], %arg6 : !tile.mbarrier<3>
-            %48 = tile.local_load %5[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
-            %49 = tile.local_load %6[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
-            %50 = tile.dot %48, %49, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
-            %51 = tile.warpgroup_wait 1, %50 : tensor<128x256xf32, #mma>
-            %52 = arith.cmpi sgt, %arg3, %c0_i32 : i32
-            %53 = arith.cmpi eq, %arg5, %c0_i32 : i32
-            %54 = arith.subi %arg5, %c1_i32 : i32
-            %55 = arith.select %53, %c2_i32, %54 : i32
-            scf.if %52 {
-              tile.mbarrier_arrive %10[%55] cta(%c0_i32) : !tile.mbarrier<3>
-              tile.mbarrier_arrive %10[%55] cta(%c1_i32) : !tile.mbarrier<3>
-            }
-            %56 = arith.addi %arg5, %c1_i32 : i32
-            %57 = arith.cmpi eq, %56, %c3_i32 : i32
-            %58 = arith.select %57, %c0_i32, %56 : i32
-            %59 = arith.extui %57 : i1 to i32
-            %60 = arith.xori %arg6, %59 : i32
-            scf.yield %51, %58, %60 : tensor<128x256xf32, #mma>, i32, i32
-          }
-          %43 = tile.warpgroup_wait 0, %42#0 : tensor<128x256xf32, #mma>
-          %44 = arith.cmpi eq, %42#1, %c0_i32 : i32
-          %45 = arith.subi %42#1, %c1_i32 : i32
-          %46 = arith.select %44, %c2_i32, %45 : i32
-          scf.if %28 {
-            tile.mbarrier_arrive %10[%46] cta(%c0_i32) : !tile.mbarrier<3>
-            tile.mbarrier_arrive %10[%46] cta(%c1_i32) : !tile.mbarrier<3>
-          }
-          %47 = arith.truncf %43 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
-          tile.tma_store_wait 0
-          tile.barrier
-          tile.local_store %47, %8[%c0_i32] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
-          tile.fence_async_shared
-          tile.barrier
-          tile.tma_store %7[%40, %41], %8[%c0_i32] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
-          scf.yield %42#1, %42#2 : i32, i32
-        }
-        tile.tma_store_wait 0
-      } partition warps(4) regs(40) {
-        %23 = arith.ceildivsi %M, %c256_i32 : i32
-        %24 = arith.ceildivsi %N, %c256_i32 : i32
-        %25 = arith.muli %24, %c8_i32 : i32
-        %26 = arith.muli %19, %c128_i32 : i32
-        %27 = arith.muli %20, %c256_i32 : i32
-        %28:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %29 = arith.divsi %arg0, %25 : i32
+        %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+        %27:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %28 = arith.divsi %arg0, %c2_i32_2 : i32
+          %29 = arith.divsi %28, %10 : i32
           %30 = arith.muli %29, %c8_i32 : i32
-          %31 = arith.subi %23, %30 : i32
+          %31 = arith.subi %8, %30 : i32
           %32 = arith.minsi %31, %c8_i32 : i32
-          %33 = arith.remsi %arg0, %25 : i32
+          %33 = arith.remsi %28, %10 : i32
           %34 = arith.remsi %33, %32 : i32
           %35 = arith.addi %30, %34 : i32
           %36 = arith.divsi %33, %32 : i32
-          %37 = arith.muli %35, %c256_i32 : i32
-          %38 = arith.muli %36, %c256_i32 : i32
-          %39 = arith.addi %37, %26 : i32
-          %40 = arith.addi %38, %27 : i32
-          %41:2 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
-            %42 = arith.xori %arg5, %c1_i32 : i32
-            tile.mbarrier_wait %10[%arg4], %42 : !tile.mbarrier<3>
-            tile.mbarrier_expect_tx %9[%arg4], 49152 : !tile.mbarrier<3>
-            %43 = arith.muli %arg3, %c64_i32 : i32
-            tile.tma_load %3[%39, %43], %5[%arg4], %9[%arg4] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
-            tile.tma_load %4[%43, %40], %6[%arg4], %9[%arg4] multicast(%c1_i32) part(%19 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
-            %44 = arith.addi %arg4, %c1_i32 : i32
-            %45 = arith.cmpi eq, %44, %c3_i32 : i32
-            %46 = arith.select %45, %c0_i32, %44 : i32
-            %47 = arith.extui %45 : i1 to i32
-            %48 = arith.xori %arg5, %47 : i32
-            scf.yield %46, %48 : i32, i32
+          %37 = arith.muli %35, %c256_i32_1 : i32
+          %38 = arith.muli %36, %c256_i32_1 : i32
+          %39 = arith.addi %37, %14 : i32
+          %40 = arith.addi %38, %15 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %41 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %42 = arith.addi %c0_i32, %41 : i32
+          %43 = arith.cmpi slt, %42, %K : i32
+          %c1_i32_9 = arith.constant 1 : i32
+          %44 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %45 = arith.addi %c0_i32, %44 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %46 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %47 = arith.cmpi eq, %46, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %48 = arith.select %47, %c0_i32_12, %46 : i32
+          %49 = arith.extui %47 : i1 to i32
+          %50 = arith.xori %arg2, %49 : i32
+          %51 = arith.cmpi slt, %45, %K : i32
+          %c0_i32_13 = arith.constant 0 : i32
+          %52 = arith.cmpi slt, %c0_i32, %K : i32
+          %53:3 = scf.if %52 -> (tensor<128x256xf32, #mma>, i32, i32) {
+            %55:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+              // expected-error @+2 {{deadlock}}
+              // expected-note @+1 {{on the path}}
+              tile.mbarrier_wait %22[%arg5], %arg6 : !tile.mbarrier<3>
+              %63 = tile.local_load %19[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
+              %64 = tile.local_load %21[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+              %65 = tile.dot %63, %64, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+              %66 = tile.warpgroup_wait 1, %65 : tensor<128x256xf32, #mma>
+              %67 = arith.cmpi sgt, %arg3, %c0_i32 : i32
+              scf.if %67 {
+                %c0_i32_27 = arith.constant 0 : i32
+                %82 = arith.cmpi eq, %arg5, %c0_i32_27 : i32
+                %c1_i32_28 = arith.constant 1 : i32
+                %83 = arith.subi %arg5, %c1_i32_28 : i32
+                %c2_i32_29 = arith.constant 2 : i32
+                %84 = arith.select %82, %c2_i32_29, %83 : i32
+                tile.mbarrier_arrive %23[%84] cta(%c0_i32_5) : !tile.mbarrier<3>
+                %c0_i32_30 = arith.constant 0 : i32
+                %85 = arith.cmpi eq, %arg5, %c0_i32_30 : i32
+                %c1_i32_31 = arith.constant 1 : i32
+                %86 = arith.subi %arg5, %c1_i32_31 : i32
+                %c2_i32_32 = arith.constant 2 : i32
+                %87 = arith.select %85, %c2_i32_32, %86 : i32
+                tile.mbarrier_arrive %23[%87] cta(%c1_i32_6) : !tile.mbarrier<3>
+              }
+              %c1_i32_21 = arith.constant 1 : i32
+              %68 = arith.addi %arg5, %c1_i32_21 : i32
+              %c3_i32_22 = arith.constant 3 : i32
+              %69 = arith.cmpi eq, %68, %c3_i32_22 : i32
+              %c0_i32_23 = arith.constant 0 : i32
+              %70 = arith.select %69, %c0_i32_23, %68 : i32
+              %71 = arith.extui %69 : i1 to i32
+              %72 = arith.xori %arg6, %71 : i32
+              %c2_i32_24 = arith.constant 2 : i32
+              %73 = arith.muli %c64_i32, %c2_i32_24 : i32
+              %74 = arith.addi %arg3, %73 : i32
+              %c2_i32_25 = arith.constant 2 : i32
+              %75 = arith.addi %arg5, %c2_i32_25 : i32
+              %c3_i32_26 = arith.constant 3 : i32
+              %76 = arith.cmpi sge, %75, %c3_i32_26 : i32
+              %77 = arith.subi %75, %c3_i32_26 : i32
+              %78 = arith.select %76, %77, %75 : i32
+              %79 = arith.extui %76 : i1 to i32
+              %80 = arith.xori %arg6, %79 : i32
+              %81 = arith.cmpi slt, %74, %K : i32
+              scf.yield %66, %70, %72 : tensor<128x256xf32, #mma>, i32, i32
+            }
+            %56 = tile.warpgroup_wait 0, %55#0 : tensor<128x256xf32, #mma>
+            %c0_i32_15 = arith.constant 0 : i32
+            %57 = arith.cmpi eq, %55#1, %c0_i32_15 : i32
+            %c1_i32_16 = arith.constant 1 : i32
+            %58 = arith.subi %55#1, %c1_i32_16 : i32
+            %c2_i32_17 = arith.constant 2 : i32
+            %59 = arith.select %57, %c2_i32_17, %58 : i32
+            tile.mbarrier_arrive %23[%59] cta(%c0_i32_5) : !tile.mbarrier<3>
+            %c0_i32_18 = arith.constant 0 : i32
+            %60 = arith.cmpi eq, %55#1, %c0_i32_18 : i32
+            %c1_i32_19 = arith.constant 1 : i32
+            %61 = arith.subi %55#1, %c1_i32_19 : i32
+            %c2_i32_20 = arith.constant 2 : i32
+            %62 = arith.select %60, %c2_i32_20, %61 : i32
+            tile.mbarrier_arrive %23[%62] cta(%c1_i32_6) : !tile.mbarrier<3>
+            scf.yield %56, %55#1, %55#2 : tensor<128x256xf32, #mma>, i32, i32
+          } else {
+            scf.yield %cst, %arg1, %arg2 : tensor<128x256xf32, #mma>, i32, i32
           }
-          scf.yield %41#0, %41#1 : i32, i32
+          %54 = arith.truncf %53#0 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %c0_i32_14 = arith.constant 0 : i32
+          tile.tma_store_wait 0
+          tile.barrier
+          tile.local_store %54, %17[%c0_i32_14] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
+          tile.fence_async_shared
+          tile.barrier
+          tile.tma_store %16[%39, %40], %17[%c0_i32_14] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
+          scf.yield %53#1, %53#2 : i32, i32
+        } {tile.persistent_loop}
+        tile.tma_store_wait 0
+      } partition warps(4) regs(40) {
+        %27:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %28 = arith.divsi %arg0, %c2_i32_2 : i32
+          %29 = arith.divsi %28, %10 : i32
+          %30 = arith.muli %29, %c8_i32 : i32
+          %31 = arith.subi %8, %30 : i32
+          %32 = arith.minsi %31, %c8_i32 : i32
+          %33 = arith.remsi %28, %10 : i32
+          %34 = arith.remsi %33, %32 : i32
+          %35 = arith.addi %30, %34 : i32
+          %36 = arith.divsi %33, %32 : i32
+          %37 = arith.muli %35, %c256_i32_1 : i32
+          %38 = arith.muli %36, %c256_i32_1 : i32
+          %39 = arith.addi %37, %14 : i32
+          %40 = arith.addi %38, %15 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %41 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %42 = arith.addi %c0_i32, %41 : i32
+          %43 = arith.cmpi slt, %42, %K : i32
+          scf.if %43 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %54 = arith.xori %arg2, %c1_i32_13 : i32
+            tile.mbarrier_wait %23[%arg1], %54 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %22[%arg1], 49152 : !tile.mbarrier<3>
+            tile.tma_load %18[%39, %42], %19[%arg1], %22[%arg1] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %20[%42, %40], %21[%arg1], %22[%arg1] multicast(%c1_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          }
+          %c1_i32_9 = arith.constant 1 : i32
+          %44 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %45 = arith.addi %c0_i32, %44 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %46 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %47 = arith.cmpi eq, %46, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %48 = arith.select %47, %c0_i32_12, %46 : i32
+          %49 = arith.extui %47 : i1 to i32
+          %50 = arith.xori %arg2, %49 : i32
+          %51 = arith.cmpi slt, %45, %K : i32
+          scf.if %51 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %54 = arith.xori %50, %c1_i32_13 : i32
+            tile.mbarrier_wait %23[%48], %54 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %22[%48], 49152 : !tile.mbarrier<3>
+            tile.tma_load %18[%39, %45], %19[%48], %22[%48] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %20[%45, %40], %21[%48], %22[%48] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          }
+          %52 = arith.cmpi slt, %c0_i32, %K : i32
+          %53:2 = scf.if %52 -> (i32, i32) {
+            %54:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
+              %c1_i32_13 = arith.constant 1 : i32
+              %55 = arith.addi %arg4, %c1_i32_13 : i32
+              %c3_i32_14 = arith.constant 3 : i32
+              %56 = arith.cmpi eq, %55, %c3_i32_14 : i32
+              %c0_i32_15 = arith.constant 0 : i32
+              %57 = arith.select %56, %c0_i32_15, %55 : i32
+              %58 = arith.extui %56 : i1 to i32
+              %59 = arith.xori %arg5, %58 : i32
+              %c2_i32_16 = arith.constant 2 : i32
+              %60 = arith.muli %c64_i32, %c2_i32_16 : i32
+              %61 = arith.addi %arg3, %60 : i32
+              %c2_i32_17 = arith.constant 2 : i32
+              %62 = arith.addi %arg4, %c2_i32_17 : i32
+              %c3_i32_18 = arith.constant 3 : i32
+              %63 = arith.cmpi sge, %62, %c3_i32_18 : i32
+              %64 = arith.subi %62, %c3_i32_18 : i32
+              %65 = arith.select %63, %64, %62 : i32
+              %66 = arith.extui %63 : i1 to i32
+              %67 = arith.xori %arg5, %66 : i32
+              %68 = arith.cmpi slt, %61, %K : i32
+              scf.if %68 {
+                %c1_i32_19 = arith.constant 1 : i32
+                %69 = arith.xori %67, %c1_i32_19 : i32
+                tile.mbarrier_wait %23[%65], %69 : !tile.mbarrier<3>
+                tile.mbarrier_expect_tx %22[%65], 49152 : !tile.mbarrier<3>
+                tile.tma_load %18[%39, %61], %19[%65], %22[%65] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+                tile.tma_load %20[%61, %40], %21[%65], %22[%65] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+              }
+              scf.yield %57, %59 : i32, i32
+            }
+            scf.yield %54#0, %54#1 : i32, i32
+          } else {
+            scf.yield %arg1, %arg2 : i32, i32
+          }
+          scf.yield %53#0, %53#1 : i32, i32
         }
       }
       tile.cluster_barrier
@@ -7143,127 +7714,243 @@ module attributes {gpu.container_module} {
     }
   }
   gpu.module @gemm_cluster_n [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
-    tile.kernel @gemm_cluster_n(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128) * ceildiv(%N, 512) * 2) warps(8) cluster(2, 1, 1) persistent {
-      %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+    tile.kernel @gemm_cluster_n(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128) * ceildiv(%N, 512) * 2) warps(8) cluster(2, 1, 1) persistent schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true> {
+      %c128_i32 = arith.constant 128 : i32
+      %0 = arith.ceildivsi %M, %c128_i32 : i32
+      %c512_i32 = arith.constant 512 : i32
+      %1 = arith.ceildivsi %N, %c512_i32 : i32
+      %2 = arith.muli %0, %1 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %3 = arith.muli %2, %c2_i32 : i32
+      %pid = tile.program_id x
+      %4 = tile.num_programs x
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
       %c256_i32 = arith.constant 256 : i32
       %c8_i32 = arith.constant 8 : i32
-      %c0_i32 = arith.constant 0 : i32
-      %c3_i32 = arith.constant 3 : i32
-      %c1_i32 = arith.constant 1 : i32
-      %c2_i32 = arith.constant 2 : i32
-      %c64_i32 = arith.constant 64 : i32
-      %c128_i32 = arith.constant 128 : i32
-      %c512_i32 = arith.constant 512 : i32
-      %0 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
-      %1 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
-      %2 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-      %3 = tile.make_tensor_map %0 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
-      %4 = tile.make_tensor_map %1 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
-      %5 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
-      %6 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
-      %7 = tile.make_tensor_map %2 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
-      %8 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
-      %9 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
-      %10 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
+      %c512_i32_0 = arith.constant 512 : i32
+      %c128_i32_1 = arith.constant 128 : i32
+      %c2_i32_2 = arith.constant 2 : i32
+      %5 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+      %6 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+      %7 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+      %8 = arith.ceildivsi %M, %c128_i32_1 : i32
+      %9 = arith.ceildivsi %N, %c512_i32_0 : i32
+      %10 = arith.muli %9, %c8_i32 : i32
+      %11 = tile.cluster_rank
+      %12 = arith.muli %11, %c256_i32 : i32
+      %13 = tile.make_tensor_map %7 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+      %14 = tile.local_alloc : !tile.smem<1x128x256xbf16, #shared>
+      %15 = tile.make_tensor_map %5 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %16 = tile.local_alloc : !tile.smem<3x128x64xbf16, #shared>
+      %17 = tile.make_tensor_map %6 : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, #shared>
+      %18 = tile.local_alloc : !tile.smem<3x64x256xbf16, #shared>
+      %19 = tile.mbarrier_alloc count 1 : !tile.mbarrier<3>
+      %20 = tile.mbarrier_alloc count 16 : !tile.mbarrier<3>
       tile.cluster_barrier
-      %11 = arith.ceildivsi %N, %c512_i32 : i32
-      %12 = arith.ceildivsi %M, %c128_i32 : i32
-      %13 = arith.muli %12, %11 : i32
-      %14 = arith.ceildivsi %K, %c64_i32 : i32
-      %pid = tile.program_id x
-      %15 = tile.num_programs x
-      %16 = arith.divui %pid, %c2_i32 : i32
-      %17 = arith.divui %15, %c2_i32 : i32
-      %18 = tile.cluster_rank
+      %21 = tile.cluster_rank
+      %c3_i32 = arith.constant 3 : i32
+      %c0_i32_3 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %22 = arith.cmpi eq, %21, %c1_i32 : i32
+      %c1_i32_4 = arith.constant 1 : i32
+      %23 = arith.select %22, %c1_i32_4, %c0_i32_3 : i32
+      %c0_i32_5 = arith.constant 0 : i32
+      %c1_i32_6 = arith.constant 1 : i32
+      %c0_i32_7 = arith.constant 0 : i32
       tile.warp_specialize regs(232) {
-        %19 = arith.ceildivsi %M, %c128_i32 : i32
-        %20 = arith.ceildivsi %N, %c512_i32 : i32
-        %21 = arith.muli %20, %c8_i32 : i32
-        %22 = arith.muli %18, %c256_i32 : i32
-        %23 = arith.cmpi sgt, %14, %c0_i32 : i32
-        %24:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %25 = arith.divsi %arg0, %21 : i32
-          %26 = arith.muli %25, %c8_i32 : i32
-          %27 = arith.subi %19, %26 : i32
-          %28 = arith.minsi %27, %c8_i32 : i32
-          %29 = arith.remsi %arg0, %21 : i32
-          %30 = arith.remsi %29, %28 : i32
-          %31 = arith.addi %26, %30 : i32
-          %32 = arith.divsi %29, %28 : i32
-          %33 = arith.muli %31, %c128_i32 : i32
-          %34 = arith.muli %32, %c512_i32 : i32
-          %35 = arith.addi %34, %22 : i32
-          %36:3 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
-            tile.mbarrier_wait %9[%arg5], %arg6 : !tile.mbarrier<3>
-            %42 = tile.local_load %5[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
-            %43 = tile.local_load %6[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
-            %44 = tile.dot %42, %43, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
-            %45 = tile.warpgroup_wait 1, %44 : tensor<128x256xf32, #mma>
-            %46 = arith.cmpi sgt, %arg3, %c0_i32 : i32
-            %47 = arith.cmpi eq, %arg5, %c0_i32 : i32
-            %48 = arith.subi %arg5, %c1_i32 : i32
-            %49 = arith.select %47, %c2_i32, %48 : i32
-            scf.if %46 {
-              tile.mbarrier_arrive %10[%49] cta(%c0_i32) : !tile.mbarrier<3>
-              tile.mbarrier_arrive %10[%49] cta(%c1_i32) : !tile.mbarrier<3>
+        %cst = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #mma>
+        %24:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %25 = arith.divsi %arg0, %c2_i32_2 : i32
+          %26 = arith.divsi %25, %10 : i32
+          %27 = arith.muli %26, %c8_i32 : i32
+          %28 = arith.subi %8, %27 : i32
+          %29 = arith.minsi %28, %c8_i32 : i32
+          %30 = arith.remsi %25, %10 : i32
+          %31 = arith.remsi %30, %29 : i32
+          %32 = arith.addi %27, %31 : i32
+          %33 = arith.divsi %30, %29 : i32
+          %34 = arith.muli %32, %c128_i32_1 : i32
+          %35 = arith.muli %33, %c512_i32_0 : i32
+          %36 = arith.addi %35, %12 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %37 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %38 = arith.addi %c0_i32, %37 : i32
+          %39 = arith.cmpi slt, %38, %K : i32
+          %c1_i32_9 = arith.constant 1 : i32
+          %40 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %41 = arith.addi %c0_i32, %40 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %42 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %43 = arith.cmpi eq, %42, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %44 = arith.select %43, %c0_i32_12, %42 : i32
+          %45 = arith.extui %43 : i1 to i32
+          %46 = arith.xori %arg2, %45 : i32
+          %47 = arith.cmpi slt, %41, %K : i32
+          %c0_i32_13 = arith.constant 0 : i32
+          %48 = arith.cmpi slt, %c0_i32, %K : i32
+          %49:3 = scf.if %48 -> (tensor<128x256xf32, #mma>, i32, i32) {
+            %51:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+              tile.mbarrier_wait %19[%arg5], %arg6 : !tile.mbarrier<3>
+              %59 = tile.local_load %16[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
+              %60 = tile.local_load %18[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+              %61 = tile.dot %59, %60, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+              %62 = tile.warpgroup_wait 1, %61 : tensor<128x256xf32, #mma>
+              %63 = arith.cmpi sgt, %arg3, %c0_i32 : i32
+              scf.if %63 {
+                %c0_i32_27 = arith.constant 0 : i32
+                %78 = arith.cmpi eq, %arg5, %c0_i32_27 : i32
+                %c1_i32_28 = arith.constant 1 : i32
+                %79 = arith.subi %arg5, %c1_i32_28 : i32
+                %c2_i32_29 = arith.constant 2 : i32
+                %80 = arith.select %78, %c2_i32_29, %79 : i32
+                tile.mbarrier_arrive %20[%80] cta(%c0_i32_5) : !tile.mbarrier<3>
+                %c0_i32_30 = arith.constant 0 : i32
+                %81 = arith.cmpi eq, %arg5, %c0_i32_30 : i32
+                %c1_i32_31 = arith.constant 1 : i32
+                %82 = arith.subi %arg5, %c1_i32_31 : i32
+                %c2_i32_32 = arith.constant 2 : i32
+                %83 = arith.select %81, %c2_i32_32, %82 : i32
+                tile.mbarrier_arrive %20[%83] cta(%c1_i32_6) : !tile.mbarrier<3>
+              }
+              %c1_i32_21 = arith.constant 1 : i32
+              %64 = arith.addi %arg5, %c1_i32_21 : i32
+              %c3_i32_22 = arith.constant 3 : i32
+              %65 = arith.cmpi eq, %64, %c3_i32_22 : i32
+              %c0_i32_23 = arith.constant 0 : i32
+              %66 = arith.select %65, %c0_i32_23, %64 : i32
+              %67 = arith.extui %65 : i1 to i32
+              %68 = arith.xori %arg6, %67 : i32
+              %c2_i32_24 = arith.constant 2 : i32
+              %69 = arith.muli %c64_i32, %c2_i32_24 : i32
+              %70 = arith.addi %arg3, %69 : i32
+              %c2_i32_25 = arith.constant 2 : i32
+              %71 = arith.addi %arg5, %c2_i32_25 : i32
+              %c3_i32_26 = arith.constant 3 : i32
+              %72 = arith.cmpi sge, %71, %c3_i32_26 : i32
+              %73 = arith.subi %71, %c3_i32_26 : i32
+              %74 = arith.select %72, %73, %71 : i32
+              %75 = arith.extui %72 : i1 to i32
+              %76 = arith.xori %arg6, %75 : i32
+              %77 = arith.cmpi slt, %70, %K : i32
+              scf.yield %62, %66, %68 : tensor<128x256xf32, #mma>, i32, i32
             }
-            %50 = arith.addi %arg5, %c1_i32 : i32
-            %51 = arith.cmpi eq, %50, %c3_i32 : i32
-            %52 = arith.select %51, %c0_i32, %50 : i32
-            %53 = arith.extui %51 : i1 to i32
-            %54 = arith.xori %arg6, %53 : i32
-            scf.yield %45, %52, %54 : tensor<128x256xf32, #mma>, i32, i32
+            %52 = tile.warpgroup_wait 0, %51#0 : tensor<128x256xf32, #mma>
+            %c0_i32_15 = arith.constant 0 : i32
+            %53 = arith.cmpi eq, %51#1, %c0_i32_15 : i32
+            %c1_i32_16 = arith.constant 1 : i32
+            %54 = arith.subi %51#1, %c1_i32_16 : i32
+            %c2_i32_17 = arith.constant 2 : i32
+            %55 = arith.select %53, %c2_i32_17, %54 : i32
+            tile.mbarrier_arrive %20[%55] cta(%c0_i32_5) : !tile.mbarrier<3>
+            %c0_i32_18 = arith.constant 0 : i32
+            %56 = arith.cmpi eq, %51#1, %c0_i32_18 : i32
+            %c1_i32_19 = arith.constant 1 : i32
+            %57 = arith.subi %51#1, %c1_i32_19 : i32
+            %c2_i32_20 = arith.constant 2 : i32
+            %58 = arith.select %56, %c2_i32_20, %57 : i32
+            tile.mbarrier_arrive %20[%58] cta(%c1_i32_6) : !tile.mbarrier<3>
+            scf.yield %52, %51#1, %51#2 : tensor<128x256xf32, #mma>, i32, i32
+          } else {
+            scf.yield %cst, %arg1, %arg2 : tensor<128x256xf32, #mma>, i32, i32
           }
-          %37 = tile.warpgroup_wait 0, %36#0 : tensor<128x256xf32, #mma>
-          %38 = arith.cmpi eq, %36#1, %c0_i32 : i32
-          %39 = arith.subi %36#1, %c1_i32 : i32
-          %40 = arith.select %38, %c2_i32, %39 : i32
-          scf.if %23 {
-            tile.mbarrier_arrive %10[%40] cta(%c0_i32) : !tile.mbarrier<3>
-            tile.mbarrier_arrive %10[%40] cta(%c1_i32) : !tile.mbarrier<3>
-          }
-          %41 = arith.truncf %37 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %50 = arith.truncf %49#0 : tensor<128x256xf32, #mma> to tensor<128x256xbf16, #mma>
+          %c0_i32_14 = arith.constant 0 : i32
           tile.tma_store_wait 0
           tile.barrier
-          tile.local_store %41, %8[%c0_i32] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
+          tile.local_store %50, %14[%c0_i32_14] : tensor<128x256xbf16, #mma>, !tile.smem<1x128x256xbf16, #shared>
           tile.fence_async_shared
           tile.barrier
-          tile.tma_store %7[%33, %35], %8[%c0_i32] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
-          scf.yield %36#1, %36#2 : i32, i32
-        }
+          tile.tma_store %13[%34, %36], %14[%c0_i32_14] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
+          scf.yield %49#1, %49#2 : i32, i32
+        } {tile.persistent_loop}
         tile.tma_store_wait 0
       } partition warps(4) regs(40) {
-        %19 = arith.ceildivsi %M, %c128_i32 : i32
-        %20 = arith.ceildivsi %N, %c512_i32 : i32
-        %21 = arith.muli %20, %c8_i32 : i32
-        %22 = arith.muli %18, %c256_i32 : i32
-        %23:2 = scf.for %arg0 = %16 to %13 step %17 iter_args(%arg1 = %c0_i32, %arg2 = %c0_i32) -> (i32, i32)  : i32 {
-          %24 = arith.divsi %arg0, %21 : i32
-          %25 = arith.muli %24, %c8_i32 : i32
-          %26 = arith.subi %19, %25 : i32
-          %27 = arith.minsi %26, %c8_i32 : i32
-          %28 = arith.remsi %arg0, %21 : i32
-          %29 = arith.remsi %28, %27 : i32
-          %30 = arith.addi %25, %29 : i32
-          %31 = arith.divsi %28, %27 : i32
-          %32 = arith.muli %30, %c128_i32 : i32
-          %33 = arith.muli %31, %c512_i32 : i32
-          %34 = arith.addi %33, %22 : i32
-          %35:2 = scf.for %arg3 = %c0_i32 to %14 step %c1_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
-            %36 = arith.xori %arg5, %c1_i32 : i32
-            tile.mbarrier_wait %10[%arg4], %36 : !tile.mbarrier<3>
-            tile.mbarrier_expect_tx %9[%arg4], 49152 : !tile.mbarrier<3>
-            %37 = arith.muli %arg3, %c64_i32 : i32
-            tile.tma_load %3[%32, %37], %5[%arg4], %9[%arg4] multicast(%c3_i32) part(%18 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
-            tile.tma_load %4[%37, %34], %6[%arg4], %9[%arg4] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
-            %38 = arith.addi %arg4, %c1_i32 : i32
-            %39 = arith.cmpi eq, %38, %c3_i32 : i32
-            %40 = arith.select %39, %c0_i32, %38 : i32
-            %41 = arith.extui %39 : i1 to i32
-            %42 = arith.xori %arg5, %41 : i32
-            scf.yield %40, %42 : i32, i32
+        %24:2 = scf.for %arg0 = %pid to %3 step %4 iter_args(%arg1 = %c0_i32_7, %arg2 = %c0_i32_7) -> (i32, i32)  : i32 {
+          %25 = arith.divsi %arg0, %c2_i32_2 : i32
+          %26 = arith.divsi %25, %10 : i32
+          %27 = arith.muli %26, %c8_i32 : i32
+          %28 = arith.subi %8, %27 : i32
+          %29 = arith.minsi %28, %c8_i32 : i32
+          %30 = arith.remsi %25, %10 : i32
+          %31 = arith.remsi %30, %29 : i32
+          %32 = arith.addi %27, %31 : i32
+          %33 = arith.divsi %30, %29 : i32
+          %34 = arith.muli %32, %c128_i32_1 : i32
+          %35 = arith.muli %33, %c512_i32_0 : i32
+          %36 = arith.addi %35, %12 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %37 = arith.muli %c64_i32, %c0_i32_8 : i32
+          %38 = arith.addi %c0_i32, %37 : i32
+          %39 = arith.cmpi slt, %38, %K : i32
+          scf.if %39 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %50 = arith.xori %arg2, %c1_i32_13 : i32
+            tile.mbarrier_wait %20[%arg1], %50 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %19[%arg1], 49152 : !tile.mbarrier<3>
+            tile.tma_load %15[%34, %38], %16[%arg1], %19[%arg1] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %17[%38, %36], %18[%arg1], %19[%arg1] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
           }
-          scf.yield %35#0, %35#1 : i32, i32
+          %c1_i32_9 = arith.constant 1 : i32
+          %40 = arith.muli %c64_i32, %c1_i32_9 : i32
+          %41 = arith.addi %c0_i32, %40 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %42 = arith.addi %arg1, %c1_i32_10 : i32
+          %c3_i32_11 = arith.constant 3 : i32
+          %43 = arith.cmpi eq, %42, %c3_i32_11 : i32
+          %c0_i32_12 = arith.constant 0 : i32
+          %44 = arith.select %43, %c0_i32_12, %42 : i32
+          %45 = arith.extui %43 : i1 to i32
+          %46 = arith.xori %arg2, %45 : i32
+          %47 = arith.cmpi slt, %41, %K : i32
+          scf.if %47 {
+            %c1_i32_13 = arith.constant 1 : i32
+            %50 = arith.xori %46, %c1_i32_13 : i32
+            tile.mbarrier_wait %20[%44], %50 : !tile.mbarrier<3>
+            tile.mbarrier_expect_tx %19[%44], 49152 : !tile.mbarrier<3>
+            tile.tma_load %15[%34, %41], %16[%44], %19[%44] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+            tile.tma_load %17[%41, %36], %18[%44], %19[%44] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          }
+          %48 = arith.cmpi slt, %c0_i32, %K : i32
+          %49:2 = scf.if %48 -> (i32, i32) {
+            %50:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
+              %c1_i32_13 = arith.constant 1 : i32
+              %51 = arith.addi %arg4, %c1_i32_13 : i32
+              %c3_i32_14 = arith.constant 3 : i32
+              %52 = arith.cmpi eq, %51, %c3_i32_14 : i32
+              %c0_i32_15 = arith.constant 0 : i32
+              %53 = arith.select %52, %c0_i32_15, %51 : i32
+              %54 = arith.extui %52 : i1 to i32
+              %55 = arith.xori %arg5, %54 : i32
+              %c2_i32_16 = arith.constant 2 : i32
+              %56 = arith.muli %c64_i32, %c2_i32_16 : i32
+              %57 = arith.addi %arg3, %56 : i32
+              %c2_i32_17 = arith.constant 2 : i32
+              %58 = arith.addi %arg4, %c2_i32_17 : i32
+              %c3_i32_18 = arith.constant 3 : i32
+              %59 = arith.cmpi sge, %58, %c3_i32_18 : i32
+              %60 = arith.subi %58, %c3_i32_18 : i32
+              %61 = arith.select %59, %60, %58 : i32
+              %62 = arith.extui %59 : i1 to i32
+              %63 = arith.xori %arg5, %62 : i32
+              %64 = arith.cmpi slt, %57, %K : i32
+              scf.if %64 {
+                %c1_i32_19 = arith.constant 1 : i32
+                %65 = arith.xori %63, %c1_i32_19 : i32
+                tile.mbarrier_wait %20[%61], %65 : !tile.mbarrier<3>
+                tile.mbarrier_expect_tx %19[%61], 49152 : !tile.mbarrier<3>
+                tile.tma_load %15[%34, %57], %16[%61], %19[%61] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+                tile.tma_load %17[%57, %36], %18[%61], %19[%61] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+              }
+              scf.yield %53, %55 : i32, i32
+            }
+            scf.yield %50#0, %50#1 : i32, i32
+          } else {
+            scf.yield %arg1, %arg2 : i32, i32
+          }
+          scf.yield %49#0, %49#1 : i32, i32
         }
       }
       tile.cluster_barrier

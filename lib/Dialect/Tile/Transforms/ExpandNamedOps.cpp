@@ -252,6 +252,35 @@ static std::pair<Value, Value> emitTileCoords(ImplicitLocOpBuilder &b,
           arith::MulIOp::create(b, pidN, cst(c.blockN))};
 }
 
+/// Tile coordinates (m0, n0) of this program in a kernel launched in
+/// clusters of clusterM x clusterN programs (consecutive along x): the
+/// cluster takes cluster tile `pid / size` in grouped order, and the
+/// program of rank r its block tile (r % clusterM, r / clusterM). The
+/// programs of a tile row load the same A tile, those of a tile column the
+/// same B tile: tile-tma-pipeline proves that from these offsets and shares
+/// the tiles by multicast. Programs whose tile lies past M or N still take
+/// part in loading their cluster's tiles; their stores are clipped.
+static std::pair<Value, Value> emitClusterTileCoords(ImplicitLocOpBuilder &b,
+                                                     Value pid, Value M,
+                                                     Value N,
+                                                     const GemmConfig &c) {
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, v, 32);
+  };
+  GemmConfig clusterTiles = c;
+  clusterTiles.blockM *= c.clusterM;
+  clusterTiles.blockN *= c.clusterN;
+  Value tile = arith::DivSIOp::create(b, pid, cst(c.clusterM * c.clusterN));
+  auto [m0, n0] = emitTileCoords(b, tile, M, N, clusterTiles);
+  Value rank = ClusterRankOp::create(b);
+  Value rankM = arith::RemSIOp::create(b, rank, cst(c.clusterM));
+  Value rankN = arith::DivSIOp::create(b, rank, cst(c.clusterM));
+  return {arith::AddIOp::create(
+              b, m0, arith::MulIOp::create(b, rankM, cst(c.blockM))),
+          arith::AddIOp::create(
+              b, n0, arith::MulIOp::create(b, rankN, cst(c.blockN)))};
+}
+
 /// Where a TMA-store epilogue writes C: the tensor map and a one-stage
 /// shared buffer of the output tile.
 struct TmaStoreTarget {
@@ -279,11 +308,9 @@ static void emitTmaStore(ImplicitLocOpBuilder &b, Value tile,
 }
 
 /// C[m0:, n0:] = act(alpha * acc + beta * C + bias), computed in f32 and
-/// stored in C's type: directly, or (with `tma`) through shared memory and a
-/// TMA store that completes while the caller goes on.
+/// stored in C's type (tile-tma-store may turn the store into a TMA store).
 static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
-                             Value m0, Value n0, const GemmConfig &c,
-                             const TmaStoreTarget *tma = nullptr) {
+                             Value m0, Value n0, const GemmConfig &c) {
   Value cv = op.getC();
   Type outType = op.getC().getType().getElementType();
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
@@ -326,12 +353,7 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
   }
   acc = applyActivation(b, acc, op.getActivation(), accShape);
   Value out = outType.isF32() ? acc : arith::TruncFOp::create(b, cTile, acc);
-  if (!tma) {
-    StoreOp::create(b, out, cv, ValueRange{m0, n0}, Value());
-    return;
-  }
-  // The previous tile's store has read the buffer before anyone rewrites it.
-  emitTmaStore(b, out, *tma, ValueRange{m0, n0}, /*waitPrevious=*/true);
+  StoreOp::create(b, out, cv, ValueRange{m0, n0}, Value());
 }
 
 /// The 128-byte swizzled layout TMA writes and wgmma reads, contiguous
@@ -361,271 +383,6 @@ static std::pair<Value, Value> advanceRing(ImplicitLocOpBuilder &b, Value s,
 /// opposite one, as a fresh barrier has completed the phase of parity 1.
 static Value freeParity(ImplicitLocOpBuilder &b, Value ph) {
   return arith::XOrIOp::create(b, ph, arith::ConstantIntOp::create(b, 1, 32));
-}
-
-/// The Hopper schedule (c.warpSpecialize): a persistent, warp-specialized
-/// kernel. A producer warpgroup streams A and B tiles with TMA into an
-/// S-stage ring guarded by full/empty mbarriers; the kernel's warps (two
-/// consumer warpgroups for 128 rows) run wgmma on the ring in place, keep
-/// one wgmma group in flight, release stages as their reads retire, and run
-/// the epilogue while the producer already loads the next tile's stages.
-///
-///   producer:  for tile, k: wait empty[s] (parity ph^1); expect_tx full[s];
-///                           tma A, B -> ring[s]; advance (s, ph)
-///   consumers: for tile: acc = 0
-///                for k: wait full[s] (parity ph); acc = wgmma(ring[s], acc)
-///                       wgmma.wait 1; arrive empty[s-1]; advance (s, ph)
-///              wgmma.wait 0; arrive empty[last]; epilogue(acc)
-///
-/// With c.tmaStore the epilogue waits for the previous tile's TMA store to
-/// have read the staging buffer, writes the output tile there and issues a
-/// TMA store of it, which overlaps the next tile's main loop.
-static LogicalResult expandGemmWarpSpecialized(GemmOp op, KernelOp kernel,
-                                               const GemmConfig &c) {
-  MLIRContext *ctx = op.getContext();
-  Type inType = op.getA().getType().getElementType();
-  unsigned inBytes = inType.getIntOrFloatBitWidth() / 8;
-  ImplicitLocOpBuilder b(op.getLoc(), op);
-  auto cst = [&](int64_t v) -> Value {
-    return arith::ConstantIntOp::create(b, v, 32);
-  };
-  Value a = op.getA(), bv = op.getB(), cv = op.getC();
-  Value M = getViewSize(b, a, 0), K = getViewSize(b, a, 1);
-  Value N = getViewSize(b, cv, 1);
-
-  // Operand rings: A is M x K row-major; B is K x N, row-major (N-major
-  // tiles, four 64-wide boxes per stage) or column-major (K-major tiles).
-  bool bColMajor = op.isRhsColumnMajor();
-  SharedEncodingAttr encA = getSwizzle128Layout(ctx, 1);
-  SharedEncodingAttr encB = getSwizzle128Layout(ctx, bColMajor ? 0 : 1);
-  // In a cluster, the programs sharing an operand tile each load 1/share
-  // of its boxes and multicast them: A is shared by the clusterN programs
-  // of a tile row, B by the clusterM programs of a tile column.
-  int64_t clusterSize = c.clusterM * c.clusterN;
-  auto mapA = TensorMapType::get(ctx, {c.blockM / c.clusterN, 64}, inType, encA);
-  auto mapB = TensorMapType::get(
-      ctx, bColMajor ? SmallVector<int64_t>{64, c.blockN / c.clusterM}
-                     : SmallVector<int64_t>{64, 64},
-      inType, encB);
-  Value tmA = MakeTensorMapOp::create(b, mapA, a);
-  Value tmB = MakeTensorMapOp::create(b, mapB, bv);
-  auto ringAType = SmemType::get(ctx, {c.stages, c.blockM, c.blockK}, inType, encA);
-  auto ringBType = SmemType::get(ctx, {c.stages, c.blockK, c.blockN}, inType, encB);
-  Value ringA = LocalAllocOp::create(b, ringAType);
-  Value ringB = LocalAllocOp::create(b, ringBType);
-  // The TMA-store epilogue's staging buffer: 128-byte swizzled rows in
-  // 64-column boxes (no bank conflicts for the accumulator fragments).
-  std::optional<TmaStoreTarget> tmaStore;
-  if (c.tmaStore) {
-    Type outType = op.getC().getType().getElementType();
-    SharedEncodingAttr encC = getSwizzle128Layout(ctx, 1);
-    auto mapC = TensorMapType::get(ctx, {c.blockM, 64}, outType, encC);
-    tmaStore = TmaStoreTarget{
-        MakeTensorMapOp::create(b, mapC, cv),
-        LocalAllocOp::create(
-            b, SmemType::get(ctx, {1, c.blockM, c.blockN}, outType, encC))};
-  }
-  // A stage is refilled once the consumers of every program that receives
-  // it have released it: each consumer warp arrives on the empty barrier of
-  // each program whose producer writes into its ring (its tile row and its
-  // tile column: clusterM + clusterN - 1 programs, itself included).
-  int64_t writers = c.clusterM + c.clusterN - 1;
-  auto barsType = MBarrierType::get(ctx, c.stages);
-  Value full = MBarrierAllocOp::create(b, barsType, 1);
-  Value empty = MBarrierAllocOp::create(b, barsType, c.warps * writers);
-  // Every program's barriers are initialized before any other signals them.
-  if (clusterSize > 1)
-    ClusterBarrierOp::create(b);
-  int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * inBytes;
-
-  // The schedule walks cluster tiles (clusterM x clusterN block tiles, one
-  // per program of a cluster; the programs of a cluster are consecutive
-  // along x); a program's block tile is at (rank % clusterM, rank /
-  // clusterM) in it. Programs whose tile lies past M or N still load their
-  // parts of the shared operands; their stores are clipped.
-  GemmConfig clusterTiles = c;
-  clusterTiles.blockM *= c.clusterM;
-  clusterTiles.blockN *= c.clusterN;
-  Value numTiles = arith::MulIOp::create(
-      b, arith::CeilDivSIOp::create(b, M, cst(clusterTiles.blockM)),
-      arith::CeilDivSIOp::create(b, N, cst(clusterTiles.blockN)));
-  Value kTiles = arith::CeilDivSIOp::create(b, K, cst(c.blockK));
-  Value pid = ProgramIdOp::create(b, Dim::X);
-  Value numPrograms = NumProgramsOp::create(b, Dim::X);
-  Value rankM, rankN, maskA, maskB;
-  if (clusterSize > 1) {
-    pid = arith::DivUIOp::create(b, pid, cst(clusterSize));
-    numPrograms = arith::DivUIOp::create(b, numPrograms, cst(clusterSize));
-    Value rank = ClusterRankOp::create(b);
-    rankM = arith::RemUIOp::create(b, rank, cst(c.clusterM));
-    rankN = arith::DivUIOp::create(b, rank, cst(c.clusterM));
-    // The programs of this tile row (same rankM) and tile column.
-    int64_t rowBits = 0;
-    for (int64_t j = 0; j < c.clusterN; ++j)
-      rowBits |= int64_t(1) << (j * c.clusterM);
-    maskA = arith::ShLIOp::create(b, cst(rowBits), rankM);
-    maskB = arith::ShLIOp::create(
-        b, cst((int64_t(1) << c.clusterM) - 1),
-        arith::MulIOp::create(b, rankN, cst(c.clusterM)));
-  }
-  // The block tile of this program in cluster tile `tile`.
-  auto getTileCoords = [&](ImplicitLocOpBuilder &tb,
-                           Value tile) -> std::pair<Value, Value> {
-    auto [m0, n0] = emitTileCoords(tb, tile, M, N, clusterTiles);
-    if (clusterSize == 1)
-      return {m0, n0};
-    return {arith::AddIOp::create(
-                tb, m0, arith::MulIOp::create(tb, rankM, cst(c.blockM))),
-            arith::AddIOp::create(
-                tb, n0, arith::MulIOp::create(tb, rankN, cst(c.blockN)))};
-  };
-  // Consumer warps release stage `s` to every program writing into it.
-  auto release = [&](OpBuilder &ib, Location l, Value s) {
-    if (clusterSize == 1) {
-      MBarrierArriveOp::create(ib, l, empty, s);
-      return;
-    }
-    ImplicitLocOpBuilder rb(l, ib);
-    for (int64_t r = 0; r < clusterSize; ++r) {
-      Value peer = arith::ConstantIntOp::create(rb, r, 32);
-      // With both cluster dimensions 2, only the programs of this tile row
-      // and column write here.
-      if (c.clusterM > 1 && c.clusterN > 1) {
-        Value sameRow = arith::CmpIOp::create(
-            rb, arith::CmpIPredicate::eq, rankM,
-            arith::ConstantIntOp::create(rb, r % c.clusterM, 32));
-        Value sameCol = arith::CmpIOp::create(
-            rb, arith::CmpIPredicate::eq, rankN,
-            arith::ConstantIntOp::create(rb, r / c.clusterM, 32));
-        scf::IfOp::create(rb, arith::OrIOp::create(rb, sameRow, sameCol),
-                          [&](OpBuilder &tb, Location tl) {
-                            MBarrierArriveOp::create(tb, tl, empty, s, peer);
-                            scf::YieldOp::create(tb, tl);
-                          });
-      } else {
-        MBarrierArriveOp::create(rb, empty, s, peer);
-      }
-    }
-  };
-
-  auto advance = [&](ImplicitLocOpBuilder &lb, Value s, Value ph) {
-    return advanceRing(lb, s, ph, c.stages);
-  };
-  // The stage before `s`.
-  auto previous = [&](ImplicitLocOpBuilder &lb, Value s) -> Value {
-    Value isFirst = arith::CmpIOp::create(lb, arith::CmpIPredicate::eq, s,
-                                          arith::ConstantIntOp::create(lb, 0, 32));
-    return arith::SelectOp::create(
-        lb, isFirst, arith::ConstantIntOp::create(lb, c.stages - 1, 32),
-        arith::SubIOp::create(lb, s, arith::ConstantIntOp::create(lb, 1, 32)));
-  };
-
-  auto ws = WarpSpecializeOp::create(b, /*partitionWarps=*/4, c.consumerRegs,
-                                     c.producerRegs);
-  ws.getDefaultRegion().emplaceBlock();
-  ws.getPartitionRegion().emplaceBlock();
-
-  // Consumers.
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ws.getDefaultRegion().front());
-    SmallVector<int64_t> accShape = {c.blockM, c.blockN};
-    auto accType = RankedTensorType::get(accShape, b.getF32Type());
-    auto aTile = RankedTensorType::get({c.blockM, c.blockK}, inType, encA);
-    auto bTile = RankedTensorType::get({c.blockK, c.blockN}, inType, encB);
-    scf::ForOp::create(
-        b, pid, numTiles, numPrograms, ValueRange{cst(0), cst(0)},
-        [&](OpBuilder &ob, Location loc, Value tile, ValueRange ring) {
-          ImplicitLocOpBuilder tb(loc, ob);
-          auto [m0, n0] = getTileCoords(tb, tile);
-          Value zero = splatF32(tb, accShape, 0.0);
-          auto kLoop = scf::ForOp::create(
-              tb, arith::ConstantIntOp::create(tb, 0, 32), kTiles,
-              arith::ConstantIntOp::create(tb, 1, 32),
-              ValueRange{zero, ring[0], ring[1]},
-              [&](OpBuilder &kb0, Location kloc, Value k, ValueRange it) {
-                ImplicitLocOpBuilder kb(kloc, kb0);
-                Value s = it[1], ph = it[2];
-                MBarrierWaitOp::create(kb, full, s, ph);
-                Value ta = LocalLoadOp::create(kb, aTile, ringA, s);
-                Value tbt = LocalLoadOp::create(kb, bTile, ringB, s);
-                Value d = DotOp::create(kb, accType, ta, tbt, it[0]);
-                // One wgmma group stays in flight: the previous one has
-                // finished reading its stage.
-                Value acc = WarpgroupWaitOp::create(kb, TypeRange{accType}, 1,
-                                                    ValueRange{d})
-                                .getResult(0);
-                Value notFirst = arith::CmpIOp::create(
-                    kb, arith::CmpIPredicate::sgt, k,
-                    arith::ConstantIntOp::create(kb, 0, 32));
-                Value prev = previous(kb, s);
-                scf::IfOp::create(kb, notFirst, [&](OpBuilder &ib, Location l) {
-                  release(ib, l, prev);
-                  scf::YieldOp::create(ib, l);
-                });
-                auto [s2, ph2] = advance(kb, s, ph);
-                scf::YieldOp::create(kb, ValueRange{acc, s2, ph2});
-              });
-          Value acc = WarpgroupWaitOp::create(tb, TypeRange{accType}, 0,
-                                              ValueRange{kLoop.getResult(0)})
-                          .getResult(0);
-          Value s = kLoop.getResult(1), ph = kLoop.getResult(2);
-          Value any = arith::CmpIOp::create(
-              tb, arith::CmpIPredicate::sgt, kTiles,
-              arith::ConstantIntOp::create(tb, 0, 32));
-          Value last = previous(tb, s);
-          scf::IfOp::create(tb, any, [&](OpBuilder &ib, Location l) {
-            release(ib, l, last);
-            scf::YieldOp::create(ib, l);
-          });
-          emitGemmEpilogue(tb, op, acc, m0, n0, c,
-                           tmaStore ? &*tmaStore : nullptr);
-          scf::YieldOp::create(tb, ValueRange{s, ph});
-        });
-    // The last stores read the staging buffer before the block exits.
-    if (tmaStore)
-      TmaStoreWaitOp::create(b, 0);
-  }
-
-  // Producer.
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ws.getPartitionRegion().front());
-    scf::ForOp::create(
-        b, pid, numTiles, numPrograms, ValueRange{cst(0), cst(0)},
-        [&](OpBuilder &ob, Location loc, Value tile, ValueRange ring) {
-          ImplicitLocOpBuilder tb(loc, ob);
-          auto [m0, n0] = getTileCoords(tb, tile);
-          auto kLoop = scf::ForOp::create(
-              tb, arith::ConstantIntOp::create(tb, 0, 32), kTiles,
-              arith::ConstantIntOp::create(tb, 1, 32), ValueRange{ring[0], ring[1]},
-              [&](OpBuilder &kb0, Location kloc, Value k, ValueRange it) {
-                ImplicitLocOpBuilder kb(kloc, kb0);
-                Value s = it[0], ph = it[1];
-                MBarrierWaitOp::create(kb, empty, s, freeParity(kb, ph));
-                MBarrierExpectTxOp::create(kb, full, s, stageBytes);
-                Value k0 = arith::MulIOp::create(
-                    kb, k, arith::ConstantIntOp::create(kb, c.blockK, 32));
-                auto load = [&](Value map, ValueRange offsets, Value ring,
-                                Value mask, Value part, int64_t parts) {
-                  if (parts == 1)
-                    return TmaLoadOp::create(kb, map, offsets, ring, s, full, s);
-                  return TmaLoadOp::create(kb, map, offsets, ring, s, full, s,
-                                           mask, part, parts);
-                };
-                load(tmA, ValueRange{m0, k0}, ringA, maskA, rankN, c.clusterN);
-                load(tmB, ValueRange{k0, n0}, ringB, maskB, rankM, c.clusterM);
-                auto [s2, ph2] = advance(kb, s, ph);
-                scf::YieldOp::create(kb, ValueRange{s2, ph2});
-              });
-          scf::YieldOp::create(tb, kLoop.getResults());
-        });
-  }
-  // No program exits while others may still signal its barriers.
-  if (clusterSize > 1)
-    ClusterBarrierOp::create(b);
-  op.erase();
-  return success();
 }
 
 static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
@@ -688,22 +445,18 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   if (hopper.tmaStore)
     requireChunkAligned(kernel, cv);
 
-  if (c.warpSpecialize && c.clusterM * c.clusterN > 1) {
-    // Clusters with multicast are still written here: the scheduling passes
-    // do not yet share a ring stage between the programs of a cluster.
-    kernel.setPersistent(true);
-    kernel.setCluster(ArrayRef<int32_t>{
-        static_cast<int32_t>(c.clusterM * c.clusterN), 1, 1});
-    return expandGemmWarpSpecialized(op, kernel, hopper);
-  }
-
   // The block program; its schedule says what the config chose.
   if (c.warpSpecialize)
     setWarpSpecializedSchedule(kernel, hopper);
   else
     keepCpAsyncRing(kernel);
+  int64_t clusterSize = c.clusterM * c.clusterN;
+  if (clusterSize > 1)
+    kernel.setCluster(
+        ArrayRef<int32_t>{static_cast<int32_t>(clusterSize), 1, 1});
   Value pid = ProgramIdOp::create(b, Dim::X);
-  auto [m0, n0] = emitTileCoords(b, pid, M, N, c);
+  auto [m0, n0] = clusterSize > 1 ? emitClusterTileCoords(b, pid, M, N, c)
+                                  : emitTileCoords(b, pid, M, N, c);
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
   auto accType = RankedTensorType::get(accShape, b.getF32Type());
   auto aTile = RankedTensorType::get({c.blockM, c.blockK}, inType);

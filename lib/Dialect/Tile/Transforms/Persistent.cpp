@@ -170,8 +170,14 @@ void TilePersistentPass::runOnOperation() {
   std::optional<AffineMap> grid = kernel.getGrid();
   if (!grid)
     return decline("the kernel has no grid rule to walk");
-  if (kernel.getClusterSize() > 1)
-    return decline("the kernel runs in clusters");
+  // The programs of a cluster walk the tiles in step when the grid is one
+  // dimension of whole clusters (the runtime launches a multiple of the
+  // cluster size): t = pid + i * programs keeps the rank t % n.
+  if (std::optional<ArrayRef<int32_t>> cluster = kernel.getCluster();
+      cluster && kernel.getClusterSize() > 1 &&
+      ((*cluster)[1] != 1 || (*cluster)[2] != 1 || grid->getNumResults() != 1))
+    return decline("the kernel runs in clusters and its grid or cluster has "
+                   "more than one dimension");
   Block &body = kernel.getBody().front();
   for (Operation &op : body) {
     if (!staysAtTop(&op) || isa<ReturnOp>(op))

@@ -36,8 +36,26 @@
 // The dots' waits stay at 0 pending here; tile-async-wgmma keeps groups in
 // flight across iterations.
 //
+// In a kernel launched in clusters (cluster(n, 1, 1)), the programs that
+// load the same tile share it: the rank analysis (ClusterRanks.h) proves
+// which programs compute equal offsets for a load, and that all of them
+// walk the loops around it in step. Each of the g programs of such a group
+// copies 1/g of the tile's boxes and multicasts it to the whole group, so a
+// stage of program r is written by the programs that share any of its
+// tiles with r (its writers, r included). Its empty barrier then counts the
+// releases of all their consumers, and r's consumers release a stage to
+// each of its writers (a remote arrive):
+//
+//   produce: ... tma -> ring[w] of the group, part p(r) of g
+//   consume: ... arrive empty[s] cta(w) for each writer w of r
+//
+// Cluster barriers after the barriers' initialization (no program signals
+// another's barrier before it exists) and before the kernel exits (none
+// leaves while others may still write to its shared memory) complete it.
+//
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Dialect/Tile/Transforms/ClusterRanks.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Pipeline.h"
 #include "tilec/Dialect/Tile/Transforms/Resources.h"
@@ -74,6 +92,12 @@ struct TmaOperand {
   TensorMapType mapType;
   SmemType ringType;
   Value map, ring;
+  /// In a cluster: the programs loading the same tile split it into
+  /// `parts` runs of boxes; this program's part and the group's rank mask,
+  /// per rank of the cluster (and as values once built).
+  int64_t parts = 1;
+  std::vector<int64_t> part, mask;
+  Value partValue, maskValue;
 };
 
 /// The loads one dot reads: they share a full and an empty barrier per
@@ -83,6 +107,11 @@ struct TmaGroup {
   SmallVector<TmaOperand> operands;
   int64_t bytes = 0;
   Value full, empty;
+  /// In a cluster: the programs writing into this program's stages, per
+  /// rank (writers[j][r]: the j-th writer of rank r); empty when only the
+  /// program itself does. Consumers release a stage to each of them.
+  std::vector<std::vector<int64_t>> writers;
+  std::vector<Value> writerValues;
 };
 } // namespace
 
@@ -202,7 +231,7 @@ static FailureOr<SmallVector<TmaGroup>> analyzeLoop(scf::ForOp loop,
       return g.dot == dot;
     });
     if (it == groups.end()) {
-      groups.push_back(TmaGroup{dot, {}, 0, {}, {}});
+      groups.push_back(TmaGroup{dot, {}, 0, {}, {}, {}, {}});
       it = &groups.back();
     }
     auto tile = cast<RankedTensorType>(op->cvt.getType());
@@ -257,12 +286,28 @@ static void emitProduce(OpBuilder &b, Location loc, scf::ForOp loop,
       for (TmaOperand &op : g.operands) {
         SmallVector<Value> offsets =
             cloneForIteration(ib, loop, op.load.getOffsets(), k);
-        TmaLoadOp::create(ib, l, op.map, offsets, op.ring, s, g.full, s);
+        if (op.parts == 1)
+          TmaLoadOp::create(ib, l, op.map, offsets, op.ring, s, g.full, s);
+        else
+          TmaLoadOp::create(ib, l, op.map, offsets, op.ring, s, g.full, s,
+                            op.maskValue, op.partValue, op.parts);
       }
     }
     scf::YieldOp::create(ib, l);
   });
   ifOp->setAttr(kProducerAttr, b.getUnitAttr());
+}
+
+/// Consumers release stage `s` of `g`: to this program, or to each program
+/// writing into it.
+static void emitRelease(OpBuilder &b, Location loc, const TmaGroup &g,
+                        Value s) {
+  if (g.writerValues.empty()) {
+    MBarrierArriveOp::create(b, loc, g.empty, s);
+    return;
+  }
+  for (Value peer : g.writerValues)
+    MBarrierArriveOp::create(b, loc, g.empty, s, peer);
 }
 
 namespace {
@@ -311,6 +356,169 @@ void CarriedPosition::finish(ValueRange exit) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Sharing tiles across a cluster
+//===----------------------------------------------------------------------===//
+
+/// The map type of `op` with boxes small enough that the tile splits into a
+/// multiple of `parts` of them (8-row multiples: whole swizzle atoms), or
+/// nullopt.
+static std::optional<TensorMapType> splitBoxes(TmaOperand &op,
+                                               int64_t parts) {
+  auto tile = cast<RankedTensorType>(op.cvt.getType());
+  unsigned contig =
+      cast<SharedEncodingAttr>(tile.getEncoding()).getOrder()[0];
+  int64_t rows = tile.getDimSize(1 - contig);
+  int64_t segments = tile.getDimSize(contig) / 64;
+  SmallVector<int64_t> box(op.mapType.getShape());
+  unsigned rowDim = box.size() - 2 + (1 - contig);
+  for (int64_t boxRows = std::min<int64_t>(256, rows); boxRows >= 8;
+       boxRows /= 2) {
+    if (rows % boxRows != 0 || (rows / boxRows * segments) % parts != 0)
+      continue;
+    box[rowDim] = boxRows;
+    return TensorMapType::get(op.mapType.getContext(), box,
+                              op.mapType.getElementType(),
+                              op.mapType.getEncoding());
+  }
+  return std::nullopt;
+}
+
+/// Decides which programs of the cluster share `op`'s tile: those whose
+/// offsets are equal (the rank analysis gives each offset's table). Sets
+/// `op.parts`, `op.part` and `op.mask`; leaves `op` unshared when the
+/// offsets are not known, the groups differ in size or the tile does not
+/// split into that many parts.
+static void planSharing(TmaOperand &op, ClusterRankAnalysis &ranks) {
+  int64_t n = ranks.getClusterSize();
+  SmallVector<SmallVector<int64_t>> key(n);
+  for (Value offset : op.load.getOffsets()) {
+    std::optional<RankValue> v = ranks.lookup(offset);
+    if (!v) {
+      remarkMissed(op.load, kPassName, "NotShared",
+                   "each program of the cluster loads its own tile: how its "
+                   "offsets differ between the programs is not known");
+      return;
+    }
+    for (int64_t r = 0; r < n; ++r)
+      key[r].push_back(v->f[r]);
+  }
+  std::vector<int64_t> part(n), mask(n);
+  int64_t parts = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    int64_t members = 0;
+    for (int64_t q = 0; q < n; ++q) {
+      if (key[q] != key[r])
+        continue;
+      if (q == r)
+        part[r] = members;
+      mask[r] |= int64_t(1) << q;
+      ++members;
+    }
+    if (parts && members != parts)
+      return;
+    parts = members;
+  }
+  if (parts == 1)
+    return;
+  std::optional<TensorMapType> map = splitBoxes(op, parts);
+  if (!map)
+    return;
+  op.mapType = *map;
+  op.parts = parts;
+  op.part = std::move(part);
+  op.mask = std::move(mask);
+}
+
+/// Plans the sharing of `groups`' tiles in a cluster kernel (see the file
+/// comment); true when some tile is shared. Nothing is shared unless every
+/// program runs `loop` and the loops around it the same number of times.
+static bool planMulticast(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
+                          ClusterRankAnalysis &ranks) {
+  int64_t n = ranks.getClusterSize();
+  if (n <= 1)
+    return false;
+  for (scf::ForOp l = loop; l; l = l->getParentOfType<scf::ForOp>())
+    if (!ranks.hasUniformTripCount(l)) {
+      remarkMissed(loop, kPassName, "NotShared",
+                   "each program of the cluster loads its own tiles: the "
+                   "programs may run this loop or one around it a different "
+                   "number of times");
+      return false;
+    }
+  bool shared = false;
+  for (TmaGroup &g : groups) {
+    for (TmaOperand &op : g.operands)
+      planSharing(op, ranks);
+    // The writers of rank r: the programs of any group r shares a tile of
+    // this stage with. Every rank needs as many (the barrier count).
+    SmallVector<int64_t> writerMask(n);
+    for (int64_t r = 0; r < n; ++r) {
+      writerMask[r] = int64_t(1) << r;
+      for (TmaOperand &op : g.operands)
+        if (op.parts > 1)
+          writerMask[r] |= op.mask[r];
+    }
+    int64_t count = llvm::popcount(static_cast<uint64_t>(writerMask[0]));
+    bool even = llvm::all_of(writerMask, [&](int64_t m) {
+      return llvm::popcount(static_cast<uint64_t>(m)) == count;
+    });
+    if (!even || count == 1) {
+      for (TmaOperand &op : g.operands)
+        op.parts = 1;
+      continue;
+    }
+    g.writers.assign(count, std::vector<int64_t>(n));
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t q = 0, j = 0; q < n; ++q)
+        if (writerMask[r] & (int64_t(1) << q))
+          g.writers[j++][r] = q;
+    shared = true;
+  }
+  return shared;
+}
+
+/// The per-rank tables of the plan as values, at the builder's point (the
+/// top level of the kernel, before the program).
+static void emitMulticastTables(OpBuilder &b, Location loc,
+                                MutableArrayRef<TmaGroup> groups) {
+  Value rank;
+  auto getRank = [&] {
+    if (!rank)
+      rank = ClusterRankOp::create(b, loc);
+    return rank;
+  };
+  for (TmaGroup &g : groups) {
+    for (TmaOperand &op : g.operands)
+      if (op.parts > 1) {
+        op.maskValue = createRankTable(b, loc, getRank(), op.mask);
+        op.partValue = createRankTable(b, loc, getRank(), op.part);
+      }
+    for (ArrayRef<int64_t> writer : g.writers)
+      g.writerValues.push_back(createRankTable(b, loc, getRank(), writer));
+  }
+}
+
+/// Cluster barriers after the last barrier initialization and before the
+/// kernel exits, unless there already.
+static void addClusterBarriers(KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  Operation *lastAlloc = nullptr;
+  for (Operation &op : body)
+    if (isa<MBarrierAllocOp>(op))
+      lastAlloc = &op;
+  OpBuilder b(kernel.getContext());
+  if (!isa_and_nonnull<ClusterBarrierOp>(lastAlloc->getNextNode())) {
+    b.setInsertionPointAfter(lastAlloc);
+    ClusterBarrierOp::create(b, kernel.getLoc());
+  }
+  Operation *ret = body.getTerminator();
+  if (!isa_and_nonnull<ClusterBarrierOp>(ret->getPrevNode())) {
+    b.setInsertionPoint(ret);
+    ClusterBarrierOp::create(b, kernel.getLoc());
+  }
+}
+
 /// Builds the ring of `groups` for `loop` (`stages` deep, released by the
 /// arrivals of `numWarps` warps) and rewrites the loop to read it.
 static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
@@ -335,8 +543,10 @@ static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
     }
     auto bars = MBarrierType::get(ctx, stages);
     g.full = MBarrierAllocOp::create(rewriter, loc, bars, 1);
-    g.empty = MBarrierAllocOp::create(rewriter, loc, bars, numWarps);
+    int64_t writers = std::max<int64_t>(1, g.writers.size());
+    g.empty = MBarrierAllocOp::create(rewriter, loc, bars, numWarps * writers);
   }
+  emitMulticastTables(rewriter, loc, groups);
   CarriedPosition position(loop, top, rewriter);
 
   // Prologue: the first S - 1 iterations' copies.
@@ -388,14 +598,14 @@ static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
       Operation *user = newLoop.getBody()->findAncestorOpInBlock(*g.dot);
       rewriter.setInsertionPointAfter(user);
       WarpgroupWaitOp::create(rewriter, loc, TypeRange{}, 0, ValueRange{});
-      MBarrierArriveOp::create(rewriter, loc, g.empty, s);
+      emitRelease(rewriter, loc, g, s);
       continue;
     }
     rewriter.setInsertionPointAfter(g.dot);
     auto wait = WarpgroupWaitOp::create(rewriter, loc, g.dot.getType(), 0,
                                         ValueRange{g.dot.getResult()});
     rewriter.replaceAllUsesExcept(g.dot.getResult(), wait.getResult(0), wait);
-    MBarrierArriveOp::create(rewriter, loc, g.empty, s);
+    emitRelease(rewriter, loc, g, s);
   }
   // Producer: the copies S - 1 iterations ahead, into the stage the
   // previous iteration released (with one stage: this iteration's, at the
@@ -559,6 +769,7 @@ void TileTmaPipelinePass::runOnOperation() {
   SmallVector<scf::ForOp> loops;
   kernel.walk<WalkOrder::PreOrder>(
       [&](scf::ForOp loop) { loops.push_back(loop); });
+  bool multicast = false;
   for (scf::ForOp loop : loops) {
     std::string why;
     FailureOr<SmallVector<TmaGroup>> groups = analyzeLoop(loop, why);
@@ -579,14 +790,28 @@ void TileTmaPipelinePass::runOnOperation() {
                    "loop left to cp.async: " + why);
       continue;
     }
-    unsigned loads = 0;
+    unsigned loads = 0, sharedLoads = 0;
     for (TmaGroup &g : *groups)
       loads += g.operands.size();
+    // A fresh analysis per loop: pipelining replaces the loops around.
+    ClusterRankAnalysis ranks(kernel);
+    if (planMulticast(loop, *groups, ranks)) {
+      multicast = true;
+      for (TmaGroup &g : *groups)
+        for (TmaOperand &op : g.operands)
+          sharedLoads += op.parts > 1;
+    }
+    std::string shared =
+        sharedLoads ? ", " + std::to_string(sharedLoads) +
+                          " shared across the cluster"
+                    : "";
     remarkPassed(loop, kPassName, "Pipelined",
                  Twine(loads) + " loads on TMA in a " + Twine(*stages) +
-                     "-stage ring");
+                     "-stage ring" + shared);
     pipelineLoop(loop, *groups, *stages, kernel.getNumWarps());
     numTmaLoads += loads;
     ++numRings;
   }
+  if (multicast)
+    addClusterBarriers(kernel);
 }

@@ -49,10 +49,13 @@ using namespace mlir::tilec::tile;
 
 static constexpr StringLiteral kPassName = "tile-warp-specialize";
 
-/// Ops that stay before the tile.warp_specialize: allocations (barriers
-/// must be initialized by all threads) and tensor maps.
+/// Ops that stay outside the tile.warp_specialize: allocations (barriers
+/// must be initialized by all threads), tensor maps, and cluster barriers
+/// (every thread of the cluster takes part; one after the program stays
+/// after the op).
 static bool isSetupOp(Operation *op) {
-  return isa<LocalAllocOp, MBarrierAllocOp, MakeTensorMapOp, MakeViewOp>(op);
+  return isa<LocalAllocOp, MBarrierAllocOp, MakeTensorMapOp, MakeViewOp,
+             ClusterBarrierOp>(op);
 }
 
 static bool hasTensorType(TypeRange types) {
@@ -395,6 +398,16 @@ void TileWarpSpecializePass::runOnOperation() {
     }
   }
 
+  // Cluster barriers after the program's first effect stay after the op.
+  SmallVector<Operation *> after;
+  bool inProgram = false;
+  for (Operation &op : body.without_terminator()) {
+    inProgram |= !outside.contains(&op) &&
+                 (op.getNumRegions() != 0 || !isMemoryEffectFree(&op));
+    if (inProgram && isa<ClusterBarrierOp>(op))
+      after.push_back(&op);
+  }
+
   Operation *ret = body.getTerminator();
   OpBuilder b(ret);
   auto ws = WarpSpecializeOp::create(b, kernel.getLoc(), /*partitionWarps=*/4,
@@ -409,6 +422,8 @@ void TileWarpSpecializePass::runOnOperation() {
       op.moveBefore(consumers, consumers->end());
   for (Operation *root : roots)
     root->erase();
+  for (Operation *op : after)
+    op->moveBefore(ret);
   remarkPassed(kernel, kPassName, "Specialized",
                "producer warpgroup (" + Twine(producer) +
                    " registers) and " + Twine(warps) + " consumer warps (" +
