@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <numeric>
 
@@ -31,6 +32,16 @@ using namespace mlir::tilec::tile;
 
 /// Values past this bound are not tracked (no overflow in the tables).
 static constexpr int64_t kMaxTracked = int64_t(1) << 40;
+
+/// a * b, or nullopt on overflow.
+static std::optional<int64_t> multiply(int64_t a, int64_t b) {
+  return llvm::checkedMul(a, b);
+}
+
+/// An alignment a * b; 1 (every integer is a multiple of it) on overflow.
+static int64_t multiplyAlign(int64_t a, int64_t b) {
+  return multiply(a, b).value_or(1);
+}
 
 static int64_t floorDivide(int64_t a, int64_t k) {
   return a / k - ((a % k != 0) && ((a < 0) != (k < 0)));
@@ -109,6 +120,8 @@ std::optional<RankValue> ClusterRankAnalysis::computeResult(OpResult v) {
     auto attr = dyn_cast<IntegerAttr>(c.getValue());
     if (!attr)
       return std::nullopt;
+    if (attr.getValue().getSignificantBits() > 41)
+      return std::nullopt;
     int64_t x = attr.getValue().getSExtValue();
     return RankValue{0, SmallVector<int64_t>(size, x), x >= 0};
   }
@@ -149,11 +162,20 @@ std::optional<RankValue> ClusterRankAnalysis::computeResult(OpResult v) {
                      map([&](int64_t r) { return in[0].f[r] - in[1].f[r]; }),
                      false};
   if (isa<arith::MulIOp>(op)) {
-    for (int i = 0; i < 2; ++i)
-      if (std::optional<int64_t> c = in[1 - i].getConstant())
-        return RankValue{in[i].align * std::abs(*c),
-                         map([&](int64_t r) { return in[i].f[r] * *c; }),
-                         in[i].nonNegative && *c >= 0};
+    for (int i = 0; i < 2; ++i) {
+      std::optional<int64_t> c = in[1 - i].getConstant();
+      if (!c)
+        continue;
+      RankValue out{multiplyAlign(in[i].align, std::abs(*c)), {},
+                    in[i].nonNegative && *c >= 0};
+      for (int64_t x : in[i].f) {
+        std::optional<int64_t> y = multiply(x, *c);
+        if (!y)
+          return std::nullopt;
+        out.f.push_back(*y);
+      }
+      return out;
+    }
   }
   // Quotients and remainders by a constant k: with U a multiple of k,
   // floor((U + f) / k) = U / k + floor(f / k) and (U + f) mod k = f mod k
@@ -189,7 +211,8 @@ std::optional<RankValue> ClusterRankAnalysis::computeResult(OpResult v) {
       }))
     return std::nullopt;
   if (isa<arith::MulIOp>(op))
-    uniform.align = getUniformAlign(in[0]) * getUniformAlign(in[1]);
+    uniform.align =
+        multiplyAlign(getUniformAlign(in[0]), getUniformAlign(in[1]));
   return uniform;
 }
 
