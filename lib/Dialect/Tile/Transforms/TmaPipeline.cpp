@@ -448,8 +448,11 @@ static bool planMulticast(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
     }
   bool shared = false;
   for (TmaGroup &g : groups) {
-    for (TmaOperand &op : g.operands)
+    SmallVector<TensorMapType> unsplit;
+    for (TmaOperand &op : g.operands) {
+      unsplit.push_back(op.mapType);
       planSharing(op, ranks);
+    }
     // The writers of rank r: the programs of any group r shares a tile of
     // this stage with. Every rank needs as many (the barrier count).
     SmallVector<int64_t> writerMask(n);
@@ -464,8 +467,11 @@ static bool planMulticast(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
       return llvm::popcount(static_cast<uint64_t>(m)) == count;
     });
     if (!even || count == 1) {
-      for (TmaOperand &op : g.operands)
+      // Unshared after all: whole boxes again.
+      for (auto [op, map] : llvm::zip(g.operands, unsplit)) {
         op.parts = 1;
+        op.mapType = map;
+      }
       continue;
     }
     g.writers.assign(count, std::vector<int64_t>(n));
