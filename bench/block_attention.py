@@ -11,6 +11,7 @@ parameters (Q, K, V, O, B, H, S, sb, sh, qk_scale), tensors [B, H, S, D].
 import json
 import math
 import os
+import re
 import statistics
 
 import torch
@@ -45,7 +46,7 @@ def check_attention(kernel, name, shapes, sdpa=True, launch=run_block):
     whose racecheck reports cuDNN's kernel). `launch(kernel, q, k, v, o)`
     runs the kernel (a block program's parameters by default)."""
     causal = "causal" in name
-    D = 64 if "_d64" in name else 128
+    D = int(re.search(r"_d(\d+)", name).group(1))
     rows = []
     for i, (B, H, S) in enumerate(shapes):
         g = torch.Generator(device="cuda").manual_seed(10 + i)

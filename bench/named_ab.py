@@ -98,43 +98,55 @@ def run_named(kernel, q, k, v, o):
     kernel(*named_args(q, k, v, o, lse))
 
 
-def attention_section(art, rounds, log):
+# (kernel name, causal, head dim, sequence lengths timed, heads x head dim)
+ATTENTION_ROWS = [(f"attention_bf16_d{D}" + ("_causal" if c else ""), c, D, S, 2048)
+                  for (S, D) in ATTENTION_SHAPES for c in (False, True)]
+# What tilec.attention also runs on sm_90a: the persistent causal kernel it
+# takes up to 2048 queries, and head dim 256 (H = 8).
+ATTENTION_EXTRA_ROWS = (
+    [(f"attention_bf16_d{D}_causal_persistent", True, D, S, 2048)
+     for D in (64, 128) for S in (1024, 2048)] +
+    [("attention_bf16_d256" + ("_causal" if c else ""), c, 256, S, 2048)
+     for S in (1024, 4096, 16384) for c in (False, True)])
+
+
+def attention_section(art, rounds, log, rows=ATTENTION_ROWS):
     out = dict(correctness=[], bench=[])
-    for d in (64, 128):
-        for causal in (False, True):
-            name = f"attention_bf16_d{d}" + ("_causal" if causal else "")
-            for key, k in kernels(art, name).items():
-                if not key.startswith("new_"):
-                    continue
-                for r in check_attention(k, name, ATTENTION_ODD, launch=run_named):
-                    r.update(kernel=name, build=key)
-                    out["correctness"].append(r)
-                    if not r["ok"]:
-                        log("FAIL " + json.dumps(r))
+    for name in dict.fromkeys(r[0] for r in rows):
+        for key, k in kernels(art, name).items():
+            if not key.startswith("new_"):
+                continue
+            for r in check_attention(k, name, ATTENTION_ODD, launch=run_named):
+                r.update(kernel=name, build=key)
+                out["correctness"].append(r)
+                if not r["ok"]:
+                    log("FAIL " + json.dumps(r))
     log(f"attention correctness: {sum(r['ok'] for r in out['correctness'])}/"
         f"{len(out['correctness'])}")
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    for (S, D) in ATTENTION_SHAPES:
-        B, H = 16384 // S, 2048 // D
-        for causal in (False, True):
-            ks = kernels(art, f"attention_bf16_d{D}" + ("_causal" if causal else ""))
-            g = torch.Generator(device="cuda").manual_seed(S + D)
-            q, k, v = (torch.randn(B, H, S, D, device="cuda", generator=g).bfloat16()
-                       for _ in range(3))
-            o = torch.empty_like(q)
-            lse = torch.empty(B, H, S, device="cuda", dtype=torch.float32)
-            fns = {key: (lambda kn=kn: kn(*named_args(q, k, v, o, lse))) for key, kn in ks.items()}
+    for (name, causal, D, S, width) in rows:
+        B, H = 16384 // S, width // D
+        ks = kernels(art, name)
+        if not ks:
+            continue
+        g = torch.Generator(device="cuda").manual_seed(S + D)
+        q, k, v = (torch.randn(B, H, S, D, device="cuda", generator=g).bfloat16()
+                   for _ in range(3))
+        o = torch.empty_like(q)
+        lse = torch.empty(B, H, S, device="cuda", dtype=torch.float32)
+        fns = {key: (lambda kn=kn: kn(*named_args(q, k, v, o, lse))) for key, kn in ks.items()}
 
-            def cudnn():
-                with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                    F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            fns["cudnn"] = cudnn
-            ms = time_rounds(fns, rounds)
-            flop = 4.0 * B * H * S * S * D * (0.5 if causal else 1.0)
-            t = {key: flop / v / 1e9 for key, v in ms.items()}
-            row = dict(S=S, D=D, B=B, H=H, causal=causal, tflops=t, new_vs_old=ratios(t, ks))
-            out["bench"].append(row)
-            log(json.dumps(row))
+        def cudnn():
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        fns["cudnn"] = cudnn
+        ms = time_rounds(fns, rounds)
+        flop = 4.0 * B * H * S * S * D * (0.5 if causal else 1.0)
+        t = {key: flop / v / 1e9 for key, v in ms.items()}
+        row = dict(kernel=name, S=S, D=D, B=B, H=H, causal=causal, tflops=t,
+                   new_vs_old=ratios(t, ks))
+        out["bench"].append(row)
+        log(json.dumps(row))
     return out
 
 
@@ -167,13 +179,16 @@ def main():
                                               CLUSTER_GEMMS)
     if "attention" in only:
         result["attention"] = attention_section(args.artifacts, args.rounds, log)
+    if "attention_extra" in only:
+        result["attention_extra"] = attention_section(args.artifacts, args.rounds, log,
+                                                      ATTENTION_EXTRA_ROWS)
     worst = {}
-    for sec in ("gemm", "gemm_cluster", "attention"):
+    for sec in ("gemm", "gemm_cluster", "attention", "attention_extra"):
         for row in result.get(sec, {}).get("bench", []):
             for chip, r in row["new_vs_old"].items():
                 worst[f"{sec}_{chip}"] = min(worst.get(f"{sec}_{chip}", 9.0), r)
     result["worst_new_vs_old"] = worst
-    result["all_correct"] = all(r["ok"] for sec in ("gemm", "gemm_cluster", "attention")
+    result["all_correct"] = all(r["ok"] for sec in ("gemm", "gemm_cluster", "attention", "attention_extra")
                                 for r in result.get(sec, {}).get("correctness", []))
     log("worst new/old: " + json.dumps(worst) + f", all correct: {result['all_correct']}")
     with open(os.path.join(args.out, "named_ab.json"), "w") as f:

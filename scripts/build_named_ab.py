@@ -7,7 +7,8 @@ H200). OUT/<side>/commit.txt names each build.
 
     build_named_ab.py --old /path/to/old/tilec [--new build/bin/tilec]
         [--old-commit SHA] [--out .gpu/ab] [--chips sm_90a,sm_80]
-        [--kinds gemm,attention,gemm_cluster] [--sides old,new]
+        [--kinds gemm,attention,attention_extra,gemm_cluster] [--sides old,new]
+        [--new-attention-config by_passes=1]
 """
 
 import argparse
@@ -28,7 +29,7 @@ CLUSTER_GEMMS = [("gemm_cm2", dict(cluster_m=2), "row"),
                  ("gemm_cm2_bcol", dict(cluster_m=2), "col")]
 
 
-def sources(kinds):
+def sources(kinds, attention_config=None):
     if "gemm" in kinds:
         yield gemm_source()
         yield gemm_source(b_layout="col")
@@ -38,7 +39,17 @@ def sources(kinds):
     if "attention" in kinds:
         for d in (64, 128):
             for causal in (False, True):
-                yield attention_source(head_dim=d, causal=causal)
+                yield attention_source(head_dim=d, causal=causal,
+                                       config=attention_config)
+    if "attention_extra" in kinds:
+        # What tilec.attention also runs on sm_90a: the persistent causal
+        # kernel (short sequences) and head dim 256.
+        for d in (64, 128):
+            yield attention_source(head_dim=d, causal=True,
+                                   config={"persistent": 1, **(attention_config or {})},
+                                   name=f"attention_bf16_d{d}_causal_persistent")
+        for causal in (False, True):
+            yield attention_source(head_dim=256, causal=causal, config=attention_config)
 
 
 def main():
@@ -49,6 +60,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "ab"))
     ap.add_argument("--chips", default="sm_90a,sm_80")
     ap.add_argument("--kinds", default="gemm,attention")
+    ap.add_argument("--new-attention-config", default="",
+                    help="config keys added to the new side's attention kernels, "
+                         "e.g. 'by_passes=1' (the same build on both sides then "
+                         "compares two schedules)")
     ap.add_argument("--sides", default="old,new",
                     help="rebuild only these (e.g. 'new' after a change)")
     args = ap.parse_args()
@@ -64,7 +79,13 @@ def main():
         os.makedirs(src_dir, exist_ok=True)
         for chip in args.chips.split(","):
             cubin_arch = "sm_90a" if chip == "sm_90a" else "sm_90"
-            for name, src in sources(args.kinds.split(",")):
+            extra = None
+            if side == "new" and args.new_attention_config:
+                extra = {k: int(v) for k, v in (kv.split("=") for kv in
+                                                 args.new_attention_config.split(","))}
+            for name, src in sources(args.kinds.split(","), extra):
+                if name.endswith("_persistent") and chip != "sm_90a":
+                    continue  # the persistent schedule is sm_90a's
                 path = os.path.join(src_dir, f"{name}.{chip}.mlir")
                 with open(path, "w") as f:
                     f.write(src)

@@ -416,3 +416,106 @@ tile.kernel @attention_persistent_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// With `by_passes = 1` the warp-specialized attention is the block program a
+// user writes (Q loaded once, a key loop of loads and two dots with the
+// online softmax, the edge blocks masked in a branch, O and the lse stored)
+// and a schedule that asks the scheduling passes for the rest: no TMA,
+// mbarrier, shared-memory or warp_specialize op is created here. Without the
+// causal mask tile-persistent walks the tiles (schedule persistent = true).
+
+// CHECK-LABEL: tile.kernel @attention_by_passes
+// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8) schedule<stages = 2, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true, pingpong = true>
+// CHECK-NOT: tile.tma_load
+// CHECK-NOT: tile.mbarrier
+// CHECK-NOT: tile.local_alloc
+// CHECK-NOT: tile.warp_specialize
+// CHECK: %[[TQ:.*]] = tile.load %{{.*}} -> tensor<128x128xbf16>
+// CHECK: scf.for %[[N:.*]] = %c0_i32{{[_0-9]*}} to %SK step %c128_i32{{[_0-9]*}}
+// CHECK:   %[[KT:.*]] = tile.load {{.*}} -> tensor<128x128xbf16>
+// CHECK:   %[[V:.*]] = tile.load {{.*}} -> tensor<128x128xbf16>
+// CHECK:   tile.dot %[[TQ]], %[[KT]]
+// CHECK:   scf.if
+// CHECK:     arith.select
+// CHECK:   tile.reduce max
+// CHECK:   math.exp2
+// CHECK:   tile.dot %{{.*}}, %[[V]]
+// CHECK-NOT: tile.num_stages
+// CHECK: tile.store {{.*}} : tensor<128x128xbf16>
+// CHECK: tile.store {{.*}} : tensor<128xf32>
+// CHECK-NOT: tile.attention
+tile.kernel @attention_by_passes(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
+                                 %O: !tile.ptr<bf16>, %L: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32,
+                                 %SQ: i32, %SK: i32, %sq: i32, %sh: i32, %kb: i32, %kh: i32, %lb: i32) {
+  %q = tile.make_view %Q[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  %l = tile.make_view %L[%B, %H, %SQ] strides [%lb, %SQ, 1] : !tile.ptr<f32>
+  tile.attention %q, %k, %v, %o lse(%l) config {by_passes = 1}
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.return
+}
+
+// -----
+
+// Causal, by the passes: one program per query block, the longest first
+// (block nM - 1 - x), and no tile loop from tile-persistent.
+
+// CHECK-LABEL: tile.kernel @attention_by_passes_causal
+// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8) schedule<{{.*}}persistent = false
+// CHECK: %[[NB:.*]] = arith.ceildivsi %SQ, %c128
+// CHECK: %[[X:.*]] = tile.program_id x
+// CHECK: %[[LAST:.*]] = arith.subi %[[NB]], %c1
+// CHECK: arith.subi %[[LAST]], %[[X]]
+// CHECK-NOT: tile.mbarrier
+// CHECK: scf.for
+// CHECK:   arith.cmpi sle
+// CHECK-NOT: tile.warp_specialize
+tile.kernel @attention_by_passes_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
+                                        %O: !tile.ptr<bf16>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32,
+                                        %sq: i32, %sh: i32, %kb: i32, %kh: i32) {
+  %q = tile.make_view %Q[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %k, %v, %o causal config {by_passes = 1}
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+// Persistent and causal, by the passes: the program walks its tiles itself
+// (a block program may: tile.num_programs), in pairs of one head's longest
+// and shortest query blocks; the kernel is persistent (one program per SM,
+// grid the number of tiles) and tile-persistent has nothing to add.
+
+// CHECK-LABEL: tile.kernel @attention_by_passes_pairs
+// CHECK-SAME: grid(ceildiv(%SQ, 128) * %H * %B) warps(8) persistent schedule<{{.*}}persistent = false
+// CHECK: %[[P:.*]] = tile.num_programs x
+// CHECK: %[[PID:.*]] = tile.program_id x
+// CHECK: %[[END:.*]] = arith.select
+// CHECK: scf.for %[[T:.*]] = %[[PID]] to %[[END]] step %[[P]]
+// CHECK:   arith.divsi %[[T]], %[[P]]
+// CHECK:   tile.load
+// CHECK:   scf.for
+// CHECK:   tile.store
+// CHECK-NOT: tile.mbarrier
+tile.kernel @attention_by_passes_pairs(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
+                                       %O: !tile.ptr<bf16>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32,
+                                       %sq: i32, %sh: i32, %kb: i32, %kh: i32) {
+  %q = tile.make_view %Q[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %k, %v, %o causal config {by_passes = 1, persistent = 1}
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

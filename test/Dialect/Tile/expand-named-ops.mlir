@@ -86,8 +86,9 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // Causal: the query blocks with the most keys run first, across groups of
 // (batch, head) pairs whose K and V fit about 32 MB: the program's linear
 // index picks a rank (query block from the last) and a pair.
-// CHECK: tile.program_id z
+// CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
 // CHECK: %[[NB:.*]] = arith.ceildivsi %SQ, %c128
+// CHECK: tile.program_id z
 // CHECK: arith.muli %H, %B
 // CHECK: arith.divsi %c65536{{.*}}, %{{.*}} : i32
 // CHECK: %[[IN:.*]] = arith.remsi %{{.*}}, %{{.*}} : i32
@@ -99,17 +100,16 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // CHECK: arith.divsi %{{.*}}, %{{.*}} : i32
 // CHECK: arith.minsi
 // CHECK: %[[FULL:.*]] = arith.muli %{{.*}}, %c64_i32
-// CHECK: %[[KT:.*]] = tile.make_view %K[%B, %HK, 128, %SK] strides [%kb, %kh, 1, 128]
 // Q's copy is a cp.async group of its own, committed before the loop (the
 // ring's first wait covers it).
 // CHECK: %[[BQ:.*]] = tile.local_alloc : !tile.smem<1x128x128xbf16, #{{.*}}>
-// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32], %[[BQ]][%c0_i32] :
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[Z:c0_i32[_0-9]*]]], %[[BQ]][%[[Z]]] :
 // CHECK-NEXT: tile.async_commit
 // CHECK-NOT: tile.barrier
-// CHECK: %[[U:.*]]:3 = scf.for %{{.*}} = %c0_i32 to %[[FULL]] step %c64_i32{{[_0-9]*}} {{.*}} -> (tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>)
+// CHECK: %[[U:.*]]:3 = scf.for %{{.*}} = %c0_i32{{[_0-9]*}} to %[[FULL]] step %c64_i32{{[_0-9]*}} {{.*}} -> (tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>)
 // CHECK-NOT: arith.select
 // CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
-// CHECK:   %[[Q:.*]] = tile.local_load %[[BQ]][%c0_i32] : !tile.smem<1x128x128xbf16, #{{.*}}> -> tensor<128x128xbf16>
+// CHECK:   %[[Q:.*]] = tile.local_load %[[BQ]][%c0_i32{{[_0-9]*}}] : !tile.smem<1x128x128xbf16, #{{.*}}> -> tensor<128x128xbf16>
 // CHECK:   tile.dot %[[Q]], {{.*}} -> tensor<128x64xf32>
 // CHECK-NOT: arith.select
 // CHECK:   tile.reduce max
@@ -177,7 +177,7 @@ tile.kernel @attention_q_in_registers(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 
 // CHECK-LABEL: tile.kernel @attention_one_loop
 // CHECK: %[[FULL:.*]] = arith.muli %{{.*}}, %c64_i32
-// CHECK: scf.for %[[N:.*]] = %c0_i32 to %{{.*}} step %c64_i32
+// CHECK: scf.for %[[N:.*]] = %c0_i32{{[_0-9]*}} to %{{.*}} step %c64_i32
 // CHECK:   tile.dot
 // CHECK:   %[[EDGE:.*]] = arith.cmpi sge, %[[N]], %[[FULL]]
 // CHECK:   scf.if %[[EDGE]] -> (tensor<128x64xf32>) {

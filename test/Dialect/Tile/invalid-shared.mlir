@@ -884,6 +884,14 @@ func.func @attention_q_in_smem_flag(%q: !tile.view<?x?x?x64xbf16, strides = [?, 
 
 // -----
 
+func.func @attention_by_passes_flag(%q: !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>) {
+  // expected-error @+1 {{config key 'by_passes' expects 0 or 1}}
+  tile.attention %q, %q, %q, %q config {by_passes = 2} : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  return
+}
+
+// -----
+
 func.func @attention_split_loops_flag(%q: !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>) {
   // expected-error @+1 {{config key 'split_loops' expects 0 or 1}}
   tile.attention %q, %q, %q, %q config {split_loops = 2} : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>

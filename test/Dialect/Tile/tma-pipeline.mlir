@@ -329,3 +329,115 @@ module attributes {gpu.container_module} {
   }
 }
 
+
+// -----
+
+// The attention block program (examples/attention_block_bf16.mlir, head dim
+// 128, not persistent) after tile-tma-store: O leaves through a staging
+// buffer that only the epilogue, after the key loop, uses. Q, loaded once
+// for the loop's dots, takes that buffer (FlashAttention-3 stores O through
+// Q's buffer): one 32 KB buffer instead of two.
+
+// CHECK-LABEL: tile.kernel @attention_block_bf16
+// CHECK: %[[BUF:.*]] = tile.local_alloc : !tile.smem<1x128x128xbf16, #shared>
+// CHECK: tile.tma_load %{{.*}}, %[[BUF]][%{{.*}}], %{{.*}} : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x128xbf16, #shared>
+// CHECK-NOT: tile.local_alloc : !tile.smem<1x128x128xbf16
+// CHECK: scf.for
+// CHECK: tile.local_store %{{.*}}, %[[BUF]]
+// CHECK: tile.tma_store %{{.*}}, %[[BUF]]
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#shared1 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#slice = #tile.slice<dim = 1, parent = #mma>
+#slice1 = #tile.slice<dim = 0, parent = #mma>
+#slice2 = #tile.slice<dim = 1, parent = #dot_op>
+module attributes {gpu.container_module} {
+  gpu.module @attention_block_bf16 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    tile.kernel @attention_block_bf16(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: i32, %H: i32, %S: i32, %sb: i32 {tile.divisibility = 8 : i64}, %sh: i32 {tile.divisibility = 8 : i64}, %qk_scale: f32) grid(ceildiv(%S, 128), %H, %B) warps(8) schedule<persistent = false> {
+      %cst = arith.constant dense<1.000000e+00> : tensor<128xf32, #slice>
+      %cst_0 = arith.constant dense<0.000000e+00> : tensor<128xf32, #slice2>
+      %cst_1 = arith.constant dense<0xFF800000> : tensor<128xf32, #slice>
+      %cst_2 = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+      %cst_3 = arith.constant dense<0xFF800000> : tensor<128x128xf32, #mma>
+      %c0_i32 = arith.constant 0 : i32
+      %c128_i32 = arith.constant 128 : i32
+      %pid = tile.program_id x
+      %pid_4 = tile.program_id y
+      %pid_5 = tile.program_id z
+      %0 = arith.muli %pid, %c128_i32 : i32
+      %1 = tile.make_view %Q[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+      %2 = tile.make_view %K[%B, %H, 128, %S] strides [%sb, %sh, 1, 128] : !tile.ptr<bf16>
+      %3 = tile.make_view %V[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+      %4 = tile.make_view %O[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+      %5 = tile.load %1[%pid_5, %pid_4, %0, %c0_i32] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<128x128xbf16, #blocked>
+      %6 = arith.divsi %S, %c128_i32 : i32
+      %7 = arith.muli %6, %c128_i32 : i32
+      %8 = tile.range 0 to 128 : tensor<128xi32, #slice1>
+      %9 = tile.splat %S : tensor<128x128xi32, #mma>
+      %10 = tile.splat %qk_scale : tensor<128x128xf32, #mma>
+      %11 = tile.splat %qk_scale : tensor<128xf32, #slice>
+      %12 = tile.convert_layout %5 : tensor<128x128xbf16, #blocked> -> tensor<128x128xbf16, #shared>
+      %13:3 = scf.for %arg0 = %c0_i32 to %S step %c128_i32 iter_args(%arg1 = %cst_2, %arg2 = %cst_1, %arg3 = %cst_0) -> (tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice2>)  : i32 {
+        %22 = tile.load %2[%pid_5, %pid_4, %c0_i32, %arg0] : !tile.view<?x?x128x?xbf16, strides = [?, ?, 1, 128]> -> tensor<128x128xbf16, #blocked1>
+        %23 = tile.load %3[%pid_5, %pid_4, %arg0, %c0_i32] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<128x128xbf16, #blocked>
+        %24 = tile.convert_layout %22 : tensor<128x128xbf16, #blocked1> -> tensor<128x128xbf16, #shared1>
+        %25 = tile.dot %12, %24, %cst_2 : tensor<128x128xbf16, #shared>, tensor<128x128xbf16, #shared1> -> tensor<128x128xf32, #mma>
+        %26 = arith.cmpi sge, %arg0, %7 : i32
+        %27 = scf.if %26 -> (tensor<128x128xf32, #mma>) {
+          %49 = tile.splat %arg0 : tensor<128xi32, #slice1>
+          %50 = arith.addi %8, %49 : tensor<128xi32, #slice1>
+          %51 = tile.expand_dims %50 axis = 0 : tensor<128xi32, #slice1> -> tensor<1x128xi32, #mma>
+          %52 = tile.broadcast %51 : tensor<1x128xi32, #mma> -> tensor<128x128xi32, #mma>
+          %53 = arith.cmpi slt, %52, %9 : tensor<128x128xi32, #mma>
+          %54 = arith.select %53, %25, %cst_3 : tensor<128x128xi1, #mma>, tensor<128x128xf32, #mma>
+          scf.yield %54 : tensor<128x128xf32, #mma>
+        } else {
+          scf.yield %25 : tensor<128x128xf32, #mma>
+        }
+        %28 = tile.reduce max %27 axis = 1 : tensor<128x128xf32, #mma> -> tensor<128xf32, #slice>
+        %29 = arith.mulf %28, %11 : tensor<128xf32, #slice>
+        %30 = arith.maximumf %arg2, %29 : tensor<128xf32, #slice>
+        %31 = arith.subf %arg2, %30 : tensor<128xf32, #slice>
+        %32 = math.exp2 %31 fastmath<afn> : tensor<128xf32, #slice>
+        %33 = tile.expand_dims %30 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+        %34 = tile.broadcast %33 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+        %35 = arith.negf %34 : tensor<128x128xf32, #mma>
+        %36 = math.fma %27, %10, %35 : tensor<128x128xf32, #mma>
+        %37 = tile.convert_layout %36 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
+        %38 = math.exp2 %37 fastmath<afn> : tensor<128x128xf32, #dot_op>
+        %39 = tile.reduce sum %38 axis = 1 : tensor<128x128xf32, #dot_op> -> tensor<128xf32, #slice2>
+        %40 = tile.convert_layout %32 : tensor<128xf32, #slice> -> tensor<128xf32, #slice2>
+        %41 = arith.mulf %arg3, %40 : tensor<128xf32, #slice2>
+        %42 = arith.addf %41, %39 : tensor<128xf32, #slice2>
+        %43 = tile.expand_dims %32 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+        %44 = tile.broadcast %43 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+        %45 = arith.mulf %arg1, %44 : tensor<128x128xf32, #mma>
+        %46 = arith.truncf %38 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
+        %47 = tile.convert_layout %23 : tensor<128x128xbf16, #blocked> -> tensor<128x128xbf16, #shared>
+        %48 = tile.dot %46, %47, %45 : tensor<128x128xbf16, #dot_op>, tensor<128x128xbf16, #shared> -> tensor<128x128xf32, #mma>
+        scf.yield %48, %30, %42 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice2>
+      }
+      %14 = tile.convert_layout %13#2 : tensor<128xf32, #slice2> -> tensor<128xf32, #slice>
+      %15 = arith.divf %cst, %14 : tensor<128xf32, #slice>
+      %16 = tile.expand_dims %15 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+      %17 = tile.broadcast %16 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+      %18 = arith.mulf %13#0, %17 : tensor<128x128xf32, #mma>
+      %19 = arith.truncf %18 : tensor<128x128xf32, #mma> to tensor<128x128xbf16, #mma>
+      %20 = tile.make_tensor_map %4 : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> !tile.tensor_map<1x1x128x64xbf16, #shared>
+      %21 = tile.local_alloc : !tile.smem<1x128x128xbf16, #shared>
+      %c0_i32_6 = arith.constant 0 : i32
+      tile.tma_store_wait 0
+      tile.barrier
+      tile.local_store %19, %21[%c0_i32_6] : tensor<128x128xbf16, #mma>, !tile.smem<1x128x128xbf16, #shared>
+      tile.fence_async_shared
+      tile.barrier
+      tile.tma_store %20[%pid_5, %pid_4, %0, %c0_i32], %21[%c0_i32_6] : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x128xbf16, #shared>
+      tile.tma_store_wait 0
+      tile.return
+    }
+  }
+}
+

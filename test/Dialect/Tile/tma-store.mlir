@@ -135,6 +135,70 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A persistent program that walks its tiles itself (no tile-persistent
+// marker on the loop): a loop at the top of a persistent kernel is its tile
+// loop, and the store in it is staged as in the form above.
+
+// CHECK-LABEL: tile.kernel @gemm
+// CHECK:      %[[VC:.+]] = tile.make_view %C
+// CHECK-NEXT: %[[MAP:.+]] = tile.make_tensor_map %[[VC]] : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #shared>
+// CHECK-NEXT: %[[BUF:.+]] = tile.local_alloc : !tile.smem<1x128x128xbf16, #shared>
+// CHECK-NEXT: scf.for %{{.+}} = %pid to
+// CHECK:        %[[OUT:.+]] = arith.truncf
+// CHECK:        tile.tma_store_wait 0
+// CHECK-NEXT:   tile.barrier
+// CHECK-NEXT:   tile.local_store %[[OUT]], %[[BUF]]
+// CHECK-NEXT:   tile.fence_async_shared
+// CHECK-NEXT:   tile.barrier
+// CHECK-NEXT:   tile.tma_store %[[MAP]]
+// CHECK-NEXT: }{{$}}
+// CHECK-NEXT: tile.tma_store_wait 0
+// CHECK-NEXT: tile.return
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+module attributes {gpu.container_module} {
+  gpu.module @gemm [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    tile.kernel @gemm(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<bf16> {tile.align = 16 : i64}, %M: i32, %N: i32 {tile.divisibility = 8 : i64}, %K: i32, %lda: i32 {tile.divisibility = 8 : i64}, %ldb: i32 {tile.divisibility = 8 : i64}, %ldc: i32 {tile.divisibility = 8 : i64}) grid(ceildiv(%M, 128) * ceildiv(%N, 128)) warps(8) persistent {
+      %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+      %c128_i32 = arith.constant 128 : i32
+      %0 = arith.ceildivsi %M, %c128_i32 : i32
+      %1 = arith.ceildivsi %N, %c128_i32 : i32
+      %2 = arith.muli %0, %1 : i32
+      %pid = tile.program_id x
+      %3 = tile.num_programs x
+      %4 = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+      %5 = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+      %6 = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+      scf.for %arg0 = %pid to %2 step %3  : i32 {
+        %7 = arith.remsi %arg0, %0 : i32
+        %8 = arith.divsi %arg0, %0 : i32
+        %9 = arith.muli %7, %c128_i32 : i32
+        %10 = arith.muli %8, %c128_i32 : i32
+        %11 = scf.for %arg1 = %c0_i32 to %K step %c64_i32 iter_args(%arg2 = %cst) -> (tensor<128x128xf32, #mma>)  : i32 {
+          %14 = tile.load %4[%9, %arg1] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<128x64xbf16, #blocked>
+          %15 = tile.load %5[%arg1, %10] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<64x128xbf16, #blocked1>
+          %16 = tile.convert_layout %14 : tensor<128x64xbf16, #blocked> -> tensor<128x64xbf16, #shared>
+          %17 = tile.convert_layout %15 : tensor<64x128xbf16, #blocked1> -> tensor<64x128xbf16, #shared>
+          %18 = tile.dot %16, %17, %arg2 : tensor<128x64xbf16, #shared>, tensor<64x128xbf16, #shared> -> tensor<128x128xf32, #mma>
+          scf.yield %18 : tensor<128x128xf32, #mma>
+        }
+        %12 = arith.truncf %11 : tensor<128x128xf32, #mma> to tensor<128x128xbf16, #mma>
+        %13 = tile.convert_layout %12 : tensor<128x128xbf16, #mma> -> tensor<128x128xbf16, #blocked1>
+        tile.store %13, %6[%9, %10] : tensor<128x128xbf16, #blocked1>, !tile.view<?x?xbf16, strides = [?, 1]>
+      }
+      tile.return
+    }
+  }
+}
+
+
+// -----
+
 // schedule<tma_store = false> keeps the store, without a remark.
 
 // CHECK-LABEL: tile.kernel @gemm

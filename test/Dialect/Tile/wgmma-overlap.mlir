@@ -6,8 +6,9 @@
 // ring stage, the online softmax, P·V from registers and a V ring stage,
 // each dot followed by a full wait. Rotated by one stage: S0(0) in the
 // prologue; in the loop Q·Kᵀ(j) and P·V(j-1) are issued back to back, the
-// wait for Q·Kᵀ leaves P·V in flight during the softmax, P(j) is converted
-// and the refills issued after P·V's wait; P·V(last) in the epilogue.
+// wait for Q·Kᵀ leaves P·V in flight during the softmax, P(j) is converted,
+// the refills issued and the accumulator rescaled for block j after P·V's
+// wait; P·V(last) in the epilogue.
 
 // With schedule<pingpong = true> (the default only where the first dot's K
 // is at most 64) the two warpgroups (64 rows each) take turns issuing the
@@ -28,15 +29,18 @@
 // CHECK-NEXT: tile.warpgroup_wait 0
 // CHECK:   arith.truncf %{{.*}} : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
 // CHECK:   } {tile.producer}
-// The rotated loop carries the accumulator, the row statistics and the ring
-// position, and block j-1's ring position, alpha and P.
-// CHECK:   %[[LOOP:.+]]:9 = scf.for %{{.*}} = %{{.*}} to %S step %c128_i32 iter_args(%[[ACC:[^ ]+]] = %cst{{[_0-9]*}},{{.*}}, %[[P:[^ ]+]] = %{{[0-9]+}})
+// The first block's rescale (of the zero accumulator) is made before the
+// loop; the loop's own after P·V's wait, outside the turn, so that the two
+// dots issue back to back.
+// CHECK:   %[[ACC0:.+]] = arith.mulf %cst{{[_0-9]*}}, %{{.*}} : tensor<128x128xf32, #mma>
+// The rotated loop carries the rescaled accumulator, the row statistics and
+// the ring position, and block j-1's ring position and P.
+// CHECK:   %[[LOOP:.+]]:8 = scf.for %{{.*}} = %{{.*}} to %S step %c128_i32 iter_args(%[[ACC:[^ ]+]] = %[[ACC0]],{{.*}}, %[[P:[^ ]+]] = %{{[0-9]+}})
 // CHECK-NEXT: tile.named_barrier %[[MINE]], 256
 // CHECK:     %[[S:.+]] = tile.dot %{{.*}} : tensor<128x128xbf16, #shared>, tensor<128x128xbf16, #shared1> -> tensor<128x128xf32, #mma>
-// CHECK:     %[[SCALED:.+]] = arith.mulf %[[ACC]], %{{.*}} : tensor<128x128xf32, #mma>
-// CHECK:     tile.mbarrier_wait
-// CHECK:     tile.local_load
-// CHECK:     %[[PV:.+]] = tile.dot %[[P]], %{{.*}}, %[[SCALED]] : tensor<128x128xbf16, #dot_op>, tensor<128x128xbf16, #shared> -> tensor<128x128xf32, #mma>
+// CHECK-NEXT: tile.mbarrier_wait
+// CHECK-NEXT: tile.local_load
+// CHECK-NEXT: %[[PV:.+]] = tile.dot %[[P]], %{{.*}}, %[[ACC]] : tensor<128x128xbf16, #dot_op>, tensor<128x128xbf16, #shared> -> tensor<128x128xf32, #mma>
 // CHECK-NEXT: tile.named_barrier arrive %[[OTHER]], 256
 // CHECK-NEXT: tile.warpgroup_wait 1, %[[S]]
 // CHECK:     tile.reduce max
@@ -46,12 +50,13 @@
 // CHECK-NEXT: %[[PNEW:.+]] = arith.truncf
 // CHECK-NEXT: scf.if
 // CHECK:     } {tile.producer}
-// CHECK-NEXT: scf.yield %[[ACCNEW]], {{.*}}, %[[PNEW]] :
-// Epilogue: stage 1 of the last block.
+// CHECK-NEXT: %[[SCALED:.+]] = arith.mulf %[[ACCNEW]], %{{.*}} : tensor<128x128xf32, #mma>
+// CHECK-NEXT: scf.yield %[[SCALED]], {{.*}}, %[[PNEW]] :
+// Epilogue: stage 1 of the last block, on the rescaled accumulator.
 // CHECK:   tile.named_barrier %[[MINE]], 256
 // CHECK-NEXT: tile.mbarrier_wait
 // CHECK:   tile.local_load
-// CHECK:   tile.dot %[[LOOP]]#8
+// CHECK:   tile.dot %[[LOOP]]#7, %{{.*}}, %[[LOOP]]#0
 // CHECK-NEXT: tile.named_barrier arrive %[[OTHER]], 256
 // CHECK-NEXT: tile.warpgroup_wait 0
 // CHECK:   tile.mbarrier_arrive

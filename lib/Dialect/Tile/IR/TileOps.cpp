@@ -1432,7 +1432,8 @@ static LogicalResult verifyConfig(Operation *op, DictionaryAttr config,
     bool isFlag = llvm::is_contained(
         {StringRef("warp_specialize"), StringRef("tma_store"),
          StringRef("pingpong"), StringRef("q_in_smem"),
-         StringRef("split_loops"), StringRef("persistent")},
+         StringRef("split_loops"), StringRef("persistent"),
+         StringRef("by_passes")},
         entry.getName().getValue());
     if (isFlag && (!value || (value.getInt() != 0 && value.getInt() != 1)))
       return op->emitOpError("config key '")
@@ -1561,7 +1562,7 @@ LogicalResult AttentionOp::verify() {
                           {"block_m", "block_n", "stages", "warps",
                            "warp_specialize", "consumer_regs", "producer_regs",
                            "pingpong", "tma_store", "q_in_smem", "split_loops",
-                           "persistent"})))
+                           "persistent", "by_passes"})))
     return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");

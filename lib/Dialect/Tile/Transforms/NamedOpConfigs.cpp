@@ -319,6 +319,7 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   std::optional<bool> persistent = readConfigFlag(config, "persistent");
   c.qInSmem = readConfigFlag(config, "q_in_smem").value_or(c.qInSmem);
   c.splitLoops = readConfigFlag(config, "split_loops").value_or(c.splitLoops);
+  c.byPasses = readConfigFlag(config, "by_passes").value_or(false);
   bool wsRequested = ws.value_or(false);
   c.warpSpecialize = ws.value_or(c.warpSpecialize);
   readConfigInt(config, "block_m", c.blockM);

@@ -692,16 +692,54 @@ static FailureOr<int64_t> chooseStages(scf::ForOp loop,
   return std::min(fit, kMaxStages);
 }
 
+/// A one-stage buffer of `type` that a TMA-store epilogue (tile-tma-store)
+/// stages its tile in and that a tile loaded once may share: every access to
+/// it comes after the top-level op holding `reader` (the tile's last read in
+/// place), so the tile is dead when the epilogue writes the buffer. The
+/// epilogue writes it after a barrier of all the program's warps, which
+/// each retired their wgmma groups (the tile's reads) before it. Null when
+/// there is none (or another tile took it).
+static Value findReusableStaging(KernelOp kernel, SmemType type,
+                                 Operation *reader,
+                                 const llvm::DenseSet<Value> &taken) {
+  Block &body = kernel.getBody().front();
+  Operation *readerTop = body.findAncestorOpInBlock(*reader);
+  for (auto alloc : body.getOps<LocalAllocOp>()) {
+    if (alloc.getType() != type || taken.contains(alloc.getResult()) ||
+        alloc->use_empty())
+      continue;
+    bool staging = llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      return isa<LocalStoreOp, TmaStoreOp>(user) && top && top != readerTop &&
+             readerTop->isBeforeInBlock(top);
+    });
+    if (staging)
+      return alloc.getResult();
+  }
+  return Value();
+}
+
 /// A load at the top level of the kernel whose tile a dot (in a loop, say)
-/// reads in place: one TMA copy into a buffer of its own, whose barrier the
-/// consumers wait on before their first read (a FlashAttention query tile).
-static void loadOnce(TmaOperand &op, DotOp dot) {
+/// reads in place: one TMA copy into a buffer, whose barrier the consumers
+/// wait on before their first read (a FlashAttention query tile). The
+/// buffer is the staging buffer of a later TMA-store epilogue where one
+/// fits (FlashAttention-3 stores O through Q's buffer), else its own.
+static void loadOnce(TmaOperand &op, DotOp dot,
+                     llvm::DenseSet<Value> &takenStaging) {
   MLIRContext *ctx = op.load.getContext();
   Location loc = op.load.getLoc();
   IRRewriter rewriter(ctx);
   rewriter.setInsertionPoint(op.load);
   op.map = MakeTensorMapOp::create(rewriter, loc, op.mapType, op.load.getView());
-  op.ring = LocalAllocOp::create(rewriter, loc, op.ringType);
+  auto kernel = op.load->getParentOfType<KernelOp>();
+  op.ring = findReusableStaging(kernel, op.ringType, dot, takenStaging);
+  if (op.ring) {
+    // The buffer now holds the tile first: allocated before its load.
+    takenStaging.insert(op.ring);
+    op.ring.getDefiningOp()->moveBefore(op.load);
+  } else {
+    op.ring = LocalAllocOp::create(rewriter, loc, op.ringType);
+  }
   Value full =
       MBarrierAllocOp::create(rewriter, loc, MBarrierType::get(ctx, 1), 1);
   Value zero = createI32(rewriter, loc, 0);
@@ -753,6 +791,7 @@ void TileTmaPipelinePass::runOnOperation() {
   if (schedule && schedule.getStages())
     stagesOption = *schedule.getStages();
   // Tiles loaded once, at the top level, for dots in loops.
+  llvm::DenseSet<Value> takenStaging;
   for (auto load : llvm::make_early_inc_range(
            kernel.getBody().front().getOps<LoadOp>())) {
     ConvertLayoutOp cvt;
@@ -765,9 +804,12 @@ void TileTmaPipelinePass::runOnOperation() {
       remarkMissed(load, kPassName, "NotLoaded", "left to the threads: " + why);
       continue;
     }
+    loadOnce(*op, dot, takenStaging);
     remarkPassed(load, kPassName, "LoadedOnce",
-                 "one TMA copy into a buffer the dot reads in place");
-    loadOnce(*op, dot);
+                 takenStaging.contains(op->ring)
+                     ? "one TMA copy into the buffer a later TMA store "
+                       "stages its tile in, which the dot reads in place"
+                     : "one TMA copy into a buffer the dot reads in place");
     ++numTmaLoads;
   }
   // Outer loops first: pipelining a loop replaces it and the loops around

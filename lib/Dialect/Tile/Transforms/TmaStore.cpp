@@ -150,12 +150,14 @@ void TileTmaStorePass::runOnOperation() {
   ScheduleAttr schedule = kernel.getScheduleAttr();
   if (schedule && !ScheduleAttr::flag(schedule.getTmaStore(), true))
     return;
-  // The epilogue's stores: those after the last loop of the program that
-  // feeds a dot (in the persistent tile loop, if any), each writing a tile.
+  // The epilogue's stores: those outside the program's loops or, in a
+  // persistent kernel, in its tile loop (a loop at the top of the body, made
+  // by tile-persistent or written by the program), each writing a tile.
   SmallVector<StoreOp> stores;
   kernel.walk([&](StoreOp store) {
-    if (!store->getParentOfType<scf::ForOp>() ||
-        store->getParentOfType<scf::ForOp>()->hasAttr(kPersistentLoopAttr))
+    auto loop = store->getParentOfType<scf::ForOp>();
+    if (!loop || loop->hasAttr(kPersistentLoopAttr) ||
+        (kernel.getPersistent() && loop->getParentOp() == kernel.getOperation()))
       stores.push_back(store);
   });
   Block &body = kernel.getBody().front();

@@ -18,19 +18,24 @@
 // leaves the tensor cores idle during f. Running stage 0 one iteration
 // ahead of stage 1 lets dot2 of block j-1 run during f of block j:
 //
-//   S0(0)                                  (prologue)
+//   S0(0); a = acc * alpha(0)              (prologue)
 //   for j in [1, n):
 //     s = dot1(.., kt(j))                  stage 0, head
-//     acc = dot2(p(j-1), v(j-1), acc * alpha(j-1))      stage 1, head
+//     acc = dot2(p(j-1), v(j-1), a)        stage 1, head
 //     s = wait 1 (s); f(s) ...             stage 0: dot2 stays in flight
 //     acc = wait 0 (acc); release v(j-1)   stage 1
 //     p(j) = convert(...); producer work   stage 0, deferred
-//   S1(n-1)                                (epilogue)
+//     a = acc * alpha(j)                   stage 1's rescale, for j
+//   S1(n-1) with a                         (epilogue)
 //
 // Stage 1 is the second dot, its wait, the arrivals after that wait (the
 // releases of what it read), the computation of its accumulator from the
 // loop-carried one (the online softmax's rescale), and the barrier wait and
-// shared-memory read of its B operand. Everything else is stage 0. The ops
+// shared-memory read of its B operand. Everything else is stage 0. The
+// rescale runs at the end of the iteration before, as soon as the
+// accumulator is retired: it stays out of the span between the two dots
+// (and out of a ping-pong turn), so the second dot issues right after the
+// first. The ops
 // that only convert stage 0's results into dot2's A registers, and the
 // producer work after dot1 (refills, which wait for the stage dot2 reads to
 // be released), run after stage 1's wait, so that the A registers of the
@@ -67,6 +72,11 @@ struct Plan {
   WarpgroupWaitOp firstWait, secondWait;
   unsigned accIndex; // the iter_arg that second accumulates into
   DenseSet<Operation *> late; // stage 1
+  /// The part of stage 1 that computes the second dot's accumulator operand
+  /// from the carried one (the rescale), in program order: the rotated loop
+  /// runs it at the end of the iteration before, once the accumulator is
+  /// retired, and carries its result.
+  SmallVector<Operation *> accOps;
   /// The rotated body: stage 0's head (up to first), stage 1's head (up to
   /// second), stage 0's rest, stage 1's rest, stage 0's deferred ops.
   SmallVector<Operation *> order;
@@ -125,6 +135,7 @@ static LogicalResult findLateStage(scf::ForOp loop, Plan &plan,
         })) {
       onAccPath.insert(&op);
       plan.late.insert(&op);
+      plan.accOps.push_back(&op);
     }
   Operation *accDef = second.getAcc().getDefiningOp();
   if (second.getAcc() != arg && !(accDef && onAccPath.contains(accDef))) {
@@ -373,9 +384,10 @@ static void rotate(scf::ForOp loop, Plan &plan, const Turns *turns) {
   // What stage 1 reads from stage 0 of its iteration: results of stage 0
   // ops, stage-0-owned iter_args and the induction variable. They are
   // carried one iteration by the rotated loop.
+  DenseSet<Operation *> accOps(plan.accOps.begin(), plan.accOps.end());
   SetVector<Value> crossing;
   for (Operation *op : plan.order) {
-    if (!plan.late.contains(op))
+    if (!plan.late.contains(op) || accOps.contains(op))
       continue;
     op->walk([&](Operation *nested) {
       for (Value v : nested->getOperands()) {
@@ -402,7 +414,7 @@ static void rotate(scf::ForOp loop, Plan &plan, const Turns *turns) {
     bool taken = false;
     for (Operation *op : plan.order) {
       IRMapping *map = plan.late.contains(op) ? late : early;
-      if (!map)
+      if (!map || accOps.contains(op))
         continue;
       if (turns && !taken && isa<MBarrierWaitOp, DotOp>(op)) {
         turns->begin(ob, loc);
@@ -414,6 +426,17 @@ static void rotate(scf::ForOp loop, Plan &plan, const Turns *turns) {
       if (turns && op == turnEnd)
         turns->end(ob, loc);
     }
+  };
+
+  // The second dot's accumulator operand from the retired accumulator `acc`
+  // and the factors stage 0 computed (through `early`).
+  Value accArg = loop.getRegionIterArgs()[plan.accIndex];
+  auto cloneAccOps = [&](OpBuilder &ob, const IRMapping &early, Value acc) {
+    IRMapping map = early;
+    map.map(accArg, acc);
+    for (Operation *op : plan.accOps)
+      ob.clone(*op, map);
+    return map.lookupOrDefault(plan.second.getAcc());
   };
 
   Value ran = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
@@ -433,8 +456,9 @@ static void rotate(scf::ForOp loop, Plan &plan, const Turns *turns) {
   // stage 1 left it) and the crossing values of the previous iteration.
   SmallVector<Value> inits;
   for (auto [i, v] : llvm::enumerate(yield.getOperands()))
-    inits.push_back(i == plan.accIndex ? loop.getInitArgs()[i]
-                                       : pro.lookupOrDefault(v));
+    inits.push_back(i == plan.accIndex
+                        ? cloneAccOps(tb, pro, loop.getInitArgs()[i])
+                        : pro.lookupOrDefault(v));
   for (Value v : crossing)
     inits.push_back(pro.lookupOrDefault(v));
   Value lb = arith::AddIOp::create(tb, loc, loop.getLowerBound(), loop.getStep());
@@ -452,15 +476,18 @@ static void rotate(scf::ForOp loop, Plan &plan, const Turns *turns) {
     cur.map(iv, kernel.getInductionVar());
     for (unsigned i = 0; i < numArgs; ++i)
       cur.map(loop.getRegionIterArgs()[i], args[i]);
-    prev.map(loop.getRegionIterArgs()[plan.accIndex], args[plan.accIndex]);
+    prev.map(plan.second.getAcc(), args[plan.accIndex]);
     for (auto [i, v] : llvm::enumerate(crossing))
       prev.map(v, args[numArgs + i]);
     // Interleaved, each op with its stage's mapping: stage 0 reads this
-    // iteration's values, stage 1 the previous iteration's.
+    // iteration's values, stage 1 the previous iteration's. The next
+    // iteration's accumulator operand is made last, outside the turn.
     cloneStages(kbld, &cur, &prev);
     SmallVector<Value> yields;
     for (auto [i, v] : llvm::enumerate(yield.getOperands()))
-      yields.push_back(i == plan.accIndex ? prev.lookup(v) : cur.lookupOrDefault(v));
+      yields.push_back(i == plan.accIndex
+                           ? cloneAccOps(kbld, cur, prev.lookup(v))
+                           : cur.lookupOrDefault(v));
     for (Value v : crossing)
       yields.push_back(cur.lookupOrDefault(v));
     scf::YieldOp::create(kbld, loc, yields);
@@ -468,8 +495,7 @@ static void rotate(scf::ForOp loop, Plan &plan, const Turns *turns) {
 
   // Epilogue: stage 1 of the last iteration.
   IRMapping epi;
-  epi.map(loop.getRegionIterArgs()[plan.accIndex],
-          kernel.getResult(plan.accIndex));
+  epi.map(plan.second.getAcc(), kernel.getResult(plan.accIndex));
   for (auto [i, v] : llvm::enumerate(crossing))
     epi.map(v, kernel.getResult(numArgs + i));
   cloneStages(tb, nullptr, &epi);

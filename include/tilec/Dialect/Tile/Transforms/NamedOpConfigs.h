@@ -82,6 +82,12 @@ struct AttentionConfig {
   /// producer loads the next tile's Q and K/V while the consumers finish
   /// this one.
   bool persistent = false;
+  /// The warp-specialized kernel is built by the scheduling passes from the
+  /// block program (tile-tma-pipeline, tile-wgmma-overlap,
+  /// tile-warp-specialize, tile-persistent, tile-tma-store) instead of the
+  /// hand-built FlashAttention-3 schedule (ExpandAttentionHandBuilt.cpp),
+  /// which stays the default while it is faster.
+  bool byPasses = false;
   /// The cp.async schedule keeps Q in shared memory and reads its fragments
   /// there for every key block (ldmatrix) instead of holding them in
   /// registers: the registers then fit 32 query rows per warp, which halves

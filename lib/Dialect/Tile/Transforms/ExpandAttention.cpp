@@ -1,0 +1,667 @@
+//===- ExpandAttention.cpp - tile.attention to a block program ------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// tile.attention becomes a FlashAttention forward block program: one program
+// per block of BM queries of one (batch, head), grid (ceildiv(Sq, BM), Hq,
+// B). With `causal`, key j is visible to query i when j <= i + (Sk - Sq);
+// the key loop stops at the block's last visible key and the blocks with the
+// most keys run first. Rows that see no key produce 0 (and an lse of -inf).
+//
+//   q = load Q[m0 : m0 + BM]
+//   for n in [0, end) step BN:
+//     s = q kᵀ(n)
+//     (keys past Sk / the causal limit score -inf; only in the blocks that
+//      reach past the keys every row sees, [full, end))
+//     m' = max(m, rowmax s * scale log2 e); p = exp2(s * scale log2 e - m')
+//     l = l * exp2(m - m') + rowsum p
+//     acc = acc * exp2(m - m') + p v(n)
+//   O = acc / l; lse = (m + log2 l) ln 2
+//
+// The program holds no hardware op. Its schedule attribute says what the
+// config chose, and the scheduling passes build the kernel from it. (On
+// sm_90a the default is still the hand-built FlashAttention-3 kernel of
+// ExpandAttentionHandBuilt.cpp, which is faster without the causal mask;
+// config `by_passes = 1` takes the path below.)
+//  * sm_90a (the warp-specialized schedule): tile-tma-pipeline turns the
+//    loads of Q, Kᵀ and V into TMA copies into mbarrier rings read in place
+//    by wgmma; tile-wgmma-overlap runs each block's softmax beside the
+//    previous block's P·V (FlashAttention-3's intra-warpgroup pipelining)
+//    and, with `pingpong`, lets the two consumer warpgroups take turns
+//    issuing their products; tile-warp-specialize gives the copies to a
+//    producer warpgroup; tile-persistent walks the tiles with one program
+//    per SM (non-causal), and tile-tma-store sends O out through TMA. The
+//    persistent causal program walks its tiles itself, in pairs of equal
+//    work (see emitCausalPairTile).
+//  * sm_80 / sm_89 (and sm_90a's cp.async schedule): tile-pipeline turns the
+//    loads of Kᵀ and V into a cp.async ring read by ldmatrix and mma.sync,
+//    with Q read from shared memory per block (`q_in_smem`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExpandNamedOps.h"
+
+#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
+#include "tilec/Dialect/Tile/Transforms/NamedOpConfigs.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+using namespace mlir::tilec::tile::expand;
+
+namespace {
+
+/// The operands of one tile.attention and its sizes (i32 values).
+struct AttentionProblem {
+  AttentionOp op;
+  Value q, k, kT, v, o, lse;
+  Value batch, hq, sq, hk, sk;
+  int64_t d;
+  Type et;
+  /// Softmax scale times log2(e): scores live in the log2 domain.
+  double qkScale;
+  bool causal;
+};
+
+/// The query block a program (or one tile of a persistent program) computes
+/// and what follows from it.
+struct QueryBlock {
+  Value h, bi;   // query head and batch
+  Value m0;      // first query
+  Value kvHead;  // K/V head of h (grouped-query attention: Hq / Hk share one)
+  Value qLimit;  // per query row: its last visible key (causal) as i32 tile
+  Value end;     // keys [0, end) are visited
+  Value full;    // keys [0, full) are visible to every row (whole blocks)
+};
+
+} // namespace
+
+/// Query block `mb` of head `h`, batch `bi`. With `placeholder`, block nM
+/// (past the last query) may come up and visits no key.
+static QueryBlock getQueryBlock(ImplicitLocOpBuilder &b,
+                                const AttentionProblem &p,
+                                const AttentionConfig &c, Value mb, Value h,
+                                Value bi, bool placeholder) {
+  QueryBlock t;
+  t.h = h;
+  t.bi = bi;
+  t.m0 = arith::MulIOp::create(b, mb, constI32(b, c.blockM));
+  t.kvHead = arith::DivSIOp::create(b, h, arith::DivSIOp::create(b, p.hq, p.hk));
+  // The causal offset: query i sees keys up to i + Sk - Sq.
+  Value shift = arith::SubIOp::create(b, p.sk, p.sq);
+  auto rows = RangeOp::create(
+      b, RankedTensorType::get({c.blockM}, b.getI32Type()), 0, c.blockM);
+  auto rowType = RankedTensorType::get({c.blockM}, b.getI32Type());
+  Value qi = arith::AddIOp::create(b, rows, SplatOp::create(b, rowType, t.m0));
+  t.qLimit = arith::AddIOp::create(b, qi, SplatOp::create(b, rowType, shift));
+  t.end = p.sk;
+  Value visible = p.sk;
+  if (p.causal) {
+    // Keys past the block's last query (shifted) are never visible; every
+    // row sees the keys up to the first query's limit.
+    Value last = arith::AddIOp::create(
+        b, arith::AddIOp::create(b, t.m0, constI32(b, c.blockM)), shift);
+    t.end = arith::MaxSIOp::create(b, arith::MinSIOp::create(b, last, p.sk),
+                                   constI32(b, 0));
+    Value first = arith::AddIOp::create(
+        b, arith::AddIOp::create(b, t.m0, shift), constI32(b, 1));
+    visible = arith::MaxSIOp::create(
+        b, arith::MinSIOp::create(b, first, p.sk), constI32(b, 0));
+  }
+  t.full = arith::MulIOp::create(
+      b, arith::DivSIOp::create(b, visible, constI32(b, c.blockN)),
+      constI32(b, c.blockN));
+  if (placeholder) {
+    Value inside =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, t.m0, p.sq);
+    t.end = arith::SelectOp::create(b, inside, t.end, constI32(b, 0));
+    t.full = arith::SelectOp::create(b, inside, t.full, constI32(b, 0));
+  }
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Tile orders
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The (query block, head, batch) of a tile.
+struct TileCoords {
+  Value mb, h, bi;
+};
+} // namespace
+
+/// Causal blocks differ in work: programs launch in (x, y, z) order, so the
+/// blocks with the most keys go first and the short ones fill the tail of
+/// the grid. With one program per SM at a time (the warp-specialized
+/// schedule) each head's blocks run longest first. With two programs per
+/// SM (the cp.async schedule) the (block, head, batch) triples run longest
+/// first across groups of (batch, head) pairs whose K and V fit in about
+/// 32 MB, so that the blocks running together share them in L2. H200,
+/// causal, S = 4096 (bench/results/2026-11-30_attention_causal_lpt_h200.json):
+/// sm_80 path head dim 128 310/312 TFLOP/s against 290; on sm_90a the
+/// groups were 4% slower at S = 1024 and even at 4096.
+static TileCoords emitLongestFirstOrder(ImplicitLocOpBuilder &b,
+                                        const AttentionProblem &p,
+                                        const AttentionConfig &c, Value nM) {
+  Value mb = ProgramIdOp::create(b, Dim::X);
+  Value hh = ProgramIdOp::create(b, Dim::Y);
+  Value bb = ProgramIdOp::create(b, Dim::Z);
+  Value one = constI32(b, 1);
+  if (c.warpSpecialize)
+    return {arith::SubIOp::create(b, arith::SubIOp::create(b, nM, one), mb), hh,
+            bb};
+  Value nHB = arith::MulIOp::create(b, p.hq, p.batch);
+  Value pid = arith::AddIOp::create(
+      b, mb,
+      arith::MulIOp::create(
+          b, nM, arith::AddIOp::create(b, hh, arith::MulIOp::create(b, p.hq, bb))));
+  int64_t kvBytes = 2 * p.d * (p.et.getIntOrFloatBitWidth() / 8);
+  Value perGroup = arith::MaxSIOp::create(
+      b,
+      arith::DivSIOp::create(b, constI32(b, (int64_t(1) << 25) / kvBytes),
+                             arith::MaxSIOp::create(b, p.sk, one)),
+      one);
+  perGroup = arith::MinSIOp::create(b, perGroup, nHB);
+  Value groupPrograms = arith::MulIOp::create(b, perGroup, nM);
+  Value group = arith::DivSIOp::create(b, pid, groupPrograms);
+  Value inGroup = arith::RemSIOp::create(b, pid, groupPrograms);
+  Value firstPair = arith::MulIOp::create(b, group, perGroup);
+  Value pairs = arith::MinSIOp::create(
+      b, perGroup, arith::SubIOp::create(b, nHB, firstPair));
+  Value rank = arith::DivSIOp::create(b, inGroup, pairs);
+  Value pair = arith::AddIOp::create(b, firstPair,
+                                     arith::RemSIOp::create(b, inGroup, pairs));
+  return {arith::SubIOp::create(b, arith::SubIOp::create(b, nM, one), rank),
+          arith::RemSIOp::create(b, pair, p.hq),
+          arith::DivSIOp::create(b, pair, p.hq)};
+}
+
+namespace {
+/// The persistent causal program's walk over its tiles: tiles t = pid, pid +
+/// P, ... below `end` (P programs), and what decodes a tile.
+struct CausalPairWalk {
+  Value nM, numPairs, paired, numTiles, programs, first, end;
+};
+} // namespace
+
+/// The tiles of the persistent causal program. Where every program gets at
+/// least one pair, the programs take pairs of one head's query blocks round
+/// robin, the longest block with the shortest (n - 1 - j, then j; with n
+/// odd, block n stands in for the missing partner and visits no key):
+/// every pair is the same work, and the programs running together share a
+/// few heads' K and V. Program p's tiles p, p + P, ... alternate between its
+/// pair's two blocks, and end at p + 2 P ceil((pairs - p) / P).
+static CausalPairWalk emitCausalPairWalk(ImplicitLocOpBuilder &b,
+                                         const AttentionProblem &p,
+                                         const AttentionConfig &c) {
+  CausalPairWalk w;
+  w.nM = arith::CeilDivSIOp::create(b, p.sq, constI32(b, c.blockM));
+  Value heads = arith::MulIOp::create(b, p.hq, p.batch);
+  w.numTiles = arith::MulIOp::create(b, w.nM, heads);
+  w.programs = NumProgramsOp::create(b, Dim::X);
+  w.numPairs = arith::CeilDivSIOp::create(b, w.nM, constI32(b, 2));
+  Value allPairs = arith::MulIOp::create(b, w.numPairs, heads);
+  w.paired = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, allPairs,
+                                   w.programs);
+  Value first = w.first = ProgramIdOp::create(b, Dim::X);
+  Value mine = arith::CeilDivSIOp::create(
+      b,
+      arith::MaxSIOp::create(b, arith::SubIOp::create(b, allPairs, first),
+                             constI32(b, 0)),
+      w.programs);
+  Value pairedEnd = arith::AddIOp::create(
+      b, first,
+      arith::MulIOp::create(b, arith::MulIOp::create(b, mine, constI32(b, 2)),
+                            w.programs));
+  w.end = arith::SelectOp::create(b, w.paired, pairedEnd, w.numTiles);
+  return w;
+}
+
+/// Tile `t` of the persistent causal walk. In pairs (above): round t / P,
+/// and tile t is block (t / P) % 2 of pair (t / 2P) P + t % P. With fewer
+/// pairs than programs, the tiles run longest first across all (head,
+/// batch) pairs (rank-major: the last query block of every pair, then the
+/// one before, ...), and the programs take every other round of P tiles in
+/// reverse order (a "snake"): a program that had one of the longest tiles
+/// of a round gets one of the shortest of the next.
+///
+/// H200, head dim 128, S = 1k / 4k / 16k, interleaved A/B
+/// (bench/results/2026-11-30_attention_sm90a_causal_pairs_h200.json):
+/// pairs 380 / 508 / 567 TFLOP/s, the snake over all tiles 344 / 500 / 586,
+/// pairs with the heads fastest (each program on another head) 341 / 492 /
+/// 556; the non-persistent kernel 365 / 524 / 620 (see NamedOpConfigs).
+static TileCoords emitCausalPairTile(ImplicitLocOpBuilder &b,
+                                     const AttentionProblem &p,
+                                     const CausalPairWalk &w, Value t) {
+  Value one = constI32(b, 1);
+  Value round = arith::DivSIOp::create(b, t, w.programs);
+  Value odd = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::ne, arith::AndIOp::create(b, round, one),
+      constI32(b, 0));
+  Value roundStart = arith::MulIOp::create(b, round, w.programs);
+  Value place = arith::SubIOp::create(b, t, roundStart);
+  Value pair = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, arith::ShRSIOp::create(b, round, one), w.programs),
+      place);
+  Value j = arith::RemSIOp::create(b, pair, w.numPairs);
+  Value longer = arith::SubIOp::create(
+      b,
+      arith::SubIOp::create(
+          b, arith::MulIOp::create(b, w.numPairs, constI32(b, 2)), one),
+      j);
+  Value mbPaired = arith::SelectOp::create(b, odd, j, longer);
+  Value hbPaired = arith::DivSIOp::create(b, pair, w.numPairs);
+  Value mirrored = arith::SubIOp::create(
+      b,
+      arith::AddIOp::create(b, roundStart,
+                            arith::SubIOp::create(b, w.programs, one)),
+      place);
+  // A round cut short by the last tile keeps its order.
+  Value whole = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::sle,
+      arith::AddIOp::create(b, roundStart, w.programs), w.numTiles);
+  Value v = arith::SelectOp::create(b, arith::AndIOp::create(b, odd, whole),
+                                    mirrored, t);
+  Value heads = arith::MulIOp::create(b, p.hq, p.batch);
+  Value mb = arith::SubIOp::create(b, arith::SubIOp::create(b, w.nM, one),
+                                   arith::DivSIOp::create(b, v, heads));
+  Value hb = arith::RemSIOp::create(b, v, heads);
+  mb = arith::SelectOp::create(b, w.paired, mbPaired, mb);
+  hb = arith::SelectOp::create(b, w.paired, hbPaired, hb);
+  return {mb, arith::RemSIOp::create(b, hb, p.hq),
+          arith::DivSIOp::create(b, hb, p.hq)};
+}
+
+//===----------------------------------------------------------------------===//
+// Online softmax
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// FlashAttention's online softmax over blocks of `bn` keys, for `bm` query
+/// rows, in the log2 domain: the running row max `m` (of scaled scores) and
+/// row sum `l`, carried by the key loop. Attention variants (and the
+/// backward pass, which recomputes P from the saved lse) build on it.
+class OnlineSoftmax {
+public:
+  OnlineSoftmax(int64_t bm, int64_t bn, double qkScale, Type pType)
+      : bm(bm), bn(bn), qkScale(qkScale), pType(pType) {}
+
+  /// The state before the first block: m = -inf, l = 0.
+  SmallVector<Value> init(ImplicitLocOpBuilder &b) const {
+    return {splatF32(b, {bm}, -INFINITY), splatF32(b, {bm}, 0.0)};
+  }
+
+  struct Step {
+    Value p;     // exp2(s * scale - m'), in pType (the second dot's A)
+    Value alpha; // exp2(m - m'): the factor that rescales the accumulator
+    Value m, l;  // the new state
+  };
+
+  /// One block of raw scores `s` (f32, bm x bn) from state (m, l). With
+  /// `mayBeEmpty`, a row may have seen no key yet (its m stays -inf; the
+  /// block is masked).
+  Step step(ImplicitLocOpBuilder &b, Value s, Value m, Value l,
+            bool mayBeEmpty) const {
+    auto rowType = RankedTensorType::get({bm}, b.getF32Type());
+    // The row max of the raw scores, scaled (scale > 0), is the max in the
+    // log2 domain; each element then takes one fma and one exp2.
+    Value rowMax = ReduceOp::create(b, rowType, ReduceKind::Max, s, 1);
+    Value mNew = arith::MaximumFOp::create(
+        b, m, arith::MulFOp::create(b, rowMax, splatF32(b, {bm}, qkScale)));
+    Value mUse = mNew;
+    if (mayBeEmpty) {
+      // A row that has seen no key yet keeps m = -inf; subtract 0 then.
+      Value noKey = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew,
+                                          splatF32(b, {bm}, -INFINITY));
+      mUse = arith::SelectOp::create(b, noKey, splatF32(b, {bm}, 0.0), mNew);
+    }
+    // exp2 with `afn`: flush-to-zero ex2 (probabilities below 2^-126 are 0).
+    auto afn = arith::FastMathFlags::afn;
+    Value alpha = math::Exp2Op::create(b, arith::SubFOp::create(b, m, mUse), afn);
+    Value negM = broadcastAlong(b, arith::NegFOp::create(b, mUse), 1, {bm, bn});
+    Value e = math::Exp2Op::create(
+        b, math::FmaOp::create(b, s, splatF32(b, {bm, bn}, qkScale), negM), afn);
+    Value rowSum = ReduceOp::create(b, rowType, ReduceKind::Sum, e, 1);
+    Value lNew =
+        arith::AddFOp::create(b, arith::MulFOp::create(b, l, alpha), rowSum);
+    return {arith::TruncFOp::create(b, pType, e), alpha, mNew, lNew};
+  }
+
+  /// acc (bm x d) scaled row by row by `alpha`.
+  Value rescale(ImplicitLocOpBuilder &b, Value acc, Value alpha) const {
+    auto shape = cast<RankedTensorType>(acc.getType()).getShape();
+    return arith::MulFOp::create(b, acc, broadcastAlong(b, alpha, 1, shape));
+  }
+
+  /// The output acc / l (one division per row, then a multiply per element,
+  /// FlashAttention's order: a division per element was a tenth of a
+  /// program's instructions at S = 1024); rows that saw no key give 0.
+  Value normalize(ImplicitLocOpBuilder &b, Value acc, Value l) const {
+    auto shape = cast<RankedTensorType>(acc.getType()).getShape();
+    Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l,
+                                        splatF32(b, {bm}, 0.0));
+    Value lSafe = arith::SelectOp::create(b, empty, splatF32(b, {bm}, 1.0), l);
+    Value inv = arith::DivFOp::create(b, splatF32(b, {bm}, 1.0), lSafe);
+    return arith::MulFOp::create(b, acc, broadcastAlong(b, inv, 1, shape));
+  }
+
+  /// The natural-log row log-sum-exp (m + log2 l) ln 2; -inf for rows that
+  /// saw no key.
+  Value logSumExp(ImplicitLocOpBuilder &b, Value m, Value l) const {
+    Value lse2 = arith::AddFOp::create(b, m, math::Log2Op::create(b, l));
+    return arith::MulFOp::create(b, lse2, splatF32(b, {bm}, M_LN2));
+  }
+
+private:
+  int64_t bm, bn;
+  double qkScale;
+  Type pType;
+};
+} // namespace
+
+namespace {
+/// The mask of a key block: keys past Sk and, causal, past each query's
+/// limit score -inf. The tiles it compares against are made once, before
+/// the key loop.
+class KeyMask {
+public:
+  KeyMask(ImplicitLocOpBuilder &b, const AttentionProblem &p,
+          const QueryBlock &t, int64_t bm, int64_t bn)
+      : bm(bm), bn(bn) {
+    auto i32 = b.getI32Type();
+    cols = RangeOp::create(b, RankedTensorType::get({bn}, i32), 0, bn);
+    skB = SplatOp::create(b, RankedTensorType::get({bm, bn}, i32), p.sk);
+    if (p.causal)
+      qLimitB = broadcastAlong(b, t.qLimit, 1, {bm, bn});
+    ninf = splatF32(b, {bm, bn}, -INFINITY);
+  }
+
+  /// Scores `s` of keys [n, n + bn), masked.
+  Value apply(ImplicitLocOpBuilder &b, Value s, Value n) const {
+    auto i32 = b.getI32Type();
+    Value kj = arith::AddIOp::create(
+        b, cols, SplatOp::create(b, RankedTensorType::get({bn}, i32), n));
+    Value kjB = broadcastAlong(b, kj, 0, {bm, bn});
+    Value keep = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kjB, skB);
+    if (qLimitB)
+      keep = arith::AndIOp::create(
+          b, keep,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::sle, kjB, qLimitB));
+    return arith::SelectOp::create(b, keep, s, ninf);
+  }
+
+private:
+  int64_t bm, bn;
+  Value cols, skB, qLimitB, ninf;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The program of one query block
+//===----------------------------------------------------------------------===//
+
+/// Q's tile as the key loop reads it: loaded once (the scheduling passes
+/// place it: registers, or a TMA copy into shared memory for wgmma), or,
+/// with `qInSmem` on the cp.async schedule, copied into shared memory once
+/// and read from there by every block. Returns the tile, or the buffer in
+/// `bufQ`.
+static Value emitQueryTile(ImplicitLocOpBuilder &b, const AttentionProblem &p,
+                           const AttentionConfig &c, const QueryBlock &t,
+                           Value &bufQ) {
+  Value zero = constI32(b, 0);
+  if (c.warpSpecialize || !c.qInSmem)
+    return LoadOp::create(b, RankedTensorType::get({c.blockM, p.d}, p.et), p.q,
+                          ValueRange{t.bi, t.h, t.m0, zero}, Value(),
+                          Padding::Zero);
+  // Its cp.async group is committed before the K/V ring's first copies, so
+  // the key loop's first wait (tile-pipeline) covers both: one memory
+  // latency before the first product instead of two.
+  MLIRContext *ctx = b.getContext();
+  int64_t elemBytes = p.et.getIntOrFloatBitWidth() / 8;
+  bufQ = LocalAllocOp::create(
+      b, SmemType::get(ctx, {1, c.blockM, p.d}, p.et,
+                       getLdmatrixSwizzle(ctx, {c.blockM, p.d}, /*contig=*/1,
+                                          elemBytes)));
+  AsyncCopyOp::create(b, p.q, ValueRange{t.bi, t.h, t.m0, zero}, bufQ, zero,
+                      /*unchecked=*/false);
+  AsyncCommitOp::create(b);
+  return Value();
+}
+
+/// The key loop(s) of one query block from state `init` (acc, m, l); returns
+/// the final (acc, m, l). With `splitLoops` (cp.async schedule) the blocks
+/// every row sees whole run in a loop without the mask and the rest in a
+/// second loop with it (the ring drains between them); otherwise one loop
+/// masks the blocks from `full` on in a branch. The warp-specialized
+/// schedule takes one loop: its ring, rotation and producer then run
+/// through all blocks.
+static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
+                                       const AttentionProblem &p,
+                                       const AttentionConfig &c,
+                                       const QueryBlock &t, Value tq,
+                                       Value bufQ, const OnlineSoftmax &sm,
+                                       ValueRange init) {
+  int64_t bm = c.blockM, bn = c.blockN;
+  auto sType = RankedTensorType::get({bm, bn}, b.getF32Type());
+  auto accType = RankedTensorType::get({bm, p.d}, b.getF32Type());
+  auto ktTile = RankedTensorType::get({p.d, bn}, p.et);
+  auto vTile = RankedTensorType::get({bn, p.d}, p.et);
+  KeyMask mask(b, p, t, bm, bn);
+  // One block: masked always, never, or (maskFrom) from that key on.
+  auto step = [&](bool masked, Value maskFrom) {
+    return [&, masked, maskFrom](OpBuilder &ob, Location loc, Value n,
+                                 ValueRange it) {
+      ImplicitLocOpBuilder lb(loc, ob);
+      Value zero = constI32(lb, 0);
+      Value kt = LoadOp::create(lb, ktTile, p.kT,
+                                ValueRange{t.bi, t.kvHead, zero, n}, Value(),
+                                Padding::Zero);
+      Value tv = LoadOp::create(lb, vTile, p.v,
+                                ValueRange{t.bi, t.kvHead, n, zero}, Value(),
+                                Padding::Zero);
+      Value qa = bufQ ? LocalLoadOp::create(
+                            lb, RankedTensorType::get({bm, p.d}, p.et), bufQ,
+                            zero)
+                      : tq;
+      Value s = DotOp::create(lb, sType, qa, kt, splatF32(lb, {bm, bn}, 0.0));
+      if (maskFrom) {
+        Value edge =
+            arith::CmpIOp::create(lb, arith::CmpIPredicate::sge, n, maskFrom);
+        Value raw = s;
+        s = scf::IfOp::create(
+                lb, edge,
+                [&](OpBuilder &ib, Location l) {
+                  ImplicitLocOpBuilder mb(l, ib);
+                  scf::YieldOp::create(mb, mask.apply(mb, raw, n));
+                },
+                [&](OpBuilder &ib, Location l) {
+                  scf::YieldOp::create(ib, l, raw);
+                })
+                .getResult(0);
+      } else if (masked) {
+        s = mask.apply(lb, s, n);
+      }
+      OnlineSoftmax::Step st =
+          sm.step(lb, s, it[1], it[2], /*mayBeEmpty=*/masked || maskFrom);
+      Value acc = DotOp::create(lb, accType, st.p, tv,
+                                sm.rescale(lb, it[0], st.alpha));
+      scf::YieldOp::create(lb, ValueRange{acc, st.m, st.l});
+    };
+  };
+  Value zero = constI32(b, 0), stepN = constI32(b, bn);
+  SmallVector<scf::ForOp> loops;
+  if (c.splitLoops && !c.warpSpecialize) {
+    loops.push_back(scf::ForOp::create(b, zero, t.full, stepN, init,
+                                       step(false, Value())));
+    loops.push_back(scf::ForOp::create(b, t.full, t.end, stepN,
+                                       loops[0].getResults(),
+                                       step(true, Value())));
+  } else {
+    loops.push_back(
+        scf::ForOp::create(b, zero, t.end, stepN, init, step(true, t.full)));
+  }
+  // The warp-specialized schedule carries its ring depth; a loop attribute
+  // would also ask tile-pipeline for a cp.async ring.
+  if (!c.warpSpecialize)
+    for (scf::ForOp loop : loops)
+      loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
+  return SmallVector<Value>(loops.back().getResults());
+}
+
+/// The whole program of query block `t`: Q, the key loops, O and the lse.
+static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
+                                  const AttentionProblem &p,
+                                  const AttentionConfig &c,
+                                  const QueryBlock &t) {
+  OnlineSoftmax sm(c.blockM, c.blockN, p.qkScale,
+                   RankedTensorType::get({c.blockM, c.blockN}, p.et));
+  Value bufQ;
+  Value tq = emitQueryTile(b, p, c, t, bufQ);
+  SmallVector<Value> init = {splatF32(b, {c.blockM, p.d}, 0.0)};
+  llvm::append_range(init, sm.init(b));
+  SmallVector<Value> res = emitKeyLoops(b, p, c, t, tq, bufQ, sm, init);
+  Value zero = constI32(b, 0);
+  Value out = arith::TruncFOp::create(
+      b, RankedTensorType::get({c.blockM, p.d}, p.et),
+      sm.normalize(b, res[0], res[2]));
+  StoreOp::create(b, out, p.o, ValueRange{t.bi, t.h, t.m0, zero}, Value());
+  if (p.lse)
+    StoreOp::create(b, sm.logSumExp(b, res[1], res[2]), p.lse,
+                    ValueRange{t.bi, t.h, t.m0}, Value());
+}
+
+//===----------------------------------------------------------------------===//
+// Expansion
+//===----------------------------------------------------------------------===//
+
+/// The problem's operands and sizes; K is also read as Kᵀ ([B, Hk, D, Sk],
+/// contiguous along D: its tiles are K-major like a GEMM's column-major B).
+static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op) {
+  AttentionProblem p;
+  p.op = op;
+  p.q = op.getQ();
+  p.k = op.getK();
+  p.v = op.getV();
+  p.o = op.getO();
+  p.lse = op.getLse();
+  p.et = op.getQ().getType().getElementType();
+  p.d = op.getQ().getType().getShape()[3];
+  p.causal = op.getCausal();
+  float scale = op.getScale() ? op.getScale()->convertToFloat()
+                              : 1.0f / std::sqrt(static_cast<float>(p.d));
+  p.qkScale = scale * M_LOG2E;
+  p.batch = getViewSize(b, p.q, 0);
+  p.hq = getViewSize(b, p.q, 1);
+  p.sq = getViewSize(b, p.q, 2);
+  p.hk = getViewSize(b, p.k, 1);
+  p.sk = getViewSize(b, p.k, 2);
+  auto kMake = p.k.getDefiningOp<MakeViewOp>();
+  ViewType kType = kMake.getViewType();
+  ArrayRef<int64_t> ks = kType.getShape(), kst = kType.getStrides();
+  auto ktType = ViewType::get(b.getContext(), {ks[0], ks[1], ks[3], ks[2]},
+                              p.et, {kst[0], kst[1], kst[3], kst[2]});
+  p.kT = MakeViewOp::create(b, ktType, kMake.getBase(), kMake.getSizes(),
+                            kMake.getStrides());
+  return p;
+}
+
+/// The launch grid: (ceildiv(Sq, BM), Hq, B) programs, or for the persistent
+/// causal program (which walks its tiles itself) their number along x, at
+/// most one program per SM.
+static LogicalResult setAttentionGrid(KernelOp kernel, const AttentionProblem &p,
+                                      const AttentionConfig &c,
+                                      bool walksTiles) {
+  SmallVector<int64_t> params;
+  FailureOr<AffineExpr> sqExpr = getParamExpr(p.sq, kernel, params);
+  FailureOr<AffineExpr> hqExpr = getParamExpr(p.hq, kernel, params);
+  FailureOr<AffineExpr> bExpr = getParamExpr(p.batch, kernel, params);
+  if (failed(sqExpr) || failed(hqExpr) || failed(bExpr))
+    return AttentionOp(p.op).emitOpError("Q's batch, heads and sequence length must be "
+                            "kernel parameters or constants (they define the "
+                            "launch grid)");
+  MLIRContext *ctx = kernel.getContext();
+  if (walksTiles) {
+    kernel.setGridRule(AffineMap::get(0, params.size(),
+                                      sqExpr->ceilDiv(c.blockM) * *hqExpr *
+                                          *bExpr,
+                                      ctx),
+                       params);
+    kernel.setPersistent(true);
+  } else {
+    kernel.setGridRule(
+        AffineMap::get(0, params.size(),
+                       {sqExpr->ceilDiv(c.blockM), *hqExpr, *bExpr}, ctx),
+        params);
+  }
+  kernel.setNumWarps(c.warps);
+  return success();
+}
+
+LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
+                                      const TargetInfo &target) {
+  if (failed(checkOnlyComputation(kernel, op)))
+    return failure();
+  int64_t d = op.getQ().getType().getShape()[3];
+  FailureOr<AttentionConfig> config = getAttentionConfig(op, target, d);
+  if (failed(config))
+    return failure();
+  const AttentionConfig &c = *config;
+  if (c.warpSpecialize && !c.byPasses)
+    return expandAttentionHandBuilt(op, kernel, target);
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  AttentionProblem p = getProblem(b, op);
+  // The persistent causal program walks its tiles in pairs of equal work;
+  // a persistent non-causal one is made by tile-persistent.
+  bool walksTiles = c.persistent && p.causal;
+  if (failed(setAttentionGrid(kernel, p, c, walksTiles)))
+    return failure();
+  // cp.async and TMA copy 16-byte chunks of Q, K, V (and TMA stores of O).
+  requireChunkAligned(kernel, p.k);
+  requireChunkAligned(kernel, p.v);
+  if (c.warpSpecialize || c.qInSmem)
+    requireChunkAligned(kernel, p.q);
+  if (c.tmaStore)
+    requireChunkAligned(kernel, p.o);
+  if (c.warpSpecialize)
+    setWarpSpecializedSchedule(kernel, c.stages, c.producerRegs,
+                               c.consumerRegs,
+                               /*persistent=*/c.persistent && !walksTiles,
+                               c.tmaStore, c.pingpong);
+  else
+    keepCpAsyncRing(kernel);
+
+  if (walksTiles) {
+    CausalPairWalk w = emitCausalPairWalk(b, p, c);
+    scf::ForOp::create(
+        b, w.first, w.end, w.programs, ValueRange{},
+        [&](OpBuilder &ob, Location loc, Value tIdx, ValueRange) {
+          ImplicitLocOpBuilder tb(loc, ob);
+          TileCoords tc = emitCausalPairTile(tb, p, w, tIdx);
+          emitQueryBlockProgram(
+              tb, p, c,
+              getQueryBlock(tb, p, c, tc.mb, tc.h, tc.bi, /*placeholder=*/true));
+          scf::YieldOp::create(tb);
+        });
+  } else {
+    Value nM = arith::CeilDivSIOp::create(b, p.sq, constI32(b, c.blockM));
+    TileCoords tc = p.causal ? emitLongestFirstOrder(b, p, c, nM)
+                             : TileCoords{ProgramIdOp::create(b, Dim::X),
+                                          ProgramIdOp::create(b, Dim::Y),
+                                          ProgramIdOp::create(b, Dim::Z)};
+    emitQueryBlockProgram(
+        b, p, c, getQueryBlock(b, p, c, tc.mb, tc.h, tc.bi, /*placeholder=*/false));
+  }
+  op.erase();
+  return success();
+}
