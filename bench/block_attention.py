@@ -155,6 +155,8 @@ def attention_section(art, rounds, log, quick):
             fns = {}
             for chip in ("sm_90a", "sm_80"):
                 d = os.path.join(art, chip)
+                if not os.path.isdir(d):
+                    continue  # built for the other chip only
                 for f in sorted(os.listdir(d)):
                     if f.startswith("attention_block" + suffix) and f.endswith(".json") and (
                             f[:-5] == "attention_block" + suffix or "__" in f):
