@@ -60,17 +60,23 @@ CLUSTER_GEMMS = [("gemm_cm2", False), ("gemm_cn2", False), ("gemm_cm2cn2", False
                  ("gemm_cm2_bcol", True)]
 
 
+def check_new(art, name, check, rows, log):
+    """Appends check(kernel)'s rows for the new builds of `name` to `rows`."""
+    for key, k in kernels(art, name).items():
+        if not key.startswith("new_"):
+            continue
+        for r in check(k):
+            r.update(kernel=name, build=key)
+            rows.append(r)
+            if not r["ok"]:
+                log("FAIL " + json.dumps(r))
+
+
 def gemm_section(art, rounds, log, gemms=GEMMS):
     out = dict(correctness=[], bench=[])
     for name, bcol in gemms:
-        for key, k in kernels(art, name).items():
-            if not key.startswith("new_"):
-                continue
-            for r in check_gemm(k, bcol, GEMM_ODD, named=True):
-                r.update(kernel=name, build=key)
-                out["correctness"].append(r)
-                if not r["ok"]:
-                    log("FAIL " + json.dumps(r))
+        check_new(art, name, lambda k, bcol=bcol: check_gemm(k, bcol, GEMM_ODD, named=True),
+                  out["correctness"], log)
     log(f"gemm correctness: {sum(r['ok'] for r in out['correctness'])}/{len(out['correctness'])}")
     for (M, N, K) in GEMM_SHAPES:
         for name, bcol in gemms:
@@ -113,14 +119,9 @@ ATTENTION_EXTRA_ROWS = (
 def attention_section(art, rounds, log, rows=ATTENTION_ROWS):
     out = dict(correctness=[], bench=[])
     for name in dict.fromkeys(r[0] for r in rows):
-        for key, k in kernels(art, name).items():
-            if not key.startswith("new_"):
-                continue
-            for r in check_attention(k, name, ATTENTION_ODD, launch=run_named):
-                r.update(kernel=name, build=key)
-                out["correctness"].append(r)
-                if not r["ok"]:
-                    log("FAIL " + json.dumps(r))
+        check_new(art, name,
+                  lambda k, name=name: check_attention(k, name, ATTENTION_ODD, launch=run_named),
+                  out["correctness"], log)
     log(f"attention correctness: {sum(r['ok'] for r in out['correctness'])}/"
         f"{len(out['correctness'])}")
     from torch.nn.attention import SDPBackend, sdpa_kernel

@@ -79,7 +79,7 @@ struct QueryBlock {
   Value h, bi;   // query head and batch
   Value m0;      // first query
   Value kvHead;  // K/V head of h (grouped-query attention: Hq / Hk share one)
-  Value qLimit;  // per query row: its last visible key (causal) as i32 tile
+  Value qLimit;  // causal: per query row, its last visible key (i32 tile)
   Value end;     // keys [0, end) are visited
   Value full;    // keys [0, full) are visible to every row (whole blocks)
 };
@@ -99,14 +99,14 @@ static QueryBlock getQueryBlock(ImplicitLocOpBuilder &b,
   t.kvHead = arith::DivSIOp::create(b, h, arith::DivSIOp::create(b, p.hq, p.hk));
   // The causal offset: query i sees keys up to i + Sk - Sq.
   Value shift = arith::SubIOp::create(b, p.sk, p.sq);
-  auto rows = RangeOp::create(
-      b, RankedTensorType::get({c.blockM}, b.getI32Type()), 0, c.blockM);
-  auto rowType = RankedTensorType::get({c.blockM}, b.getI32Type());
-  Value qi = arith::AddIOp::create(b, rows, SplatOp::create(b, rowType, t.m0));
-  t.qLimit = arith::AddIOp::create(b, qi, SplatOp::create(b, rowType, shift));
   t.end = p.sk;
   Value visible = p.sk;
   if (p.causal) {
+    auto rowType = RankedTensorType::get({c.blockM}, b.getI32Type());
+    Value rows = RangeOp::create(b, rowType, 0, c.blockM);
+    Value qi =
+        arith::AddIOp::create(b, rows, SplatOp::create(b, rowType, t.m0));
+    t.qLimit = arith::AddIOp::create(b, qi, SplatOp::create(b, rowType, shift));
     // Keys past the block's last query (shifted) are never visible; every
     // row sees the keys up to the first query's limit.
     Value last = arith::AddIOp::create(
@@ -153,7 +153,8 @@ struct TileCoords {
 /// groups were 4% slower at S = 1024 and even at 4096.
 static TileCoords emitLongestFirstOrder(ImplicitLocOpBuilder &b,
                                         const AttentionProblem &p,
-                                        const AttentionConfig &c, Value nM) {
+                                        const AttentionConfig &c) {
+  Value nM = arith::CeilDivSIOp::create(b, p.sq, constI32(b, c.blockM));
   Value mb = ProgramIdOp::create(b, Dim::X);
   Value hh = ProgramIdOp::create(b, Dim::Y);
   Value bb = ProgramIdOp::create(b, Dim::Z);
@@ -654,8 +655,7 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
           scf::YieldOp::create(tb);
         });
   } else {
-    Value nM = arith::CeilDivSIOp::create(b, p.sq, constI32(b, c.blockM));
-    TileCoords tc = p.causal ? emitLongestFirstOrder(b, p, c, nM)
+    TileCoords tc = p.causal ? emitLongestFirstOrder(b, p, c)
                              : TileCoords{ProgramIdOp::create(b, Dim::X),
                                           ProgramIdOp::create(b, Dim::Y),
                                           ProgramIdOp::create(b, Dim::Z)};

@@ -14,14 +14,14 @@
 // ExpandAttention.cpp (config `by_passes = 1`); measured on the H200 in
 // interleaved rounds (bench/results/2026-12-02_attention_by_passes_ab_h200.json)
 // the pass-built kernel is at 0.99-1.06x this one with the causal mask and
-// 0.91-0.97x without it. This file is the code of 7f22ed6, unchanged (its
-// PTX is byte-identical), and is deleted once the passes reach it.
+// 0.91-0.97x without it. This file is 7f22ed6's warp-specialized path (the
+// other schedules are block programs now; its PTX is byte-identical), and is
+// deleted once the passes reach it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ExpandNamedOps.h"
 
-#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/Transforms/NamedOpConfigs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -109,11 +109,9 @@ static Value freeParity(ImplicitLocOpBuilder &b, Value ph) {
 ///     acc = acc * exp2(m - m') + p v(n)
 ///   O = acc / l; lse = (m + log2 l) ln 2
 ///
-/// K and V reach shared memory one of two ways. By default tile-pipeline
-/// turns their loads into a cp.async ring read by ldmatrix and mma.sync
-/// (sm_80-class) or in place by wgmma with Q and P as register A operands.
-/// With `AttentionConfig::warpSpecialize` (the sm_90a default) a producer
-/// warp loads Q once and streams Kᵀ and V with TMA (4-D maps: a box never
+/// Only the warp-specialized schedule (`AttentionConfig::warpSpecialize`,
+/// the sm_90a default) comes here; the others are block programs
+/// (ExpandAttention.cpp). A producer warp loads Q once and streams Kᵀ and V with TMA (4-D maps: a box never
 /// leaves its head, rows past Sk read as zero) into a ring with full and
 /// empty barriers per operand; the consumer warpgroups overlap each block's
 /// softmax with the previous block's P·V (FlashAttention-3's intra-warpgroup
@@ -349,46 +347,11 @@ LogicalResult expand::expandAttentionHandBuilt(AttentionOp op,
     Value hh = ProgramIdOp::create(b, Dim::Y);
     Value bb = ProgramIdOp::create(b, Dim::Z);
     nM = arith::CeilDivSIOp::create(b, sq, cst(bm));
-    // With the causal mask a block of queries visits keys up to its last
-    // query, so the blocks differ in work; programs launch in (x, y, z)
-    // order and the blocks with the most keys go first, so that the short
-    // ones fill the tail of the grid. The warp-specialized schedule orders
-    // each head's blocks so (one program per SM). The cp.async schedule (two
-    // programs per SM) orders the (block, head, batch) triples longest first
-    // across groups of (batch, head) pairs that have their K and V in about
-    // 32 MB (the blocks running together share them in L2). H200, causal,
-    // S = 4096 (bench/results/2026-11-30_attention_causal_lpt_h200.json):
-    // sm_80 path head dim 128 310/312 TFLOP/s against 290; on sm_90a the
-    // groups were 4% slower at S = 1024 and even at 4096.
-    if (op.getCausal() && c.warpSpecialize) {
+    // With the causal mask the blocks differ in work: each head's blocks
+    // launch longest first, so that the short ones fill the tail of the grid
+    // (one program per SM).
+    if (op.getCausal())
       mb = arith::SubIOp::create(b, arith::SubIOp::create(b, nM, cst(1)), mb);
-    } else if (op.getCausal()) {
-      Value nHB = arith::MulIOp::create(b, hq, batch);
-      Value pid = arith::AddIOp::create(
-          b, mb,
-          arith::MulIOp::create(
-              b, nM,
-              arith::AddIOp::create(b, hh, arith::MulIOp::create(b, hq, bb))));
-      Value perGroup = arith::MaxSIOp::create(
-          b,
-          arith::DivSIOp::create(b,
-                                 cst((int64_t(1) << 25) / (2 * d * elemBytes)),
-                                 arith::MaxSIOp::create(b, sk, cst(1))),
-          cst(1));
-      perGroup = arith::MinSIOp::create(b, perGroup, nHB);
-      Value groupPrograms = arith::MulIOp::create(b, perGroup, nM);
-      Value group = arith::DivSIOp::create(b, pid, groupPrograms);
-      Value inGroup = arith::RemSIOp::create(b, pid, groupPrograms);
-      Value firstPair = arith::MulIOp::create(b, group, perGroup);
-      Value pairs = arith::MinSIOp::create(
-          b, perGroup, arith::SubIOp::create(b, nHB, firstPair));
-      Value rank = arith::DivSIOp::create(b, inGroup, pairs);
-      Value pair = arith::AddIOp::create(
-          b, firstPair, arith::RemSIOp::create(b, inGroup, pairs));
-      mb = arith::SubIOp::create(b, arith::SubIOp::create(b, nM, cst(1)), rank);
-      hh = arith::RemSIOp::create(b, pair, hq);
-      bb = arith::DivSIOp::create(b, pair, hq);
-    }
     setTile(b, mb, hh, bb);
   }
 
@@ -433,7 +396,7 @@ LogicalResult expand::expandAttentionHandBuilt(AttentionOp op,
   // slot as the body sees them.
   scf::ForOp tileLoop;
   Value ringS0, ringPh0, qSlot, qParity;
-  if (c.warpSpecialize) {
+  {
     SharedEncodingAttr encK = getSwizzle128Layout(ctx, 0); // along D
     SharedEncodingAttr encV = getSwizzle128Layout(ctx, 1); // along D
     SharedEncodingAttr encQ = encV;
@@ -581,22 +544,6 @@ LogicalResult expand::expandAttentionHandBuilt(AttentionOp op,
                              qSlot);
     if (!c.persistent)
       startPingpong();
-  } else if (c.qInSmem) {
-    // Q waits in shared memory; each key block reads its fragments anew.
-    // Its cp.async group is committed before the K/V ring's first copies, so
-    // the key loop's first wait (tile-pipeline) covers both: one memory
-    // latency before the first product instead of two.
-    requireChunkAligned(kernel, q);
-    bufQ = LocalAllocOp::create(
-        b, SmemType::get(
-               ctx, {1, bm, d}, et,
-               getLdmatrixSwizzle(ctx, {bm, d}, /*contig=*/1, elemBytes)));
-    AsyncCopyOp::create(b, q, ValueRange{bi, h, m0, zero}, bufQ, zero,
-                        /*unchecked=*/false);
-    AsyncCommitOp::create(b);
-  } else {
-    tq = LoadOp::create(b, RankedTensorType::get({bm, d}, et), q,
-                        ValueRange{bi, h, m0, zero}, Value(), Padding::Zero);
   }
   // Query indices (as rows), shifted by Sk - Sq: each one's last key.
   auto rowsI = RangeOp::create(b, RankedTensorType::get({bm}, i32), 0, bm);
@@ -631,11 +578,8 @@ LogicalResult expand::expandAttentionHandBuilt(AttentionOp op,
           arith::CmpIOp::create(lb, arith::CmpIPredicate::sle, kjB, qLimitB));
     return arith::SelectOp::create(lb, keep, sc, ninf);
   };
-  // With `maskWhen` the mask applies only where that condition holds (one
-  // branch per block).
   auto emitSoftmax = [&](ImplicitLocOpBuilder &lb, Value sc, Value n,
-                         Value mi, Value li, bool masked,
-                         Value maskWhen = {}) -> Softmax {
+                         Value mi, Value li, bool masked) -> Softmax {
     // The row max of the raw scores, scaled (scale > 0), is the max in the
     // log2 domain; each element then takes one fma and one exp2:
     // p = exp2(s * scale - m).
@@ -645,21 +589,7 @@ LogicalResult expand::expandAttentionHandBuilt(AttentionOp op,
     };
     Value mUse, mNew;
     if (masked) {
-      if (maskWhen) {
-        Value raw = sc;
-        sc = scf::IfOp::create(
-                 lb, maskWhen,
-                 [&](OpBuilder &ib, Location l) {
-                   ImplicitLocOpBuilder mb(l, ib);
-                   scf::YieldOp::create(mb, applyMask(mb, raw, n));
-                 },
-                 [&](OpBuilder &ib, Location l) {
-                   scf::YieldOp::create(ib, l, raw);
-                 })
-                 .getResult(0);
-      } else {
-        sc = applyMask(lb, sc, n);
-      }
+      sc = applyMask(lb, sc, n);
       mNew = arith::MaximumFOp::create(lb, mi, rowMaxScaled(sc));
       // A row that has seen no key yet keeps m = -inf; subtract 0 then.
       Value noKey = arith::CmpFOp::create(lb, arith::CmpFPredicate::OEQ, mNew,
@@ -699,54 +629,7 @@ LogicalResult expand::expandAttentionHandBuilt(AttentionOp op,
   // The blocks every row sees whole, [0, full), need no mask; the rest,
   // [full, end), do.
   Value acc, m, l;
-  if (!c.warpSpecialize) {
-    keepCpAsyncRing(kernel);
-    // Each step loads its tiles (tile-pipeline turns the loads into the
-    // cp.async ring and places the wgmma waits). With `splitLoops` the
-    // blocks every row sees whole run in a loop without the mask, the rest
-    // in a second loop with it (the ring drains between them); otherwise one
-    // loop covers all blocks and those from `full` on take the mask in a
-    // branch.
-    auto step = [&](bool masked, Value maskFrom) {
-      return [&, masked, maskFrom](ImplicitLocOpBuilder &lb, Value n,
-                                   ValueRange it) {
-        Value kt = LoadOp::create(lb, ktTile, kT,
-                                  ValueRange{bi, kvHead, zero, n}, Value(),
-                                  Padding::Zero);
-        Value tv = LoadOp::create(lb, vTile, v, ValueRange{bi, kvHead, n, zero},
-                                  Value(), Padding::Zero);
-        Value qa = c.qInSmem ? LocalLoadOp::create(
-                                   lb, RankedTensorType::get({bm, d}, et),
-                                   bufQ, zero)
-                             : tq;
-        Value sc = DotOp::create(lb, sType, qa, kt, splat(lb, sType, 0.0));
-        Value maskWhen;
-        if (maskFrom)
-          maskWhen = arith::CmpIOp::create(lb, arith::CmpIPredicate::sge, n,
-                                           maskFrom);
-        Softmax sm = emitSoftmax(lb, sc, n, it[1], it[2], masked, maskWhen);
-        Value accNew = DotOp::create(lb, accType, sm.p, tv,
-                                     rescale(lb, it[0], sm.alpha));
-        scf::YieldOp::create(lb, ValueRange{accNew, sm.m, sm.l});
-      };
-    };
-    SmallVector<Value> init = {splat(b, accType, 0.0),
-                               splat(b, rowType, -INFINITY),
-                               splat(b, rowType, 0.0)};
-    SmallVector<scf::ForOp> loops;
-    if (c.splitLoops) {
-      loops.push_back(makeLoop(zero, full, init, step(false, Value())));
-      loops.push_back(
-          makeLoop(full, end, loops[0].getResults(), step(true, Value())));
-    } else {
-      loops.push_back(makeLoop(zero, end, init, step(true, full)));
-    }
-    for (scf::ForOp loop : loops)
-      loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
-    acc = loops.back().getResult(0);
-    m = loops.back().getResult(1);
-    l = loops.back().getResult(2);
-  } else {
+  {
     // Software-pipelined across blocks (FlashAttention-3's intra-warpgroup
     // overlap): step j issues QKᵀ of block j and P·V of block j - 1, and
     // computes the softmax of block j while P·V still runs.

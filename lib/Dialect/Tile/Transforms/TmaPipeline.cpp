@@ -710,7 +710,7 @@ static Value findReusableStaging(KernelOp kernel, SmemType type,
       continue;
     bool staging = llvm::all_of(alloc->getUsers(), [&](Operation *user) {
       Operation *top = body.findAncestorOpInBlock(*user);
-      return isa<LocalStoreOp, TmaStoreOp>(user) && top && top != readerTop &&
+      return isa<LocalStoreOp, TmaStoreOp>(user) && top &&
              readerTop->isBeforeInBlock(top);
     });
     if (staging)

@@ -156,7 +156,7 @@ void TileTmaStorePass::runOnOperation() {
   SmallVector<StoreOp> stores;
   kernel.walk([&](StoreOp store) {
     auto loop = store->getParentOfType<scf::ForOp>();
-    if (!loop || loop->hasAttr(kPersistentLoopAttr) ||
+    if (!loop ||
         (kernel.getPersistent() && loop->getParentOp() == kernel.getOperation()))
       stores.push_back(store);
   });

@@ -29,7 +29,9 @@ namespace mlir::tilec::tile {
 /// the producer warps; without it every warp runs them in place.
 constexpr StringLiteral kProducerAttr = "tile.producer";
 
-/// The discardable attribute of the tile loop tile-persistent creates.
+/// The discardable attribute of the tile loop tile-persistent creates (for
+/// readers of the IR: passes know a tile loop by its place, a loop at the top
+/// of a persistent kernel, which a program may also write itself).
 constexpr StringLiteral kPersistentLoopAttr = "tile.persistent_loop";
 
 /// Largest power of two known to divide the integer value `v`: constants,
