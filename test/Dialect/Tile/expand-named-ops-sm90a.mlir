@@ -183,7 +183,9 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 
 // -----
 
-// On sm_90a tile.attention is warp-specialized: a producer warp loads Q once
+// On sm_90a tile.attention is warp-specialized. The hand-built schedule
+// (`by_passes = 0`; the default without the causal mask, persistent and at
+// head dim 256): a producer warp loads Q once
 // and the Kᵀ and V tiles of each key block with TMA (4-D maps over one
 // head; Kᵀ K-major) into a 2-stage ring with full and empty barriers per
 // operand; two consumer warpgroups, taking turns to issue their products
@@ -282,7 +284,7 @@ tile.kernel @attention_ws(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.pt
   %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
-  tile.attention %q, %k, %v, %o causal
+  tile.attention %q, %k, %v, %o causal config {by_passes = 0}
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -463,8 +465,9 @@ tile.kernel @attention_by_passes(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !
 
 // -----
 
-// Causal, by the passes: one program per query block, the longest first
-// (block nM - 1 - x), and no tile loop from tile-persistent.
+// Causal (not persistent, head dim 64 or 128): by default the passes build
+// the kernel from the block program: one program per query block, the
+// longest first (block nM - 1 - x), and no tile loop from tile-persistent.
 
 // CHECK-LABEL: tile.kernel @attention_by_passes_causal
 // CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8) schedule<{{.*}}persistent = false
@@ -483,7 +486,7 @@ tile.kernel @attention_by_passes_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>
   %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
-  tile.attention %q, %k, %v, %o causal config {by_passes = 1}
+  tile.attention %q, %k, %v, %o causal
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return

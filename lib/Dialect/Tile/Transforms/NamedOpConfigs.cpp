@@ -319,7 +319,7 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   std::optional<bool> persistent = readConfigFlag(config, "persistent");
   c.qInSmem = readConfigFlag(config, "q_in_smem").value_or(c.qInSmem);
   c.splitLoops = readConfigFlag(config, "split_loops").value_or(c.splitLoops);
-  c.byPasses = readConfigFlag(config, "by_passes").value_or(false);
+  std::optional<bool> byPasses = readConfigFlag(config, "by_passes");
   bool wsRequested = ws.value_or(false);
   c.warpSpecialize = ws.value_or(c.warpSpecialize);
   readConfigInt(config, "block_m", c.blockM);
@@ -403,6 +403,17 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
            << bytes + qBytes << " bytes of shared memory, more than the "
            << target.maxSmemPerBlock << " bytes a block may use on "
            << target.chip;
+  // Who builds the warp-specialized kernel: the scheduling passes from the
+  // block program (by_passes), or ExpandAttentionHandBuilt.cpp. The passes
+  // by default where they keep the hand-built kernel's speed: the causal
+  // kernel of one query block per program, head dims 64 and 128. Interleaved
+  // A/B on the H200, B*S = 16k, S = 1k / 4k / 16k
+  // (bench/results/2026-12-02_attention_by_passes_ab_h200.json): head dim 64
+  // 1.06 / 1.02 / 1.02x, head dim 128 1.02 / 0.99 / 0.99x the hand-built
+  // kernel. Not yet without the causal mask (0.91-0.97x: the persistent
+  // pass-built kernel loses ptxas's uniform datapath in its key loop), in
+  // causal pairs (0.96-1.03x) or at head dim 256 (0.94-0.99x).
+  c.byPasses = byPasses.value_or(op.getCausal() && !c.persistent && d <= 128);
   // Ping-pong pairs two consumer warpgroups.
   c.pingpong = pingpong.value_or(c.warps == 8);
   if (c.pingpong && c.warps != 8)
