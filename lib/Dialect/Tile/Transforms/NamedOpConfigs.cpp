@@ -408,11 +408,12 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // by default where they keep the hand-built kernel's speed: the causal
   // kernel of one query block per program, head dims 64 and 128. Interleaved
   // A/B on the H200, B*S = 16k, S = 1k / 4k / 16k
-  // (bench/results/2026-12-02_attention_by_passes_ab_h200.json): head dim 64
-  // 1.06 / 1.02 / 1.02x, head dim 128 1.02 / 0.99 / 0.99x the hand-built
-  // kernel. Not yet without the causal mask (0.91-0.97x: the persistent
-  // pass-built kernel loses ptxas's uniform datapath in its key loop), in
-  // causal pairs (0.96-1.03x) or at head dim 256 (0.94-0.99x).
+  // (bench/results/2026-12-02_attention_causal_default_by_passes_h200.json):
+  // head dim 64 1.06 / 1.02 / 1.01x, head dim 128 1.03 / 0.99 / 0.98x the
+  // hand-built kernel. Not yet without the causal mask (0.91-0.97x: the
+  // persistent pass-built kernel loses ptxas's uniform datapath in its key
+  // loop), in causal pairs (0.96-1.03x) or at head dim 256 (0.94-0.99x;
+  // bench/results/2026-12-02_attention_by_passes_ab_h200.json).
   c.byPasses = byPasses.value_or(op.getCausal() && !c.persistent && d <= 128);
   // Ping-pong pairs two consumer warpgroups.
   c.pingpong = pingpong.value_or(c.warps == 8);
