@@ -37,8 +37,9 @@ VARIANTS = [
 
 #: The shape-class configurations tilec.gemm dispatches to (see
 #: tilec.kernels.gemm_shape_config), per chip.
-CONFIGS = {"sm_90a": [None, {"tma_store": 0}, {"block_n": 64}, {"block_n": 64, "tma_store": 0},
-                      {"block_n": 128}, {"block_n": 128, "tma_store": 0}],
+CONFIGS = {"sm_90a": [None, {"tma_store": False}, {"block_n": 64},
+                      {"block_n": 64, "tma_store": False}, {"block_n": 128},
+                      {"block_n": 128, "tma_store": False}],
            "sm_80": [None]}
 
 #: chip -> ptxas target (the H200 is sm_90).

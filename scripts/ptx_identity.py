@@ -6,11 +6,17 @@ two tilec binaries and reports which PTX files differ: the evidence that a
 change that should not alter generated code does not.
 
     ptx_identity.py --base /path/to/old/tilec --new build/bin/tilec [--chips ...]
+        [--base-dict-configs]
+
+--base-dict-configs respells the named ops' typed configs (`config <k = v>`,
+flags true/false) as the dictionaries (`config {k = 1}`) that builds up to 1358546 read, for
+comparing against such a base.
 """
 
 import argparse
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -53,6 +59,14 @@ def sources(chip):
             yield "file_" + os.path.basename(path)[:-5], f.read()
 
 
+def dict_configs(src):
+    """`src` with typed configs respelled as the old config dictionaries."""
+    def body(m):
+        inner = m.group(1).replace("= true", "= 1").replace("= false", "= 0")
+        return "config {" + inner + "}"
+    return re.sub(r"config <([^>]*)>", body, src, flags=re.S)
+
+
 def compile_ptx(tilec, path, chip, out):
     r = subprocess.run([tilec, path, f"--chip={chip}", "--emit=ptx", "-o", out],
                        capture_output=True, text=True)
@@ -64,6 +78,8 @@ def main():
     ap.add_argument("--base", required=True)
     ap.add_argument("--new", default=os.path.join(ROOT, "build", "bin", "tilec"))
     ap.add_argument("--chips", default="sm_80,sm_89,sm_90a")
+    ap.add_argument("--base-dict-configs", action="store_true",
+                    help="give the base the old dictionary spelling of configs")
     ap.add_argument("--expect-different", default="",
                     help="comma-separated kernel-name prefixes allowed to differ")
     args = ap.parse_args()
@@ -76,8 +92,14 @@ def main():
                 path = os.path.join(tmp, f"{name}.{chip}.mlir")
                 with open(path, "w") as f:
                     f.write(src)
+                base_path = path
+                if args.base_dict_configs:
+                    base_path = os.path.join(tmp, f"{name}.{chip}.base.mlir")
+                    with open(base_path, "w") as f:
+                        f.write(dict_configs(src))
                 outs = []
-                for tag, tool in (("base", args.base), ("new", args.new)):
+                for tag, tool, path in (("base", args.base, base_path),
+                                        ("new", args.new, path)):
                     out = os.path.join(tmp, tag, chip, name)
                     os.makedirs(out, exist_ok=True)
                     outs.append((out, compile_ptx(tool, path, chip, out)))

@@ -24,6 +24,19 @@ def gemm_name(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     return "_".join(parts)
 
 
+def config_clause(config):
+    """`` config <key = value, ...>`` of a named op (``""`` for none): the
+    op's typed configuration (``#tile.gemm_config`` /
+    ``#tile.attention_config``), whose verifier names a key it does not
+    know. Flags are Python bools (0 and 1 read the same)."""
+    if not config:
+        return ""
+
+    def value(v):
+        return ("true" if v else "false") if isinstance(v, bool) else str(int(v))
+    return " config <" + ", ".join(f"{k} = {value(v)}" for k, v in sorted(config.items())) + ">"
+
+
 def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
                 activation=None, alpha=False, beta=False, config=None, name=None):
     """A kernel computing C = act(alpha * A @ B + beta * C + bias).
@@ -70,8 +83,7 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         types.append(f"!tile.view<?x{out_dtype}, strides = [1]>")
     if activation:
         extras += f" activation({activation})"
-    if config:
-        extras += " config {" + ", ".join(f"{k} = {v}" for k, v in sorted(config.items())) + "}"
+    extras += config_clause(config)
     lines.append(f"  tile.gemm %a, %b, %c{extras} : {', '.join(types)}")
     lines += ["  tile.return", "}", ""]
     return name, "\n".join(lines)
@@ -98,7 +110,7 @@ def gemm_shape_config(M, N, K, chip="sm_90a"):
     # The TMA-store epilogue writes whole 16-byte row chunks: N must be a
     # multiple of 8 (the kernel refuses other N at launch).
     if N % 8:
-        config["tma_store"] = 0
+        config["tma_store"] = False
     tiles = -(-M // 128) * -(-N // 256)
     if tiles < _HOPPER_SMS // 2:
         config["block_n"] = 64
@@ -113,14 +125,14 @@ def gemm_shape_tag(config):
     """The name suffix of a shape-class variant (``""`` for the default)."""
     if not config:
         return ""
-    return "_" + "_".join(f"{k.replace('block_', '')}{v}" for k, v in sorted(config.items()))
+    return "_" + "_".join(f"{k.replace('block_', '')}{int(v)}" for k, v in sorted(config.items()))
 
 
 def gemm_config_suffix(config):
     """The kernel-name suffix ``tilec.gemm`` gives a configuration."""
     if not config:
         return ""
-    return "_" + "_".join(f"{key}{value}" for key, value in sorted(config.items()))
+    return "_" + "_".join(f"{key}{int(value)}" for key, value in sorted(config.items()))
 
 
 def attention_name(dtype="bf16", head_dim=128, causal=False):
@@ -147,7 +159,7 @@ def attention_shape_config(seq_q, head_dim, causal, chip="sm_90a"):
     if chip != "sm_90a" or not causal or head_dim > 128:
         return None
     if seq_q <= ATTENTION_PERSISTENT_CAUSAL_MAX_SEQ:
-        return {"persistent": 1}
+        return {"persistent": True}
     return None
 
 
@@ -165,8 +177,7 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
     d = head_dim
     view = f"!tile.view<?x?x?x{d}x{dtype}, strides = [?, ?, {d}, 1]>"
     extras = " causal" if causal else ""
-    if config:
-        extras += " config {" + ", ".join(f"{k} = {v}" for k, v in sorted(config.items())) + "}"
+    extras += config_clause(config)
     lines = [
         f"tile.kernel @{name}(%Q: !tile.ptr<{dtype}>, %K: !tile.ptr<{dtype}>, "
         f"%V: !tile.ptr<{dtype}>, %O: !tile.ptr<{dtype}>, %LSE: !tile.ptr<f32>, "

@@ -20,7 +20,7 @@ tile.kernel @attention_q_in_registers(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, 
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kv_batch, %kv_head, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%q_batch, %q_head, 128, 1] : !tile.ptr<bf16>
   %l = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %SQ, 1] : !tile.ptr<f32>
-  tile.attention %q, %k, %v, %o lse(%l) causal config {block_m = 64, q_in_smem = 0}
+  tile.attention %q, %k, %v, %o lse(%l) causal config <block_m = 64, q_in_smem = false>
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?xf32, strides = [?, ?, 1]>

@@ -38,7 +38,7 @@ tile.kernel @attention_by_passes_d128(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, 
   %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
-  tile.attention %q, %k, %v, %o config {by_passes = 1}
+  tile.attention %q, %k, %v, %o config <by_passes = true>
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -51,7 +51,7 @@ tile.kernel @attention_by_passes_pairs(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>,
   %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
-  tile.attention %q, %k, %v, %o causal config {by_passes = 1, persistent = 1}
+  tile.attention %q, %k, %v, %o causal config <by_passes = true, persistent = true>
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -64,7 +64,7 @@ tile.kernel @attention_by_passes_d256(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, 
   %k = tile.make_view %K[%B, %HK, %SK, 256] strides [%kb, %kh, 256, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %HK, %SK, 256] strides [%kb, %kh, 256, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 256] strides [%sq, %sh, 256, 1] : !tile.ptr<bf16>
-  tile.attention %q, %k, %v, %o causal config {by_passes = 1}
+  tile.attention %q, %k, %v, %o causal config <by_passes = true>
       : !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>,
         !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>
   tile.return

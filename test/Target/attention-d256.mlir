@@ -49,6 +49,6 @@ tile.kernel @attention_d256_cpasync(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V
   %v = tile.make_view %V[%B, %HK, %SK, 256] strides [%kv_batch, %kv_head, 256, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 256] strides [%q_batch, %q_head, 256, 1] : !tile.ptr<bf16>
   %l = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %SQ, 1] : !tile.ptr<f32>
-  tile.attention %q, %k, %v, %o lse(%l) causal config {warp_specialize = 0} : !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.attention %q, %k, %v, %o lse(%l) causal config <warp_specialize = false> : !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
   tile.return
 }

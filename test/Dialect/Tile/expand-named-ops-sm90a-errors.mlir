@@ -7,7 +7,7 @@ tile.kernel @tma_store_ragged_n(%A: !tile.ptr<bf16>, %M: i32) {
   %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
   %c = tile.make_view %A[%M, %n] strides [%M, 1] : !tile.ptr<bf16>
   // expected-error @+1 {{tma_store needs N to be a multiple of 8, got 1001}}
-  tile.gemm %a, %a, %c config {tma_store = 1} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.gemm %a, %a, %c config <tma_store = true> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
 
@@ -19,16 +19,7 @@ tile.kernel @tma_store_ragged_n(%A: !tile.ptr<bf16>, %M: i32) {
 tile.kernel @cluster_too_wide(%A: !tile.ptr<bf16>, %M: i32) {
   %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
   // expected-error @+1 {{cluster_m = 4, cluster_n = 1: each must be 1 or 2}}
-  tile.gemm %a, %a, %a config {cluster_m = 4} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
-  tile.return
-}
-
-// -----
-
-tile.kernel @cluster_without_ws(%A: !tile.ptr<bf16>, %M: i32) {
-  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{cluster_m = 1, cluster_n = 2: clusters need the warp-specialized kernel (sm_90a)}}
-  tile.gemm %a, %a, %a config {cluster_n = 2, warp_specialize = 0} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.gemm %a, %a, %a config <cluster_m = 4> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
 
@@ -37,7 +28,7 @@ tile.kernel @cluster_without_ws(%A: !tile.ptr<bf16>, %M: i32) {
 tile.kernel @cluster_b_boxes(%A: !tile.ptr<bf16>, %M: i32) {
   %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
   // expected-error @+1 {{cluster_m = 2, cluster_n = 1: block_n must split into two halves of whole 64-column boxes (row-major B) or 8-row multiples (column-major B)}}
-  tile.gemm %a, %a, %a config {cluster_m = 2, block_n = 64} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.gemm %a, %a, %a config <cluster_m = 2, block_n = 64> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
 
@@ -49,7 +40,7 @@ tile.kernel @cluster_b_boxes(%A: !tile.ptr<bf16>, %M: i32) {
 tile.kernel @attention_ws_rows(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
   // expected-error @+1 {{warp_specialize: block_m must be 16 x warps (64 rows per consumer warpgroup), got block_m = 128 with 4 warps}}
-  tile.attention %q, %q, %q, %q config {warp_specialize = 1, warps = 4}
+  tile.attention %q, %q, %q, %q config <warp_specialize = true, warps = 4>
       : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -60,7 +51,7 @@ tile.kernel @attention_ws_rows(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 tile.kernel @attention_ws_block_n(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
   // expected-error @+1 {{warp_specialize: block_n must be 64, 128 or 256, got 32}}
-  tile.attention %q, %q, %q, %q config {warp_specialize = 1, block_n = 32}
+  tile.attention %q, %q, %q, %q config <warp_specialize = true, block_n = 32>
       : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -71,7 +62,7 @@ tile.kernel @attention_ws_block_n(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 tile.kernel @attention_ws_smem(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
   // expected-error @+1 {{warp_specialize: Q and the K/V ring need 294912 bytes of shared memory for 4 stages, more than the 232448 bytes a block may use on sm_90a}}
-  tile.attention %q, %q, %q, %q config {warp_specialize = 1, stages = 4}
+  tile.attention %q, %q, %q, %q config <warp_specialize = true, stages = 4>
       : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -84,40 +75,7 @@ tile.kernel @attention_ws_smem(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 tile.kernel @attention_pingpong_one_warpgroup(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
   // expected-error @+1 {{pingpong takes turns between two consumer warpgroups (8 warps), got 4 warps}}
-  tile.attention %q, %q, %q, %q config {block_m = 64, warps = 4, pingpong = 1}
-      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
-        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
-  tile.return
-}
-
-// -----
-
-tile.kernel @attention_pingpong_cp_async(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
-  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{pingpong needs the warp-specialized schedule}}
-  tile.attention %q, %q, %q, %q config {warp_specialize = 0, pingpong = 1}
-      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
-        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
-  tile.return
-}
-
-// -----
-
-tile.kernel @attention_tma_store_cp_async(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
-  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{tma_store needs the warp-specialized schedule}}
-  tile.attention %q, %q, %q, %q config {warp_specialize = 0, tma_store = 1}
-      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
-        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
-  tile.return
-}
-
-// -----
-
-tile.kernel @attention_persistent_cp_async(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
-  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{persistent needs the warp-specialized schedule}}
-  tile.attention %q, %q, %q, %q config {warp_specialize = 0, persistent = 1}
+  tile.attention %q, %q, %q, %q config <block_m = 64, warps = 4, pingpong = true>
       : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -131,7 +89,7 @@ tile.kernel @attention_persistent_cp_async(%Q: !tile.ptr<bf16>, %B: i32, %S: i32
 tile.kernel @attention_persistent_smem(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
   // expected-error @+1 {{persistent: a second Q buffer beside Q and the K/V ring needs 262144 bytes of shared memory, more than the 232448 bytes a block may use on sm_90a}}
-  tile.attention %q, %q, %q, %q config {stages = 3, persistent = 1}
+  tile.attention %q, %q, %q, %q config <stages = 3, persistent = true>
       : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return

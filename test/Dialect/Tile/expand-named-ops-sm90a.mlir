@@ -88,7 +88,7 @@ tile.kernel @gemm_no_tma_store(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !ti
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-  tile.gemm %a, %b, %c config {tma_store = 0} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.gemm %a, %b, %c config <tma_store = false> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
 
@@ -143,7 +143,7 @@ tile.kernel @gemm_cluster_2x1(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !til
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-  tile.gemm %a, %b, %c config {cluster_m = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.gemm %a, %b, %c config <cluster_m = 2> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
 
@@ -160,7 +160,7 @@ tile.kernel @gemm_cluster_1x2(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !til
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-  tile.gemm %a, %b, %c config {cluster_n = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.gemm %a, %b, %c config <cluster_n = 2> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
 
@@ -177,7 +177,7 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-  tile.gemm %a, %b, %c config {cluster_m = 2, cluster_n = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.gemm %a, %b, %c config <cluster_m = 2, cluster_n = 2> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
 
@@ -284,7 +284,7 @@ tile.kernel @attention_ws(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.pt
   %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
-  tile.attention %q, %k, %v, %o causal config {by_passes = 0}
+  tile.attention %q, %k, %v, %o causal config <by_passes = false>
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -413,7 +413,7 @@ tile.kernel @attention_persistent_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16
   %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
-  tile.attention %q, %k, %v, %o causal config {persistent = 1}
+  tile.attention %q, %k, %v, %o causal config <persistent = true>
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -456,7 +456,7 @@ tile.kernel @attention_by_passes(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
   %l = tile.make_view %L[%B, %H, %SQ] strides [%lb, %SQ, 1] : !tile.ptr<f32>
-  tile.attention %q, %k, %v, %o lse(%l) config {by_passes = 1}
+  tile.attention %q, %k, %v, %o lse(%l) config <by_passes = true>
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?xf32, strides = [?, ?, 1]>
@@ -517,7 +517,7 @@ tile.kernel @attention_by_passes_pairs(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>,
   %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
-  tile.attention %q, %k, %v, %o causal config {by_passes = 1, persistent = 1}
+  tile.attention %q, %k, %v, %o causal config <by_passes = true, persistent = true>
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return

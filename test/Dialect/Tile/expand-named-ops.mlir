@@ -56,7 +56,7 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
   %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<f32>
   %v = tile.make_view %bias[%N] strides [1] : !tile.ptr<f32>
   tile.gemm %a, %b, %c alpha(%alpha) beta(%beta) bias(%v) activation(gelu)
-      config {block_m = 64, block_n = 128, warps = 4, stages = 2}
+      config <block_m = 64, block_n = 128, warps = 4, stages = 2>
       : !tile.view<?x?xf16, strides = [?, 1]>, !tile.view<?x?xf16, strides = [1, ?]>,
         !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?xf32, strides = [1]>
   tile.return
@@ -163,7 +163,7 @@ tile.kernel @attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<b
 // CHECK: tile.dot %[[TQ]], {{.*}} -> tensor<64x64xf32>
 tile.kernel @attention_q_in_registers(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
-  tile.attention %q, %q, %q, %q config {block_m = 64, block_n = 64, q_in_smem = 0}
+  tile.attention %q, %q, %q, %q config <block_m = 64, block_n = 64, q_in_smem = false>
       : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -191,7 +191,7 @@ tile.kernel @attention_q_in_registers(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 // CHECK: tile.store
 tile.kernel @attention_one_loop(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, 4, %S, 64] strides [%S, %S, 64, 1] : !tile.ptr<bf16>
-  tile.attention %q, %q, %q, %q causal config {split_loops = 0}
+  tile.attention %q, %q, %q, %q causal config <split_loops = false>
       : !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>,
         !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return
@@ -206,7 +206,7 @@ tile.kernel @attention_one_loop(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 // CHECK: } {tile.num_stages = 3 : i64}
 tile.kernel @attention_stages(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, 4, %S, 64] strides [%S, %S, 64, 1] : !tile.ptr<bf16>
-  tile.attention %q, %q, %q, %q config {stages = 3}
+  tile.attention %q, %q, %q, %q config <stages = 3>
       : !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>,
         !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return

@@ -158,8 +158,8 @@ tile.kernel @gemm(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
   %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[%K, %N] strides [%N, 1] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
-  // expected-error @below {{config key 'stages' = 9223372036854775807 is larger than 32}}
-  tile.gemm %a, %b, %c config {stages = 9223372036854775807}
+  // expected-error @below {{stages = 9223372036854775807 is larger than 32}}
+  tile.gemm %a, %b, %c config <stages = 9223372036854775807>
       : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>,
         !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
@@ -171,8 +171,8 @@ tile.kernel @gemm(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
   %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[%K, %N] strides [%N, 1] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
-  // expected-error @below {{config key 'block_m' = 4611686018427387904 is larger than 1024}}
-  tile.gemm %a, %b, %c config {block_m = 4611686018427387904}
+  // expected-error @below {{block_m = 4611686018427387904 is larger than 1024}}
+  tile.gemm %a, %b, %c config <block_m = 4611686018427387904>
       : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>,
         !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return

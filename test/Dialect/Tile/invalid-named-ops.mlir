@@ -115,16 +115,16 @@ func.func @gemm_13(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x
 // -----
 
 func.func @gemm_14(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{unknown config key 'tile_q'; expected one of block_m, block_n, block_k, stages, warps, group_m, warp_specialize, consumer_regs, producer_regs, tma_store, cluster_m, cluster_n}}
-  tile.gemm %a, %b, %c config {tile_q = 4} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  // expected-error @+1 {{duplicate or unknown struct parameter name: tile_q}}
+  tile.gemm %a, %b, %c config <tile_q = 4> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
 
 // -----
 
 func.func @gemm_15(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{config key 'stages' expects a positive integer}}
-  tile.gemm %a, %b, %c config {stages = 0} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  // expected-error @+1 {{stages = 0 must be at least 2}}
+  tile.gemm %a, %b, %c config <stages = 0> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
 
@@ -248,7 +248,152 @@ func.func @attention_12(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, 
 // -----
 
 func.func @attention_13(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %o: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>) {
-  // expected-error @+1 {{unknown config key 'block_k'; expected one of block_m, block_n, stages, warps}}
-  tile.attention %q, %k, %v, %o config {block_k = 64} : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  // expected-error @+1 {{duplicate or unknown struct parameter name: block_k}}
+  tile.attention %q, %k, %v, %o config <block_k = 64> : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+// The typed configs refuse what no chip can run, before any pass.
+
+tile.kernel @not_pow2(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{block_m = 96 must be a power of two}}
+  tile.gemm %a, %a, %a config <block_m = 96> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @one_stage(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{stages = 1 must be at least 2}}
+  tile.gemm %a, %a, %a config <stages = 1> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @attention_one_stage(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 64] strides [%S, %S, 64, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{stages = 1 must be at least 2}}
+  tile.attention %q, %q, %q, %q config <stages = 1>
+      : !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>,
+        !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x4x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @cluster_without_ws(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{cluster_n needs the warp-specialized kernel, but warp_specialize = false}}
+  tile.gemm %a, %a, %a config <cluster_n = 2, warp_specialize = false> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @attention_pingpong_cp_async(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{pingpong needs the warp-specialized kernel, but warp_specialize = false}}
+  tile.attention %q, %q, %q, %q config <warp_specialize = false, pingpong = true>
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @attention_tma_store_cp_async(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{tma_store needs the warp-specialized kernel, but warp_specialize = false}}
+  tile.attention %q, %q, %q, %q config <warp_specialize = false, tma_store = true>
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @attention_persistent_cp_async(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, 4, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{persistent needs the warp-specialized kernel, but warp_specialize = false}}
+  tile.attention %q, %q, %q, %q config <warp_specialize = false, persistent = true>
+      : !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+func.func @config_warps_not_pow2(%a: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{warps = 6 must be a power of two}}
+  tile.gemm %a, %a, %a config <warps = 6> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @config_regs_not_multiple_of_8(%a: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{consumer_regs must be a multiple of 8 in [24, 256], got 100}}
+  tile.gemm %a, %a, %a config <consumer_regs = 100> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @config_regs_too_few(%a: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{producer_regs must be a multiple of 8 in [24, 256], got 16}}
+  tile.gemm %a, %a, %a config <producer_regs = 16> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @config_gemm_tma_store_without_ws(%a: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{tma_store needs the warp-specialized kernel, but warp_specialize = false}}
+  tile.gemm %a, %a, %a config <warp_specialize = false, tma_store = true> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @config_gemm_regs_without_ws(%a: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{consumer_regs needs the warp-specialized kernel, but warp_specialize = false}}
+  tile.gemm %a, %a, %a config <warp_specialize = false, consumer_regs = 240> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @config_duplicate_key(%a: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{duplicate or unknown struct parameter name: stages}}
+  tile.gemm %a, %a, %a config <stages = 3, stages = 4> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @config_attention_block_n_small(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>) {
+  // expected-error @+1 {{block_n = 8 must be at least 16}}
+  tile.attention %q, %q, %q, %q config <block_n = 8> : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @config_attention_block_n_not_pow2(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>) {
+  // expected-error @+1 {{block_n = 96 must be a power of two}}
+  tile.attention %q, %q, %q, %q config <block_n = 96> : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @config_attention_regs_without_ws(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>) {
+  // expected-error @+1 {{producer_regs needs the warp-specialized kernel, but warp_specialize = false}}
+  tile.attention %q, %q, %q, %q config <warp_specialize = 0, producer_regs = 24> : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
   return
 }

@@ -845,72 +845,72 @@ tile.kernel @persistent_2d_grid(%m: i32, %n: i32) grid(ceildiv(%m, 128), ceildiv
 //===----------------------------------------------------------------------===//
 
 func.func @gemm_tma_store_flag(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{config key 'tma_store' expects 0 or 1}}
-  tile.gemm %a, %b, %c config {tma_store = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  // expected-error @+1 {{failed to parse Tile_GemmConfigAttr parameter 'tma_store' which is to be a `::mlir::BoolAttr`}}
+  tile.gemm %a, %b, %c config <tma_store = 2> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
 
 // -----
 
 func.func @gemm_tma_store_not_integer(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{config key 'tma_store' expects 0 or 1}}
-  tile.gemm %a, %b, %c config {tma_store = "yes"} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  // expected-error @+1 {{failed to parse Tile_GemmConfigAttr parameter 'tma_store' which is to be a `::mlir::BoolAttr`}}
+  tile.gemm %a, %b, %c config <tma_store = "yes"> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
 
 // -----
 
 func.func @gemm_warp_specialize_flag(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{config key 'warp_specialize' expects 0 or 1}}
-  tile.gemm %a, %b, %c config {warp_specialize = -1} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  // expected-error @+1 {{failed to parse Tile_GemmConfigAttr parameter 'warp_specialize' which is to be a `::mlir::BoolAttr`}}
+  tile.gemm %a, %b, %c config <warp_specialize = -1> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
 
 // -----
 
 func.func @attention_pingpong_flag(%q: !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>) {
-  // expected-error @+1 {{config key 'pingpong' expects 0 or 1}}
-  tile.attention %q, %q, %q, %q config {pingpong = 2} : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  // expected-error @+1 {{failed to parse Tile_AttentionConfigAttr parameter 'pingpong' which is to be a `::mlir::BoolAttr`}}
+  tile.attention %q, %q, %q, %q config <pingpong = 2> : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   return
 }
 
 // -----
 
 func.func @attention_q_in_smem_flag(%q: !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>) {
-  // expected-error @+1 {{config key 'q_in_smem' expects 0 or 1}}
-  tile.attention %q, %q, %q, %q config {q_in_smem = 3} : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  // expected-error @+1 {{failed to parse Tile_AttentionConfigAttr parameter 'q_in_smem' which is to be a `::mlir::BoolAttr`}}
+  tile.attention %q, %q, %q, %q config <q_in_smem = 3> : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   return
 }
 
 // -----
 
 func.func @attention_by_passes_flag(%q: !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>) {
-  // expected-error @+1 {{config key 'by_passes' expects 0 or 1}}
-  tile.attention %q, %q, %q, %q config {by_passes = 2} : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  // expected-error @+1 {{failed to parse Tile_AttentionConfigAttr parameter 'by_passes' which is to be a `::mlir::BoolAttr`}}
+  tile.attention %q, %q, %q, %q config <by_passes = 2> : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   return
 }
 
 // -----
 
 func.func @attention_split_loops_flag(%q: !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>) {
-  // expected-error @+1 {{config key 'split_loops' expects 0 or 1}}
-  tile.attention %q, %q, %q, %q config {split_loops = 2} : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  // expected-error @+1 {{failed to parse Tile_AttentionConfigAttr parameter 'split_loops' which is to be a `::mlir::BoolAttr`}}
+  tile.attention %q, %q, %q, %q config <split_loops = 2> : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   return
 }
 
 // -----
 
 func.func @gemm_count_not_integer(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{config key 'consumer_regs' expects a positive integer}}
-  tile.gemm %a, %b, %c config {consumer_regs = 232.0} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  // expected-error @+1 {{failed to parse Tile_GemmConfigAttr parameter 'consumer_regs' which is to be a `std::optional<int64_t>`}}
+  tile.gemm %a, %b, %c config <consumer_regs = 232.0> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
 
 // -----
 
 func.func @gemm_count_negative(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{config key 'cluster_m' expects a positive integer}}
-  tile.gemm %a, %b, %c config {cluster_m = -2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  // expected-error @+1 {{cluster_m = -2 must be at least 1}}
+  tile.gemm %a, %b, %c config <cluster_m = -2> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
 

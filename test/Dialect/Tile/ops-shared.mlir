@@ -217,21 +217,37 @@ tile.kernel @tma_static_strides(%X: !tile.ptr<f32> {tile.align = 16 : i64}, %M: 
   tile.return
 }
 
-// Every config key tile.gemm accepts on sm_90a, flags included; printed
-// sorted, as an i64 dictionary.
+// Every field of tile.gemm's typed config, flags included; printed in the
+// attribute's order, flags as booleans.
 // CHECK-LABEL: tile.kernel @gemm_config_keys
-// CHECK: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} config {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, cluster_n = 1 : i64, consumer_regs = 232 : i64, group_m = 8 : i64, producer_regs = 40 : i64, stages = 3 : i64, tma_store = 1 : i64, warp_specialize = 1 : i64, warps = 8 : i64} :
+// CHECK: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} config <block_m = 128, block_n = 256, block_k = 64, stages = 3, warps = 8, group_m = 8, warp_specialize = true, consumer_regs = 232, producer_regs = 40, tma_store = true, cluster_m = 2, cluster_n = 1> :
 tile.kernel @gemm_config_keys(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
                               %M: i32, %N: i32, %K: i32) {
   %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[%K, %N] strides [%N, 1] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
   tile.gemm %a, %b, %c
-      config {block_m = 128, block_n = 256, block_k = 64, stages = 3, warps = 8,
-              group_m = 8, warp_specialize = 1, consumer_regs = 232,
-              producer_regs = 40, tma_store = 1, cluster_m = 2, cluster_n = 1}
+      config <block_m = 128, block_n = 256, block_k = 64, stages = 3, warps = 8,
+              group_m = 8, warp_specialize = true, consumer_regs = 232,
+              producer_regs = 40, tma_store = true, cluster_m = 2, cluster_n = 1>
       : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>,
         !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// Every field of tile.attention's typed config; flags written 0 / 1 read
+// as false / true.
+// CHECK-LABEL: tile.kernel @attention_config_keys
+// CHECK: tile.attention %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} causal config <block_m = 128, block_n = 128, stages = 2, warps = 8, warp_specialize = true, consumer_regs = 232, producer_regs = 40, pingpong = true, tma_store = false, persistent = true, by_passes = true, q_in_smem = false, split_loops = true> :
+tile.kernel @attention_config_keys(%Q: !tile.ptr<bf16>, %S: i32) {
+  %q = tile.make_view %Q[%S, %S, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %q, %q, %q causal
+      config <split_loops = 1, q_in_smem = 0, by_passes = true, persistent = 1,
+              tma_store = false, pingpong = true, producer_regs = 40,
+              consumer_regs = 232, warp_specialize = true, warps = 8,
+              stages = 2, block_n = 128, block_m = 128>
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
 

@@ -101,7 +101,7 @@ tile.kernel @layouts() {
 }
 
 // CHECK-LABEL: tile.kernel @named_gemm
-// CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} alpha(%alpha) beta(%beta) bias(%{{.*}}) activation(gelu) config {block_m = 128 : i64, stages = 4 : i64}
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} alpha(%alpha) beta(%beta) bias(%{{.*}}) activation(gelu) config <block_m = 128, stages = 4>
 tile.kernel @named_gemm(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
                         %bias: !tile.ptr<bf16>, %alpha: f32, %beta: f32,
                         %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
@@ -110,7 +110,7 @@ tile.kernel @named_gemm(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<
   %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
   %bv = tile.make_view %bias[%N] strides [1] : !tile.ptr<bf16>
   tile.gemm %a, %b, %c alpha(%alpha) beta(%beta) bias(%bv) activation(gelu)
-      config {block_m = 128, stages = 4}
+      config <block_m = 128, stages = 4>
       : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [1, ?]>,
         !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?xbf16, strides = [1]>
   tile.return

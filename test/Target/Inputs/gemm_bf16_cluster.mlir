@@ -5,7 +5,7 @@ tile.kernel @gemm_cluster_m(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-  tile.gemm %a, %b, %c config {cluster_m = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.gemm %a, %b, %c config <cluster_m = 2> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
 
@@ -14,6 +14,6 @@ tile.kernel @gemm_cluster_n(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
-  tile.gemm %a, %b, %c config {cluster_n = 2} : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.gemm %a, %b, %c config <cluster_n = 2> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }

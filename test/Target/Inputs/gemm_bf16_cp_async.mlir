@@ -5,7 +5,7 @@ tile.kernel @gemm_bf16(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<b
   %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
   tile.gemm %a, %b, %c
-      config {warp_specialize = 0}
+      config <warp_specialize = false>
       : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>,
         !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return

@@ -358,6 +358,149 @@ ScheduleAttr ScheduleAttr::of(Operation *op) {
 }
 
 //===----------------------------------------------------------------------===//
+// Named-op configurations
+//===----------------------------------------------------------------------===//
+
+FailureOr<BoolAttr> mlir::tilec::tile::parseConfigFlag(AsmParser &parser) {
+  MLIRContext *ctx = parser.getContext();
+  if (succeeded(parser.parseOptionalKeyword("true")))
+    return BoolAttr::get(ctx, true);
+  if (succeeded(parser.parseOptionalKeyword("false")))
+    return BoolAttr::get(ctx, false);
+  int64_t value = 0;
+  OptionalParseResult parsed = parser.parseOptionalInteger(value);
+  if (!parsed.has_value() || failed(*parsed) || (value != 0 && value != 1))
+    return failure();
+  return BoolAttr::get(ctx, value == 1);
+}
+
+FailureOr<std::optional<int64_t>>
+mlir::tilec::tile::parseConfigCount(AsmParser &parser) {
+  int64_t value = 0;
+  OptionalParseResult parsed = parser.parseOptionalInteger(value);
+  if (!parsed.has_value() || failed(*parsed))
+    return failure();
+  return std::optional<int64_t>(value);
+}
+
+namespace {
+/// A count of a configuration, as the verifier bounds it.
+struct ConfigCount {
+  StringRef name;
+  std::optional<int64_t> value;
+  /// Counts past this fit no chip; bounding them keeps the configuration's
+  /// size arithmetic (bytes of rings, tiles) far from overflow.
+  int64_t max;
+  int64_t min = 1;
+  bool powerOfTwo = false;
+};
+} // namespace
+
+static LogicalResult
+verifyConfigCounts(function_ref<InFlightDiagnostic()> emitError,
+                   ArrayRef<ConfigCount> counts) {
+  for (const ConfigCount &c : counts) {
+    if (!c.value)
+      continue;
+    int64_t v = *c.value;
+    if (v < c.min)
+      return emitError() << c.name << " = " << v << " must be at least "
+                         << c.min;
+    if (v > c.max)
+      return emitError() << c.name << " = " << v << " is larger than "
+                         << c.max;
+    if (c.powerOfTwo && !llvm::isPowerOf2_64(v))
+      return emitError() << c.name << " = " << v
+                         << " must be a power of two";
+  }
+  return success();
+}
+
+/// setmaxnreg takes multiples of 8 in [24, 256].
+static LogicalResult
+verifyConfigRegs(function_ref<InFlightDiagnostic()> emitError,
+                 std::optional<int64_t> consumerRegs,
+                 std::optional<int64_t> producerRegs) {
+  for (auto [name, regs] : {std::make_pair("consumer_regs", consumerRegs),
+                            std::make_pair("producer_regs", producerRegs)})
+    if (regs && (*regs < 24 || *regs > 256 || *regs % 8 != 0))
+      return emitError() << name
+                         << " must be a multiple of 8 in [24, 256], got "
+                         << *regs;
+  return success();
+}
+
+/// The fields in `wsOnly` (name, set) only mean something to the
+/// warp-specialized kernel: setting one beside `warp_specialize = false`
+/// asks for a kernel no chip has.
+static LogicalResult verifyWarpSpecializedOnly(
+    function_ref<InFlightDiagnostic()> emitError, BoolAttr warpSpecialize,
+    ArrayRef<std::pair<StringRef, bool>> wsOnly) {
+  if (!warpSpecialize || warpSpecialize.getValue())
+    return success();
+  for (auto [name, set] : wsOnly)
+    if (set)
+      return emitError() << name << " needs the warp-specialized kernel, "
+                         << "but warp_specialize = false";
+  return success();
+}
+
+static bool isTrue(BoolAttr flag) { return flag && flag.getValue(); }
+
+LogicalResult GemmConfigAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    std::optional<int64_t> blockM, std::optional<int64_t> blockN,
+    std::optional<int64_t> blockK, std::optional<int64_t> stages,
+    std::optional<int64_t> warps, std::optional<int64_t> groupM,
+    BoolAttr warpSpecialize, std::optional<int64_t> consumerRegs,
+    std::optional<int64_t> producerRegs, BoolAttr tmaStore,
+    std::optional<int64_t> clusterM, std::optional<int64_t> clusterN) {
+  if (failed(verifyConfigCounts(
+          emitError,
+          {{"block_m", blockM, 1024, 1, true},
+           {"block_n", blockN, 1024, 1, true},
+           {"block_k", blockK, 1024, 1, true},
+           {"stages", stages, 32, /*min=*/2},
+           {"warps", warps, 32, 1, true},
+           {"group_m", groupM, int64_t(1) << 16},
+           {"cluster_m", clusterM, 16},
+           {"cluster_n", clusterN, 16}})) ||
+      failed(verifyConfigRegs(emitError, consumerRegs, producerRegs)))
+    return failure();
+  return verifyWarpSpecializedOnly(
+      emitError, warpSpecialize,
+      {{"tma_store", isTrue(tmaStore)},
+       {"cluster_m", clusterM.value_or(1) != 1},
+       {"cluster_n", clusterN.value_or(1) != 1},
+       {"consumer_regs", consumerRegs.has_value()},
+       {"producer_regs", producerRegs.has_value()}});
+}
+
+LogicalResult AttentionConfigAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    std::optional<int64_t> blockM, std::optional<int64_t> blockN,
+    std::optional<int64_t> stages, std::optional<int64_t> warps,
+    BoolAttr warpSpecialize, std::optional<int64_t> consumerRegs,
+    std::optional<int64_t> producerRegs, BoolAttr pingpong, BoolAttr tmaStore,
+    BoolAttr persistent, BoolAttr byPasses, BoolAttr qInSmem,
+    BoolAttr splitLoops) {
+  if (failed(verifyConfigCounts(emitError,
+                                {{"block_m", blockM, 1024, 1, true},
+                                 {"block_n", blockN, 1024, /*min=*/16, true},
+                                 {"stages", stages, 32, /*min=*/2},
+                                 {"warps", warps, 32, 1, true}})) ||
+      failed(verifyConfigRegs(emitError, consumerRegs, producerRegs)))
+    return failure();
+  return verifyWarpSpecializedOnly(
+      emitError, warpSpecialize,
+      {{"pingpong", isTrue(pingpong)},
+       {"tma_store", isTrue(tmaStore)},
+       {"persistent", isTrue(persistent)},
+       {"consumer_regs", consumerRegs.has_value()},
+       {"producer_regs", producerRegs.has_value()}});
+}
+
+//===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 

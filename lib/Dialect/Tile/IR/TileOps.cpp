@@ -1399,61 +1399,6 @@ bool GemmOp::isRhsColumnMajor() {
   return b.getStrides()[1] != 1 && b.getStrides()[0] == 1;
 }
 
-/// The largest value a count of a named op's `config` may take.
-static int64_t getConfigLimit(StringRef key) {
-  return llvm::StringSwitch<int64_t>(key)
-      .Case("block_m", 1024)
-      .Case("block_n", 1024)
-      .Case("block_k", 1024)
-      .Case("stages", 32)
-      .Case("warps", 32)
-      .Case("consumer_regs", 256)
-      .Case("producer_regs", 256)
-      .Case("cluster_m", 16)
-      .Case("cluster_n", 16)
-      .Default(int64_t(1) << 16);
-}
-
-/// Keys a `config` dictionary of a named op may set (all integers).
-static LogicalResult verifyConfig(Operation *op, DictionaryAttr config,
-                                  ArrayRef<StringRef> keys) {
-  if (!config)
-    return success();
-  for (NamedAttribute entry : config) {
-    if (!llvm::is_contained(keys, entry.getName().getValue())) {
-      std::string known;
-      llvm::raw_string_ostream os(known);
-      llvm::interleaveComma(keys, os);
-      return op->emitOpError("unknown config key '")
-             << entry.getName().getValue() << "'; expected one of " << known;
-    }
-    auto value = dyn_cast<IntegerAttr>(entry.getValue());
-    // Flags are 0 or 1; everything else is a count.
-    bool isFlag = llvm::is_contained(
-        {StringRef("warp_specialize"), StringRef("tma_store"),
-         StringRef("pingpong"), StringRef("q_in_smem"),
-         StringRef("split_loops"), StringRef("persistent"),
-         StringRef("by_passes")},
-        entry.getName().getValue());
-    if (isFlag && (!value || (value.getInt() != 0 && value.getInt() != 1)))
-      return op->emitOpError("config key '")
-             << entry.getName().getValue() << "' expects 0 or 1";
-    if (!isFlag && (!value || value.getInt() <= 0))
-      return op->emitOpError("config key '")
-             << entry.getName().getValue()
-             << "' expects a positive integer";
-    // Counts past these bounds fit no chip; capping them here keeps the
-    // size arithmetic of the configuration (bytes of rings, tiles) far from
-    // overflow.
-    int64_t limit = getConfigLimit(entry.getName().getValue());
-    if (!isFlag && value.getInt() > limit)
-      return op->emitOpError("config key '")
-             << entry.getName().getValue() << "' = " << value.getInt()
-             << " is larger than " << limit;
-  }
-  return success();
-}
-
 LogicalResult GemmOp::verify() {
   ViewType a = getA().getType(), b = getB().getType(), c = getC().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
@@ -1492,12 +1437,6 @@ LogicalResult GemmOp::verify() {
     if (!bet.isBF16() && !bet.isF16() && !bet.isF32())
       return emitOpError("expected a bf16, f16 or f32 bias, got ") << bet;
   }
-  if (failed(verifyConfig(*this, getConfigAttr(),
-                          {"block_m", "block_n", "block_k", "stages", "warps",
-                           "group_m", "warp_specialize", "consumer_regs",
-                           "producer_regs", "tma_store", "cluster_m",
-                           "cluster_n"})))
-    return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");
   return success();
@@ -1558,12 +1497,6 @@ LogicalResult AttentionOp::verify() {
   if (std::optional<APFloat> scale = getScale())
     if (!scale->isFiniteNonZero() || scale->isNegative())
       return emitOpError("expected a positive finite scale");
-  if (failed(verifyConfig(*this, getConfigAttr(),
-                          {"block_m", "block_n", "stages", "warps",
-                           "warp_specialize", "consumer_regs", "producer_regs",
-                           "pingpong", "tma_store", "q_in_smem", "split_loops",
-                           "persistent", "by_passes"})))
-    return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");
   return success();

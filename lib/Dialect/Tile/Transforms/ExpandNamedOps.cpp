@@ -360,7 +360,7 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
     APInt value;
     if (matchPattern(N, m_ConstantInt(&value))) {
       if (value.getSExtValue() % chunk != 0) {
-        if (op.getConfigAttr() && op.getConfigAttr().get("tma_store"))
+        if (op.getConfigAttr() && op.getConfigAttr().getTmaStore())
           return op.emitOpError("tma_store needs N to be a multiple of ")
                  << chunk << ", got " << value.getSExtValue();
         hopper.tmaStore = false;

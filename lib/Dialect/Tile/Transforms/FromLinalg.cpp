@@ -978,7 +978,7 @@ static void rewriteAttention(PatternRewriter &rewriter, Operation *anchor,
   Value ov = view(o, seqQ, qStride);
   AttentionOp::create(rewriter, loc, qv, kv, vv, ov, /*lse=*/Value(),
                       rewriter.getF32FloatAttr(plan.scale),
-                      /*causal=*/false, /*config=*/DictionaryAttr());
+                      /*causal=*/false, /*config=*/AttentionConfigAttr());
   ReturnOp::create(rewriter, loc);
   remarkOutlined(anchor, kernel.kernel, "tile.attention");
   eraseMatchedOps(rewriter, plan.ops);
@@ -1209,7 +1209,7 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
         arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0));
   GemmOp::create(rewriter, loc, av, bv, cv, /*alpha=*/Value(), beta, biasView,
                  plan.relu ? Activation::ReLU : Activation::None,
-                 /*config=*/DictionaryAttr());
+                 /*config=*/GemmConfigAttr());
   ReturnOp::create(rewriter, loc);
   remarkOutlined(anchor, kernel.kernel, "tile.gemm");
   eraseMatchedOps(rewriter, plan.ops);

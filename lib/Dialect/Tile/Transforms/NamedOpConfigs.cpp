@@ -71,20 +71,17 @@ static GemmConfig getDefaultConfig(const TargetInfo &target, unsigned inBytes,
   return c;
 }
 
-/// Sets `field` to the integer `config[key]`, if `config` sets it (the op
-/// verifier checked keys and values).
-static void readConfigInt(DictionaryAttr config, StringRef key,
-                          int64_t &field) {
-  if (auto v = config ? config.getAs<IntegerAttr>(key) : IntegerAttr())
-    field = v.getInt();
+/// `field = *value` where the op's config sets it.
+static void override(int64_t &field, std::optional<int64_t> value) {
+  if (value)
+    field = *value;
 }
 
-/// The 0/1 flag `config[key]`, if `config` sets it.
-static std::optional<bool> readConfigFlag(DictionaryAttr config,
-                                          StringRef key) {
-  if (auto v = config ? config.getAs<IntegerAttr>(key) : IntegerAttr())
-    return v.getInt() != 0;
-  return std::nullopt;
+/// A flag of the op's config, where it sets it.
+static std::optional<bool> getFlag(BoolAttr flag) {
+  if (!flag)
+    return std::nullopt;
+  return flag.getValue();
 }
 
 FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
@@ -93,23 +90,26 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   Type outType = op.getC().getType().getElementType();
   unsigned inBytes = getBytes(inType), outBytes = getBytes(outType);
   GemmConfig c = getDefaultConfig(target, inBytes, outBytes);
-  DictionaryAttr config = op.getConfigAttr();
-  readConfigInt(config, "block_m", c.blockM);
-  readConfigInt(config, "block_n", c.blockN);
-  readConfigInt(config, "block_k", c.blockK);
-  readConfigInt(config, "stages", c.stages);
-  readConfigInt(config, "warps", c.warps);
-  readConfigInt(config, "group_m", c.groupM);
-  c.warpSpecialize =
-      readConfigFlag(config, "warp_specialize").value_or(c.warpSpecialize);
-  readConfigInt(config, "consumer_regs", c.consumerRegs);
-  readConfigInt(config, "producer_regs", c.producerRegs);
-  readConfigInt(config, "cluster_m", c.clusterM);
-  readConfigInt(config, "cluster_n", c.clusterN);
+  // An op without a config reads as one with every field left out.
+  GemmConfigAttr config = op.getConfigAttr();
+  if (!config)
+    config = GemmConfigAttr::get(op.getContext());
+  override(c.blockM, config.getBlockM());
+  override(c.blockN, config.getBlockN());
+  override(c.blockK, config.getBlockK());
+  override(c.stages, config.getStages());
+  override(c.warps, config.getWarps());
+  override(c.groupM, config.getGroupM());
+  std::optional<bool> ws = getFlag(config.getWarpSpecialize());
+  c.warpSpecialize = ws.value_or(c.warpSpecialize);
+  override(c.consumerRegs, config.getConsumerRegs());
+  override(c.producerRegs, config.getProducerRegs());
+  override(c.clusterM, config.getClusterM());
+  override(c.clusterN, config.getClusterN());
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
   c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0;
-  if (std::optional<bool> flag = readConfigFlag(config, "tma_store")) {
+  if (std::optional<bool> flag = getFlag(config.getTmaStore())) {
     tmaStoreRequested = *flag;
     if (tmaStoreRequested && !c.tmaStore)
       return op.emitOpError("tma_store needs the warp-specialized kernel, "
@@ -117,20 +117,14 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
                             "64");
     c.tmaStore = tmaStoreRequested;
   }
-  bool wsRequested =
-      config && config.get("warp_specialize") && c.warpSpecialize;
-  if (!config || !config.get("stages"))
-    if (c.warpSpecialize)
-      c.stages = std::max<int64_t>(
-          2, std::min<int64_t>(kMaxWarpSpecializedStages,
-                               (static_cast<int64_t>(target.maxSmemPerBlock) -
-                                c.getEpilogueBytes(outBytes) - 1024) /
-                                   (c.getPipelineBytes(inBytes) / c.stages)));
+  bool wsRequested = ws && c.warpSpecialize;
+  if (!config.getStages() && c.warpSpecialize)
+    c.stages = std::max<int64_t>(
+        2, std::min<int64_t>(kMaxWarpSpecializedStages,
+                             (static_cast<int64_t>(target.maxSmemPerBlock) -
+                              c.getEpilogueBytes(outBytes) - 1024) /
+                                 (c.getPipelineBytes(inBytes) / c.stages)));
 
-  auto isPow2 = [](int64_t v) { return v > 0 && llvm::isPowerOf2_64(v); };
-  if (!isPow2(c.blockM) || !isPow2(c.blockN) || !isPow2(c.blockK))
-    return op.emitOpError("block sizes must be powers of two, got ")
-           << c.blockM << "x" << c.blockN << "x" << c.blockK;
   if (c.blockK < 16)
     return op.emitOpError("block_k = ")
            << c.blockK << " is below the mma.sync K of 16";
@@ -141,18 +135,10 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     return op.emitOpError("cluster_m = ")
            << c.clusterM << ", cluster_n = " << c.clusterN
            << ": clusters need the warp-specialized kernel (sm_90a)";
-  if (c.stages < 2)
-    return op.emitOpError("stages = ")
-           << c.stages << "; the cp.async pipeline needs at least 2";
-  if (!isPow2(c.warps) || c.warps > 32)
-    return op.emitOpError("warps = ")
-           << c.warps << " must be a power of two up to 32";
   if (failed(chooseMmaWarps(c.blockM, c.blockN, c.warps, /*rowsOnly=*/false)))
     return op.emitOpError("")
            << c.warps << " warps cannot split a " << c.blockM << "x"
            << c.blockN << " block into warp tiles of at least 16x8";
-  if (c.groupM < 1)
-    return op.emitOpError("group_m must be positive");
   int64_t pipeline = c.getPipelineBytes(inBytes);
   int64_t epilogue = c.getEpilogueBytes(outBytes);
   int64_t limit = target.maxSmemPerBlock;
@@ -291,8 +277,10 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
       c.qInSmem = false;
   }
   bool hopper = target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
-  DictionaryAttr config = op.getConfigAttr();
-  std::optional<bool> ws = readConfigFlag(config, "warp_specialize");
+  AttentionConfigAttr config = op.getConfigAttr();
+  if (!config)
+    config = AttentionConfigAttr::get(op.getContext());
+  std::optional<bool> ws = getFlag(config.getWarpSpecialize());
   if (target.hasWgmma && d <= 128) {
     c.blockM = 128;
     c.blockN = 128;
@@ -314,30 +302,26 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     c.warps = 8;
     c.warpSpecialize = true;
   }
-  std::optional<bool> pingpong = readConfigFlag(config, "pingpong");
-  std::optional<bool> tmaStore = readConfigFlag(config, "tma_store");
-  std::optional<bool> persistent = readConfigFlag(config, "persistent");
-  c.qInSmem = readConfigFlag(config, "q_in_smem").value_or(c.qInSmem);
-  c.splitLoops = readConfigFlag(config, "split_loops").value_or(c.splitLoops);
-  std::optional<bool> byPasses = readConfigFlag(config, "by_passes");
+  std::optional<bool> pingpong = getFlag(config.getPingpong());
+  std::optional<bool> tmaStore = getFlag(config.getTmaStore());
+  std::optional<bool> persistent = getFlag(config.getPersistent());
+  c.qInSmem = getFlag(config.getQInSmem()).value_or(c.qInSmem);
+  c.splitLoops = getFlag(config.getSplitLoops()).value_or(c.splitLoops);
+  std::optional<bool> byPasses = getFlag(config.getByPasses());
   bool wsRequested = ws.value_or(false);
   c.warpSpecialize = ws.value_or(c.warpSpecialize);
-  readConfigInt(config, "block_m", c.blockM);
-  readConfigInt(config, "block_n", c.blockN);
-  readConfigInt(config, "warps", c.warps);
-  readConfigInt(config, "stages", c.stages);
-  readConfigInt(config, "consumer_regs", c.consumerRegs);
-  readConfigInt(config, "producer_regs", c.producerRegs);
-  if (c.stages < 2)
-    return op.emitOpError("stages = ")
-           << c.stages << "; the K/V ring needs at least 2";
+  override(c.blockM, config.getBlockM());
+  override(c.blockN, config.getBlockN());
+  override(c.warps, config.getWarps());
+  override(c.stages, config.getStages());
+  override(c.consumerRegs, config.getConsumerRegs());
+  override(c.producerRegs, config.getProducerRegs());
   // Warps split the rows: each owns block_m / warps (a multiple of 16).
-  if (!llvm::isPowerOf2_64(c.blockM) || !llvm::isPowerOf2_64(c.blockN) ||
-      c.blockN < 16 || !llvm::isPowerOf2_64(c.warps) ||
-      c.blockM % (16 * c.warps) != 0)
-    return op.emitOpError("block_m must be a multiple of 16 x warps and "
-                          "block_n a power of two >= 16, got block_m = ")
-           << c.blockM << ", block_n = " << c.blockN << ", warps = " << c.warps;
+  // (Powers of two and block_n >= 16 are the config attribute's rules.)
+  if (c.blockM % (16 * c.warps) != 0)
+    return op.emitOpError("block_m must be a multiple of 16 x warps, got "
+                          "block_m = ")
+           << c.blockM << ", warps = " << c.warps;
   auto checkNotWs = [&]() -> FailureOr<AttentionConfig> {
     for (auto [flag, name] :
          {std::pair(pingpong, "pingpong"), std::pair(tmaStore, "tma_store"),

@@ -19,6 +19,17 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include "mlir/IR/DialectImplementation.h"
+
+namespace mlir::tilec::tile {
+/// Parse a flag (`true`, `false`, 1 or 0) and a count (an integer) of a
+/// named op's configuration. They fail without a diagnostic of their own
+/// where the value is something else: the attribute's generated parser
+/// names the field and its type.
+FailureOr<BoolAttr> parseConfigFlag(AsmParser &parser);
+FailureOr<std::optional<int64_t>> parseConfigCount(AsmParser &parser);
+} // namespace mlir::tilec::tile
+
 #include "tilec/Dialect/Tile/IR/TileOpsEnums.h.inc"
 #include "tilec/Dialect/Tile/IR/TileAttrInterfaces.h.inc"
 

@@ -281,4 +281,133 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Named-op configurations
+//===----------------------------------------------------------------------===//
+
+// A count of a configuration (an integer; the attribute's verifier bounds
+// it). A value that is not one fails with the generated diagnostic, which
+// names the field.
+class Tile_ConfigCount<string desc> :
+    OptionalParameter<"std::optional<int64_t>", desc> {
+  let parser = [{ ::mlir::tilec::tile::parseConfigCount($_parser) }];
+  let printer = [{ $_printer << *$_self }];
+}
+
+// A flag of a configuration: `true` or `false` (0 and 1 are read as well).
+class Tile_ConfigFlag<string desc> : OptionalParameter<"::mlir::BoolAttr", desc> {
+  let parser = [{ ::mlir::tilec::tile::parseConfigFlag($_parser) }];
+}
+
+def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
+  let summary = "Overrides of tile.gemm's per-chip configuration";
+  let description = [{
+    What a `tile.gemm` sets differently from the per-chip rule of
+    `tile-expand-named-ops` (`config <...>` on the op). Every field is
+    optional; a field left out takes the chip's default. The verifier
+    rejects what no chip can run (counts out of range, block sizes that are
+    not powers of two, and the warp-specialized kernel's fields with
+    `warp_specialize = false`); what a given chip cannot run is diagnosed
+    when the op is expanded for it.
+
+    | field | meaning |
+    | --- | --- |
+    | `block_m`, `block_n`, `block_k` | block tile (powers of two) |
+    | `stages` | operand ring depth (at least 2) |
+    | `warps` | warps per block (a power of two up to 32) |
+    | `group_m` | block rows per rasterization group |
+    | `warp_specialize` | sm_90a: persistent kernel with a TMA producer warpgroup and wgmma consumers (the default there for bf16/f16) |
+    | `consumer_regs`, `producer_regs` | the two sides' `setmaxnreg` (multiples of 8 in [24, 256]) |
+    | `tma_store` | the epilogue leaves through shared memory and a TMA store |
+    | `cluster_m`, `cluster_n` | thread-block clusters of neighbouring tiles, operands multicast |
+
+    ```mlir
+    tile.gemm %a, %b, %c config <block_n = 128, tma_store = false> : ...
+    ```
+  }];
+  let parameters = (ins
+    Tile_ConfigCount<"rows of the block tile">:$block_m,
+    Tile_ConfigCount<"columns of the block tile">:$block_n,
+    Tile_ConfigCount<"K step of the block tile">:$block_k,
+    Tile_ConfigCount<"operand ring depth">:$stages,
+    Tile_ConfigCount<"warps per block">:$warps,
+    Tile_ConfigCount<"block rows per rasterization group">:$group_m,
+    Tile_ConfigFlag<"the warp-specialized sm_90a kernel">:$warp_specialize,
+    Tile_ConfigCount<"setmaxnreg of the consumers">:$consumer_regs,
+    Tile_ConfigCount<"setmaxnreg of the producer">:$producer_regs,
+    Tile_ConfigFlag<"the TMA-store epilogue">:$tma_store,
+    Tile_ConfigCount<"cluster programs along M">:$cluster_m,
+    Tile_ConfigCount<"cluster programs along N">:$cluster_n
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let builders = [
+    // The configuration that sets nothing (every field the chip's default).
+    AttrBuilder<(ins), [{
+      return $_get($_ctxt, std::nullopt, std::nullopt, std::nullopt,
+                   std::nullopt, std::nullopt, std::nullopt, BoolAttr(),
+                   std::nullopt, std::nullopt, BoolAttr(), std::nullopt,
+                   std::nullopt);
+    }]>
+  ];
+}
+
+def Tile_AttentionConfigAttr : Tile_Attr<"AttentionConfig", "attention_config"> {
+  let summary = "Overrides of tile.attention's per-chip configuration";
+  let description = [{
+    What a `tile.attention` sets differently from the per-chip rule of
+    `tile-expand-named-ops` (`config <...>` on the op). Every field is
+    optional; a field left out takes the chip's default. The verifier
+    rejects what no chip can run (counts out of range, block sizes that are
+    not powers of two, a ring of one stage, and the warp-specialized
+    schedule's fields with `warp_specialize = false`); what a given chip or
+    head dim cannot run is diagnosed when the op is expanded for it.
+
+    | field | meaning |
+    | --- | --- |
+    | `block_m` | queries per program (a power of two) |
+    | `block_n` | keys per step (a power of two, at least 16) |
+    | `stages` | depth of the K/V ring (at least 2) |
+    | `warps` | warps computing (a power of two up to 32) |
+    | `warp_specialize` | sm_90a: a producer warp streams K and V with TMA while the kernel's warpgroups compute (the default there) |
+    | `consumer_regs`, `producer_regs` | the two sides' `setmaxnreg` (default 232 and 40) |
+    | `pingpong` | the two consumer warpgroups take turns issuing wgmma (the default with 8 warps) |
+    | `tma_store` | O leaves through shared memory and a TMA store (the default there) |
+    | `persistent` | one program per SM walks the query-block tiles, Q double-buffered (the default without the causal mask; with it, each program takes pairs of one head's longest and shortest query blocks) |
+    | `by_passes` | the scheduling passes build the warp-specialized kernel from the block program instead of the hand-built FlashAttention-3 schedule (the default for causal, not persistent, head dims 64 and 128) |
+    | `q_in_smem` | without the producer warp: Q stays in shared memory and its fragments are read per key block (the mma.sync default) |
+    | `split_loops` | the key blocks every query sees whole run in a loop without the mask, the rest in a second one (the default up to head dim 128) |
+
+    ```mlir
+    tile.attention %q, %k, %v, %o causal config <persistent = true> : ...
+    ```
+  }];
+  let parameters = (ins
+    Tile_ConfigCount<"queries per program">:$block_m,
+    Tile_ConfigCount<"keys per step">:$block_n,
+    Tile_ConfigCount<"depth of the K/V ring">:$stages,
+    Tile_ConfigCount<"warps computing">:$warps,
+    Tile_ConfigFlag<"the warp-specialized sm_90a schedule">:$warp_specialize,
+    Tile_ConfigCount<"setmaxnreg of the consumers">:$consumer_regs,
+    Tile_ConfigCount<"setmaxnreg of the producer">:$producer_regs,
+    Tile_ConfigFlag<"consumer warpgroups take turns">:$pingpong,
+    Tile_ConfigFlag<"the TMA-store epilogue">:$tma_store,
+    Tile_ConfigFlag<"one program per SM walks the tiles">:$persistent,
+    Tile_ConfigFlag<"the scheduling passes build the kernel">:$by_passes,
+    Tile_ConfigFlag<"Q read from shared memory per key block">:$q_in_smem,
+    Tile_ConfigFlag<"unmasked and masked key loops">:$split_loops
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let builders = [
+    // The configuration that sets nothing (every field the chip's default).
+    AttrBuilder<(ins), [{
+      return $_get($_ctxt, std::nullopt, std::nullopt, std::nullopt,
+                   std::nullopt, BoolAttr(), std::nullopt, std::nullopt,
+                   BoolAttr(), BoolAttr(), BoolAttr(), BoolAttr(), BoolAttr(),
+                   BoolAttr());
+    }]>
+  ];
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILEATTRS_TD

@@ -418,16 +418,10 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     The op must be the only computation of its `tile.kernel`;
     `tile-expand-named-ops{chip=...}` replaces the kernel body with a block
     program, sets the launch grid and the number of warps. A `config`
-    overrides the per-chip choice (integer keys): `block_m`, `block_n`,
-    `block_k`, `stages`, `warps`, `group_m` (block rows per rasterization
-    group), and on sm_90a `warp_specialize` (0/1: TMA producer warpgroup
-    and wgmma consumers in a persistent kernel), `consumer_regs` /
-    `producer_regs` (setmaxnreg budgets), `tma_store` (0/1: epilogue through
-    shared memory and a TMA store), `cluster_m` / `cluster_n` (1 or 2,
-    warp-specialized kernel: thread-block clusters of `cluster_m` x
-    `cluster_n` programs computing neighbouring tiles; the programs sharing
-    an A row block or B column block each load part of it and multicast it
-    to the others).
+    (`#tile.gemm_config`) overrides fields of the per-chip choice: block
+    tile, ring depth, warps, rasterization group, and on sm_90a the
+    warp-specialized kernel, its register budgets, the TMA-store epilogue
+    and thread-block clusters.
 
     ```mlir
     tile.gemm %a, %b, %c bias(%bias) activation(gelu)
@@ -442,7 +436,7 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
                        Optional<Tile_ViewType>:$bias,
                        DefaultValuedAttr<Tile_Activation,
                            "::mlir::tilec::tile::Activation::None">:$activation,
-                       OptionalAttr<DictionaryAttr>:$config);
+                       OptionalAttr<Tile_GemmConfigAttr>:$config);
   let assemblyFormat = [{
     $a `,` $b `,` $c (`alpha` `(` $alpha^ `)`)? (`beta` `(` $beta^ `)`)?
     (`bias` `(` $bias^ `)`)? (`activation` `(` $activation^ `)`)?
@@ -469,29 +463,11 @@ def Tile_AttentionOp : Tile_Op<"attention", [
     aligned mask of FlashAttention). The optional `lse` view `[batch, heads,
     seq]` (f32) receives the natural-log log-sum-exp of each row. `scale`
     defaults to `1/sqrt(head_dim)`. Head dimensions are static: 64, 128 or
-    256. Expanded by `tile-expand-named-ops{chip=...}`; a `config` overrides
-    the per-chip choice (integer keys): `block_m` (queries per program),
-    `block_n` (keys per step), `warps`, `stages` (depth of the K/V ring, at
-    least 2), and on sm_90a `warp_specialize` (0 or 1: a producer warp
-    streams K and V with TMA while the kernel's warpgroups compute; the
-    default there), `consumer_regs` and `producer_regs` (the two sides'
-    `setmaxnreg`, default 232 and 40),
-    `pingpong` (0 or 1: the two consumer warpgroups take turns issuing
-    wgmma; the default with 8 warps), `tma_store` (0 or 1: O leaves
-    through shared memory and a TMA store; the default there) and
-    `persistent` (0 or 1: one program per SM walks the query-block tiles,
-    Q double-buffered; the default without the causal mask; with it, each
-    program takes pairs of one head's longest and shortest query blocks),
-    and `by_passes` (0 or 1: the scheduling passes build the
-    warp-specialized kernel from the block program, instead of the
-    hand-built FlashAttention-3 schedule; the default for causal,
-    not persistent, head dims 64 and 128, where the two are as fast). Without the
-    producer warp, `q_in_smem` (0 or 1) keeps Q in shared memory and reads
-    its fragments for every key block instead of holding them in registers
-    (the mma.sync default: 32 query rows per warp), and `split_loops` (0 or
-    1) runs the key blocks every query sees whole in a loop without the
-    mask and the rest in a second one, instead of one loop that masks the
-    edge blocks in a branch (the default up to head dim 128).
+    256. Expanded by `tile-expand-named-ops{chip=...}`; a `config`
+    (`#tile.attention_config`) overrides fields of the per-chip choice:
+    queries and keys per step, warps, K/V ring depth, and on sm_90a the
+    warp-specialized schedule (ping-pong, TMA-store epilogue, persistence,
+    and whether the scheduling passes or the hand-built schedule build it).
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
@@ -501,7 +477,7 @@ def Tile_AttentionOp : Tile_Op<"attention", [
   let arguments = (ins Tile_ViewType:$q, Tile_ViewType:$k, Tile_ViewType:$v,
                        Tile_ViewType:$o, Optional<Tile_ViewType>:$lse,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
-                       OptionalAttr<DictionaryAttr>:$config);
+                       OptionalAttr<Tile_AttentionConfigAttr>:$config);
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $o (`lse` `(` $lse^ `)`)? (`scale` `(` $scale^ `)`)?
     (`causal` $causal^)? (`config` $config^)? attr-dict
