@@ -7,12 +7,14 @@ for sm_90 (the H200)."""
 import argparse
 import itertools
 import os
+import shutil
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+from tilec import _rules  # noqa: E402
 from tilec.kernels import gemm_shape_config, gemm_shape_tag, gemm_source  # noqa: E402
 
 
@@ -127,6 +129,8 @@ def main():
         times += compile_kernels(args.tilec, srcdir, dst, chip, chip_jobs)
     for chip, name, t in times:
         print(f"{chip} {name:48s} compiled in {t:.2f} s")
+    # The shape rule gemm_check.py dispatches by, for the GPU machine.
+    shutil.copy2(_rules.candidate_loaded_path(), os.path.join(args.out, _rules.LIBRARY_NAME))
 
 
 if __name__ == "__main__":

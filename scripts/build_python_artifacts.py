@@ -15,6 +15,7 @@ sm_90 so that the Ampere code path runs on the H200 as well.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -100,6 +101,9 @@ def main():
     manifest = {"tilec_version": tilec._capi.load_library().version, "commit": commit,
                 "kernels": written, "failed": failed}
     os.makedirs(args.out, exist_ok=True)
+    # The shape rule the package dispatches by, for machines without the
+    # compiler (scripts/python_check.py points TILEC_RULES_LIBRARY here).
+    shutil.copy2(tilec._rules.candidate_loaded_path(), os.path.join(args.out, "libtilec-rules.so"))
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
     print(f"wrote {sum(len(v) for v in written.values())} kernels to {args.out}"

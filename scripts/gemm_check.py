@@ -220,6 +220,11 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--bench", action="store_true")
     args = ap.parse_args()
+    # The shape rule (libtilec-rules.so) that build_gemm_artifacts.py put
+    # beside the chips' directories.
+    rules = os.path.join(os.path.dirname(os.path.abspath(args.artifacts)), "libtilec-rules.so")
+    if os.path.isfile(rules) and "TILEC_RULES_LIBRARY" not in os.environ:
+        os.environ["TILEC_RULES_LIBRARY"] = rules
     os.makedirs(args.out, exist_ok=True)
     logf = open(os.path.join(args.out, "gemm_log.txt"), "w")
 

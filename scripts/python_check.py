@@ -594,6 +594,10 @@ def main():
     ap.add_argument("--commit", default=None, help="the commit of the package checked")
     args = ap.parse_args()
     artifacts = os.path.abspath(args.artifacts)
+    # The shape rule (libtilec-rules.so, no compiler needed) ships beside the
+    # artifacts (scripts/build_python_artifacts.py).
+    if os.path.isfile(os.path.join(artifacts, "libtilec-rules.so")):
+        os.environ["TILEC_RULES_LIBRARY"] = os.path.join(artifacts, "libtilec-rules.so")
     with open(os.path.join(artifacts, "manifest.json")) as f:
         manifest = json.load(f)
 

@@ -233,3 +233,30 @@ def test_typed_configs_compile_and_name_fields(library, tmp_path):
     _, src = gemm_source(config={"tile_q": 4})
     with pytest.raises(tilec.CompileError, match="unknown struct parameter name: tile_q"):
         tilec.compile(src, chip="sm_90a", emit="ptx", cache_dir=tmp_path)
+
+
+def test_shape_rules_come_from_the_compiler(monkeypatch, tmp_path):
+    """tilec.kernels' shape-class dispatch and the chip per capability are
+    the compiler's rule (libtilec-rules.so), which loads without the
+    compiler library; a missing rules library is a clear error."""
+    from tilec import _rules, kernels, ops
+    monkeypatch.setenv("TILEC_LIBRARY", str(tmp_path / "no-compiler" / "libtilec-c.so"))
+    _rules.reset()
+    try:
+        assert kernels.gemm_shape_config(128, 8192, 8192, "sm_90a") == {"block_n": 64}
+        assert kernels.gemm_shape_config(4096, 4096, 4096, "sm_90a") is None
+        assert kernels.gemm_shape_config(4096, 4095, 4096, "sm_90a") == {"tma_store": 0}
+        # A device with fewer SMs keeps wider tiles longer.
+        assert kernels.gemm_shape_config(512, 4096, 4096, "sm_90a") == {"block_n": 128}
+        assert kernels.gemm_shape_config(512, 4096, 4096, "sm_90a", num_sms=32) is None
+        assert kernels.gemm_shape_config(128, 8192, 8192, "sm_80") is None
+        assert kernels.attention_shape_config(1024, 128, True, "sm_90a") == {"persistent": 1}
+        assert kernels.attention_shape_config(4096, 128, True, "sm_90a") is None
+        assert kernels.attention_shape_config(1024, 256, True, "sm_90a") is None
+        assert ops.chip_for_capability((10, 0)) == ("sm_90", "sm_100")
+        monkeypatch.setenv("TILEC_RULES_LIBRARY", str(tmp_path / "missing.so"))
+        _rules.reset()
+        with pytest.raises(_rules.RulesNotFoundError, match="libtilec-rules.so.*missing.so"):
+            kernels.gemm_shape_config(128, 8192, 8192, "sm_90a")
+    finally:
+        _rules.reset()

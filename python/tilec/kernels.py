@@ -5,6 +5,8 @@ benchmarks and the tests share them so that the kernels measured are the ones
 users get.
 """
 
+from . import _rules
+
 _DTYPES = ("bf16", "f16", "f32")
 _ACTIVATIONS = (None, "relu", "gelu", "silu")
 
@@ -89,36 +91,19 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     return name, "\n".join(lines)
 
 
-# Streaming multiprocessors of the GPUs the shape rule is tuned for (H100 /
-# H200 SXM); the rule only needs the order of magnitude.
-_HOPPER_SMS = 132
+def gemm_shape_config(M, N, K, chip="sm_90a", num_sms=0):
+    """Configuration overrides for a GEMM of this shape (``None``: the
+    chip's default rule), the dispatch a library does per shape class: the
+    compiler's rule (``include/tilec/Rules/ShapeRules.h``, through
+    ``libtilec-rules.so``), which tile-expand-named-ops also applies to
+    static sizes. ``num_sms``: the device's multiprocessors (0: the count
+    the rule is tuned for, 132 on sm_90a).
 
-
-def gemm_shape_config(M, N, K, chip="sm_90a"):
-    """Configuration overrides for a GEMM of this shape (``None``: the chip's
-    default rule), the dispatch a library does per shape class.
-
-    On sm_90a the default 128x256 tile leaves most SMs idle when there are
-    fewer tiles than half the SMs (e.g. M = 128 decode-style GEMMs): narrower
-    N tiles give every SM a share of B to stream (the kernel is bound by
-    reading B then, and 64-wide tiles keep up to 8 stages in flight). N
-    that is not a multiple of 8 takes the epilogue without TMA stores.
+    On sm_90a fewer 128x256 tiles than half the SMs take narrower N tiles
+    (``block_n`` 128 or 64), and N that is not a multiple of 8 the epilogue
+    without TMA stores (``tma_store = 0``).
     """
-    if chip != "sm_90a":
-        return None
-    config = {}
-    # The TMA-store epilogue writes whole 16-byte row chunks: N must be a
-    # multiple of 8 (the kernel refuses other N at launch).
-    if N % 8:
-        config["tma_store"] = False
-    tiles = -(-M // 128) * -(-N // 256)
-    if tiles < _HOPPER_SMS // 2:
-        config["block_n"] = 64
-        for block_n in (128, 64):
-            if -(-M // 128) * -(-N // block_n) >= 0.75 * _HOPPER_SMS:
-                config["block_n"] = block_n
-                break
-    return config or None
+    return _rules.gemm_shape_config(M, N, K, chip, num_sms)
 
 
 def gemm_shape_tag(config):
@@ -139,28 +124,15 @@ def attention_name(dtype="bf16", head_dim=128, causal=False):
     return f"attention_{dtype}_d{head_dim}" + ("_causal" if causal else "")
 
 
-#: Longest causal query sequence for which ``tilec.attention`` takes the
-#: persistent sm_90a kernel (see :func:`attention_shape_config`).
-ATTENTION_PERSISTENT_CAUSAL_MAX_SEQ = 2048
-
-
 def attention_shape_config(seq_q, head_dim, causal, chip="sm_90a"):
     """Configuration overrides for attention of this shape (``None``: the
-    chip's default rule).
-
-    On sm_90a causal attention runs on the hardware's block scheduler by
-    default (one program per query block, longest first). At short
-    sequences the persistent kernel leads: its programs take pairs of
-    query blocks of equal work and load the next tile's Q and K/V while they
-    finish this one (H200, B*S = 16k, S = 1k: head dim 128 380 against 365
-    TFLOP/s, head dim 64 276 against 246; at 16k it trails, 567 against 620:
-    bench/results/2026-11-30_attention_sm90a_causal_pairs_h200.json).
+    chip's default rule), from the compiler's rule (see
+    :func:`gemm_shape_config`): on sm_90a causal attention up to 2048
+    queries at head dims 64 and 128 takes the persistent kernel
+    (``persistent = 1``), whose programs take pairs of query blocks of equal
+    work; longer sequences keep the hardware's block scheduler.
     """
-    if chip != "sm_90a" or not causal or head_dim > 128:
-        return None
-    if seq_q <= ATTENTION_PERSISTENT_CAUSAL_MAX_SEQ:
-        return {"persistent": True}
-    return None
+    return _rules.attention_shape_config(seq_q, head_dim, causal, chip)
 
 
 def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name=None):

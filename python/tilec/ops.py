@@ -32,6 +32,7 @@ import weakref
 
 from . import artifacts as _artifacts
 from .errors import ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError
+from . import _rules
 from .kernels import (attention_name, attention_shape_config, attention_source,
                       gemm_config_suffix, gemm_name, gemm_shape_config, gemm_source)
 from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, describe, dtype_name
@@ -55,18 +56,14 @@ def device_capability(index=None):
 def chip_for_capability(capability):
     """``(chip, cubin_arch)`` tilec targets on a device of that compute
     capability: its own ISA where tilec has one (``sm_90a`` on Hopper), else
-    the closest older chip's PTX assembled for the device."""
+    the closest older chip's PTX assembled for the device (the compiler's
+    rule, through ``libtilec-rules.so``)."""
     major, minor = capability
-    arch = f"sm_{major}{minor}"
-    if (major, minor) == (9, 0):
-        return "sm_90a", "sm_90a"
-    if major >= 9:
-        return "sm_90", arch
-    if major == 8:
-        chip = "sm_89" if minor >= 9 else "sm_86" if minor >= 6 else "sm_80"
-        return chip, arch
-    raise ArgumentError(f"compute capability {major}.{minor} is not supported: tilec kernels "
-                        f"need sm_80 (Ampere) or newer")
+    found = _rules.chip_for_capability(major, minor)
+    if found is None:
+        raise ArgumentError(f"compute capability {major}.{minor} is not supported: tilec "
+                            f"kernels need sm_80 (Ampere) or newer")
+    return found
 
 
 def device_chip(index=None):

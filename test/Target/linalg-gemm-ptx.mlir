@@ -46,8 +46,12 @@
 // SM90A: .target sm_90a
 // SM90A: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // SM90A: max.NaN.f32
+// The static 512x1024x256 GEMM has 16 tiles of 128x256, fewer than half the
+// SMs: its shape class (include/tilec/Rules/ShapeRules.h, what tilec.gemm
+// dispatches to at run time) takes 64-wide N tiles.
 // SM90A-T: .target sm_90a
-// SM90A-T: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// SM90A-T: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// SM90A-T-NOT: m64n256k16
 
 // The launch metadata names the parameters after the outlined kernel's:
 // pointers A, B, bias, C, then the sizes the grid rule uses.

@@ -94,6 +94,37 @@ tile.kernel @gemm_no_tma_store(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !ti
 
 // -----
 
+// Static sizes take their shape class (include/tilec/Rules/ShapeRules.h,
+// what tilec.gemm dispatches to at run time): 128x8192 has 32 tiles of
+// 128x256, fewer than half of the 132 SMs, so it takes 64-wide N tiles
+// (128 tiles); the op's config overrides the shape class.
+
+// CHECK-LABEL: tile.kernel @gemm_static_decode_shape
+// CHECK-SAME: grid(128)
+// CHECK: tile.store {{.*}} : tensor<128x64xbf16>
+tile.kernel @gemm_static_decode_shape(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>) {
+  %a = tile.make_view %A[128, 8192] strides [8192, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[8192, 8192] strides [8192, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[128, 8192] strides [8192, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c : !tile.view<128x8192xbf16, strides = [8192, 1]>, !tile.view<8192x8192xbf16, strides = [8192, 1]>, !tile.view<128x8192xbf16, strides = [8192, 1]>
+  tile.return
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @gemm_static_decode_shape_config
+// CHECK-SAME: grid(32)
+// CHECK: tile.store {{.*}} : tensor<128x256xbf16>
+tile.kernel @gemm_static_decode_shape_config(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>) {
+  %a = tile.make_view %A[128, 8192] strides [8192, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[8192, 8192] strides [8192, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[128, 8192] strides [8192, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c config <block_n = 256> : !tile.view<128x8192xbf16, strides = [8192, 1]>, !tile.view<8192x8192xbf16, strides = [8192, 1]>, !tile.view<128x8192xbf16, strides = [8192, 1]>
+  tile.return
+}
+
+// -----
+
 // A constant N that is not a multiple of 8 keeps the plain epilogue.
 
 // CHECK-LABEL: tile.kernel @gemm_ragged_constant_n

@@ -22,6 +22,7 @@
 
 #include "tilec/Dialect/Tile/Transforms/NamedOpConfigs.h"
 #include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
+#include "tilec/Rules/ShapeRules.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -90,6 +91,23 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   Type outType = op.getC().getType().getElementType();
   unsigned inBytes = getBytes(inType), outBytes = getBytes(outType);
   GemmConfig c = getDefaultConfig(target, inBytes, outBytes);
+  // Static sizes take their shape class's fields (the rule tilec.gemm
+  // dispatches by at run time, include/tilec/Rules/ShapeRules.h); the op's
+  // config overrides them.
+  std::optional<bool> shapeTmaStore;
+  int64_t m = op.getA().getType().getShape()[0];
+  int64_t k = op.getA().getType().getShape()[1];
+  int64_t n = op.getC().getType().getShape()[1];
+  if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
+      !ShapedType::isDynamic(k)) {
+    for (const auto &[field, value] :
+         ::tilec::rules::getGemmShapeConfig(target.chip.str(), m, n, k)) {
+      if (field == "block_n")
+        c.blockN = value;
+      else if (field == "tma_store")
+        shapeTmaStore = value != 0;
+    }
+  }
   // An op without a config reads as one with every field left out.
   GemmConfigAttr config = op.getConfigAttr();
   if (!config)
@@ -108,7 +126,8 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   override(c.clusterN, config.getClusterN());
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
-  c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0;
+  c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0 &&
+               shapeTmaStore.value_or(true);
   if (std::optional<bool> flag = getFlag(config.getTmaStore())) {
     tmaStoreRequested = *flag;
     if (tmaStoreRequested && !c.tmaStore)

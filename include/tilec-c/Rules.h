@@ -1,0 +1,73 @@
+/*===- tilec-c/Rules.h - the shape rules of the named ops ---------*- C -*-===*\
+|*                                                                            *|
+|* Part of the tilec project, under the Apache License v2.0 with LLVM         *|
+|* Exceptions. See LICENSE for license information.                           *|
+|* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+/*
+ * libtilec-rules.so: which config fields of tile.gemm / tile.attention a
+ * problem of a given shape sets (the shape-class dispatch a library does),
+ * and which chip a device of a compute capability takes. The same rule
+ * tile-expand-named-ops applies to static sizes (include/tilec/Rules/
+ * ShapeRules.h). The library depends on nothing but the C++ runtime, so it
+ * loads where no compiler is installed (a GPU machine running precompiled
+ * kernels).
+ *
+ * Config overrides come back as "field=value,field=value" (fields of
+ * #tile.gemm_config / #tile.attention_config sorted by name, flags 0 or 1;
+ * "" for the chip's default). Functions that write text take a buffer and
+ * its size, always NUL-terminate (truncating), and return the full length.
+ * All functions are thread-safe.
+ */
+
+#ifndef TILEC_C_RULES_H
+#define TILEC_C_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32) || defined(__CYGWIN__)
+#define TILEC_RULES_EXPORTED
+#else
+#define TILEC_RULES_EXPORTED __attribute__((visibility("default")))
+#endif
+
+#define TILEC_RULES_API_VERSION 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** TILEC_RULES_API_VERSION of the library. */
+TILEC_RULES_EXPORTED unsigned tilecRulesGetAPIVersion(void);
+
+/** Config overrides of tile.gemm for M x N x K on `chip`, on a device of
+ *  `num_sms` multiprocessors (0: the chip's typical count). */
+TILEC_RULES_EXPORTED size_t tilecGemmShapeConfig(const char *chip, int64_t m,
+                                                 int64_t n, int64_t k,
+                                                 int64_t num_sms, char *buffer,
+                                                 size_t size);
+
+/** Config overrides of tile.attention for `seq_q` queries at `head_dim`. */
+TILEC_RULES_EXPORTED size_t tilecAttentionShapeConfig(const char *chip,
+                                                      int64_t seq_q,
+                                                      int64_t head_dim,
+                                                      bool causal,
+                                                      char *buffer,
+                                                      size_t size);
+
+/** The chip and cubin ISA for compute capability major.minor; false (and
+ *  empty strings) where tilec has no kernels for it. */
+TILEC_RULES_EXPORTED bool tilecChipForCapability(int major, int minor,
+                                                 char *chip, size_t chip_size,
+                                                 char *cubin_arch,
+                                                 size_t cubin_arch_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEC_C_RULES_H */

@@ -1,0 +1,71 @@
+//===- ShapeRules.h - per-shape configuration of the named ops --*- C++ -*-===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The shape-class dispatch of tile.gemm and tile.attention: which fields of
+// the op's typed config (#tile.gemm_config / #tile.attention_config) a
+// problem of a given shape sets differently from the chip's default, as a
+// library dispatches per shape class. Plain C++17 without LLVM or MLIR, so
+// that the Python package reads the same rule on a machine with no compiler
+// (libtilec-rules.so, include/tilec-c/Rules.h); tile-expand-named-ops
+// applies it where a GEMM's sizes are static.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_RULES_SHAPERULES_H
+#define TILEC_RULES_SHAPERULES_H
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tilec::rules {
+
+/// Config fields and values (flags 0 or 1), sorted by field name.
+using ConfigOverrides = std::vector<std::pair<std::string, int64_t>>;
+
+/// Streaming multiprocessors of the GPU the rule is tuned for on `chip`
+/// (sm_90a: the H100 / H200 SXM's 132); 0 where no rule needs them.
+int64_t getTypicalNumSMs(std::string_view chip);
+
+/// tile.gemm of M x N x K on `chip` with `numSMs` multiprocessors (0: the
+/// chip's typical count). On sm_90a the default 128x256 tile leaves most
+/// SMs idle when there are fewer tiles than half the SMs (e.g. M = 128
+/// decode-style GEMMs): narrower N tiles give every SM a share of B to
+/// stream (the kernel is bound by reading B then, and 64-wide tiles keep up
+/// to 8 stages in flight). N that is not a multiple of 8 takes the epilogue
+/// without TMA stores (its 16-byte row chunks).
+ConfigOverrides getGemmShapeConfig(std::string_view chip, int64_t m,
+                                   int64_t n, int64_t k, int64_t numSMs = 0);
+
+/// Longest causal query sequence for which tile.attention takes the
+/// persistent sm_90a kernel.
+constexpr int64_t kAttentionPersistentCausalMaxSeq = 2048;
+
+/// tile.attention of `seqQ` queries at `headDim` on `chip`. On sm_90a
+/// causal attention runs on the hardware's block scheduler by default (one
+/// program per query block, longest first). At short sequences the
+/// persistent kernel leads: its programs take pairs of query blocks of
+/// equal work and load the next tile's Q and K/V while they finish this one
+/// (H200, B*S = 16k, S = 1k: head dim 128 380 against 365 TFLOP/s, head dim
+/// 64 276 against 246; at 16k it trails, 567 against 620:
+/// bench/results/2026-11-30_attention_sm90a_causal_pairs_h200.json).
+ConfigOverrides getAttentionShapeConfig(std::string_view chip, int64_t seqQ,
+                                        int64_t headDim, bool causal);
+
+/// The chip tilec targets on a device of compute capability major.minor
+/// and the ISA its cubin is assembled for: the device's own ISA where tilec
+/// has one (sm_90a on Hopper), else the closest older chip's PTX assembled
+/// for the device. False where tilec has no kernels (before sm_80).
+bool getChipForCapability(int major, int minor, std::string &chip,
+                          std::string &cubinArch);
+
+} // namespace tilec::rules
+
+#endif // TILEC_RULES_SHAPERULES_H

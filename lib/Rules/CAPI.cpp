@@ -1,0 +1,66 @@
+//===- CAPI.cpp - C API of the shape rules (libtilec-rules.so) ------------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec-c/Rules.h"
+#include "tilec/Rules/ShapeRules.h"
+
+#include <cstring>
+
+using namespace tilec::rules;
+
+/// Writes `text` (NUL-terminated, truncated to `size`) and returns its
+/// length.
+static size_t writeString(const std::string &text, char *buffer,
+                          size_t size) {
+  if (buffer && size > 0) {
+    size_t n = std::min(text.size(), size - 1);
+    std::memcpy(buffer, text.data(), n);
+    buffer[n] = '\0';
+  }
+  return text.size();
+}
+
+static size_t writeOverrides(const ConfigOverrides &config, char *buffer,
+                             size_t size) {
+  std::string text;
+  for (const auto &[field, value] : config) {
+    if (!text.empty())
+      text += ',';
+    text += field + "=" + std::to_string(value);
+  }
+  return writeString(text, buffer, size);
+}
+
+extern "C" {
+
+unsigned tilecRulesGetAPIVersion(void) { return TILEC_RULES_API_VERSION; }
+
+size_t tilecGemmShapeConfig(const char *chip, int64_t m, int64_t n, int64_t k,
+                            int64_t numSMs, char *buffer, size_t size) {
+  return writeOverrides(getGemmShapeConfig(chip ? chip : "", m, n, k, numSMs),
+                        buffer, size);
+}
+
+size_t tilecAttentionShapeConfig(const char *chip, int64_t seqQ,
+                                 int64_t headDim, bool causal, char *buffer,
+                                 size_t size) {
+  return writeOverrides(
+      getAttentionShapeConfig(chip ? chip : "", seqQ, headDim, causal), buffer,
+      size);
+}
+
+bool tilecChipForCapability(int major, int minor, char *chip, size_t chipSize,
+                            char *cubinArch, size_t cubinArchSize) {
+  std::string c, arch;
+  bool known = getChipForCapability(major, minor, c, arch);
+  writeString(known ? c : "", chip, chipSize);
+  writeString(known ? arch : "", cubinArch, cubinArchSize);
+  return known;
+}
+
+} // extern "C"

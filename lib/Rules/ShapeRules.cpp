@@ -1,0 +1,78 @@
+//===- ShapeRules.cpp - per-shape configuration of the named ops ----------===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Rules/ShapeRules.h"
+
+#include <algorithm>
+
+using namespace tilec::rules;
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t tilec::rules::getTypicalNumSMs(std::string_view chip) {
+  return chip == "sm_90a" ? 132 : 0;
+}
+
+ConfigOverrides tilec::rules::getGemmShapeConfig(std::string_view chip,
+                                                 int64_t m, int64_t n,
+                                                 int64_t k, int64_t numSMs) {
+  ConfigOverrides config;
+  if (chip != "sm_90a" || m <= 0 || n <= 0 || k <= 0)
+    return config;
+  if (numSMs <= 0)
+    numSMs = getTypicalNumSMs(chip);
+  // The default tile is 128 x 256 (NamedOpConfigs.cpp).
+  int64_t rows = ceilDiv(m, 128);
+  if (rows * ceilDiv(n, 256) < numSMs / 2) {
+    // The widest tile that still gives three quarters of the SMs a tile.
+    int64_t blockN = 64;
+    for (int64_t candidate : {128, 64})
+      if (4 * rows * ceilDiv(n, candidate) >= 3 * numSMs) {
+        blockN = candidate;
+        break;
+      }
+    config.emplace_back("block_n", blockN);
+  }
+  // The TMA-store epilogue writes whole 16-byte row chunks (the kernel
+  // refuses other N at launch).
+  if (n % 8 != 0)
+    config.emplace_back("tma_store", 0);
+  std::sort(config.begin(), config.end());
+  return config;
+}
+
+ConfigOverrides tilec::rules::getAttentionShapeConfig(std::string_view chip,
+                                                      int64_t seqQ,
+                                                      int64_t headDim,
+                                                      bool causal) {
+  ConfigOverrides config;
+  if (chip == "sm_90a" && causal && headDim <= 128 &&
+      seqQ <= kAttentionPersistentCausalMaxSeq)
+    config.emplace_back("persistent", 1);
+  return config;
+}
+
+bool tilec::rules::getChipForCapability(int major, int minor,
+                                        std::string &chip,
+                                        std::string &cubinArch) {
+  cubinArch = "sm_" + std::to_string(major) + std::to_string(minor);
+  if (major == 9 && minor == 0) {
+    chip = cubinArch = "sm_90a";
+    return true;
+  }
+  // Later chips run sm_90's PTX (sm_90a's features do not carry forward).
+  if (major >= 9) {
+    chip = "sm_90";
+    return true;
+  }
+  if (major == 8) {
+    chip = minor >= 9 ? "sm_89" : minor >= 6 ? "sm_86" : "sm_80";
+    return true;
+  }
+  return false;
+}
