@@ -214,19 +214,21 @@ def test_concurrent_compiles(library):
 
 
 def test_typed_configs_compile_and_name_fields(library, tmp_path):
-    """tilec.kernels spells configs as the typed ``config <...>``: Python
-    bools as true/false, ints as they are; a field the op's config does not
-    have is refused by the compiler, naming it."""
+    """tilec.kernels spells configs as the typed ``config <...>`` with
+    integer values (bools and 0/1 give the same source, so the same
+    artifact); a field the op's config does not have is refused by the
+    compiler, naming it."""
     from tilec.kernels import (attention_source, config_clause, gemm_config_suffix,
                                gemm_source)
     assert config_clause({"tma_store": False, "block_n": 64}) == \
-        " config <block_n = 64, tma_store = false>"
+        " config <block_n = 64, tma_store = 0>"
+    assert config_clause({"tma_store": False}) == config_clause({"tma_store": 0})
     assert config_clause({"persistent": 1}) == " config <persistent = 1>"
     assert config_clause(None) == ""
     # Kernel names keep their 0/1 spelling (artifact names do not change).
     assert gemm_config_suffix({"tma_store": False, "block_n": 64}) == "_block_n64_tma_store0"
     _, src = gemm_source(config={"block_n": 128, "tma_store": False})
-    assert "config <block_n = 128, tma_store = false>" in src
+    assert "config <block_n = 128, tma_store = 0>" in src
     assert tilec.compile(src, chip="sm_90a", emit="ptx", cache_dir=tmp_path).ptx
     _, src = attention_source(head_dim=64, causal=True, config={"persistent": True})
     assert tilec.compile(src, chip="sm_90a", emit="ptx", cache_dir=tmp_path).ptx

@@ -29,14 +29,13 @@ def gemm_name(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
 def config_clause(config):
     """`` config <key = value, ...>`` of a named op (``""`` for none): the
     op's typed configuration (``#tile.gemm_config`` /
-    ``#tile.attention_config``), whose verifier names a key it does not
-    know. Flags are Python bools (0 and 1 read the same)."""
+    ``#tile.attention_config``), whose verifier names a field it does not
+    know. Values are written as integers (flags 0 or 1, which the compiler
+    reads as false / true), so that ``{"tma_store": False}`` and the shape
+    rule's ``{"tma_store": 0}`` give one source text, hence one artifact."""
     if not config:
         return ""
-
-    def value(v):
-        return ("true" if v else "false") if isinstance(v, bool) else str(int(v))
-    return " config <" + ", ".join(f"{k} = {value(v)}" for k, v in sorted(config.items())) + ">"
+    return " config <" + ", ".join(f"{k} = {int(v)}" for k, v in sorted(config.items())) + ">"
 
 
 def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
