@@ -130,7 +130,7 @@ def main():
     for chip, name, t in times:
         print(f"{chip} {name:48s} compiled in {t:.2f} s")
     # The shape rule gemm_check.py dispatches by, for the GPU machine.
-    shutil.copy2(_rules.candidate_loaded_path(), os.path.join(args.out, _rules.LIBRARY_NAME))
+    shutil.copy2(_rules.library_path(), os.path.join(args.out, _rules.LIBRARY_NAME))
 
 
 if __name__ == "__main__":

@@ -103,7 +103,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     # The shape rule the package dispatches by, for machines without the
     # compiler (scripts/python_check.py points TILEC_RULES_LIBRARY here).
-    shutil.copy2(tilec._rules.candidate_loaded_path(), os.path.join(args.out, "libtilec-rules.so"))
+    shutil.copy2(tilec._rules.library_path(), os.path.join(args.out, "libtilec-rules.so"))
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
     print(f"wrote {sum(len(v) for v in written.values())} kernels to {args.out}"

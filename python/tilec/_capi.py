@@ -90,10 +90,17 @@ def candidate_paths():
     if explicit:
         paths.append(os.path.join(explicit, LIBRARY_NAME) if os.path.isdir(explicit) else explicit)
         return paths  # an explicit choice is never silently replaced
-    paths.append(os.path.join(_package_root(), LIBRARY_NAME))
+    return paths + checkout_paths(LIBRARY_NAME)
+
+
+def checkout_paths(name):
+    """Where a tilec library `name` lies without an explicit choice: the
+    package directory, then ``build/lib`` (and ``build-*/lib``, newest
+    first) of a source checkout."""
+    paths = [os.path.join(_package_root(), name)]
     repo = os.path.dirname(os.path.dirname(_package_root()))
-    paths.append(os.path.join(repo, "build", "lib", LIBRARY_NAME))
-    others = glob.glob(os.path.join(repo, "build-*", "lib", LIBRARY_NAME))
+    paths.append(os.path.join(repo, "build", "lib", name))
+    others = glob.glob(os.path.join(repo, "build-*", "lib", name))
     paths.extend(sorted(others, key=os.path.getmtime, reverse=True))
     return paths
 

@@ -11,9 +11,10 @@ checkout.
 """
 
 import ctypes
-import glob
 import os
 import threading
+
+from ._capi import checkout_paths
 
 LIBRARY_NAME = "libtilec-rules.so"
 API_VERSION = 1
@@ -29,16 +30,11 @@ def candidate_paths():
     explicit = os.environ.get("TILEC_RULES_LIBRARY")
     if explicit:
         return [os.path.join(explicit, LIBRARY_NAME) if os.path.isdir(explicit) else explicit]
-    package = os.path.dirname(os.path.abspath(__file__))
-    paths = [os.path.join(package, LIBRARY_NAME)]
+    paths = checkout_paths(LIBRARY_NAME)
     compiler = os.environ.get("TILEC_LIBRARY")
     if compiler:
-        paths.append(os.path.join(compiler if os.path.isdir(compiler)
-                                  else os.path.dirname(compiler), LIBRARY_NAME))
-    repo = os.path.dirname(os.path.dirname(package))
-    paths.append(os.path.join(repo, "build", "lib", LIBRARY_NAME))
-    others = glob.glob(os.path.join(repo, "build-*", "lib", LIBRARY_NAME))
-    paths.extend(sorted(others, key=os.path.getmtime, reverse=True))
+        paths.insert(1, os.path.join(compiler if os.path.isdir(compiler)
+                                     else os.path.dirname(compiler), LIBRARY_NAME))
     return paths
 
 
@@ -62,9 +58,10 @@ def _load():
                 raise RulesNotFoundError(f"cannot load {path}: {e}") from e
             lib.tilecRulesGetAPIVersion.restype = ctypes.c_uint
             lib.tilecRulesGetAPIVersion.argtypes = []
-            if lib.tilecRulesGetAPIVersion() != API_VERSION:
+            version = lib.tilecRulesGetAPIVersion()
+            if version != API_VERSION:
                 raise RulesNotFoundError(
-                    f"{path} has API version {lib.tilecRulesGetAPIVersion()}, this package "
+                    f"{path} has API version {version}, this package "
                     f"needs {API_VERSION}: rebuild it (ninja TilecRulesCAPI)")
             i64, buf, size = ctypes.c_int64, ctypes.c_char_p, ctypes.c_size_t
             lib.tilecGemmShapeConfig.restype = size
@@ -82,7 +79,7 @@ def _load():
             + ". Build it (ninja TilecRulesCAPI) or set TILEC_RULES_LIBRARY to its path")
 
 
-def candidate_loaded_path():
+def library_path():
     """The path of the library this process loads (loading it)."""
     _load()
     return _library_path
@@ -90,9 +87,9 @@ def candidate_loaded_path():
 
 def reset():
     """Forgets the loaded library (tests change the environment)."""
-    global _library
+    global _library, _library_path
     with _lock:
-        _library = None
+        _library = _library_path = None
 
 
 def _overrides(text):

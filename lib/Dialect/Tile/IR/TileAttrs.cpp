@@ -332,6 +332,21 @@ SharedEncodingAttr::getHardwareSwizzleBytes(unsigned elemBytes) const {
 // ScheduleAttr
 //===----------------------------------------------------------------------===//
 
+/// setmaxnreg budgets (of a schedule or a named op's config) are multiples
+/// of 8 in [24, 256].
+static LogicalResult
+verifySetmaxnregBudgets(function_ref<InFlightDiagnostic()> emitError,
+                        std::optional<int64_t> producerRegs,
+                        std::optional<int64_t> consumerRegs) {
+  for (auto [name, regs] : {std::make_pair("producer_regs", producerRegs),
+                            std::make_pair("consumer_regs", consumerRegs)})
+    if (regs && (*regs < 24 || *regs > 256 || *regs % 8 != 0))
+      return emitError() << name
+                         << " must be a multiple of 8 in [24, 256], got "
+                         << *regs;
+  return success();
+}
+
 LogicalResult
 ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      std::optional<int64_t> stages, BoolAttr tma,
@@ -341,13 +356,7 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      BoolAttr tmaStore, BoolAttr pingpong) {
   if (stages && (*stages < 2 || *stages > 16))
     return emitError() << "stages must be in [2, 16], got " << *stages;
-  for (auto [name, regs] : {std::make_pair("producer_regs", producerRegs),
-                            std::make_pair("consumer_regs", consumerRegs)})
-    if (regs && (*regs < 24 || *regs > 256 || *regs % 8 != 0))
-      return emitError() << name
-                         << " must be a multiple of 8 in [24, 256], got "
-                         << *regs;
-  return success();
+  return verifySetmaxnregBudgets(emitError, producerRegs, consumerRegs);
 }
 
 ScheduleAttr ScheduleAttr::of(Operation *op) {
@@ -416,20 +425,6 @@ verifyConfigCounts(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-/// setmaxnreg takes multiples of 8 in [24, 256].
-static LogicalResult
-verifyConfigRegs(function_ref<InFlightDiagnostic()> emitError,
-                 std::optional<int64_t> consumerRegs,
-                 std::optional<int64_t> producerRegs) {
-  for (auto [name, regs] : {std::make_pair("consumer_regs", consumerRegs),
-                            std::make_pair("producer_regs", producerRegs)})
-    if (regs && (*regs < 24 || *regs > 256 || *regs % 8 != 0))
-      return emitError() << name
-                         << " must be a multiple of 8 in [24, 256], got "
-                         << *regs;
-  return success();
-}
-
 /// The fields in `wsOnly` (name, set) only mean something to the
 /// warp-specialized kernel: setting one beside `warp_specialize = false`
 /// asks for a kernel no chip has.
@@ -465,7 +460,7 @@ LogicalResult GemmConfigAttr::verify(
            {"group_m", groupM, int64_t(1) << 16},
            {"cluster_m", clusterM, 16},
            {"cluster_n", clusterN, 16}})) ||
-      failed(verifyConfigRegs(emitError, consumerRegs, producerRegs)))
+      failed(verifySetmaxnregBudgets(emitError, producerRegs, consumerRegs)))
     return failure();
   return verifyWarpSpecializedOnly(
       emitError, warpSpecialize,
@@ -489,7 +484,7 @@ LogicalResult AttentionConfigAttr::verify(
                                  {"block_n", blockN, 1024, /*min=*/16, true},
                                  {"stages", stages, 32, /*min=*/2},
                                  {"warps", warps, 32, 1, true}})) ||
-      failed(verifyConfigRegs(emitError, consumerRegs, producerRegs)))
+      failed(verifySetmaxnregBudgets(emitError, producerRegs, consumerRegs)))
     return failure();
   return verifyWarpSpecializedOnly(
       emitError, warpSpecialize,
