@@ -48,6 +48,14 @@ static void buildTilePasses(OpPassManager &pm,
   kernelPm.addPass(tile::createTileWgmmaOverlap());
   kernelPm.addPass(tile::createTileAsyncWgmma());
   kernelPm.addPass(tile::createTileWarpSpecialize());
+  // Loops whose last iterations take a branch (attention's masked key
+  // blocks) run the iterations before without it.
+  kernelPm.addPass(tile::createTileSplitLoops());
+  // The scheduled kernel simplified: the passes above leave ring
+  // arithmetic on constants and branches on constant conditions, and
+  // loop-invariant values inside the loops they build.
+  kernelPm.addPass(createCanonicalizerPass());
+  kernelPm.addPass(createLoopInvariantCodeMotionPass());
   // Operand reads from shared memory per mma.sync K step (attention's Kᵀ,
   // V and Q tiles would otherwise each take a whole tile of registers).
   kernelPm.addPass(tile::createTileSplitDots());

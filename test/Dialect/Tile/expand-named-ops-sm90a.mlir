@@ -383,7 +383,8 @@ tile.kernel @attention_persistent(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: 
 
 // -----
 
-// Causal and persistent (config persistent = 1). With at least one pair of
+// Causal and persistent (config persistent = 1), hand-built (by_passes = 0;
+// the passes build it by default, @attention_by_passes_pairs below). With at least one pair of
 // blocks per program, program p takes pairs p, p + P, ... of one head's
 // blocks, the longest with the shortest (n - 1 - j, then j): its loop ends
 // after two tiles per pair, and tile t is block (t / P) % 2 of pair
@@ -444,7 +445,7 @@ tile.kernel @attention_persistent_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16
   %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
-  tile.attention %q, %k, %v, %o causal config <persistent = true>
+  tile.attention %q, %k, %v, %o causal config <persistent = true, by_passes = false>
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -457,10 +458,14 @@ tile.kernel @attention_persistent_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16
 // online softmax, the edge blocks masked in a branch, O and the lse stored)
 // and a schedule that asks the scheduling passes for the rest: no TMA,
 // mbarrier, shared-memory or warp_specialize op is created here. Without the
-// causal mask tile-persistent walks the tiles (schedule persistent = true).
+// causal mask tile-persistent walks the tiles (schedule persistent = true),
+// and tile-split-loops runs the key blocks before the masked ones without
+// the branch (split_loops = true). The online softmax's guard for rows that
+// saw no key sits in a branch on the same edge, so the split drops it from
+// the unmasked blocks too.
 
 // CHECK-LABEL: tile.kernel @attention_by_passes
-// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8) schedule<stages = 2, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true, pingpong = true>
+// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8) schedule<stages = 2, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true, pingpong = true, split_loops = true>
 // CHECK-NOT: tile.tma_load
 // CHECK-NOT: tile.mbarrier
 // CHECK-NOT: tile.local_alloc
@@ -470,9 +475,16 @@ tile.kernel @attention_persistent_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16
 // CHECK:   %[[KT:.*]] = tile.load {{.*}} -> tensor<128x128xbf16>
 // CHECK:   %[[V:.*]] = tile.load {{.*}} -> tensor<128x128xbf16>
 // CHECK:   tile.dot %[[TQ]], %[[KT]]
-// CHECK:   scf.if
+// CHECK:   %[[EDGE:.*]] = arith.cmpi sge, %[[N]], %{{.*}} : i32
+// CHECK:   scf.if %[[EDGE]]
 // CHECK:     arith.select
 // CHECK:   tile.reduce max
+// CHECK:   %[[M:.*]] = arith.maximumf
+// CHECK:   scf.if %[[EDGE]] -> (tensor<128xf32>)
+// CHECK:     arith.cmpf oeq, %[[M]]
+// CHECK:     arith.select
+// CHECK:   } else {
+// CHECK-NEXT: scf.yield %[[M]]
 // CHECK:   math.exp2
 // CHECK:   tile.dot %{{.*}}, %[[V]]
 // CHECK-NOT: tile.num_stages
@@ -499,9 +511,11 @@ tile.kernel @attention_by_passes(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !
 // Causal (not persistent, head dim 64 or 128): by default the passes build
 // the kernel from the block program: one program per query block, the
 // longest first (block nM - 1 - x), and no tile loop from tile-persistent.
+// Its key loop is not split (split_loops = false: one query block per
+// program ran faster unsplit; the persistent kernels split it).
 
 // CHECK-LABEL: tile.kernel @attention_by_passes_causal
-// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8) schedule<{{.*}}persistent = false
+// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8) schedule<{{.*}}persistent = false{{.*}}split_loops = false>
 // CHECK: %[[NB:.*]] = arith.ceildivsi %SQ, %c128
 // CHECK: %[[X:.*]] = tile.program_id x
 // CHECK: %[[LAST:.*]] = arith.subi %[[NB]], %c1
@@ -531,7 +545,7 @@ tile.kernel @attention_by_passes_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>
 // grid the number of tiles) and tile-persistent has nothing to add.
 
 // CHECK-LABEL: tile.kernel @attention_by_passes_pairs
-// CHECK-SAME: grid(ceildiv(%SQ, 128) * %H * %B) warps(8) persistent schedule<{{.*}}persistent = false
+// CHECK-SAME: grid(ceildiv(%SQ, 128) * %H * %B) warps(8) persistent schedule<{{.*}}persistent = false{{.*}}split_loops = true>
 // CHECK: %[[P:.*]] = tile.num_programs x
 // CHECK: %[[PID:.*]] = tile.program_id x
 // CHECK: %[[END:.*]] = arith.select

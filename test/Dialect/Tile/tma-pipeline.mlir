@@ -124,8 +124,19 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT:     %[[AHEAD:.+]] = arith.addi %{{.+}}, %[[DIST]] : i32
 // CHECK:          arith.cmpi slt, %[[AHEAD]], %K : i32
 // CHECK:          } {tile.producer}
+// The next tile's position follows from the K loop's trip count (not from
+// the loop's results): stage (s + n) mod 2, the parity flipped per wrap,
+// computed where the tile loop passes it on.
 // CHECK:        tile.store
-// CHECK-NEXT:   scf.yield %[[LOOP]]#1, %[[LOOP]]#2 : i32, i32
+// CHECK-NEXT:   %[[SPAN:.+]] = arith.subi %K, %c0_i32 : i32
+// CHECK-NEXT:   %[[CEIL:.+]] = arith.ceildivsi %[[SPAN]], %c64_i32 : i32
+// CHECK:        %[[TRIPS:.+]] = arith.maxsi %[[CEIL]], %{{.+}} : i32
+// CHECK-NEXT:   %[[T:.+]] = arith.addi %[[TS]], %[[TRIPS]] : i32
+// CHECK:        %[[NS:.+]] = arith.remui %[[T]], %c2_i32 : i32
+// CHECK-NEXT:   %[[WRAPS:.+]] = arith.divui %[[T]], %c2_i32 : i32
+// CHECK:        %[[ODD:.+]] = arith.andi %[[WRAPS]], %{{.+}} : i32
+// CHECK-NEXT:   %[[NPH:.+]] = arith.xori %[[TPH]], %[[ODD]] : i32
+// CHECK-NEXT:   scf.yield %[[NS]], %[[NPH]] : i32, i32
 // CHECK-NEXT: } {tile.persistent_loop}
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
@@ -435,6 +446,176 @@ module attributes {gpu.container_module} {
       tile.fence_async_shared
       tile.barrier
       tile.tma_store %20[%pid_5, %pid_4, %0, %c0_i32], %21[%c0_i32_6] : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x128xbf16, #shared>
+      tile.tma_store_wait 0
+      tile.return
+    }
+  }
+}
+
+// -----
+
+// The persistent attention program (tile.attention, head dim 64, after
+// tile-persistent and tile-tma-store): Q is loaded per tile into a
+// two-stage ring that the key loop's dots read. O's staging buffer goes:
+// O is staged in Q's stage (FlashAttention-3's scheme), with no wait for an
+// earlier store before the write, and the stage is released at the start
+// of the next tile, once its store has read it. The K/V position carried to
+// the next tile comes from the key loop's trip count.
+
+// CHECK-LABEL: tile.kernel @attention_bf16_d64
+// CHECK-NOT:  tile.local_alloc : !tile.smem<1x128x64xbf16
+// CHECK:      %[[QR:.+]] = tile.local_alloc : !tile.smem<2x128x64xbf16, #shared>
+// CHECK-NEXT: %[[QF:.+]] = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
+// CHECK-NEXT: %[[QE:.+]] = tile.mbarrier_alloc count 8 : !tile.mbarrier<2>
+// CHECK-NOT:  tile.local_alloc : !tile.smem<1x128x64xbf16
+// CHECK:      scf.for %[[T:[^ ]+]] = %pid to %{{.+}} step %{{.+}} iter_args(%[[QS:[^ ]+]] = %{{.+}}, %[[QP:[^ ]+]] = %{{.+}}, %[[KS:[^ ]+]] = %{{.+}}, %[[KP:[^ ]+]] = %{{.+}})
+// CHECK:        %[[LATER:.+]] = arith.cmpi ne, %[[T]], %pid : i32
+// CHECK-NEXT:   scf.if %[[LATER]] {
+// CHECK-NEXT:     tile.tma_store_wait 0
+// CHECK-NEXT:     tile.barrier
+// CHECK:          %[[FIRST:.+]] = arith.cmpi eq, %[[QS]], %{{.+}} : i32
+// CHECK:          %[[BACK:.+]] = arith.subi %[[QS]], %{{.+}} : i32
+// CHECK:          %[[PREV:.+]] = arith.select %[[FIRST]], %{{.+}}, %[[BACK]] : i32
+// CHECK-NEXT:     tile.mbarrier_arrive %[[QE]][%[[PREV]]] : !tile.mbarrier<2>
+// CHECK-NEXT:   }
+// CHECK-NEXT:   tile.mbarrier_wait %[[QF]][%[[QS]]], %[[QP]] : !tile.mbarrier<2>
+// CHECK:        %[[KEYS:.+]]:5 = scf.for
+// CHECK:        } {tile.producer}
+// CHECK-NEXT:   scf.yield
+// CHECK-NEXT: }
+// CHECK:      tile.warpgroup_wait 0
+// CHECK-NOT:  tile.mbarrier_arrive %[[QE]]
+// CHECK-NOT:  tile.tma_store_wait
+// CHECK:      tile.barrier
+// CHECK-NEXT: tile.local_store %{{.+}}, %[[QR]][%[[QS]]] : tensor<128x64xbf16, #mma>, !tile.smem<2x128x64xbf16, #shared>
+// CHECK:      tile.tma_store %{{.+}}, %[[QR]][%[[QS]]] :
+// CHECK-NOT:  tile.mbarrier_arrive %[[QE]]
+// CHECK:      %[[SPAN:.+]] = arith.subi %SK, %c0_i32 : i32
+// CHECK:      %[[KT:.+]] = arith.addi %[[KS]], %{{.+}} : i32
+// CHECK:      %[[NKS:.+]] = arith.remui %[[KT]], %{{.+}} : i32
+// CHECK:      %[[NKP:.+]] = arith.xori %[[KP]], %{{.+}} : i32
+// CHECK-NEXT: scf.yield %{{.+}}, %{{.+}}, %[[NKS]], %[[NKP]] : i32, i32, i32, i32
+// CHECK:      } {tile.persistent_loop}
+// CHECK-NEXT: tile.tma_store_wait 0
+#blocked = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+#blocked1 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#blocked2 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+#shared = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#shared1 = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#slice = #tile.slice<dim = 1, parent = #mma>
+#slice1 = #tile.slice<dim = 0, parent = #mma>
+#slice2 = #tile.slice<dim = 1, parent = #dot_op>
+module attributes {gpu.container_module} {
+  gpu.module @attention_bf16_d64 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    tile.kernel @attention_bf16_d64(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %LSE: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32 {tile.divisibility = 8 : i64}, %q_head: i32 {tile.divisibility = 8 : i64}, %kv_batch: i32 {tile.divisibility = 8 : i64}, %kv_head: i32 {tile.divisibility = 8 : i64}, %lse_batch: i32) grid(ceildiv(%SQ, 128) * %H * %B) warps(8) persistent schedule<stages = 2, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true, pingpong = true> {
+      %c128_i32 = arith.constant 128 : i32
+      %0 = arith.ceildivsi %SQ, %c128_i32 : i32
+      %1 = arith.muli %0, %H : i32
+      %2 = arith.muli %1, %B : i32
+      %pid = tile.program_id x
+      %3 = tile.num_programs x
+      %cst = arith.constant dense<0.693147182> : tensor<128xf32, #slice>
+      %cst_0 = arith.constant dense<1.000000e+00> : tensor<128xf32, #slice>
+      %cst_1 = arith.constant dense<0.180336878> : tensor<128x128xf32, #mma>
+      %cst_2 = arith.constant dense<0.180336878> : tensor<128xf32, #slice>
+      %cst_3 = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+      %cst_4 = arith.constant dense<0xFF800000> : tensor<128x128xf32, #mma>
+      %cst_5 = arith.constant dense<0.000000e+00> : tensor<128xf32, #slice>
+      %cst_6 = arith.constant dense<0xFF800000> : tensor<128xf32, #slice>
+      %cst_7 = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+      %c0_i32 = arith.constant 0 : i32
+      %c128_i32_8 = arith.constant 128 : i32
+      %4 = tile.make_view %Q[%B, %H, %SQ, 64] strides [%q_batch, %q_head, 64, 1] : !tile.ptr<bf16>
+      %5 = tile.make_view %V[%B, %HK, %SK, 64] strides [%kv_batch, %kv_head, 64, 1] : !tile.ptr<bf16>
+      %6 = tile.make_view %O[%B, %H, %SQ, 64] strides [%q_batch, %q_head, 64, 1] : !tile.ptr<bf16>
+      %7 = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %SQ, 1] : !tile.ptr<f32>
+      %8 = tile.make_view %K[%B, %HK, 64, %SK] strides [%kv_batch, %kv_head, 1, 64] : !tile.ptr<bf16>
+      %9 = arith.divsi %SK, %c128_i32_8 : i32
+      %10 = arith.muli %9, %c128_i32_8 : i32
+      %11 = tile.range 0 to 128 : tensor<128xi32, #slice1>
+      %12 = tile.splat %SK : tensor<128x128xi32, #mma>
+      %cst_9 = arith.constant dense<0.693147182> : tensor<128xf32, #blocked>
+      %13 = tile.make_tensor_map %6 : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]> -> !tile.tensor_map<1x1x128x64xbf16, #shared>
+      %14 = tile.local_alloc : !tile.smem<1x128x64xbf16, #shared>
+      scf.for %arg0 = %pid to %2 step %3  : i32 {
+        %15 = arith.remsi %arg0, %0 : i32
+        %16 = arith.divsi %arg0, %0 : i32
+        %17 = arith.remsi %16, %H : i32
+        %18 = arith.divsi %16, %H : i32
+        %19 = arith.muli %15, %c128_i32_8 : i32
+        %20 = arith.divsi %H, %HK : i32
+        %21 = arith.divsi %17, %20 : i32
+        %22 = tile.load %4[%18, %17, %19, %c0_i32] : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]> -> tensor<128x64xbf16, #blocked1>
+        %23 = tile.convert_layout %22 : tensor<128x64xbf16, #blocked1> -> tensor<128x64xbf16, #shared>
+        %24:3 = scf.for %arg1 = %c0_i32 to %SK step %c128_i32_8 iter_args(%arg2 = %cst_7, %arg3 = %cst_6, %arg4 = %cst_5) -> (tensor<128x64xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>)  : i32 {
+          %36 = tile.load %8[%18, %21, %c0_i32, %arg1] : !tile.view<?x?x64x?xbf16, strides = [?, ?, 1, 64]> -> tensor<64x128xbf16, #blocked2>
+          %37 = tile.load %5[%18, %21, %arg1, %c0_i32] : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]> -> tensor<128x64xbf16, #blocked1>
+          %38 = tile.convert_layout %36 : tensor<64x128xbf16, #blocked2> -> tensor<64x128xbf16, #shared1>
+          %39 = tile.dot %23, %38, %cst_3 : tensor<128x64xbf16, #shared>, tensor<64x128xbf16, #shared1> -> tensor<128x128xf32, #mma>
+          %40 = arith.cmpi sge, %arg1, %10 : i32
+          %41 = scf.if %40 -> (tensor<128x128xf32, #mma>) {
+            %64 = tile.splat %arg1 : tensor<128xi32, #slice1>
+            %65 = arith.addi %11, %64 : tensor<128xi32, #slice1>
+            %66 = tile.expand_dims %65 axis = 0 : tensor<128xi32, #slice1> -> tensor<1x128xi32, #mma>
+            %67 = tile.broadcast %66 : tensor<1x128xi32, #mma> -> tensor<128x128xi32, #mma>
+            %68 = arith.cmpi slt, %67, %12 : tensor<128x128xi32, #mma>
+            %69 = arith.select %68, %39, %cst_4 : tensor<128x128xi1, #mma>, tensor<128x128xf32, #mma>
+            scf.yield %69 : tensor<128x128xf32, #mma>
+          } else {
+            scf.yield %39 : tensor<128x128xf32, #mma>
+          }
+          %42 = tile.reduce max %41 axis = 1 : tensor<128x128xf32, #mma> -> tensor<128xf32, #slice>
+          %43 = arith.mulf %42, %cst_2 : tensor<128xf32, #slice>
+          %44 = arith.maximumf %arg3, %43 : tensor<128xf32, #slice>
+          %45 = scf.if %40 -> (tensor<128xf32, #slice>) {
+            %64 = arith.cmpf oeq, %44, %cst_6 : tensor<128xf32, #slice>
+            %65 = arith.select %64, %cst_5, %44 : tensor<128xi1, #slice>, tensor<128xf32, #slice>
+            scf.yield %65 : tensor<128xf32, #slice>
+          } else {
+            scf.yield %44 : tensor<128xf32, #slice>
+          }
+          %46 = arith.subf %arg3, %45 : tensor<128xf32, #slice>
+          %47 = math.exp2 %46 fastmath<afn> : tensor<128xf32, #slice>
+          %48 = arith.negf %45 : tensor<128xf32, #slice>
+          %49 = tile.expand_dims %48 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+          %50 = tile.broadcast %49 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+          %51 = math.fma %41, %cst_1, %50 : tensor<128x128xf32, #mma>
+          %52 = tile.convert_layout %51 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
+          %53 = math.exp2 %52 fastmath<afn> : tensor<128x128xf32, #dot_op>
+          %54 = tile.reduce sum %53 axis = 1 : tensor<128x128xf32, #dot_op> -> tensor<128xf32, #slice2>
+          %55 = arith.mulf %arg4, %47 : tensor<128xf32, #slice>
+          %56 = tile.convert_layout %54 : tensor<128xf32, #slice2> -> tensor<128xf32, #slice>
+          %57 = arith.addf %55, %56 : tensor<128xf32, #slice>
+          %58 = arith.truncf %53 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
+          %59 = tile.expand_dims %47 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+          %60 = tile.broadcast %59 : tensor<128x1xf32, #mma> -> tensor<128x64xf32, #mma>
+          %61 = arith.mulf %arg2, %60 : tensor<128x64xf32, #mma>
+          %62 = tile.convert_layout %37 : tensor<128x64xbf16, #blocked1> -> tensor<128x64xbf16, #shared>
+          %63 = tile.dot %58, %62, %61 : tensor<128x128xbf16, #dot_op>, tensor<128x64xbf16, #shared> -> tensor<128x64xf32, #mma>
+          scf.yield %63, %44, %57 : tensor<128x64xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>
+        }
+        %25 = arith.cmpf oeq, %24#2, %cst_5 : tensor<128xf32, #slice>
+        %26 = arith.select %25, %cst_0, %24#2 : tensor<128xi1, #slice>, tensor<128xf32, #slice>
+        %27 = arith.divf %cst_0, %26 : tensor<128xf32, #slice>
+        %28 = tile.expand_dims %27 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+        %29 = tile.broadcast %28 : tensor<128x1xf32, #mma> -> tensor<128x64xf32, #mma>
+        %30 = arith.mulf %24#0, %29 : tensor<128x64xf32, #mma>
+        %31 = arith.truncf %30 : tensor<128x64xf32, #mma> to tensor<128x64xbf16, #mma>
+        %c0_i32_10 = arith.constant 0 : i32
+        tile.tma_store_wait 0
+        tile.barrier
+        tile.local_store %31, %14[%c0_i32_10] : tensor<128x64xbf16, #mma>, !tile.smem<1x128x64xbf16, #shared>
+        tile.fence_async_shared
+        tile.barrier
+        tile.tma_store %13[%18, %17, %19, %c0_i32], %14[%c0_i32_10] : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x64xbf16, #shared>
+        %32 = math.log2 %24#2 : tensor<128xf32, #slice>
+        %33 = arith.addf %24#1, %32 : tensor<128xf32, #slice>
+        %34 = tile.convert_layout %33 : tensor<128xf32, #slice> -> tensor<128xf32, #blocked>
+        %35 = arith.mulf %34, %cst_9 : tensor<128xf32, #blocked>
+        tile.store %35, %7[%18, %17, %19] : tensor<128xf32, #blocked>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+      } {tile.persistent_loop}
       tile.tma_store_wait 0
       tile.return
     }

@@ -24,7 +24,7 @@
 //
 // The program holds no hardware op. Its schedule attribute says what the
 // config chose, and the scheduling passes build the kernel from it. (On
-// sm_90a, without the causal mask, for causal pairs and at head dim 256, the
+// sm_90a at head dim 128 without the causal mask and at head dim 256, the
 // default is still the hand-built FlashAttention-3 kernel of
 // ExpandAttentionHandBuilt.cpp, which is faster there; config
 // `by_passes = 1` takes the path below for those too.)
@@ -312,9 +312,11 @@ public:
 
   /// One block of raw scores `s` (f32, bm x bn) from state (m, l). With
   /// `mayBeEmpty`, a row may have seen no key yet (its m stays -inf; the
-  /// block is masked).
+  /// block is masked); with `emptyOnlyIf` too, only where that i1 holds
+  /// (the branch that masks the block): the guard then sits in a branch on
+  /// it, which a loop split at the mask (tile-split-loops) resolves.
   Step step(ImplicitLocOpBuilder &b, Value s, Value m, Value l,
-            bool mayBeEmpty) const {
+            bool mayBeEmpty, Value emptyOnlyIf = Value()) const {
     auto rowType = RankedTensorType::get({bm}, b.getF32Type());
     // The row max of the raw scores, scaled (scale > 0), is the max in the
     // log2 domain; each element then takes one fma and one exp2.
@@ -322,11 +324,25 @@ public:
     Value mNew = arith::MaximumFOp::create(
         b, m, arith::MulFOp::create(b, rowMax, splatF32(b, {bm}, qkScale)));
     Value mUse = mNew;
-    if (mayBeEmpty) {
-      // A row that has seen no key yet keeps m = -inf; subtract 0 then.
-      Value noKey = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew,
-                                          splatF32(b, {bm}, -INFINITY));
-      mUse = arith::SelectOp::create(b, noKey, splatF32(b, {bm}, 0.0), mNew);
+    // A row that has seen no key yet keeps m = -inf; subtract 0 then.
+    auto guard = [&](ImplicitLocOpBuilder &gb) -> Value {
+      Value noKey = arith::CmpFOp::create(gb, arith::CmpFPredicate::OEQ, mNew,
+                                          splatF32(gb, {bm}, -INFINITY));
+      return arith::SelectOp::create(gb, noKey, splatF32(gb, {bm}, 0.0), mNew);
+    };
+    if (mayBeEmpty && emptyOnlyIf) {
+      mUse = scf::IfOp::create(
+                 b, emptyOnlyIf,
+                 [&](OpBuilder &ib, Location loc) {
+                   ImplicitLocOpBuilder gb(loc, ib);
+                   scf::YieldOp::create(gb, guard(gb));
+                 },
+                 [&](OpBuilder &ib, Location loc) {
+                   scf::YieldOp::create(ib, loc, mNew);
+                 })
+                 .getResult(0);
+    } else if (mayBeEmpty) {
+      mUse = guard(b);
     }
     // exp2 with `afn`: flush-to-zero ex2 (probabilities below 2^-126 are 0).
     auto afn = arith::FastMathFlags::afn;
@@ -477,8 +493,9 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
                             zero)
                       : tq;
       Value s = DotOp::create(lb, sType, qa, kt, splatF32(lb, {bm, bn}, 0.0));
+      Value edge;
       if (maskFrom) {
-        Value edge =
+        edge =
             arith::CmpIOp::create(lb, arith::CmpIPredicate::sge, n, maskFrom);
         Value raw = s;
         s = scf::IfOp::create(
@@ -495,7 +512,8 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
         s = mask.apply(lb, s, n);
       }
       OnlineSoftmax::Step st =
-          sm.step(lb, s, it[1], it[2], /*mayBeEmpty=*/masked || maskFrom);
+          sm.step(lb, s, it[1], it[2], /*mayBeEmpty=*/masked || maskFrom,
+                  /*emptyOnlyIf=*/edge);
       Value acc = DotOp::create(lb, accType, st.p, tv,
                                 sm.rescale(lb, it[0], st.alpha));
       scf::YieldOp::create(lb, ValueRange{acc, st.m, st.l});
@@ -635,11 +653,19 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
     requireChunkAligned(kernel, p.q);
   if (c.tmaStore)
     requireChunkAligned(kernel, p.o);
+  // The key loop split at its masked blocks (tile-split-loops) where a
+  // program walks several tiles. H200, interleaved, B*S = 16k: persistent
+  // head dim 64 0.91-0.92x of the hand-built kernel unsplit, 0.96-0.97x
+  // split; causal pairs head dim 64 at S = 2k 1.00x unsplit, 1.03x split.
+  // One query block per program (causal): 0.985x unsplit, 0.95-0.97x split
+  // (bench/results/2026-12-02_attention_split_loops_h200.json, measured
+  // before the scheduled kernel was canonicalized and LICM'd).
   if (c.warpSpecialize)
     setWarpSpecializedSchedule(kernel, c.stages, c.producerRegs,
                                c.consumerRegs,
                                /*persistent=*/c.persistent && !walksTiles,
-                               c.tmaStore, c.pingpong);
+                               c.tmaStore, c.pingpong,
+                               /*splitLoops=*/c.persistent);
   else
     keepCpAsyncRing(kernel);
 

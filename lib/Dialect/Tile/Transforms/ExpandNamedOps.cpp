@@ -136,16 +136,19 @@ void expand::keepCpAsyncRing(KernelOp kernel) {
   kernel.setScheduleAttr(
       s ? ScheduleAttr::get(ctx, s.getStages(), no, s.getAsyncWgmma(),
                             s.getWarpSpecialize(), s.getProducerRegs(),
-                            s.getConsumerRegs(), no, no, s.getPingpong())
+                            s.getConsumerRegs(), no, no, s.getPingpong(),
+                            s.getSplitLoops())
         : ScheduleAttr::get(ctx, std::nullopt, no, nullptr, nullptr,
-                            std::nullopt, std::nullopt, no, no, nullptr));
+                            std::nullopt, std::nullopt, no, no, nullptr,
+                            nullptr));
 }
 
 void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
                                         int64_t producerRegs,
                                         int64_t consumerRegs, bool persistent,
                                         bool tmaStore,
-                                        std::optional<bool> pingpong) {
+                                        std::optional<bool> pingpong,
+                                        std::optional<bool> splitLoops) {
   ScheduleAttr s = kernel.getScheduleAttr();
   MLIRContext *ctx = kernel.getContext();
   auto pick = [&](BoolAttr set, bool value) {
@@ -157,6 +160,9 @@ void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
   BoolAttr turns = s ? s.getPingpong() : nullptr;
   if (!turns && pingpong)
     turns = BoolAttr::get(ctx, *pingpong);
+  BoolAttr split = s ? s.getSplitLoops() : nullptr;
+  if (!split && splitLoops)
+    split = BoolAttr::get(ctx, *splitLoops);
   kernel.setScheduleAttr(ScheduleAttr::get(
       ctx, pickInt(s ? s.getStages() : std::nullopt, stages),
       pick(s ? s.getTma() : nullptr, true),
@@ -165,7 +171,7 @@ void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
       pickInt(s ? s.getProducerRegs() : std::nullopt, producerRegs),
       pickInt(s ? s.getConsumerRegs() : std::nullopt, consumerRegs),
       pick(s ? s.getPersistent() : nullptr, persistent),
-      pick(s ? s.getTmaStore() : nullptr, tmaStore), turns));
+      pick(s ? s.getTmaStore() : nullptr, tmaStore), turns, split));
 }
 
 LogicalResult expand::checkOnlyComputation(KernelOp kernel, Operation *named) {

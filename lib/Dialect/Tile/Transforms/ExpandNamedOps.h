@@ -69,12 +69,13 @@ void keepCpAsyncRing(KernelOp kernel);
 /// Schedules the block program of a named op on sm_90a as its config chose:
 /// TMA rings of `stages` stages read in place by async wgmma, a producer
 /// warpgroup with `producerRegs` registers (consumers `consumerRegs`),
-/// `persistent`, `tmaStore`, and `pingpong` where set. A knob the kernel's
-/// own schedule sets wins.
+/// `persistent`, `tmaStore`, and `pingpong` and `splitLoops` where set. A
+/// knob the kernel's own schedule sets wins.
 void setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
                                 int64_t producerRegs, int64_t consumerRegs,
                                 bool persistent, bool tmaStore,
-                                std::optional<bool> pingpong);
+                                std::optional<bool> pingpong,
+                                std::optional<bool> splitLoops = std::nullopt);
 
 /// Replaces `op` (the only computation of `kernel`) with its block program
 /// (ExpandAttention.cpp).

@@ -408,16 +408,20 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
            << target.chip;
   // Who builds the warp-specialized kernel: the scheduling passes from the
   // block program (by_passes), or ExpandAttentionHandBuilt.cpp. The passes
-  // by default where they keep the hand-built kernel's speed: the causal
-  // kernel of one query block per program, head dims 64 and 128. Interleaved
-  // A/B on the H200, B*S = 16k, S = 1k / 4k / 16k
-  // (bench/results/2026-12-02_attention_causal_default_by_passes_h200.json):
-  // head dim 64 1.06 / 1.02 / 1.01x, head dim 128 1.03 / 0.99 / 0.98x the
-  // hand-built kernel. Not yet without the causal mask (0.91-0.97x: the
-  // persistent pass-built kernel loses ptxas's uniform datapath in its key
-  // loop), in causal pairs (0.96-1.03x) or at head dim 256 (0.94-0.99x;
-  // bench/results/2026-12-02_attention_by_passes_ab_h200.json).
-  c.byPasses = byPasses.value_or(op.getCausal() && !c.persistent && d <= 128);
+  // by default where they keep the hand-built kernel's speed: causal
+  // attention at head dims 64 and 128, and head dim 64 without the mask
+  // (persistent, S = 1k / 4k / 16k: 1.02 / 1.01 / 1.00x,
+  // bench/results/2026-12-02_attention_split_loops_h200.json). Interleaved
+  // A/B on the H200,
+  // B*S = 16k: one query block per program, S = 1k / 4k / 16k, head dim 64
+  // 1.06 / 1.02 / 1.01x, head dim 128 1.03 / 0.99 / 0.98x the hand-built
+  // kernel (bench/results/2026-12-02_attention_causal_default_by_passes_
+  // h200.json); the persistent causal pairs, S = 1k / 2k, head dim 64
+  // 1.07 / 1.04x, head dim 128 1.03 / 1.04x
+  // (bench/results/2026-12-02_attention_split_loops_h200.json). Not yet at
+  // head dim 128 without the causal mask (0.97-0.99x) or at head dim 256
+  // (0.93-0.99x).
+  c.byPasses = byPasses.value_or(op.getCausal() ? d <= 128 : d <= 64);
   // Ping-pong pairs two consumer warpgroups.
   c.pingpong = pingpong.value_or(c.warps == 8);
   if (c.pingpong && c.warps != 8)

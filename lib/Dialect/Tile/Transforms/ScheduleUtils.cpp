@@ -160,6 +160,26 @@ std::pair<Value, Value> mlir::tilec::tile::advanceRingBy(OpBuilder &b,
   return {s2, ph2};
 }
 
+std::pair<Value, Value>
+mlir::tilec::tile::advanceRingByCount(OpBuilder &b, Location loc, Value s,
+                                      Value ph, Value n, int64_t stages) {
+  Value t = arith::AddIOp::create(b, loc, s, n);
+  Value limit = createI32(b, loc, stages);
+  Value s2 = arith::RemUIOp::create(b, loc, t, limit);
+  Value wraps = arith::DivUIOp::create(b, loc, t, limit);
+  Value ph2 = arith::XOrIOp::create(
+      b, loc, ph, arith::AndIOp::create(b, loc, wraps, createI32(b, loc, 1)));
+  return {s2, ph2};
+}
+
+Value mlir::tilec::tile::getTripCount(OpBuilder &b, Location loc,
+                                      scf::ForOp loop) {
+  Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(),
+                                     loop.getLowerBound());
+  Value n = arith::CeilDivSIOp::create(b, loc, span, loop.getStep());
+  return arith::MaxSIOp::create(b, loc, n, createI32(b, loc, 0));
+}
+
 std::optional<int64_t> mlir::tilec::tile::getCarriedRingDepth(scf::ForOp loop,
                                                               Value stage) {
   auto arg = dyn_cast<BlockArgument>(stage);

@@ -30,7 +30,10 @@
 // expect_tx counts the bytes of the group's boxes (TMA always writes whole
 // boxes, zero-filling rows and columns outside the view). The ring position
 // is carried by the loop and by the scf.for loops around it (a persistent
-// tile loop), so that parities follow the barriers' phases across loops.
+// tile loop), so that parities follow the barriers' phases across loops;
+// the position passed on after the loop follows from its trip count. A
+// query tile loaded per tile of a persistent loop lends its ring stage to
+// the tile's TMA-store epilogue (stageStoresInRing).
 // The producer work is marked `tile.producer`: tile-warp-specialize moves it
 // to a producer warp; until then the consumer warps issue it themselves.
 // The dots' waits stay at 0 pending here; tile-async-wgmma keeps groups in
@@ -64,6 +67,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "tile-tma-pipeline"
@@ -318,6 +322,8 @@ class CarriedPosition {
 public:
   CarriedPosition(scf::ForOp loop, Operation *top, RewriterBase &rewriter);
   ValueRange getEntry() const { return entry; }
+  /// True when loops around the pipelined one carry its position.
+  bool isCarried() const { return !ancestors.empty(); }
   void finish(ValueRange exit);
 
 private:
@@ -525,6 +531,100 @@ static void addClusterBarriers(KernelOp kernel) {
   }
 }
 
+/// The staging buffer of a TMA-store epilogue (tile-tma-store) in `loop`
+/// that a stage of `op`'s ring can replace: a one-stage buffer of the ring's
+/// type whose only accesses are the epilogue's writes and stores at the top
+/// level of the body, after `user` (the op reading the stage: the tile is
+/// dead by then), each write right after a barrier of the program's warps.
+/// Null when there is none.
+static LocalAllocOp findStagingInLoop(scf::ForOp loop, const TmaOperand &op,
+                                      Operation *user) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  for (auto alloc : kernel.getBody().front().getOps<LocalAllocOp>()) {
+    SmemType type = alloc.getType();
+    if (type.getShape()[0] != 1 ||
+        type.getShape().drop_front() != op.ringType.getShape().drop_front() ||
+        type.getElementType() != op.ringType.getElementType() ||
+        type.getEncoding() != op.ringType.getEncoding() || alloc->use_empty())
+      continue;
+    bool staging = llvm::all_of(alloc->getUsers(), [&](Operation *u) {
+      if (u->getBlock() != loop.getBody() || !user->isBeforeInBlock(u))
+        return false;
+      if (isa<TmaStoreOp>(u))
+        return true;
+      return isa<LocalStoreOp>(u) && isa_and_nonnull<BarrierOp>(u->getPrevNode());
+    });
+    if (staging)
+      return alloc;
+  }
+  return {};
+}
+
+/// A tile loaded per iteration of `loop` (a persistent tile loop) for dots
+/// in inner loops, whose last reader is `user`: where a TMA-store epilogue
+/// later in the iteration stages its tile, it stages it in the tile's stage
+/// `s` instead of a buffer of its own (FlashAttention-3 stores O through
+/// Q's buffer), and the stage is released at the start of the next
+/// iteration, once the store has read it:
+///
+///   for t (stage s):                     if t != first:
+///     ..., user; wgmma wait 0              tma_store_wait 0; barrier
+///     barrier; local_store o -> ring[s]    release ring[s - 1]
+///     tma_store ring[s]                  ...
+///
+/// The write needs no wait for an earlier store: the stage was refilled
+/// only after its previous store's wait. True when done (the caller then
+/// releases nothing after `user`). Only for a loop that no loop encloses
+/// (its first iteration releases nothing).
+static bool stageStoresInRing(RewriterBase &rewriter, scf::ForOp loop,
+                              const TmaGroup &g, Operation *user, Value s,
+                              int64_t stages) {
+  if (g.operands.size() != 1 || loop->getParentOfType<scf::ForOp>())
+    return false;
+  const TmaOperand &op = g.operands.front();
+  LocalAllocOp staging = findStagingInLoop(loop, op, user);
+  if (!staging)
+    return false;
+  for (Operation *u : llvm::make_early_inc_range(staging->getUsers())) {
+    if (auto store = dyn_cast<LocalStoreOp>(u)) {
+      auto wait = dyn_cast_or_null<TmaStoreWaitOp>(
+          store->getPrevNode()->getPrevNode());
+      if (wait && wait.getPending() == 0)
+        rewriter.eraseOp(wait);
+      rewriter.modifyOpInPlace(store, [&] {
+        store.getBufferMutable().assign(op.ring);
+        store.getStageMutable().assign(s);
+      });
+    } else {
+      auto tmaStore = cast<TmaStoreOp>(u);
+      rewriter.modifyOpInPlace(tmaStore, [&] {
+        tmaStore.getBufferMutable().assign(op.ring);
+        tmaStore.getStageMutable().assign(s);
+      });
+    }
+  }
+  rewriter.eraseOp(staging);
+  // The release of the previous iteration's stage, before the iteration's
+  // first memory access (after its index math).
+  Block *body = loop.getBody();
+  auto it = llvm::find_if(*body, [](Operation &o) {
+    return o.getNumRegions() != 0 || !isMemoryEffectFree(&o);
+  });
+  Operation *first = it == body->end() ? body->getTerminator() : &*it;
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(first);
+  Value later = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                      loop.getInductionVar(),
+                                      loop.getLowerBound());
+  scf::IfOp::create(rewriter, loc, later, [&](OpBuilder &b, Location l) {
+    TmaStoreWaitOp::create(b, l, 0);
+    BarrierOp::create(b, l);
+    emitRelease(b, l, g, getPreviousStage(b, l, s, stages));
+    scf::YieldOp::create(b, l);
+  });
+  return true;
+}
+
 /// Builds the ring of `groups` for `loop` (`stages` deep, released by the
 /// arrivals of `numWarps` warps) and rewrites the loop to read it.
 static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
@@ -604,7 +704,8 @@ static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
       Operation *user = newLoop.getBody()->findAncestorOpInBlock(*g.dot);
       rewriter.setInsertionPointAfter(user);
       WarpgroupWaitOp::create(rewriter, loc, TypeRange{}, 0, ValueRange{});
-      emitRelease(rewriter, loc, g, s);
+      if (!stageStoresInRing(rewriter, newLoop, g, user, s, stages))
+        emitRelease(rewriter, loc, g, s);
       continue;
     }
     rewriter.setInsertionPointAfter(g.dot);
@@ -635,7 +736,23 @@ static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
     for (TmaOperand &op : g.operands)
       rewriter.eraseOp(op.load);
 
-  position.finish(newLoop.getResults().take_back(2));
+  // The position after the loop, for the loops around it, follows from the
+  // trip count: one stage per iteration. It is not read from the loop's
+  // results, which a later pass may route through a branch (the zero-trip
+  // guard of a rotated loop); there the join of the branch merges with the
+  // lane-0 guard of the last release, and ptxas keeps the position (and the
+  // next tile's key loop math with it) off the uniform datapath: the
+  // persistent attention kernel ran at 0.92x of the same IR with the
+  // position computed (H200, bench/results/2026-12-02_attention_persistent_
+  // pass_built_variants_h200.json, "ctr").
+  if (position.isCarried()) {
+    // Where the enclosing loop passes it on, after the rest of its body.
+    rewriter.setInsertionPoint(
+        newLoop->getParentOfType<scf::ForOp>().getBody()->getTerminator());
+    Value trips = getTripCount(rewriter, loc, newLoop);
+    auto [s1, ph1] = advanceRingByCount(rewriter, loc, s0, ph0, trips, stages);
+    position.finish({s1, ph1});
+  }
 }
 
 /// The ring depth for `groups` in `loop`: the loop's `tile.num_stages`, the

@@ -250,6 +250,7 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     | `persistent` | tile-persistent | one program per SM walks the grid's tiles (default on sm_90a: when every tile is the same work) |
     | `tma_store` | tile-tma-store | an epilogue's whole-tile store leaves through shared memory and a TMA store (default true on sm_90a, where legal) |
     | `pingpong` | tile-wgmma-overlap | two consumer warpgroups take turns issuing a rotated loop's products (named barriers), so one's register work runs while the other's wgmma does (default: where the first dot's K is at most 64, e.g. attention at head dim 64) |
+    | `split_loops` | tile-split-loops | a loop whose branch on its induction variable changes sides at a bound (attention's masked last key blocks) runs as two loops without the branch (default true) |
 
     A loop's `tile.num_stages` attribute overrides `stages` for that loop.
 
@@ -267,7 +268,8 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     OptionalParameter<"std::optional<int64_t>">:$consumer_regs,
     OptionalParameter<"::mlir::BoolAttr">:$persistent,
     OptionalParameter<"::mlir::BoolAttr">:$tma_store,
-    OptionalParameter<"::mlir::BoolAttr">:$pingpong
+    OptionalParameter<"::mlir::BoolAttr">:$pingpong,
+    OptionalParameter<"::mlir::BoolAttr">:$split_loops
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -205,7 +205,13 @@ def TileTmaPipeline : Pass<"tile-tma-pipeline", "::mlir::tilec::tile::KernelOp">
                     expect_tx full[w], bytes of the boxes; tma_load
 
     The ring position (stage and parity) is carried by the loop and by the
-    `scf.for` loops around it. The producer work (`scf.if` ops marked
+    `scf.for` loops around it; the position an enclosing loop passes on is
+    computed from the loop's trip count (stage (s + n) mod S, the parity
+    flipped per wrap), not read from the loop's results. A tile loaded per
+    iteration of a persistent tile loop for dots in inner loops (a query
+    tile) also stages a later TMA-store epilogue's tile (O) in its ring
+    stage instead of tile-tma-store's buffer; the stage is released at the
+    next iteration's start, after `tma_store_wait 0` and a barrier. The producer work (`scf.if` ops marked
     `tile.producer`) is issued by the consumer warps themselves until
     `tile-warp-specialize` moves it to a producer warp; `tile-async-wgmma`
     then keeps wgmma groups in flight.
@@ -345,6 +351,32 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::tilec::tile::Kern
   let statistics = [
     Statistic<"numSpecialized", "num-specialized",
               "Number of kernels split into producer and consumer warps">
+  ];
+}
+
+def TileSplitLoops : Pass<"tile-split-loops", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Splits a loop where a branch on its induction variable changes sides";
+  let description = [{
+    A loop (around no other loop) whose body holds an `scf.if` on a signed
+    comparison of the induction variable with a value defined before the
+    loop (`iv >= x`, `iv < x`, `x <= iv`, `x > iv`) becomes two loops: the
+    iterations before the first one at or past `x`, then the rest, the
+    second starting from the first one's results. In each, the comparison
+    is a constant and the branches it decides are inlined:
+
+        for i in [lb, ub):                for i in [lb, p): B
+          if (i >= x) { A } else { B }  ->  for i in [p, ub): A
+
+    with p = min(ub, lb + ceildiv(max(x, lb) - lb, step) * step).
+    FlashAttention's key loop masks its last blocks only (keys past the
+    sequence, the causal diagonal): the blocks before run without the mask
+    and without the online softmax's guard for rows that saw no key. Runs on
+    the scheduled kernel: rings, the rotation of `tile-wgmma-overlap` and
+    the producer's copies are those of one loop, and the two halves carry
+    its ring positions from one to the other.
+  }];
+  let statistics = [
+    Statistic<"numSplitLoops", "num-split-loops", "Number of loops split in two">
   ];
 }
 

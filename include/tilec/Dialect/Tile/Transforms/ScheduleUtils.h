@@ -73,6 +73,16 @@ std::pair<Value, Value> advanceRing(OpBuilder &b, Location loc, Value s,
 std::pair<Value, Value> advanceRingBy(OpBuilder &b, Location loc, Value s,
                                       Value ph, int64_t n, int64_t stages);
 
+/// The position `n` (an i32 value, n >= 0) stages after (`s`, `ph`): the
+/// stage (s + n) mod `stages`, the parity flipped once per wrap.
+std::pair<Value, Value> advanceRingByCount(OpBuilder &b, Location loc,
+                                           Value s, Value ph, Value n,
+                                           int64_t stages);
+
+/// The number of iterations of `loop` (an i32 scf.for), computed from its
+/// bounds at the builder's point: max(0, ceildiv(ub - lb, step)).
+Value getTripCount(OpBuilder &b, Location loc, scf::ForOp loop);
+
 /// When `stage` is a ring stage carried by `loop` (advanced by
 /// advanceRing every iteration), the ring's depth.
 std::optional<int64_t> getCarriedRingDepth(scf::ForOp loop, Value stage);

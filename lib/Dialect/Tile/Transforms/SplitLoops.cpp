@@ -1,0 +1,198 @@
+//===- SplitLoops.cpp - Loops split where a branch on the index flips -----===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements tile-split-loops: a loop whose body branches on
+// whether the induction variable has reached a bound computed before the
+// loop,
+//
+//   for i in [lb, ub) step st:           p = min(ub, lb + ceil((max(x, lb)
+//     if (i >= x) { A } else { B }   ->                 - lb) / st) * st)
+//                                        for i in [lb, p) step st: B
+//                                        for i in [p, ub) step st: A
+//
+// becomes the iterations before the bound and those from it on, each with
+// the branch resolved; the second loop starts from the first one's
+// results. FlashAttention's key loop masks only its last blocks (keys past
+// the sequence, the causal diagonal): split, the blocks before run without
+// the mask, the online softmax's empty-row guard or the branch, as the
+// hand-built FlashAttention-3 kernel runs them. The pass runs on the
+// scheduled kernel, so that the ring positions, the rotation of
+// tile-wgmma-overlap and the producer's copies, which run through all
+// iterations, are those of one loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tilec::tile {
+#define GEN_PASS_DEF_TILESPLITLOOPS
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tilec::tile
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+static constexpr StringLiteral kPassName = "tile-split-loops";
+
+namespace {
+/// A comparison of a loop's induction variable with `bound`, a value
+/// defined before the loop: it holds from the first iteration with
+/// iv >= bound on when `fromBound`, up to it otherwise.
+struct SplitPoint {
+  arith::CmpIOp cmp;
+  Value bound;
+  bool fromBound;
+};
+} // namespace
+
+/// `cmp` as a split point of `loop`: iv >= x, iv < x, x <= iv or x > iv
+/// (signed), with x defined outside the loop.
+static std::optional<SplitPoint> matchSplitPoint(scf::ForOp loop,
+                                                 arith::CmpIOp cmp) {
+  Value iv = loop.getInductionVar();
+  arith::CmpIPredicate pred = cmp.getPredicate();
+  Value other;
+  if (cmp.getLhs() == iv) {
+    other = cmp.getRhs();
+  } else if (cmp.getRhs() == iv) {
+    // x <= iv is iv >= x; x > iv is iv < x.
+    other = cmp.getLhs();
+    if (pred == arith::CmpIPredicate::sle)
+      pred = arith::CmpIPredicate::sge;
+    else if (pred == arith::CmpIPredicate::sgt)
+      pred = arith::CmpIPredicate::slt;
+    else
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  if (!loop.isDefinedOutsideOfLoop(other))
+    return std::nullopt;
+  if (pred == arith::CmpIPredicate::sge)
+    return SplitPoint{cmp, other, true};
+  if (pred == arith::CmpIPredicate::slt)
+    return SplitPoint{cmp, other, false};
+  return std::nullopt;
+}
+
+/// The first split point of `loop` that decides a branch in its body; none
+/// for a loop around other loops (the split would copy them).
+static std::optional<SplitPoint> findSplitPoint(scf::ForOp loop) {
+  std::optional<SplitPoint> found;
+  if (loop.getBody()
+          ->walk([](scf::ForOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return found;
+  loop.getBody()->walk([&](arith::CmpIOp cmp) {
+    std::optional<SplitPoint> point = matchSplitPoint(loop, cmp);
+    if (!point)
+      return WalkResult::advance();
+    bool decides = llvm::any_of(cmp->getUses(), [](OpOperand &use) {
+      return isa<scf::IfOp>(use.getOwner());
+    });
+    if (!decides)
+      return WalkResult::advance();
+    found = point;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+/// Replaces `cmp` (in a clone of the loop) by `value`: the branches it
+/// decides are inlined.
+static void resolve(RewriterBase &rewriter, arith::CmpIOp cmp, bool value) {
+  for (OpOperand &use : llvm::make_early_inc_range(cmp->getUses())) {
+    auto ifOp = dyn_cast<scf::IfOp>(use.getOwner());
+    if (!ifOp)
+      continue;
+    Region &taken = value ? ifOp.getThenRegion() : ifOp.getElseRegion();
+    if (taken.empty()) { // an scf.if without results or else region
+      rewriter.eraseOp(ifOp);
+      continue;
+    }
+    Block *block = &taken.front();
+    auto yield = cast<scf::YieldOp>(block->getTerminator());
+    SmallVector<Value> results(yield.getOperands());
+    rewriter.eraseOp(yield);
+    rewriter.inlineBlockBefore(block, ifOp);
+    rewriter.replaceOp(ifOp, results);
+  }
+  if (cmp->use_empty()) {
+    rewriter.eraseOp(cmp);
+    return;
+  }
+  rewriter.setInsertionPoint(cmp);
+  rewriter.replaceOpWithNewOp<arith::ConstantIntOp>(cmp, value, 1);
+}
+
+/// Splits `loop` at `point` as the file comment shows.
+static void split(scf::ForOp loop, const SplitPoint &point) {
+  IRRewriter rewriter(loop.getContext());
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+        st = loop.getStep();
+  // The first iteration at or past the bound, within [lb, ub].
+  Value ahead = arith::SubIOp::create(
+      rewriter, loc, arith::MaxSIOp::create(rewriter, loc, point.bound, lb),
+      lb);
+  Value iters = arith::CeilDivSIOp::create(rewriter, loc, ahead, st);
+  Value at = arith::MinSIOp::create(
+      rewriter, loc, ub,
+      arith::AddIOp::create(rewriter, loc, lb,
+                            arith::MulIOp::create(rewriter, loc, iters, st)));
+
+  arith::CmpIOp cmp = point.cmp;
+  auto cloneWith = [&](Value from, Value to, ValueRange inits, bool value) {
+    IRMapping map;
+    auto clone = cast<scf::ForOp>(rewriter.clone(*loop, map));
+    clone.getLowerBoundMutable().assign(from);
+    clone.getUpperBoundMutable().assign(to);
+    clone.getInitArgsMutable().assign(inits);
+    resolve(rewriter, cast<arith::CmpIOp>(map.lookup(cmp.getOperation())), value);
+    rewriter.setInsertionPointAfter(clone);
+    return clone;
+  };
+  scf::ForOp before = cloneWith(lb, at, loop.getInitArgs(), !point.fromBound);
+  scf::ForOp after =
+      cloneWith(at, ub, before.getResults(), point.fromBound);
+  rewriter.replaceOp(loop, after.getResults());
+}
+
+namespace {
+struct TileSplitLoopsPass
+    : tile::impl::TileSplitLoopsBase<TileSplitLoopsPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void TileSplitLoopsPass::runOnOperation() {
+  ScheduleAttr schedule = getOperation().getScheduleAttr();
+  if (schedule && !ScheduleAttr::flag(schedule.getSplitLoops(), true))
+    return;
+  SmallVector<scf::ForOp> loops;
+  getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops) {
+    std::optional<SplitPoint> point = findSplitPoint(loop);
+    if (!point)
+      continue;
+    remarkPassed(loop, kPassName, "Split",
+                 "the iterations before the bound its branch compares the "
+                 "induction variable with, and those from it on, run in two "
+                 "loops without the branch");
+    split(loop, *point);
+    ++numSplitLoops;
+  }
+}
