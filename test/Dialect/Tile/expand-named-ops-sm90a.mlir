@@ -231,7 +231,9 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 
 // CHECK-LABEL: tile.kernel @attention_ws
 // CHECK-SAME: %Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64},
-// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8)
+// The one expansion that writes hardware-level ops itself says so (the
+// level check of tile-expand-named-ops lets it through by this mark).
+// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8) attributes {tile.hand_scheduled = "fa3"}
 // Causal: the last query blocks (the most keys) run first.
 // CHECK: %[[PX:.*]] = tile.program_id x
 // CHECK: %[[PY:.*]] = tile.program_id y
@@ -465,7 +467,8 @@ tile.kernel @attention_persistent_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16
 // the unmasked blocks too.
 
 // CHECK-LABEL: tile.kernel @attention_by_passes
-// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8) schedule<stages = 2, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true, pingpong = true, split_loops = true>
+// CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(8) schedule<stages = 2, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true, pingpong = true, split_loops = true> {
+// CHECK-NOT: tile.hand_scheduled
 // CHECK-NOT: tile.tma_load
 // CHECK-NOT: tile.mbarrier
 // CHECK-NOT: tile.local_alloc

@@ -83,6 +83,9 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // CHECK-SAME: %K: !tile.ptr<bf16> {tile.align = 16 : i64}
 // CHECK-SAME: %kb: i32 {tile.divisibility = 8 : i64}
 // CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(4)
+// Q's cp.async copy into shared memory is still written by the expansion
+// (the level check lets it through by this mark).
+// CHECK-SAME: attributes {tile.hand_scheduled = "q_in_smem"}
 // Causal: the query blocks with the most keys run first, across groups of
 // (batch, head) pairs whose K and V fit about 32 MB: the program's linear
 // index picks a rank (query block from the last) and a pair.
@@ -157,6 +160,7 @@ tile.kernel @attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<b
 
 // CHECK-LABEL: tile.kernel @attention_q_in_registers
 // CHECK-SAME: grid(ceildiv(%S, 64), 4, %B)
+// CHECK-NOT: tile.hand_scheduled
 // CHECK-NOT: tile.local_alloc
 // CHECK: %[[TQ:.*]] = tile.load {{.*}} -> tensor<64x128xbf16>
 // CHECK-NOT: tile.local_load

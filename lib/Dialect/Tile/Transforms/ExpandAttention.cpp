@@ -446,6 +446,11 @@ static Value emitQueryTile(ImplicitLocOpBuilder &b, const AttentionProblem &p,
   // the key loop's first wait (tile-pipeline) covers both: one memory
   // latency before the first product instead of two.
   MLIRContext *ctx = b.getContext();
+  // Hardware-level ops before the scheduling passes (the level check lets
+  // them through by this mark): tile-pipeline does not yet place a tile
+  // loaded once for the dots of a loop in shared memory itself.
+  p.op->getParentOfType<KernelOp>()->setAttr(
+      kHandScheduledAttr, StringAttr::get(ctx, "q_in_smem"));
   int64_t elemBytes = p.et.getIntOrFloatBitWidth() / 8;
   bufQ = LocalAllocOp::create(
       b, SmemType::get(ctx, {1, c.blockM, p.d}, p.et,

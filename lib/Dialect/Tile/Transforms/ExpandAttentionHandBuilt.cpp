@@ -141,6 +141,9 @@ LogicalResult expand::expandAttentionHandBuilt(AttentionOp op,
   if (failed(checkOnlyComputation(kernel, op)))
     return failure();
   MLIRContext *ctx = op.getContext();
+  // The one expansion that writes hardware-level ops itself (see the level
+  // check of tile-expand-named-ops).
+  kernel->setAttr(kHandScheduledAttr, StringAttr::get(ctx, "fa3"));
   ImplicitLocOpBuilder b(op.getLoc(), op);
   Type et = op.getQ().getType().getElementType();
   int64_t elemBytes = et.getIntOrFloatBitWidth() / 8;

@@ -458,4 +458,19 @@ void TileExpandNamedOpsPass::runOnOperation() {
     result = expandAttention(cast<AttentionOp>(named[0]), kernel, *target);
   if (failed(result))
     return signalPassFailure();
+  // The level boundary (DESIGN.md, "The levels"): the expansion writes a
+  // block program; only the scheduling passes create hardware-level ops.
+  if (kernel->hasAttr(kHandScheduledAttr))
+    return;
+  WalkResult crossed = kernel.walk([&](Operation *op) {
+    if (!op->hasTrait<HardwareLevel>())
+      return WalkResult::advance();
+    op->emitError("tile-expand-named-ops created the hardware-level op '")
+        << op->getName()
+        << "'; only the scheduling passes may create such ops (an "
+           "internal error of the expansion)";
+    return WalkResult::interrupt();
+  });
+  if (crossed.wasInterrupted())
+    signalPassFailure();
 }

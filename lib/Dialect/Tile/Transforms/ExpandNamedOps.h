@@ -77,6 +77,14 @@ void setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
                                 std::optional<bool> pingpong,
                                 std::optional<bool> splitLoops = std::nullopt);
 
+/// The kernel attribute (a string naming what) of the expansions that still
+/// write hardware-level ops themselves, which the level check of
+/// tile-expand-named-ops lets through: the hand-built FlashAttention-3
+/// kernel (ExpandAttentionHandBuilt.cpp, "fa3") and the cp.async copy of
+/// Q into shared memory on the mma.sync path ("q_in_smem"). Each goes once
+/// the scheduling passes build it.
+inline constexpr llvm::StringLiteral kHandScheduledAttr = "tile.hand_scheduled";
+
 /// Replaces `op` (the only computation of `kernel`) with its block program
 /// (ExpandAttention.cpp).
 LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
