@@ -129,18 +129,40 @@ void expand::requireChunkAligned(KernelOp kernel, Value view) {
       requireParam(kernel, stride, "tile.divisibility", chunk);
 }
 
+/// `primary`'s knobs where it sets them, else `secondary`'s (either may be
+/// null): the one place that lists ScheduleAttr's fields for a merge.
+static ScheduleAttr mergeSchedules(MLIRContext *ctx, ScheduleAttr primary,
+                                   ScheduleAttr secondary) {
+  if (!primary || !secondary)
+    return primary ? primary : secondary;
+  auto flag = [](BoolAttr p, BoolAttr s) { return p ? p : s; };
+  auto count = [](std::optional<int64_t> p, std::optional<int64_t> s) {
+    return p ? p : s;
+  };
+  return ScheduleAttr::get(
+      ctx, count(primary.getStages(), secondary.getStages()),
+      flag(primary.getTma(), secondary.getTma()),
+      flag(primary.getAsyncWgmma(), secondary.getAsyncWgmma()),
+      flag(primary.getWarpSpecialize(), secondary.getWarpSpecialize()),
+      count(primary.getProducerRegs(), secondary.getProducerRegs()),
+      count(primary.getConsumerRegs(), secondary.getConsumerRegs()),
+      flag(primary.getPersistent(), secondary.getPersistent()),
+      flag(primary.getTmaStore(), secondary.getTmaStore()),
+      flag(primary.getPingpong(), secondary.getPingpong()),
+      flag(primary.getSplitLoops(), secondary.getSplitLoops()));
+}
+
 void expand::keepCpAsyncRing(KernelOp kernel) {
-  ScheduleAttr s = kernel.getScheduleAttr();
   MLIRContext *ctx = kernel.getContext();
   BoolAttr no = BoolAttr::get(ctx, false);
+  // No TMA, persistent tile loop or TMA store, whatever the kernel asked.
+  ScheduleAttr forced = ScheduleAttr::get(
+      ctx, /*stages=*/std::nullopt, /*tma=*/no, /*asyncWgmma=*/nullptr,
+      /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
+      /*consumerRegs=*/std::nullopt, /*persistent=*/no, /*tmaStore=*/no,
+      /*pingpong=*/nullptr, /*splitLoops=*/nullptr);
   kernel.setScheduleAttr(
-      s ? ScheduleAttr::get(ctx, s.getStages(), no, s.getAsyncWgmma(),
-                            s.getWarpSpecialize(), s.getProducerRegs(),
-                            s.getConsumerRegs(), no, no, s.getPingpong(),
-                            s.getSplitLoops())
-        : ScheduleAttr::get(ctx, std::nullopt, no, nullptr, nullptr,
-                            std::nullopt, std::nullopt, no, no, nullptr,
-                            nullptr));
+      mergeSchedules(ctx, forced, kernel.getScheduleAttr()));
 }
 
 void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
@@ -149,29 +171,17 @@ void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
                                         bool tmaStore,
                                         std::optional<bool> pingpong,
                                         std::optional<bool> splitLoops) {
-  ScheduleAttr s = kernel.getScheduleAttr();
   MLIRContext *ctx = kernel.getContext();
-  auto pick = [&](BoolAttr set, bool value) {
-    return set ? set : BoolAttr::get(ctx, value);
+  BoolAttr yes = BoolAttr::get(ctx, true);
+  auto optional = [&](std::optional<bool> v) {
+    return v ? BoolAttr::get(ctx, *v) : BoolAttr();
   };
-  auto pickInt = [&](std::optional<int64_t> set, int64_t value) {
-    return set ? set : std::optional<int64_t>(value);
-  };
-  BoolAttr turns = s ? s.getPingpong() : nullptr;
-  if (!turns && pingpong)
-    turns = BoolAttr::get(ctx, *pingpong);
-  BoolAttr split = s ? s.getSplitLoops() : nullptr;
-  if (!split && splitLoops)
-    split = BoolAttr::get(ctx, *splitLoops);
-  kernel.setScheduleAttr(ScheduleAttr::get(
-      ctx, pickInt(s ? s.getStages() : std::nullopt, stages),
-      pick(s ? s.getTma() : nullptr, true),
-      pick(s ? s.getAsyncWgmma() : nullptr, true),
-      pick(s ? s.getWarpSpecialize() : nullptr, true),
-      pickInt(s ? s.getProducerRegs() : std::nullopt, producerRegs),
-      pickInt(s ? s.getConsumerRegs() : std::nullopt, consumerRegs),
-      pick(s ? s.getPersistent() : nullptr, persistent),
-      pick(s ? s.getTmaStore() : nullptr, tmaStore), turns, split));
+  ScheduleAttr defaults = ScheduleAttr::get(
+      ctx, stages, /*tma=*/yes, /*asyncWgmma=*/yes, /*warpSpecialize=*/yes,
+      producerRegs, consumerRegs, BoolAttr::get(ctx, persistent),
+      BoolAttr::get(ctx, tmaStore), optional(pingpong), optional(splitLoops));
+  kernel.setScheduleAttr(
+      mergeSchedules(ctx, kernel.getScheduleAttr(), defaults));
 }
 
 LogicalResult expand::checkOnlyComputation(KernelOp kernel, Operation *named) {
