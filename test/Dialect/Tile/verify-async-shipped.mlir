@@ -68,53 +68,53 @@ module attributes {gpu.container_module} {
           %c0_i32_6 = arith.constant 0 : i32
           %40 = arith.cmpi slt, %c0_i32, %K : i32
           %41:3 = scf.if %40 -> (tensor<128x256xf32, #mma>, i32, i32) {
-            %43:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+            %51:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
               tile.mbarrier_wait %16[%arg5], %arg6 : !tile.mbarrier<3>
-              %48 = tile.local_load %13[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
-              %49 = tile.local_load %15[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
-              %50 = tile.dot %48, %49, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
-              %51 = tile.warpgroup_wait 1, %50 : tensor<128x256xf32, #mma>
-              %52 = arith.cmpi sgt, %arg3, %c0_i32 : i32
-              scf.if %52 {
-                %c0_i32_16 = arith.constant 0 : i32
-                %67 = arith.cmpi eq, %arg5, %c0_i32_16 : i32
-                %c1_i32_17 = arith.constant 1 : i32
-                %68 = arith.subi %arg5, %c1_i32_17 : i32
-                %c2_i32_18 = arith.constant 2 : i32
-                %69 = arith.select %67, %c2_i32_18, %68 : i32
-                tile.mbarrier_arrive %17[%69] : !tile.mbarrier<3>
+              %56 = tile.local_load %13[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
+              %57 = tile.local_load %15[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+              %58 = tile.dot %56, %57, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+              %59 = tile.warpgroup_wait 1, %58 : tensor<128x256xf32, #mma>
+              %60 = arith.cmpi sgt, %arg3, %c0_i32 : i32
+              scf.if %60 {
+                %c0_i32_19 = arith.constant 0 : i32
+                %75 = arith.cmpi eq, %arg5, %c0_i32_19 : i32
+                %c1_i32_20 = arith.constant 1 : i32
+                %76 = arith.subi %arg5, %c1_i32_20 : i32
+                %c2_i32_21 = arith.constant 2 : i32
+                %77 = arith.select %75, %c2_i32_21, %76 : i32
+                tile.mbarrier_arrive %17[%77] : !tile.mbarrier<3>
               }
-              %c1_i32_10 = arith.constant 1 : i32
-              %53 = arith.addi %arg5, %c1_i32_10 : i32
-              %c3_i32_11 = arith.constant 3 : i32
-              %54 = arith.cmpi eq, %53, %c3_i32_11 : i32
-              %c0_i32_12 = arith.constant 0 : i32
-              %55 = arith.select %54, %c0_i32_12, %53 : i32
-              %56 = arith.extui %54 : i1 to i32
-              %57 = arith.xori %arg6, %56 : i32
-              %c2_i32_13 = arith.constant 2 : i32
-              %58 = arith.muli %c64_i32, %c2_i32_13 : i32
-              %59 = arith.addi %arg3, %58 : i32
-              %c2_i32_14 = arith.constant 2 : i32
-              %60 = arith.addi %arg5, %c2_i32_14 : i32
-              %c3_i32_15 = arith.constant 3 : i32
-              %61 = arith.cmpi sge, %60, %c3_i32_15 : i32
-              %62 = arith.subi %60, %c3_i32_15 : i32
-              %63 = arith.select %61, %62, %60 : i32
-              %64 = arith.extui %61 : i1 to i32
+              %c1_i32_13 = arith.constant 1 : i32
+              %61 = arith.addi %arg5, %c1_i32_13 : i32
+              %c3_i32_14 = arith.constant 3 : i32
+              %62 = arith.cmpi eq, %61, %c3_i32_14 : i32
+              %c0_i32_15 = arith.constant 0 : i32
+              %63 = arith.select %62, %c0_i32_15, %61 : i32
+              %64 = arith.extui %62 : i1 to i32
               %65 = arith.xori %arg6, %64 : i32
-              %66 = arith.cmpi slt, %59, %K : i32
-              scf.yield %51, %55, %57 : tensor<128x256xf32, #mma>, i32, i32
+              %c2_i32_16 = arith.constant 2 : i32
+              %66 = arith.muli %c64_i32, %c2_i32_16 : i32
+              %67 = arith.addi %arg3, %66 : i32
+              %c2_i32_17 = arith.constant 2 : i32
+              %68 = arith.addi %arg5, %c2_i32_17 : i32
+              %c3_i32_18 = arith.constant 3 : i32
+              %69 = arith.cmpi sge, %68, %c3_i32_18 : i32
+              %70 = arith.subi %68, %c3_i32_18 : i32
+              %71 = arith.select %69, %70, %68 : i32
+              %72 = arith.extui %69 : i1 to i32
+              %73 = arith.xori %arg6, %72 : i32
+              %74 = arith.cmpi slt, %67, %K : i32
+              scf.yield %59, %63, %65 : tensor<128x256xf32, #mma>, i32, i32
             }
-            %44 = tile.warpgroup_wait 0, %43#0 : tensor<128x256xf32, #mma>
-            %c0_i32_8 = arith.constant 0 : i32
-            %45 = arith.cmpi eq, %43#1, %c0_i32_8 : i32
-            %c1_i32_9 = arith.constant 1 : i32
-            %46 = arith.subi %43#1, %c1_i32_9 : i32
+            %52 = tile.warpgroup_wait 0, %51#0 : tensor<128x256xf32, #mma>
+            %c0_i32_11 = arith.constant 0 : i32
+            %53 = arith.cmpi eq, %51#1, %c0_i32_11 : i32
+            %c1_i32_12 = arith.constant 1 : i32
+            %54 = arith.subi %51#1, %c1_i32_12 : i32
             %c2_i32 = arith.constant 2 : i32
-            %47 = arith.select %45, %c2_i32, %46 : i32
-            tile.mbarrier_arrive %17[%47] : !tile.mbarrier<3>
-            scf.yield %44, %43#1, %43#2 : tensor<128x256xf32, #mma>, i32, i32
+            %55 = arith.select %53, %c2_i32, %54 : i32
+            tile.mbarrier_arrive %17[%55] : !tile.mbarrier<3>
+            scf.yield %52, %51#1, %51#2 : tensor<128x256xf32, #mma>, i32, i32
           } else {
             scf.yield %cst, %arg1, %arg2 : tensor<128x256xf32, #mma>, i32, i32
           }
@@ -126,7 +126,18 @@ module attributes {gpu.container_module} {
           tile.fence_async_shared
           tile.barrier
           tile.tma_store %10[%27, %28], %11[%c0_i32_7] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
-          scf.yield %41#1, %41#2 : i32, i32
+          %43 = arith.subi %K, %c0_i32 : i32
+          %44 = arith.ceildivsi %43, %c64_i32 : i32
+          %c0_i32_8 = arith.constant 0 : i32
+          %45 = arith.maxsi %44, %c0_i32_8 : i32
+          %46 = arith.addi %arg1, %45 : i32
+          %c3_i32_9 = arith.constant 3 : i32
+          %47 = arith.remui %46, %c3_i32_9 : i32
+          %48 = arith.divui %46, %c3_i32_9 : i32
+          %c1_i32_10 = arith.constant 1 : i32
+          %49 = arith.andi %48, %c1_i32_10 : i32
+          %50 = arith.xori %arg2, %49 : i32
+          scf.yield %47, %50 : i32, i32
         } {tile.persistent_loop}
         tile.tma_store_wait 0
       } partition warps(4) regs(40) {
@@ -146,9 +157,9 @@ module attributes {gpu.container_module} {
           %30 = arith.addi %c0_i32, %29 : i32
           %31 = arith.cmpi slt, %30, %K : i32
           scf.if %31 {
-            %c1_i32_6 = arith.constant 1 : i32
-            %42 = arith.xori %arg2, %c1_i32_6 : i32
-            tile.mbarrier_wait %17[%arg1], %42 : !tile.mbarrier<3>
+            %c1_i32_9 = arith.constant 1 : i32
+            %49 = arith.xori %arg2, %c1_i32_9 : i32
+            tile.mbarrier_wait %17[%arg1], %49 : !tile.mbarrier<3>
             tile.mbarrier_expect_tx %16[%arg1], 49152 : !tile.mbarrier<3>
             tile.tma_load %12[%27, %30], %13[%arg1], %16[%arg1] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
             tile.tma_load %14[%30, %28], %15[%arg1], %16[%arg1] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
@@ -166,51 +177,60 @@ module attributes {gpu.container_module} {
           %38 = arith.xori %arg2, %37 : i32
           %39 = arith.cmpi slt, %33, %K : i32
           scf.if %39 {
-            %c1_i32_6 = arith.constant 1 : i32
-            %42 = arith.xori %38, %c1_i32_6 : i32
-            tile.mbarrier_wait %17[%36], %42 : !tile.mbarrier<3>
+            %c1_i32_9 = arith.constant 1 : i32
+            %49 = arith.xori %38, %c1_i32_9 : i32
+            tile.mbarrier_wait %17[%36], %49 : !tile.mbarrier<3>
             tile.mbarrier_expect_tx %16[%36], 49152 : !tile.mbarrier<3>
             tile.tma_load %12[%27, %33], %13[%36], %16[%36] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
             tile.tma_load %14[%33, %28], %15[%36], %16[%36] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
           }
           %40 = arith.cmpi slt, %c0_i32, %K : i32
-          %41:2 = scf.if %40 -> (i32, i32) {
-            %42:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
-              %c1_i32_6 = arith.constant 1 : i32
-              %43 = arith.addi %arg4, %c1_i32_6 : i32
-              %c3_i32_7 = arith.constant 3 : i32
-              %44 = arith.cmpi eq, %43, %c3_i32_7 : i32
-              %c0_i32_8 = arith.constant 0 : i32
-              %45 = arith.select %44, %c0_i32_8, %43 : i32
-              %46 = arith.extui %44 : i1 to i32
-              %47 = arith.xori %arg5, %46 : i32
-              %c2_i32 = arith.constant 2 : i32
-              %48 = arith.muli %c64_i32, %c2_i32 : i32
-              %49 = arith.addi %arg3, %48 : i32
-              %c2_i32_9 = arith.constant 2 : i32
-              %50 = arith.addi %arg4, %c2_i32_9 : i32
+          scf.if %40 {
+            %49:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
+              %c1_i32_9 = arith.constant 1 : i32
+              %50 = arith.addi %arg4, %c1_i32_9 : i32
               %c3_i32_10 = arith.constant 3 : i32
-              %51 = arith.cmpi sge, %50, %c3_i32_10 : i32
-              %52 = arith.subi %50, %c3_i32_10 : i32
-              %53 = arith.select %51, %52, %50 : i32
-              %54 = arith.extui %51 : i1 to i32
-              %55 = arith.xori %arg5, %54 : i32
-              %56 = arith.cmpi slt, %49, %K : i32
-              scf.if %56 {
-                %c1_i32_11 = arith.constant 1 : i32
-                %57 = arith.xori %55, %c1_i32_11 : i32
-                tile.mbarrier_wait %17[%53], %57 : !tile.mbarrier<3>
-                tile.mbarrier_expect_tx %16[%53], 49152 : !tile.mbarrier<3>
-                tile.tma_load %12[%27, %49], %13[%53], %16[%53] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
-                tile.tma_load %14[%49, %28], %15[%53], %16[%53] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+              %51 = arith.cmpi eq, %50, %c3_i32_10 : i32
+              %c0_i32_11 = arith.constant 0 : i32
+              %52 = arith.select %51, %c0_i32_11, %50 : i32
+              %53 = arith.extui %51 : i1 to i32
+              %54 = arith.xori %arg5, %53 : i32
+              %c2_i32 = arith.constant 2 : i32
+              %55 = arith.muli %c64_i32, %c2_i32 : i32
+              %56 = arith.addi %arg3, %55 : i32
+              %c2_i32_12 = arith.constant 2 : i32
+              %57 = arith.addi %arg4, %c2_i32_12 : i32
+              %c3_i32_13 = arith.constant 3 : i32
+              %58 = arith.cmpi sge, %57, %c3_i32_13 : i32
+              %59 = arith.subi %57, %c3_i32_13 : i32
+              %60 = arith.select %58, %59, %57 : i32
+              %61 = arith.extui %58 : i1 to i32
+              %62 = arith.xori %arg5, %61 : i32
+              %63 = arith.cmpi slt, %56, %K : i32
+              scf.if %63 {
+                %c1_i32_14 = arith.constant 1 : i32
+                %64 = arith.xori %62, %c1_i32_14 : i32
+                tile.mbarrier_wait %17[%60], %64 : !tile.mbarrier<3>
+                tile.mbarrier_expect_tx %16[%60], 49152 : !tile.mbarrier<3>
+                tile.tma_load %12[%27, %56], %13[%60], %16[%60] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+                tile.tma_load %14[%56, %28], %15[%60], %16[%60] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
               }
-              scf.yield %45, %47 : i32, i32
+              scf.yield %52, %54 : i32, i32
             }
-            scf.yield %42#0, %42#1 : i32, i32
           } else {
-            scf.yield %arg1, %arg2 : i32, i32
           }
-          scf.yield %41#0, %41#1 : i32, i32
+          %41 = arith.subi %K, %c0_i32 : i32
+          %42 = arith.ceildivsi %41, %c64_i32 : i32
+          %c0_i32_6 = arith.constant 0 : i32
+          %43 = arith.maxsi %42, %c0_i32_6 : i32
+          %44 = arith.addi %arg1, %43 : i32
+          %c3_i32_7 = arith.constant 3 : i32
+          %45 = arith.remui %44, %c3_i32_7 : i32
+          %46 = arith.divui %44, %c3_i32_7 : i32
+          %c1_i32_8 = arith.constant 1 : i32
+          %47 = arith.andi %46, %c1_i32_8 : i32
+          %48 = arith.xori %arg2, %47 : i32
+          scf.yield %45, %48 : i32, i32
         }
       }
       tile.return
@@ -232,7 +252,7 @@ module attributes {gpu.container_module} {
 #slice1 = #tile.slice<dim = 0, parent = #mma>
 module attributes {gpu.container_module} {
   gpu.module @attention_bf16 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
-    tile.kernel @attention_bf16(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %LSE: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32 {tile.divisibility = 8 : i64}, %q_head: i32 {tile.divisibility = 8 : i64}, %kv_batch: i32 {tile.divisibility = 8 : i64}, %kv_head: i32 {tile.divisibility = 8 : i64}, %lse_batch: i32) grid(ceildiv(%SQ, 128), %H, %B) warps(8) {
+    tile.kernel @attention_bf16(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %LSE: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32 {tile.divisibility = 8 : i64}, %q_head: i32 {tile.divisibility = 8 : i64}, %kv_batch: i32 {tile.divisibility = 8 : i64}, %kv_head: i32 {tile.divisibility = 8 : i64}, %lse_batch: i32) grid(ceildiv(%SQ, 128), %H, %B) warps(8) attributes {tile.hand_scheduled = "fa3"} {
       %cst = arith.constant dense<0.693147182> : tensor<128xf32, #slice>
       %cst_0 = arith.constant dense<1.000000e+00> : tensor<128xf32, #slice>
       %c2_i32 = arith.constant 2 : i32
@@ -1023,67 +1043,67 @@ module attributes {gpu.container_module} {
           %c0_i32_13 = arith.constant 0 : i32
           %52 = arith.cmpi slt, %c0_i32, %K : i32
           %53:3 = scf.if %52 -> (tensor<128x256xf32, #mma>, i32, i32) {
-            %55:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+            %63:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
               tile.mbarrier_wait %22[%arg5], %arg6 : !tile.mbarrier<3>
-              %63 = tile.local_load %19[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
-              %64 = tile.local_load %21[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
-              %65 = tile.dot %63, %64, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
-              %66 = tile.warpgroup_wait 1, %65 : tensor<128x256xf32, #mma>
-              %67 = arith.cmpi sgt, %arg3, %c0_i32 : i32
-              scf.if %67 {
-                %c0_i32_27 = arith.constant 0 : i32
-                %82 = arith.cmpi eq, %arg5, %c0_i32_27 : i32
-                %c1_i32_28 = arith.constant 1 : i32
-                %83 = arith.subi %arg5, %c1_i32_28 : i32
-                %c2_i32_29 = arith.constant 2 : i32
-                %84 = arith.select %82, %c2_i32_29, %83 : i32
-                tile.mbarrier_arrive %23[%84] cta(%c0_i32_5) : !tile.mbarrier<3>
+              %71 = tile.local_load %19[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
+              %72 = tile.local_load %21[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+              %73 = tile.dot %71, %72, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+              %74 = tile.warpgroup_wait 1, %73 : tensor<128x256xf32, #mma>
+              %75 = arith.cmpi sgt, %arg3, %c0_i32 : i32
+              scf.if %75 {
                 %c0_i32_30 = arith.constant 0 : i32
-                %85 = arith.cmpi eq, %arg5, %c0_i32_30 : i32
+                %90 = arith.cmpi eq, %arg5, %c0_i32_30 : i32
                 %c1_i32_31 = arith.constant 1 : i32
-                %86 = arith.subi %arg5, %c1_i32_31 : i32
+                %91 = arith.subi %arg5, %c1_i32_31 : i32
                 %c2_i32_32 = arith.constant 2 : i32
-                %87 = arith.select %85, %c2_i32_32, %86 : i32
-                tile.mbarrier_arrive %23[%87] cta(%c1_i32_6) : !tile.mbarrier<3>
+                %92 = arith.select %90, %c2_i32_32, %91 : i32
+                tile.mbarrier_arrive %23[%92] cta(%c0_i32_5) : !tile.mbarrier<3>
+                %c0_i32_33 = arith.constant 0 : i32
+                %93 = arith.cmpi eq, %arg5, %c0_i32_33 : i32
+                %c1_i32_34 = arith.constant 1 : i32
+                %94 = arith.subi %arg5, %c1_i32_34 : i32
+                %c2_i32_35 = arith.constant 2 : i32
+                %95 = arith.select %93, %c2_i32_35, %94 : i32
+                tile.mbarrier_arrive %23[%95] cta(%c1_i32_6) : !tile.mbarrier<3>
               }
-              %c1_i32_21 = arith.constant 1 : i32
-              %68 = arith.addi %arg5, %c1_i32_21 : i32
-              %c3_i32_22 = arith.constant 3 : i32
-              %69 = arith.cmpi eq, %68, %c3_i32_22 : i32
-              %c0_i32_23 = arith.constant 0 : i32
-              %70 = arith.select %69, %c0_i32_23, %68 : i32
-              %71 = arith.extui %69 : i1 to i32
-              %72 = arith.xori %arg6, %71 : i32
-              %c2_i32_24 = arith.constant 2 : i32
-              %73 = arith.muli %c64_i32, %c2_i32_24 : i32
-              %74 = arith.addi %arg3, %73 : i32
-              %c2_i32_25 = arith.constant 2 : i32
-              %75 = arith.addi %arg5, %c2_i32_25 : i32
-              %c3_i32_26 = arith.constant 3 : i32
-              %76 = arith.cmpi sge, %75, %c3_i32_26 : i32
-              %77 = arith.subi %75, %c3_i32_26 : i32
-              %78 = arith.select %76, %77, %75 : i32
-              %79 = arith.extui %76 : i1 to i32
+              %c1_i32_24 = arith.constant 1 : i32
+              %76 = arith.addi %arg5, %c1_i32_24 : i32
+              %c3_i32_25 = arith.constant 3 : i32
+              %77 = arith.cmpi eq, %76, %c3_i32_25 : i32
+              %c0_i32_26 = arith.constant 0 : i32
+              %78 = arith.select %77, %c0_i32_26, %76 : i32
+              %79 = arith.extui %77 : i1 to i32
               %80 = arith.xori %arg6, %79 : i32
-              %81 = arith.cmpi slt, %74, %K : i32
-              scf.yield %66, %70, %72 : tensor<128x256xf32, #mma>, i32, i32
+              %c2_i32_27 = arith.constant 2 : i32
+              %81 = arith.muli %c64_i32, %c2_i32_27 : i32
+              %82 = arith.addi %arg3, %81 : i32
+              %c2_i32_28 = arith.constant 2 : i32
+              %83 = arith.addi %arg5, %c2_i32_28 : i32
+              %c3_i32_29 = arith.constant 3 : i32
+              %84 = arith.cmpi sge, %83, %c3_i32_29 : i32
+              %85 = arith.subi %83, %c3_i32_29 : i32
+              %86 = arith.select %84, %85, %83 : i32
+              %87 = arith.extui %84 : i1 to i32
+              %88 = arith.xori %arg6, %87 : i32
+              %89 = arith.cmpi slt, %82, %K : i32
+              scf.yield %74, %78, %80 : tensor<128x256xf32, #mma>, i32, i32
             }
-            %56 = tile.warpgroup_wait 0, %55#0 : tensor<128x256xf32, #mma>
-            %c0_i32_15 = arith.constant 0 : i32
-            %57 = arith.cmpi eq, %55#1, %c0_i32_15 : i32
-            %c1_i32_16 = arith.constant 1 : i32
-            %58 = arith.subi %55#1, %c1_i32_16 : i32
-            %c2_i32_17 = arith.constant 2 : i32
-            %59 = arith.select %57, %c2_i32_17, %58 : i32
-            tile.mbarrier_arrive %23[%59] cta(%c0_i32_5) : !tile.mbarrier<3>
+            %64 = tile.warpgroup_wait 0, %63#0 : tensor<128x256xf32, #mma>
             %c0_i32_18 = arith.constant 0 : i32
-            %60 = arith.cmpi eq, %55#1, %c0_i32_18 : i32
+            %65 = arith.cmpi eq, %63#1, %c0_i32_18 : i32
             %c1_i32_19 = arith.constant 1 : i32
-            %61 = arith.subi %55#1, %c1_i32_19 : i32
+            %66 = arith.subi %63#1, %c1_i32_19 : i32
             %c2_i32_20 = arith.constant 2 : i32
-            %62 = arith.select %60, %c2_i32_20, %61 : i32
-            tile.mbarrier_arrive %23[%62] cta(%c1_i32_6) : !tile.mbarrier<3>
-            scf.yield %56, %55#1, %55#2 : tensor<128x256xf32, #mma>, i32, i32
+            %67 = arith.select %65, %c2_i32_20, %66 : i32
+            tile.mbarrier_arrive %23[%67] cta(%c0_i32_5) : !tile.mbarrier<3>
+            %c0_i32_21 = arith.constant 0 : i32
+            %68 = arith.cmpi eq, %63#1, %c0_i32_21 : i32
+            %c1_i32_22 = arith.constant 1 : i32
+            %69 = arith.subi %63#1, %c1_i32_22 : i32
+            %c2_i32_23 = arith.constant 2 : i32
+            %70 = arith.select %68, %c2_i32_23, %69 : i32
+            tile.mbarrier_arrive %23[%70] cta(%c1_i32_6) : !tile.mbarrier<3>
+            scf.yield %64, %63#1, %63#2 : tensor<128x256xf32, #mma>, i32, i32
           } else {
             scf.yield %cst, %arg1, %arg2 : tensor<128x256xf32, #mma>, i32, i32
           }
@@ -1095,7 +1115,18 @@ module attributes {gpu.container_module} {
           tile.fence_async_shared
           tile.barrier
           tile.tma_store %16[%39, %40], %17[%c0_i32_14] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
-          scf.yield %53#1, %53#2 : i32, i32
+          %55 = arith.subi %K, %c0_i32 : i32
+          %56 = arith.ceildivsi %55, %c64_i32 : i32
+          %c0_i32_15 = arith.constant 0 : i32
+          %57 = arith.maxsi %56, %c0_i32_15 : i32
+          %58 = arith.addi %arg1, %57 : i32
+          %c3_i32_16 = arith.constant 3 : i32
+          %59 = arith.remui %58, %c3_i32_16 : i32
+          %60 = arith.divui %58, %c3_i32_16 : i32
+          %c1_i32_17 = arith.constant 1 : i32
+          %61 = arith.andi %60, %c1_i32_17 : i32
+          %62 = arith.xori %arg2, %61 : i32
+          scf.yield %59, %62 : i32, i32
         } {tile.persistent_loop}
         tile.tma_store_wait 0
       } partition warps(4) regs(40) {
@@ -1118,9 +1149,9 @@ module attributes {gpu.container_module} {
           %42 = arith.addi %c0_i32, %41 : i32
           %43 = arith.cmpi slt, %42, %K : i32
           scf.if %43 {
-            %c1_i32_13 = arith.constant 1 : i32
-            %54 = arith.xori %arg2, %c1_i32_13 : i32
-            tile.mbarrier_wait %23[%arg1], %54 : !tile.mbarrier<3>
+            %c1_i32_16 = arith.constant 1 : i32
+            %61 = arith.xori %arg2, %c1_i32_16 : i32
+            tile.mbarrier_wait %23[%arg1], %61 : !tile.mbarrier<3>
             tile.mbarrier_expect_tx %22[%arg1], 49152 : !tile.mbarrier<3>
             tile.tma_load %18[%39, %42], %19[%arg1], %22[%arg1] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
             tile.tma_load %20[%42, %40], %21[%arg1], %22[%arg1] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
@@ -1138,51 +1169,60 @@ module attributes {gpu.container_module} {
           %50 = arith.xori %arg2, %49 : i32
           %51 = arith.cmpi slt, %45, %K : i32
           scf.if %51 {
-            %c1_i32_13 = arith.constant 1 : i32
-            %54 = arith.xori %50, %c1_i32_13 : i32
-            tile.mbarrier_wait %23[%48], %54 : !tile.mbarrier<3>
+            %c1_i32_16 = arith.constant 1 : i32
+            %61 = arith.xori %50, %c1_i32_16 : i32
+            tile.mbarrier_wait %23[%48], %61 : !tile.mbarrier<3>
             tile.mbarrier_expect_tx %22[%48], 49152 : !tile.mbarrier<3>
             tile.tma_load %18[%39, %45], %19[%48], %22[%48] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
             tile.tma_load %20[%45, %40], %21[%48], %22[%48] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
           }
           %52 = arith.cmpi slt, %c0_i32, %K : i32
-          %53:2 = scf.if %52 -> (i32, i32) {
-            %54:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
-              %c1_i32_13 = arith.constant 1 : i32
-              %55 = arith.addi %arg4, %c1_i32_13 : i32
-              %c3_i32_14 = arith.constant 3 : i32
-              %56 = arith.cmpi eq, %55, %c3_i32_14 : i32
-              %c0_i32_15 = arith.constant 0 : i32
-              %57 = arith.select %56, %c0_i32_15, %55 : i32
-              %58 = arith.extui %56 : i1 to i32
-              %59 = arith.xori %arg5, %58 : i32
-              %c2_i32_16 = arith.constant 2 : i32
-              %60 = arith.muli %c64_i32, %c2_i32_16 : i32
-              %61 = arith.addi %arg3, %60 : i32
-              %c2_i32_17 = arith.constant 2 : i32
-              %62 = arith.addi %arg4, %c2_i32_17 : i32
-              %c3_i32_18 = arith.constant 3 : i32
-              %63 = arith.cmpi sge, %62, %c3_i32_18 : i32
-              %64 = arith.subi %62, %c3_i32_18 : i32
-              %65 = arith.select %63, %64, %62 : i32
-              %66 = arith.extui %63 : i1 to i32
-              %67 = arith.xori %arg5, %66 : i32
-              %68 = arith.cmpi slt, %61, %K : i32
-              scf.if %68 {
-                %c1_i32_19 = arith.constant 1 : i32
-                %69 = arith.xori %67, %c1_i32_19 : i32
-                tile.mbarrier_wait %23[%65], %69 : !tile.mbarrier<3>
-                tile.mbarrier_expect_tx %22[%65], 49152 : !tile.mbarrier<3>
-                tile.tma_load %18[%39, %61], %19[%65], %22[%65] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
-                tile.tma_load %20[%61, %40], %21[%65], %22[%65] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          scf.if %52 {
+            %61:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
+              %c1_i32_16 = arith.constant 1 : i32
+              %62 = arith.addi %arg4, %c1_i32_16 : i32
+              %c3_i32_17 = arith.constant 3 : i32
+              %63 = arith.cmpi eq, %62, %c3_i32_17 : i32
+              %c0_i32_18 = arith.constant 0 : i32
+              %64 = arith.select %63, %c0_i32_18, %62 : i32
+              %65 = arith.extui %63 : i1 to i32
+              %66 = arith.xori %arg5, %65 : i32
+              %c2_i32_19 = arith.constant 2 : i32
+              %67 = arith.muli %c64_i32, %c2_i32_19 : i32
+              %68 = arith.addi %arg3, %67 : i32
+              %c2_i32_20 = arith.constant 2 : i32
+              %69 = arith.addi %arg4, %c2_i32_20 : i32
+              %c3_i32_21 = arith.constant 3 : i32
+              %70 = arith.cmpi sge, %69, %c3_i32_21 : i32
+              %71 = arith.subi %69, %c3_i32_21 : i32
+              %72 = arith.select %70, %71, %69 : i32
+              %73 = arith.extui %70 : i1 to i32
+              %74 = arith.xori %arg5, %73 : i32
+              %75 = arith.cmpi slt, %68, %K : i32
+              scf.if %75 {
+                %c1_i32_22 = arith.constant 1 : i32
+                %76 = arith.xori %74, %c1_i32_22 : i32
+                tile.mbarrier_wait %23[%72], %76 : !tile.mbarrier<3>
+                tile.mbarrier_expect_tx %22[%72], 49152 : !tile.mbarrier<3>
+                tile.tma_load %18[%39, %68], %19[%72], %22[%72] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+                tile.tma_load %20[%68, %40], %21[%72], %22[%72] multicast(%c3_i32) part(%26 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
               }
-              scf.yield %57, %59 : i32, i32
+              scf.yield %64, %66 : i32, i32
             }
-            scf.yield %54#0, %54#1 : i32, i32
           } else {
-            scf.yield %arg1, %arg2 : i32, i32
           }
-          scf.yield %53#0, %53#1 : i32, i32
+          %53 = arith.subi %K, %c0_i32 : i32
+          %54 = arith.ceildivsi %53, %c64_i32 : i32
+          %c0_i32_13 = arith.constant 0 : i32
+          %55 = arith.maxsi %54, %c0_i32_13 : i32
+          %56 = arith.addi %arg1, %55 : i32
+          %c3_i32_14 = arith.constant 3 : i32
+          %57 = arith.remui %56, %c3_i32_14 : i32
+          %58 = arith.divui %56, %c3_i32_14 : i32
+          %c1_i32_15 = arith.constant 1 : i32
+          %59 = arith.andi %58, %c1_i32_15 : i32
+          %60 = arith.xori %arg2, %59 : i32
+          scf.yield %57, %60 : i32, i32
         }
       }
       tile.cluster_barrier
@@ -1268,67 +1308,67 @@ module attributes {gpu.container_module} {
           %c0_i32_13 = arith.constant 0 : i32
           %48 = arith.cmpi slt, %c0_i32, %K : i32
           %49:3 = scf.if %48 -> (tensor<128x256xf32, #mma>, i32, i32) {
-            %51:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+            %59:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
               tile.mbarrier_wait %19[%arg5], %arg6 : !tile.mbarrier<3>
-              %59 = tile.local_load %16[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
-              %60 = tile.local_load %18[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
-              %61 = tile.dot %59, %60, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
-              %62 = tile.warpgroup_wait 1, %61 : tensor<128x256xf32, #mma>
-              %63 = arith.cmpi sgt, %arg3, %c0_i32 : i32
-              scf.if %63 {
-                %c0_i32_27 = arith.constant 0 : i32
-                %78 = arith.cmpi eq, %arg5, %c0_i32_27 : i32
-                %c1_i32_28 = arith.constant 1 : i32
-                %79 = arith.subi %arg5, %c1_i32_28 : i32
-                %c2_i32_29 = arith.constant 2 : i32
-                %80 = arith.select %78, %c2_i32_29, %79 : i32
-                tile.mbarrier_arrive %20[%80] cta(%c0_i32_5) : !tile.mbarrier<3>
+              %67 = tile.local_load %16[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
+              %68 = tile.local_load %18[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
+              %69 = tile.dot %67, %68, %arg4 : tensor<128x64xbf16, #shared>, tensor<64x256xbf16, #shared> -> tensor<128x256xf32, #mma>
+              %70 = tile.warpgroup_wait 1, %69 : tensor<128x256xf32, #mma>
+              %71 = arith.cmpi sgt, %arg3, %c0_i32 : i32
+              scf.if %71 {
                 %c0_i32_30 = arith.constant 0 : i32
-                %81 = arith.cmpi eq, %arg5, %c0_i32_30 : i32
+                %86 = arith.cmpi eq, %arg5, %c0_i32_30 : i32
                 %c1_i32_31 = arith.constant 1 : i32
-                %82 = arith.subi %arg5, %c1_i32_31 : i32
+                %87 = arith.subi %arg5, %c1_i32_31 : i32
                 %c2_i32_32 = arith.constant 2 : i32
-                %83 = arith.select %81, %c2_i32_32, %82 : i32
-                tile.mbarrier_arrive %20[%83] cta(%c1_i32_6) : !tile.mbarrier<3>
+                %88 = arith.select %86, %c2_i32_32, %87 : i32
+                tile.mbarrier_arrive %20[%88] cta(%c0_i32_5) : !tile.mbarrier<3>
+                %c0_i32_33 = arith.constant 0 : i32
+                %89 = arith.cmpi eq, %arg5, %c0_i32_33 : i32
+                %c1_i32_34 = arith.constant 1 : i32
+                %90 = arith.subi %arg5, %c1_i32_34 : i32
+                %c2_i32_35 = arith.constant 2 : i32
+                %91 = arith.select %89, %c2_i32_35, %90 : i32
+                tile.mbarrier_arrive %20[%91] cta(%c1_i32_6) : !tile.mbarrier<3>
               }
-              %c1_i32_21 = arith.constant 1 : i32
-              %64 = arith.addi %arg5, %c1_i32_21 : i32
-              %c3_i32_22 = arith.constant 3 : i32
-              %65 = arith.cmpi eq, %64, %c3_i32_22 : i32
-              %c0_i32_23 = arith.constant 0 : i32
-              %66 = arith.select %65, %c0_i32_23, %64 : i32
-              %67 = arith.extui %65 : i1 to i32
-              %68 = arith.xori %arg6, %67 : i32
-              %c2_i32_24 = arith.constant 2 : i32
-              %69 = arith.muli %c64_i32, %c2_i32_24 : i32
-              %70 = arith.addi %arg3, %69 : i32
-              %c2_i32_25 = arith.constant 2 : i32
-              %71 = arith.addi %arg5, %c2_i32_25 : i32
-              %c3_i32_26 = arith.constant 3 : i32
-              %72 = arith.cmpi sge, %71, %c3_i32_26 : i32
-              %73 = arith.subi %71, %c3_i32_26 : i32
-              %74 = arith.select %72, %73, %71 : i32
-              %75 = arith.extui %72 : i1 to i32
+              %c1_i32_24 = arith.constant 1 : i32
+              %72 = arith.addi %arg5, %c1_i32_24 : i32
+              %c3_i32_25 = arith.constant 3 : i32
+              %73 = arith.cmpi eq, %72, %c3_i32_25 : i32
+              %c0_i32_26 = arith.constant 0 : i32
+              %74 = arith.select %73, %c0_i32_26, %72 : i32
+              %75 = arith.extui %73 : i1 to i32
               %76 = arith.xori %arg6, %75 : i32
-              %77 = arith.cmpi slt, %70, %K : i32
-              scf.yield %62, %66, %68 : tensor<128x256xf32, #mma>, i32, i32
+              %c2_i32_27 = arith.constant 2 : i32
+              %77 = arith.muli %c64_i32, %c2_i32_27 : i32
+              %78 = arith.addi %arg3, %77 : i32
+              %c2_i32_28 = arith.constant 2 : i32
+              %79 = arith.addi %arg5, %c2_i32_28 : i32
+              %c3_i32_29 = arith.constant 3 : i32
+              %80 = arith.cmpi sge, %79, %c3_i32_29 : i32
+              %81 = arith.subi %79, %c3_i32_29 : i32
+              %82 = arith.select %80, %81, %79 : i32
+              %83 = arith.extui %80 : i1 to i32
+              %84 = arith.xori %arg6, %83 : i32
+              %85 = arith.cmpi slt, %78, %K : i32
+              scf.yield %70, %74, %76 : tensor<128x256xf32, #mma>, i32, i32
             }
-            %52 = tile.warpgroup_wait 0, %51#0 : tensor<128x256xf32, #mma>
-            %c0_i32_15 = arith.constant 0 : i32
-            %53 = arith.cmpi eq, %51#1, %c0_i32_15 : i32
-            %c1_i32_16 = arith.constant 1 : i32
-            %54 = arith.subi %51#1, %c1_i32_16 : i32
-            %c2_i32_17 = arith.constant 2 : i32
-            %55 = arith.select %53, %c2_i32_17, %54 : i32
-            tile.mbarrier_arrive %20[%55] cta(%c0_i32_5) : !tile.mbarrier<3>
+            %60 = tile.warpgroup_wait 0, %59#0 : tensor<128x256xf32, #mma>
             %c0_i32_18 = arith.constant 0 : i32
-            %56 = arith.cmpi eq, %51#1, %c0_i32_18 : i32
+            %61 = arith.cmpi eq, %59#1, %c0_i32_18 : i32
             %c1_i32_19 = arith.constant 1 : i32
-            %57 = arith.subi %51#1, %c1_i32_19 : i32
+            %62 = arith.subi %59#1, %c1_i32_19 : i32
             %c2_i32_20 = arith.constant 2 : i32
-            %58 = arith.select %56, %c2_i32_20, %57 : i32
-            tile.mbarrier_arrive %20[%58] cta(%c1_i32_6) : !tile.mbarrier<3>
-            scf.yield %52, %51#1, %51#2 : tensor<128x256xf32, #mma>, i32, i32
+            %63 = arith.select %61, %c2_i32_20, %62 : i32
+            tile.mbarrier_arrive %20[%63] cta(%c0_i32_5) : !tile.mbarrier<3>
+            %c0_i32_21 = arith.constant 0 : i32
+            %64 = arith.cmpi eq, %59#1, %c0_i32_21 : i32
+            %c1_i32_22 = arith.constant 1 : i32
+            %65 = arith.subi %59#1, %c1_i32_22 : i32
+            %c2_i32_23 = arith.constant 2 : i32
+            %66 = arith.select %64, %c2_i32_23, %65 : i32
+            tile.mbarrier_arrive %20[%66] cta(%c1_i32_6) : !tile.mbarrier<3>
+            scf.yield %60, %59#1, %59#2 : tensor<128x256xf32, #mma>, i32, i32
           } else {
             scf.yield %cst, %arg1, %arg2 : tensor<128x256xf32, #mma>, i32, i32
           }
@@ -1340,7 +1380,18 @@ module attributes {gpu.container_module} {
           tile.fence_async_shared
           tile.barrier
           tile.tma_store %13[%34, %36], %14[%c0_i32_14] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
-          scf.yield %49#1, %49#2 : i32, i32
+          %51 = arith.subi %K, %c0_i32 : i32
+          %52 = arith.ceildivsi %51, %c64_i32 : i32
+          %c0_i32_15 = arith.constant 0 : i32
+          %53 = arith.maxsi %52, %c0_i32_15 : i32
+          %54 = arith.addi %arg1, %53 : i32
+          %c3_i32_16 = arith.constant 3 : i32
+          %55 = arith.remui %54, %c3_i32_16 : i32
+          %56 = arith.divui %54, %c3_i32_16 : i32
+          %c1_i32_17 = arith.constant 1 : i32
+          %57 = arith.andi %56, %c1_i32_17 : i32
+          %58 = arith.xori %arg2, %57 : i32
+          scf.yield %55, %58 : i32, i32
         } {tile.persistent_loop}
         tile.tma_store_wait 0
       } partition warps(4) regs(40) {
@@ -1362,9 +1413,9 @@ module attributes {gpu.container_module} {
           %38 = arith.addi %c0_i32, %37 : i32
           %39 = arith.cmpi slt, %38, %K : i32
           scf.if %39 {
-            %c1_i32_13 = arith.constant 1 : i32
-            %50 = arith.xori %arg2, %c1_i32_13 : i32
-            tile.mbarrier_wait %20[%arg1], %50 : !tile.mbarrier<3>
+            %c1_i32_16 = arith.constant 1 : i32
+            %57 = arith.xori %arg2, %c1_i32_16 : i32
+            tile.mbarrier_wait %20[%arg1], %57 : !tile.mbarrier<3>
             tile.mbarrier_expect_tx %19[%arg1], 49152 : !tile.mbarrier<3>
             tile.tma_load %15[%34, %38], %16[%arg1], %19[%arg1] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
             tile.tma_load %17[%38, %36], %18[%arg1], %19[%arg1] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
@@ -1382,51 +1433,60 @@ module attributes {gpu.container_module} {
           %46 = arith.xori %arg2, %45 : i32
           %47 = arith.cmpi slt, %41, %K : i32
           scf.if %47 {
-            %c1_i32_13 = arith.constant 1 : i32
-            %50 = arith.xori %46, %c1_i32_13 : i32
-            tile.mbarrier_wait %20[%44], %50 : !tile.mbarrier<3>
+            %c1_i32_16 = arith.constant 1 : i32
+            %57 = arith.xori %46, %c1_i32_16 : i32
+            tile.mbarrier_wait %20[%44], %57 : !tile.mbarrier<3>
             tile.mbarrier_expect_tx %19[%44], 49152 : !tile.mbarrier<3>
             tile.tma_load %15[%34, %41], %16[%44], %19[%44] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
             tile.tma_load %17[%41, %36], %18[%44], %19[%44] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
           }
           %48 = arith.cmpi slt, %c0_i32, %K : i32
-          %49:2 = scf.if %48 -> (i32, i32) {
-            %50:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
-              %c1_i32_13 = arith.constant 1 : i32
-              %51 = arith.addi %arg4, %c1_i32_13 : i32
-              %c3_i32_14 = arith.constant 3 : i32
-              %52 = arith.cmpi eq, %51, %c3_i32_14 : i32
-              %c0_i32_15 = arith.constant 0 : i32
-              %53 = arith.select %52, %c0_i32_15, %51 : i32
-              %54 = arith.extui %52 : i1 to i32
-              %55 = arith.xori %arg5, %54 : i32
-              %c2_i32_16 = arith.constant 2 : i32
-              %56 = arith.muli %c64_i32, %c2_i32_16 : i32
-              %57 = arith.addi %arg3, %56 : i32
-              %c2_i32_17 = arith.constant 2 : i32
-              %58 = arith.addi %arg4, %c2_i32_17 : i32
-              %c3_i32_18 = arith.constant 3 : i32
-              %59 = arith.cmpi sge, %58, %c3_i32_18 : i32
-              %60 = arith.subi %58, %c3_i32_18 : i32
-              %61 = arith.select %59, %60, %58 : i32
-              %62 = arith.extui %59 : i1 to i32
-              %63 = arith.xori %arg5, %62 : i32
-              %64 = arith.cmpi slt, %57, %K : i32
-              scf.if %64 {
-                %c1_i32_19 = arith.constant 1 : i32
-                %65 = arith.xori %63, %c1_i32_19 : i32
-                tile.mbarrier_wait %20[%61], %65 : !tile.mbarrier<3>
-                tile.mbarrier_expect_tx %19[%61], 49152 : !tile.mbarrier<3>
-                tile.tma_load %15[%34, %57], %16[%61], %19[%61] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
-                tile.tma_load %17[%57, %36], %18[%61], %19[%61] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
+          scf.if %48 {
+            %57:2 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %arg1, %arg5 = %arg2) -> (i32, i32)  : i32 {
+              %c1_i32_16 = arith.constant 1 : i32
+              %58 = arith.addi %arg4, %c1_i32_16 : i32
+              %c3_i32_17 = arith.constant 3 : i32
+              %59 = arith.cmpi eq, %58, %c3_i32_17 : i32
+              %c0_i32_18 = arith.constant 0 : i32
+              %60 = arith.select %59, %c0_i32_18, %58 : i32
+              %61 = arith.extui %59 : i1 to i32
+              %62 = arith.xori %arg5, %61 : i32
+              %c2_i32_19 = arith.constant 2 : i32
+              %63 = arith.muli %c64_i32, %c2_i32_19 : i32
+              %64 = arith.addi %arg3, %63 : i32
+              %c2_i32_20 = arith.constant 2 : i32
+              %65 = arith.addi %arg4, %c2_i32_20 : i32
+              %c3_i32_21 = arith.constant 3 : i32
+              %66 = arith.cmpi sge, %65, %c3_i32_21 : i32
+              %67 = arith.subi %65, %c3_i32_21 : i32
+              %68 = arith.select %66, %67, %65 : i32
+              %69 = arith.extui %66 : i1 to i32
+              %70 = arith.xori %arg5, %69 : i32
+              %71 = arith.cmpi slt, %64, %K : i32
+              scf.if %71 {
+                %c1_i32_22 = arith.constant 1 : i32
+                %72 = arith.xori %70, %c1_i32_22 : i32
+                tile.mbarrier_wait %20[%68], %72 : !tile.mbarrier<3>
+                tile.mbarrier_expect_tx %19[%68], 49152 : !tile.mbarrier<3>
+                tile.tma_load %15[%34, %64], %16[%68], %19[%68] multicast(%c3_i32) part(%23 of 2) : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
+                tile.tma_load %17[%64, %36], %18[%68], %19[%68] : !tile.tensor_map<64x64xbf16, #shared>, !tile.smem<3x64x256xbf16, #shared>, !tile.mbarrier<3>
               }
-              scf.yield %53, %55 : i32, i32
+              scf.yield %60, %62 : i32, i32
             }
-            scf.yield %50#0, %50#1 : i32, i32
           } else {
-            scf.yield %arg1, %arg2 : i32, i32
           }
-          scf.yield %49#0, %49#1 : i32, i32
+          %49 = arith.subi %K, %c0_i32 : i32
+          %50 = arith.ceildivsi %49, %c64_i32 : i32
+          %c0_i32_13 = arith.constant 0 : i32
+          %51 = arith.maxsi %50, %c0_i32_13 : i32
+          %52 = arith.addi %arg1, %51 : i32
+          %c3_i32_14 = arith.constant 3 : i32
+          %53 = arith.remui %52, %c3_i32_14 : i32
+          %54 = arith.divui %52, %c3_i32_14 : i32
+          %c1_i32_15 = arith.constant 1 : i32
+          %55 = arith.andi %54, %c1_i32_15 : i32
+          %56 = arith.xori %arg2, %55 : i32
+          scf.yield %53, %56 : i32, i32
         }
       }
       tile.cluster_barrier
