@@ -531,6 +531,20 @@ static void addClusterBarriers(KernelOp kernel) {
   }
 }
 
+/// Whether every access to `alloc` is a TMA-store epilogue's write or store
+/// (tile-tma-store) whose op in `scope` comes after the one holding
+/// `reader` (a tile's last read in place): the tile is dead by the time the
+/// epilogue stages its own tile in the buffer.
+static bool onlyStagesAfter(LocalAllocOp alloc, Block *scope,
+                            Operation *reader) {
+  Operation *readerTop = scope->findAncestorOpInBlock(*reader);
+  return llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+    Operation *top = scope->findAncestorOpInBlock(*user);
+    return isa<LocalStoreOp, TmaStoreOp>(user) && top &&
+           readerTop->isBeforeInBlock(top);
+  });
+}
+
 /// The staging buffer of a TMA-store epilogue (tile-tma-store) in `loop`
 /// that a stage of `op`'s ring can replace: a one-stage buffer of the ring's
 /// type whose only accesses are the epilogue's writes and stores at the top
@@ -540,21 +554,20 @@ static void addClusterBarriers(KernelOp kernel) {
 static LocalAllocOp findStagingInLoop(scf::ForOp loop, const TmaOperand &op,
                                       Operation *user) {
   auto kernel = loop->getParentOfType<KernelOp>();
+  ArrayRef<int64_t> ring = op.ringType.getShape();
+  SmemType oneStage =
+      SmemType::get(loop.getContext(), {1, ring[1], ring[2]},
+                    op.ringType.getElementType(), op.ringType.getEncoding());
+  Block *body = loop.getBody();
   for (auto alloc : kernel.getBody().front().getOps<LocalAllocOp>()) {
-    SmemType type = alloc.getType();
-    if (type.getShape()[0] != 1 ||
-        type.getShape().drop_front() != op.ringType.getShape().drop_front() ||
-        type.getElementType() != op.ringType.getElementType() ||
-        type.getEncoding() != op.ringType.getEncoding() || alloc->use_empty())
+    if (alloc.getType() != oneStage || alloc->use_empty() ||
+        !onlyStagesAfter(alloc, body, user))
       continue;
-    bool staging = llvm::all_of(alloc->getUsers(), [&](Operation *u) {
-      if (u->getBlock() != loop.getBody() || !user->isBeforeInBlock(u))
-        return false;
-      if (isa<TmaStoreOp>(u))
-        return true;
-      return isa<LocalStoreOp>(u) && isa_and_nonnull<BarrierOp>(u->getPrevNode());
+    bool atTop = llvm::all_of(alloc->getUsers(), [&](Operation *u) {
+      return u->getBlock() == body &&
+             (isa<TmaStoreOp>(u) || isa_and_nonnull<BarrierOp>(u->getPrevNode()));
     });
-    if (staging)
+    if (atTop)
       return alloc;
   }
   return {};
@@ -820,19 +833,10 @@ static Value findReusableStaging(KernelOp kernel, SmemType type,
                                  Operation *reader,
                                  const llvm::DenseSet<Value> &taken) {
   Block &body = kernel.getBody().front();
-  Operation *readerTop = body.findAncestorOpInBlock(*reader);
-  for (auto alloc : body.getOps<LocalAllocOp>()) {
-    if (alloc.getType() != type || taken.contains(alloc.getResult()) ||
-        alloc->use_empty())
-      continue;
-    bool staging = llvm::all_of(alloc->getUsers(), [&](Operation *user) {
-      Operation *top = body.findAncestorOpInBlock(*user);
-      return isa<LocalStoreOp, TmaStoreOp>(user) && top &&
-             readerTop->isBeforeInBlock(top);
-    });
-    if (staging)
+  for (auto alloc : body.getOps<LocalAllocOp>())
+    if (alloc.getType() == type && !taken.contains(alloc.getResult()) &&
+        !alloc->use_empty() && onlyStagesAfter(alloc, &body, reader))
       return alloc.getResult();
-  }
   return Value();
 }
 
