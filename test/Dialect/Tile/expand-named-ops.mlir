@@ -83,9 +83,9 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // CHECK-SAME: %K: !tile.ptr<bf16> {tile.align = 16 : i64}
 // CHECK-SAME: %kb: i32 {tile.divisibility = 8 : i64}
 // CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(4)
-// Q's cp.async copy into shared memory is still written by the expansion
-// (the level check lets it through by this mark).
-// CHECK-SAME: attributes {tile.hand_scheduled = "q_in_smem"}
+// Q waits in shared memory, read per key block: the schedule asks
+// tile-pipeline for it; the expansion writes no hardware op.
+// CHECK-SAME: schedule<tma = false, persistent = false, tma_store = false, operands_in_smem = true> {
 // Causal: the query blocks with the most keys run first, across groups of
 // (batch, head) pairs whose K and V fit about 32 MB: the program's linear
 // index picks a rank (query block from the last) and a pair.
@@ -103,16 +103,13 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // CHECK: arith.divsi %{{.*}}, %{{.*}} : i32
 // CHECK: arith.minsi
 // CHECK: %[[FULL:.*]] = arith.muli %{{.*}}, %c64_i32
-// Q's copy is a cp.async group of its own, committed before the loop (the
-// ring's first wait covers it).
-// CHECK: %[[BQ:.*]] = tile.local_alloc : !tile.smem<1x128x128xbf16, #{{.*}}>
-// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[Z:c0_i32[_0-9]*]]], %[[BQ]][%[[Z]]] :
-// CHECK-NEXT: tile.async_commit
-// CHECK-NOT: tile.barrier
+// Q is loaded once, before the key loops.
+// CHECK-NOT: tile.local_alloc
+// CHECK-NOT: tile.async_copy
+// CHECK: %[[Q:.*]] = tile.load %{{.*}} -> tensor<128x128xbf16>
 // CHECK: %[[U:.*]]:3 = scf.for %{{.*}} = %c0_i32{{[_0-9]*}} to %[[FULL]] step %c64_i32{{[_0-9]*}} {{.*}} -> (tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>)
 // CHECK-NOT: arith.select
 // CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
-// CHECK:   %[[Q:.*]] = tile.local_load %[[BQ]][%c0_i32{{[_0-9]*}}] : !tile.smem<1x128x128xbf16, #{{.*}}> -> tensor<128x128xbf16>
 // CHECK:   tile.dot %[[Q]], {{.*}} -> tensor<128x64xf32>
 // CHECK-NOT: arith.select
 // CHECK:   tile.reduce max
@@ -121,8 +118,7 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // CHECK: } {tile.num_stages = 2 : i64}
 // CHECK: scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %c64_i32{{[_0-9]*}} iter_args(%{{.*}} = %[[U]]#0, %{{.*}} = %[[U]]#1, %{{.*}} = %[[U]]#2)
 // CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
-// CHECK:   tile.local_load %[[BQ]]
-// CHECK:   tile.dot {{.*}} -> tensor<128x64xf32>
+// CHECK:   tile.dot %[[Q]], {{.*}} -> tensor<128x64xf32>
 // CHECK:   arith.cmpi sle
 // CHECK:   arith.select
 // CHECK:   tile.reduce max
@@ -138,6 +134,7 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 // CHECK: math.log2
 // CHECK: tile.store {{.*}} : tensor<128xf32>
 // CHECK-NOT: tile.attention
+// CHECK-NOT: tile.hand_scheduled
 tile.kernel @attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
                        %O: !tile.ptr<bf16>, %L: !tile.ptr<f32>, %B: i32, %H: i32,
                        %HK: i32, %SQ: i32, %SK: i32, %sq: i32, %sh: i32, %kb: i32,
@@ -156,10 +153,12 @@ tile.kernel @attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<b
 
 // -----
 
-// With `q_in_smem = 0` Q's tile is the dot operand itself (registers).
+// With `q_in_smem = 0` Q's tile is the dot operand itself (registers), and
+// the schedule tells tile-pipeline to keep it there.
 
 // CHECK-LABEL: tile.kernel @attention_q_in_registers
 // CHECK-SAME: grid(ceildiv(%S, 64), 4, %B)
+// CHECK-SAME: operands_in_smem = false
 // CHECK-NOT: tile.hand_scheduled
 // CHECK-NOT: tile.local_alloc
 // CHECK: %[[TQ:.*]] = tile.load {{.*}} -> tensor<64x128xbf16>

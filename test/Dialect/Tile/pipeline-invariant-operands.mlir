@@ -42,7 +42,7 @@ module attributes {gpu.container_module} {
       %1 = tile.make_view %K[128, %S] strides [1, 128] : !tile.ptr<bf16>
       %2 = tile.make_view %V[%S, 128] strides [128, 1] : !tile.ptr<bf16>
       %3 = tile.make_view %O[128, 128] strides [128, 1] : !tile.ptr<f32>
-      // expected-remark @below {{this loop-invariant dot operand waits in shared memory and is read anew at each use: the loop keeps 192 registers a thread live, the operand 64 more, over the budget of 255 (less 32 in reserve)}}
+      // expected-remark @below {{this loop-invariant dot operand waits in shared memory and is read anew at each use: the loop keeps 192 registers a thread live, the operands 64 more, over the budget of 255 (less 32 in reserve)}}
       %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x128xbf16, strides = [128, 1]> -> tensor<128x128xbf16, #blocked>
       %5 = tile.convert_layout %4 : tensor<128x128xbf16, #blocked> -> tensor<128x128xbf16, #dot_op>
       %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x128xf32, #mma>)  : i32 {
@@ -150,6 +150,156 @@ module attributes {gpu.container_module} {
         scf.yield %14 : tensor<128x128xf32, #mma>
       }
       tile.store %6, %3[%c0_i32, %c0_i32] : tensor<128x128xf32, #mma>, !tile.view<128x128xf32, strides = [128, 1]>
+      tile.return
+    }
+  }
+}
+
+// -----
+
+// schedule<operands_in_smem = true> (tile.attention's config q_in_smem):
+// Q waits in shared memory although its registers would fit (head dim 64).
+
+// CHECK-LABEL: tile.kernel @q_staged_by_schedule
+// CHECK-NOT: tile.load %{{.*}} -> tensor<128x64xbf16
+// CHECK: %[[Q:.+]] = tile.local_alloc : !tile.smem<1x128x64xbf16, #{{.+}}>
+// CHECK: tile.async_copy %{{.+}}, %[[Q]][%{{.+}}]
+// CHECK-NEXT: tile.async_commit
+// CHECK: scf.for
+// CHECK: tile.local_load %[[Q]]
+// CHECK-NEXT: tile.dot
+
+#blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+#blocked2 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked3 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#dot_op1 = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {gpu.container_module} {
+  gpu.module @q_staged_by_schedule [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">] {
+    tile.kernel @q_staged_by_schedule(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<f32> {tile.align = 16 : i64}, %S: i32) grid(1) warps(4) schedule<operands_in_smem = true> {
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %0 = tile.make_view %Q[128, 64] strides [64, 1] : !tile.ptr<bf16>
+      %1 = tile.make_view %K[64, %S] strides [1, 64] : !tile.ptr<bf16>
+      %2 = tile.make_view %V[%S, 64] strides [64, 1] : !tile.ptr<bf16>
+      %3 = tile.make_view %O[128, 64] strides [64, 1] : !tile.ptr<f32>
+      // expected-remark @below {{this loop-invariant dot operand waits in shared memory and is read anew at each use, as the schedule's operands_in_smem asks}}
+      %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x64xbf16, strides = [64, 1]> -> tensor<128x64xbf16, #blocked2>
+      %5 = tile.convert_layout %4 : tensor<128x64xbf16, #blocked2> -> tensor<128x64xbf16, #dot_op>
+      %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x64xf32, #mma>)  : i32 {
+        %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<64x?xbf16, strides = [1, 64]> -> tensor<64x64xbf16, #blocked3>
+        %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16, #blocked2>
+        %9 = tile.convert_layout %7 : tensor<64x64xbf16, #blocked3> -> tensor<64x64xbf16, #dot_op1>
+        %10 = tile.dot %5, %9, %cst : tensor<128x64xbf16, #dot_op>, tensor<64x64xbf16, #dot_op1> -> tensor<128x64xf32, #mma>
+        %11 = tile.convert_layout %10 : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #dot_op>
+        %12 = arith.truncf %11 : tensor<128x64xf32, #dot_op> to tensor<128x64xbf16, #dot_op>
+        %13 = tile.convert_layout %8 : tensor<64x64xbf16, #blocked2> -> tensor<64x64xbf16, #dot_op1>
+        %14 = tile.dot %12, %13, %arg1 : tensor<128x64xbf16, #dot_op>, tensor<64x64xbf16, #dot_op1> -> tensor<128x64xf32, #mma>
+        scf.yield %14 : tensor<128x64xf32, #mma>
+      }
+      tile.store %6, %3[%c0_i32, %c0_i32] : tensor<128x64xf32, #mma>, !tile.view<128x64xf32, strides = [64, 1]>
+      tile.return
+    }
+  }
+}
+
+// -----
+
+// schedule<operands_in_smem = false>: Q stays in registers although the
+// estimate says they do not fit (head dim 128, as @q_staged).
+
+// CHECK-LABEL: tile.kernel @q_kept_by_schedule
+// CHECK: %[[QR:.+]] = tile.load %{{.*}} -> tensor<128x128xbf16
+// CHECK-NEXT: %[[QA:.+]] = tile.convert_layout %[[QR]]
+// CHECK-NOT: tile.smem<1x128x128
+// CHECK: tile.dot %[[QA]]
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#dot_op1 = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {gpu.container_module} {
+  gpu.module @q_kept_by_schedule [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">] {
+    tile.kernel @q_kept_by_schedule(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<f32> {tile.align = 16 : i64}, %S: i32) grid(1) warps(4) schedule<operands_in_smem = false> {
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #mma>
+      %cst_0 = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %0 = tile.make_view %Q[128, 128] strides [128, 1] : !tile.ptr<bf16>
+      %1 = tile.make_view %K[128, %S] strides [1, 128] : !tile.ptr<bf16>
+      %2 = tile.make_view %V[%S, 128] strides [128, 1] : !tile.ptr<bf16>
+      %3 = tile.make_view %O[128, 128] strides [128, 1] : !tile.ptr<f32>
+      %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x128xbf16, strides = [128, 1]> -> tensor<128x128xbf16, #blocked>
+      %5 = tile.convert_layout %4 : tensor<128x128xbf16, #blocked> -> tensor<128x128xbf16, #dot_op>
+      %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x128xf32, #mma>)  : i32 {
+        %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<128x?xbf16, strides = [1, 128]> -> tensor<128x64xbf16, #blocked1>
+        %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<64x128xbf16, #blocked>
+        %9 = tile.convert_layout %7 : tensor<128x64xbf16, #blocked1> -> tensor<128x64xbf16, #dot_op1>
+        %10 = tile.dot %5, %9, %cst_0 : tensor<128x128xbf16, #dot_op>, tensor<128x64xbf16, #dot_op1> -> tensor<128x64xf32, #mma>
+        %11 = tile.convert_layout %10 : tensor<128x64xf32, #mma> -> tensor<128x64xf32, #dot_op>
+        %12 = arith.truncf %11 : tensor<128x64xf32, #dot_op> to tensor<128x64xbf16, #dot_op>
+        %13 = tile.convert_layout %8 : tensor<64x128xbf16, #blocked> -> tensor<64x128xbf16, #dot_op1>
+        %14 = tile.dot %12, %13, %arg1 : tensor<128x64xbf16, #dot_op>, tensor<64x128xbf16, #dot_op1> -> tensor<128x128xf32, #mma>
+        scf.yield %14 : tensor<128x128xf32, #mma>
+      }
+      tile.store %6, %3[%c0_i32, %c0_i32] : tensor<128x128xf32, #mma>, !tile.view<128x128xf32, strides = [128, 1]>
+      tile.return
+    }
+  }
+}
+
+// -----
+
+// One Q read by the dots of two loops (attention's key loop split at its
+// masked blocks), converted before each: one buffer and one copy serve
+// both loops.
+
+// CHECK-LABEL: tile.kernel @q_two_loops
+// CHECK: %[[Q:.+]] = tile.local_alloc : !tile.smem<1x128x64xbf16, #{{.+}}>
+// CHECK: tile.async_copy %{{.+}}, %[[Q]][%{{.+}}]
+// CHECK-NEXT: tile.async_commit
+// CHECK-NOT: = tile.local_alloc : !tile.smem<1x128x64xbf16
+// CHECK-NOT: tile.async_copy {{.*}} !tile.smem<1x128x64xbf16
+// CHECK: scf.for
+// CHECK: tile.local_load %[[Q]]
+// CHECK: scf.for
+// CHECK: tile.local_load %[[Q]]
+// CHECK-NOT: tile.convert_layout {{.*}} -> tensor<128x64xbf16, #dot_op>
+
+#blocked2 = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked3 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#dot_op1 = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {gpu.container_module} {
+  gpu.module @q_two_loops [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">] {
+    tile.kernel @q_two_loops(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<f32> {tile.align = 16 : i64}, %S: i32, %T: i32) grid(1) warps(4) schedule<operands_in_smem = true> {
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %0 = tile.make_view %Q[128, 64] strides [64, 1] : !tile.ptr<bf16>
+      %1 = tile.make_view %K[64, %T] strides [1, 64] : !tile.ptr<bf16>
+      %3 = tile.make_view %O[128, 64] strides [64, 1] : !tile.ptr<f32>
+      // expected-remark @below {{this loop-invariant dot operand waits in shared memory and is read anew at each use, as the schedule's operands_in_smem asks}}
+      %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x64xbf16, strides = [64, 1]> -> tensor<128x64xbf16, #blocked2>
+      %5 = tile.convert_layout %4 : tensor<128x64xbf16, #blocked2> -> tensor<128x64xbf16, #dot_op>
+      %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x64xf32, #mma>)  : i32 {
+        %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<64x?xbf16, strides = [1, 64]> -> tensor<64x64xbf16, #blocked3>
+        %9 = tile.convert_layout %7 : tensor<64x64xbf16, #blocked3> -> tensor<64x64xbf16, #dot_op1>
+        %10 = tile.dot %5, %9, %arg1 : tensor<128x64xbf16, #dot_op>, tensor<64x64xbf16, #dot_op1> -> tensor<128x64xf32, #mma>
+        scf.yield %10 : tensor<128x64xf32, #mma>
+      }
+      %15 = tile.convert_layout %4 : tensor<128x64xbf16, #blocked2> -> tensor<128x64xbf16, #dot_op>
+      %16 = scf.for %arg0 = %S to %T step %c64_i32 iter_args(%arg1 = %6) -> (tensor<128x64xf32, #mma>)  : i32 {
+        %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<64x?xbf16, strides = [1, 64]> -> tensor<64x64xbf16, #blocked3>
+        %9 = tile.convert_layout %7 : tensor<64x64xbf16, #blocked3> -> tensor<64x64xbf16, #dot_op1>
+        %10 = tile.dot %15, %9, %arg1 : tensor<128x64xbf16, #dot_op>, tensor<64x64xbf16, #dot_op1> -> tensor<128x64xf32, #mma>
+        scf.yield %10 : tensor<128x64xf32, #mma>
+      }
+      tile.store %16, %3[%c0_i32, %c0_i32] : tensor<128x64xf32, #mma>, !tile.view<128x64xf32, strides = [64, 1]>
       tile.return
     }
   }

@@ -354,7 +354,7 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      std::optional<int64_t> producerRegs,
                      std::optional<int64_t> consumerRegs, BoolAttr persistent,
                      BoolAttr tmaStore, BoolAttr pingpong,
-                     BoolAttr splitLoops) {
+                     BoolAttr splitLoops, BoolAttr operandsInSmem) {
   if (stages && (*stages < 2 || *stages > 16))
     return emitError() << "stages must be in [2, 16], got " << *stages;
   return verifySetmaxnregBudgets(emitError, producerRegs, consumerRegs);

@@ -40,7 +40,8 @@
 //    work (see emitCausalPairTile).
 //  * sm_80 / sm_89 (and sm_90a's cp.async schedule): tile-pipeline turns the
 //    loads of Kᵀ and V into a cp.async ring read by ldmatrix and mma.sync,
-//    with Q read from shared memory per block (`q_in_smem`).
+//    and keeps Q in shared memory, read per block (config `q_in_smem`, the
+//    schedule's `operands_in_smem`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -429,37 +430,15 @@ private:
 // The program of one query block
 //===----------------------------------------------------------------------===//
 
-/// Q's tile as the key loop reads it: loaded once (the scheduling passes
-/// place it: registers, or a TMA copy into shared memory for wgmma), or,
-/// with `qInSmem` on the cp.async schedule, copied into shared memory once
-/// and read from there by every block. Returns the tile, or the buffer in
-/// `bufQ`.
+/// Q's tile, loaded once for the key loop. The scheduling passes place it:
+/// in registers, in shared memory read per key block (`qInSmem`, the
+/// schedule's operands_in_smem, tile-pipeline), or a TMA copy into shared
+/// memory read in place by wgmma.
 static Value emitQueryTile(ImplicitLocOpBuilder &b, const AttentionProblem &p,
-                           const AttentionConfig &c, const QueryBlock &t,
-                           Value &bufQ) {
-  Value zero = constI32(b, 0);
-  if (c.warpSpecialize || !c.qInSmem)
-    return LoadOp::create(b, RankedTensorType::get({c.blockM, p.d}, p.et), p.q,
-                          ValueRange{t.bi, t.h, t.m0, zero}, Value(),
-                          Padding::Zero);
-  // Its cp.async group is committed before the K/V ring's first copies, so
-  // the key loop's first wait (tile-pipeline) covers both: one memory
-  // latency before the first product instead of two.
-  MLIRContext *ctx = b.getContext();
-  // Hardware-level ops before the scheduling passes (the level check lets
-  // them through by this mark): tile-pipeline does not yet place a tile
-  // loaded once for the dots of a loop in shared memory itself.
-  p.op->getParentOfType<KernelOp>()->setAttr(
-      kHandScheduledAttr, StringAttr::get(ctx, "q_in_smem"));
-  int64_t elemBytes = p.et.getIntOrFloatBitWidth() / 8;
-  bufQ = LocalAllocOp::create(
-      b, SmemType::get(ctx, {1, c.blockM, p.d}, p.et,
-                       getLdmatrixSwizzle(ctx, {c.blockM, p.d}, /*contig=*/1,
-                                          elemBytes)));
-  AsyncCopyOp::create(b, p.q, ValueRange{t.bi, t.h, t.m0, zero}, bufQ, zero,
-                      /*unchecked=*/false);
-  AsyncCommitOp::create(b);
-  return Value();
+                           const AttentionConfig &c, const QueryBlock &t) {
+  return LoadOp::create(b, RankedTensorType::get({c.blockM, p.d}, p.et), p.q,
+                        ValueRange{t.bi, t.h, t.m0, constI32(b, 0)}, Value(),
+                        Padding::Zero);
 }
 
 /// The key loop(s) of one query block from state `init` (acc, m, l); returns
@@ -473,7 +452,7 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
                                        const AttentionProblem &p,
                                        const AttentionConfig &c,
                                        const QueryBlock &t, Value tq,
-                                       Value bufQ, const OnlineSoftmax &sm,
+                                       const OnlineSoftmax &sm,
                                        ValueRange init) {
   int64_t bm = c.blockM, bn = c.blockN;
   auto sType = RankedTensorType::get({bm, bn}, b.getF32Type());
@@ -493,11 +472,7 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
       Value tv = LoadOp::create(lb, vTile, p.v,
                                 ValueRange{t.bi, t.kvHead, n, zero}, Value(),
                                 Padding::Zero);
-      Value qa = bufQ ? LocalLoadOp::create(
-                            lb, RankedTensorType::get({bm, p.d}, p.et), bufQ,
-                            zero)
-                      : tq;
-      Value s = DotOp::create(lb, sType, qa, kt, splatF32(lb, {bm, bn}, 0.0));
+      Value s = DotOp::create(lb, sType, tq, kt, splatF32(lb, {bm, bn}, 0.0));
       Value edge;
       if (maskFrom) {
         edge =
@@ -551,11 +526,10 @@ static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
                                   const QueryBlock &t) {
   OnlineSoftmax sm(c.blockM, c.blockN, p.qkScale,
                    RankedTensorType::get({c.blockM, c.blockN}, p.et));
-  Value bufQ;
-  Value tq = emitQueryTile(b, p, c, t, bufQ);
+  Value tq = emitQueryTile(b, p, c, t);
   SmallVector<Value> init = {splatF32(b, {c.blockM, p.d}, 0.0)};
   llvm::append_range(init, sm.init(b));
-  SmallVector<Value> res = emitKeyLoops(b, p, c, t, tq, bufQ, sm, init);
+  SmallVector<Value> res = emitKeyLoops(b, p, c, t, tq, sm, init);
   Value zero = constI32(b, 0);
   Value out = arith::TruncFOp::create(
       b, RankedTensorType::get({c.blockM, p.d}, p.et),
@@ -672,7 +646,7 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
                                c.tmaStore, c.pingpong,
                                /*splitLoops=*/c.persistent);
   else
-    keepCpAsyncRing(kernel);
+    keepCpAsyncRing(kernel, /*operandsInSmem=*/c.qInSmem);
 
   if (walksTiles) {
     CausalPairWalk w = emitCausalPairWalk(b, p, c);

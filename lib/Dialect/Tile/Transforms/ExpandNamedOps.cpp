@@ -149,10 +149,12 @@ static ScheduleAttr mergeSchedules(MLIRContext *ctx, ScheduleAttr primary,
       flag(primary.getPersistent(), secondary.getPersistent()),
       flag(primary.getTmaStore(), secondary.getTmaStore()),
       flag(primary.getPingpong(), secondary.getPingpong()),
-      flag(primary.getSplitLoops(), secondary.getSplitLoops()));
+      flag(primary.getSplitLoops(), secondary.getSplitLoops()),
+      flag(primary.getOperandsInSmem(), secondary.getOperandsInSmem()));
 }
 
-void expand::keepCpAsyncRing(KernelOp kernel) {
+void expand::keepCpAsyncRing(KernelOp kernel,
+                             std::optional<bool> operandsInSmem) {
   MLIRContext *ctx = kernel.getContext();
   BoolAttr no = BoolAttr::get(ctx, false);
   // No TMA, persistent tile loop or TMA store, whatever the kernel asked.
@@ -160,9 +162,19 @@ void expand::keepCpAsyncRing(KernelOp kernel) {
       ctx, /*stages=*/std::nullopt, /*tma=*/no, /*asyncWgmma=*/nullptr,
       /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
       /*consumerRegs=*/std::nullopt, /*persistent=*/no, /*tmaStore=*/no,
-      /*pingpong=*/nullptr, /*splitLoops=*/nullptr);
-  kernel.setScheduleAttr(
-      mergeSchedules(ctx, forced, kernel.getScheduleAttr()));
+      /*pingpong=*/nullptr, /*splitLoops=*/nullptr, /*operandsInSmem=*/nullptr);
+  ScheduleAttr schedule = mergeSchedules(ctx, forced, kernel.getScheduleAttr());
+  if (operandsInSmem) {
+    // The config's choice, under what the kernel set itself.
+    ScheduleAttr choice = ScheduleAttr::get(
+        ctx, /*stages=*/std::nullopt, /*tma=*/nullptr, /*asyncWgmma=*/nullptr,
+        /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
+        /*consumerRegs=*/std::nullopt, /*persistent=*/nullptr,
+        /*tmaStore=*/nullptr, /*pingpong=*/nullptr, /*splitLoops=*/nullptr,
+        BoolAttr::get(ctx, *operandsInSmem));
+    schedule = mergeSchedules(ctx, schedule, choice);
+  }
+  kernel.setScheduleAttr(schedule);
 }
 
 void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
@@ -179,7 +191,8 @@ void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
   ScheduleAttr defaults = ScheduleAttr::get(
       ctx, stages, /*tma=*/yes, /*asyncWgmma=*/yes, /*warpSpecialize=*/yes,
       producerRegs, consumerRegs, BoolAttr::get(ctx, persistent),
-      BoolAttr::get(ctx, tmaStore), optional(pingpong), optional(splitLoops));
+      BoolAttr::get(ctx, tmaStore), optional(pingpong), optional(splitLoops),
+      /*operandsInSmem=*/nullptr);
   kernel.setScheduleAttr(
       mergeSchedules(ctx, kernel.getScheduleAttr(), defaults));
 }

@@ -63,8 +63,11 @@ LogicalResult checkOnlyComputation(KernelOp kernel, Operation *named);
 
 /// Keeps the block program of a named op on the cp.async schedule its
 /// config chose: no TMA ring, tile loop or TMA store from the scheduling
-/// passes (other knobs the kernel sets stay).
-void keepCpAsyncRing(KernelOp kernel);
+/// passes (other knobs the kernel sets stay), and `operandsInSmem` where
+/// set (tile-pipeline keeps a tile loaded once for the loops' dots in
+/// shared memory). A knob the kernel's own schedule sets wins.
+void keepCpAsyncRing(KernelOp kernel,
+                     std::optional<bool> operandsInSmem = std::nullopt);
 
 /// Schedules the block program of a named op on sm_90a as its config chose:
 /// TMA rings of `stages` stages read in place by async wgmma, a producer
@@ -77,12 +80,11 @@ void setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
                                 std::optional<bool> pingpong,
                                 std::optional<bool> splitLoops = std::nullopt);
 
-/// The kernel attribute (a string naming what) of the expansions that still
-/// write hardware-level ops themselves, which the level check of
+/// The kernel attribute (a string naming what) of the expansion that still
+/// writes hardware-level ops itself, which the level check of
 /// tile-expand-named-ops lets through: the hand-built FlashAttention-3
-/// kernel (ExpandAttentionHandBuilt.cpp, "fa3") and the cp.async copy of
-/// Q into shared memory on the mma.sync path ("q_in_smem"). Each goes once
-/// the scheduling passes build it.
+/// kernel (ExpandAttentionHandBuilt.cpp, "fa3"). It goes once the
+/// scheduling passes build that kernel as fast.
 inline constexpr llvm::StringLiteral kHandScheduledAttr = "tile.hand_scheduled";
 
 /// Replaces `op` (the only computation of `kernel`) with its block program

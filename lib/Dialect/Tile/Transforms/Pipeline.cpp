@@ -593,79 +593,121 @@ static int64_t fitStages(scf::ForOp loop, int64_t stages,
   return fit;
 }
 
-/// Loop-invariant dot operands of `loop` (a tile.load before the loop,
-/// converted to a register dot-operand layout for dots inside it) whose
-/// registers, beside what the loop keeps live, would not fit in a thread's
-/// budget: each goes to shared memory instead, by one cp.async copy (its own
-/// group, committed before the ring's prologue, so the loop's first wait
-/// covers it) and an ldmatrix read at each use in the loop, as
-/// FlashAttention-2 keeps Q at head dim 128 on mma.sync. The estimate per
-/// thread: estimateLoopRegisters, the invariant operands and
-/// kRegisterReserve. Returns the number of operands staged.
-static unsigned stageInvariantOperands(scf::ForOp loop,
-                                       const TargetInfo &target) {
-  auto kernel = loop->getParentOfType<KernelOp>();
-  int64_t threads = kernel.getNumWarps() * 32;
-  SetVector<ConvertLayoutOp> invariants;
-  int64_t live = estimateLoopRegisters(loop, threads);
+/// True when every use of `cvt` is inside a loop that does not hold it.
+static bool isReadOnlyInLoops(ConvertLayoutOp cvt) {
+  return llvm::all_of(cvt->getUsers(), [&](Operation *user) {
+    auto loop = user->getParentOfType<scf::ForOp>();
+    return loop && !loop->isAncestor(cvt);
+  });
+}
+
+/// A conversion of a tile to a register dot-operand layout.
+static bool isDotOperandConversion(Operation *op) {
+  auto cvt = dyn_cast<ConvertLayoutOp>(op);
+  return cvt && isa_and_nonnull<DotOperandEncodingAttr>(
+                    cast<RankedTensorType>(cvt.getType()).getEncoding());
+}
+
+/// The loop-invariant dot operands of `loop`: the conversions to a register
+/// dot-operand layout, made before the loop, of the tiles the returned
+/// tile.loads read. Each load's every use is such a conversion, read only
+/// inside loops (attention's Q, converted once for each of its key loops).
+static SetVector<LoadOp>
+getInvariantOperands(scf::ForOp loop, SmallVectorImpl<ConvertLayoutOp> &cvts) {
+  SetVector<LoadOp> loads;
   loop.walk([&](DotOp dot) {
     for (Value operand : {dot.getA(), dot.getB()}) {
       auto cvt = operand.getDefiningOp<ConvertLayoutOp>();
-      if (!cvt || loop->isAncestor(cvt) ||
-          !isa_and_nonnull<DotOperandEncodingAttr>(
-              cast<RankedTensorType>(cvt.getType()).getEncoding()))
+      if (!cvt || loop->isAncestor(cvt) || !isDotOperandConversion(cvt))
         continue;
       auto load = cvt.getSrc().getDefiningOp<LoadOp>();
-      if (!load || !load->hasOneUse() ||
-          failed(checkCopyFacts(load, /*why=*/nullptr)))
-        continue;
-      if (llvm::all_of(cvt->getUsers(), [&](Operation *user) {
-            return loop->isProperAncestor(user);
+      if (!load || failed(checkCopyFacts(load, /*why=*/nullptr)) ||
+          !llvm::all_of(load->getUsers(), [](Operation *user) {
+            return isDotOperandConversion(user) &&
+                   isReadOnlyInLoops(cast<ConvertLayoutOp>(user));
           }))
-        invariants.insert(cvt);
+        continue;
+      loads.insert(load);
+      if (!llvm::is_contained(cvts, cvt))
+        cvts.push_back(cvt);
     }
   });
-  if (invariants.empty())
-    return 0;
-  int64_t operands = 0;
-  for (ConvertLayoutOp cvt : invariants)
-    operands += getRegistersPerThread(cvt.getType(), threads);
-  int64_t budget = getThreadRegisterBudget(target, threads);
-  if (live + operands + kRegisterReserve <= budget)
-    return 0;
+  return loads;
+}
 
-  for (ConvertLayoutOp cvt : invariants) {
-    auto load = cvt.getSrc().getDefiningOp<LoadOp>();
-    auto tile = cast<RankedTensorType>(load.getType());
-    ViewType viewType = load.getView().getType();
-    unsigned contig =
-        *viewType.getContiguousDim() - (viewType.getRank() - 2);
-    OpBuilder b(load);
-    Location loc = load.getLoc();
-    Value buffer = LocalAllocOp::create(
-        b, loc,
-        SmemType::get(b.getContext(), {1, tile.getDimSize(0), tile.getDimSize(1)},
-                      tile.getElementType(),
-                      getLdmatrixSwizzle(b.getContext(), tile.getShape(), contig,
-                                         /*elemBytes=*/2)));
-    Value zero = constantLike(b, loc, b.getI32Type(), 0);
-    AsyncCopyOp::create(b, loc, load.getView(), load.getOffsets(), buffer, zero);
-    AsyncCommitOp::create(b, loc);
+/// Moves the tile `load` reads to shared memory: one cp.async copy where the
+/// load was (its own group, committed before the ring's prologue, so the
+/// loop's first wait covers it) and an ldmatrix read at each use of its
+/// conversions.
+static void stageInSharedMemory(LoadOp load) {
+  auto tile = cast<RankedTensorType>(load.getType());
+  ViewType viewType = load.getView().getType();
+  unsigned contig = *viewType.getContiguousDim() - (viewType.getRank() - 2);
+  OpBuilder b(load);
+  Location loc = load.getLoc();
+  Value buffer = LocalAllocOp::create(
+      b, loc,
+      SmemType::get(b.getContext(), {1, tile.getDimSize(0), tile.getDimSize(1)},
+                    tile.getElementType(),
+                    getLdmatrixSwizzle(b.getContext(), tile.getShape(), contig,
+                                       tile.getElementTypeBitWidth() / 8)));
+  Value zero = constantLike(b, loc, b.getI32Type(), 0);
+  AsyncCopyOp::create(b, loc, load.getView(), load.getOffsets(), buffer, zero);
+  AsyncCommitOp::create(b, loc);
+  for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
+    auto cvt = cast<ConvertLayoutOp>(user);
     for (OpOperand &use : llvm::make_early_inc_range(cvt->getUses())) {
       b.setInsertionPoint(use.getOwner());
       use.set(LocalLoadOp::create(b, cvt.getLoc(), cvt.getType(), buffer, zero));
     }
-    remarkPassed(load, "tile-pipeline", "OperandInSharedMemory",
-                 "this loop-invariant dot operand waits in shared memory and "
-                 "is read anew at each use: the loop keeps " +
-                     Twine(live) + " registers a thread live, the operand " +
-                     Twine(getRegistersPerThread(cvt.getType(), threads)) +
-                     " more, over the budget of " + Twine(budget) +
-                     " (less " + Twine(kRegisterReserve) + " in reserve)");
     cvt.erase();
-    load.erase();
   }
-  return invariants.size();
+  load.erase();
+}
+
+/// Loop-invariant dot operands of `loop` (getInvariantOperands) go to shared
+/// memory (stageInSharedMemory), as FlashAttention-2 keeps Q at head dim 128
+/// on mma.sync, where the schedule's `operands_in_smem` says so, or, unset,
+/// where their registers, beside what the loop keeps live, would not fit in
+/// a thread's budget. The estimate per thread: estimateLoopRegisters, the
+/// invariant operands and kRegisterReserve. Returns the number of operands
+/// staged.
+static unsigned stageInvariantOperands(scf::ForOp loop,
+                                       const TargetInfo &target,
+                                       BoolAttr operandsInSmem) {
+  if (operandsInSmem && !operandsInSmem.getValue())
+    return 0;
+  auto kernel = loop->getParentOfType<KernelOp>();
+  int64_t threads = kernel.getNumWarps() * 32;
+  SmallVector<ConvertLayoutOp> cvts;
+  SetVector<LoadOp> loads = getInvariantOperands(loop, cvts);
+  if (loads.empty())
+    return 0;
+  int64_t live = estimateLoopRegisters(loop, threads);
+  int64_t operands = 0;
+  for (ConvertLayoutOp cvt : cvts)
+    operands += getRegistersPerThread(cvt.getType(), threads);
+  int64_t budget = getThreadRegisterBudget(target, threads);
+  if (!operandsInSmem && live + operands + kRegisterReserve <= budget)
+    return 0;
+
+  for (LoadOp load : loads) {
+    if (operandsInSmem)
+      remarkPassed(load, "tile-pipeline", "OperandInSharedMemory",
+                   "this loop-invariant dot operand waits in shared memory "
+                   "and is read anew at each use, as the schedule's "
+                   "operands_in_smem asks");
+    else
+      remarkPassed(load, "tile-pipeline", "OperandInSharedMemory",
+                   "this loop-invariant dot operand waits in shared memory "
+                   "and is read anew at each use: the loop keeps " +
+                       Twine(live) + " registers a thread live, the operands " +
+                       Twine(operands) + " more, over the budget of " +
+                       Twine(budget) + " (less " + Twine(kRegisterReserve) +
+                       " in reserve)");
+    stageInSharedMemory(load);
+  }
+  return loads.size();
 }
 
 /// Writes the tile a conversion to a #tile.shared layout brings to a dot
@@ -726,7 +768,12 @@ void TilePipelinePass::runOnOperation() {
     // has 99 KB); an explicit depth is kept (the planner then diagnoses).
     bool explicitDepth = loop->hasAttr("tile.num_stages") ||
                          (schedule && schedule.getStages());
-    unsigned staged = target->hasWgmma ? 0 : stageInvariantOperands(loop, *target);
+    unsigned staged =
+        target->hasWgmma
+            ? 0
+            : stageInvariantOperands(
+                  loop, *target,
+                  schedule ? schedule.getOperandsInSmem() : BoolAttr());
     numStagedOperands += staged;
     if (!explicitDepth)
       stages = fitStages(loop, stages, *target);

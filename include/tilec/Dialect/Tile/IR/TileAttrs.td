@@ -251,6 +251,7 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     | `tma_store` | tile-tma-store | an epilogue's whole-tile store leaves through shared memory and a TMA store (default true on sm_90a, where legal) |
     | `pingpong` | tile-wgmma-overlap | two consumer warpgroups take turns issuing a rotated loop's products (named barriers), so one's register work runs while the other's wgmma does (default: where the first dot's K is at most 64, e.g. attention at head dim 64) |
     | `split_loops` | tile-split-loops | a loop whose branch on its induction variable changes sides at a bound (attention's masked last key blocks) runs as two loops without the branch (default true) |
+    | `operands_in_smem` | tile-pipeline | a tile loaded once before the loops whose mma.sync dots read it (attention's Q) waits in shared memory, one cp.async copy, and each dot reads its fragments there (ldmatrix) instead of keeping them in registers (default: where the registers would not fit beside what the loop keeps live, by the pass's estimate) |
 
     A loop's `tile.num_stages` attribute overrides `stages` for that loop.
 
@@ -269,7 +270,8 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     OptionalParameter<"::mlir::BoolAttr">:$persistent,
     OptionalParameter<"::mlir::BoolAttr">:$tma_store,
     OptionalParameter<"::mlir::BoolAttr">:$pingpong,
-    OptionalParameter<"::mlir::BoolAttr">:$split_loops
+    OptionalParameter<"::mlir::BoolAttr">:$split_loops,
+    OptionalParameter<"::mlir::BoolAttr">:$operands_in_smem
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
