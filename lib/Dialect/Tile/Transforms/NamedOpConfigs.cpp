@@ -230,9 +230,19 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   return c;
 }
 
-FailureOr<AttentionConfig>
-mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
-                                      int64_t d) {
+/// Shared memory for the cp.async schedule's K/V ring of `c` (head dim
+/// `d`), and for Q's tile `withQ`.
+static int64_t getAttentionBufferBytes(const AttentionConfig &c, int64_t d,
+                                       int64_t elemBytes, bool withQ) {
+  return ((withQ ? c.blockM * d : 0) + c.stages * 2 * c.blockN * d) *
+         elemBytes;
+}
+
+/// The per-chip defaults of tile.attention at head dim `d`, before the
+/// op's config.
+static AttentionConfig getDefaultAttentionConfig(const TargetInfo &target,
+                                                 int64_t d, int64_t elemBytes,
+                                                 bool wsAllowed) {
   // Per head dim: the accumulator and Q stay in registers (warps split rows
   // only, so P feeds the second dot from registers). On sm_90a (wgmma, 64
   // rows per warpgroup) 128-key blocks over two warpgroups: measured on the
@@ -256,12 +266,6 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // head dims 64 and 128 keep split loops (head dim 128: 332 (291) against 325
   // (275)) (bench/results/2026-11-30_attention_joint_loop_h200.json).
   AttentionConfig c;
-  int64_t elemBytes = getBytes(op.getQ().getType().getElementType());
-  // Shared memory for the K/V ring, and for Q's tile `withQ`.
-  auto bufferBytes = [&](bool withQ) {
-    return ((withQ ? c.blockM * d : 0) + c.stages * 2 * c.blockN * d) *
-           elemBytes;
-  };
   c.splitLoops = d <= 128;
   c.blockM = d <= 128 ? 128 : 64;
   c.blockN = 64;
@@ -287,7 +291,7 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     // Where Q and the K/V ring of head dim 256 do not fit (sm_89's 99 KB),
     // 32-key blocks, then Q in registers.
     auto fits = [&]() {
-      return bufferBytes(c.qInSmem) <=
+      return getAttentionBufferBytes(c, d, elemBytes, c.qInSmem) <=
              static_cast<int64_t>(target.maxSmemPerBlock);
     };
     if (!fits())
@@ -296,16 +300,12 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
       c.qInSmem = false;
   }
   bool hopper = target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
-  AttentionConfigAttr config = op.getConfigAttr();
-  if (!config)
-    config = AttentionConfigAttr::get(op.getContext());
-  std::optional<bool> ws = getFlag(config.getWarpSpecialize());
   if (target.hasWgmma && d <= 128) {
     c.blockM = 128;
     c.blockN = 128;
     c.warps = 8;
     c.warpSpecialize = hopper;
-  } else if (hopper && ws.value_or(true)) {
+  } else if (hopper && wsAllowed) {
     // Head dim 256 (unless the config asks for the cp.async schedule, which
     // keeps 64 queries on 4 warps): 64-key blocks, so that Q (64 KB) and a
     // 2-stage K/V ring (64 KB a stage) fit, and each consumer warpgroup's
@@ -321,70 +321,76 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     c.warps = 8;
     c.warpSpecialize = true;
   }
-  std::optional<bool> pingpong = getFlag(config.getPingpong());
-  std::optional<bool> tmaStore = getFlag(config.getTmaStore());
-  std::optional<bool> persistent = getFlag(config.getPersistent());
-  c.qInSmem = getFlag(config.getQInSmem()).value_or(c.qInSmem);
-  c.splitLoops = getFlag(config.getSplitLoops()).value_or(c.splitLoops);
-  std::optional<bool> byPasses = getFlag(config.getByPasses());
-  bool wsRequested = ws.value_or(false);
-  c.warpSpecialize = ws.value_or(c.warpSpecialize);
-  override(c.blockM, config.getBlockM());
-  override(c.blockN, config.getBlockN());
-  override(c.warps, config.getWarps());
-  override(c.stages, config.getStages());
-  override(c.consumerRegs, config.getConsumerRegs());
-  override(c.producerRegs, config.getProducerRegs());
-  // Warps split the rows: each owns block_m / warps (a multiple of 16).
-  // (Powers of two and block_n >= 16 are the config attribute's rules.)
-  if (c.blockM % (16 * c.warps) != 0)
-    return op.emitOpError("block_m must be a multiple of 16 x warps, got "
-                          "block_m = ")
-           << c.blockM << ", warps = " << c.warps;
-  auto checkNotWs = [&]() -> FailureOr<AttentionConfig> {
-    for (auto [flag, name] :
-         {std::pair(pingpong, "pingpong"), std::pair(tmaStore, "tma_store"),
-          std::pair(persistent, "persistent")})
-      if (flag.value_or(false))
-        return op.emitOpError(name) << " needs the warp-specialized schedule";
-    // Q's buffer beside tile-pipeline's K/V ring.
-    int64_t bytes = bufferBytes(c.qInSmem);
-    if (bytes > target.maxSmemPerBlock)
-      return op.emitOpError("config needs ")
-             << bytes << " bytes of shared memory for "
-             << (c.qInSmem ? "Q and " : "") << "a " << c.stages
-             << "-stage K/V ring, more than the " << target.maxSmemPerBlock
-             << " bytes a block may use on " << target.chip;
-    return c;
-  };
-  if (!c.warpSpecialize)
-    return checkNotWs();
-  // Requested explicitly, a schedule the chip or shape cannot run is an
-  // error; by default the cp.async schedule takes over.
-  auto reject = [&](const Twine &why) -> FailureOr<AttentionConfig> {
-    if (wsRequested)
-      return op.emitOpError("warp_specialize: ") << why;
-    c.warpSpecialize = false;
-    return checkNotWs();
-  };
-  if (!hopper)
-    return reject(target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)");
+  return c;
+}
+
+namespace {
+/// The flags of an attention config that only the warp-specialized
+/// schedule reads (unset: the rule decides).
+struct WarpSpecializedFlags {
+  std::optional<bool> pingpong, tmaStore, persistent, byPasses;
+};
+} // namespace
+
+/// `c` on the cp.async schedule: no warp-specialized flag is set, and Q's
+/// buffer (with qInSmem) and the K/V ring fit.
+static FailureOr<AttentionConfig>
+checkCpAsyncConfig(AttentionOp op, const TargetInfo &target,
+                   const AttentionConfig &c, int64_t d, int64_t elemBytes,
+                   const WarpSpecializedFlags &flags) {
+  for (auto [flag, name] : {std::pair(flags.pingpong, "pingpong"),
+                            std::pair(flags.tmaStore, "tma_store"),
+                            std::pair(flags.persistent, "persistent")})
+    if (flag.value_or(false))
+      return op.emitOpError(name) << " needs the warp-specialized schedule";
+  // Q's buffer beside tile-pipeline's K/V ring.
+  int64_t bytes = getAttentionBufferBytes(c, d, elemBytes, c.qInSmem);
+  if (bytes > target.maxSmemPerBlock)
+    return op.emitOpError("config needs ")
+           << bytes << " bytes of shared memory for "
+           << (c.qInSmem ? "Q and " : "") << "a " << c.stages
+           << "-stage K/V ring, more than the " << target.maxSmemPerBlock
+           << " bytes a block may use on " << target.chip;
+  return c;
+}
+
+/// Fills the warp-specialized schedule's fields of `c` (tma_store,
+/// persistent, by_passes, pingpong) from `flags` and the rule. Returns a
+/// failure message in `why` when the chip or the shape cannot run that
+/// schedule at all; diagnoses a flag it cannot honour.
+static FailureOr<AttentionConfig>
+finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
+                            AttentionConfig c, int64_t d, int64_t elemBytes,
+                            const WarpSpecializedFlags &flags,
+                            std::string &why) {
+  if (!target.hasWgmma || !target.hasTma || !target.hasSetmaxnreg) {
+    why = (target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)").str();
+    return failure();
+  }
   // Both products on wgmma: 16 rows per consumer warp, Kᵀ and V tiles in
   // 64-element TMA boxes, block_n keys as one wgmma N (at most 256).
-  if (c.blockM != 16 * c.warps || c.warps % 4 != 0)
-    return reject("block_m must be 16 x warps (64 rows per consumer "
-                  "warpgroup), got block_m = " +
-                  Twine(c.blockM) + " with " + Twine(c.warps) + " warps");
-  if (c.blockN % 64 != 0 || c.blockN > 256)
-    return reject("block_n must be 64, 128 or 256, got " + Twine(c.blockN));
+  if (c.blockM != 16 * c.warps || c.warps % 4 != 0) {
+    why = ("block_m must be 16 x warps (64 rows per consumer warpgroup), got "
+           "block_m = " +
+           Twine(c.blockM) + " with " + Twine(c.warps) + " warps")
+              .str();
+    return failure();
+  }
+  if (c.blockN % 64 != 0 || c.blockN > 256) {
+    why = ("block_n must be 64, 128 or 256, got " + Twine(c.blockN)).str();
+    return failure();
+  }
   // Q's tile and the K/V ring.
-  int64_t bytes = bufferBytes(/*withQ=*/true);
-  if (bytes > target.maxSmemPerBlock)
-    return reject("Q and the K/V ring need " + Twine(bytes) +
-                  " bytes of shared memory for " + Twine(c.stages) +
-                  " stages, more than the " + Twine(target.maxSmemPerBlock) +
-                  " bytes a block may use on " + target.chip);
-  c.tmaStore = tmaStore.value_or(true);
+  int64_t bytes = getAttentionBufferBytes(c, d, elemBytes, /*withQ=*/true);
+  if (bytes > target.maxSmemPerBlock) {
+    why = ("Q and the K/V ring need " + Twine(bytes) +
+           " bytes of shared memory for " + Twine(c.stages) +
+           " stages, more than the " + Twine(target.maxSmemPerBlock) +
+           " bytes a block may use on " + target.chip)
+              .str();
+    return failure();
+  }
+  c.tmaStore = flags.tmaStore.value_or(true);
   // Persistent without the causal mask, where a second Q buffer fits beside
   // the ring (not with a third stage at head dim 128): the next tile's Q and
   // K/V load while this one finishes. Interleaved A/B on the H200, S = 1k /
@@ -399,7 +405,7 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // (tilec.attention asks for `persistent` at short causal sequences).
   int64_t qBytes = c.blockM * d * elemBytes;
   bool roomForQ2 = bytes + qBytes <= target.maxSmemPerBlock;
-  c.persistent = persistent.value_or(roomForQ2 && !op.getCausal());
+  c.persistent = flags.persistent.value_or(roomForQ2 && !op.getCausal());
   if (c.persistent && !roomForQ2)
     return op.emitOpError("persistent: a second Q buffer beside Q and the "
                           "K/V ring needs ")
@@ -421,12 +427,56 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // (bench/results/2026-12-02_attention_split_loops_h200.json). Not yet at
   // head dim 128 without the causal mask (0.97-0.99x) or at head dim 256
   // (0.93-0.99x).
-  c.byPasses = byPasses.value_or(op.getCausal() ? d <= 128 : d <= 64);
+  c.byPasses = flags.byPasses.value_or(op.getCausal() ? d <= 128 : d <= 64);
   // Ping-pong pairs two consumer warpgroups.
-  c.pingpong = pingpong.value_or(c.warps == 8);
+  c.pingpong = flags.pingpong.value_or(c.warps == 8);
   if (c.pingpong && c.warps != 8)
     return op.emitOpError("pingpong takes turns between two consumer "
                           "warpgroups (8 warps), got ")
            << c.warps << " warps";
   return c;
+}
+
+FailureOr<AttentionConfig>
+mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
+                                      int64_t d) {
+  int64_t elemBytes = getBytes(op.getQ().getType().getElementType());
+  AttentionConfigAttr config = op.getConfigAttr();
+  if (!config)
+    config = AttentionConfigAttr::get(op.getContext());
+  std::optional<bool> ws = getFlag(config.getWarpSpecialize());
+  AttentionConfig c =
+      getDefaultAttentionConfig(target, d, elemBytes, ws.value_or(true));
+  WarpSpecializedFlags flags{getFlag(config.getPingpong()),
+                             getFlag(config.getTmaStore()),
+                             getFlag(config.getPersistent()),
+                             getFlag(config.getByPasses())};
+  c.qInSmem = getFlag(config.getQInSmem()).value_or(c.qInSmem);
+  c.splitLoops = getFlag(config.getSplitLoops()).value_or(c.splitLoops);
+  c.warpSpecialize = ws.value_or(c.warpSpecialize);
+  override(c.blockM, config.getBlockM());
+  override(c.blockN, config.getBlockN());
+  override(c.warps, config.getWarps());
+  override(c.stages, config.getStages());
+  override(c.consumerRegs, config.getConsumerRegs());
+  override(c.producerRegs, config.getProducerRegs());
+  // Warps split the rows: each owns block_m / warps (a multiple of 16).
+  // (Powers of two and block_n >= 16 are the config attribute's rules.)
+  if (c.blockM % (16 * c.warps) != 0)
+    return op.emitOpError("block_m must be a multiple of 16 x warps, got "
+                          "block_m = ")
+           << c.blockM << ", warps = " << c.warps;
+  if (!c.warpSpecialize)
+    return checkCpAsyncConfig(op, target, c, d, elemBytes, flags);
+  // Requested explicitly, a schedule the chip or shape cannot run is an
+  // error; by default the cp.async schedule takes over.
+  std::string why;
+  FailureOr<AttentionConfig> ws4 =
+      finishWarpSpecializedConfig(op, target, c, d, elemBytes, flags, why);
+  if (succeeded(ws4) || why.empty())
+    return ws4;
+  if (ws.value_or(false))
+    return op.emitOpError("warp_specialize: ") << why;
+  c.warpSpecialize = false;
+  return checkCpAsyncConfig(op, target, c, d, elemBytes, flags);
 }
