@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Builds the variants var_ab.py times: .gpu/var/<variant>/sm_90a/.
+
+    mkvar.py [--tilec build/bin/tilec] [variant ...]
+
+old:    the hand-built kernel (config by_passes = 0)
+new:    the pass-built kernel with the shipped defaults (by_passes = 1)
+split:  new with schedule<split_loops = true> on the kernel
+new2, split2: new and split built by another tilec (the names say which
+        build; .gpu/var keeps what earlier builds made)
+"""
+import argparse, os, subprocess, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from tilec.kernels import attention_source  # noqa: E402
+
+KERNELS = [(128, False, False), (256, False, False), (256, True, False),
+           (64, True, False), (128, True, False), (64, False, False),
+           (64, True, True), (128, True, True)]
+
+
+def with_schedule(src, sched):
+    first, rest = src.split("\n", 1)
+    assert first.rstrip().endswith("{"), first
+    return first.rstrip()[:-1] + f"schedule<{sched}> {{\n" + rest
+
+
+VARIANTS = {
+    "old": lambda d, c: ({"by_passes": 0}, None),
+    "new": lambda d, c: ({"by_passes": 1}, None),
+    "split": lambda d, c: ({"by_passes": 1}, "split_loops = true"),
+    "new2": lambda d, c: ({"by_passes": 1}, None),
+    "split2": lambda d, c: ({"by_passes": 1}, "split_loops = true"),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "var"))
+    ap.add_argument("variants", nargs="*", default=list(VARIANTS))
+    args = ap.parse_args()
+    for var in args.variants:
+        out = os.path.join(args.out, var, "sm_90a")
+        os.makedirs(out, exist_ok=True)
+        for d, causal, persistent in KERNELS:
+            cfg, sched = VARIANTS[var](d, causal)
+            if persistent:
+                cfg = dict(cfg, persistent=1)
+            name = f"attention_bf16_d{d}" + ("_causal" if causal else "") + ("_persistent" if persistent else "")
+            _, src = attention_source(head_dim=d, causal=causal, config=cfg, name=name)
+            if sched:
+                src = with_schedule(src, sched)
+            path = os.path.join(args.out, var, f"{name}.mlir")
+            with open(path, "w") as f:
+                f.write(src)
+            subprocess.run([args.tilec, path, "--chip=sm_90a", "--emit=cubin", "-o", out], check=True)
+            print(var, name, flush=True)
+
+
+if __name__ == "__main__":
+    main()
