@@ -6,6 +6,7 @@
 old:    the hand-built kernel (config by_passes = 0)
 new:    the pass-built kernel with the shipped defaults (by_passes = 1)
 split:  new with schedule<split_loops = true> on the kernel
+r240, split_r240: new and split with setmaxnreg 240/24 (consumers/producer)
 new2, split2: new and split built by another tilec (the names say which
         build; .gpu/var keeps what earlier builds made)
 """
@@ -31,6 +32,9 @@ VARIANTS = {
     "new": lambda d, c: ({"by_passes": 1}, None),
     "split": lambda d, c: ({"by_passes": 1}, "split_loops = true"),
     "new2": lambda d, c: ({"by_passes": 1}, None),
+    "r240": lambda d, c: ({"by_passes": 1, "consumer_regs": 240, "producer_regs": 24}, None),
+    "split_r240": lambda d, c: ({"by_passes": 1, "consumer_regs": 240, "producer_regs": 24},
+                                "split_loops = true"),
     "split2": lambda d, c: ({"by_passes": 1}, "split_loops = true"),
 }
 
