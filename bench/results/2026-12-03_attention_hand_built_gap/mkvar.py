@@ -6,6 +6,8 @@
 old:    the hand-built kernel (config by_passes = 0)
 new:    the pass-built kernel with the shipped defaults (by_passes = 1)
 split:  new with schedule<split_loops = true> on the kernel
+sep, sep_split: new and split built by the tilec whose tile-wgmma-overlap
+        guards the rotated loop's prologue and epilogue apart
 r240, split_r240: new and split with setmaxnreg 240/24 (consumers/producer)
 new2, split2: new and split built by another tilec (the names say which
         build; .gpu/var keeps what earlier builds made)
@@ -32,6 +34,8 @@ VARIANTS = {
     "new": lambda d, c: ({"by_passes": 1}, None),
     "split": lambda d, c: ({"by_passes": 1}, "split_loops = true"),
     "new2": lambda d, c: ({"by_passes": 1}, None),
+    "sep": lambda d, c: ({"by_passes": 1}, None),
+    "sep_split": lambda d, c: ({"by_passes": 1}, "split_loops = true"),
     "r240": lambda d, c: ({"by_passes": 1, "consumer_regs": 240, "producer_regs": 24}, None),
     "split_r240": lambda d, c: ({"by_passes": 1, "consumer_regs": 240, "producer_regs": 24},
                                 "split_loops = true"),
