@@ -47,7 +47,6 @@
 
 #include "ExpandNamedOps.h"
 
-#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/Transforms/NamedOpConfigs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
