@@ -163,18 +163,15 @@ void expand::keepCpAsyncRing(KernelOp kernel,
       /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
       /*consumerRegs=*/std::nullopt, /*persistent=*/no, /*tmaStore=*/no,
       /*pingpong=*/nullptr, /*splitLoops=*/nullptr, /*operandsInSmem=*/nullptr);
-  ScheduleAttr schedule = mergeSchedules(ctx, forced, kernel.getScheduleAttr());
-  if (operandsInSmem) {
-    // The config's choice, under what the kernel set itself.
-    ScheduleAttr choice = ScheduleAttr::get(
-        ctx, /*stages=*/std::nullopt, /*tma=*/nullptr, /*asyncWgmma=*/nullptr,
-        /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
-        /*consumerRegs=*/std::nullopt, /*persistent=*/nullptr,
-        /*tmaStore=*/nullptr, /*pingpong=*/nullptr, /*splitLoops=*/nullptr,
-        BoolAttr::get(ctx, *operandsInSmem));
-    schedule = mergeSchedules(ctx, schedule, choice);
-  }
-  kernel.setScheduleAttr(schedule);
+  // The config's choice, under what the kernel set itself.
+  ScheduleAttr choice = ScheduleAttr::get(
+      ctx, /*stages=*/std::nullopt, /*tma=*/nullptr, /*asyncWgmma=*/nullptr,
+      /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
+      /*consumerRegs=*/std::nullopt, /*persistent=*/nullptr,
+      /*tmaStore=*/nullptr, /*pingpong=*/nullptr, /*splitLoops=*/nullptr,
+      operandsInSmem ? BoolAttr::get(ctx, *operandsInSmem) : BoolAttr());
+  kernel.setScheduleAttr(mergeSchedules(
+      ctx, mergeSchedules(ctx, forced, kernel.getScheduleAttr()), choice));
 }
 
 void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,

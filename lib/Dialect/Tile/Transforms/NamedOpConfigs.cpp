@@ -85,6 +85,12 @@ static std::optional<bool> getFlag(BoolAttr flag) {
   return flag.getValue();
 }
 
+/// The chip runs the warp-specialized schedules (wgmma, TMA, setmaxnreg:
+/// sm_90a).
+static bool canWarpSpecialize(const TargetInfo &target) {
+  return target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
+}
+
 FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
                                                        const TargetInfo &target) {
   Type inType = op.getA().getType().getElementType();
@@ -172,7 +178,7 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
       return c;
     };
     FailureOr<GemmConfig> fallback = c;
-    if (!target.hasWgmma || !target.hasTma || !target.hasSetmaxnreg)
+    if (!canWarpSpecialize(target))
       fallback = reject(target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)");
     else if (inBytes != 2)
       fallback = reject("wgmma operands must be bf16 or f16");
@@ -299,7 +305,7 @@ static AttentionConfig getDefaultAttentionConfig(const TargetInfo &target,
     if (!fits())
       c.qInSmem = false;
   }
-  bool hopper = target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
+  bool hopper = canWarpSpecialize(target);
   if (target.hasWgmma && d <= 128) {
     c.blockM = 128;
     c.blockN = 128;
@@ -363,7 +369,7 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
                             AttentionConfig c, int64_t d, int64_t elemBytes,
                             const WarpSpecializedFlags &flags,
                             std::string &why) {
-  if (!target.hasWgmma || !target.hasTma || !target.hasSetmaxnreg) {
+  if (!canWarpSpecialize(target)) {
     why = (target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)").str();
     return failure();
   }
@@ -471,10 +477,10 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // Requested explicitly, a schedule the chip or shape cannot run is an
   // error; by default the cp.async schedule takes over.
   std::string why;
-  FailureOr<AttentionConfig> ws4 =
+  FailureOr<AttentionConfig> wsConfig =
       finishWarpSpecializedConfig(op, target, c, d, elemBytes, flags, why);
-  if (succeeded(ws4) || why.empty())
-    return ws4;
+  if (succeeded(wsConfig) || why.empty())
+    return wsConfig;
   if (ws.value_or(false))
     return op.emitOpError("warp_specialize: ") << why;
   c.warpSpecialize = false;
