@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """Builds the variants var_ab.py times: .gpu/var/<variant>/sm_90a/.
 
-    mkvar.py [--tilec build/bin/tilec] [variant ...]
+    mkvar.py [--tilec build/bin/tilec] [--suffix S] [variant ...]
 
 old:    the hand-built kernel (config by_passes = 0)
 new:    the pass-built kernel with the shipped defaults (by_passes = 1)
 split:  new with schedule<split_loops = true> on the kernel
-sep, sep_split: new and split built by the tilec whose tile-wgmma-overlap
-        guards the rotated loop's prologue and epilogue apart
 r240, split_r240: new and split with setmaxnreg 240/24 (consumers/producer)
-new2, split2: new and split built by another tilec (the names say which
-        build; .gpu/var keeps what earlier builds made)
+
+--suffix names the output folders <variant><suffix> (.gpu/var keeps what
+earlier builds made). The runs' other names are new/split built by the
+experimental tilec of each probe: new2, split2 (run 2: one carried ring
+position), sep, sep_split (run 16: separate prologue/epilogue guards).
 """
 import argparse, os, subprocess, sys
 
@@ -33,13 +34,9 @@ VARIANTS = {
     "old": lambda d, c: ({"by_passes": 0}, None),
     "new": lambda d, c: ({"by_passes": 1}, None),
     "split": lambda d, c: ({"by_passes": 1}, "split_loops = true"),
-    "new2": lambda d, c: ({"by_passes": 1}, None),
-    "sep": lambda d, c: ({"by_passes": 1}, None),
-    "sep_split": lambda d, c: ({"by_passes": 1}, "split_loops = true"),
     "r240": lambda d, c: ({"by_passes": 1, "consumer_regs": 240, "producer_regs": 24}, None),
     "split_r240": lambda d, c: ({"by_passes": 1, "consumer_regs": 240, "producer_regs": 24},
                                 "split_loops = true"),
-    "split2": lambda d, c: ({"by_passes": 1}, "split_loops = true"),
 }
 
 
@@ -47,10 +44,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "var"))
+    ap.add_argument("--suffix", default="")
     ap.add_argument("variants", nargs="*", default=list(VARIANTS))
     args = ap.parse_args()
     for var in args.variants:
-        out = os.path.join(args.out, var, "sm_90a")
+        out = os.path.join(args.out, var + args.suffix, "sm_90a")
         os.makedirs(out, exist_ok=True)
         for d, causal, persistent in KERNELS:
             cfg, sched = VARIANTS[var](d, causal)
@@ -60,7 +58,7 @@ def main():
             _, src = attention_source(head_dim=d, causal=causal, config=cfg, name=name)
             if sched:
                 src = with_schedule(src, sched)
-            path = os.path.join(args.out, var, f"{name}.mlir")
+            path = os.path.join(args.out, var + args.suffix, f"{name}.mlir")
             with open(path, "w") as f:
                 f.write(src)
             subprocess.run([args.tilec, path, "--chip=sm_90a", "--emit=cubin", "-o", out], check=True)
