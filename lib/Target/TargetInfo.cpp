@@ -57,7 +57,8 @@ FailureOr<TargetInfo> TargetInfo::get(StringRef chip) {
     TargetInfo info = makeAmpere(chip == "sm_90" ? "sm_90" : "sm_90a", 90, 86,
                                  227 * 1024);
     info.hasTma = info.hasClusters = true;
-    info.hasMmaFp8 = false; // Hopper runs fp8 through wgmma, not mma.sync.
+    // mma.sync m16n8k32 on fp8 is sm_89+; sm_90a prefers wgmma.
+    info.hasMmaFp8 = true;
     info.archSpecific = chip == "sm_90a";
     info.hasWgmma = info.hasSetmaxnreg = info.archSpecific;
     return info;

@@ -64,12 +64,19 @@ struct ConstantOpLowering : public OpConversionPattern<arith::ConstantOp> {
       return op.emitOpError("non-splat tile constants are not supported; "
                             "build index tiles with tile.range");
     auto vecType = cast<VectorType>(getTypeConverter()->convertType(tensorType));
-    if (vecType.getElementType() != tensorType.getElementType())
-      return op.emitOpError("constant tiles of ")
-             << tensorType.getElementType() << " are not supported";
+    Attribute value = dense.getSplatValue<Attribute>();
+    if (vecType.getElementType() != tensorType.getElementType()) {
+      // fp8 is carried as i8: the same bits.
+      auto f = dyn_cast<FloatAttr>(value);
+      auto storage = dyn_cast<IntegerType>(vecType.getElementType());
+      if (!f || !storage ||
+          storage.getWidth() != f.getValue().bitcastToAPInt().getBitWidth())
+        return op.emitOpError("constant tiles of ")
+               << tensorType.getElementType() << " are not supported";
+      value = IntegerAttr::get(storage, f.getValue().bitcastToAPInt());
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, vecType,
-        SplatElementsAttr::get(vecType, dense.getSplatValue<Attribute>()));
+        op, vecType, SplatElementsAttr::get(vecType, value));
     return success();
   }
 };

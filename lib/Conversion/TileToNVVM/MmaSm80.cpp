@@ -8,7 +8,11 @@
 //
 // This file lowers tile.dot with #tile.mma accumulators and #tile.dot_operand
 // operands to `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}`
-// ([PTX ISA: mma m16n8k16](https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-fragment-mma-16816-float)).
+// ([PTX ISA: mma m16n8k16](https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-fragment-mma-16816-float))
+// and, for fp8 operands (sm_89+), `m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}`
+// ([PTX ISA: mma m16n8k32](https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-fragment-mma-16832)),
+// where each register holds four K-adjacent bytes and the K halves sit 16
+// apart (a0 (r, k..k+3), a2 (r, k+16..k+19); b0 (k..k+3, c), b1 (k+16.., c)).
 // Per warp and per 16-wide K step, every 16x8 tile of the warp's accumulator
 // gets one instruction; K steps are outermost so consecutive instructions
 // are independent. Fragment registers are looked up in the operands' linear
@@ -55,6 +59,38 @@ static int64_t getRegisterExtent(const LinearLayout &layout, unsigned dim,
   return extent;
 }
 
+/// `mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32` as inline PTX: LLVM
+/// 22's nvvm.mma.sync verifier rejects the dense FP8 forms. The accumulator
+/// registers are tied to the results.
+static SmallVector<Value> emitMmaFp8(OpBuilder &b, Location loc, Type aType,
+                                     Type bType, ArrayRef<Value> aOps,
+                                     ArrayRef<Value> bOps,
+                                     ArrayRef<Value> cOps) {
+  std::string ptx;
+  llvm::raw_string_ostream os(ptx);
+  os << "mma.sync.aligned.m16n8k32.row.col.f32." << getPtxTypeName(aType)
+     << "." << getPtxTypeName(bType)
+     << ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+        "{$10, $11, $12, $13};";
+  SmallVector<Value> operands(aOps);
+  llvm::append_range(operands, bOps);
+  llvm::append_range(operands, cOps);
+  Type f32 = b.getF32Type();
+  auto resType = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                  {f32, f32, f32, f32});
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resType, operands, b.getStringAttr(ptx),
+      b.getStringAttr("=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"),
+      /*has_side_effects=*/nullptr, /*is_align_stack=*/nullptr,
+      LLVM::TailCallKindAttr(),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/nullptr);
+  SmallVector<Value> d;
+  for (int j = 0; j < 4; ++j)
+    d.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), j));
+  return d;
+}
+
 LogicalResult
 DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
                                   ConversionPatternRewriter &rewriter) const {
@@ -65,27 +101,38 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
       !isa_and_nonnull<DotOperandEncodingAttr>(aType.getEncoding()) ||
       !isa_and_nonnull<DotOperandEncodingAttr>(bType.getEncoding()))
     return rewriter.notifyMatchFailure(op, "not an mma.sync dot");
-  Type et = aType.getElementType();
-  if (!(et.isBF16() || et.isF16()) || !cType.getElementType().isF32())
-    return op.emitOpError("mma.sync lowering supports bf16/f16 operands with "
-                          "an f32 accumulator");
+  Type et = aType.getElementType(), bt = bType.getElementType();
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(et) &&
+             isa<Float8E4M3FNType, Float8E5M2Type>(bt);
+  if (!(fp8 || ((et.isBF16() || et.isF16()) && et == bt)) ||
+      !cType.getElementType().isF32())
+    return op.emitOpError("mma.sync lowering supports bf16/f16 and fp8 "
+                          "(e4m3/e5m2) operands with an f32 accumulator, got ")
+           << et << " x " << bt << " -> " << cType.getElementType();
   if (!target.hasMmaBf16)
     return op.emitOpError("mma.sync needs sm_80 or later, not ")
+           << target.chip;
+  if (fp8 && !target.hasMmaFp8)
+    return op.emitOpError("mma.sync m16n8k32 on ")
+           << et << " x " << bt << " needs sm_89 or later, not "
            << target.chip;
   // The fragments are looked up in the operands' layouts, which must be the
   // accumulator's (tile-assign-layouts makes them so; hand-written IR may
   // not).
   auto aEnc = cast<DotOperandEncodingAttr>(aType.getEncoding());
   auto bEnc = cast<DotOperandEncodingAttr>(bType.getEncoding());
+  unsigned kWidth = fp8 ? 4 : 2;
   if (aEnc.getOpIdx() != 0 || bEnc.getOpIdx() != 1 ||
       aEnc.getParent() != cType.getEncoding() ||
-      bEnc.getParent() != cType.getEncoding())
+      bEnc.getParent() != cType.getEncoding() ||
+      aEnc.getKWidth() != kWidth || bEnc.getKWidth() != kWidth)
     return op.emitOpError("mma.sync needs A and B in the #tile.dot_operand "
-                          "layouts (opIdx 0 and 1) of the accumulator's "
-                          "#tile.mma layout");
-  if (aType.getDimSize(1) % 16 != 0)
-    return op.emitOpError("mma.sync m16n8k16 needs K to be a multiple of 16, "
-                          "got ")
+                          "layouts (opIdx 0 and 1, kWidth ")
+           << kWidth << ") of the accumulator's #tile.mma layout";
+  int64_t instrK = 8 * kWidth;
+  if (aType.getDimSize(1) % instrK != 0)
+    return op.emitOpError("mma.sync m16n8k")
+           << instrK << " needs K to be a multiple of " << instrK << ", got "
            << aType.getDimSize(1);
 
   Location loc = op.getLoc();
@@ -107,18 +154,20 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
     assert(idx && "fragment element outside its layout");
     return *idx;
   };
-  // Two 16-bit elements adjacent along K go in one 32-bit register (the
-  // NVVM op takes f16 pairs as vector<2xf16>, bf16 pairs as i32).
-  for (int64_t kk = 0; kk < k; kk += 16) {
+  // kWidth elements adjacent along K go in one 32-bit register (the NVVM op
+  // takes f16 pairs as vector<2xf16>, bf16 pairs as i32; fp8 quads are i32).
+  for (int64_t kk = 0; kk < k; kk += instrK) {
     for (int64_t mi = 0; mi < wtM; mi += 16) {
       SmallVector<Value> aOps = getMmaAFragment(rewriter, loc, a, aLL, mi, kk,
-                                                /*f16AsVector=*/true);
+                                                kWidth, /*f16AsVector=*/true);
       for (int64_t ni = 0; ni < wtN; ni += 8) {
         SmallVector<Value> bOps;
         for (int j = 0; j < 2; ++j) {
-          int64_t r = kk + j * 8;
-          bOps.push_back(packHalfPair(rewriter, loc, b[reg(bLL, r, ni)],
-                                      b[reg(bLL, r + 1, ni)],
+          int64_t r = kk + j * 4 * kWidth;
+          SmallVector<Value> elems;
+          for (unsigned e = 0; e < kWidth; ++e)
+            elems.push_back(b[reg(bLL, r + e, ni)]);
+          bOps.push_back(packRegister(rewriter, loc, elems,
                                       /*f16AsVector=*/true));
         }
         unsigned cIdx[4];
@@ -126,6 +175,13 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
         for (int j = 0; j < 4; ++j) {
           cIdx[j] = reg(cLL, mi + (j / 2) * 8, ni + j % 2);
           cOps.push_back(acc[cIdx[j]]);
+        }
+        if (fp8) {
+          SmallVector<Value> d = emitMmaFp8(rewriter, loc, et, bt, aOps, bOps,
+                                            cOps);
+          for (int j = 0; j < 4; ++j)
+            acc[cIdx[j]] = d[j];
+          continue;
         }
         Value d = NVVM::MmaOp::create(
             rewriter, loc, resType, aOps, bOps, cOps, {16, 8, 16},

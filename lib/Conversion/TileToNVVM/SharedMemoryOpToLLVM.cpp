@@ -18,7 +18,10 @@
 //    (`bar.sync` / `bar.arrive` id, threads) and tile.warpgroup_id.
 //  * tile.local_store: vectorized st.shared at swizzled addresses.
 //  * tile.local_load into mma.sync operand layouts: `ldmatrix.x4` (x2 for
-//    8-wide B warp tiles), `.trans` when the buffer is contiguous along M/N:
+//    8-wide B warp tiles), `.trans` when the buffer is contiguous along M/N
+//    (16-bit only). For 8-bit (fp8) operands, contiguous along K, a matrix
+//    row is 16 K elements, so one x4 covers a 16x32 A block (m16n8k32's a0-a3)
+//    and the K halves below are 16 wide:
 //
 //        A (M x K) 16x16 block          B (K x N) 16x16 block
 //        +--------+--------+            +--------+--------+
@@ -417,8 +420,14 @@ LocalLoadOpLowering::matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
                                          i32Val(rewriter, op.getLoc(), 0)));
     return success();
   }
+  // ldmatrix reads 8x8 matrices of 16-bit elements, 8x16 of 8-bit ones
+  // (transposed only for 16-bit: 8-bit operands must be contiguous along K,
+  // as mma.sync m16n8k32 reads them; others take the generic path).
   auto dotOp = dyn_cast<DotOperandEncodingAttr>(type.getEncoding());
-  if (dotOp && type.getElementType().getIntOrFloatBitWidth() == 16)
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  if (dotOp && (bits == 16 ||
+                (bits == 8 && op.getBuffer().getType().getEncoding().getOrder()[0] ==
+                                  (dotOp.getOpIdx() == 0 ? 1u : 0u))))
     return lowerWithLdmatrix(op, adaptor, rewriter);
 
   // Generic: each run of consecutive registers along the buffer's
@@ -500,7 +509,14 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
   auto times8 = [&](Value v) {
     return arith::ShLIOp::create(rewriter, loc, v, i32Val(rewriter, loc, 3));
   };
-  Value outerLane = times8(outerHalf), kLane = times8(kHalf);
+  // A matrix row is 16 bytes: 8 16-bit or 16 8-bit elements along K (or 8
+  // rows of K when transposed, 16-bit only).
+  int64_t elemBytes = getStorageBytes(type.getElementType());
+  int64_t kPerMat = trans ? 8 : 16 / elemBytes;
+  unsigned kWidth = 4 / elemBytes;
+  Value outerLane = times8(outerHalf);
+  Value kLane = arith::MulIOp::create(rewriter, loc, kHalf,
+                                      i32Val(rewriter, loc, kPerMat));
   // The 8 contiguous elements of a row run along the buffer's contiguous
   // dimension; the row index walks the other one.
   if (trans)
@@ -516,25 +532,24 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
     LinearLayout::Basis wc = layout.getWarpCoord(w);
     for (int64_t l = 0; l < 32; ++l) {
       int64_t m = (l >> 3) & (numMatrices - 1);
-      int64_t half[2] = {(m & 1) * 8, (m >> 1) * 8}; // (lo, hi) matrix bit
+      int64_t half[2] = {m & 1, m >> 1}; // (lo, hi) matrix bit
       std::array<int64_t, 2> t;
-      t[outerDim] = wc[outerDim] + (isA ? half[0] : half[1]);
-      t[kDim] = wc[kDim] + (isA ? half[1] : half[0]);
+      t[outerDim] = wc[outerDim] + (isA ? half[0] : half[1]) * 8;
+      t[kDim] = wc[kDim] + (isA ? half[1] : half[0]) * kPerMat;
       t[trans ? kDim : outerDim] += l & 7;
       threads.push_back(t);
     }
   }
-  int64_t elemBytes = getStorageBytes(type.getElementType());
 
   auto i32 = rewriter.getI32Type();
   SmallVector<Type> fields(numMatrices, i32);
   Type resType = numMatrices == 1 ? Type(i32)
                                   : LLVM::LLVMStructType::getLiteral(ctx, fields);
   Type et = getStorageType(type.getElementType());
-  auto pairType = VectorType::get({2}, et);
+  auto wordType = VectorType::get({kWidth}, et);
   SmallVector<Value> elems(layout.getNumRegs());
   for (int64_t ob = 0; ob < outerExtent; ob += outerBlock) {
-    for (int64_t kb = 0; kb < shape[kDim]; kb += 16) {
+    for (int64_t kb = 0; kb < shape[kDim]; kb += 2 * kPerMat) {
       ArrayRef<int64_t> base = op.getOffsets();
       int64_t at[2];
       at[outerDim] = base[outerDim] + ob;
@@ -578,16 +593,16 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
       }
       for (int j = 0; j < numMatrices; ++j) {
         Value word = LLVM::ExtractValueOp::create(rewriter, loc, ld, j);
-        Value pair = LLVM::BitcastOp::create(rewriter, loc, pairType, word);
+        Value packed = LLVM::BitcastOp::create(rewriter, loc, wordType, word);
         int64_t jo = isA ? j % 2 : j / 2, jk = isA ? j / 2 : j % 2;
-        for (int e = 0; e < 2; ++e) {
+        for (unsigned e = 0; e < kWidth; ++e) {
           LinearLayout::Basis c(2);
           c[outerDim] = ob + jo * 8;
-          c[kDim] = kb + jk * 8 + e;
+          c[kDim] = kb + jk * kPerMat + e;
           std::optional<unsigned> reg = layout.findReg(c);
           if (!reg)
             return op.emitOpError("ldmatrix fragment outside the operand layout");
-          elems[*reg] = vector::ExtractOp::create(rewriter, loc, pair, e);
+          elems[*reg] = vector::ExtractOp::create(rewriter, loc, packed, e);
         }
       }
     }

@@ -228,29 +228,42 @@ void mlir::tilec::emitIf(OpBuilder &b, Location loc, Value cond,
   });
 }
 
-Value mlir::tilec::packHalfPair(OpBuilder &b, Location loc, Value lo,
-                                Value hi, bool f16AsVector) {
-  Type et = lo.getType();
-  Value pair = vector::FromElementsOp::create(
-      b, loc, VectorType::get({2}, et), ValueRange{lo, hi});
+StringRef mlir::tilec::getPtxTypeName(Type t) {
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF16())
+    return "f16";
+  if (isa<Float8E4M3FNType>(t))
+    return "e4m3";
+  if (isa<Float8E5M2Type>(t))
+    return "e5m2";
+  llvm_unreachable("not a tensor-core operand type");
+}
+
+Value mlir::tilec::packRegister(OpBuilder &b, Location loc,
+                                ArrayRef<Value> elems, bool f16AsVector) {
+  Type et = elems.front().getType();
+  Value packed = vector::FromElementsOp::create(
+      b, loc, VectorType::get({static_cast<int64_t>(elems.size())}, et), elems);
   if (et.isF16() && f16AsVector)
-    return pair;
-  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
+    return packed;
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), packed);
 }
 
 SmallVector<Value> mlir::tilec::getMmaAFragment(
     OpBuilder &b, Location loc, ArrayRef<Value> values,
-    const tile::LinearLayout &ll, int64_t row0, int64_t k0, bool f16AsVector) {
-  auto reg = [&](int64_t r, int64_t c) -> Value {
-    std::optional<unsigned> idx = ll.findReg({r, c});
-    assert(idx && "fragment element outside its layout");
-    return values[*idx];
-  };
+    const tile::LinearLayout &ll, int64_t row0, int64_t k0, unsigned kWidth,
+    bool f16AsVector) {
   SmallVector<Value> frag;
   for (int j = 0; j < 4; ++j) {
-    int64_t r = row0 + (j % 2) * 8, c = k0 + (j / 2) * 8;
-    frag.push_back(
-        packHalfPair(b, loc, reg(r, c), reg(r, c + 1), f16AsVector));
+    int64_t r = row0 + (j % 2) * 8, c = k0 + (j / 2) * 4 * kWidth;
+    SmallVector<Value> elems;
+    for (unsigned e = 0; e < kWidth; ++e) {
+      std::optional<unsigned> idx = ll.findReg({r, c + e});
+      assert(idx && "fragment element outside its layout");
+      elems.push_back(values[*idx]);
+    }
+    frag.push_back(packRegister(b, loc, elems, f16AsVector));
   }
   return frag;
 }

@@ -111,18 +111,24 @@ Value gepStage(OpBuilder &b, Location loc, Value ptr, tile::SmemType type,
 void emitIf(OpBuilder &b, Location loc, Value cond,
             function_ref<void(OpBuilder &, Location)> body);
 
-/// Two 16-bit elements adjacent along K in one 32-bit register: i32, or
-/// vector<2xf16> for f16 when `f16AsVector` (what nvvm.mma.sync takes).
-Value packHalfPair(OpBuilder &b, Location loc, Value lo, Value hi,
+/// PTX name of a tensor-core operand type: bf16, f16, e4m3 or e5m2.
+StringRef getPtxTypeName(Type t);
+
+/// Elements adjacent along K in one 32-bit register: two 16-bit or four
+/// 8-bit ones (fp8 is carried as i8), as i32; or vector<2xf16> for f16 when
+/// `f16AsVector` (what nvvm.mma.sync takes).
+Value packRegister(OpBuilder &b, Location loc, ArrayRef<Value> elems,
                    bool f16AsVector);
-/// The four registers of an mma.sync m16n8k16 A fragment -- also wgmma's
-/// register A -- of a tile in linear layout `ll` (`values` its per-thread
-/// elements), for the 16 rows from `row0` and the 16-wide K step at `k0`:
-/// a0 (r, k..k+1), a1 (r+8, k..), a2 (r, k+8..), a3 (r+8, k+8..).
+/// The four registers of an mma.sync m16n8k(8*kWidth) A fragment -- also
+/// wgmma's register A -- of a tile in linear layout `ll` (`values` its
+/// per-thread elements; `kWidth` of them per register: 2 for 16-bit, 4 for
+/// 8-bit types), for the 16 rows from `row0` and the K step at `k0`
+/// (h = 4 * kWidth): a0 (r, k..), a1 (r+8, k..), a2 (r, k+h..), a3 (r+8, k+h..).
 SmallVector<Value> getMmaAFragment(OpBuilder &b, Location loc,
                                    ArrayRef<Value> values,
                                    const tile::LinearLayout &ll, int64_t row0,
-                                   int64_t k0, bool f16AsVector);
+                                   int64_t k0, unsigned kWidth,
+                                   bool f16AsVector);
 
 /// The threads executing `op`: all of the block, or those of a
 /// tile.warp_specialize region (kExecGroupAttr).

@@ -204,19 +204,23 @@ static SmallVector<Value> fenceOperands(OpBuilder &b, Location loc,
 /// f32) in and out, the A fragment, B's descriptor; scale-d = 1 (a
 /// predicate set from a register), imm-scale-a/b = 1, imm-trans-b.
 static Value emitWgmmaRS(OpBuilder &b, Location loc, Value inout,
-                         int64_t regs, int64_t n, Type et,
+                         int64_t regs, int64_t n, Type aType, Type bType,
                          ArrayRef<Value> aFrag, Value descB, bool transB) {
   std::string ptx;
   llvm::raw_string_ostream os(ptx);
-  const char *t = et.isBF16() ? "bf16" : "f16";
+  bool fp8 = getStorageBytes(aType) == 1;
   os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << 2 * regs + 5 << ", 0;\n"
-     << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << t << "." << t
+     << "wgmma.mma_async.sync.aligned.m64n" << n << "k" << (fp8 ? 32 : 16)
+     << ".f32." << getPtxTypeName(aType) << "." << getPtxTypeName(bType)
      << " {";
   for (int64_t i = 0; i < regs; ++i)
     os << (i ? ", " : "") << "$" << i;
   os << "}, {$" << 2 * regs << ", $" << 2 * regs + 1 << ", $" << 2 * regs + 2
-     << ", $" << 2 * regs + 3 << "}, $" << 2 * regs + 4 << ", p, 1, 1, "
-     << (transB ? 1 : 0) << ";\n}";
+     << ", $" << 2 * regs + 3 << "}, $" << 2 * regs + 4 << ", p, 1, 1";
+  // The transpose operand exists for 16-bit types only.
+  if (!fp8)
+    os << ", " << (transB ? 1 : 0);
+  os << ";\n}";
   std::string constraints;
   llvm::raw_string_ostream cs(constraints);
   for (int64_t i = 0; i < regs; ++i)
@@ -254,34 +258,42 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   if (!target.hasWgmma)
     return op.emitOpError("wgmma needs sm_90a (arch-specific features); ")
            << target.chip << " does not have it";
-  Type et = aType.getElementType();
+  Type et = aType.getElementType(), bt = bType.getElementType();
   auto mma = dyn_cast_or_null<MmaEncodingAttr>(cType.getEncoding());
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
   int64_t k = aType.getDimSize(1);
   unsigned numWarps = getNumWarps(op);
-  if (!(et.isBF16() || et.isF16()) || !cType.getElementType().isF32() ||
-      !mma || mma.getWarpsPerCTA()[1] != 1 || numWarps % 4 != 0 ||
-      m != 16 * numWarps || n % 8 != 0 || n > 256 || k % 16 != 0)
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(et) &&
+             isa<Float8E4M3FNType, Float8E5M2Type>(bt);
+  // One instruction reads 32 bytes of K: 16 16-bit or 32 fp8 elements.
+  unsigned elemBytes = fp8 ? 1 : 2;
+  int64_t kStep = 32 / elemBytes;
+  if (!(fp8 || ((et.isBF16() || et.isF16()) && et == bt)) ||
+      !cType.getElementType().isF32() || !mma ||
+      mma.getWarpsPerCTA()[1] != 1 || numWarps % 4 != 0 ||
+      m != 16 * numWarps || n % 8 != 0 || n > 256 || k % kStep != 0)
     return op.emitOpError("unsupported wgmma operands: ")
            << aType << " x " << bType << " -> " << cType;
-  // Descriptors assume 128-byte segments (64 16-bit elements) and rows
-  // that start at 1024-byte swizzle atoms.
+  // Descriptors assume 128-byte segments (64 16-bit or 128 8-bit elements)
+  // and rows that start at 1024-byte swizzle atoms.
   for (SharedEncodingAttr enc : {aEnc, bEnc})
-    if (enc && (enc.getVec() != 8 || enc.getPerPhase() != 1 ||
-                enc.getMaxPhase() != 8 || enc.getSegment() != 64))
+    if (enc && (enc.getVec() * elemBytes != 16 || enc.getPerPhase() != 1 ||
+                enc.getMaxPhase() != 8 || enc.getSegment() * elemBytes != 128))
       return op.emitOpError("wgmma operands need the 128-byte swizzled "
-                            "layout (vec 8, perPhase 1, maxPhase 8, segment "
-                            "64)");
+                            "layout (16-byte vec, perPhase 1, maxPhase 8, "
+                            "128-byte segments)");
 
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
-  unsigned elemBytes = 2;
   // A: M x K, K-major when contiguous along K (order[0] == 1).
   bool aKMajor = !aEnc || aEnc.getOrder()[0] == 1;
   // B: K x N, K-major when contiguous along K (order[0] == 0).
   bool bKMajor = bEnc.getOrder()[0] == 0;
   if (!aKMajor)
     return op.emitOpError("an M-major A operand is not supported yet");
+  if (fp8 && !bKMajor)
+    return op.emitOpError("fp8 wgmma needs B contiguous along K (the "
+                          "transpose is for 16-bit types only)");
   if (aRegs && (aRegs.getOpIdx() != 0 || aRegs.getParent() != mma))
     return op.emitOpError("a register A operand must be the dot_operand "
                           "(opIdx 0) of the accumulator's layout, got ")
@@ -291,8 +303,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   Value warpgroup = arith::ShRUIOp::create(rewriter, loc, ids.warp,
                                            i32Val(rewriter, loc, 2));
   // Rows of this warpgroup start 64 * wg rows into A: 64 rows of 128 bytes.
-  Value aRowBytes = arith::MulIOp::create(
-      rewriter, loc, warpgroup, i32Val(rewriter, loc, 64 * 64 * elemBytes));
+  Value aRowBytes = arith::MulIOp::create(rewriter, loc, warpgroup,
+                                          i32Val(rewriter, loc, 64 * 128));
   Value aBase = aRegs ? Value()
                       : LLVM::GEPOp::create(rewriter, loc,
                                             adaptor.getA().getType(),
@@ -317,15 +329,23 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   SmallVector<Type> fields(regs, rewriter.getF32Type());
   auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
 
-  auto wgType = et.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  auto getWgmmaType = [](Type t) {
+    if (t.isBF16())
+      return NVVM::WGMMATypes::bf16;
+    if (t.isF16())
+      return NVVM::WGMMATypes::f16;
+    return isa<Float8E4M3FNType>(t) ? NVVM::WGMMATypes::e4m3
+                                    : NVVM::WGMMATypes::e5m2;
+  };
   // Register A fragments are packed before the fence: a register written
   // between the fence and the wgmma reading it makes ptxas inject another
   // warpgroup.arrive (C7519).
   SmallVector<SmallVector<Value>> aFrags;
   if (aRegs)
-    for (int64_t kk = 0; kk < k; kk += 16)
+    for (int64_t kk = 0; kk < k; kk += kStep)
       aFrags.push_back(getMmaAFragment(rewriter, loc, aValues, aLL, /*row0=*/0,
-                                       kk, /*f16AsVector=*/false));
+                                       kk, /*kWidth=*/4 / elemBytes,
+                                       /*f16AsVector=*/false));
   // Every register the group reads is final before the fence.
   SmallVector<Value> operands(acc);
   for (ArrayRef<Value> frag : aFrags)
@@ -342,17 +362,17 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
     inout = LLVM::InsertValueOp::create(rewriter, loc, inout, acc[i], i);
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
   int64_t bRows = bType.getDimSize(bKMajor ? 1 : 0);
-  for (int64_t kk = 0; kk < k; kk += 16) {
+  for (int64_t kk = 0; kk < k; kk += kStep) {
     int64_t bOff = getUnswizzledOffset(bEnc, bType.getShape(), kk, 0, elemBytes);
     Value bPtr = LLVM::GEPOp::create(rewriter, loc, bBase.getType(),
                                      rewriter.getI8Type(), bBase,
                                      ArrayRef<LLVM::GEPArg>{bOff});
     // MN-major: LBO steps between 64-wide N segments of all K rows.
-    int64_t leading = bKMajor ? 16 : bRows * 64 * elemBytes;
+    int64_t leading = bKMajor ? 16 : bRows * 128;
     Value descB = makeDescriptor(rewriter, loc, bPtr, leading, /*stride=*/1024);
     if (aRegs) {
-      inout = emitWgmmaRS(rewriter, loc, inout, regs, n, et, aFrags[kk / 16],
-                          descB, !bKMajor);
+      inout = emitWgmmaRS(rewriter, loc, inout, regs, n, et, bt,
+                          aFrags[kk / kStep], descB, !bKMajor);
       continue;
     }
     int64_t aOff = getUnswizzledOffset(aEnc, aType.getShape(), 0, kk, elemBytes);
@@ -363,9 +383,9 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
                                  /*stride=*/1024);
     inout = NVVM::WgmmaMmaAsyncOp::create(
         rewriter, loc, structType, inout, descA, descB,
-        NVVM::MMAShapeAttr::get(ctx, 64, n, 16),
-        NVVM::WGMMATypesAttr::get(ctx, wgType),
-        NVVM::WGMMATypesAttr::get(ctx, wgType),
+        NVVM::MMAShapeAttr::get(ctx, 64, n, kStep),
+        NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(et)),
+        NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(bt)),
         NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),

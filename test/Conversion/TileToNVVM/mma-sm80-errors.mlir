@@ -10,7 +10,7 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     %a = arith.constant dense<1.0> : tensor<16x16xf16, #da>
     %b = arith.constant dense<1.0> : tensor<16x8xf16, #db>
     %c = arith.constant dense<0.0> : tensor<16x8xf16, #mma>
-    // expected-error @+2 {{mma.sync lowering supports bf16/f16 operands with an f32 accumulator}}
+    // expected-error @+2 {{mma.sync lowering supports bf16/f16 and fp8 (e4m3/e5m2) operands with an f32 accumulator, got 'f16' x 'f16' -> 'f16'}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %c : tensor<16x16xf16, #da>, tensor<16x8xf16, #db> -> tensor<16x8xf16, #mma>
     tile.return
@@ -28,7 +28,7 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     %a = arith.constant dense<1.0> : tensor<16x16xf32, #da>
     %b = arith.constant dense<1.0> : tensor<16x8xf32, #db>
     %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
-    // expected-error @+2 {{mma.sync lowering supports bf16/f16 operands with an f32 accumulator}}
+    // expected-error @+2 {{mma.sync lowering supports bf16/f16 and fp8 (e4m3/e5m2) operands with an f32 accumulator, got 'f32' x 'f32' -> 'f32'}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %c : tensor<16x16xf32, #da>, tensor<16x8xf32, #db> -> tensor<16x8xf32, #mma>
     tile.return
@@ -68,9 +68,64 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     %a = arith.constant dense<1.0> : tensor<32x16xbf16, #da>
     %b = arith.constant dense<1.0> : tensor<16x8xbf16, #db>
     %c = arith.constant dense<0.0> : tensor<32x8xf32, #acc>
-    // expected-error @+2 {{mma.sync needs A and B in the #tile.dot_operand layouts (opIdx 0 and 1) of the accumulator's #tile.mma layout}}
+    // expected-error @+2 {{mma.sync needs A and B in the #tile.dot_operand layouts (opIdx 0 and 1, kWidth 2) of the accumulator's #tile.mma layout}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %c : tensor<32x16xbf16, #da>, tensor<16x8xbf16, #db> -> tensor<32x8xf32, #acc>
+    tile.return
+  }
+}
+
+// -----
+
+// fp8 needs mma.sync m16n8k32, which sm_80 does not have.
+#mma = #tile.mma<warpsPerCTA = [1, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  tile.kernel @fp8_on_sm80() warps(1) {
+    %a = arith.constant dense<1.0> : tensor<16x32xf8E4M3FN, #da>
+    %b = arith.constant dense<1.0> : tensor<32x8xf8E4M3FN, #db>
+    %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    // expected-error @+2 {{mma.sync m16n8k32 on 'f8E4M3FN' x 'f8E4M3FN' needs sm_89 or later, not sm_80}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %c : tensor<16x32xf8E4M3FN, #da>, tensor<32x8xf8E4M3FN, #db> -> tensor<16x8xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// fp8 operands in the 16-bit fragment layout (kWidth 2): their registers
+// would hold the wrong K elements.
+#mma = #tile.mma<warpsPerCTA = [1, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+gpu.module @g [#nvvm.target<chip = "sm_89", features = "+ptx84">] {
+  tile.kernel @fp8_kwidth2() warps(1) {
+    %a = arith.constant dense<1.0> : tensor<16x32xf8E4M3FN, #da>
+    %b = arith.constant dense<1.0> : tensor<32x8xf8E4M3FN, #db>
+    %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    // expected-error @+2 {{mma.sync needs A and B in the #tile.dot_operand layouts (opIdx 0 and 1, kWidth 4) of the accumulator's #tile.mma layout}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %c : tensor<16x32xf8E4M3FN, #da>, tensor<32x8xf8E4M3FN, #db> -> tensor<16x8xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// K = 16 of fp8 is half an m16n8k32 step.
+#mma = #tile.mma<warpsPerCTA = [1, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
+gpu.module @g [#nvvm.target<chip = "sm_89", features = "+ptx84">] {
+  tile.kernel @fp8_k16() warps(1) {
+    %a = arith.constant dense<1.0> : tensor<16x16xf8E5M2, #da>
+    %b = arith.constant dense<1.0> : tensor<16x8xf8E5M2, #db>
+    %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    // expected-error @+2 {{mma.sync m16n8k32 needs K to be a multiple of 32, got 16}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %c : tensor<16x16xf8E5M2, #da>, tensor<16x8xf8E5M2, #db> -> tensor<16x8xf32, #mma>
     tile.return
   }
 }

@@ -132,3 +132,36 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     tile.return
   }
 }
+
+// -----
+
+// fp8 (sm_89): mma.sync.aligned.m16n8k32 as inline PTX (NVVM's verifier
+// rejects the dense fp8 forms), e4m3 x e5m2 mixed. Four K-adjacent bytes go
+// in one i32 register (kWidth 4): a0 holds K 0-3 of row r, a2 K 16-19; the
+// accumulator registers are tied to the results.
+
+#mma = #tile.mma<warpsPerCTA = [1, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
+gpu.module @g [#nvvm.target<chip = "sm_89", features = "+ptx84">] {
+  // CHECK-LABEL: llvm.func @one_mma_fp8
+  // CHECK: %[[AV:.+]] = arith.constant dense<56> : vector<16xi8>
+  // CHECK: arith.constant dense<64> : vector<8xi8>
+  // CHECK: %[[A0:.+]] = vector.extract %[[AV]][0] : i8 from vector<16xi8>
+  // CHECK: %[[A1:.+]] = vector.extract %[[AV]][1] : i8 from vector<16xi8>
+  // CHECK: %[[A2:.+]] = vector.extract %[[AV]][2] : i8 from vector<16xi8>
+  // CHECK: %[[A3:.+]] = vector.extract %[[AV]][3] : i8 from vector<16xi8>
+  // CHECK: %[[P0:.+]] = vector.from_elements %[[A0]], %[[A1]], %[[A2]], %[[A3]] : vector<4xi8>
+  // CHECK-NEXT: %[[R0:.+]] = llvm.bitcast %[[P0]] : vector<4xi8> to i32
+  // CHECK: %[[D:.+]] = llvm.inline_asm asm_dialect = att "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};", "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3" %[[R0]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK-NEXT: llvm.extractvalue %[[D]][0]
+  // CHECK-NOT: mma.sync
+  // CHECK: llvm.return
+  tile.kernel @one_mma_fp8() warps(1) {
+    %a = arith.constant dense<1.0> : tensor<16x32xf8E4M3FN, #da>
+    %b = arith.constant dense<2.0> : tensor<32x8xf8E5M2, #db>
+    %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    %d = tile.dot %a, %b, %c : tensor<16x32xf8E4M3FN, #da>, tensor<32x8xf8E5M2, #db> -> tensor<16x8xf32, #mma>
+    tile.return
+  }
+}

@@ -172,6 +172,47 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
 
 // -----
 
+// fp8 operands contiguous along K (sm_89's mma.sync m16n8k32): a matrix row
+// is 16 bytes = 16 K elements, so one ldmatrix.x4 (layout row, b16 moves the
+// bytes as they are) covers a 16x32 A block and the K halves are 16 apart;
+// each register is four fp8 (vector<4xi8>) of the fragment. B stored N x K
+// (contiguous along K, the K-major operand) takes non-transposed ldmatrix
+// too. A B contiguous along N cannot be transposed by ldmatrix in 8-bit
+// units: it is read element by element (llvm.load i8).
+
+#sa = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#sbk = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1]>
+#sbn = #tile.shared<vec = 16, perPhase = 4, maxPhase = 2, order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [1, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
+gpu.module @g [#nvvm.target<chip = "sm_89", features = "+ptx84">] {
+  // CHECK-LABEL: llvm.func @ldmatrix_fp8
+  // CHECK: %[[AL:.+]] = nvvm.ldmatrix %{{.+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+  // CHECK: %[[W0:.+]] = llvm.extractvalue %[[AL]][0]
+  // CHECK-NEXT: %[[Q0:.+]] = llvm.bitcast %[[W0]] : i32 to vector<4xi8>
+  // CHECK-NEXT: vector.extract %[[Q0]][0] : i8 from vector<4xi8>
+  // CHECK-COUNT-3: vector.extract %[[Q0]]
+  // CHECK-NOT: nvvm.ldmatrix
+  // CHECK: nvvm.ldmatrix %{{.+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 2 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+  // CHECK-NOT: nvvm.ldmatrix
+  // CHECK: llvm.load %{{.+}} : !llvm.ptr<3> -> i8
+  // CHECK-NOT: nvvm.ldmatrix
+  // CHECK: llvm.return
+  tile.kernel @ldmatrix_fp8() warps(1) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x16x64xf8E4M3FN, #sa>
+    %bk = tile.local_alloc : !tile.smem<1x64x8xf8E4M3FN, #sbk>
+    %bn = tile.local_alloc : !tile.smem<1x32x32xf8E4M3FN, #sbn>
+    %a = tile.local_load %ba[%c0] offsets [0, 32] : !tile.smem<1x16x64xf8E4M3FN, #sa> -> tensor<16x32xf8E4M3FN, #da>
+    %b = tile.local_load %bk[%c0] : !tile.smem<1x64x8xf8E4M3FN, #sbk> -> tensor<32x8xf8E4M3FN, #db>
+    %n = tile.local_load %bn[%c0] : !tile.smem<1x32x32xf8E4M3FN, #sbn> -> tensor<32x8xf8E4M3FN, #db>
+    tile.return
+  }
+}
+
+// -----
+
 // A one-stage buffer (loop-invariant addresses, e.g. attention's Q): the
 // constant part of an ldmatrix address stays in the instruction, as inline
 // PTX. Each warp of warps [2, 2] holds 32 rows of the 64x16 A slice: the

@@ -38,7 +38,7 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     %buf = tile.local_alloc : !tile.smem<1x64x64xbf16, #s>
     %a = tile.local_load %buf[%c0] : !tile.smem<1x64x64xbf16, #s> -> tensor<64x64xbf16, #s>
     %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
-    // expected-error @+2 {{wgmma operands need the 128-byte swizzled layout (vec 8, perPhase 1, maxPhase 8, segment 64)}}
+    // expected-error @+2 {{wgmma operands need the 128-byte swizzled layout (16-byte vec, perPhase 1, maxPhase 8, 128-byte segments)}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %a, %z : tensor<64x64xbf16, #s>, tensor<64x64xbf16, #s> -> tensor<64x64xf32, #mma>
     tile.return
@@ -82,6 +82,27 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     // expected-error @+2 {{unsupported wgmma operands: 'tensor<128x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>' x 'tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>' -> 'tensor<128x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>'}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %z : tensor<128x64xbf16, #sw>, tensor<64x64xbf16, #sw> -> tensor<128x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// fp8 wgmma has no transpose: B must be K-major (tile-assign-layouts keeps
+// such a dot on mma.sync; hand-written IR gets this error).
+#sw = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 128>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  tile.kernel @fp8_mn_major_b() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x128xf8E4M3FN, #sw>
+    %bb = tile.local_alloc : !tile.smem<1x128x128xf8E4M3FN, #sw>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x128xf8E4M3FN, #sw> -> tensor<64x128xf8E4M3FN, #sw>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x128x128xf8E4M3FN, #sw> -> tensor<128x128xf8E4M3FN, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x128xf32, #mma>
+    // expected-error @+2 {{fp8 wgmma needs B contiguous along K (the transpose is for 16-bit types only)}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %z : tensor<64x128xf8E4M3FN, #sw>, tensor<128x128xf8E4M3FN, #sw> -> tensor<64x128xf32, #mma>
     tile.return
   }
 }

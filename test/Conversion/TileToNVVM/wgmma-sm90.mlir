@@ -180,3 +180,68 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     tile.return
   }
 }
+
+// -----
+
+// fp8 (e4m3 x e5m2), both operands K-major in 128-byte rows of 128
+// elements: m64nNk32, 32 bytes of K per instruction as for 16-bit types (so
+// A's start address steps by 2 (32 >> 4) per K step), B's layout col (K-major).
+
+#swa = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 128>
+#swb = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 128>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @ss_fp8
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: %[[A0:.+]] = llvm.getelementptr %{{.+}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK-SAME: <m = 64, n = 64, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+  // CHECK: llvm.getelementptr %{{.+}}[32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK: llvm.getelementptr %{{.+}}[64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK: llvm.getelementptr %{{.+}}[96] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  tile.kernel @ss_fp8() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x128xf8E4M3FN, #swa>
+    %bb = tile.local_alloc : !tile.smem<1x128x64xf8E5M2, #swb>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x128xf8E4M3FN, #swa> -> tensor<64x128xf8E4M3FN, #swa>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x128x64xf8E5M2, #swb> -> tensor<128x64xf8E5M2, #swb>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<64x128xf8E4M3FN, #swa>, tensor<128x64xf8E5M2, #swb> -> tensor<64x64xf32, #mma>
+    %r = tile.warpgroup_wait 0, %d : tensor<64x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// fp8 RS: A from registers (the m16n8k32 A fragment, four bytes a register)
+// as inline PTX with no transpose operand (fp8 wgmma has none).
+
+#swb = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 128>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @rs_fp8
+  // CHECK: llvm.bitcast %{{.+}} : vector<4xi8> to i32
+  // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+  // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+  // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+  // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+  // CHECK-NOT: wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  tile.kernel @rs_fp8() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %bb = tile.local_alloc : !tile.smem<1x128x64xf8E4M3FN, #swb>
+    %a = arith.constant dense<1.0> : tensor<64x128xf8E4M3FN, #da>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x128x64xf8E4M3FN, #swb> -> tensor<128x64xf8E4M3FN, #swb>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<64x128xf8E4M3FN, #da>, tensor<128x64xf8E4M3FN, #swb> -> tensor<64x64xf32, #mma>
+    %r = tile.warpgroup_wait 0, %d : tensor<64x64xf32, #mma>
+    tile.return
+  }
+}

@@ -16,7 +16,7 @@ tile.kernel @not_power_of_two() {
 tile.kernel @fp8_without_sm89() {
   %a = arith.constant dense<1.0> : tensor<64x64xf8E4M3FN>
   %z = arith.constant dense<0.0> : tensor<64x64xf32>
-  // expected-error @+1 {{fp8 operands need mma.sync m16n8k32 (sm_89); sm_80 does not have it}}
+  // expected-error @+1 {{fp8 operands need mma.sync m16n8k32 (sm_89 or later) or wgmma (sm_90a); sm_80 has neither: use bf16/f16 operands there}}
   %d = tile.dot %a, %a, %z : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN> -> tensor<64x64xf32>
   tile.return
 }

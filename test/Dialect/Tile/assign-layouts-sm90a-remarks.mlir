@@ -42,3 +42,47 @@ tile.kernel @unaligned_b(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.
   tile.store %acc, %c[%c0, %c0] : tensor<64x128xf32>, !tile.view<64x128xf32, strides = [128, 1]>
   tile.return
 }
+
+// -----
+
+// fp8 wgmma has no transpose: a B contiguous along N stays on mma.sync, and
+// the remark says how to lay it out instead.
+tile.kernel @fp8_n_major_b(%A: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %B: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %K: i32 {tile.divisibility = 16 : i64}) grid(1) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c128 = arith.constant 128 : i32
+  %a = tile.make_view %A[64, %K] strides [%K, 1] : !tile.ptr<f8E4M3FN>
+  %b = tile.make_view %B[%K, 128] strides [128, 1] : !tile.ptr<f8E4M3FN>
+  %c = tile.make_view %C[64, 128] strides [128, 1] : !tile.ptr<f32>
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c128 iter_args(%acc = %zero) -> (tensor<64x128xf32>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<64x?xf8E4M3FN, strides = [?, 1]> -> tensor<64x128xf8E4M3FN>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x128xf8E4M3FN, strides = [128, 1]> -> tensor<128x128xf8E4M3FN>
+    // expected-remark @below {{this dot runs on mma.sync: fp8 wgmma reads B K-major, and this B is contiguous along N: load it as an N x K tile (K contiguous) and tile.trans it, the layout torch._scaled_mm takes}}
+    %d = tile.dot %ta, %tb, %acc : tensor<64x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %acc, %c[%c0, %c0] : tensor<64x128xf32>, !tile.view<64x128xf32, strides = [128, 1]>
+  tile.return
+}
+
+// -----
+
+// An fp8 K tile of 64 is half a 128-byte swizzle row: no ring stage for
+// wgmma.
+tile.kernel @fp8_short_k(%A: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %B: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %K: i32 {tile.divisibility = 16 : i64}) grid(1) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %a = tile.make_view %A[64, %K] strides [%K, 1] : !tile.ptr<f8E4M3FN>
+  %b = tile.make_view %B[%K, 128] strides [1, %K] : !tile.ptr<f8E4M3FN>
+  %c = tile.make_view %C[64, 128] strides [128, 1] : !tile.ptr<f32>
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<64x128xf32>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<64x?xf8E4M3FN, strides = [?, 1]> -> tensor<64x64xf8E4M3FN>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x128xf8E4M3FN, strides = [1, ?]> -> tensor<64x128xf8E4M3FN>
+    // expected-remark @below {{this dot runs on mma.sync: B reaches shared memory neither through a TMA or cp.async ring (a 16-byte aligned load whose only user is this dot, N a multiple of 64 and K of 128) nor already there}}
+    %d = tile.dot %ta, %tb, %acc : tensor<64x64xf8E4M3FN>, tensor<64x128xf8E4M3FN> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %acc, %c[%c0, %c0] : tensor<64x128xf32>, !tile.view<64x128xf32, strides = [128, 1]>
+  tile.return
+}

@@ -164,3 +164,30 @@ tile.kernel @mma_sync_shared_loads(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, 
   tile.store %r, %vc[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// fp8 (e4m3 x e5m2): both operands K-major (B is K x N with K contiguous:
+// W stored N x K, as tile.trans of its tile canonicalizes to),
+// 128-byte swizzled rows of 128 elements (16-byte chunks of 16).
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-DAG: #[[$SWA:.+]] = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 128>
+// CHECK-DAG: #[[$SWB:.+]] = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 128>
+// CHECK-LABEL: tile.kernel @wgmma_ss_fp8
+// CHECK: tile.dot {{.*}} : tensor<64x128xf8E4M3FN, #[[$SWA]]>, tensor<128x128xf8E5M2, #[[$SWB]]> -> tensor<64x128xf32, #[[$MMA]]>
+tile.kernel @wgmma_ss_fp8(%a: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %b: !tile.ptr<f8E5M2> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 128 : i64}) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c128 = arith.constant 128 : i32
+  %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<f8E4M3FN>
+  %vb = tile.make_view %b[%n, %n] strides [1, %n] : !tile.ptr<f8E5M2>
+  %vc = tile.make_view %c[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %z = arith.constant dense<0.0> : tensor<64x128xf32>
+  %r = scf.for %k = %c0 to %n step %c128 iter_args(%acc = %z) -> (tensor<64x128xf32>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<?x?xf8E4M3FN, strides = [?, 1]> -> tensor<64x128xf8E4M3FN>
+    %tb = tile.load %vb[%k, %c0] : !tile.view<?x?xf8E5M2, strides = [1, ?]> -> tensor<128x128xf8E5M2>
+    %d = tile.dot %ta, %tb, %acc : tensor<64x128xf8E4M3FN>, tensor<128x128xf8E5M2> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %r, %vc[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}

@@ -122,3 +122,70 @@ tile.kernel @unaligned_after_copy(%A: !tile.ptr<bf16>, %Q: !tile.ptr<bf16> {tile
   } {tile.num_stages = 2 : i64}
   tile.return
 }
+
+// -----
+
+// fp8 (sm_89's mma.sync m16n8k32): 16-byte chunks are 16 elements, rows of
+// 64 bytes swizzle 2 per phase; B is stored N x K (contiguous along K, the
+// layout m16n8k32 reads without a transpose). The dot is read in 32-wide K
+// steps, one mma.sync K each.
+#blocked = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [16, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [2, 2]>
+#a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#b = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
+
+// CHECK-DAG: #[[$SA8:.+]] = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0]>
+// CHECK-DAG: #[[$SB8:.+]] = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1]>
+// CHECK-LABEL: tile.kernel @gemm_loop_fp8
+// CHECK: %[[BA:.+]] = tile.local_alloc : !tile.smem<3x64x64xf8E4M3FN, #[[$SA8]]>
+// CHECK: %[[BB:.+]] = tile.local_alloc : !tile.smem<3x64x128xf8E5M2, #[[$SB8]]>
+// CHECK: tile.local_load %[[BA]][%{{.*}}] : !tile.smem<3x64x64xf8E4M3FN, #[[$SA8]]> -> tensor<64x32xf8E4M3FN, #dot_op>
+// CHECK: scf.for
+// CHECK:   tile.local_load %[[BA]][%{{.*}}] offsets [0, 32]
+// CHECK:   tile.local_load %[[BB]][%{{.*}}] offsets [32, 0]
+// CHECK:   tile.dot {{.*}} : tensor<64x32xf8E4M3FN, #dot_op>, tensor<32x128xf8E5M2, #dot_op1>
+tile.kernel @gemm_loop_fp8(%A: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %B: !tile.ptr<f8E5M2> {tile.align = 16 : i64},
+                           %M: i32, %N: i32, %K: i32, %lda: i32 {tile.divisibility = 16 : i64},
+                           %ldb: i32 {tile.divisibility = 16 : i64}) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %va = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f8E4M3FN>
+  %vb = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f8E5M2>
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32, #mma>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<?x?xf8E4M3FN, strides = [?, 1]> -> tensor<64x64xf8E4M3FN, #blocked>
+    %tb = tile.load %vb[%k, %c0] : !tile.view<?x?xf8E5M2, strides = [1, ?]> -> tensor<64x128xf8E5M2, #blocked1>
+    %a = tile.convert_layout %ta : tensor<64x64xf8E4M3FN, #blocked> -> tensor<64x64xf8E4M3FN, #a>
+    %b = tile.convert_layout %tb : tensor<64x128xf8E5M2, #blocked1> -> tensor<64x128xf8E5M2, #b>
+    %d = tile.dot %a, %b, %acc : tensor<64x64xf8E4M3FN, #a>, tensor<64x128xf8E5M2, #b> -> tensor<64x128xf32, #mma>
+    scf.yield %d : tensor<64x128xf32, #mma>
+  } {tile.num_stages = 3 : i64}
+  tile.return
+}
+
+// -----
+
+// An fp8 row stride known to be a multiple of 8 elements is 8 bytes: not
+// enough for 16-byte cp.async chunks, so the load is left alone.
+#blocked = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [2, 2]>
+#a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+// CHECK-LABEL: tile.kernel @fp8_stride_8_bytes
+// CHECK-NOT: tile.async_copy
+// CHECK: tile.load
+tile.kernel @fp8_stride_8_bytes(%A: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %M: i32, %K: i32,
+                                %lda: i32 {tile.divisibility = 8 : i64}) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %va = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f8E4M3FN>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %b = arith.constant dense<1.0> : tensor<64x64xf8E4M3FN, #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<?x?xf8E4M3FN, strides = [?, 1]> -> tensor<64x64xf8E4M3FN, #blocked>
+    %a = tile.convert_layout %ta : tensor<64x64xf8E4M3FN, #blocked> -> tensor<64x64xf8E4M3FN, #a>
+    %d = tile.dot %a, %b, %acc : tensor<64x64xf8E4M3FN, #a>, tensor<64x64xf8E4M3FN, #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>> -> tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  } {tile.num_stages = 3 : i64}
+  tile.return
+}

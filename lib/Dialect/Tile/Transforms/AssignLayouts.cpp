@@ -232,13 +232,17 @@ static unsigned getOperandContiguity(Value operand, unsigned fallback) {
   return fallback;
 }
 
-/// The 128-byte swizzled shared layout wgmma reads an operand tile in,
-/// contiguous along `contig`.
+static bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+/// The 128-byte swizzled shared layout wgmma reads an operand tile of
+/// `elemBytes`-byte elements in, contiguous along `contig`: 16-byte chunks,
+/// 128-byte row segments (64 16-bit or 128 8-bit elements).
 static SharedEncodingAttr getWgmmaSharedLayout(MLIRContext *ctx,
-                                               unsigned contig) {
-  return SharedEncodingAttr::get(ctx, /*vec=*/8, /*perPhase=*/1,
+                                               unsigned contig,
+                                               unsigned elemBytes) {
+  return SharedEncodingAttr::get(ctx, /*vec=*/16 / elemBytes, /*perPhase=*/1,
                                  /*maxPhase=*/8, {contig, 1 - contig},
-                                 /*segment=*/64);
+                                 /*segment=*/128 / elemBytes);
 }
 
 /// How `dot` runs on wgmma, if it can: M = 64 rows per warpgroup, B in
@@ -262,18 +266,31 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto b = cast<RankedTensorType>(dot.getB().getType());
   Type et = a.getElementType();
-  if (!(et.isBF16() || et.isF16()) ||
+  bool fp8 = isFp8(et) && isFp8(b.getElementType());
+  if (!(fp8 || ((et.isBF16() || et.isF16()) && et == b.getElementType())) ||
       !cast<RankedTensorType>(dot.getAcc().getType()).getElementType().isF32())
-    return none("wgmma is used for bf16/f16 operands with an f32 "
+    return none("wgmma is used for bf16/f16 and fp8 operands with an f32 "
                 "accumulator only");
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
   if (m != 16 * numWarps)
     return none("its " + Twine(m) + " rows are not 64 per warpgroup (" +
                 Twine(16 * numWarps) + " with " + Twine(numWarps) +
                 " warps)");
-  if (n > 256 || n % 8 != 0 || k % 16 != 0)
+  // One instruction takes 32 bytes of K; a 128-byte swizzle segment holds
+  // 64 16-bit or 128 fp8 elements.
+  int64_t kStep = fp8 ? 32 : 16, seg = fp8 ? 128 : 64;
+  if (n > 256 || n % 8 != 0 || k % kStep != 0)
     return none("N = " + Twine(n) + " (at most 256, a multiple of 8) or K = " +
-                Twine(k) + " (a multiple of 16) does not fit wgmma");
+                Twine(k) + " (a multiple of " + Twine(kStep) +
+                ") does not fit wgmma");
+  // fp8 wgmma reads both operands K-major (PTX ISA: wgmma's transpose is for
+  // 16-bit types only).
+  if (fp8 && getOperandContiguity(dot.getB(), 0) != 0)
+    return none("fp8 wgmma reads B K-major, and this B is contiguous along "
+                "N: load it as an N x K tile (K contiguous) and tile.trans "
+                "it, the layout torch._scaled_mm takes");
+  if (fp8 && getOperandContiguity(dot.getA(), 1) != 1)
+    return none("fp8 wgmma reads A K-major, and this A is contiguous along M");
   bool aShared = isa_and_nonnull<SharedEncodingAttr>(a.getEncoding());
   bool bShared = isa_and_nonnull<SharedEncodingAttr>(b.getEncoding());
   // Loaded tiles reach shared memory only through tile-pipeline's cp.async
@@ -287,15 +304,17 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     auto load = v.getDefiningOp<LoadOp>();
     return load && load->hasOneUse() && canPipelineLoad(load);
   };
+  // (kMajor: contiguous along K, dimension 1 of A and 0 of B.)
   auto isTmaLoad = [&](Value v, bool kMajor) {
     auto load = v.getDefiningOp<LoadOp>();
+    unsigned kDim = v == dot.getA() ? 1 : 0;
     return load && canTmaLoad(load, target) &&
-           (!kMajor || getOperandContiguity(v, 1) == 1);
+           (!kMajor || getOperandContiguity(v, kDim) == kDim);
   };
-  bool bLoaded = (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), false)) &&
-                 n % 64 == 0 && k % 64 == 0;
+  bool bLoaded = (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), fp8)) &&
+                 n % 64 == 0 && k % seg == 0;
   bool aLoaded = (isRingLoad(dot.getA()) || isTmaLoad(dot.getA(), true)) &&
-                 k % 64 == 0;
+                 k % seg == 0;
   if ((aShared && bShared) || (aLoaded && bLoaded))
     return WgmmaKind::SS;
   // Any other A is in registers (computed, or loaded outside a ring).
@@ -303,7 +322,8 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     return WgmmaKind::RS;
   return none("B reaches shared memory neither through a TMA or cp.async "
               "ring (a 16-byte aligned load whose only user is this dot, N "
-              "and K multiples of 64) nor already there");
+              "a multiple of 64 and K of " + Twine(seg) +
+              ") nor already there");
 }
 
 FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
@@ -316,6 +336,7 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
     remarkMissed(dot, "tile-assign-layouts", "NoWgmma",
                  "this dot runs on mma.sync: " + why);
   if (kind != WgmmaKind::None) {
+    unsigned elemBytes = getBitWidth(et) / 8;
     // wgmma: warpgroups stack along M, each warp owns 16 rows; the
     // accumulator fragment is the mma.sync one with warps along M, and so
     // is a register A operand's.
@@ -329,27 +350,29 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
                   ctx, 0, mma, 32 / getBitWidth(a.getElementType())))
         : sharedA ? Attribute(sharedA)
                   : Attribute(getWgmmaSharedLayout(
-                        ctx, getOperandContiguity(dot.getA(), 1)));
+                        ctx, getOperandContiguity(dot.getA(), 1), elemBytes));
     wgmmaOperands[dot] = {
-        aLayout,
-        sharedB ? sharedB
-                : getWgmmaSharedLayout(ctx, getOperandContiguity(dot.getB(), 1))};
+        aLayout, sharedB ? sharedB
+                         : getWgmmaSharedLayout(
+                               ctx, getOperandContiguity(dot.getB(), 1),
+                               elemBytes)};
     return Attribute(mma);
   }
   bool is16 = et.isBF16() || et.isF16();
-  bool isFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(et);
+  bool fp8 = isFp8(et);
   if (is16 && !target.hasMmaBf16)
     return dot.emitOpError("needs mma.sync for ")
            << et << ", which " << target.chip << " does not have";
-  if (isFp8 && !target.hasMmaFp8)
-    return dot.emitOpError("fp8 operands need mma.sync m16n8k32 (sm_89); ")
-           << target.chip << " does not have it";
-  if (!is16 && !isFp8)
+  if (fp8 && !target.hasMmaFp8)
+    return dot.emitOpError("fp8 operands need mma.sync m16n8k32 (sm_89 or "
+                           "later) or wgmma (sm_90a); ")
+           << target.chip << " has neither: use bf16/f16 operands there";
+  if (!is16 && !fp8)
     return dot.emitOpError("only bf16, f16 and fp8 operands are lowered to "
                            "tensor cores; f32 x f32 tile.dot is not "
                            "supported yet");
   int64_t k = a.getDimSize(1);
-  int64_t instrK = isFp8 ? 32 : 16;
+  int64_t instrK = getMmaSyncKStep(et);
   if (k % instrK != 0)
     return dot.emitOpError("K = ")
            << k << " must be a multiple of the mma.sync K (" << instrK << ")";

@@ -79,9 +79,10 @@ static LogicalResult checkCopyFacts(LoadOp load, std::string *why) {
     return fail("masked or non-zero padding");
   auto tile = cast<RankedTensorType>(load.getType());
   Type et = tile.getElementType();
-  if (tile.getRank() != 2 || !(et.isBF16() || et.isF16()))
-    return fail("only 2-D 16-bit tiles");
-  unsigned elemBytes = 2, vec = 8;
+  bool is8 = isa<Float8E4M3FNType, Float8E5M2Type>(et);
+  if (tile.getRank() != 2 || !(et.isBF16() || et.isF16() || is8))
+    return fail("only 2-D tiles of 16-bit or fp8 elements");
+  unsigned elemBytes = is8 ? 1 : 2, vec = 16 / elemBytes;
   ViewType viewType = load.getView().getType();
   auto make = load.getView().getDefiningOp<MakeViewOp>();
   if (!make)
@@ -173,7 +174,7 @@ static std::optional<Candidate> analyzeLoad(LoadOp load, scf::ForOp loop,
   cand.inPlace = static_cast<bool>(inPlaceEncoding);
   auto tile = cast<RankedTensorType>(load.getType());
   Type et = tile.getElementType();
-  unsigned elemBytes = 2;
+  unsigned elemBytes = getStorageBytes(et);
   unsigned contig = *load.getView().getType().getContiguousDim() -
                     (load.getView().getType().getRank() - 2);
   SharedEncodingAttr enc =
@@ -200,7 +201,8 @@ static Value constantLike(OpBuilder &b, Location loc, Type type, int64_t v) {
   return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
 }
 
-/// Splits dots whose operands both come from the ring into 16-wide K steps
+/// Splits dots whose operands both come from the ring into mma.sync K steps
+/// (16 wide for 16-bit operands, 32 for fp8)
 /// and double-buffers the operand registers: while the mma.sync of step s
 /// run, ldmatrix fetches step s + 1, and the first step of the next stage is
 /// fetched during the last step of this one (after the stage's wait and
@@ -244,12 +246,13 @@ static FailureOr<scf::ForOp> prefetchDotOperands(scf::ForOp loop, int64_t stages
   auto aType = cast<RankedTensorType>(la.getType());
   auto bType = cast<RankedTensorType>(lb.getType());
   int64_t k = aType.getDimSize(1);
-  if (k % 16 != 0)
+  int64_t kStep = getMmaSyncKStep(aType.getElementType());
+  if (k % kStep != 0)
     return failure();
-  int64_t steps = k / 16;
-  auto aStep = RankedTensorType::get({aType.getDimSize(0), 16},
+  int64_t steps = k / kStep;
+  auto aStep = RankedTensorType::get({aType.getDimSize(0), kStep},
                                      aType.getElementType(), aType.getEncoding());
-  auto bStep = RankedTensorType::get({16, bType.getDimSize(1)},
+  auto bStep = RankedTensorType::get({kStep, bType.getDimSize(1)},
                                      bType.getElementType(), bType.getEncoding());
   Value bufA = la.getBuffer(), bufB = lb.getBuffer();
   Location loc = dot.getLoc();
@@ -257,9 +260,9 @@ static FailureOr<scf::ForOp> prefetchDotOperands(scf::ForOp loop, int64_t stages
   Type i32 = rewriter.getI32Type();
   auto loadStep = [&](OpBuilder &b, Value stage, int64_t s) {
     Value a = LocalLoadOp::create(b, loc, aStep, bufA, stage,
-                                  b.getDenseI64ArrayAttr({0, 16 * s}));
+                                  b.getDenseI64ArrayAttr({0, kStep * s}));
     Value bb = LocalLoadOp::create(b, loc, bStep, bufB, stage,
-                                   b.getDenseI64ArrayAttr({16 * s, 0}));
+                                   b.getDenseI64ArrayAttr({kStep * s, 0}));
     return std::make_pair(a, bb);
   };
 

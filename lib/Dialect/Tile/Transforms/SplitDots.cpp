@@ -1,4 +1,4 @@
-//===- SplitDots.cpp - mma.sync dots in 16-wide K steps ------------------===//
+//===- SplitDots.cpp - mma.sync dots in K steps ---------------------------===//
 //
 // Part of the tilec project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
@@ -7,12 +7,14 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements tile-split-dots: an mma.sync tile.dot that reads an
-// operand from shared memory becomes a chain of 16-wide K steps, each
+// operand from shared memory becomes a chain of K steps (16 wide for 16-bit
+// operands, 32 for fp8: one mma.sync K each), each
 // reading its own slice of the operand right before its mma.sync.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -26,9 +28,6 @@ namespace mlir::tilec::tile {
 using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
-
-/// The K width of one mma.sync step for 16-bit operands.
-static constexpr int64_t kStep = 16;
 
 /// Whether no operation strictly between `from` and `to` (same block, in
 /// that order) may write memory: a read moved from `from` down to `to` then
@@ -63,7 +62,8 @@ static bool isMmaSyncDot(DotOp dot) {
   return isa_and_nonnull<MmaEncodingAttr>(c.getEncoding()) &&
          isa_and_nonnull<DotOperandEncodingAttr>(a.getEncoding()) &&
          isa_and_nonnull<DotOperandEncodingAttr>(b.getEncoding()) &&
-         a.getElementType().getIntOrFloatBitWidth() == 16;
+         llvm::is_contained({8u, 16u},
+                            a.getElementType().getIntOrFloatBitWidth());
 }
 
 /// Rewrites `dot` as K steps; `readA` / `readB` (may be null) are its
@@ -73,6 +73,7 @@ static void splitDot(DotOp dot, LocalLoadOp readA, LocalLoadOp readB) {
   Location loc = dot.getLoc();
   auto aType = cast<RankedTensorType>(dot.getA().getType());
   auto bType = cast<RankedTensorType>(dot.getB().getType());
+  int64_t kStep = getMmaSyncKStep(aType.getElementType());
   auto aStep = RankedTensorType::get({aType.getDimSize(0), kStep},
                                      aType.getElementType(),
                                      aType.getEncoding());
@@ -111,6 +112,7 @@ struct TileSplitDotsPass : tile::impl::TileSplitDotsBase<TileSplitDotsPass> {
     SmallVector<std::tuple<DotOp, LocalLoadOp, LocalLoadOp>> work;
     getOperation().walk([&](DotOp dot) {
       auto a = cast<RankedTensorType>(dot.getA().getType());
+      int64_t kStep = getMmaSyncKStep(a.getElementType());
       if (!isMmaSyncDot(dot) || a.getDimSize(1) <= kStep ||
           a.getDimSize(1) % kStep != 0)
         return;

@@ -154,9 +154,13 @@ static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
   auto tile = cast<RankedTensorType>(cvt.getType());
   auto enc = cast<SharedEncodingAttr>(tile.getEncoding());
   Type et = tile.getElementType();
-  if (tile.getRank() != 2 || et.getIntOrFloatBitWidth() != 16)
-    return fail("only 2-D tiles of 16-bit elements are pipelined");
-  if (enc.getHardwareSwizzleBytes(2) != 128 || enc.getSegment() != 64)
+  unsigned bits = et.getIntOrFloatBitWidth();
+  if (tile.getRank() != 2 || (bits != 16 && bits != 8))
+    return fail("only 2-D tiles of 16-bit or 8-bit elements are pipelined");
+  // One box row is a 128-byte segment: 64 16-bit or 128 8-bit elements.
+  unsigned elemBytes = bits / 8;
+  int64_t seg = 128 / elemBytes;
+  if (enc.getHardwareSwizzleBytes(elemBytes) != 128 || enc.getSegment() != seg)
     return fail("the operand layout is not the 128-byte swizzle TMA writes");
   unsigned contig = enc.getOrder()[0];
   ViewType view = load.getView().getType();
@@ -171,7 +175,7 @@ static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
         return fail("the offsets depend on values the loop carries or on "
                     "impure ops");
   // One box spans a 128-byte row segment and at most 256 rows.
-  int64_t seg = 64, rows = tile.getDimSize(1 - contig);
+  int64_t rows = tile.getDimSize(1 - contig);
   int64_t boxRows = std::min<int64_t>(256, rows);
   if (tile.getDimSize(contig) % seg != 0 || rows % boxRows != 0)
     return fail("the tile is not a whole number of 128-byte boxes");
@@ -200,12 +204,14 @@ bool mlir::tilec::tile::canTmaLoad(LoadOp load, const TargetInfo &target) {
   if (!loop && !isa<KernelOp>(load->getParentOp()))
     return false;
   auto tile = cast<RankedTensorType>(load.getType());
-  if (tile.getRank() != 2 || tile.getElementType().getIntOrFloatBitWidth() != 16)
+  unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
+  if (tile.getRank() != 2 || (bits != 16 && bits != 8))
     return false;
   ViewType view = load.getView().getType();
   std::optional<unsigned> cd = view.getContiguousDim();
   unsigned lead = view.getRank() - 2;
-  if (!cd || *cd < lead || tile.getDimSize(*cd - lead) % 64 != 0)
+  // Rows of whole 128-byte segments.
+  if (!cd || *cd < lead || tile.getDimSize(*cd - lead) % (1024 / bits) != 0)
     return false;
   if (!MakeTensorMapOp::getViewProblem(load.getView(), *cd).empty())
     return false;

@@ -38,6 +38,13 @@ BlockedEncodingAttr getCoalescedLayout(MLIRContext *ctx,
 FailureOr<std::pair<unsigned, unsigned>>
 chooseMmaWarps(int64_t m, int64_t n, unsigned numWarps, bool rowsOnly);
 
+/// The K width of one mma.sync instruction on `elemType` operands (a 32-bit
+/// register holds 4 / bytes elements along K, 8 of them per K step): 16 for
+/// bf16/f16 (m16n8k16), 32 for fp8 (m16n8k32).
+inline int64_t getMmaSyncKStep(Type elemType) {
+  return 256 / std::max(8u, elemType.getIntOrFloatBitWidth());
+}
+
 /// The shared layout of a `shape` tile of `elemBytes`-byte elements whose
 /// dimension `contig` is contiguous: rows are split into 16-byte chunks,
 /// XOR-swizzled so that the 8 rows an ldmatrix phase (or a warp of cp.async

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""FP8 block-program GEMMs (examples/gemm_block_fp8.mlir) on the GPU:
+correctness beside torch._scaled_mm, and speed against it (cuBLAS FP8).
+
+Build here (tilec): compiles the example for sm_90a (wgmma) and sm_89
+(mma.sync m16n8k32, assembled for sm_90 so that it runs on the H200):
+
+    block_fp8.py --build [--art .gpu/fp8]
+
+Run there (torch, cuda.bindings):
+
+    block_fp8.py --art .gpu/fp8 --out OUT [--rounds 5]
+
+Correctness: random e4m3 (and e5m2) inputs, never zeros, odd shapes (M, N, K
+not multiples of the tiles; rows padded to 16 bytes), C poisoned with NaN,
+compared by relative max error with a float64 product of the dequantized
+inputs. The bound is set by cuBLAS: torch._scaled_mm's error on the same
+inputs (zero-padded to its multiples of 16) in the same run, times 2, and
+at least bf16's rounding (2^-8). Nothing past column N of C may be written.
+
+scaled_linear_block_fp8 accumulates in wgmma's own FP8 accumulator over all
+of K on sm_90a (cuBLAS's use_fast_accum mode), so its bound takes the larger
+of cuBLAS's two errors; scaled_linear_block_fp8_promoted sums each K block in
+f32 and is held to cuBLAS's default (promoting) mode.
+
+Speed: medians over alternating rounds (block_programs.time_rounds) of the
+sm_90a kernel, the sm_89 kernel and torch._scaled_mm with per-tensor scales
+and bf16 output (with and without use_fast_accum), at 8192^3 and the
+Llama-3 projections at M = 4096, 8192.
+"""
+
+import argparse
+import collections
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLE = os.path.join(ROOT, "examples", "gemm_block_fp8.mlir")
+CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
+
+ODD = [(1, 16, 16), (127, 264, 144), (1000, 1032, 1000), (513, 2056, 784),
+       (333, 1000, 4112), (2049, 520, 128), (4096, 4096, 4096)]
+SPEED = [(8192, 8192, 8192), (4096, 4096, 4096), (4096, 14336, 4096),
+         (4096, 4096, 14336), (8192, 4096, 4096), (8192, 14336, 4096),
+         (8192, 4096, 14336)]
+
+
+def build(art, tilec):
+    for chip, arch in CHIPS.items():
+        subprocess.run([tilec, EXAMPLE, f"--chip={chip}", f"--cubin-arch={arch}",
+                        "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
+        print("built", chip, flush=True)
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(art, "commit.txt"), "w") as f:
+        f.write(commit + ("+dirty" if dirty else "") + "\n")
+
+
+def round16(x):
+    return (x + 15) // 16 * 16
+
+
+def operands(torch, M, N, K, bdtype, seed):
+    """A (M x K) and B (N x K) fp8, rows padded to 16 bytes with zeros;
+    C (M x ldc) bf16 poisoned with NaN."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    ldk, ldc = round16(K), round16(N)
+
+    def fp8(rows, dtype):
+        x = torch.zeros(round16(rows), ldk, device="cuda")
+        v = torch.randn(rows, K, device="cuda", generator=g)
+        v = torch.where(v.abs() < 0.05, torch.full_like(v, 0.5), v)  # never zeros
+        x[:rows, :K] = v
+        return x.to(dtype)
+
+    a_buf = fp8(M, torch.float8_e4m3fn)
+    b_buf = fp8(N, bdtype)
+    c_buf = torch.full((M, ldc), float("nan"), device="cuda", dtype=torch.bfloat16)
+    return a_buf, b_buf, c_buf, ldk, ldc
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", action="store_true")
+    ap.add_argument("--art", default=os.path.join(ROOT, ".gpu", "fp8"))
+    ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    ap.add_argument("--out", default="out")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    if args.build:
+        return build(args.art, args.tilec)
+
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from block_programs import load, time_rounds
+
+    os.makedirs(args.out, exist_ok=True)
+    logf = open(os.path.join(args.out, "block_fp8.log"), "w")
+
+    def log(m):
+        print(m, flush=True)
+        logf.write(m + "\n")
+
+    kernels = {(chip, name): load(args.art, chip, name)
+               for chip in CHIPS for name in ("scaled_linear_block_fp8", "scaled_linear_block_fp8_promoted",
+                             "linear_block_e4m3_e5m2")}
+    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
+                  commit=open(os.path.join(args.art, "commit.txt")).read().strip()
+                  if os.path.exists(os.path.join(args.art, "commit.txt")) else None,
+                  correctness=[], speed=[])
+    one = torch.ones((), device="cuda")
+    for (chip, name), kn in kernels.items():
+        mixed = "e5m2" in name
+        bdtype = torch.float8_e5m2 if mixed else torch.float8_e4m3fn
+        for i, (M, N, K) in enumerate(ODD):
+            a_buf, b_buf, c_buf, ldk, ldc = operands(torch, M, N, K, bdtype, 7 + i)
+            sa, sb = (0.75, 1.25) if not mixed else (1.0, 1.0)
+            if mixed:
+                kn(a_buf, b_buf, c_buf, M, N, K, ldk, ldk, ldc)
+            else:
+                kn(a_buf, b_buf, c_buf, sa, sb, M, N, K, ldk, ldk, ldc)
+            torch.cuda.synchronize()
+            ref = (a_buf[:M, :K].double() @ b_buf[:N, :K].double().T) * (sa * sb)
+            out = c_buf[:, :N].double()
+            written = not torch.isnan(out).any().item()
+            pad_ok = ldc == N or torch.isnan(c_buf[:, N:].float()).all().item()
+            err = ((out - ref).abs().max() / ref.abs().max()).item() if written else float("inf")
+            # cuBLAS on the same (zero-padded) inputs.
+            # (use_fast_accum: cuBLAS accumulating in the tensor cores' own
+            # precision, as wgmma FP8 does; without it cuBLAS promotes.)
+            ref_err = fast_err = None
+            if not mixed:
+                errs = []
+                for fast in (False, True):
+                    cb = torch._scaled_mm(a_buf, b_buf.T, scale_a=one * sa, scale_b=one * sb,
+                                          out_dtype=torch.bfloat16,
+                                          use_fast_accum=fast)[:M, :N].double()
+                    errs.append(((cb - ref).abs().max() / ref.abs().max()).item())
+                ref_err, fast_err = errs
+            # The promoted kernel sums in f32 as cuBLAS's default does.
+            worst = ref_err if "promoted" in name else max(ref_err or 0, fast_err or 0)
+            bound = max(2 * (worst or 0), 2.0 ** -8)
+            ok = bool(written and pad_ok and err <= bound)
+            row = dict(chip=chip, kernel=name, shape=[M, N, K], max_rel_err=err,
+                       cublas_max_rel_err=ref_err, cublas_fast_accum_max_rel_err=fast_err,
+                       bound=bound, written=written,
+                       pad_untouched=bool(pad_ok), ok=ok)
+            result["correctness"].append(row)
+            log(f"{'ok  ' if ok else 'FAIL'} {chip} {name} {M}x{N}x{K} err={err:.2e} "
+                f"cublas={ref_err if ref_err is None else f'{ref_err:.2e}'} "
+                f"fast={fast_err if fast_err is None else f'{fast_err:.2e}'}")
+    for (M, N, K) in SPEED:
+        a_buf, b_buf, c_buf, ldk, ldc = operands(torch, M, N, K, torch.float8_e4m3fn, 1)
+        sa = one * 0.75
+        sb = one * 1.25
+        fns = {}
+        for chip in CHIPS:
+            for name, tag in (("scaled_linear_block_fp8", ""), ("scaled_linear_block_fp8_promoted",
+                                                                "_promoted")):
+                if chip == "sm_89" and tag:
+                    continue
+                fns[chip + tag] = (lambda kn=kernels[(chip, name)]:
+                                   kn(a_buf, b_buf, c_buf, 0.75, 1.25, M, N, K, ldk, ldk, ldc))
+        fns["cublas"] = lambda: torch._scaled_mm(a_buf, b_buf.T, scale_a=sa, scale_b=sb,
+                                                 out_dtype=torch.bfloat16)
+        fns["cublas_fast"] = lambda: torch._scaled_mm(a_buf, b_buf.T, scale_a=sa, scale_b=sb,
+                                                      out_dtype=torch.bfloat16,
+                                                      use_fast_accum=True)
+        ms = time_rounds(fns, args.rounds)
+        tf = {k: 2.0 * M * N * K / v / 1e9 for k, v in ms.items()}
+        row = dict(shape=[M, N, K], tflops={k: round(v, 1) for k, v in tf.items()},
+                   vs_cublas={k: round(v / tf["cublas"], 3) for k, v in tf.items()})
+        result["speed"].append(row)
+        log(f"{M}x{N}x{K} " + " ".join(f"{k}={v:.0f}({row['vs_cublas'][k]:.2f})"
+                                       for k, v in tf.items()))
+    sass = {}
+    for chip in CHIPS:
+        s = subprocess.run(["cuobjdump", "-sass", os.path.join(args.art, chip,
+                                                               "scaled_linear_block_fp8.cubin")],
+                           capture_output=True, text=True).stdout
+        ops = re.findall(r"\b([A-Z][A-Z0-9]*(?:\.[A-Za-z0-9_]+)*)\b", s)
+        sass[chip] = {op: n for op, n in collections.Counter(
+            o for o in ops if re.match(r"(Q|H)GMMA|HMMA|UTMALDG|LDSM|F2FP|HADD2", o)).items()}
+    result["sass"] = sass
+    log(json.dumps(sass))
+    bad = [r for r in result["correctness"] if not r["ok"]]
+    log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")
+    json.dump(result, open(os.path.join(args.out, "block_fp8.json"), "w"), indent=1)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
