@@ -11,6 +11,9 @@ Run there (torch, cuda.bindings):
 
     block_fp8.py --art .gpu/fp8 --out OUT [--rounds 5]
 
+Casts (examples/quantize_fp8.mlir): bit-exact against torch on odd shapes
+(check_casts).
+
 Correctness: random e4m3 (and e5m2) inputs, never zeros, odd shapes (M, N, K
 not multiples of the tiles; rows padded to 16 bytes), C poisoned with NaN,
 compared by relative max error with a float64 product of the dequantized
@@ -40,6 +43,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "gemm_block_fp8.mlir")
+QUANTIZE = os.path.join(ROOT, "examples", "quantize_fp8.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
 
 ODD = [(1, 16, 16), (127, 264, 144), (1000, 1032, 1000), (513, 2056, 784),
@@ -51,8 +55,9 @@ SPEED = [(8192, 8192, 8192), (4096, 4096, 4096), (4096, 14336, 4096),
 
 def build(art, tilec):
     for chip, arch in CHIPS.items():
-        subprocess.run([tilec, EXAMPLE, f"--chip={chip}", f"--cubin-arch={arch}",
-                        "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
+        for ex in (EXAMPLE, QUANTIZE):
+            subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
+                            "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
         print("built", chip, flush=True)
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
@@ -83,6 +88,43 @@ def operands(torch, M, N, K, bdtype, seed):
     b_buf = fp8(N, bdtype)
     c_buf = torch.full((M, ldc), float("nan"), device="cuda", dtype=torch.bfloat16)
     return a_buf, b_buf, c_buf, ldk, ldc
+
+
+def check_casts(torch, load, art, result, log):
+    """quantize_fp8.mlir: bit-exact against torch's casts of the saturated
+    values (torch's own float8 casts do not saturate), on odd shapes with
+    values past the fp8 range; dequantize exact against q.float() * s."""
+    for chip in CHIPS:
+        for i, (M, N) in enumerate([(1, 1), (33, 129), (1000, 999), (257, 4100)]):
+            g = torch.Generator(device="cuda").manual_seed(50 + i)
+            ld = N + 3
+            x_buf = (torch.randn(M, ld, device="cuda", generator=g) * 300).bfloat16()
+            x = x_buf[:, :N]
+            scale = 1.5
+            for name, dt, fmax in (("quantize_e4m3", torch.float8_e4m3fn, 448.0),
+                                   ("quantize_e5m2", torch.float8_e5m2, 57344.0)):
+                q_buf = torch.full((M, ld), 0x7F, device="cuda", dtype=torch.uint8).view(dt)
+                load(art, chip, name)(x_buf, q_buf, scale, M, N, ld, ld)
+                torch.cuda.synchronize()
+                ref = (x.float() * scale).clamp(-fmax, fmax).to(dt)
+                same = torch.equal(q_buf[:, :N].view(torch.uint8), ref.view(torch.uint8))
+                pad = bool((q_buf[:, N:].view(torch.uint8) == 0x7F).all().item())
+                ok = bool(same and pad)
+                result["correctness"].append(dict(chip=chip, kernel=name, shape=[M, N],
+                                                  bit_exact=bool(same), pad_untouched=pad, ok=ok))
+                log(f"{'ok  ' if ok else 'FAIL'} {chip} {name} {M}x{N} bit_exact={same}")
+            q8 = torch.full((M, ld), 0x7F, device="cuda", dtype=torch.uint8).view(torch.float8_e4m3fn)
+            load(art, chip, "quantize_e4m3")(x_buf, q8, scale, M, N, ld, ld)
+            y_buf = torch.full((M, ld), float("nan"), device="cuda", dtype=torch.bfloat16)
+            load(art, chip, "dequantize_e4m3")(q8, y_buf, 0.5, M, N, ld, ld)
+            torch.cuda.synchronize()
+            ref = (q8[:, :N].float() * 0.5).bfloat16()
+            same = torch.equal(y_buf[:, :N], ref)
+            pad = bool(torch.isnan(y_buf[:, N:].float()).all().item())
+            ok = bool(same and pad)
+            result["correctness"].append(dict(chip=chip, kernel="dequantize_e4m3", shape=[M, N],
+                                              bit_exact=bool(same), pad_untouched=pad, ok=ok))
+            log(f"{'ok  ' if ok else 'FAIL'} {chip} dequantize_e4m3 {M}x{N} bit_exact={same}")
 
 
 def main():
@@ -116,6 +158,7 @@ def main():
                   if os.path.exists(os.path.join(args.art, "commit.txt")) else None,
                   correctness=[], speed=[])
     one = torch.ones((), device="cuda")
+    check_casts(torch, load, args.art, result, log)
     for (chip, name), kn in kernels.items():
         mixed = "e5m2" in name
         bdtype = torch.float8_e5m2 if mixed else torch.float8_e4m3fn
@@ -135,18 +178,17 @@ def main():
             # cuBLAS on the same (zero-padded) inputs.
             # (use_fast_accum: cuBLAS accumulating in the tensor cores' own
             # precision, as wgmma FP8 does; without it cuBLAS promotes.)
-            ref_err = fast_err = None
-            if not mixed:
-                errs = []
-                for fast in (False, True):
-                    cb = torch._scaled_mm(a_buf, b_buf.T, scale_a=one * sa, scale_b=one * sb,
-                                          out_dtype=torch.bfloat16,
-                                          use_fast_accum=fast)[:M, :N].double()
-                    errs.append(((cb - ref).abs().max() / ref.abs().max()).item())
-                ref_err, fast_err = errs
+            # cuBLAS takes e4m3 x e5m2 too.
+            errs = []
+            for fast in (False, True):
+                cb = torch._scaled_mm(a_buf, b_buf.T, scale_a=one * sa, scale_b=one * sb,
+                                      out_dtype=torch.bfloat16,
+                                      use_fast_accum=fast)[:M, :N].double()
+                errs.append(((cb - ref).abs().max() / ref.abs().max()).item())
+            ref_err, fast_err = errs
             # The promoted kernel sums in f32 as cuBLAS's default does.
-            worst = ref_err if "promoted" in name else max(ref_err or 0, fast_err or 0)
-            bound = max(2 * (worst or 0), 2.0 ** -8)
+            worst = ref_err if "promoted" in name else max(ref_err, fast_err)
+            bound = max(2 * worst, 2.0 ** -8)
             ok = bool(written and pad_ok and err <= bound)
             row = dict(chip=chip, kernel=name, shape=[M, N, K], max_rel_err=err,
                        cublas_max_rel_err=ref_err, cublas_fast_accum_max_rel_err=fast_err,
@@ -154,8 +196,7 @@ def main():
                        pad_untouched=bool(pad_ok), ok=ok)
             result["correctness"].append(row)
             log(f"{'ok  ' if ok else 'FAIL'} {chip} {name} {M}x{N}x{K} err={err:.2e} "
-                f"cublas={ref_err if ref_err is None else f'{ref_err:.2e}'} "
-                f"fast={fast_err if fast_err is None else f'{fast_err:.2e}'}")
+                f"cublas={ref_err:.2e} fast={fast_err:.2e}")
     for (M, N, K) in SPEED:
         a_buf, b_buf, c_buf, ldk, ldc = operands(torch, M, N, K, torch.float8_e4m3fn, 1)
         sa = one * 0.75

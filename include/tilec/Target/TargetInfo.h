@@ -49,7 +49,7 @@ struct TargetInfo {
   bool hasCpAsync = false;    ///< cp.async (sm_80+)
   bool hasLdmatrix = false;   ///< ldmatrix (sm_75+)
   bool hasMmaBf16 = false;    ///< mma.sync m16n8k16 bf16/f16 (sm_80+)
-  bool hasMmaFp8 = false;     ///< mma.sync m16n8k32 e4m3/e5m2 (sm_89)
+  bool hasMmaFp8 = false;     ///< e4m3/e5m2 mma.sync m16n8k32 and cvt (sm_89+)
   bool hasTma = false;        ///< cp.async.bulk.tensor, mbarrier tx (sm_90)
   bool hasClusters = false;   ///< thread-block clusters (sm_90)
   bool hasWgmma = false;      ///< wgmma.mma_async (sm_90a only)

@@ -608,6 +608,7 @@ void ConvertTileToNVVMPass::runOnOperation() {
   populateKernelOpToLLVMPatterns(converter, patterns, *target);
   populateLoadStoreOpToLLVMPatterns(converter, patterns);
   populateElementwiseOpToLLVMPatterns(converter, patterns);
+  populateFp8CastOpToLLVMPatterns(converter, patterns, *target);
   populateLayoutOpToLLVMPatterns(converter, patterns);
   populateReduceOpToLLVMPatterns(converter, patterns);
   populateSharedMemoryOpToLLVMPatterns(converter, patterns);

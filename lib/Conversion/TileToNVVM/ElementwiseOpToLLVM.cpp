@@ -38,6 +38,18 @@ struct ElementwiseOpLowering : public ConversionPattern {
                   ConversionPatternRewriter &rewriter) const override {
     if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumRegions() != 0)
       return rewriter.notifyMatchFailure(op, "not an elementwise op");
+    // fp8 is carried as i8: only the casts (Fp8CastOpToLLVM.cpp) know it.
+    auto isFp8 = [](Type t) {
+      return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t));
+    };
+    if (llvm::any_of(op->getOperandTypes(), isFp8) ||
+        llvm::any_of(op->getResultTypes(), isFp8)) {
+      if (isa<arith::TruncFOp, arith::ExtFOp>(op))
+        return rewriter.notifyMatchFailure(op, "fp8 casts have their own "
+                                               "lowering");
+      return op->emitOpError("arithmetic on fp8 tiles is not supported: "
+                             "arith.extf them to f32 (or f16) first");
+    }
     SmallVector<Type> resultTypes;
     if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
                                                 resultTypes)))

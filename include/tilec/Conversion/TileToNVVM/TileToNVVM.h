@@ -44,6 +44,11 @@ void populateLoadStoreOpToLLVMPatterns(TileTypeConverter &converter,
 /// tile.range.
 void populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns);
+/// arith.truncf to and arith.extf from fp8 tiles (cvt on e4m3x2/e5m2x2,
+/// sm_89+).
+void populateFp8CastOpToLLVMPatterns(TileTypeConverter &converter,
+                                     RewritePatternSet &patterns,
+                                     const TargetInfo &target);
 /// tile.expand_dims, tile.broadcast, tile.trans, tile.convert_layout.
 void populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
                                     RewritePatternSet &patterns);
