@@ -515,8 +515,8 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
   int64_t kPerMat = trans ? 8 : 16 / elemBytes;
   unsigned kWidth = 4 / elemBytes;
   Value outerLane = times8(outerHalf);
-  Value kLane = arith::MulIOp::create(rewriter, loc, kHalf,
-                                      i32Val(rewriter, loc, kPerMat));
+  Value kLane = arith::ShLIOp::create(
+      rewriter, loc, kHalf, i32Val(rewriter, loc, llvm::Log2_64(kPerMat)));
   // The 8 contiguous elements of a row run along the buffer's contiguous
   // dimension; the row index walks the other one.
   if (trans)
