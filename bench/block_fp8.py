@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""FP8 block-program GEMMs (examples/gemm_block_fp8.mlir) on the GPU:
+"""FP8 GEMMs (examples/gemm_block_fp8.mlir, and tile.gemm on fp8 in
+examples/scaled_mm_fp8.mlir) on the GPU:
 correctness beside torch._scaled_mm, and speed against it (cuBLAS FP8).
 
 Build here (tilec): compiles the example for sm_90a (wgmma) and sm_89
@@ -44,6 +45,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "gemm_block_fp8.mlir")
 QUANTIZE = os.path.join(ROOT, "examples", "quantize_fp8.mlir")
+NAMED = os.path.join(ROOT, "examples", "scaled_mm_fp8.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
 
 ODD = [(1, 16, 16), (127, 264, 144), (1000, 1032, 1000), (513, 2056, 784),
@@ -55,7 +57,7 @@ SPEED = [(8192, 8192, 8192), (4096, 4096, 4096), (4096, 14336, 4096),
 
 def build(art, tilec):
     for chip, arch in CHIPS.items():
-        for ex in (EXAMPLE, QUANTIZE):
+        for ex in (EXAMPLE, QUANTIZE, NAMED):
             subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
         print("built", chip, flush=True)
@@ -152,7 +154,7 @@ def main():
 
     kernels = {(chip, name): load(args.art, chip, name)
                for chip in CHIPS for name in ("scaled_linear_block_fp8", "scaled_linear_block_fp8_promoted",
-                             "linear_block_e4m3_e5m2")}
+                             "linear_block_e4m3_e5m2", "scaled_mm_fp8")}
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
                   commit=open(os.path.join(args.art, "commit.txt")).read().strip()
                   if os.path.exists(os.path.join(args.art, "commit.txt")) else None,
@@ -167,6 +169,8 @@ def main():
             sa, sb = (0.75, 1.25) if not mixed else (1.0, 1.0)
             if mixed:
                 kn(a_buf, b_buf, c_buf, M, N, K, ldk, ldk, ldc)
+            elif name == "scaled_mm_fp8":  # tile.gemm: alpha = scale_a * scale_b
+                kn(a_buf, b_buf, c_buf, sa * sb, M, N, K, ldk, ldk, ldc)
             else:
                 kn(a_buf, b_buf, c_buf, sa, sb, M, N, K, ldk, ldk, ldc)
             torch.cuda.synchronize()
@@ -204,11 +208,15 @@ def main():
         fns = {}
         for chip in CHIPS:
             for name, tag in (("scaled_linear_block_fp8", ""), ("scaled_linear_block_fp8_promoted",
-                                                                "_promoted")):
+                                                                "_promoted"),
+                              ("scaled_mm_fp8", "_named")):
                 if chip == "sm_89" and tag:
                     continue
-                fns[chip + tag] = (lambda kn=kernels[(chip, name)]:
-                                   kn(a_buf, b_buf, c_buf, 0.75, 1.25, M, N, K, ldk, ldk, ldc))
+                kn = kernels[(chip, name)]
+                fns[chip + tag] = ((lambda kn=kn: kn(a_buf, b_buf, c_buf, 0.9375, M, N, K,
+                                                     ldk, ldk, ldc)) if tag == "_named" else
+                                   (lambda kn=kn: kn(a_buf, b_buf, c_buf, 0.75, 1.25, M, N, K,
+                                                     ldk, ldk, ldc)))
         fns["cublas"] = lambda: torch._scaled_mm(a_buf, b_buf.T, scale_a=sa, scale_b=sb,
                                                  out_dtype=torch.bfloat16)
         fns["cublas_fast"] = lambda: torch._scaled_mm(a_buf, b_buf.T, scale_a=sa, scale_b=sb,

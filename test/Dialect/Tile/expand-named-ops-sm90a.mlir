@@ -570,3 +570,27 @@ tile.kernel @attention_by_passes_pairs(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// fp8 (B column-major, as torch._scaled_mm takes it): the same kernel with
+// 128-element K steps (128-byte rows, wgmma k32 x 4), the strides' facts in
+// 16-byte units (16 fp8 elements), alpha scaling the accumulator.
+// CHECK-LABEL: tile.kernel @gemm_fp8
+// CHECK-SAME: %lda: i32 {tile.divisibility = 16 : i64}
+// CHECK-SAME: %ldb: i32 {tile.divisibility = 16 : i64}
+// CHECK-SAME: schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true
+// CHECK: scf.for
+// CHECK:   tile.load {{.*}} -> tensor<128x128xf8E4M3FN>
+// CHECK:   tile.load {{.*}} -> tensor<128x256xf8E5M2>
+// CHECK:   tile.dot {{.*}} : tensor<128x128xf8E4M3FN>, tensor<128x256xf8E5M2> -> tensor<128x256xf32>
+// CHECK: arith.mulf
+// CHECK: arith.truncf {{.*}} to tensor<128x256xbf16>
+tile.kernel @gemm_fp8(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E5M2>, %C: !tile.ptr<bf16>, %alpha: f32,
+                      %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f8E4M3FN>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f8E5M2>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c alpha(%alpha) : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E5M2, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

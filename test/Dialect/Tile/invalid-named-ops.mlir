@@ -11,8 +11,26 @@ func.func @gemm_0(%a: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %b: !tile.vie
 // -----
 
 func.func @gemm_1(%a: !tile.view<?x?xf32, strides = [?, 1]>, %b: !tile.view<?x?xf32, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{expected bf16 or f16 inputs, got 'f32'}}
+  // expected-error @+1 {{expected bf16, f16 or fp8 (f8E4M3FN, f8E5M2) inputs, got 'f32'}}
   tile.gemm %a, %b, %c : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+// fp8 operands are read K-major: a row-major B is refused.
+func.func @gemm_fp8_row_major_b(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %b: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{expected an fp8 B contiguous along K (column-major, strides = [1, ?]): fp8 tensor-core operands are read K-major, as torch._scaled_mm takes them}}
+  tile.gemm %a, %b, %c : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+// fp8 A with a bf16 B.
+func.func @gemm_fp8_bf16(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{expected A and B of the same element type, got 'f8E4M3FN' and 'bf16'}}
+  tile.gemm %a, %b, %c : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
 

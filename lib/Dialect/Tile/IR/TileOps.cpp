@@ -1404,11 +1404,21 @@ LogicalResult GemmOp::verify() {
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError("expected 2-D views for A, B and C");
   Type et = a.getElementType();
-  if (!et.isBF16() && !et.isF16())
-    return emitOpError("expected bf16 or f16 inputs, got ") << et;
-  if (b.getElementType() != et)
+  auto isFp8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  bool fp8 = isFp8(et);
+  if (!et.isBF16() && !et.isF16() && !fp8)
+    return emitOpError("expected bf16, f16 or fp8 (f8E4M3FN, f8E5M2) inputs, "
+                       "got ")
+           << et;
+  // fp8 may mix e4m3 and e5m2.
+  if (fp8 ? !isFp8(b.getElementType()) : b.getElementType() != et)
     return emitOpError("expected A and B of the same element type, got ")
            << et << " and " << b.getElementType();
+  // Tensor cores read fp8 operands K-major only (torch._scaled_mm's rule).
+  if (fp8 && b.getStrides()[0] != 1)
+    return emitOpError("expected an fp8 B contiguous along K (column-major, "
+                       "strides = [1, ?]): fp8 tensor-core operands are read "
+                       "K-major, as torch._scaled_mm takes them");
   Type ct = c.getElementType();
   if (!ct.isBF16() && !ct.isF16() && !ct.isF32())
     return emitOpError("expected a bf16, f16 or f32 output, got ") << ct;

@@ -350,7 +350,9 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   if (failed(config))
     return failure();
   const GemmConfig &c = *config;
-  Type inType = op.getA().getType().getElementType();
+  // (fp8 A and B may differ: e4m3 x e5m2.)
+  Type aType = op.getA().getType().getElementType();
+  Type bType = op.getB().getType().getElementType();
 
   ImplicitLocOpBuilder b(op.getLoc(), op);
   auto cst = [&](int64_t v) -> Value {
@@ -418,8 +420,8 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
                                   : emitTileCoords(b, pid, M, N, c);
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
   auto accType = RankedTensorType::get(accShape, b.getF32Type());
-  auto aTile = RankedTensorType::get({c.blockM, c.blockK}, inType);
-  auto bTile = RankedTensorType::get({c.blockK, c.blockN}, inType);
+  auto aTile = RankedTensorType::get({c.blockM, c.blockK}, aType);
+  auto bTile = RankedTensorType::get({c.blockK, c.blockN}, bType);
   Value zero = splatF32(b, accShape, 0.0);
   auto loop = scf::ForOp::create(
       b, cst(0), K, cst(c.blockK), ValueRange{zero},

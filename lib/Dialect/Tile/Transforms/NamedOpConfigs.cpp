@@ -60,10 +60,13 @@ static GemmConfig getDefaultConfig(const TargetInfo &target, unsigned inBytes,
   GemmConfig c;
   if (target.maxSmemPerBlock < 128 * 1024)
     c.stages = 3;
-  // wgmma reads 128-byte swizzled rows: 64-wide K steps (192 KB in 4 stages).
+  // K steps of the same bytes for every input type: 64 bytes on mma.sync
+  // (32 16-bit or 64 fp8 elements); wgmma reads 128-byte swizzled rows (64
+  // or 128 elements; 192 KB in 4 stages).
+  c.blockK = c.blockK * 2 / inBytes;
   if (target.hasWgmma) {
-    c.blockK = 64;
-    c.warpSpecialize = target.hasTma && target.hasSetmaxnreg && inBytes == 2;
+    c.blockK = 128 / inBytes;
+    c.warpSpecialize = target.hasTma && target.hasSetmaxnreg;
   }
   while (c.blockN > 64 &&
          std::max(c.getPipelineBytes(inBytes), c.getEpilogueBytes(outBytes)) >
@@ -150,9 +153,10 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
                               c.getEpilogueBytes(outBytes) - 1024) /
                                  (c.getPipelineBytes(inBytes) / c.stages)));
 
-  if (c.blockK < 16)
+  int64_t mmaK = inBytes == 1 ? 32 : 16;
+  if (c.blockK < mmaK)
     return op.emitOpError("block_k = ")
-           << c.blockK << " is below the mma.sync K of 16";
+           << c.blockK << " is below the mma.sync K of " << mmaK;
   if (c.blockM < 16 || c.blockN < 8)
     return op.emitOpError("a ") << c.blockM << "x" << c.blockN
                                 << " block is smaller than one mma.sync tile (16x8)";
@@ -180,16 +184,16 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     FailureOr<GemmConfig> fallback = c;
     if (!canWarpSpecialize(target))
       fallback = reject(target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)");
-    else if (inBytes != 2)
-      fallback = reject("wgmma operands must be bf16 or f16");
+
     else if (c.warps % 4 != 0 || c.blockM != 16 * c.warps)
       fallback = reject("block_m must be 16 x warps (64 rows per consumer "
                         "warpgroup), got block_m = " +
                         Twine(c.blockM) + " with " + Twine(c.warps) + " warps");
     else if (c.blockN > 256 || c.blockN % 8 != 0)
       fallback = reject("block_n must be a multiple of 8 up to 256");
-    else if (c.blockK % 64 != 0)
-      fallback = reject("block_k must be a multiple of 64 (128-byte rows)");
+    else if (c.blockK % (128 / inBytes) != 0)
+      fallback = reject("block_k must be a multiple of " +
+                        Twine(128 / inBytes) + " (128-byte rows)");
     if (failed(fallback))
       return failure();
     // Clusters share operand tiles by TMA multicast: split in two, each

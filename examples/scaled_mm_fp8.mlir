@@ -1,0 +1,23 @@
+// torch._scaled_mm as a named op: C = alpha * (A * B) with A (M x K,
+// row-major) and B (K x N, column-major: stored N x K) in fp8, f32
+// accumulation, bf16 output, for any M, N, K (ragged edges are masked). The
+// per-tensor scales are tile.gemm's alpha = scale_a * scale_b (the named op
+// is the kernel's only computation: the caller multiplies them).
+//
+// tile-expand-named-ops writes the block program of tile.gemm with K steps
+// of the same bytes as bf16 (128 fp8 on sm_90a: wgmma m64n256k32 on a TMA
+// ring, warp-specialized and persistent; 64 on sm_89: mma.sync m16n8k32).
+// The kernel requires 16-byte aligned A and B and leading dimensions that are
+// multiples of 16 bytes (checked by the runtime). FP8 needs sm_89 or later.
+tile.kernel @scaled_mm_fp8(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN>, %C: !tile.ptr<bf16>,
+                           %alpha: f32,
+                           %M: i32, %N: i32, %K: i32,
+                           %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f8E4M3FN>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f8E4M3FN>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c alpha(%alpha)
+      : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E4M3FN, strides = [1, ?]>,
+        !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
