@@ -27,6 +27,9 @@ of K on sm_90a (cuBLAS's use_fast_accum mode), so its bound takes the larger
 of cuBLAS's two errors; scaled_linear_block_fp8_promoted sums each K block in
 f32 and is held to cuBLAS's default (promoting) mode.
 
+INT8 (examples/gemm_block_i8.mlir): exact against a float64 product on the
+same odd shapes, and timed beside torch._int_mm at 8192^3 (check_int8).
+
 Speed: medians over alternating rounds (block_programs.time_rounds) of the
 sm_90a kernel, the sm_89 kernel and torch._scaled_mm with per-tensor scales
 and bf16 output (with and without use_fast_accum), at 8192^3 and the
@@ -46,6 +49,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "gemm_block_fp8.mlir")
 QUANTIZE = os.path.join(ROOT, "examples", "quantize_fp8.mlir")
 NAMED = os.path.join(ROOT, "examples", "scaled_mm_fp8.mlir")
+INT8 = os.path.join(ROOT, "examples", "gemm_block_i8.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
 
 ODD = [(1, 16, 16), (127, 264, 144), (1000, 1032, 1000), (513, 2056, 784),
@@ -57,7 +61,7 @@ SPEED = [(8192, 8192, 8192), (4096, 4096, 4096), (4096, 14336, 4096),
 
 def build(art, tilec):
     for chip, arch in CHIPS.items():
-        for ex in (EXAMPLE, QUANTIZE, NAMED):
+        for ex in (EXAMPLE, QUANTIZE, NAMED, INT8):
             subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
         print("built", chip, flush=True)
@@ -90,6 +94,39 @@ def operands(torch, M, N, K, bdtype, seed):
     b_buf = fp8(N, bdtype)
     c_buf = torch.full((M, ldc), float("nan"), device="cuda", dtype=torch.bfloat16)
     return a_buf, b_buf, c_buf, ldk, ldc
+
+
+def check_int8(torch, load, art, result, log, time_rounds, rounds):
+    """gemm_block_i8.mlir: exact against a float64 product (|sum| < 2^53),
+    odd shapes, C poisoned; timed beside torch._int_mm at 8192^3."""
+    for chip in CHIPS:
+        kn = load(art, chip, "linear_block_i8")
+        for i, (M, N, K) in enumerate(ODD):
+            g = torch.Generator(device="cuda").manual_seed(80 + i)
+            ldk, ldc = round16(K), (N + 3) // 4 * 4
+            a = torch.randint(-128, 128, (M, ldk), device="cuda", generator=g, dtype=torch.int8)
+            b = torch.randint(-128, 128, (N, ldk), device="cuda", generator=g, dtype=torch.int8)
+            c = torch.full((M, ldc), -7, device="cuda", dtype=torch.int32)
+            kn(a, b, c, M, N, K, ldk, ldk, ldc)
+            torch.cuda.synchronize()
+            ref = (a[:, :K].double() @ b[:, :K].double().T).to(torch.int64)
+            same = torch.equal(c[:, :N].to(torch.int64), ref)
+            pad = ldc == N or bool((c[:, N:] == -7).all().item())
+            ok = bool(same and pad)
+            result["correctness"].append(dict(chip=chip, kernel="linear_block_i8", shape=[M, N, K],
+                                              exact=bool(same), pad_untouched=pad, ok=ok))
+            log(f"{'ok  ' if ok else 'FAIL'} {chip} linear_block_i8 {M}x{N}x{K} exact={same}")
+    M = N = K = 8192
+    a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8)
+    b = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8)
+    c = torch.empty(M, N, device="cuda", dtype=torch.int32)
+    fns = {chip: (lambda kn=load(art, chip, "linear_block_i8"): kn(a, b, c, M, N, K, K, K, N))
+           for chip in CHIPS}
+    fns["int_mm"] = lambda: torch._int_mm(a, b.T)
+    ms = time_rounds(fns, rounds)
+    tops = {k: round(2.0 * M * N * K / v / 1e9, 1) for k, v in ms.items()}
+    result["speed_int8"] = dict(shape=[M, N, K], tops=tops)
+    log(f"int8 {M}^3 TOPS " + " ".join(f"{k}={v}" for k, v in tops.items()))
 
 
 def check_casts(torch, load, art, result, log):
@@ -161,6 +198,7 @@ def main():
                   correctness=[], speed=[])
     one = torch.ones((), device="cuda")
     check_casts(torch, load, args.art, result, log)
+    check_int8(torch, load, args.art, result, log, time_rounds, args.rounds)
     for (chip, name), kn in kernels.items():
         mixed = "e5m2" in name
         bdtype = torch.float8_e5m2 if mixed else torch.float8_e4m3fn

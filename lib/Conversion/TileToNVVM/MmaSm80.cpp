@@ -59,28 +59,33 @@ static int64_t getRegisterExtent(const LinearLayout &layout, unsigned dim,
   return extent;
 }
 
-/// `mma.sync.aligned.m16n8k32.row.col.f32.<a>.<b>.f32` as inline PTX: LLVM
-/// 22's nvvm.mma.sync verifier rejects the dense FP8 forms. The accumulator
-/// registers are tied to the results.
-static SmallVector<Value> emitMmaFp8(OpBuilder &b, Location loc, Type aType,
-                                     Type bType, ArrayRef<Value> aOps,
-                                     ArrayRef<Value> bOps,
-                                     ArrayRef<Value> cOps) {
+/// `mma.sync.aligned.m16n8k32.row.col.{f32,s32}.<a>.<b>.{f32,s32}` as inline
+/// PTX: LLVM 22's nvvm.mma.sync verifier rejects the dense FP8 forms (and
+/// one form serves fp8 and i8). The accumulator registers are tied to the
+/// results.
+static SmallVector<Value> emitMma8Bit(OpBuilder &b, Location loc, Type aType,
+                                      Type bType, ArrayRef<Value> aOps,
+                                      ArrayRef<Value> bOps,
+                                      ArrayRef<Value> cOps) {
+  // fp8 accumulates in f32, i8 in s32 (wrapping, as torch._int_mm).
+  bool int8 = aType.isInteger(8);
+  StringRef acc = int8 ? "s32" : "f32";
   std::string ptx;
   llvm::raw_string_ostream os(ptx);
-  os << "mma.sync.aligned.m16n8k32.row.col.f32." << getPtxTypeName(aType)
-     << "." << getPtxTypeName(bType)
-     << ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+  os << "mma.sync.aligned.m16n8k32.row.col." << acc << "."
+     << getPtxTypeName(aType) << "." << getPtxTypeName(bType) << "." << acc
+     << " {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
         "{$10, $11, $12, $13};";
   SmallVector<Value> operands(aOps);
   llvm::append_range(operands, bOps);
   llvm::append_range(operands, cOps);
-  Type f32 = b.getF32Type();
-  auto resType = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                  {f32, f32, f32, f32});
+  Type accType = cOps.front().getType();
+  auto resType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), {accType, accType, accType, accType});
   auto asmOp = LLVM::InlineAsmOp::create(
       b, loc, resType, operands, b.getStringAttr(ptx),
-      b.getStringAttr("=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"),
+      b.getStringAttr(int8 ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3"
+                           : "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"),
       /*has_side_effects=*/nullptr, /*is_align_stack=*/nullptr,
       LLVM::TailCallKindAttr(),
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
@@ -102,12 +107,15 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
       !isa_and_nonnull<DotOperandEncodingAttr>(bType.getEncoding()))
     return rewriter.notifyMatchFailure(op, "not an mma.sync dot");
   Type et = aType.getElementType(), bt = bType.getElementType();
-  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(et) &&
-             isa<Float8E4M3FNType, Float8E5M2Type>(bt);
-  if (!(fp8 || ((et.isBF16() || et.isF16()) && et == bt)) ||
-      !cType.getElementType().isF32())
+  bool int8 = et.isInteger(8) && bt.isInteger(8) &&
+              cType.getElementType().isInteger(32);
+  bool fp8 = (isa<Float8E4M3FNType, Float8E5M2Type>(et) &&
+              isa<Float8E4M3FNType, Float8E5M2Type>(bt));
+  if (!int8 && (!(fp8 || ((et.isBF16() || et.isF16()) && et == bt)) ||
+                !cType.getElementType().isF32()))
     return op.emitOpError("mma.sync lowering supports bf16/f16 and fp8 "
-                          "(e4m3/e5m2) operands with an f32 accumulator, got ")
+                          "(e4m3/e5m2) operands with an f32 accumulator and "
+                          "i8 with an i32 one, got ")
            << et << " x " << bt << " -> " << cType.getElementType();
   if (!target.hasMmaBf16)
     return op.emitOpError("mma.sync needs sm_80 or later, not ")
@@ -121,7 +129,7 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   // not).
   auto aEnc = cast<DotOperandEncodingAttr>(aType.getEncoding());
   auto bEnc = cast<DotOperandEncodingAttr>(bType.getEncoding());
-  unsigned kWidth = fp8 ? 4 : 2;
+  unsigned kWidth = fp8 || int8 ? 4 : 2;
   if (aEnc.getOpIdx() != 0 || bEnc.getOpIdx() != 1 ||
       aEnc.getParent() != cType.getEncoding() ||
       bEnc.getParent() != cType.getEncoding() ||
@@ -176,9 +184,9 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
           cIdx[j] = reg(cLL, mi + (j / 2) * 8, ni + j % 2);
           cOps.push_back(acc[cIdx[j]]);
         }
-        if (fp8) {
-          SmallVector<Value> d = emitMmaFp8(rewriter, loc, et, bt, aOps, bOps,
-                                            cOps);
+        if (fp8 || int8) {
+          SmallVector<Value> d = emitMma8Bit(rewriter, loc, et, bt, aOps, bOps,
+                                             cOps);
           for (int j = 0; j < 4; ++j)
             acc[cIdx[j]] = d[j];
           continue;

@@ -237,6 +237,9 @@ StringRef mlir::tilec::getPtxTypeName(Type t) {
     return "e4m3";
   if (isa<Float8E5M2Type>(t))
     return "e5m2";
+  if (t.isInteger(8))
+    return "s8"; // tile's i8 is signed, as torch's int8
+
   llvm_unreachable("not a tensor-core operand type");
 }
 

@@ -111,7 +111,7 @@ Value gepStage(OpBuilder &b, Location loc, Value ptr, tile::SmemType type,
 void emitIf(OpBuilder &b, Location loc, Value cond,
             function_ref<void(OpBuilder &, Location)> body);
 
-/// PTX name of a tensor-core operand type: bf16, f16, e4m3 or e5m2.
+/// PTX name of a tensor-core operand type: bf16, f16, e4m3, e5m2 or s8.
 StringRef getPtxTypeName(Type t);
 
 /// Elements adjacent along K in one 32-bit register: two 16-bit or four

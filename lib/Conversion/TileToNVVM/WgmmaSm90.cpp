@@ -208,23 +208,27 @@ static Value emitWgmmaRS(OpBuilder &b, Location loc, Value inout,
                          ArrayRef<Value> aFrag, Value descB, bool transB) {
   std::string ptx;
   llvm::raw_string_ostream os(ptx);
-  bool fp8 = getStorageBytes(aType) == 1;
+  bool fp8 = getStorageBytes(aType) == 1; // fp8 or i8
+  bool int8 = aType.isInteger(8);
   os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << 2 * regs + 5 << ", 0;\n"
      << "wgmma.mma_async.sync.aligned.m64n" << n << "k" << (fp8 ? 32 : 16)
-     << ".f32." << getPtxTypeName(aType) << "." << getPtxTypeName(bType)
-     << " {";
+     << (int8 ? ".s32." : ".f32.") << getPtxTypeName(aType) << "."
+     << getPtxTypeName(bType) << " {";
   for (int64_t i = 0; i < regs; ++i)
     os << (i ? ", " : "") << "$" << i;
   os << "}, {$" << 2 * regs << ", $" << 2 * regs + 1 << ", $" << 2 * regs + 2
-     << ", $" << 2 * regs + 3 << "}, $" << 2 * regs + 4 << ", p, 1, 1";
-  // The transpose operand exists for 16-bit types only.
+     << ", $" << 2 * regs + 3 << "}, $" << 2 * regs + 4 << ", p";
+  // Integer wgmma has no scale operands; the transpose operand exists for
+  // 16-bit types only.
+  if (!int8)
+    os << ", 1, 1";
   if (!fp8)
     os << ", " << (transB ? 1 : 0);
   os << ";\n}";
   std::string constraints;
   llvm::raw_string_ostream cs(constraints);
   for (int64_t i = 0; i < regs; ++i)
-    cs << (i ? "," : "") << "=f";
+    cs << (i ? "," : "") << (int8 ? "=r" : "=f");
   for (int64_t i = 0; i < regs; ++i)
     cs << "," << i;
   cs << ",r,r,r,r,l,r";
@@ -263,13 +267,17 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
   int64_t k = aType.getDimSize(1);
   unsigned numWarps = getNumWarps(op);
-  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(et) &&
-             isa<Float8E4M3FNType, Float8E5M2Type>(bt);
-  // One instruction reads 32 bytes of K: 16 16-bit or 32 fp8 elements.
+  Type accType = cType.getElementType();
+  bool int8 = et.isInteger(8) && bt.isInteger(8) && accType.isInteger(32);
+  bool fp8 = (isa<Float8E4M3FNType, Float8E5M2Type>(et) &&
+              isa<Float8E4M3FNType, Float8E5M2Type>(bt) && accType.isF32()) ||
+             int8; // 8-bit operands
+  // One instruction reads 32 bytes of K: 16 16-bit or 32 8-bit elements.
   unsigned elemBytes = fp8 ? 1 : 2;
   int64_t kStep = 32 / elemBytes;
-  if (!(fp8 || ((et.isBF16() || et.isF16()) && et == bt)) ||
-      !cType.getElementType().isF32() || !mma ||
+  if (!(fp8 || ((et.isBF16() || et.isF16()) && et == bt &&
+                accType.isF32())) ||
+      !mma ||
       mma.getWarpsPerCTA()[1] != 1 || numWarps % 4 != 0 ||
       m != 16 * numWarps || n % 8 != 0 || n > 256 || k % kStep != 0)
     return op.emitOpError("unsupported wgmma operands: ")
@@ -292,8 +300,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   if (!aKMajor)
     return op.emitOpError("an M-major A operand is not supported yet");
   if (fp8 && !bKMajor)
-    return op.emitOpError("fp8 wgmma needs B contiguous along K (the "
-                          "transpose is for 16-bit types only)");
+    return op.emitOpError("8-bit (fp8, i8) wgmma needs B contiguous along K "
+                          "(the transpose is for 16-bit types only)");
   if (aRegs && (aRegs.getOpIdx() != 0 || aRegs.getParent() != mma))
     return op.emitOpError("a register A operand must be the dot_operand "
                           "(opIdx 0) of the accumulator's layout, got ")
@@ -326,7 +334,7 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
     return op.emitOpError("accumulator has ")
            << acc.size() << " registers per thread, wgmma m64n" << n
            << " needs " << regs;
-  SmallVector<Type> fields(regs, rewriter.getF32Type());
+  SmallVector<Type> fields(regs, accType);
   auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
 
   auto getWgmmaType = [](Type t) {
@@ -334,6 +342,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
       return NVVM::WGMMATypes::bf16;
     if (t.isF16())
       return NVVM::WGMMATypes::f16;
+    if (t.isInteger(8))
+      return NVVM::WGMMATypes::s8;
     return isa<Float8E4M3FNType>(t) ? NVVM::WGMMATypes::e4m3
                                     : NVVM::WGMMATypes::e5m2;
   };
@@ -386,7 +396,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
         NVVM::MMAShapeAttr::get(ctx, 64, n, kStep),
         NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(et)),
         NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(bt)),
-        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMATypesAttr::get(ctx, int8 ? NVVM::WGMMATypes::s32
+                                            : NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),

@@ -10,7 +10,7 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     %a = arith.constant dense<1.0> : tensor<16x16xf16, #da>
     %b = arith.constant dense<1.0> : tensor<16x8xf16, #db>
     %c = arith.constant dense<0.0> : tensor<16x8xf16, #mma>
-    // expected-error @+2 {{mma.sync lowering supports bf16/f16 and fp8 (e4m3/e5m2) operands with an f32 accumulator, got 'f16' x 'f16' -> 'f16'}}
+    // expected-error @+2 {{mma.sync lowering supports bf16/f16 and fp8 (e4m3/e5m2) operands with an f32 accumulator and i8 with an i32 one, got 'f16' x 'f16' -> 'f16'}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %c : tensor<16x16xf16, #da>, tensor<16x8xf16, #db> -> tensor<16x8xf16, #mma>
     tile.return
@@ -28,7 +28,7 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     %a = arith.constant dense<1.0> : tensor<16x16xf32, #da>
     %b = arith.constant dense<1.0> : tensor<16x8xf32, #db>
     %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
-    // expected-error @+2 {{mma.sync lowering supports bf16/f16 and fp8 (e4m3/e5m2) operands with an f32 accumulator, got 'f32' x 'f32' -> 'f32'}}
+    // expected-error @+2 {{mma.sync lowering supports bf16/f16 and fp8 (e4m3/e5m2) operands with an f32 accumulator and i8 with an i32 one, got 'f32' x 'f32' -> 'f32'}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %c : tensor<16x16xf32, #da>, tensor<16x8xf32, #db> -> tensor<16x8xf32, #mma>
     tile.return

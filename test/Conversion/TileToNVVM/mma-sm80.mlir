@@ -165,3 +165,27 @@ gpu.module @g [#nvvm.target<chip = "sm_89", features = "+ptx84">] {
     tile.return
   }
 }
+
+// -----
+
+// i8 (sm_80+): the same m16n8k32 fragments as fp8, s32 accumulators (i32
+// registers, "r" constraints) tied to the results.
+
+#mma = #tile.mma<warpsPerCTA = [1, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 4>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @one_mma_i8
+  // CHECK: llvm.bitcast %{{.+}} : vector<4xi8> to i32
+  // CHECK: llvm.inline_asm asm_dialect = att "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};", "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3" {{.*}} : (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+  tile.kernel @one_mma_i8(%p: !tile.ptr<i8>) warps(1) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %p[16, 32] strides [32, 1] : !tile.ptr<i8>
+    %a = tile.load %v[%c0, %c0] : !tile.view<16x32xi8, strides = [32, 1]> -> tensor<16x32xi8, #da>
+    %b = arith.constant dense<3> : tensor<32x8xi8, #db>
+    %c = arith.constant dense<0> : tensor<16x8xi32, #mma>
+    %d = tile.dot %a, %b, %c : tensor<16x32xi8, #da>, tensor<32x8xi8, #db> -> tensor<16x8xi32, #mma>
+    %w = tile.make_view %p[16, 32] strides [32, 1] : !tile.ptr<i8>
+    tile.return
+  }
+}

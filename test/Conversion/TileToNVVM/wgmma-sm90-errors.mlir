@@ -100,7 +100,7 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     %a = tile.local_load %ba[%c0] : !tile.smem<1x64x128xf8E4M3FN, #sw> -> tensor<64x128xf8E4M3FN, #sw>
     %b = tile.local_load %bb[%c0] : !tile.smem<1x128x128xf8E4M3FN, #sw> -> tensor<128x128xf8E4M3FN, #sw>
     %z = arith.constant dense<0.0> : tensor<64x128xf32, #mma>
-    // expected-error @+2 {{fp8 wgmma needs B contiguous along K (the transpose is for 16-bit types only)}}
+    // expected-error @+2 {{8-bit (fp8, i8) wgmma needs B contiguous along K (the transpose is for 16-bit types only)}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %z : tensor<64x128xf8E4M3FN, #sw>, tensor<128x128xf8E4M3FN, #sw> -> tensor<64x128xf32, #mma>
     tile.return

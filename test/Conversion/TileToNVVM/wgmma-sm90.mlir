@@ -245,3 +245,35 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     tile.return
   }
 }
+
+// -----
+
+// i8 x i8 -> s32: the NVVM op with s8 operands and an s32 accumulator (a
+// struct of i32); RS as inline PTX without scale or transpose operands.
+
+#swa = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 128>
+#swb = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 128>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 4>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @i8
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK-SAME: <m = 64, n = 64, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>] : !llvm.struct<(i32,
+  // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8 {{.*}}, p;
+  // CHECK-SAME: "=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,0,
+  tile.kernel @i8(%p: !tile.ptr<i8>) warps(4) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x128xi8, #swa>
+    %bb = tile.local_alloc : !tile.smem<1x128x64xi8, #swb>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x128xi8, #swa> -> tensor<64x128xi8, #swa>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x128x64xi8, #swb> -> tensor<128x64xi8, #swb>
+    %z = arith.constant dense<0> : tensor<64x64xi32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<64x128xi8, #swa>, tensor<128x64xi8, #swb> -> tensor<64x64xi32, #mma>
+    %r = tile.warpgroup_wait 0, %d : tensor<64x64xi32, #mma>
+    %v = tile.make_view %p[64, 128] strides [128, 1] : !tile.ptr<i8>
+    %ra = tile.load %v[%c0, %c0] : !tile.view<64x128xi8, strides = [128, 1]> -> tensor<64x128xi8, #da>
+    %d2 = tile.dot %ra, %b, %r : tensor<64x128xi8, #da>, tensor<128x64xi8, #swb> -> tensor<64x64xi32, #mma>
+    %r2 = tile.warpgroup_wait 0, %d2 : tensor<64x64xi32, #mma>
+    tile.return
+  }
+}

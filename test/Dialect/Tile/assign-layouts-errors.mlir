@@ -25,7 +25,7 @@ tile.kernel @fp8_without_sm89() {
 
 tile.kernel @f32_dot() {
   %a = arith.constant dense<1.0> : tensor<64x64xf32>
-  // expected-error @+1 {{only bf16, f16 and fp8 operands are lowered to tensor cores; f32 x f32 tile.dot is not supported yet}}
+  // expected-error @+1 {{only bf16, f16, fp8 and i8 operands are lowered to tensor cores; f32 x f32 tile.dot is not supported yet}}
   %d = tile.dot %a, %a, %a : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
   tile.return
 }

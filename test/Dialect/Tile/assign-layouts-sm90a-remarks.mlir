@@ -57,7 +57,7 @@ tile.kernel @fp8_n_major_b(%A: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %B: 
   %acc = scf.for %k = %c0 to %K step %c128 iter_args(%acc = %zero) -> (tensor<64x128xf32>) : i32 {
     %ta = tile.load %a[%c0, %k] : !tile.view<64x?xf8E4M3FN, strides = [?, 1]> -> tensor<64x128xf8E4M3FN>
     %tb = tile.load %b[%k, %c0] : !tile.view<?x128xf8E4M3FN, strides = [128, 1]> -> tensor<128x128xf8E4M3FN>
-    // expected-remark @below {{this dot runs on mma.sync: fp8 wgmma reads B K-major, and this B is contiguous along N: load it as an N x K tile (K contiguous) and tile.trans it, the layout torch._scaled_mm takes}}
+    // expected-remark @below {{this dot runs on mma.sync: 8-bit (fp8, i8) wgmma reads B K-major, and this B is contiguous along N: load it as an N x K tile (K contiguous) and tile.trans it, the layout torch._scaled_mm takes}}
     %d = tile.dot %ta, %tb, %acc : tensor<64x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<64x128xf32>
     scf.yield %d : tensor<64x128xf32>
   }

@@ -426,8 +426,26 @@ func.func @dot_acc(%a: tensor<16x16xbf16>, %b: tensor<16x8xbf16>, %c: tensor<16x
 // -----
 
 func.func @dot_types(%a: tensor<16x16xbf16>, %b: tensor<16x8xf16>, %c: tensor<16x8xf32>) {
-  // expected-error @+1 {{unsupported element types 'bf16' x 'f16' -> 'f32'; expected bf16 x bf16 -> f32, f16 x f16 -> f32|f16, f32 x f32 -> f32 or fp8 x fp8 -> f32}}
+  // expected-error @+1 {{unsupported element types 'bf16' x 'f16' -> 'f32'; expected bf16 x bf16 -> f32, f16 x f16 -> f32|f16, f32 x f32 -> f32, fp8 x fp8 -> f32 or i8 x i8 -> i32 (signed)}}
   %d = tile.dot %a, %b, %c : tensor<16x16xbf16>, tensor<16x8xf16> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+// i8 accumulates in i32 only.
+func.func @dot_i8_f32(%a: tensor<16x32xi8>, %b: tensor<32x8xi8>, %c: tensor<16x8xf32>) {
+  // expected-error @+1 {{unsupported element types 'i8' x 'i8' -> 'f32'}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xi8>, tensor<32x8xi8> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+// Other integer widths have no tensor-core form.
+func.func @dot_i16(%a: tensor<16x16xi16>, %b: tensor<16x8xi16>, %c: tensor<16x8xi32>) {
+  // expected-error @+1 {{unsupported element types 'i16' x 'i16' -> 'i32'}}
+  %d = tile.dot %a, %b, %c : tensor<16x16xi16>, tensor<16x8xi16> -> tensor<16x8xi32>
   return
 }
 

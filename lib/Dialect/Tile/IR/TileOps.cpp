@@ -975,12 +975,13 @@ LogicalResult DotOp::verify() {
   bool ok = (ea.isBF16() && eb.isBF16() && ec.isF32()) ||
             (ea.isF16() && eb.isF16() && (ec.isF32() || ec.isF16())) ||
             (ea.isF32() && eb.isF32() && ec.isF32()) ||
-            (isFp8(ea) && isFp8(eb) && ec.isF32());
+            (isFp8(ea) && isFp8(eb) && ec.isF32()) ||
+            (ea.isInteger(8) && eb.isInteger(8) && ec.isInteger(32));
   if (!ok)
     return emitOpError("unsupported element types ")
            << ea << " x " << eb << " -> " << ec
            << "; expected bf16 x bf16 -> f32, f16 x f16 -> f32|f16, "
-              "f32 x f32 -> f32 or fp8 x fp8 -> f32";
+              "f32 x f32 -> f32, fp8 x fp8 -> f32 or i8 x i8 -> i32 (signed)";
   return success();
 }
 

@@ -266,11 +266,17 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto b = cast<RankedTensorType>(dot.getB().getType());
   Type et = a.getElementType();
-  bool fp8 = isFp8(et) && isFp8(b.getElementType());
-  if (!(fp8 || ((et.isBF16() || et.isF16()) && et == b.getElementType())) ||
-      !cast<RankedTensorType>(dot.getAcc().getType()).getElementType().isF32())
+  Type accType =
+      cast<RankedTensorType>(dot.getAcc().getType()).getElementType();
+  bool int8 = et.isInteger(8) && b.getElementType().isInteger(8) &&
+              accType.isInteger(32);
+  // 8-bit operands (fp8, i8) share the rules below.
+  bool fp8 = (isFp8(et) && isFp8(b.getElementType())) || int8;
+  if (!(int8 || ((fp8 || ((et.isBF16() || et.isF16()) &&
+                          et == b.getElementType())) &&
+                 accType.isF32())))
     return none("wgmma is used for bf16/f16 and fp8 operands with an f32 "
-                "accumulator only");
+                "accumulator and i8 operands with an i32 one only");
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
   if (m != 16 * numWarps)
     return none("its " + Twine(m) + " rows are not 64 per warpgroup (" +
@@ -286,11 +292,12 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   // fp8 wgmma reads both operands K-major (PTX ISA: wgmma's transpose is for
   // 16-bit types only).
   if (fp8 && getOperandContiguity(dot.getB(), 0) != 0)
-    return none("fp8 wgmma reads B K-major, and this B is contiguous along "
-                "N: load it as an N x K tile (K contiguous) and tile.trans "
-                "it, the layout torch._scaled_mm takes");
+    return none("8-bit (fp8, i8) wgmma reads B K-major, and this B is "
+                "contiguous along N: load it as an N x K tile (K contiguous) "
+                "and tile.trans it, the layout torch._scaled_mm takes");
   if (fp8 && getOperandContiguity(dot.getA(), 1) != 1)
-    return none("fp8 wgmma reads A K-major, and this A is contiguous along M");
+    return none("8-bit (fp8, i8) wgmma reads A K-major, and this A is "
+                "contiguous along M");
   bool aShared = isa_and_nonnull<SharedEncodingAttr>(a.getEncoding());
   bool bShared = isa_and_nonnull<SharedEncodingAttr>(b.getEncoding());
   // Loaded tiles reach shared memory only through tile-pipeline's cp.async
@@ -360,6 +367,7 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
   }
   bool is16 = et.isBF16() || et.isF16();
   bool fp8 = isFp8(et);
+  bool int8 = et.isInteger(8);
   if (is16 && !target.hasMmaBf16)
     return dot.emitOpError("needs mma.sync for ")
            << et << ", which " << target.chip << " does not have";
@@ -367,9 +375,9 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
     return dot.emitOpError("fp8 operands need mma.sync m16n8k32 (sm_89 or "
                            "later) or wgmma (sm_90a); ")
            << target.chip << " has neither: use bf16/f16 operands there";
-  if (!is16 && !fp8)
-    return dot.emitOpError("only bf16, f16 and fp8 operands are lowered to "
-                           "tensor cores; f32 x f32 tile.dot is not "
+  if (!is16 && !fp8 && !int8)
+    return dot.emitOpError("only bf16, f16, fp8 and i8 operands are lowered "
+                           "to tensor cores; f32 x f32 tile.dot is not "
                            "supported yet");
   int64_t k = a.getDimSize(1);
   int64_t instrK = getMmaSyncKStep(et);

@@ -382,17 +382,18 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
   let description = [{
     A is M x K, B is K x N, C and D are M x N. Supported element types:
     bf16 x bf16 and f16 x f16 accumulating in f32 (f16 may also accumulate in
-    f16), f32 x f32 in f32, and the fp8 types (`f8E4M3FN`, `f8E5M2`)
-    accumulating in f32.
+    f16), f32 x f32 in f32, the fp8 types (`f8E4M3FN`, `f8E5M2`, mixed too)
+    accumulating in f32, and i8 x i8 (signed, as torch's int8) accumulating
+    in i32 (wrapping). 8-bit operands run on the tensor cores K-major: A
+    contiguous along K, B stored N x K.
 
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<128x32xbf16>, tensor<32x64xbf16>
                                -> tensor<128x64xf32>
     ```
   }];
-  let arguments = (ins Tile_FloatTensor:$a, Tile_FloatTensor:$b,
-                       Tile_FloatTensor:$acc);
-  let results = (outs Tile_FloatTensor:$result);
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc);
+  let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
   }];
