@@ -39,9 +39,7 @@ struct ElementwiseOpLowering : public ConversionPattern {
     if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumRegions() != 0)
       return rewriter.notifyMatchFailure(op, "not an elementwise op");
     // fp8 is carried as i8: only the casts (Fp8CastOpToLLVM.cpp) know it.
-    auto isFp8 = [](Type t) {
-      return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t));
-    };
+    auto isFp8 = [](Type t) { return isFp8Type(getElementTypeOrSelf(t)); };
     if (llvm::any_of(op->getOperandTypes(), isFp8) ||
         llvm::any_of(op->getResultTypes(), isFp8)) {
       if (isa<arith::TruncFOp, arith::ExtFOp>(op))

@@ -30,11 +30,8 @@
 
 using namespace mlir;
 using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
 
-static bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
-
-/// The tile's element type (the op's operand or result may be a scalar).
-static Type getElementTypeOf(Type t) { return getElementTypeOrSelf(t); }
 
 /// Refuses fp8 casts on chips without the cvt forms.
 static LogicalResult checkChip(Operation *op, const TargetInfo &target,
@@ -57,8 +54,8 @@ struct TruncFToFp8Lowering : public OpConversionPattern<arith::TruncFOp> {
   LogicalResult
   matchAndRewrite(arith::TruncFOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Type dst = getElementTypeOf(op.getType());
-    if (!isFp8(dst))
+    Type dst = getElementTypeOrSelf(op.getType());
+    if (!isFp8Type(dst))
       return rewriter.notifyMatchFailure(op, "not a cast to fp8");
     if (failed(checkChip(op, target, dst)))
       return failure();
@@ -106,13 +103,13 @@ struct ExtFFromFp8Lowering : public OpConversionPattern<arith::ExtFOp> {
   LogicalResult
   matchAndRewrite(arith::ExtFOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Type src = getElementTypeOf(op.getIn().getType());
-    if (!isFp8(src))
+    Type src = getElementTypeOrSelf(op.getIn().getType());
+    if (!isFp8Type(src))
       return rewriter.notifyMatchFailure(op, "not a cast from fp8");
     if (failed(checkChip(op, target, src)))
       return failure();
     Location loc = op.getLoc();
-    Type dst = getElementTypeOf(op.getType());
+    Type dst = getElementTypeOrSelf(op.getType());
     Type f16 = rewriter.getF16Type();
     SmallVector<Value> in = isa<VectorType>(adaptor.getIn().getType())
                                 ? unpackVector(rewriter, loc, adaptor.getIn())

@@ -109,8 +109,7 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   Type et = aType.getElementType(), bt = bType.getElementType();
   bool int8 = et.isInteger(8) && bt.isInteger(8) &&
               cType.getElementType().isInteger(32);
-  bool fp8 = (isa<Float8E4M3FNType, Float8E5M2Type>(et) &&
-              isa<Float8E4M3FNType, Float8E5M2Type>(bt));
+  bool fp8 = isFp8Type(et) && isFp8Type(bt);
   if (!int8 && (!(fp8 || ((et.isBF16() || et.isF16()) && et == bt)) ||
                 !cType.getElementType().isF32()))
     return op.emitOpError("mma.sync lowering supports bf16/f16 and fp8 "

@@ -269,8 +269,7 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   unsigned numWarps = getNumWarps(op);
   Type accType = cType.getElementType();
   bool int8 = et.isInteger(8) && bt.isInteger(8) && accType.isInteger(32);
-  bool fp8 = (isa<Float8E4M3FNType, Float8E5M2Type>(et) &&
-              isa<Float8E4M3FNType, Float8E5M2Type>(bt) && accType.isF32()) ||
+  bool fp8 = (isFp8Type(et) && isFp8Type(bt) && accType.isF32()) ||
              int8; // 8-bit operands
   // One instruction reads 32 bytes of K: 16 16-bit or 32 8-bit elements.
   unsigned elemBytes = fp8 ? 1 : 2;

@@ -969,13 +969,10 @@ LogicalResult DotOp::verify() {
            << c.getDimSize(1);
   Type ea = a.getElementType(), eb = b.getElementType(),
        ec = c.getElementType();
-  auto isFp8 = [](Type t) {
-    return isa<Float8E4M3FNType, Float8E5M2Type>(t);
-  };
   bool ok = (ea.isBF16() && eb.isBF16() && ec.isF32()) ||
             (ea.isF16() && eb.isF16() && (ec.isF32() || ec.isF16())) ||
             (ea.isF32() && eb.isF32() && ec.isF32()) ||
-            (isFp8(ea) && isFp8(eb) && ec.isF32()) ||
+            (isFp8Type(ea) && isFp8Type(eb) && ec.isF32()) ||
             (ea.isInteger(8) && eb.isInteger(8) && ec.isInteger(32));
   if (!ok)
     return emitOpError("unsupported element types ")
@@ -1405,14 +1402,13 @@ LogicalResult GemmOp::verify() {
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError("expected 2-D views for A, B and C");
   Type et = a.getElementType();
-  auto isFp8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
-  bool fp8 = isFp8(et);
+  bool fp8 = isFp8Type(et);
   if (!et.isBF16() && !et.isF16() && !fp8)
     return emitOpError("expected bf16, f16 or fp8 (f8E4M3FN, f8E5M2) inputs, "
                        "got ")
            << et;
   // fp8 may mix e4m3 and e5m2.
-  if (fp8 ? !isFp8(b.getElementType()) : b.getElementType() != et)
+  if (fp8 ? !isFp8Type(b.getElementType()) : b.getElementType() != et)
     return emitOpError("expected A and B of the same element type, got ")
            << et << " and " << b.getElementType();
   // Tensor cores read fp8 operands K-major only (torch._scaled_mm's rule).

@@ -232,8 +232,6 @@ static unsigned getOperandContiguity(Value operand, unsigned fallback) {
   return fallback;
 }
 
-static bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
-
 /// The 128-byte swizzled shared layout wgmma reads an operand tile of
 /// `elemBytes`-byte elements in, contiguous along `contig`: 16-byte chunks,
 /// 128-byte row segments (64 16-bit or 128 8-bit elements).
@@ -271,7 +269,7 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   bool int8 = et.isInteger(8) && b.getElementType().isInteger(8) &&
               accType.isInteger(32);
   // 8-bit operands (fp8, i8) share the rules below.
-  bool fp8 = (isFp8(et) && isFp8(b.getElementType())) || int8;
+  bool fp8 = (isFp8Type(et) && isFp8Type(b.getElementType())) || int8;
   if (!(int8 || ((fp8 || ((et.isBF16() || et.isF16()) &&
                           et == b.getElementType())) &&
                  accType.isF32())))
@@ -366,7 +364,7 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
     return Attribute(mma);
   }
   bool is16 = et.isBF16() || et.isF16();
-  bool fp8 = isFp8(et);
+  bool fp8 = isFp8Type(et);
   bool int8 = et.isInteger(8);
   if (is16 && !target.hasMmaBf16)
     return dot.emitOpError("needs mma.sync for ")

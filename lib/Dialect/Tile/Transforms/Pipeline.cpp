@@ -79,7 +79,7 @@ static LogicalResult checkCopyFacts(LoadOp load, std::string *why) {
     return fail("masked or non-zero padding");
   auto tile = cast<RankedTensorType>(load.getType());
   Type et = tile.getElementType();
-  bool is8 = isa<Float8E4M3FNType, Float8E5M2Type>(et) || et.isInteger(8);
+  bool is8 = isFp8Type(et) || et.isInteger(8);
   if (tile.getRank() != 2 || !(et.isBF16() || et.isF16() || is8))
     return fail("only 2-D tiles of 16-bit, fp8 or i8 elements");
   unsigned elemBytes = is8 ? 1 : 2, vec = 16 / elemBytes;

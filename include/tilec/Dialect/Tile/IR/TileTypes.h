@@ -20,4 +20,10 @@
 #define GET_TYPEDEF_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOpsTypes.h.inc"
 
+namespace mlir::tilec::tile {
+/// The 8-bit float types tile programs compute with (carried as i8 in
+/// registers and memory): f8E4M3FN (e4m3) and f8E5M2 (e5m2).
+inline bool isFp8Type(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+} // namespace mlir::tilec::tile
+
 #endif // TILEC_DIALECT_TILE_IR_TILETYPES_H
