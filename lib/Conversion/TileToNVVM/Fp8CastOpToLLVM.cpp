@@ -32,6 +32,27 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
+/// A cast's converted operand as its elements (a tile's per-thread vector,
+/// or one scalar).
+static SmallVector<Value> getElements(OpBuilder &b, Location loc, Value v) {
+  if (isa<VectorType>(v.getType()))
+    return unpackVector(b, loc, v);
+  return {v};
+}
+
+/// Replaces `op` by `elems` (the first `resType` needs; a pair's padding
+/// is dropped), as `resType`: a vector, or one scalar.
+static void replaceWithElements(ConversionPatternRewriter &rewriter,
+                                Operation *op, Type resType,
+                                SmallVector<Value> elems) {
+  auto vec = dyn_cast<VectorType>(resType);
+  if (!vec) {
+    rewriter.replaceOp(op, elems.front());
+    return;
+  }
+  elems.resize(vec.getNumElements());
+  rewriter.replaceOp(op, packVector(rewriter, op->getLoc(), resType, elems));
+}
 
 /// Refuses fp8 casts on chips without the cvt forms.
 static LogicalResult checkChip(Operation *op, const TargetInfo &target,
@@ -61,9 +82,7 @@ struct TruncFToFp8Lowering : public OpConversionPattern<arith::TruncFOp> {
       return failure();
     Location loc = op.getLoc();
     Type f32 = rewriter.getF32Type();
-    SmallVector<Value> in = isa<VectorType>(adaptor.getIn().getType())
-                                ? unpackVector(rewriter, loc, adaptor.getIn())
-                                : SmallVector<Value>{adaptor.getIn()};
+    SmallVector<Value> in = getElements(rewriter, loc, adaptor.getIn());
     for (Value &v : in)
       if (!v.getType().isF32())
         v = arith::ExtFOp::create(rewriter, loc, f32, v);
@@ -80,13 +99,8 @@ struct TruncFToFp8Lowering : public OpConversionPattern<arith::TruncFOp> {
       for (int64_t e = 0; e < 2; ++e)
         out.push_back(vector::ExtractOp::create(rewriter, loc, pair, e));
     }
-    Type resType = getTypeConverter()->convertType(op.getType());
-    if (!isa<VectorType>(resType)) {
-      rewriter.replaceOp(op, out.front());
-      return success();
-    }
-    out.resize(cast<VectorType>(resType).getNumElements());
-    rewriter.replaceOp(op, packVector(rewriter, loc, resType, out));
+    replaceWithElements(rewriter, op,
+                        getTypeConverter()->convertType(op.getType()), out);
     return success();
   }
 
@@ -111,10 +125,7 @@ struct ExtFFromFp8Lowering : public OpConversionPattern<arith::ExtFOp> {
     Location loc = op.getLoc();
     Type dst = getElementTypeOrSelf(op.getType());
     Type f16 = rewriter.getF16Type();
-    SmallVector<Value> in = isa<VectorType>(adaptor.getIn().getType())
-                                ? unpackVector(rewriter, loc, adaptor.getIn())
-                                : SmallVector<Value>{adaptor.getIn()};
-    size_t n = in.size();
+    SmallVector<Value> in = getElements(rewriter, loc, adaptor.getIn());
     if (in.size() % 2)
       in.push_back(arith::ConstantOp::create(rewriter, loc, rewriter.getI8Type(),
                                              rewriter.getI8IntegerAttr(0)));
@@ -137,12 +148,8 @@ struct ExtFFromFp8Lowering : public OpConversionPattern<arith::ExtFOp> {
         out.push_back(v);
       }
     }
-    out.resize(n);
-    Type resType = getTypeConverter()->convertType(op.getType());
-    if (!isa<VectorType>(resType))
-      rewriter.replaceOp(op, out.front());
-    else
-      rewriter.replaceOp(op, packVector(rewriter, loc, resType, out));
+    replaceWithElements(rewriter, op,
+                        getTypeConverter()->convertType(op.getType()), out);
     return success();
   }
 

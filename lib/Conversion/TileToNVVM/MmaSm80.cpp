@@ -106,12 +106,13 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
       !isa_and_nonnull<DotOperandEncodingAttr>(aType.getEncoding()) ||
       !isa_and_nonnull<DotOperandEncodingAttr>(bType.getEncoding()))
     return rewriter.notifyMatchFailure(op, "not an mma.sync dot");
+  // tile.dot's verifier pins B and the accumulator to A's type: bf16/f16,
+  // fp8 (either of B) -> f32, f16 -> f16, f32 -> f32, i8 -> i32.
   Type et = aType.getElementType(), bt = bType.getElementType();
-  bool int8 = et.isInteger(8) && bt.isInteger(8) &&
-              cType.getElementType().isInteger(32);
-  bool fp8 = isFp8Type(et) && isFp8Type(bt);
-  if (!int8 && (!(fp8 || ((et.isBF16() || et.isF16()) && et == bt)) ||
-                !cType.getElementType().isF32()))
+  bool int8 = et.isInteger(8);
+  bool fp8 = isFp8Type(et);
+  if (!(int8 || fp8 || et.isBF16() || et.isF16()) ||
+      cType.getElementType().isF16())
     return op.emitOpError("mma.sync lowering supports bf16/f16 and fp8 "
                           "(e4m3/e5m2) operands with an f32 accumulator and "
                           "i8 with an i32 one, got ")
@@ -168,15 +169,12 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
       SmallVector<Value> aOps = getMmaAFragment(rewriter, loc, a, aLL, mi, kk,
                                                 kWidth, /*f16AsVector=*/true);
       for (int64_t ni = 0; ni < wtN; ni += 8) {
+        // b0 (k.., c), b1 (k + 4 * kWidth.., c).
         SmallVector<Value> bOps;
-        for (int j = 0; j < 2; ++j) {
-          int64_t r = kk + j * 4 * kWidth;
-          SmallVector<Value> elems;
-          for (unsigned e = 0; e < kWidth; ++e)
-            elems.push_back(b[reg(bLL, r + e, ni)]);
-          bOps.push_back(packRegister(rewriter, loc, elems,
-                                      /*f16AsVector=*/true));
-        }
+        for (int j = 0; j < 2; ++j)
+          bOps.push_back(packFragmentRegister(
+              rewriter, loc, b, bLL, {kk + j * 4 * kWidth, ni}, /*kDim=*/0,
+              kWidth, /*f16AsVector=*/true));
         unsigned cIdx[4];
         SmallVector<Value> cOps;
         for (int j = 0; j < 4; ++j) {

@@ -239,7 +239,6 @@ StringRef mlir::tilec::getPtxTypeName(Type t) {
     return "e5m2";
   if (t.isInteger(8))
     return "s8"; // tile's i8 is signed, as torch's int8
-
   llvm_unreachable("not a tensor-core operand type");
 }
 
@@ -253,21 +252,31 @@ Value mlir::tilec::packRegister(OpBuilder &b, Location loc,
   return LLVM::BitcastOp::create(b, loc, b.getI32Type(), packed);
 }
 
+Value mlir::tilec::packFragmentRegister(OpBuilder &b, Location loc,
+                                        ArrayRef<Value> values,
+                                        const tile::LinearLayout &ll,
+                                        std::array<int64_t, 2> at,
+                                        unsigned kDim, unsigned kWidth,
+                                        bool f16AsVector) {
+  SmallVector<Value> elems;
+  for (unsigned e = 0; e < kWidth; ++e) {
+    std::optional<unsigned> idx = ll.findReg({at[0], at[1]});
+    assert(idx && "fragment element outside its layout");
+    elems.push_back(values[*idx]);
+    ++at[kDim];
+  }
+  return packRegister(b, loc, elems, f16AsVector);
+}
+
 SmallVector<Value> mlir::tilec::getMmaAFragment(
     OpBuilder &b, Location loc, ArrayRef<Value> values,
     const tile::LinearLayout &ll, int64_t row0, int64_t k0, unsigned kWidth,
     bool f16AsVector) {
   SmallVector<Value> frag;
-  for (int j = 0; j < 4; ++j) {
-    int64_t r = row0 + (j % 2) * 8, c = k0 + (j / 2) * 4 * kWidth;
-    SmallVector<Value> elems;
-    for (unsigned e = 0; e < kWidth; ++e) {
-      std::optional<unsigned> idx = ll.findReg({r, c + e});
-      assert(idx && "fragment element outside its layout");
-      elems.push_back(values[*idx]);
-    }
-    frag.push_back(packRegister(b, loc, elems, f16AsVector));
-  }
+  for (int j = 0; j < 4; ++j)
+    frag.push_back(packFragmentRegister(
+        b, loc, values, ll, {row0 + (j % 2) * 8, k0 + (j / 2) * 4 * kWidth},
+        /*kDim=*/1, kWidth, f16AsVector));
   return frag;
 }
 

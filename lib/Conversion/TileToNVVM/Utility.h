@@ -21,6 +21,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
+#include <array>
+
 namespace mlir::tilec {
 
 /// Attributes set by convert-tile-to-nvvm's shared-memory planning: the
@@ -119,6 +121,13 @@ StringRef getPtxTypeName(Type t);
 /// `f16AsVector` (what nvvm.mma.sync takes).
 Value packRegister(OpBuilder &b, Location loc, ArrayRef<Value> elems,
                    bool f16AsVector);
+/// The 32-bit register of an mma.sync operand fragment holding the `kWidth`
+/// elements from `at` along dimension `kDim` (K: 1 for A, 0 for B) of a tile
+/// in linear layout `ll` (`values` its per-thread elements).
+Value packFragmentRegister(OpBuilder &b, Location loc, ArrayRef<Value> values,
+                           const tile::LinearLayout &ll,
+                           std::array<int64_t, 2> at, unsigned kDim,
+                           unsigned kWidth, bool f16AsVector);
 /// The four registers of an mma.sync m16n8k(8*kWidth) A fragment -- also
 /// wgmma's register A -- of a tile in linear layout `ll` (`values` its
 /// per-thread elements; `kWidth` of them per register: 2 for 16-bit, 4 for

@@ -208,10 +208,10 @@ static Value emitWgmmaRS(OpBuilder &b, Location loc, Value inout,
                          ArrayRef<Value> aFrag, Value descB, bool transB) {
   std::string ptx;
   llvm::raw_string_ostream os(ptx);
-  bool fp8 = getStorageBytes(aType) == 1; // fp8 or i8
+  bool eightBit = getStorageBytes(aType) == 1; // fp8 or i8
   bool int8 = aType.isInteger(8);
   os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << 2 * regs + 5 << ", 0;\n"
-     << "wgmma.mma_async.sync.aligned.m64n" << n << "k" << (fp8 ? 32 : 16)
+     << "wgmma.mma_async.sync.aligned.m64n" << n << "k" << (eightBit ? 32 : 16)
      << (int8 ? ".s32." : ".f32.") << getPtxTypeName(aType) << "."
      << getPtxTypeName(bType) << " {";
   for (int64_t i = 0; i < regs; ++i)
@@ -222,7 +222,7 @@ static Value emitWgmmaRS(OpBuilder &b, Location loc, Value inout,
   // 16-bit types only.
   if (!int8)
     os << ", 1, 1";
-  if (!fp8)
+  if (!eightBit)
     os << ", " << (transB ? 1 : 0);
   os << ";\n}";
   std::string constraints;
@@ -267,16 +267,15 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
   int64_t k = aType.getDimSize(1);
   unsigned numWarps = getNumWarps(op);
+  // tile.dot's verifier pins B and the accumulator to A's type: bf16/f16,
+  // fp8 (either of B) -> f32, f16 -> f16, f32 -> f32, i8 -> i32.
   Type accType = cType.getElementType();
-  bool int8 = et.isInteger(8) && bt.isInteger(8) && accType.isInteger(32);
-  bool fp8 = (isFp8Type(et) && isFp8Type(bt) && accType.isF32()) ||
-             int8; // 8-bit operands
+  bool int8 = et.isInteger(8);
+  bool eightBit = isFp8Type(et) || int8;
   // One instruction reads 32 bytes of K: 16 16-bit or 32 8-bit elements.
-  unsigned elemBytes = fp8 ? 1 : 2;
+  unsigned elemBytes = eightBit ? 1 : 2;
   int64_t kStep = 32 / elemBytes;
-  if (!(fp8 || ((et.isBF16() || et.isF16()) && et == bt &&
-                accType.isF32())) ||
-      !mma ||
+  if (!(eightBit || et.isBF16() || et.isF16()) || accType.isF16() || !mma ||
       mma.getWarpsPerCTA()[1] != 1 || numWarps % 4 != 0 ||
       m != 16 * numWarps || n % 8 != 0 || n > 256 || k % kStep != 0)
     return op.emitOpError("unsupported wgmma operands: ")
@@ -298,7 +297,7 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   bool bKMajor = bEnc.getOrder()[0] == 0;
   if (!aKMajor)
     return op.emitOpError("an M-major A operand is not supported yet");
-  if (fp8 && !bKMajor)
+  if (eightBit && !bKMajor)
     return op.emitOpError("8-bit (fp8, i8) wgmma needs B contiguous along K "
                           "(the transpose is for 16-bit types only)");
   if (aRegs && (aRegs.getOpIdx() != 0 || aRegs.getParent() != mma))

@@ -264,15 +264,13 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto b = cast<RankedTensorType>(dot.getB().getType());
   Type et = a.getElementType();
+  // tile.dot's verifier pins B and the accumulator to A's type: bf16/f16,
+  // fp8 (either of B) -> f32, f16 -> f16, f32 -> f32, i8 -> i32. 8-bit
+  // operands (fp8, i8) share the rules below.
+  bool eightBit = isFp8Type(et) || et.isInteger(8);
   Type accType =
       cast<RankedTensorType>(dot.getAcc().getType()).getElementType();
-  bool int8 = et.isInteger(8) && b.getElementType().isInteger(8) &&
-              accType.isInteger(32);
-  // 8-bit operands (fp8, i8) share the rules below.
-  bool fp8 = (isFp8Type(et) && isFp8Type(b.getElementType())) || int8;
-  if (!(int8 || ((fp8 || ((et.isBF16() || et.isF16()) &&
-                          et == b.getElementType())) &&
-                 accType.isF32())))
+  if (!(eightBit || et.isBF16() || et.isF16()) || accType.isF16())
     return none("wgmma is used for bf16/f16 and fp8 operands with an f32 "
                 "accumulator and i8 operands with an i32 one only");
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
@@ -281,19 +279,19 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
                 Twine(16 * numWarps) + " with " + Twine(numWarps) +
                 " warps)");
   // One instruction takes 32 bytes of K; a 128-byte swizzle segment holds
-  // 64 16-bit or 128 fp8 elements.
-  int64_t kStep = fp8 ? 32 : 16, seg = fp8 ? 128 : 64;
+  // 64 16-bit or 128 8-bit elements.
+  int64_t kStep = eightBit ? 32 : 16, seg = eightBit ? 128 : 64;
   if (n > 256 || n % 8 != 0 || k % kStep != 0)
     return none("N = " + Twine(n) + " (at most 256, a multiple of 8) or K = " +
                 Twine(k) + " (a multiple of " + Twine(kStep) +
                 ") does not fit wgmma");
-  // fp8 wgmma reads both operands K-major (PTX ISA: wgmma's transpose is for
-  // 16-bit types only).
-  if (fp8 && getOperandContiguity(dot.getB(), 0) != 0)
+  // 8-bit wgmma reads both operands K-major (PTX ISA: wgmma's transpose is
+  // for 16-bit types only).
+  if (eightBit && getOperandContiguity(dot.getB(), 0) != 0)
     return none("8-bit (fp8, i8) wgmma reads B K-major, and this B is "
                 "contiguous along N: load it as an N x K tile (K contiguous) "
                 "and tile.trans it, the layout torch._scaled_mm takes");
-  if (fp8 && getOperandContiguity(dot.getA(), 1) != 1)
+  if (eightBit && getOperandContiguity(dot.getA(), 1) != 1)
     return none("8-bit (fp8, i8) wgmma reads A K-major, and this A is "
                 "contiguous along M");
   bool aShared = isa_and_nonnull<SharedEncodingAttr>(a.getEncoding());
@@ -316,7 +314,7 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     return load && canTmaLoad(load, target) &&
            (!kMajor || getOperandContiguity(v, kDim) == kDim);
   };
-  bool bLoaded = (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), fp8)) &&
+  bool bLoaded = (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), eightBit)) &&
                  n % 64 == 0 && k % seg == 0;
   bool aLoaded = (isRingLoad(dot.getA()) || isTmaLoad(dot.getA(), true)) &&
                  k % seg == 0;

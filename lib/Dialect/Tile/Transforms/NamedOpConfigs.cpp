@@ -153,7 +153,7 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
                               c.getEpilogueBytes(outBytes) - 1024) /
                                  (c.getPipelineBytes(inBytes) / c.stages)));
 
-  int64_t mmaK = inBytes == 1 ? 32 : 16;
+  int64_t mmaK = getMmaSyncKStep(inType);
   if (c.blockK < mmaK)
     return op.emitOpError("block_k = ")
            << c.blockK << " is below the mma.sync K of " << mmaK;
@@ -184,7 +184,6 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     FailureOr<GemmConfig> fallback = c;
     if (!canWarpSpecialize(target))
       fallback = reject(target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)");
-
     else if (c.warps % 4 != 0 || c.blockM != 16 * c.warps)
       fallback = reject("block_m must be 16 x warps (64 rows per consumer "
                         "warpgroup), got block_m = " +

@@ -82,7 +82,7 @@ static LogicalResult checkCopyFacts(LoadOp load, std::string *why) {
   bool is8 = isFp8Type(et) || et.isInteger(8);
   if (tile.getRank() != 2 || !(et.isBF16() || et.isF16() || is8))
     return fail("only 2-D tiles of 16-bit, fp8 or i8 elements");
-  unsigned elemBytes = is8 ? 1 : 2, vec = 16 / elemBytes;
+  unsigned elemBytes = getStorageBytes(et), vec = 16 / elemBytes;
   ViewType viewType = load.getView().getType();
   auto make = load.getView().getDefiningOp<MakeViewOp>();
   if (!make)

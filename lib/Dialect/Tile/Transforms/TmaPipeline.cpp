@@ -211,7 +211,7 @@ bool mlir::tilec::tile::canTmaLoad(LoadOp load, const TargetInfo &target) {
   std::optional<unsigned> cd = view.getContiguousDim();
   unsigned lead = view.getRank() - 2;
   // Rows of whole 128-byte segments.
-  if (!cd || *cd < lead || tile.getDimSize(*cd - lead) % (1024 / bits) != 0)
+  if (!cd || *cd < lead || tile.getDimSize(*cd - lead) % (128 / (bits / 8)) != 0)
     return false;
   if (!MakeTensorMapOp::getViewProblem(load.getView(), *cd).empty())
     return false;
