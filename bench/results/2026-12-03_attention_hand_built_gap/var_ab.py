@@ -21,6 +21,7 @@ from block_attention import ODD, check_attention, named_args  # noqa: E402
 from block_programs import load, time_rounds  # noqa: E402
 
 VAR = os.path.join(ROOT, ".gpu", "var")
+CHIP = os.environ.get("VAR_CHIP", "sm_90a")  # the chip subfolder mkvar.py --chip wrote
 out = sys.argv[1]
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 only = re.compile(sys.argv[3]) if len(sys.argv) > 3 else None
@@ -52,7 +53,7 @@ def run_named(kernel, q, k, v, o):
 
 
 variants = sorted(os.listdir(VAR))
-names = sorted({f[:-5] for v in variants for f in os.listdir(os.path.join(VAR, v, "sm_90a"))
+names = sorted({f[:-5] for v in variants for f in os.listdir(os.path.join(VAR, v, CHIP))
                 if f.endswith(".json")})
 result = dict(gpu=torch.cuda.get_device_name(), variants=variants, rows=[], correctness=[], sass={})
 tar_buf = io.BytesIO()
@@ -65,11 +66,11 @@ for name in names:
     ks = {}
     for v in variants:
         d = os.path.join(VAR, v)
-        k = load(d, "sm_90a", name)
+        k = load(d, CHIP, name)
         if k is None:
             continue
         ks[v] = k
-        s = sass_of(os.path.join(d, "sm_90a", name + ".cubin"))
+        s = sass_of(os.path.join(d, CHIP, name + ".cubin"))
         data = s.encode()
         info = tarfile.TarInfo(f"{v}/{name}.sass")
         info.size = len(data)
@@ -106,4 +107,4 @@ for name in names:
 tar.close()
 open(os.path.join(out, "sass.tar.gz"), "wb").write(tar_buf.getvalue())
 log(json.dumps(result["correctness"]))
-json.dump(result, open(os.path.join(out, "var_ab.json"), "w"), indent=1)
+json.dump(dict(result, chip=CHIP), open(os.path.join(out, "var_ab.json"), "w"), indent=1)
