@@ -30,6 +30,13 @@ f32 and is held to cuBLAS's default (promoting) mode.
 INT8 (examples/gemm_block_i8.mlir): exact against a float64 product on the
 same odd shapes, and timed beside torch._int_mm at 8192^3 (check_int8).
 
+TF32 (examples/gemm_block_tf32.mlir, and tile.gemm on f32 in
+examples/linear_tf32.mlir): f32 inputs on the same odd shapes (K
+rows padded to 4 elements), C poisoned, against a float64 product:
+precision(tf32) held to 2x torch.matmul's error with allow_tf32 (cuBLAS
+TF32), precision(tf32x3) to 4x torch.matmul's exact f32 error (at least
+2^-20); timed beside both at 8192^3 and 4096^3 (check_tf32).
+
 Speed: medians over alternating rounds (block_programs.time_rounds) of the
 sm_90a kernel, the sm_89 kernel and torch._scaled_mm with per-tensor scales
 and bf16 output (with and without use_fast_accum), at 8192^3 and the
@@ -50,6 +57,8 @@ EXAMPLE = os.path.join(ROOT, "examples", "gemm_block_fp8.mlir")
 QUANTIZE = os.path.join(ROOT, "examples", "quantize_fp8.mlir")
 NAMED = os.path.join(ROOT, "examples", "scaled_mm_fp8.mlir")
 INT8 = os.path.join(ROOT, "examples", "gemm_block_i8.mlir")
+TF32 = os.path.join(ROOT, "examples", "gemm_block_tf32.mlir")
+TF32_NAMED = os.path.join(ROOT, "examples", "linear_tf32.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
 
 ODD = [(1, 16, 16), (127, 264, 144), (1000, 1032, 1000), (513, 2056, 784),
@@ -61,7 +70,7 @@ SPEED = [(8192, 8192, 8192), (4096, 4096, 4096), (4096, 14336, 4096),
 
 def build(art, tilec):
     for chip, arch in CHIPS.items():
-        for ex in (EXAMPLE, QUANTIZE, NAMED, INT8):
+        for ex in (EXAMPLE, QUANTIZE, NAMED, INT8, TF32, TF32_NAMED):
             subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
         print("built", chip, flush=True)
@@ -129,6 +138,106 @@ def check_int8(torch, load, art, result, log, time_rounds, rounds):
     log(f"int8 {M}^3 TOPS " + " ".join(f"{k}={v}" for k, v in tops.items()))
 
 
+TF32_KERNELS = ("linear_block_tf32", "linear_block_tf32x3", "linear_tf32", "linear_tf32x3")
+
+
+def triton_tf32(torch, a, b):
+    """a @ b.T by a Triton kernel with tl.dot(input_precision="tf32"), 128x128x32
+    tiles: Triton's TF32 on the same inputs, for the error it gets (wgmma on
+    sm_90 reads the f32 bits in shared memory, as tilec's sm_90a kernel)."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def kernel(A, B, C, M, N, K, lda, ldb, ldc, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr):
+        pm, pn = tl.program_id(0), tl.program_id(1)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            ta = tl.load(A + rm[:, None] * lda + (k + rk)[None, :],
+                         mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+            tb = tl.load(B + rn[None, :] * ldb + (k + rk)[:, None],
+                         mask=(rn[None, :] < N) & ((k + rk)[:, None] < K), other=0.0)
+            acc = tl.dot(ta, tb, acc, input_precision="tf32")
+        tl.store(C + rm[:, None] * ldc + rn[None, :], acc,
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+    M, K = a.shape
+    N = b.shape[0]
+    c = torch.empty(M, N, device="cuda")
+    kernel[(triton.cdiv(M, 128), triton.cdiv(N, 128))](a, b, c, M, N, K, a.stride(0),
+                                                        b.stride(0), N, BM=128, BN=128, BK=32)
+    return c
+
+
+def check_tf32(torch, load, art, result, log, time_rounds, rounds):
+    """gemm_block_tf32.mlir on odd shapes against a float64 product, beside
+    cuBLAS TF32 (allow_tf32) and exact f32 on the same inputs; timed beside
+    both."""
+    def cublas(a, b, tf32):
+        old = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        try:
+            return a @ b.T
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = old
+
+    for chip in CHIPS:
+        for name in TF32_KERNELS:
+            kn = load(art, chip, name)
+            for i, (M, N, K) in enumerate(ODD):
+                g = torch.Generator(device="cuda").manual_seed(90 + i)
+                ldk, ldc = (K + 3) // 4 * 4, (N + 3) // 4 * 4
+                a = torch.randn(M, ldk, device="cuda", generator=g)
+                b = torch.randn(N, ldk, device="cuda", generator=g)
+                c = torch.full((M, ldc), float("nan"), device="cuda")
+                kn(a, b, c, M, N, K, ldk, ldk, ldc)
+                torch.cuda.synchronize()
+                ref = a[:, :K].double() @ b[:, :K].double().T
+                out = c[:, :N].double()
+                written = not torch.isnan(out).any().item()
+                pad = ldc == N or bool(torch.isnan(c[:, N:]).all().item())
+
+                def rel(x):
+                    return ((x - ref).abs().max() / ref.abs().max()).item()
+                err = rel(out) if written else float("inf")
+                tf32_err = rel(cublas(a[:, :K], b[:, :K], True).double())
+                f32_err = rel(cublas(a[:, :K], b[:, :K], False).double())
+                triton_err = rel(triton_tf32(torch, a[:, :K], b[:, :K]).double())
+                # TF32: cuBLAS's TF32 error (x2), at least 2^-10 (cuBLAS
+                # runs tiny shapes in exact f32); wgmma (sm_90a) truncates
+                # the inputs to TF32 as Triton does, held to Triton's error
+                # (x2). 3xTF32: exact f32's (x4).
+                if name.endswith("tf32x3"):
+                    bound = max(4 * f32_err, 2.0 ** -20)
+                else:
+                    bound = max(2 * (triton_err if chip == "sm_90a" else tf32_err), 2.0 ** -10)
+                ok = bool(written and pad and err <= bound)
+                result["correctness"].append(dict(
+                    chip=chip, kernel=name, shape=[M, N, K], max_rel_err=err,
+                    cublas_tf32_max_rel_err=tf32_err, cublas_f32_max_rel_err=f32_err,
+                    triton_tf32_max_rel_err=triton_err,
+                    bound=bound, written=written, pad_untouched=pad, ok=ok))
+                log(f"{'ok  ' if ok else 'FAIL'} {chip} {name} {M}x{N}x{K} err={err:.2e} "
+                    f"(cublas tf32 {tf32_err:.2e}, f32 {f32_err:.2e}, triton tf32 "
+                    f"{triton_err:.2e}, bound {bound:.2e})")
+    for M, N, K in ((8192, 8192, 8192), (4096, 4096, 4096)):
+        a = torch.randn(M, K, device="cuda")
+        b = torch.randn(N, K, device="cuda")
+        c = torch.empty(M, N, device="cuda")
+        fns = {f"{chip}/{name}": (lambda kn=load(art, chip, name): kn(a, b, c, M, N, K, K, K, N))
+               for chip in CHIPS for name in TF32_KERNELS}
+        fns["cublas_tf32"] = lambda: cublas(a, b, True)
+        fns["cublas_f32"] = lambda: cublas(a, b, False)
+        ms = time_rounds(fns, rounds)
+        tflops = {k: round(2.0 * M * N * K / v / 1e9, 1) for k, v in ms.items()}
+        result.setdefault("speed_tf32", []).append(dict(shape=[M, N, K], tflops=tflops))
+        log(f"tf32 {M}x{N}x{K} TFLOP/s " + " ".join(f"{k}={v}" for k, v in tflops.items()))
+
+
 def check_casts(torch, load, art, result, log):
     """quantize_fp8.mlir: bit-exact against torch's casts of the saturated
     values (torch's own float8 casts do not saturate), on odd shapes with
@@ -173,6 +282,8 @@ def main():
     ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     ap.add_argument("--out", default="out")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", choices=("tf32",), default=None,
+                    help="run one part (the TF32 checks) and write block_fp8_<part>.json")
     args = ap.parse_args()
     if args.build:
         return build(args.art, args.tilec)
@@ -197,8 +308,15 @@ def main():
                   if os.path.exists(os.path.join(args.art, "commit.txt")) else None,
                   correctness=[], speed=[])
     one = torch.ones((), device="cuda")
+    if args.only == "tf32":
+        check_tf32(torch, load, args.art, result, log, time_rounds, args.rounds)
+        bad = [r for r in result["correctness"] if not r["ok"]]
+        log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")
+        json.dump(result, open(os.path.join(args.out, "block_fp8_tf32.json"), "w"), indent=1)
+        return 1 if bad else 0
     check_casts(torch, load, args.art, result, log)
     check_int8(torch, load, args.art, result, log, time_rounds, args.rounds)
+    check_tf32(torch, load, args.art, result, log, time_rounds, args.rounds)
     for (chip, name), kn in kernels.items():
         mixed = "e5m2" in name
         bdtype = torch.float8_e5m2 if mixed else torch.float8_e4m3fn
@@ -269,12 +387,14 @@ def main():
                                        for k, v in tf.items()))
     sass = {}
     for chip in CHIPS:
-        s = subprocess.run(["cuobjdump", "-sass", os.path.join(args.art, chip,
-                                                               "scaled_linear_block_fp8.cubin")],
-                           capture_output=True, text=True).stdout
-        ops = re.findall(r"\b([A-Z][A-Z0-9]*(?:\.[A-Za-z0-9_]+)*)\b", s)
-        sass[chip] = {op: n for op, n in collections.Counter(
-            o for o in ops if re.match(r"(Q|H)GMMA|HMMA|UTMALDG|LDSM|F2FP|HADD2", o)).items()}
+        for name in ("scaled_linear_block_fp8", "linear_block_i8", "linear_block_tf32",
+                     "linear_block_tf32x3"):
+            s = subprocess.run(["cuobjdump", "-sass", os.path.join(args.art, chip, name + ".cubin")],
+                               capture_output=True, text=True).stdout
+            ops = re.findall(r"\b([A-Z][A-Z0-9]*(?:\.[A-Za-z0-9_]+)*)\b", s)
+            sass[f"{chip}/{name}"] = {op: n for op, n in collections.Counter(
+                o for o in ops if re.match(r"(Q|H|I)GMMA|[HI]MMA|UTMALDG|LDSM|F2FP|HADD2|LDL|STL",
+                                           o)).items()}
     result["sass"] = sass
     log(json.dumps(sass))
     bad = [r for r in result["correctness"] if not r["ok"]]

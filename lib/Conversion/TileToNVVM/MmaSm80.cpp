@@ -10,6 +10,9 @@
 // operands to `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}`
 // ([PTX ISA: mma m16n8k16](https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-fragment-mma-16816-float))
 // and, for fp8 operands (sm_89+), `m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}`
+// (i8: `.s32.s8.s8.s32`), for f32 operands `m16n8k8.row.col.f32.tf32.tf32`
+// (each register one element, the K halves 4 apart; tf32x3 sums three
+// products per instruction slot)
 // ([PTX ISA: mma m16n8k32](https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-fragment-mma-16832)),
 // where each register holds four K-adjacent bytes and the K halves sit 16
 // apart (a0 (r, k..k+3), a2 (r, k+16..k+19); b0 (k..k+3, c), b1 (k+16.., c)).
@@ -111,12 +114,16 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   Type et = aType.getElementType(), bt = bType.getElementType();
   bool int8 = et.isInteger(8);
   bool fp8 = isFp8Type(et);
-  if (!(int8 || fp8 || et.isBF16() || et.isF16()) ||
+  bool tf32 = et.isF32();
+  if (!(int8 || fp8 || tf32 || et.isBF16() || et.isF16()) ||
       cType.getElementType().isF16())
-    return op.emitOpError("mma.sync lowering supports bf16/f16 and fp8 "
-                          "(e4m3/e5m2) operands with an f32 accumulator and "
-                          "i8 with an i32 one, got ")
+    return op.emitOpError("mma.sync lowering supports bf16/f16, f32 (as "
+                          "TF32) and fp8 (e4m3/e5m2) operands with an f32 "
+                          "accumulator and i8 with an i32 one, got ")
            << et << " x " << bt << " -> " << cType.getElementType();
+  if (tf32 && op.getPrecision() == DotPrecision::IEEE)
+    return op.emitOpError("f32 operands in ieee precision have no mma.sync "
+                          "form; write precision(tf32) or precision(tf32x3)");
   if (!target.hasMmaBf16)
     return op.emitOpError("mma.sync needs sm_80 or later, not ")
            << target.chip;
@@ -129,7 +136,7 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   // not).
   auto aEnc = cast<DotOperandEncodingAttr>(aType.getEncoding());
   auto bEnc = cast<DotOperandEncodingAttr>(bType.getEncoding());
-  unsigned kWidth = fp8 || int8 ? 4 : 2;
+  unsigned kWidth = 4 / getStorageBytes(et);
   if (aEnc.getOpIdx() != 0 || bEnc.getOpIdx() != 1 ||
       aEnc.getParent() != cType.getEncoding() ||
       bEnc.getParent() != cType.getEncoding() ||
@@ -155,7 +162,18 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
   Type f32 = rewriter.getF32Type();
   auto resType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-  NVVM::MMATypes ptxType = et.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  NVVM::MMATypes ptxType = tf32          ? NVVM::MMATypes::tf32
+                           : et.isBF16() ? NVVM::MMATypes::bf16
+                                         : NVVM::MMATypes::f16;
+  // f32 operands become TF32 registers once, before the instructions; with
+  // tf32x3 each also gets the TF32 of its remainder, and every product is
+  // the sum small x big + big x small + big x big (small terms first).
+  SmallVector<Value> aRest, bRest;
+  bool split = tf32 && op.getPrecision() == DotPrecision::TF32x3;
+  if (tf32) {
+    a = convertToTf32(rewriter, loc, a, split ? &aRest : nullptr);
+    b = convertToTf32(rewriter, loc, b, split ? &bRest : nullptr);
+  }
 
   auto reg = [&](const LinearLayout &ll, int64_t r, int64_t c) -> unsigned {
     std::optional<unsigned> idx = ll.findReg({r, c});
@@ -164,17 +182,26 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   };
   // kWidth elements adjacent along K go in one 32-bit register (the NVVM op
   // takes f16 pairs as vector<2xf16>, bf16 pairs as i32; fp8 quads are i32).
+  auto bFragment = [&](ArrayRef<Value> values, int64_t kk, int64_t ni) {
+    // b0 (k.., c), b1 (k + 4 * kWidth.., c).
+    SmallVector<Value> bOps;
+    for (int j = 0; j < 2; ++j)
+      bOps.push_back(packFragmentRegister(rewriter, loc, values, bLL,
+                                          {kk + j * 4 * kWidth, ni},
+                                          /*kDim=*/0, kWidth,
+                                          /*f16AsVector=*/true));
+    return bOps;
+  };
   for (int64_t kk = 0; kk < k; kk += instrK) {
     for (int64_t mi = 0; mi < wtM; mi += 16) {
       SmallVector<Value> aOps = getMmaAFragment(rewriter, loc, a, aLL, mi, kk,
                                                 kWidth, /*f16AsVector=*/true);
+      SmallVector<Value> aRestOps;
+      if (split)
+        aRestOps = getMmaAFragment(rewriter, loc, aRest, aLL, mi, kk, kWidth,
+                                   /*f16AsVector=*/true);
       for (int64_t ni = 0; ni < wtN; ni += 8) {
-        // b0 (k.., c), b1 (k + 4 * kWidth.., c).
-        SmallVector<Value> bOps;
-        for (int j = 0; j < 2; ++j)
-          bOps.push_back(packFragmentRegister(
-              rewriter, loc, b, bLL, {kk + j * 4 * kWidth, ni}, /*kDim=*/0,
-              kWidth, /*f16AsVector=*/true));
+        SmallVector<Value> bOps = bFragment(b, kk, ni);
         unsigned cIdx[4];
         SmallVector<Value> cOps;
         for (int j = 0; j < 4; ++j) {
@@ -188,14 +215,35 @@ DotOpMmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
             acc[cIdx[j]] = d[j];
           continue;
         }
-        Value d = NVVM::MmaOp::create(
-            rewriter, loc, resType, aOps, bOps, cOps, {16, 8, 16},
-            /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-            std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
+        auto mma = [&](ArrayRef<Value> x, ArrayRef<Value> y) {
+          Value d = NVVM::MmaOp::create(
+              rewriter, loc, resType, x, y, cOps, {16, 8, instrK},
+              /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+              std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int j = 0; j < 4; ++j)
+            cOps[j] = LLVM::ExtractValueOp::create(rewriter, loc, d, j);
+        };
+        if (!split) {
+          mma(aOps, bOps);
+          for (int j = 0; j < 4; ++j)
+            acc[cIdx[j]] = cOps[j];
+          continue;
+        }
+        // The tensor cores' f32 accumulation truncates: summed into the
+        // long-running accumulator, that bias grows with K and costs
+        // 3xTF32 its accuracy. The three products start from zero and are
+        // added to the accumulator in f32 (round to nearest).
         for (int j = 0; j < 4; ++j)
-          acc[cIdx[j]] = LLVM::ExtractValueOp::create(rewriter, loc, d, j);
+          cOps[j] = LLVM::ConstantOp::create(rewriter, loc, f32,
+                                             rewriter.getF32FloatAttr(0.0f));
+        mma(aRestOps, bOps);
+        mma(aOps, bFragment(bRest, kk, ni));
+        mma(aOps, bOps);
+        for (int j = 0; j < 4; ++j)
+          acc[cIdx[j]] =
+              LLVM::FAddOp::create(rewriter, loc, acc[cIdx[j]], cOps[j]);
       }
     }
   }

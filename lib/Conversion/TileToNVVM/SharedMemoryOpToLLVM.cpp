@@ -420,14 +420,15 @@ LocalLoadOpLowering::matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
                                          i32Val(rewriter, op.getLoc(), 0)));
     return success();
   }
-  // ldmatrix reads 8x8 matrices of 16-bit elements, 8x16 of 8-bit ones
-  // (transposed only for 16-bit: 8-bit operands must be contiguous along K,
-  // as mma.sync m16n8k32 reads them; others take the generic path).
+  // ldmatrix reads 8x8 matrices of 16-bit elements, 8x16 of 8-bit ones and
+  // 8x4 of 32-bit ones (transposed only for 16-bit: 8-bit and tf32 operands
+  // must be contiguous along K, as mma.sync m16n8k32 and m16n8k8.tf32 read
+  // them; others take the generic path).
   auto dotOp = dyn_cast<DotOperandEncodingAttr>(type.getEncoding());
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
-  if (dotOp && (bits == 16 ||
-                (bits == 8 && op.getBuffer().getType().getEncoding().getOrder()[0] ==
-                                  (dotOp.getOpIdx() == 0 ? 1u : 0u))))
+  bool kContiguous = op.getBuffer().getType().getEncoding().getOrder()[0] ==
+                     (dotOp && dotOp.getOpIdx() == 0 ? 1u : 0u);
+  if (dotOp && (bits == 16 || ((bits == 8 || bits == 32) && kContiguous)))
     return lowerWithLdmatrix(op, adaptor, rewriter);
 
   // Generic: each run of consecutive registers along the buffer's
@@ -509,8 +510,8 @@ LogicalResult LocalLoadOpLowering::lowerWithLdmatrix(
   auto times8 = [&](Value v) {
     return arith::ShLIOp::create(rewriter, loc, v, i32Val(rewriter, loc, 3));
   };
-  // A matrix row is 16 bytes: 8 16-bit or 16 8-bit elements along K (or 8
-  // rows of K when transposed, 16-bit only).
+  // A matrix row is 16 bytes: 4 32-bit, 8 16-bit or 16 8-bit elements along
+  // K (or 8 rows of K when transposed, 16-bit only).
   int64_t elemBytes = getStorageBytes(type.getElementType());
   int64_t kPerMat = trans ? 8 : 16 / elemBytes;
   unsigned kWidth = 4 / elemBytes;

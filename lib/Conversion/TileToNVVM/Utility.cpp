@@ -239,12 +239,46 @@ StringRef mlir::tilec::getPtxTypeName(Type t) {
     return "e5m2";
   if (t.isInteger(8))
     return "s8"; // tile's i8 is signed, as torch's int8
+  if (t.isF32())
+    return "tf32"; // f32 operands multiply as TF32 on tensor cores
   llvm_unreachable("not a tensor-core operand type");
+}
+
+SmallVector<Value> mlir::tilec::convertToTf32(OpBuilder &b, Location loc,
+                                              ArrayRef<Value> values,
+                                              SmallVectorImpl<Value> *rest) {
+  SmallVector<Value> big;
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto cvt = [&](Value x) {
+    return NVVM::ConvertFloatToTF32Op::create(b, loc, i32, x,
+                                              NVVM::FPRoundingMode::RNA,
+                                              NVVM::SaturationMode::NONE,
+                                              /*relu=*/false)
+        .getResult();
+  };
+  for (Value x : values) {
+    Value t = cvt(x);
+    big.push_back(t);
+    if (!rest)
+      continue;
+    // The low 13 bits of a .tf32 register are not specified: clear them
+    // before reading it back as f32.
+    Value head = LLVM::BitcastOp::create(
+        b, loc, f32,
+        LLVM::AndOp::create(b, loc, t,
+                            LLVM::ConstantOp::create(
+                                b, loc, i32, b.getI32IntegerAttr(
+                                                 static_cast<int32_t>(0xffffe000)))));
+    rest->push_back(cvt(LLVM::FSubOp::create(b, loc, x, head)));
+  }
+  return big;
 }
 
 Value mlir::tilec::packRegister(OpBuilder &b, Location loc,
                                 ArrayRef<Value> elems, bool f16AsVector) {
   Type et = elems.front().getType();
+  if (elems.size() == 1 && et.isInteger(32))
+    return elems.front(); // a TF32 register
   Value packed = vector::FromElementsOp::create(
       b, loc, VectorType::get({static_cast<int64_t>(elems.size())}, et), elems);
   if (et.isF16() && f16AsVector)

@@ -113,8 +113,17 @@ Value gepStage(OpBuilder &b, Location loc, Value ptr, tile::SmemType type,
 void emitIf(OpBuilder &b, Location loc, Value cond,
             function_ref<void(OpBuilder &, Location)> body);
 
-/// PTX name of a tensor-core operand type: bf16, f16, e4m3, e5m2 or s8.
+/// PTX name of a tensor-core operand type: bf16, f16, e4m3, e5m2, s8 or
+/// tf32 (for f32).
 StringRef getPtxTypeName(Type t);
+
+/// The TF32 of each f32 in `values` as the i32 tensor cores read
+/// (`cvt.rna.tf32.f32`: nearest, ties away from zero). With `rest`, also the
+/// TF32 of what the first leaves, x - tf32(x) (exact in f32): the small half
+/// of 3xTF32.
+SmallVector<Value> convertToTf32(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> values,
+                                 SmallVectorImpl<Value> *rest);
 
 /// Elements adjacent along K in one 32-bit register: two 16-bit or four
 /// 8-bit ones (fp8 is carried as i8), as i32; or vector<2xf16> for f16 when

@@ -208,10 +208,11 @@ static Value emitWgmmaRS(OpBuilder &b, Location loc, Value inout,
                          ArrayRef<Value> aFrag, Value descB, bool transB) {
   std::string ptx;
   llvm::raw_string_ostream os(ptx);
-  bool eightBit = getStorageBytes(aType) == 1; // fp8 or i8
+  // One instruction reads 32 bytes of K.
+  unsigned elemBytes = getStorageBytes(aType);
   bool int8 = aType.isInteger(8);
   os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << 2 * regs + 5 << ", 0;\n"
-     << "wgmma.mma_async.sync.aligned.m64n" << n << "k" << (eightBit ? 32 : 16)
+     << "wgmma.mma_async.sync.aligned.m64n" << n << "k" << 32 / elemBytes
      << (int8 ? ".s32." : ".f32.") << getPtxTypeName(aType) << "."
      << getPtxTypeName(bType) << " {";
   for (int64_t i = 0; i < regs; ++i)
@@ -222,7 +223,7 @@ static Value emitWgmmaRS(OpBuilder &b, Location loc, Value inout,
   // 16-bit types only.
   if (!int8)
     os << ", 1, 1";
-  if (!eightBit)
+  if (elemBytes == 2)
     os << ", " << (transB ? 1 : 0);
   os << ";\n}";
   std::string constraints;
@@ -271,16 +272,24 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   // fp8 (either of B) -> f32, f16 -> f16, f32 -> f32, i8 -> i32.
   Type accType = cType.getElementType();
   bool int8 = et.isInteger(8);
-  bool eightBit = isFp8Type(et) || int8;
-  // One instruction reads 32 bytes of K: 16 16-bit or 32 8-bit elements.
-  unsigned elemBytes = eightBit ? 1 : 2;
+  // fp8, i8 and tf32 read both operands K-major.
+  bool kMajorOnly = isKMajorOnlyMmaType(et);
+  bool tf32 = et.isF32();
+  if (tf32 && op.getPrecision() != DotPrecision::TF32)
+    return op.emitOpError("wgmma multiplies f32 operands as TF32 only; this "
+                          "dot asks for precision(")
+           << stringifyDotPrecision(op.getPrecision()) << ")";
+  // One instruction reads 32 bytes of K: 8 32-bit, 16 16-bit or 32 8-bit
+  // elements.
+  unsigned elemBytes = getStorageBytes(et);
   int64_t kStep = 32 / elemBytes;
-  if (!(eightBit || et.isBF16() || et.isF16()) || accType.isF16() || !mma ||
+  if (!(kMajorOnly || et.isBF16() || et.isF16()) || accType.isF16() || !mma ||
       mma.getWarpsPerCTA()[1] != 1 || numWarps % 4 != 0 ||
       m != 16 * numWarps || n % 8 != 0 || n > 256 || k % kStep != 0)
     return op.emitOpError("unsupported wgmma operands: ")
            << aType << " x " << bType << " -> " << cType;
-  // Descriptors assume 128-byte segments (64 16-bit or 128 8-bit elements)
+  // Descriptors assume 128-byte segments (32 32-bit, 64 16-bit or 128 8-bit
+  // elements)
   // and rows that start at 1024-byte swizzle atoms.
   for (SharedEncodingAttr enc : {aEnc, bEnc})
     if (enc && (enc.getVec() * elemBytes != 16 || enc.getPerPhase() != 1 ||
@@ -297,9 +306,10 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   bool bKMajor = bEnc.getOrder()[0] == 0;
   if (!aKMajor)
     return op.emitOpError("an M-major A operand is not supported yet");
-  if (eightBit && !bKMajor)
-    return op.emitOpError("8-bit (fp8, i8) wgmma needs B contiguous along K "
-                          "(the transpose is for 16-bit types only)");
+  if (kMajorOnly && !bKMajor)
+    return op.emitOpError(tf32 ? "tf32" : "8-bit (fp8, i8)")
+           << " wgmma needs B contiguous along K (the transpose is for "
+              "16-bit types only)";
   if (aRegs && (aRegs.getOpIdx() != 0 || aRegs.getParent() != mma))
     return op.emitOpError("a register A operand must be the dot_operand "
                           "(opIdx 0) of the accumulator's layout, got ")
@@ -323,6 +333,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   if (aRegs) {
     aValues = unpackVector(rewriter, loc, adaptor.getA());
     aLL = getLinearLayout(aType);
+    if (tf32)
+      aValues = convertToTf32(rewriter, loc, aValues, /*rest=*/nullptr);
   }
 
   // The accumulator as the instruction's struct of f32.
@@ -342,6 +354,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
       return NVVM::WGMMATypes::f16;
     if (t.isInteger(8))
       return NVVM::WGMMATypes::s8;
+    if (t.isF32())
+      return NVVM::WGMMATypes::tf32;
     return isa<Float8E4M3FNType>(t) ? NVVM::WGMMATypes::e4m3
                                     : NVVM::WGMMATypes::e5m2;
   };

@@ -10,7 +10,7 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     %a = arith.constant dense<1.0> : tensor<16x16xf16, #da>
     %b = arith.constant dense<1.0> : tensor<16x8xf16, #db>
     %c = arith.constant dense<0.0> : tensor<16x8xf16, #mma>
-    // expected-error @+2 {{mma.sync lowering supports bf16/f16 and fp8 (e4m3/e5m2) operands with an f32 accumulator and i8 with an i32 one, got 'f16' x 'f16' -> 'f16'}}
+    // expected-error @+2 {{mma.sync lowering supports bf16/f16, f32 (as TF32) and fp8 (e4m3/e5m2) operands with an f32 accumulator and i8 with an i32 one, got 'f16' x 'f16' -> 'f16'}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %c : tensor<16x16xf16, #da>, tensor<16x8xf16, #db> -> tensor<16x8xf16, #mma>
     tile.return
@@ -19,18 +19,37 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
 
 // -----
 
-// f32 x f32 -> f32 verifies too; there is no tensor-core lowering for it.
+// f32 x f32 -> f32 in the default ieee precision verifies too; mma.sync
+// multiplies f32 as TF32 only.
 #mma = #tile.mma<warpsPerCTA = [1, 1]>
-#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
-#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 1>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 1>
 gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
   tile.kernel @f32_operands() warps(1) {
     %a = arith.constant dense<1.0> : tensor<16x16xf32, #da>
     %b = arith.constant dense<1.0> : tensor<16x8xf32, #db>
     %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
-    // expected-error @+2 {{mma.sync lowering supports bf16/f16 and fp8 (e4m3/e5m2) operands with an f32 accumulator and i8 with an i32 one, got 'f32' x 'f32' -> 'f32'}}
+    // expected-error @+2 {{f32 operands in ieee precision have no mma.sync form; write precision(tf32) or precision(tf32x3)}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %c : tensor<16x16xf32, #da>, tensor<16x8xf32, #db> -> tensor<16x8xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// TF32 operands hold one element a register (kWidth 1), not a 16-bit pair.
+#mma = #tile.mma<warpsPerCTA = [1, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  tile.kernel @tf32_kwidth2() warps(1) {
+    %a = arith.constant dense<1.0> : tensor<16x16xf32, #da>
+    %b = arith.constant dense<1.0> : tensor<16x8xf32, #db>
+    %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    // expected-error @+2 {{mma.sync needs A and B in the #tile.dot_operand layouts (opIdx 0 and 1, kWidth 1) of the accumulator's #tile.mma layout}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %c precision(tf32) : tensor<16x16xf32, #da>, tensor<16x8xf32, #db> -> tensor<16x8xf32, #mma>
     tile.return
   }
 }

@@ -189,3 +189,68 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     tile.return
   }
 }
+
+// -----
+
+// f32 as TF32 (sm_80+): every operand element becomes a TF32 register once
+// (cvt.rna.tf32.f32), one element a register (kWidth 1: a0 (r, k), a2
+// (r, k + 4)), then mma.sync m16n8k8.tf32.
+
+#mma = #tile.mma<warpsPerCTA = [1, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 1>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 1>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @one_mma_tf32
+  // CHECK-COUNT-6: nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}
+  // CHECK-NOT: nvvm.convert.float.to.tf32
+  // CHECK: nvvm.mma.sync A[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}]  B[%{{.+}}, %{{.+}}]  C[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK-NOT: nvvm.mma.sync
+  // CHECK: llvm.return
+  tile.kernel @one_mma_tf32(%x: f32, %y: f32) warps(1) {
+    %a = tile.splat %x : tensor<16x8xf32, #da>
+    %b = tile.splat %y : tensor<8x8xf32, #db>
+    %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    %d = tile.dot %a, %b, %c precision(tf32) : tensor<16x8xf32, #da>, tensor<8x8xf32, #db> -> tensor<16x8xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// tf32x3: each element also gets the TF32 of its remainder, x - tf32(x)
+// (the .tf32 register's low 13 bits cleared first), and each instruction
+// slot sums three products, the small ones first: small(A) x big(B),
+// big(A) x small(B), big(A) x big(B), from zero (the tensor cores' f32
+// accumulation truncates), then adds them to the accumulator with fadd.
+
+#mma = #tile.mma<warpsPerCTA = [1, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 1>
+#db = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 1>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @one_mma_tf32x3
+  // CHECK: %[[X:.+]] = vector.extract %{{.+}}[0] : f32 from vector<4xf32>
+  // CHECK: %[[C0:.+]] = vector.extract %[[CV:.+]][0] : f32 from vector<4xf32>
+  // CHECK: %[[BIG:.+]] = nvvm.convert.float.to.tf32 %[[X]] {rnd = #nvvm.fp_rnd_mode<rna>}
+  // CHECK: %[[MASK:.+]] = llvm.mlir.constant(-8192 : i32) : i32
+  // CHECK: %[[HEAD:.+]] = llvm.and %[[BIG]], %[[MASK]] : i32
+  // CHECK: %[[HEADF:.+]] = llvm.bitcast %[[HEAD]] : i32 to f32
+  // CHECK: %[[REST:.+]] = llvm.fsub %[[X]], %[[HEADF]] : f32
+  // CHECK: %[[SMALL:.+]] = nvvm.convert.float.to.tf32 %[[REST]] {rnd = #nvvm.fp_rnd_mode<rna>}
+  // CHECK: %[[Z:.+]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+  // CHECK: %[[D1:.+]] = nvvm.mma.sync A[%[[SMALL]], {{.*}} C[%[[Z]], {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>
+  // CHECK: %[[C1:.+]] = llvm.extractvalue %[[D1]][0]
+  // CHECK: %[[D2:.+]] = nvvm.mma.sync A[%[[BIG]], {{.*}} C[%[[C1]],
+  // CHECK: %[[C2:.+]] = llvm.extractvalue %[[D2]][0]
+  // CHECK: %[[D3:.+]] = nvvm.mma.sync A[%[[BIG]], {{.*}} C[%[[C2]],
+  // CHECK: %[[C3:.+]] = llvm.extractvalue %[[D3]][0]
+  // CHECK: llvm.fadd %[[C0]], %[[C3]] : f32
+  // CHECK-NOT: nvvm.mma.sync
+  // CHECK: llvm.return
+  tile.kernel @one_mma_tf32x3(%x: f32, %y: f32) warps(1) {
+    %a = tile.splat %x : tensor<16x8xf32, #da>
+    %b = tile.splat %y : tensor<8x8xf32, #db>
+    %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    %d = tile.dot %a, %b, %c precision(tf32x3) : tensor<16x8xf32, #da>, tensor<8x8xf32, #db> -> tensor<16x8xf32, #mma>
+    tile.return
+  }
+}

@@ -106,3 +106,45 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     tile.return
   }
 }
+
+// -----
+
+// tf32 wgmma has no transpose either.
+#sw = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 32>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  tile.kernel @tf32_mn_major_b() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x32xf32, #sw>
+    %bb = tile.local_alloc : !tile.smem<1x32x64xf32, #sw>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x32xf32, #sw> -> tensor<64x32xf32, #sw>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x32x64xf32, #sw> -> tensor<32x64xf32, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    // expected-error @+2 {{tf32 wgmma needs B contiguous along K (the transpose is for 16-bit types only)}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %z precision(tf32) : tensor<64x32xf32, #sw>, tensor<32x64xf32, #sw> -> tensor<64x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// wgmma multiplies f32 as TF32 only: 3xTF32 splits the operands in
+// registers (tile-assign-layouts keeps such a dot on mma.sync).
+#swa = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 32>
+#swb = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 32>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  tile.kernel @tf32x3_on_wgmma() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x32xf32, #swa>
+    %bb = tile.local_alloc : !tile.smem<1x32x64xf32, #swb>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x32xf32, #swa> -> tensor<64x32xf32, #swa>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x32x64xf32, #swb> -> tensor<32x64xf32, #swb>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    // expected-error @+2 {{wgmma multiplies f32 operands as TF32 only; this dot asks for precision(tf32x3)}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %z precision(tf32x3) : tensor<64x32xf32, #swa>, tensor<32x64xf32, #swb> -> tensor<64x64xf32, #mma>
+    tile.return
+  }
+}

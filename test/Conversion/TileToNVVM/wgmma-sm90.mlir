@@ -277,3 +277,67 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     tile.return
   }
 }
+
+// -----
+
+// f32 as TF32: m64nNk8, 32 bytes of K per instruction as for the other types
+// (128-byte rows of 32 elements), both operands K-major; the NVVM op for SS.
+
+#swa = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 32>
+#swb = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 32>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @ss_tf32
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK-SAME: <m = 64, n = 64, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+  // CHECK: llvm.getelementptr %{{.+}}[32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK: llvm.getelementptr %{{.+}}[64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK: llvm.getelementptr %{{.+}}[96] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  tile.kernel @ss_tf32() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x32xf32, #swa>
+    %bb = tile.local_alloc : !tile.smem<1x32x64xf32, #swb>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x32xf32, #swa> -> tensor<64x32xf32, #swa>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x32x64xf32, #swb> -> tensor<32x64xf32, #swb>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %d = tile.dot %a, %b, %z precision(tf32) : tensor<64x32xf32, #swa>, tensor<32x64xf32, #swb> -> tensor<64x64xf32, #mma>
+    %r = tile.warpgroup_wait 0, %d : tensor<64x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// TF32 RS: the A fragment (one element a register) converted with
+// cvt.rna.tf32.f32 before the fence, then inline PTX with scale operands and
+// no transpose operand (tf32 wgmma has none).
+
+#swb = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 32>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 1>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @rs_tf32
+  // CHECK: nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK-NOT: nvvm.convert.float.to.tf32
+  // CHECK: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {{.*}}, p, 1, 1;
+  // CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32
+  // CHECK-NOT: wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  tile.kernel @rs_tf32(%x: f32) warps(4) {
+    %c0 = arith.constant 0 : i32
+    %bb = tile.local_alloc : !tile.smem<1x32x64xf32, #swb>
+    %a = tile.splat %x : tensor<64x32xf32, #da>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x32x64xf32, #swb> -> tensor<32x64xf32, #swb>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %d = tile.dot %a, %b, %z precision(tf32) : tensor<64x32xf32, #da>, tensor<32x64xf32, #swb> -> tensor<64x64xf32, #mma>
+    %r = tile.warpgroup_wait 0, %d : tensor<64x64xf32, #mma>
+    tile.return
+  }
+}

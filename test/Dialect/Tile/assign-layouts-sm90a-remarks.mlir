@@ -86,3 +86,46 @@ tile.kernel @fp8_short_k(%A: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %B: !t
   tile.store %acc, %c[%c0, %c0] : tensor<64x128xf32>, !tile.view<64x128xf32, strides = [128, 1]>
   tile.return
 }
+
+// -----
+
+// tf32 wgmma has no transpose either; the remark names the type.
+tile.kernel @tf32_n_major_b(%A: !tile.ptr<f32> {tile.align = 16 : i64}, %B: !tile.ptr<f32> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %K: i32 {tile.divisibility = 4 : i64}) grid(1) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %a = tile.make_view %A[64, %K] strides [%K, 1] : !tile.ptr<f32>
+  %b = tile.make_view %B[%K, 128] strides [128, 1] : !tile.ptr<f32>
+  %c = tile.make_view %C[64, 128] strides [128, 1] : !tile.ptr<f32>
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c32 iter_args(%acc = %zero) -> (tensor<64x128xf32>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<64x?xf32, strides = [?, 1]> -> tensor<64x32xf32>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x128xf32, strides = [128, 1]> -> tensor<32x128xf32>
+    // expected-remark @below {{this dot runs on mma.sync: tf32 wgmma reads B K-major, and this B is contiguous along N: load it as an N x K tile (K contiguous) and tile.trans it}}
+    %d = tile.dot %ta, %tb, %acc precision(tf32) : tensor<64x32xf32>, tensor<32x128xf32> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %acc, %c[%c0, %c0] : tensor<64x128xf32>, !tile.view<64x128xf32, strides = [128, 1]>
+  tile.return
+}
+
+// -----
+
+// 3xTF32 splits both operands in registers: mma.sync.
+tile.kernel @tf32x3(%A: !tile.ptr<f32> {tile.align = 16 : i64}, %B: !tile.ptr<f32> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %K: i32 {tile.divisibility = 4 : i64}) grid(1) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %a = tile.make_view %A[64, %K] strides [%K, 1] : !tile.ptr<f32>
+  %b = tile.make_view %B[128, %K] strides [%K, 1] : !tile.ptr<f32>
+  %c = tile.make_view %C[64, 128] strides [128, 1] : !tile.ptr<f32>
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c32 iter_args(%acc = %zero) -> (tensor<64x128xf32>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<64x?xf32, strides = [?, 1]> -> tensor<64x32xf32>
+    %tw = tile.load %b[%c0, %k] : !tile.view<128x?xf32, strides = [?, 1]> -> tensor<128x32xf32>
+    %tb = tile.trans %tw : tensor<128x32xf32> -> tensor<32x128xf32>
+    // expected-remark @below {{this dot runs on mma.sync: precision(tf32x3) splits both operands in registers, and wgmma reads B from shared memory}}
+    %d = tile.dot %ta, %tb, %acc precision(tf32x3) : tensor<64x32xf32>, tensor<32x128xf32> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %acc, %c[%c0, %c0] : tensor<64x128xf32>, !tile.view<64x128xf32, strides = [128, 1]>
+  tile.return
+}

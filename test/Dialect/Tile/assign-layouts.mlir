@@ -129,6 +129,31 @@ tile.kernel @dot_layouts(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr
 
 // -----
 
+// f32 operands as TF32: one element a register (kWidth 1), and the dot keeps
+// its precision.
+
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 2]>
+// CHECK-DAG: #[[$A:.+]] = #tile.dot_operand<opIdx = 0, parent = #[[$MMA]], kWidth = 1>
+// CHECK-DAG: #[[$BOP:.+]] = #tile.dot_operand<opIdx = 1, parent = #[[$MMA]], kWidth = 1>
+// CHECK-LABEL: tile.kernel @dot_layouts_tf32
+// CHECK: tile.convert_layout {{.*}} -> tensor<128x32xf32, #[[$A]]>
+// CHECK: tile.convert_layout {{.*}} -> tensor<32x128xf32, #[[$BOP]]>
+// CHECK: tile.dot {{.*}} precision(tf32) : {{.*}} -> tensor<128x128xf32, #[[$MMA]]>
+tile.kernel @dot_layouts_tf32(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32>, %n: i32) warps(8) {
+  %c0 = arith.constant 0 : i32
+  %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %vb = tile.make_view %b[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %vc = tile.make_view %c[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %ta = tile.load %va[%c0, %c0] : !tile.view<?x?xf32, strides = [?, 1]> -> tensor<128x32xf32>
+  %tb = tile.load %vb[%c0, %c0] : !tile.view<?x?xf32, strides = [?, 1]> -> tensor<32x128xf32>
+  %z = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %ta, %tb, %z precision(tf32) : tensor<128x32xf32>, tensor<32x128xf32> -> tensor<128x128xf32>
+  tile.store %d, %vc[%c0, %c0] : tensor<128x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
 // Chained dots (attention): warps split rows only, so the first product can
 // feed the second dot's A operand from registers.
 

@@ -94,3 +94,15 @@ tile.kernel @attention_persistent_smem(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
         !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// 3xTF32 cannot run warp-specialized (wgmma reads B from shared memory, the
+// split happens in registers): asking for it is an error.
+tile.kernel @tf32x3_warp_specialized(%A: !tile.ptr<f32>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<f32>
+  %b = tile.make_view %A[%M, %M] strides [1, %M] : !tile.ptr<f32>
+  // expected-error @+1 {{warp_specialize: precision(tf32x3) splits the operands in registers, on mma.sync}}
+  tile.gemm %a, %b, %a precision(tf32x3) config <warp_specialize = true> : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}

@@ -594,3 +594,41 @@ tile.kernel @gemm_fp8(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E5M2>, %C: !tile.
   tile.gemm %a, %b, %c alpha(%alpha) : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E5M2, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// f32 as TF32 (B column-major): the same warp-specialized kernel with K steps
+// of 32 (128-byte rows, wgmma k8 x 4), the strides' facts in 16-byte units
+// (4 elements), and the dot keeps the precision.
+// CHECK-LABEL: tile.kernel @gemm_tf32
+// CHECK-SAME: %lda: i32 {tile.divisibility = 4 : i64}
+// CHECK-SAME: %ldb: i32 {tile.divisibility = 4 : i64}
+// CHECK-SAME: schedule<stages = {{[0-9]+}}, tma = true, async_wgmma = true, warp_specialize = true
+// CHECK: scf.for
+// CHECK:   tile.dot {{.*}} precision(tf32) : tensor<128x32xf32>, tensor<32x256xf32> -> tensor<128x256xf32>
+tile.kernel @gemm_tf32(%A: !tile.ptr<f32>, %B: !tile.ptr<f32>, %C: !tile.ptr<f32>,
+                       %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f32>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f32>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c precision(tf32) : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+// 3xTF32 runs on mma.sync on sm_90a too: the cp.async ring (no warp
+// specialization), mma.sync's 16-element K steps and 128 columns.
+// CHECK-LABEL: tile.kernel @gemm_tf32x3
+// CHECK-NOT: warp_specialize = true
+// CHECK: scf.for
+// CHECK:   tile.dot {{.*}} precision(tf32x3) : tensor<128x16xf32>, tensor<16x128xf32> -> tensor<128x128xf32>
+// CHECK: tile.num_stages
+tile.kernel @gemm_tf32x3(%A: !tile.ptr<f32>, %B: !tile.ptr<f32>, %C: !tile.ptr<f32>,
+                         %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f32>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f32>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c precision(tf32x3) : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}

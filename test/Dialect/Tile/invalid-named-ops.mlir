@@ -10,9 +10,35 @@ func.func @gemm_0(%a: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %b: !tile.vie
 
 // -----
 
-func.func @gemm_1(%a: !tile.view<?x?xf32, strides = [?, 1]>, %b: !tile.view<?x?xf32, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{expected bf16, f16 or fp8 (f8E4M3FN, f8E5M2) inputs, got 'f32'}}
-  tile.gemm %a, %b, %c : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+func.func @gemm_1(%a: !tile.view<?x?xf64, strides = [?, 1]>, %b: !tile.view<?x?xf64, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{expected bf16, f16, fp8 (f8E4M3FN, f8E5M2) or f32 inputs, got 'f64'}}
+  tile.gemm %a, %b, %c : !tile.view<?x?xf64, strides = [?, 1]>, !tile.view<?x?xf64, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+// f32 inputs say how they multiply; exact f32 has no lowering.
+func.func @gemm_f32_ieee(%a: !tile.view<?x?xf32, strides = [?, 1]>, %b: !tile.view<?x?xf32, strides = [1, ?]>, %c: !tile.view<?x?xf32, strides = [?, 1]>) {
+  // expected-error @+1 {{f32 inputs in ieee precision (exact f32 products) have no lowering yet; write precision(tf32) (TF32 products, as torch's allow_tf32) or precision(tf32x3) (three TF32 products, about f32's accuracy)}}
+  tile.gemm %a, %b, %c : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
+  return
+}
+
+// -----
+
+// TF32 operands are read K-major: a row-major f32 B is refused.
+func.func @gemm_tf32_row_major_b(%a: !tile.view<?x?xf32, strides = [?, 1]>, %b: !tile.view<?x?xf32, strides = [?, 1]>, %c: !tile.view<?x?xf32, strides = [?, 1]>) {
+  // expected-error @+1 {{expected an f32 B contiguous along K (column-major, strides = [1, ?], e.g. an nn.Linear weight): TF32 tensor-core operands are read K-major}}
+  tile.gemm %a, %b, %c precision(tf32) : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_precision_bf16(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{precision(tf32x3) is for f32 inputs; 'bf16' inputs multiply exactly}}
+  tile.gemm %a, %a, %c precision(tf32x3) : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
 

@@ -433,6 +433,23 @@ func.func @dot_types(%a: tensor<16x16xbf16>, %b: tensor<16x8xf16>, %c: tensor<16
 
 // -----
 
+// precision is for f32 operands.
+func.func @dot_precision_bf16(%a: tensor<16x16xbf16>, %b: tensor<16x8xbf16>, %c: tensor<16x8xf32>) {
+  // expected-error @+1 {{precision(tf32) is for f32 operands; 'bf16' operands multiply exactly}}
+  %d = tile.dot %a, %b, %c precision(tf32) : tensor<16x16xbf16>, tensor<16x8xbf16> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @dot_precision_unknown(%a: tensor<16x16xf32>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'precision' [ieee, tf32, tf32x3]}}
+  %d = tile.dot %a, %a, %c precision(tf16) : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
 // i8 accumulates in i32 only.
 func.func @dot_i8_f32(%a: tensor<16x32xi8>, %b: tensor<32x8xi8>, %c: tensor<16x8xf32>) {
   // expected-error @+1 {{unsupported element types 'i8' x 'i8' -> 'f32'}}
@@ -515,7 +532,7 @@ func.func private @f(tensor<4x4xf32, #tile.dot_operand<opIdx = 0, parent = #tile
 
 // -----
 
-// expected-error @+1 {{expected kWidth 2 (16-bit) or 4 (8-bit), got 3}}
+// expected-error @+1 {{expected kWidth 1 (32-bit), 2 (16-bit) or 4 (8-bit), got 3}}
 func.func private @f(tensor<4x4xf32, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>, kWidth = 3>>)
 
 // -----

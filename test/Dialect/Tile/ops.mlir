@@ -87,6 +87,13 @@ tile.kernel @dots() {
   %c8 = arith.constant dense<0.0> : tensor<64x64xf32>
   // CHECK: tile.dot {{.*}} : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E5M2> -> tensor<64x64xf32>
   %d8 = tile.dot %a8, %b8, %c8 : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E5M2> -> tensor<64x64xf32>
+  // The default precision (ieee) is not printed; the others are.
+  // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xf32>
+  // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} precision(tf32) : tensor<64x64xf32>
+  // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} precision(tf32x3) : tensor<64x64xf32>
+  %e0 = tile.dot %c8, %c8, %c8 precision(ieee) : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %e1 = tile.dot %c8, %c8, %c8 precision(tf32) : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %e2 = tile.dot %c8, %c8, %c8 precision(tf32x3) : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
   tile.return
 }
 

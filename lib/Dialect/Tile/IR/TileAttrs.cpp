@@ -231,9 +231,10 @@ DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "expected opIdx 0 (A) or 1 (B), got " << opIdx;
   if (!isa<MmaEncodingAttr>(parent))
     return emitError() << "expected a #tile.mma parent layout";
-  if (kWidth != 2 && kWidth != 4)
-    return emitError() << "expected kWidth 2 (16-bit) or 4 (8-bit), got "
-                       << kWidth;
+  if (kWidth != 1 && kWidth != 2 && kWidth != 4)
+    return emitError()
+           << "expected kWidth 1 (32-bit), 2 (16-bit) or 4 (8-bit), got "
+           << kWidth;
   return success();
 }
 

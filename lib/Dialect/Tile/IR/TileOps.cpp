@@ -979,6 +979,10 @@ LogicalResult DotOp::verify() {
            << ea << " x " << eb << " -> " << ec
            << "; expected bf16 x bf16 -> f32, f16 x f16 -> f32|f16, "
               "f32 x f32 -> f32, fp8 x fp8 -> f32 or i8 x i8 -> i32 (signed)";
+  if (getPrecision() != DotPrecision::IEEE && !ea.isF32())
+    return emitOpError("precision(")
+           << stringifyDotPrecision(getPrecision())
+           << ") is for f32 operands; " << ea << " operands multiply exactly";
   return success();
 }
 
@@ -1403,19 +1407,33 @@ LogicalResult GemmOp::verify() {
     return emitOpError("expected 2-D views for A, B and C");
   Type et = a.getElementType();
   bool fp8 = isFp8Type(et);
-  if (!et.isBF16() && !et.isF16() && !fp8)
-    return emitOpError("expected bf16, f16 or fp8 (f8E4M3FN, f8E5M2) inputs, "
-                       "got ")
+  if (!et.isBF16() && !et.isF16() && !fp8 && !et.isF32())
+    return emitOpError("expected bf16, f16, fp8 (f8E4M3FN, f8E5M2) or f32 "
+                       "inputs, got ")
            << et;
   // fp8 may mix e4m3 and e5m2.
   if (fp8 ? !isFp8Type(b.getElementType()) : b.getElementType() != et)
     return emitOpError("expected A and B of the same element type, got ")
            << et << " and " << b.getElementType();
-  // Tensor cores read fp8 operands K-major only (torch._scaled_mm's rule).
+  if (getPrecision() != DotPrecision::IEEE && !et.isF32())
+    return emitOpError("precision(")
+           << stringifyDotPrecision(getPrecision())
+           << ") is for f32 inputs; " << et << " inputs multiply exactly";
+  if (et.isF32() && getPrecision() == DotPrecision::IEEE)
+    return emitOpError("f32 inputs in ieee precision (exact f32 products) "
+                       "have no lowering yet; write precision(tf32) (TF32 "
+                       "products, as torch's allow_tf32) or precision(tf32x3) "
+                       "(three TF32 products, about f32's accuracy)");
+  // Tensor cores read fp8 and tf32 operands K-major only (torch._scaled_mm's
+  // rule).
   if (fp8 && b.getStrides()[0] != 1)
     return emitOpError("expected an fp8 B contiguous along K (column-major, "
                        "strides = [1, ?]): fp8 tensor-core operands are read "
                        "K-major, as torch._scaled_mm takes them");
+  if (et.isF32() && b.getStrides()[0] != 1)
+    return emitOpError("expected an f32 B contiguous along K (column-major, "
+                       "strides = [1, ?], e.g. an nn.Linear weight): TF32 "
+                       "tensor-core operands are read K-major");
   Type ct = c.getElementType();
   if (!ct.isBF16() && !ct.isF16() && !ct.isF32())
     return emitOpError("expected a bf16, f16 or f32 output, got ") << ct;

@@ -265,34 +265,43 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   auto b = cast<RankedTensorType>(dot.getB().getType());
   Type et = a.getElementType();
   // tile.dot's verifier pins B and the accumulator to A's type: bf16/f16,
-  // fp8 (either of B) -> f32, f16 -> f16, f32 -> f32, i8 -> i32. 8-bit
-  // operands (fp8, i8) share the rules below.
-  bool eightBit = isFp8Type(et) || et.isInteger(8);
+  // fp8 (either of B) -> f32, f16 -> f16, f32 -> f32, i8 -> i32. The 8-bit
+  // operands (fp8, i8) and f32 (as TF32) share the K-major rules below.
+  bool kMajorOnly = isKMajorOnlyMmaType(et);
   Type accType =
       cast<RankedTensorType>(dot.getAcc().getType()).getElementType();
-  if (!(eightBit || et.isBF16() || et.isF16()) || accType.isF16())
-    return none("wgmma is used for bf16/f16 and fp8 operands with an f32 "
-                "accumulator and i8 operands with an i32 one only");
+  if (!(kMajorOnly || et.isBF16() || et.isF16()) || accType.isF16())
+    return none("wgmma is used for bf16/f16, fp8 and tf32 operands with an "
+                "f32 accumulator and i8 operands with an i32 one only");
+  if (et.isF32() && dot.getPrecision() != DotPrecision::TF32)
+    return none(dot.getPrecision() == DotPrecision::TF32x3
+                    ? "precision(tf32x3) splits both operands in registers, "
+                      "and wgmma reads B from shared memory"
+                    : "f32 operands in ieee precision have no tensor-core "
+                      "instruction");
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
   if (m != 16 * numWarps)
     return none("its " + Twine(m) + " rows are not 64 per warpgroup (" +
                 Twine(16 * numWarps) + " with " + Twine(numWarps) +
                 " warps)");
   // One instruction takes 32 bytes of K; a 128-byte swizzle segment holds
-  // 64 16-bit or 128 8-bit elements.
-  int64_t kStep = eightBit ? 32 : 16, seg = eightBit ? 128 : 64;
+  // 32 32-bit, 64 16-bit or 128 8-bit elements.
+  unsigned elemBytes = getBitWidth(et) / 8;
+  int64_t kStep = 32 / elemBytes, seg = 128 / elemBytes;
   if (n > 256 || n % 8 != 0 || k % kStep != 0)
     return none("N = " + Twine(n) + " (at most 256, a multiple of 8) or K = " +
                 Twine(k) + " (a multiple of " + Twine(kStep) +
                 ") does not fit wgmma");
-  // 8-bit wgmma reads both operands K-major (PTX ISA: wgmma's transpose is
-  // for 16-bit types only).
-  if (eightBit && getOperandContiguity(dot.getB(), 0) != 0)
-    return none("8-bit (fp8, i8) wgmma reads B K-major, and this B is "
+  // 8-bit and tf32 wgmma read both operands K-major (PTX ISA: wgmma's
+  // transpose is for 16-bit types only).
+  StringRef kind = et.isF32() ? "tf32" : "8-bit (fp8, i8)";
+  if (kMajorOnly && getOperandContiguity(dot.getB(), 0) != 0)
+    return none(kind + " wgmma reads B K-major, and this B is "
                 "contiguous along N: load it as an N x K tile (K contiguous) "
-                "and tile.trans it, the layout torch._scaled_mm takes");
-  if (eightBit && getOperandContiguity(dot.getA(), 1) != 1)
-    return none("8-bit (fp8, i8) wgmma reads A K-major, and this A is "
+                "and tile.trans it" +
+                (et.isF32() ? "" : ", the layout torch._scaled_mm takes"));
+  if (kMajorOnly && getOperandContiguity(dot.getA(), 1) != 1)
+    return none(kind + " wgmma reads A K-major, and this A is "
                 "contiguous along M");
   bool aShared = isa_and_nonnull<SharedEncodingAttr>(a.getEncoding());
   bool bShared = isa_and_nonnull<SharedEncodingAttr>(b.getEncoding());
@@ -314,7 +323,7 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     return load && canTmaLoad(load, target) &&
            (!kMajor || getOperandContiguity(v, kDim) == kDim);
   };
-  bool bLoaded = (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), eightBit)) &&
+  bool bLoaded = (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), kMajorOnly)) &&
                  n % 64 == 0 && k % seg == 0;
   bool aLoaded = (isRingLoad(dot.getA()) || isTmaLoad(dot.getA(), true)) &&
                  k % seg == 0;
@@ -371,10 +380,16 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
     return dot.emitOpError("fp8 operands need mma.sync m16n8k32 (sm_89 or "
                            "later) or wgmma (sm_90a); ")
            << target.chip << " has neither: use bf16/f16 operands there";
-  if (!is16 && !fp8 && !int8)
-    return dot.emitOpError("only bf16, f16, fp8 and i8 operands are lowered "
-                           "to tensor cores; f32 x f32 tile.dot is not "
-                           "supported yet");
+  if (et.isF32() && dot.getPrecision() == DotPrecision::IEEE)
+    return dot.emitOpError("f32 x f32 in ieee precision has no tensor-core "
+                           "lowering yet; write precision(tf32) (TF32 "
+                           "products, as torch's allow_tf32) or "
+                           "precision(tf32x3) (three TF32 products, about "
+                           "f32's accuracy)");
+  if (!is16 && !fp8 && !int8 && !et.isF32())
+    return dot.emitOpError("only bf16, f16, f32 (as TF32), fp8 and i8 "
+                           "operands are lowered to tensor cores, got ")
+           << et;
   int64_t k = a.getDimSize(1);
   int64_t instrK = getMmaSyncKStep(et);
   if (k % instrK != 0)

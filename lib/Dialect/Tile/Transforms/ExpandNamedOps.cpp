@@ -431,7 +431,8 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
                                   Padding::Zero);
         Value tb = LoadOp::create(lb, bTile, bv, ValueRange{k, n0}, Value(),
                                   Padding::Zero);
-        Value d = DotOp::create(lb, accType, ta, tb, iters[0]);
+        Value d = DotOp::create(lb, accType, ta, tb, iters[0],
+                                op.getPrecision());
         scf::YieldOp::create(lb, d);
       });
   // The warp-specialized schedule carries the depth of its TMA ring; a

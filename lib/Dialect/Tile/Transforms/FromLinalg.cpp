@@ -1209,7 +1209,7 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
         arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0));
   GemmOp::create(rewriter, loc, av, bv, cv, /*alpha=*/Value(), beta, biasView,
                  plan.relu ? Activation::ReLU : Activation::None,
-                 /*config=*/GemmConfigAttr());
+                 DotPrecision::IEEE, /*config=*/GemmConfigAttr());
   ReturnOp::create(rewriter, loc);
   remarkOutlined(anchor, kernel.kernel, "tile.gemm");
   eraseMatchedOps(rewriter, plan.ops);

@@ -117,6 +117,14 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
         shapeTmaStore = value != 0;
     }
   }
+  // 3xTF32 splits the operands in registers, so it runs on mma.sync on
+  // every chip, with mma.sync's K steps (64 bytes); the split keeps two
+  // fragments of every operand value live: at most 128 columns.
+  if (op.getPrecision() == DotPrecision::TF32x3) {
+    c.warpSpecialize = false;
+    c.blockK = 64 / inBytes;
+    c.blockN = std::min<int64_t>(c.blockN, 128);
+  }
   // An op without a config reads as one with every field left out.
   GemmConfigAttr config = op.getConfigAttr();
   if (!config)
@@ -184,6 +192,9 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     FailureOr<GemmConfig> fallback = c;
     if (!canWarpSpecialize(target))
       fallback = reject(target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)");
+    else if (op.getPrecision() == DotPrecision::TF32x3)
+      fallback = reject("precision(tf32x3) splits the operands in registers, "
+                        "on mma.sync");
     else if (c.warps % 4 != 0 || c.blockM != 16 * c.warps)
       fallback = reject("block_m must be 16 x warps (64 rows per consumer "
                         "warpgroup), got block_m = " +

@@ -79,9 +79,8 @@ static LogicalResult checkCopyFacts(LoadOp load, std::string *why) {
     return fail("masked or non-zero padding");
   auto tile = cast<RankedTensorType>(load.getType());
   Type et = tile.getElementType();
-  bool is8 = isFp8Type(et) || et.isInteger(8);
-  if (tile.getRank() != 2 || !(et.isBF16() || et.isF16() || is8))
-    return fail("only 2-D tiles of 16-bit, fp8 or i8 elements");
+  if (tile.getRank() != 2 || !(et.isBF16() || et.isF16() || isKMajorOnlyMmaType(et)))
+    return fail("only 2-D tiles of 16-bit, f32, fp8 or i8 elements");
   unsigned elemBytes = getStorageBytes(et), vec = 16 / elemBytes;
   ViewType viewType = load.getView().getType();
   auto make = load.getView().getDefiningOp<MakeViewOp>();
@@ -304,7 +303,8 @@ static FailureOr<scf::ForOp> prefetchDotOperands(scf::ForOp loop, int64_t stages
           rewriter, loc, wrap, constantLike(rewriter, loc, i32, 0), plus);
       next = loadStep(rewriter, nextStage, 0);
     }
-    acc = DotOp::create(rewriter, loc, dot.getType(), aCur, bCur, acc);
+    acc = DotOp::create(rewriter, loc, dot.getType(), aCur, bCur, acc,
+                        dot.getPrecision());
     if (s == 0 && steps > 1) {
       copies->moveAfter(acc.getDefiningOp());
       commit->moveAfter(copies);

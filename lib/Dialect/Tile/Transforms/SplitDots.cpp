@@ -96,7 +96,7 @@ static void splitDot(DotOp dot, LocalLoadOp readA, LocalLoadOp readB) {
   for (int64_t k = 0; k < aType.getDimSize(1); k += kStep) {
     Value a = slice(dot.getA(), readA, aStep, 0, k);
     Value bk = slice(dot.getB(), readB, bStep, k, 0);
-    acc = DotOp::create(b, loc, dot.getType(), a, bk, acc);
+    acc = DotOp::create(b, loc, dot.getType(), a, bk, acc, dot.getPrecision());
   }
   dot.replaceAllUsesWith(acc);
   dot.erase();

@@ -155,9 +155,11 @@ static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
   auto enc = cast<SharedEncodingAttr>(tile.getEncoding());
   Type et = tile.getElementType();
   unsigned bits = et.getIntOrFloatBitWidth();
-  if (tile.getRank() != 2 || (bits != 16 && bits != 8))
-    return fail("only 2-D tiles of 16-bit or 8-bit elements are pipelined");
-  // One box row is a 128-byte segment: 64 16-bit or 128 8-bit elements.
+  if (tile.getRank() != 2 || (bits != 32 && bits != 16 && bits != 8))
+    return fail("only 2-D tiles of 32-bit, 16-bit or 8-bit elements are "
+                "pipelined");
+  // One box row is a 128-byte segment: 32 32-bit, 64 16-bit or 128 8-bit
+  // elements.
   unsigned elemBytes = bits / 8;
   int64_t seg = 128 / elemBytes;
   if (enc.getHardwareSwizzleBytes(elemBytes) != 128 || enc.getSegment() != seg)

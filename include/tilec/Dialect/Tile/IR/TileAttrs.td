@@ -40,6 +40,15 @@ def Tile_Padding : I32EnumAttr<"Padding",
   let cppNamespace = "::mlir::tilec::tile";
 }
 
+def Tile_DotPrecision : I32EnumAttr<"DotPrecision",
+    "how a tile.dot on f32 operands multiplies", [
+    I32EnumAttrCase<"IEEE", 0, "ieee">,
+    I32EnumAttrCase<"TF32", 1, "tf32">,
+    I32EnumAttrCase<"TF32x3", 2, "tf32x3">
+  ]> {
+  let cppNamespace = "::mlir::tilec::tile";
+}
+
 def Tile_Dim : I32EnumAttr<"Dim", "grid dimension", [
     I32EnumAttrCase<"X", 0, "x">,
     I32EnumAttrCase<"Y", 1, "y">,

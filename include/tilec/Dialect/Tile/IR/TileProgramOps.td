@@ -387,15 +387,31 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
     in i32 (wrapping). 8-bit operands run on the tensor cores K-major: A
     contiguous along K, B stored N x K.
 
+    `precision` says how f32 operands multiply (it is `ieee` for every
+    other type):
+    * `ieee` (the default): exact f32 products, as torch.matmul by default.
+      No lowering has it yet; tile-assign-layouts says so.
+    * `tf32`: one TF32 tensor-core product (`mma.sync m16n8k8.tf32`,
+      `wgmma m64nNk8.tf32`), the inputs rounded to a 10-bit mantissa, as
+      torch with `allow_tf32`. K-major like the 8-bit types.
+    * `tf32x3`: each input split into a TF32 head and the TF32 of the rest,
+      summed as three TF32 products (small x big, big x small, big x big):
+      about f32's accuracy at a third of TF32's rate (mma.sync only).
+
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<128x32xbf16>, tensor<32x64xbf16>
                                -> tensor<128x64xf32>
+    %e = tile.dot %x, %y, %c precision(tf32)
+        : tensor<128x32xf32>, tensor<32x64xf32> -> tensor<128x64xf32>
     ```
   }];
-  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc);
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc,
+                       DefaultValuedAttr<Tile_DotPrecision,
+                           "::mlir::tilec::tile::DotPrecision::IEEE">:$precision);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+    $a `,` $b `,` $acc (`precision` `(` $precision^ `)`)? attr-dict `:`
+        type($a) `,` type($b) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -410,8 +426,11 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
   let description = [{
     A named GEMM over global views: A is M x K (contiguous along K), B is
     K x N, either contiguous along N (row-major) or along K (column-major),
-    C is M x N (contiguous along N). Inputs are bf16 or f16 and accumulate in
-    f32; C is bf16, f16 or f32. `alpha` and `beta` are optional f32 scalars
+    C is M x N (contiguous along N). Inputs are bf16, f16, fp8 (e4m3/e5m2,
+    B column-major) or f32 (B column-major), and accumulate in f32; C is
+    bf16, f16 or f32. f32 inputs say how they multiply with `precision`
+    (`tf32` or `tf32x3`, as tile.dot's); exact f32 (`ieee`, the default) has
+    no lowering yet and is refused. `alpha` and `beta` are optional f32 scalars
     (1 and 0 when absent; C is not read without `beta`), `bias` an optional
     length-N vector added to every row, and `activation` one of `relu`,
     `gelu` (erf form) and `silu`, applied last.
@@ -437,11 +456,13 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
                        Optional<Tile_ViewType>:$bias,
                        DefaultValuedAttr<Tile_Activation,
                            "::mlir::tilec::tile::Activation::None">:$activation,
+                       DefaultValuedAttr<Tile_DotPrecision,
+                           "::mlir::tilec::tile::DotPrecision::IEEE">:$precision,
                        OptionalAttr<Tile_GemmConfigAttr>:$config);
   let assemblyFormat = [{
     $a `,` $b `,` $c (`alpha` `(` $alpha^ `)`)? (`beta` `(` $beta^ `)`)?
     (`bias` `(` $bias^ `)`)? (`activation` `(` $activation^ `)`)?
-    (`config` $config^)? attr-dict
+    (`precision` `(` $precision^ `)`)? (`config` $config^)? attr-dict
     `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
     (`,` qualified(type($bias))^)?
   }];

@@ -24,6 +24,14 @@ namespace mlir::tilec::tile {
 /// The 8-bit float types tile programs compute with (carried as i8 in
 /// registers and memory): f8E4M3FN (e4m3) and f8E5M2 (e5m2).
 inline bool isFp8Type(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+/// Whether tensor cores read operands of type `t` K-major only: the 8-bit
+/// types (fp8, i8) and f32 (as TF32). wgmma's transpose is for 16-bit types,
+/// and ldmatrix transposes 16-bit elements only. Their instructions read 32
+/// bytes of K all the same (m16n8k32 / m16n8k8).
+inline bool isKMajorOnlyMmaType(Type t) {
+  return isFp8Type(t) || t.isInteger(8) || t.isF32();
+}
 } // namespace mlir::tilec::tile
 
 #endif // TILEC_DIALECT_TILE_IR_TILETYPES_H
