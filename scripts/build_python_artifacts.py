@@ -34,6 +34,8 @@ VARIANTS = [
     {"out_dtype": "f32"},
     {"bias": True, "activation": "relu"},
     {"alpha": True, "beta": True},
+    {"dtype": "f32", "b_layout": "col", "precision": "tf32"},
+    {"dtype": "f32", "b_layout": "col", "precision": "tf32x3"},
 ]
 
 #: The shape-class configurations tilec.gemm dispatches to (see
@@ -52,16 +54,20 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "python"))
     ap.add_argument("--chips", default=",".join(CHIPS), help="comma-separated subset of "
                     + ", ".join(CHIPS))
+    ap.add_argument("--dtype", default=None,
+                    help="only the GEMM variants of this input dtype (no attention kernels)")
     args = ap.parse_args()
     chips = [c for c in args.chips.split(",") if c]
+    variants = [v for v in VARIANTS
+                if args.dtype is None or v.get("dtype", "bf16") == args.dtype]
     written, failed = {}, []
     for chip in chips:
         jobs = []
-        for variant, config in [(v, c) for v in VARIANTS for c in CONFIGS[chip]]:
+        for variant, config in [(v, c) for v in variants for c in CONFIGS[chip]]:
             name = gemm_name(**variant) + gemm_config_suffix(config)
             jobs.append((variant, gemm_source(**variant, config=config, name=name)))
         # tilec.attention's kernels: bf16 for torch, f16 too (CuPy has no bf16).
-        for dtype in ("bf16", "f16"):
+        for dtype in ("bf16", "f16") if args.dtype is None else ():
             for head_dim in (64, 128, 256):
                 for causal in (False, True):
                     variant = {"attention": True, "dtype": dtype, "head_dim": head_dim,

@@ -207,7 +207,8 @@ def test_non_unit_inner_stride(launches, gemm_artifacts):
 
 
 @pytest.mark.parametrize("a,b,message", [
-    (FakeTensor((4, 8), "float32"), FakeTensor((8, 4), "float32"), "a must be bf16 or f16, got f32"),
+    (FakeTensor((4, 8), "float64"), FakeTensor((8, 4), "float64"),
+     "a must be bf16, f16 or f32, got f64"),
     (FakeTensor((4, 8)), FakeTensor((8, 4), "float16"), "same dtype, got bf16 and f16"),
 ])
 def test_dtypes(launches, a, b, message):
@@ -215,6 +216,35 @@ def test_dtypes(launches, a, b, message):
         tilec.gemm(a, b)
     with pytest.raises(TypeError):  # DTypeError is also a TypeError
         tilec.gemm(a, b)
+
+
+def test_f32_precision(launches):
+    """f32 inputs run as TF32 or 3xTF32 with a column-major b; precision is
+    refused for other inputs, unknown ones are refused, and the default
+    follows torch's float32 matmul precision (3xTF32 without torch)."""
+    a = FakeTensor((64, 64), "float32")
+    w = FakeTensor((64, 64), "float32")  # N x K; b = w.t()
+    b_col = FakeTensor((64, 64), "float32", strides=(1, 64))
+    with pytest.raises(tilec.ArgumentError, match="an f32 b must be column-major"):
+        tilec.gemm(a, w, precision="tf32")
+    with pytest.raises(tilec.ArgumentError, match="precision must be 'tf32' or 'tf32x3', not 'ieee'"):
+        tilec.gemm(a, b_col, precision="ieee")
+    with pytest.raises(tilec.ArgumentError, match="precision is for f32 inputs; bf16 inputs"):
+        tilec.gemm(FakeTensor((64, 64)), FakeTensor((64, 64)), precision="tf32")
+    assert tilec.default_precision() in ("tf32", "tf32x3")
+
+
+def test_f32_source():
+    name, src = gemm_source("f32", b_layout="col", precision="tf32x3")
+    assert name == "gemm_f32_f32_bcol_tf32x3"
+    assert "tile.gemm %a, %b, %c precision(tf32x3) :" in src
+    assert "!tile.view<?x?xf32, strides = [1, ?]>" in src
+    with pytest.raises(ValueError, match="f32 inputs need precision"):
+        gemm_source("f32", b_layout="col")
+    with pytest.raises(ValueError, match="f32 inputs need a column-major B"):
+        gemm_source("f32", b_layout="row", precision="tf32")
+    with pytest.raises(ValueError, match="f32 inputs need precision"):
+        gemm_source("bf16", precision="tf32")
 
 
 def test_shapes(launches):

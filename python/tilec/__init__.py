@@ -17,10 +17,10 @@ from .compiler import CompiledKernel, CompileError, CompileResult, compile
 from .grid import evaluate_grid
 from .specialize import specialization
 from .ops import (ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError,
-                  attention, gemm)
+                  attention, default_precision, gemm)
 
 __all__ = [
-    "compile", "gemm", "attention", "evaluate_grid", "specialization",
+    "compile", "gemm", "attention", "default_precision", "evaluate_grid", "specialization",
     "CompileResult", "CompiledKernel",
     "CompileError", "CompilerNotFoundError", "ArtifactError", "ArgumentError", "DTypeError",
     "KernelNotAvailableError", "LoweringNotAvailableError",

@@ -11,10 +11,15 @@ _DTYPES = ("bf16", "f16", "f32")
 _ACTIVATIONS = (None, "relu", "gelu", "silu")
 
 
+_PRECISIONS = ("tf32", "tf32x3")
+
+
 def gemm_name(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
-              activation=None, alpha=False, beta=False):
+              activation=None, alpha=False, beta=False, precision=None):
     out_dtype = out_dtype or dtype
     parts = ["gemm", dtype, out_dtype, "b" + b_layout]
+    if precision:
+        parts.append(precision)
     if alpha:
         parts.append("alpha")
     if beta:
@@ -39,22 +44,30 @@ def config_clause(config):
 
 
 def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
-                activation=None, alpha=False, beta=False, config=None, name=None):
+                activation=None, alpha=False, beta=False, config=None, name=None,
+                precision=None):
     """A kernel computing C = act(alpha * A @ B + beta * C + bias).
 
     A is M x K row-major, B K x N row-major (``b_layout="row"``) or
     column-major (``"col"``, i.e. an N x K row-major buffer), C M x N
-    row-major. Parameters: A, B, C, [bias], [alpha], [beta], M, N, K, lda,
-    ldb, ldc.
+    row-major. Inputs bf16, f16 or f32; f32 inputs need ``precision``
+    (``"tf32"`` or ``"tf32x3"``, tile.gemm's) and a column-major B.
+    Parameters: A, B, C, [bias], [alpha], [beta], M, N, K, lda, ldb, ldc.
     """
     out_dtype = out_dtype or dtype
-    if dtype not in ("bf16", "f16") or out_dtype not in _DTYPES:
+    if dtype not in _DTYPES or out_dtype not in _DTYPES:
         raise ValueError(f"unsupported gemm types {dtype} -> {out_dtype}")
+    if (dtype == "f32") != (precision is not None) or (precision and precision not in _PRECISIONS):
+        raise ValueError(f"f32 inputs need precision 'tf32' or 'tf32x3', other inputs none; got "
+                         f"{dtype} with precision {precision!r}")
     if b_layout not in ("row", "col"):
         raise ValueError(f"b_layout must be 'row' or 'col', not {b_layout!r}")
+    if dtype == "f32" and b_layout != "col":
+        raise ValueError("f32 inputs need a column-major B (TF32 operands are read K-major)")
     if activation not in _ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}")
-    name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta)
+    name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta,
+                             precision)
     params = [f"%A: !tile.ptr<{dtype}>", f"%B: !tile.ptr<{dtype}>",
               f"%C: !tile.ptr<{out_dtype}>"]
     if bias:
@@ -84,6 +97,8 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         types.append(f"!tile.view<?x{out_dtype}, strides = [1]>")
     if activation:
         extras += f" activation({activation})"
+    if precision:
+        extras += f" precision({precision})"
     extras += config_clause(config)
     lines.append(f"  tile.gemm %a, %b, %c{extras} : {', '.join(types)}")
     lines += ["  tile.return", "}", ""]

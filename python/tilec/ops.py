@@ -37,11 +37,13 @@ from .kernels import (attention_name, attention_shape_config, attention_source,
                       gemm_config_suffix, gemm_name, gemm_shape_config, gemm_source)
 from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, describe, dtype_name
 
-__all__ = ["gemm", "attention", "device_chip", "chip_for_capability", "clear_kernel_memo",
+__all__ = ["gemm", "attention", "default_precision", "device_chip", "chip_for_capability", "clear_kernel_memo",
            "ArgumentError", "DTypeError", "KernelNotAvailableError", "LoweringNotAvailableError"]
 
 
-_GEMM_INPUT_DTYPES = ("bf16", "f16")
+_GEMM_INPUT_DTYPES = ("bf16", "f16", "f32")
+_ATTENTION_DTYPES = ("bf16", "f16")
+_PRECISIONS = ("tf32", "tf32x3")
 _GEMM_OUTPUT_DTYPES = ("bf16", "f16", "f32")
 _ACTIVATIONS = (None, "relu", "gelu", "silu")
 _ROW_BYTES = 16  # cp.async / TMA move 16-byte chunks: row strides are multiples
@@ -472,8 +474,21 @@ def _chip_and_arch(chip, device_index):
 _GEMM_DYNAMIC = ("A", "B", "C", "bias", "alpha", "beta")
 
 
+def default_precision():
+    """How f32 inputs multiply when ``precision`` is not given, as torch
+    chooses for its own f32 matmuls: ``"tf32"`` where
+    ``torch.get_float32_matmul_precision()`` is ``"high"`` or ``"medium"``
+    (``allow_tf32``), else ``"tf32x3"`` (torch's default, ``"highest"``:
+    tilec has no exact f32 path, and 3xTF32 comes closest)."""
+    try:
+        import torch
+    except ImportError:
+        return "tf32x3"
+    return "tf32x3" if torch.get_float32_matmul_precision() == "highest" else "tf32"
+
+
 def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, out_dtype=None,
-         chip=None, artifacts=None, config=None):
+         precision=None, chip=None, artifacts=None, config=None):
     """``out = activation(alpha * a @ b + beta * out + bias)`` with a tilec
     kernel.
 
@@ -482,6 +497,11 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     ``w.t()`` of an N x K weight). Both bf16 or both f16. ``out``: M x N,
     row-major, dtype ``out_dtype`` (default: the input dtype; ``f32``
     possible); allocated when omitted; read when ``beta`` is given.
+    f32 inputs run on tensor cores as TF32 and need a column-major ``b``
+    (TF32 operands are read K-major); ``precision`` says how they multiply:
+    ``"tf32"`` (one TF32 product, torch's ``allow_tf32``) or ``"tf32x3"``
+    (three TF32 products, about f32's accuracy); by default as torch's
+    float32 matmul precision says (:func:`default_precision`).
     ``bias``: N elements of the output dtype. ``activation``: ``None``,
     ``"relu"``, ``"gelu"`` or ``"silu"``. ``chip``: tilec target (default:
     the device's, ``sm_90a`` on Hopper). ``artifacts``: directory of
@@ -496,9 +516,11 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     :class:`DTypeError` before anything is launched.
     """
     key = None
+    if precision is None and str(getattr(a, "dtype", "")) == "torch.float32":
+        precision = default_precision()
     if config is None:
         try:  # torch tensors: the plan of this call's metadata (module doc)
-            key = ("gemm", a.shape, a.stride(), a.dtype, a.device,
+            key = ("gemm", precision, a.shape, a.stride(), a.dtype, a.device,
                    b.shape, b.stride(), b.dtype, b.device,
                    None if out is None else (out.shape, out.stride(), out.dtype, out.device),
                    None if bias is None else (bias.shape, bias.stride(), bias.dtype,
@@ -517,11 +539,11 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
                 plan.launch()
                 return c
     return _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts,
-                         config, key)
+                         config, key, precision)
 
 
 def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts, config,
-                  key=None):
+                  key=None, precision=None):
     """tilec.gemm with every check spelled out (and its error messages);
     stores a plan under ``key`` when one is given."""
     op = "tilec.gemm"
@@ -533,9 +555,16 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     device_index = _check_device(op, tensors)
 
     if A.dtype not in _GEMM_INPUT_DTYPES:
-        raise DTypeError(f"{op}: a must be bf16 or f16, got {A.dtype}")
+        raise DTypeError(f"{op}: a must be bf16, f16 or f32, got {A.dtype}")
     if B.dtype != A.dtype:
         raise DTypeError(f"{op}: a and b must have the same dtype, got {A.dtype} and {B.dtype}")
+    if A.dtype == "f32":
+        precision = precision or default_precision()
+        if precision not in _PRECISIONS:
+            raise ArgumentError(f"{op}: precision must be 'tf32' or 'tf32x3', not {precision!r}")
+    elif precision is not None:
+        raise ArgumentError(f"{op}: precision is for f32 inputs; {A.dtype} inputs multiply "
+                            f"exactly")
     if out_dtype is not None:
         out_dtype = _dtype_arg(out_dtype)
     if O is not None:
@@ -570,6 +599,10 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
 
     lda = _row_major_ld(op, A, "K")
     b_layout, ldb = _b_layout(op, B)
+    if A.dtype == "f32" and b_layout != "col":
+        raise ArgumentError(f"{op}: an f32 b must be column-major (unit stride along K, e.g. "
+                            f"w.t() of an N x K weight): TF32 operands are read K-major; "
+                            f"got strides {tuple(B.strides)}")
     if O is not None:
         _row_major_ld(op, O, "N")
     if min(m, n) == 0:  # nothing to compute or store
@@ -578,7 +611,8 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     chip, cubin_arch = _chip_and_arch(chip, device_index)
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
     variant = dict(dtype=A.dtype, out_dtype=out_dtype, b_layout=b_layout, bias=BIAS is not None,
-                   activation=activation, alpha=alpha is not None, beta=beta is not None)
+                   activation=activation, alpha=alpha is not None, beta=beta is not None,
+                   precision=precision if A.dtype == "f32" else None)
     if config is None:  # the per-shape-class dispatch
         config = gemm_shape_config(m, n, k, chip)
     name = gemm_name(**variant) + gemm_config_suffix(config)
@@ -710,7 +744,7 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
         if t.ndim != 4:
             raise ArgumentError(f"{op}: {t.name} must be [batch, heads, seq, head_dim], got "
                                 f"shape {list(t.shape)}")
-        if t.dtype not in _GEMM_INPUT_DTYPES:
+        if t.dtype not in _ATTENTION_DTYPES:
             raise DTypeError(f"{op}: {t.name} must be bf16 or f16, got {t.dtype}")
     if not Q.dtype == K.dtype == V.dtype:
         raise DTypeError(f"{op}: q, k and v must share a dtype, got {Q.dtype}, {K.dtype}, "
