@@ -9,8 +9,11 @@
 // CHECK-SAME: (%{{.+}}: !tile.ptr<f32>, %[[N:.+]]: i32, %[[FULL:.+]]: i32, %[[X:.+]]: f32)
 // CHECK-DAG: %[[LB:.+]] = arith.constant 16 : i32
 // CHECK-DAG: %[[ST:.+]] = arith.constant 64 : i32
+// The bound is clamped to [lb, ub] before the rounding: unclamped, a bound
+// near INT32_MAX wrapped lb + ceil((x - lb) / st) * st below lb.
 // CHECK: %[[MAX:.+]] = arith.maxsi %[[FULL]], %[[LB]] : i32
-// CHECK: %[[AHEAD:.+]] = arith.subi %[[MAX]], %[[LB]] : i32
+// CHECK: %[[CLAMP:.+]] = arith.minsi %[[MAX]], %[[N]] : i32
+// CHECK: %[[AHEAD:.+]] = arith.subi %[[CLAMP]], %[[LB]] : i32
 // CHECK: %[[ITERS:.+]] = arith.ceildivsi %[[AHEAD]], %[[ST]] : i32
 // CHECK: %[[SPAN:.+]] = arith.muli %[[ITERS]], %[[ST]] : i32
 // CHECK: %[[AT0:.+]] = arith.addi %[[LB]], %[[SPAN]] : i32

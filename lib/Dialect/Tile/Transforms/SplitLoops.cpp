@@ -10,8 +10,8 @@
 // whether the induction variable has reached a bound computed before the
 // loop,
 //
-//   for i in [lb, ub) step st:           p = min(ub, lb + ceil((max(x, lb)
-//     if (i >= x) { A } else { B }   ->                 - lb) / st) * st)
+//   for i in [lb, ub) step st:           p = min(ub, lb + ceil((clamp(x, lb,
+//     if (i >= x) { A } else { B }   ->                 ub) - lb) / st) * st)
 //                                        for i in [lb, p) step st: B
 //                                        for i in [p, ub) step st: A
 //
@@ -143,10 +143,15 @@ static void split(scf::ForOp loop, const SplitPoint &point) {
   rewriter.setInsertionPoint(loop);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         st = loop.getStep();
-  // The first iteration at or past the bound, within [lb, ub].
-  Value ahead = arith::SubIOp::create(
+  // The first iteration at or past the bound, within [lb, ub]. The bound is
+  // clamped to [lb, ub] first: then lb + ceil((x - lb) / st) * st stays
+  // below ub + st, which the loop's own increment reaches anyway; an
+  // unclamped bound near the type's maximum wrapped it, and the second
+  // loop started below lb.
+  Value clamped = arith::MinSIOp::create(
       rewriter, loc, arith::MaxSIOp::create(rewriter, loc, point.bound, lb),
-      lb);
+      ub);
+  Value ahead = arith::SubIOp::create(rewriter, loc, clamped, lb);
   Value iters = arith::CeilDivSIOp::create(rewriter, loc, ahead, st);
   Value at = arith::MinSIOp::create(
       rewriter, loc, ub,
