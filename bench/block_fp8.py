@@ -238,6 +238,58 @@ def check_tf32(torch, load, art, result, log, time_rounds, rounds):
         log(f"tf32 {M}x{N}x{K} TFLOP/s " + " ".join(f"{k}={v}" for k, v in tflops.items()))
 
 
+def check_rowwise(torch, load, art, result, log, time_rounds, rounds):
+    """scaled_mm_fp8_rowwise (tile.gemm with scale_a, scale_b): odd shapes
+    against a float64 product of the dequantized inputs, bound 2x
+    torch._scaled_mm's row-wise error, the larger of its two accumulation
+    modes (at least 2^-8); timed beside it."""
+    for chip in CHIPS:
+        kn = load(art, chip, "scaled_mm_fp8_rowwise")
+        for i, (M, N, K) in enumerate(ODD):
+            a_buf, b_buf, c_buf, ldk, ldc = operands(torch, M, N, K, torch.float8_e4m3fn, 30 + i)
+            g = torch.Generator(device="cuda").manual_seed(60 + i)
+            sa = torch.rand(a_buf.shape[0], device="cuda", generator=g) + 0.5
+            sb = torch.rand(b_buf.shape[0], device="cuda", generator=g) + 0.5
+            kn(a_buf, b_buf, c_buf, sa, sb, M, N, K, ldk, ldk, ldc)
+            torch.cuda.synchronize()
+            ref = (a_buf[:M, :K].double() @ b_buf[:N, :K].double().T) * (
+                sa[:M, None].double() * sb[None, :N].double())
+            out = c_buf[:, :N].double()
+            written = not torch.isnan(out).any().item()
+            pad = ldc == N or bool(torch.isnan(c_buf[:, N:].float()).all().item())
+            err = ((out - ref).abs().max() / ref.abs().max()).item() if written else float("inf")
+            # tile.gemm's fp8 kernel accumulates in wgmma's own precision on
+            # sm_90a, as cuBLAS's use_fast_accum mode: the larger of both.
+            errs = []
+            for fast in (False, True):
+                cb = torch._scaled_mm(a_buf, b_buf.T, scale_a=sa[:, None], scale_b=sb[None, :],
+                                      out_dtype=torch.bfloat16,
+                                      use_fast_accum=fast)[:M, :N].double()
+                errs.append(((cb - ref).abs().max() / ref.abs().max()).item())
+            cublas_err = max(errs)
+            bound = max(2 * cublas_err, 2.0 ** -8)
+            ok = bool(written and pad and err <= bound)
+            result["correctness"].append(dict(chip=chip, kernel="scaled_mm_fp8_rowwise",
+                                              shape=[M, N, K], max_rel_err=err,
+                                              cublas_max_rel_err=cublas_err, bound=bound,
+                                              written=written, pad_untouched=pad, ok=ok))
+            log(f"{'ok  ' if ok else 'FAIL'} {chip} scaled_mm_fp8_rowwise {M}x{N}x{K} "
+                f"err={err:.2e} cublas={cublas_err:.2e}")
+    for M, N, K in ((8192, 8192, 8192), (4096, 14336, 4096)):
+        a_buf, b_buf, c_buf, ldk, ldc = operands(torch, M, N, K, torch.float8_e4m3fn, 3)
+        sa = torch.rand(M, device="cuda") + 0.5
+        sb = torch.rand(N, device="cuda") + 0.5
+        kn = load(art, "sm_90a", "scaled_mm_fp8_rowwise")
+        fns = {"sm_90a_rowwise": lambda: kn(a_buf, b_buf, c_buf, sa, sb, M, N, K, ldk, ldk, ldc),
+               "cublas_rowwise": lambda: torch._scaled_mm(a_buf, b_buf.T, scale_a=sa[:, None],
+                                                          scale_b=sb[None, :],
+                                                          out_dtype=torch.bfloat16)}
+        ms = time_rounds(fns, rounds)
+        tf = {k: round(2.0 * M * N * K / v / 1e9, 1) for k, v in ms.items()}
+        result.setdefault("speed_rowwise", []).append(dict(shape=[M, N, K], tflops=tf))
+        log(f"rowwise {M}x{N}x{K} TFLOP/s " + " ".join(f"{k}={v}" for k, v in tf.items()))
+
+
 def check_casts(torch, load, art, result, log):
     """quantize_fp8.mlir: bit-exact against torch's casts of the saturated
     values (torch's own float8 casts do not saturate), on odd shapes with
@@ -282,7 +334,7 @@ def main():
     ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     ap.add_argument("--out", default="out")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--only", choices=("tf32",), default=None,
+    ap.add_argument("--only", choices=("tf32", "rowwise"), default=None,
                     help="run one part (the TF32 checks) and write block_fp8_<part>.json")
     args = ap.parse_args()
     if args.build:
@@ -308,15 +360,18 @@ def main():
                   if os.path.exists(os.path.join(args.art, "commit.txt")) else None,
                   correctness=[], speed=[])
     one = torch.ones((), device="cuda")
-    if args.only == "tf32":
-        check_tf32(torch, load, args.art, result, log, time_rounds, args.rounds)
+    if args.only:
+        check = check_tf32 if args.only == "tf32" else check_rowwise
+        check(torch, load, args.art, result, log, time_rounds, args.rounds)
         bad = [r for r in result["correctness"] if not r["ok"]]
         log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")
-        json.dump(result, open(os.path.join(args.out, "block_fp8_tf32.json"), "w"), indent=1)
+        json.dump(result, open(os.path.join(args.out, f"block_fp8_{args.only}.json"), "w"),
+                  indent=1)
         return 1 if bad else 0
     check_casts(torch, load, args.art, result, log)
     check_int8(torch, load, args.art, result, log, time_rounds, args.rounds)
     check_tf32(torch, load, args.art, result, log, time_rounds, args.rounds)
+    check_rowwise(torch, load, args.art, result, log, time_rounds, args.rounds)
     for (chip, name), kn in kernels.items():
         mixed = "e5m2" in name
         bdtype = torch.float8_e5m2 if mixed else torch.float8_e4m3fn

@@ -21,3 +21,22 @@ tile.kernel @scaled_mm_fp8(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN>, %C:
         !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// Row-wise scales (torch._scaled_mm with scale_a of shape M x 1 and scale_b
+// of shape 1 x N): C[m, n] = scale_a[m] * scale_b[n] * (A * B)[m, n], the
+// scales f32 vectors read once per output tile in the epilogue.
+tile.kernel @scaled_mm_fp8_rowwise(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN>, %C: !tile.ptr<bf16>,
+                                   %SA: !tile.ptr<f32>, %SB: !tile.ptr<f32>,
+                                   %M: i32, %N: i32, %K: i32,
+                                   %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f8E4M3FN>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f8E4M3FN>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  %sa = tile.make_view %SA[%M] strides [1] : !tile.ptr<f32>
+  %sb = tile.make_view %SB[%N] strides [1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c scale_a(%sa : !tile.view<?xf32, strides = [1]>)
+      scale_b(%sb : !tile.view<?xf32, strides = [1]>)
+      : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E4M3FN, strides = [1, ?]>,
+        !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

@@ -64,6 +64,38 @@ tile.kernel @gemm_epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr
 
 // -----
 
+// Row and column scales (torch._scaled_mm's row-wise scaling) multiply the
+// product after alpha: a block of scale_a (its rows, broadcast along N) and
+// one of scale_b (its columns, broadcast along M), zero-padded past M and N.
+
+// CHECK-LABEL: tile.kernel @gemm_row_col_scales
+// CHECK: scf.for
+// CHECK: arith.mulf {{.*}} : tensor<64x128xf32>
+// CHECK: %[[SA:.+]] = tile.load %{{.+}}[%{{.+}}] : !tile.view<?xf32, strides = [1]> -> tensor<64xf32>
+// CHECK: tile.expand_dims %[[SA]] axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+// CHECK: arith.mulf {{.*}} : tensor<64x128xf32>
+// CHECK: %[[SB:.+]] = tile.load %{{.+}}[%{{.+}}] : !tile.view<?xf32, strides = [1]> -> tensor<128xf32>
+// CHECK: tile.expand_dims %[[SB]] axis = 0 : tensor<128xf32> -> tensor<1x128xf32>
+// CHECK: arith.mulf {{.*}} : tensor<64x128xf32>
+// CHECK: arith.truncf {{.*}} to tensor<64x128xbf16>
+tile.kernel @gemm_row_col_scales(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN>, %C: !tile.ptr<bf16>,
+                                 %SA: !tile.ptr<f32>, %SB: !tile.ptr<f32>, %alpha: f32,
+                                 %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f8E4M3FN>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f8E4M3FN>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  %sa = tile.make_view %SA[%M] strides [1] : !tile.ptr<f32>
+  %sb = tile.make_view %SB[%N] strides [1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c alpha(%alpha) scale_a(%sa : !tile.view<?xf32, strides = [1]>)
+      scale_b(%sb : !tile.view<?xf32, strides = [1]>)
+      config <block_m = 64, block_n = 128, warps = 4, stages = 2>
+      : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E4M3FN, strides = [1, ?]>,
+        !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
 // tile.attention becomes a FlashAttention-2 forward: grid (query blocks,
 // heads, batch), K/V loops (a 2-stage cp.async ring; Kᵀ through a
 // transposed view) that stop at the last causally visible block, Q·Kᵀ in

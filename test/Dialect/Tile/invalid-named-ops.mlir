@@ -44,6 +44,23 @@ func.func @gemm_precision_bf16(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !
 
 // -----
 
+// Row and column scales are contiguous f32 vectors of length M and N.
+func.func @gemm_scale_a_bf16(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %s: !tile.view<?xbf16, strides = [1]>) {
+  // expected-error @+1 {{expected scale_a to be a contiguous 1-D f32 view (strides = [1]), got '!tile.view<?xbf16, strides = [1]>'}}
+  tile.gemm %a, %a, %a scale_a(%s : !tile.view<?xbf16, strides = [1]>) : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_scale_b_length(%a: !tile.view<64x32xbf16, strides = [32, 1]>, %b: !tile.view<32x48xbf16, strides = [48, 1]>, %c: !tile.view<64x48xbf16, strides = [48, 1]>, %s: !tile.view<64xf32, strides = [1]>) {
+  // expected-error @+1 {{scale_b has 64 elements, expected N = 48}}
+  tile.gemm %a, %b, %c scale_b(%s : !tile.view<64xf32, strides = [1]>) : !tile.view<64x32xbf16, strides = [32, 1]>, !tile.view<32x48xbf16, strides = [48, 1]>, !tile.view<64x48xbf16, strides = [48, 1]>
+  return
+}
+
+// -----
+
 // fp8 operands are read K-major: a row-major B is refused.
 func.func @gemm_fp8_row_major_b(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %b: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
   // expected-error @+1 {{expected an fp8 B contiguous along K (column-major, strides = [1, ?]): fp8 tensor-core operands are read K-major, as torch._scaled_mm takes them}}

@@ -1450,6 +1450,25 @@ LogicalResult GemmOp::verify() {
     return emitOpError("M differs between A and C");
   if (!compatibleDim(b.getShape()[1], c.getShape()[1]))
     return emitOpError("N differs between B and C");
+  // Row and column scales: contiguous f32 vectors of length M and N.
+  std::pair<StringRef, Value> scales[] = {{"scale_a", getScaleA()},
+                                          {"scale_b", getScaleB()}};
+  for (auto [i, entry] : llvm::enumerate(scales)) {
+    auto [name, scale] = entry;
+    if (!scale)
+      continue;
+    auto st = cast<ViewType>(scale.getType());
+    if (st.getRank() != 1 || st.getStrides()[0] != 1 ||
+        !st.getElementType().isF32())
+      return emitOpError("expected ")
+             << name << " to be a contiguous 1-D f32 view (strides = [1]), got "
+             << st;
+    int64_t extent = i == 0 ? c.getShape()[0] : c.getShape()[1];
+    if (!compatibleDim(st.getShape()[0], extent))
+      return emitOpError("")
+             << name << " has " << st.getShape()[0] << " elements, expected "
+             << (i == 0 ? "M" : "N") << " = " << extent;
+  }
   if (Value bias = getBias()) {
     auto bt = cast<ViewType>(bias.getType());
     if (bt.getRank() != 1)

@@ -21,7 +21,7 @@
 //   acc = 0
 //   for k in [0, K) step BK:                     // tile-pipeline turns the
 //     acc = dot(load A[m0, k], load B[k, n0], acc) // loads into a cp.async ring
-//   acc = act(alpha * acc + beta * C + bias)      // f32
+//   acc = act(alpha * scale_a[m] * scale_b[n] * acc + beta * C + bias) // f32
 //   store C[m0, n0] = acc (cast to C's type)
 //
 // On sm_90a the scheduling passes make it the persistent, warp-specialized
@@ -303,6 +303,19 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
   auto accType = RankedTensorType::get(accShape, b.getF32Type());
   if (Value alpha = op.getAlpha())
     acc = arith::MulFOp::create(b, acc, SplatOp::create(b, accType, alpha));
+  // Row scales (scale_a[m]) and column scales (scale_b[n]), broadcast
+  // across the tile.
+  std::tuple<Value, Value, int64_t, unsigned> scales[] = {
+      {op.getScaleA(), m0, c.blockM, 1}, {op.getScaleB(), n0, c.blockN, 0}};
+  for (auto [scale, at, extent, alongDim] : scales) {
+    if (!scale)
+      continue;
+    auto vec = RankedTensorType::get({extent}, b.getF32Type());
+    Value t = LoadOp::create(b, vec, scale, ValueRange{at}, Value(),
+                             Padding::Zero);
+    acc = arith::MulFOp::create(b, acc,
+                                broadcastAlong(b, t, alongDim, accShape));
+  }
   auto cTile = RankedTensorType::get(accShape, outType);
   if (Value beta = op.getBeta()) {
     // C is read only when beta != 0 (it may be uninitialized otherwise).

@@ -1207,7 +1207,8 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
   if (plan.readsC)
     beta =
         arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0));
-  GemmOp::create(rewriter, loc, av, bv, cv, /*alpha=*/Value(), beta, biasView,
+  GemmOp::create(rewriter, loc, av, bv, cv, /*alpha=*/Value(), beta,
+                 /*scale_a=*/Value(), /*scale_b=*/Value(), biasView,
                  plan.relu ? Activation::ReLU : Activation::None,
                  DotPrecision::IEEE, /*config=*/GemmConfigAttr());
   ReturnOp::create(rewriter, loc);

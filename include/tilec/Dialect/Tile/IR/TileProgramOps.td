@@ -431,7 +431,10 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     bf16, f16 or f32. f32 inputs say how they multiply with `precision`
     (`tf32` or `tf32x3`, as tile.dot's); exact f32 (`ieee`, the default) has
     no lowering yet and is refused. `alpha` and `beta` are optional f32 scalars
-    (1 and 0 when absent; C is not read without `beta`), `bias` an optional
+    (1 and 0 when absent; C is not read without `beta`), `scale_a` and
+    `scale_b` optional contiguous f32 vectors of length M and N that scale
+    the product's rows and columns (torch._scaled_mm's row-wise scales:
+    `alpha * scale_a[m] * scale_b[n] * (A * B)[m, n]`), `bias` an optional
     length-N vector added to every row, and `activation` one of `relu`,
     `gelu` (erf form) and `silu`, applied last.
 
@@ -453,6 +456,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
   }];
   let arguments = (ins Tile_ViewType:$a, Tile_ViewType:$b, Tile_ViewType:$c,
                        Optional<F32>:$alpha, Optional<F32>:$beta,
+                       Optional<Tile_ViewType>:$scale_a,
+                       Optional<Tile_ViewType>:$scale_b,
                        Optional<Tile_ViewType>:$bias,
                        DefaultValuedAttr<Tile_Activation,
                            "::mlir::tilec::tile::Activation::None">:$activation,
@@ -461,6 +466,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
                        OptionalAttr<Tile_GemmConfigAttr>:$config);
   let assemblyFormat = [{
     $a `,` $b `,` $c (`alpha` `(` $alpha^ `)`)? (`beta` `(` $beta^ `)`)?
+    (`scale_a` `(` $scale_a^ `:` qualified(type($scale_a)) `)`)?
+    (`scale_b` `(` $scale_b^ `:` qualified(type($scale_b)) `)`)?
     (`bias` `(` $bias^ `)`)? (`activation` `(` $activation^ `)`)?
     (`precision` `(` $precision^ `)`)? (`config` $config^)? attr-dict
     `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
