@@ -36,6 +36,8 @@ VARIANTS = [
     {"alpha": True, "beta": True},
     {"dtype": "f32", "b_layout": "col", "precision": "tf32"},
     {"dtype": "f32", "b_layout": "col", "precision": "tf32x3"},
+    {"dtype": "f8e4m3", "b_layout": "col", "scale_a": True, "scale_b": True},
+    {"dtype": "f8e4m3", "b_dtype": "f8e5m2", "b_layout": "col"},
 ]
 
 #: The shape-class configurations tilec.gemm dispatches to (see
@@ -48,6 +50,9 @@ CONFIGS = {"sm_90a": [None, {"tma_store": False}, {"block_n": 64},
 #: chip -> ptxas target (the H200 is sm_90).
 CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
 
+#: fp8 variants need sm_89 or later: on sm_80 their compile failure is expected.
+FP8_DTYPES = ("f8e4m3", "f8e5m2")
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -55,15 +60,17 @@ def main():
     ap.add_argument("--chips", default=",".join(CHIPS), help="comma-separated subset of "
                     + ", ".join(CHIPS))
     ap.add_argument("--dtype", default=None,
-                    help="only the GEMM variants of this input dtype (no attention kernels)")
+                    help="only the GEMM variants of these input dtypes, comma-separated "
+                         "(no attention kernels)")
     args = ap.parse_args()
     chips = [c for c in args.chips.split(",") if c]
     variants = [v for v in VARIANTS
-                if args.dtype is None or v.get("dtype", "bf16") == args.dtype]
+                if args.dtype is None or v.get("dtype", "bf16") in args.dtype.split(",")]
     written, failed = {}, []
     for chip in chips:
         jobs = []
-        for variant, config in [(v, c) for v in variants for c in CONFIGS[chip]]:
+        for variant, config in [(v, c) for v in variants for c in CONFIGS[chip]
+                                if not (chip == "sm_80" and v.get("dtype") in FP8_DTYPES)]:
             name = gemm_name(**variant) + gemm_config_suffix(config)
             jobs.append((variant, gemm_source(**variant, config=config, name=name)))
         # tilec.attention's kernels: bf16 for torch, f16 too (CuPy has no bf16).

@@ -56,7 +56,8 @@ from tilec import ops  # noqa: E402
 SHAPES = [(127, 255, 61), (257, 129, 199), (1, 513, 1001), (1000, 1, 24), (333, 777, 4096),
           (2048, 2048, 2048)]
 
-TORCH_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+TORCH_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
+                "f8e4m3": torch.float8_e4m3fn, "f8e5m2": torch.float8_e5m2}
 
 
 def padded(rows, cols, dtype, quantum=8, fill=None):
@@ -71,9 +72,13 @@ def padded(rows, cols, dtype, quantum=8, fill=None):
     return buf[:, :cols]
 
 
-def reference(a, b, variant, bias, alpha, beta, c0):
+def reference(a, b, variant, bias, alpha, beta, c0, scale_a=None, scale_b=None):
     """The epilogue on a float32 product."""
     acc = a.float() @ b.float()
+    if scale_a is not None:
+        acc = acc * scale_a
+    if scale_b is not None:
+        acc = acc * scale_b
     if variant.get("alpha"):
         acc = alpha * acc
     if variant.get("beta"):
@@ -143,13 +148,21 @@ def run_attention_case(chip, variant, shape, artifacts):
 def run_case(chip, variant, shape, artifacts):
     """One tilec.gemm call checked against torch; returns a record."""
     m, n, k = shape
+    fp8 = variant.get("dtype", "bf16").startswith("f8")
     dtype = TORCH_DTYPES[variant.get("dtype", "bf16")]
-    out_dtype = TORCH_DTYPES[variant.get("out_dtype", variant.get("dtype", "bf16"))]
-    a = padded(m, k, dtype)
+    b_dtype = TORCH_DTYPES[variant.get("b_dtype") or variant.get("dtype", "bf16")]
+    out_dtype = TORCH_DTYPES[variant.get("out_dtype", "bf16" if fp8 else
+                                         variant.get("dtype", "bf16"))]
+    quantum = 16 if fp8 else 8  # 16-byte rows
+    a = padded(m, k, dtype, quantum)
     if variant.get("b_layout") == "col":
-        b = padded(n, k, dtype).t()  # K x N, column-major
+        b = padded(n, k, b_dtype, quantum).t()  # K x N, column-major
     else:
-        b = padded(k, n, dtype)
+        b = padded(k, n, b_dtype, quantum)
+    # Row-wise scale_a (M x 1) and a one-element scale_b (per-tensor, which
+    # tilec.gemm expands to a vector on the device).
+    scale_a = (torch.rand(m, 1, device="cuda") + 0.5) if variant.get("scale_a") else None
+    scale_b = (torch.full((1,), 1.25, device="cuda")) if variant.get("scale_b") else None
     bias = torch.randn(n, device="cuda").to(out_dtype) if variant.get("bias") else None
     alpha, beta = (0.75, -0.5) if variant.get("alpha") else (None, None)
     if variant.get("beta"):
@@ -159,14 +172,14 @@ def run_case(chip, variant, shape, artifacts):
     c0 = out.clone()
     tilec.gemm(a, b, out=out, bias=bias, alpha=alpha, beta=beta,
                activation=variant.get("activation"), precision=variant.get("precision"),
-               chip=chip, artifacts=artifacts)
+               scale_a=scale_a, scale_b=scale_b, chip=chip, artifacts=artifacts)
     torch.cuda.synchronize()
-    ref = reference(a, b, variant, bias, alpha, beta, c0)
+    ref = reference(a, b, variant, bias, alpha, beta, c0, scale_a, scale_b)
     scale = max(ref.abs().max().item(), 1e-6)
     err = (out.float() - ref).abs().max().item() / scale
     unwritten = torch.isnan(out.float()).sum().item()
     plain = torch.matmul(a, b).to(out_dtype) if not (variant.get("bias") or variant.get("alpha")
-                                                     or variant.get("activation")) else None
+                                                     or variant.get("activation") or fp8) else None
     vs_torch = ((out.float() - plain.float()).abs().max().item() / scale
                 if plain is not None else None)
     # f32 inputs: TF32's rounding (2^-11 a product), 3xTF32 close to f32's.

@@ -208,7 +208,7 @@ def test_non_unit_inner_stride(launches, gemm_artifacts):
 
 @pytest.mark.parametrize("a,b,message", [
     (FakeTensor((4, 8), "float64"), FakeTensor((8, 4), "float64"),
-     "a must be bf16, f16 or f32, got f64"),
+     r"a must be bf16, f16, f32 or float8 \(e4m3, e5m2\), got f64"),
     (FakeTensor((4, 8)), FakeTensor((8, 4), "float16"), "same dtype, got bf16 and f16"),
 ])
 def test_dtypes(launches, a, b, message):
@@ -232,6 +232,37 @@ def test_f32_precision(launches):
     with pytest.raises(tilec.ArgumentError, match="precision is for f32 inputs; bf16 inputs"):
         tilec.gemm(FakeTensor((64, 64)), FakeTensor((64, 64)), precision="tf32")
     assert tilec.default_precision() in ("tf32", "tf32x3")
+
+
+def test_fp8_arguments(launches):
+    """float8 inputs: b column-major, b float8 too; scales of the wrong
+    dtype or shape are refused before any launch."""
+    a = FakeTensor((64, 64), "float8_e4m3fn")
+    b_col = FakeTensor((64, 64), "float8_e5m2", strides=(1, 64))
+    with pytest.raises(tilec.ArgumentError, match="an f8e4m3 b must be column-major"):
+        tilec.gemm(a, FakeTensor((64, 64), "float8_e4m3fn"))
+    with pytest.raises(tilec.DTypeError, match="a is f8e4m3, so b must be float8 too"):
+        tilec.gemm(a, FakeTensor((64, 64), strides=(1, 64)))
+    with pytest.raises(tilec.DTypeError, match="scale_a must be float32, got bf16"):
+        tilec.gemm(a, b_col, scale_a=FakeTensor((64, 1)))
+    with pytest.raises(tilec.ArgumentError,
+                       match=r"scale_b must have one element or shape \[1, 64\] \(or \[64\]\), got \[64, 1\]"):
+        tilec.gemm(a, b_col, scale_b=FakeTensor((64, 1), "float32"))
+    with pytest.raises(tilec.ArgumentError, match="scale_a must be contiguous"):
+        tilec.gemm(a, b_col, scale_a=FakeTensor((64,), "float32", strides=(2,)))
+
+
+def test_fp8_source():
+    name, src = gemm_source("f8e4m3", b_dtype="f8e5m2", b_layout="col", scale_a=True,
+                            scale_b=True)
+    assert name == "gemm_f8e4m3_f8e5m2_bf16_bcol_scale_a_scale_b"
+    assert "%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E5M2>, %C: !tile.ptr<bf16>" in src
+    assert "%SA: !tile.ptr<f32>, %SB: !tile.ptr<f32>, %M: i32" in src
+    assert "scale_a(%sa : !tile.view<?xf32, strides = [1]>)" in src
+    with pytest.raises(ValueError, match="fp8 inputs need a column-major B"):
+        gemm_source("f8e4m3")
+    with pytest.raises(ValueError, match="unsupported gemm types f8e4m3 x f8e4m3 -> f8e4m3"):
+        gemm_source("f8e4m3", out_dtype="f8e4m3", b_layout="col")
 
 
 def test_f32_source():

@@ -8,6 +8,9 @@ users get.
 from . import _rules
 
 _DTYPES = ("bf16", "f16", "f32")
+_FP8 = ("f8e4m3", "f8e5m2")
+#: MLIR spelling of a tilec dtype name where they differ.
+_MLIR_TYPES = {"f8e4m3": "f8E4M3FN", "f8e5m2": "f8E5M2"}
 _ACTIVATIONS = (None, "relu", "gelu", "silu")
 
 
@@ -15,11 +18,17 @@ _PRECISIONS = ("tf32", "tf32x3")
 
 
 def gemm_name(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
-              activation=None, alpha=False, beta=False, precision=None):
-    out_dtype = out_dtype or dtype
-    parts = ["gemm", dtype, out_dtype, "b" + b_layout]
+              activation=None, alpha=False, beta=False, precision=None, b_dtype=None,
+              scale_a=False, scale_b=False):
+    out_dtype = out_dtype or ("bf16" if dtype in _FP8 else dtype)
+    parts = ["gemm", dtype] + ([b_dtype] if b_dtype and b_dtype != dtype else [])
+    parts += [out_dtype, "b" + b_layout]
     if precision:
         parts.append(precision)
+    if scale_a:
+        parts.append("scale_a")
+    if scale_b:
+        parts.append("scale_b")
     if alpha:
         parts.append("alpha")
     if beta:
@@ -45,18 +54,27 @@ def config_clause(config):
 
 def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
                 activation=None, alpha=False, beta=False, config=None, name=None,
-                precision=None):
-    """A kernel computing C = act(alpha * A @ B + beta * C + bias).
+                precision=None, b_dtype=None, scale_a=False, scale_b=False):
+    """A kernel computing
+    C = act(alpha * scale_a[m] * scale_b[n] * A @ B + beta * C + bias).
 
     A is M x K row-major, B K x N row-major (``b_layout="row"``) or
     column-major (``"col"``, i.e. an N x K row-major buffer), C M x N
-    row-major. Inputs bf16, f16 or f32; f32 inputs need ``precision``
-    (``"tf32"`` or ``"tf32x3"``, tile.gemm's) and a column-major B.
-    Parameters: A, B, C, [bias], [alpha], [beta], M, N, K, lda, ldb, ldc.
+    row-major. Inputs bf16, f16, f32 or fp8 (``f8e4m3``/``f8e5m2``, B's
+    ``b_dtype`` may be the other one); f32 inputs need ``precision``
+    (``"tf32"`` or ``"tf32x3"``, tile.gemm's), f32 and fp8 a column-major B,
+    fp8 a bf16, f16 or f32 output (default bf16). ``scale_a``/``scale_b``:
+    f32 vectors of M and N row and column scales. Parameters: A, B, C,
+    [bias], [alpha], [beta], [SA], [SB], M, N, K, lda, ldb, ldc.
     """
-    out_dtype = out_dtype or dtype
-    if dtype not in _DTYPES or out_dtype not in _DTYPES:
-        raise ValueError(f"unsupported gemm types {dtype} -> {out_dtype}")
+    fp8 = dtype in _FP8
+    b_dtype = b_dtype or dtype
+    out_dtype = out_dtype or ("bf16" if fp8 else dtype)
+    if (dtype not in _DTYPES + _FP8 or out_dtype not in _DTYPES
+            or (b_dtype != dtype and not (fp8 and b_dtype in _FP8))):
+        raise ValueError(f"unsupported gemm types {dtype} x {b_dtype} -> {out_dtype}")
+    if fp8 and b_layout != "col":
+        raise ValueError("fp8 inputs need a column-major B (fp8 operands are read K-major)")
     if (dtype == "f32") != (precision is not None) or (precision and precision not in _PRECISIONS):
         raise ValueError(f"f32 inputs need precision 'tf32' or 'tf32x3', other inputs none; got "
                          f"{dtype} with precision {precision!r}")
@@ -67,8 +85,9 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     if activation not in _ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}")
     name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta,
-                             precision)
-    params = [f"%A: !tile.ptr<{dtype}>", f"%B: !tile.ptr<{dtype}>",
+                             precision, b_dtype, scale_a, scale_b)
+    a_type, b_type = _MLIR_TYPES.get(dtype, dtype), _MLIR_TYPES.get(b_dtype, b_dtype)
+    params = [f"%A: !tile.ptr<{a_type}>", f"%B: !tile.ptr<{b_type}>",
               f"%C: !tile.ptr<{out_dtype}>"]
     if bias:
         params.append(f"%bias: !tile.ptr<{out_dtype}>")
@@ -76,21 +95,32 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         params.append("%alpha: f32")
     if beta:
         params.append("%beta: f32")
+    if scale_a:
+        params.append("%SA: !tile.ptr<f32>")
+    if scale_b:
+        params.append("%SB: !tile.ptr<f32>")
     params += ["%M: i32", "%N: i32", "%K: i32", "%lda: i32", "%ldb: i32", "%ldc: i32"]
     b_strides, b_type_strides = (("[%ldb, 1]", "[?, 1]") if b_layout == "row"
                                  else ("[1, %ldb]", "[1, ?]"))
     lines = [f"tile.kernel @{name}({', '.join(params)}) {{",
-             f"  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<{dtype}>",
-             f"  %b = tile.make_view %B[%K, %N] strides {b_strides} : !tile.ptr<{dtype}>",
+             f"  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<{a_type}>",
+             f"  %b = tile.make_view %B[%K, %N] strides {b_strides} : !tile.ptr<{b_type}>",
              f"  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<{out_dtype}>"]
-    types = [f"!tile.view<?x?x{dtype}, strides = [?, 1]>",
-             f"!tile.view<?x?x{dtype}, strides = {b_type_strides}>",
+    types = [f"!tile.view<?x?x{a_type}, strides = [?, 1]>",
+             f"!tile.view<?x?x{b_type}, strides = {b_type_strides}>",
              f"!tile.view<?x?x{out_dtype}, strides = [?, 1]>"]
     extras = ""
     if alpha:
         extras += " alpha(%alpha)"
     if beta:
         extras += " beta(%beta)"
+    vector = "!tile.view<?xf32, strides = [1]>"
+    if scale_a:
+        lines.append("  %sa = tile.make_view %SA[%M] strides [1] : !tile.ptr<f32>")
+        extras += f" scale_a(%sa : {vector})"
+    if scale_b:
+        lines.append("  %sb = tile.make_view %SB[%N] strides [1] : !tile.ptr<f32>")
+        extras += f" scale_b(%sb : {vector})"
     if bias:
         lines.append(f"  %bv = tile.make_view %bias[%N] strides [1] : !tile.ptr<{out_dtype}>")
         extras += " bias(%bv)"

@@ -42,6 +42,7 @@ __all__ = ["gemm", "attention", "default_precision", "device_chip", "chip_for_ca
 
 
 _GEMM_INPUT_DTYPES = ("bf16", "f16", "f32")
+_FP8_DTYPES = ("f8e4m3", "f8e5m2")
 _ATTENTION_DTYPES = ("bf16", "f16")
 _PRECISIONS = ("tf32", "tf32x3")
 _GEMM_OUTPUT_DTYPES = ("bf16", "f16", "f32")
@@ -488,7 +489,7 @@ def default_precision():
 
 
 def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, out_dtype=None,
-         precision=None, chip=None, artifacts=None, config=None):
+         precision=None, scale_a=None, scale_b=None, chip=None, artifacts=None, config=None):
     """``out = activation(alpha * a @ b + beta * out + bias)`` with a tilec
     kernel.
 
@@ -502,6 +503,12 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     ``"tf32"`` (one TF32 product, torch's ``allow_tf32``) or ``"tf32x3"``
     (three TF32 products, about f32's accuracy); by default as torch's
     float32 matmul precision says (:func:`default_precision`).
+    float8 inputs (``torch.float8_e4m3fn`` / ``float8_e5m2``, mixed too)
+    need a column-major ``b`` as ``torch._scaled_mm`` does, and give bf16 by
+    default. ``scale_a`` / ``scale_b`` scale the product's rows and columns
+    (any input dtype): a number, a one-element f32 tensor (per-tensor), or
+    f32 tensors of M x 1 (or M) and 1 x N (or N) elements (row-wise), as
+    ``torch._scaled_mm`` takes them.
     ``bias``: N elements of the output dtype. ``activation``: ``None``,
     ``"relu"``, ``"gelu"`` or ``"silu"``. ``chip``: tilec target (default:
     the device's, ``sm_90a`` on Hopper). ``artifacts``: directory of
@@ -518,7 +525,7 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     key = None
     if precision is None and str(getattr(a, "dtype", "")) == "torch.float32":
         precision = default_precision()
-    if config is None:
+    if config is None and scale_a is None and scale_b is None:
         try:  # torch tensors: the plan of this call's metadata (module doc)
             key = ("gemm", precision, a.shape, a.stride(), a.dtype, a.device,
                    b.shape, b.stride(), b.dtype, b.device,
@@ -539,11 +546,43 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
                 plan.launch()
                 return c
     return _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts,
-                         config, key, precision)
+                         config, key, precision, scale_a, scale_b)
+
+
+def _scale_vector(op, scale, name, extent, other_axis):
+    """(vector TensorInfo or None, factor) of a ``scale_a`` / ``scale_b``
+    argument over ``extent`` rows (columns): numbers become a factor of
+    alpha, one-element tensors a vector of ``extent`` copies (no host
+    synchronization), M x 1 / 1 x N tensors contiguous f32 vectors."""
+    if scale is None:
+        return None, 1.0
+    if isinstance(scale, (int, float)):
+        return None, float(scale)
+    info = describe(scale, name)
+    if info.dtype != "f32":
+        raise DTypeError(f"{op}: {name} must be float32, got {info.dtype}")
+    numel = 1
+    for e in info.shape:
+        numel *= e
+    if numel == 1 and extent != 1:
+        if info.kind != "torch":
+            raise ArgumentError(f"{op}: a one-element {name} is expanded with torch; pass a "
+                                f"vector of {extent} elements (or a number)")
+        t = info.as_torch().reshape(1).expand(extent).contiguous()
+        return describe(t, name), 1.0
+    shapes = [(extent,), (extent, 1) if other_axis == 1 else (1, extent)]
+    if tuple(info.shape) not in shapes or numel != extent:
+        raise ArgumentError(f"{op}: {name} must have one element or shape "
+                            f"{list(shapes[1])} (or [{extent}]), got {list(info.shape)}")
+    axis = 0 if len(info.shape) == 1 or other_axis == 1 else 1
+    if extent > 1 and info.strides[axis] != 1:
+        raise ArgumentError(f"{op}: {name} must be contiguous, got strides "
+                            f"{tuple(info.strides)}")
+    return info, 1.0
 
 
 def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts, config,
-                  key=None, precision=None):
+                  key=None, precision=None, scale_a=None, scale_b=None):
     """tilec.gemm with every check spelled out (and its error messages);
     stores a plan under ``key`` when one is given."""
     op = "tilec.gemm"
@@ -554,9 +593,13 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     tensors += [t for t in (O, BIAS) if t is not None]
     device_index = _check_device(op, tensors)
 
-    if A.dtype not in _GEMM_INPUT_DTYPES:
-        raise DTypeError(f"{op}: a must be bf16, f16 or f32, got {A.dtype}")
-    if B.dtype != A.dtype:
+    fp8 = A.dtype in _FP8_DTYPES
+    if A.dtype not in _GEMM_INPUT_DTYPES + _FP8_DTYPES:
+        raise DTypeError(f"{op}: a must be bf16, f16, f32 or float8 (e4m3, e5m2), got {A.dtype}")
+    if fp8 and B.dtype not in _FP8_DTYPES:
+        raise DTypeError(f"{op}: a is {A.dtype}, so b must be float8 too (e4m3 or e5m2), got "
+                         f"{B.dtype}")
+    if not fp8 and B.dtype != A.dtype:
         raise DTypeError(f"{op}: a and b must have the same dtype, got {A.dtype} and {B.dtype}")
     if A.dtype == "f32":
         precision = precision or default_precision()
@@ -571,7 +614,7 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         if out_dtype is not None and O.dtype != out_dtype:
             raise DTypeError(f"{op}: out is {O.dtype} but out_dtype={out_dtype}")
         out_dtype = O.dtype
-    out_dtype = out_dtype or A.dtype
+    out_dtype = out_dtype or ("bf16" if fp8 else A.dtype)
     if out_dtype not in _GEMM_OUTPUT_DTYPES:
         raise DTypeError(f"{op}: the output must be bf16, f16 or f32, got {out_dtype}")
     if A.ndim != 2 or B.ndim != 2:
@@ -599,10 +642,15 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
 
     lda = _row_major_ld(op, A, "K")
     b_layout, ldb = _b_layout(op, B)
-    if A.dtype == "f32" and b_layout != "col":
-        raise ArgumentError(f"{op}: an f32 b must be column-major (unit stride along K, e.g. "
-                            f"w.t() of an N x K weight): TF32 operands are read K-major; "
-                            f"got strides {tuple(B.strides)}")
+    if (A.dtype == "f32" or fp8) and b_layout != "col":
+        what = "TF32" if A.dtype == "f32" else "fp8"
+        raise ArgumentError(f"{op}: an {A.dtype} b must be column-major (unit stride along K, "
+                            f"e.g. w.t() of an N x K weight, as torch._scaled_mm takes it): "
+                            f"{what} operands are read K-major; got strides {tuple(B.strides)}")
+    SA, fa = _scale_vector(op, scale_a, "scale_a", m, other_axis=1)
+    SB, fb = _scale_vector(op, scale_b, "scale_b", n, other_axis=0)
+    if fa != 1.0 or fb != 1.0:
+        alpha = (1.0 if alpha is None else float(alpha)) * fa * fb
     if O is not None:
         _row_major_ld(op, O, "N")
     if min(m, n) == 0:  # nothing to compute or store
@@ -612,7 +660,9 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
     variant = dict(dtype=A.dtype, out_dtype=out_dtype, b_layout=b_layout, bias=BIAS is not None,
                    activation=activation, alpha=alpha is not None, beta=beta is not None,
-                   precision=precision if A.dtype == "f32" else None)
+                   precision=precision if A.dtype == "f32" else None,
+                   b_dtype=B.dtype if B.dtype != A.dtype else None,
+                   scale_a=SA is not None, scale_b=SB is not None)
     if config is None:  # the per-shape-class dispatch
         config = gemm_shape_config(m, n, k, chip)
     name = gemm_name(**variant) + gemm_config_suffix(config)
@@ -635,7 +685,12 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         values["alpha"] = float(alpha)
     if beta is not None:
         values["beta"] = float(beta)
-    described = {"A": "a", "B": "b", "C": "out", "bias": "bias",
+    if SA is not None:
+        values["SA"] = SA
+    if SB is not None:
+        values["SB"] = SB
+    described = {"A": "a", "B": "b", "C": "out", "bias": "bias", "SA": "scale_a",
+                 "SB": "scale_b",
                  "lda": "the row stride of a (a.stride(0))",
                  "ldb": f"the leading dimension of b (b.stride({0 if b_layout == 'row' else 1}))",
                  "ldc": "the row stride of out (out.stride(0))"}
