@@ -59,6 +59,7 @@ NAMED = os.path.join(ROOT, "examples", "scaled_mm_fp8.mlir")
 INT8 = os.path.join(ROOT, "examples", "gemm_block_i8.mlir")
 TF32 = os.path.join(ROOT, "examples", "gemm_block_tf32.mlir")
 TF32_NAMED = os.path.join(ROOT, "examples", "linear_tf32.mlir")
+INT_MM = os.path.join(ROOT, "examples", "int_mm_i8.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
 
 ODD = [(1, 16, 16), (127, 264, 144), (1000, 1032, 1000), (513, 2056, 784),
@@ -70,7 +71,7 @@ SPEED = [(8192, 8192, 8192), (4096, 4096, 4096), (4096, 14336, 4096),
 
 def build(art, tilec):
     for chip, arch in CHIPS.items():
-        for ex in (EXAMPLE, QUANTIZE, NAMED, INT8, TF32, TF32_NAMED):
+        for ex in (EXAMPLE, QUANTIZE, NAMED, INT8, TF32, TF32_NAMED, INT_MM):
             subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
         print("built", chip, flush=True)
@@ -108,8 +109,8 @@ def operands(torch, M, N, K, bdtype, seed):
 def check_int8(torch, load, art, result, log, time_rounds, rounds):
     """gemm_block_i8.mlir: exact against a float64 product (|sum| < 2^53),
     odd shapes, C poisoned; timed beside torch._int_mm at 8192^3."""
-    for chip in CHIPS:
-        kn = load(art, chip, "linear_block_i8")
+    for chip, name in [(c, n) for c in CHIPS for n in ("linear_block_i8", "int_mm_i8")]:
+        kn = load(art, chip, name)
         for i, (M, N, K) in enumerate(ODD):
             g = torch.Generator(device="cuda").manual_seed(80 + i)
             ldk, ldc = round16(K), (N + 3) // 4 * 4
@@ -122,15 +123,15 @@ def check_int8(torch, load, art, result, log, time_rounds, rounds):
             same = torch.equal(c[:, :N].to(torch.int64), ref)
             pad = ldc == N or bool((c[:, N:] == -7).all().item())
             ok = bool(same and pad)
-            result["correctness"].append(dict(chip=chip, kernel="linear_block_i8", shape=[M, N, K],
+            result["correctness"].append(dict(chip=chip, kernel=name, shape=[M, N, K],
                                               exact=bool(same), pad_untouched=pad, ok=ok))
-            log(f"{'ok  ' if ok else 'FAIL'} {chip} linear_block_i8 {M}x{N}x{K} exact={same}")
+            log(f"{'ok  ' if ok else 'FAIL'} {chip} {name} {M}x{N}x{K} exact={same}")
     M = N = K = 8192
     a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8)
     b = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8)
     c = torch.empty(M, N, device="cuda", dtype=torch.int32)
-    fns = {chip: (lambda kn=load(art, chip, "linear_block_i8"): kn(a, b, c, M, N, K, K, K, N))
-           for chip in CHIPS}
+    fns = {f"{chip}/{name}": (lambda kn=load(art, chip, name): kn(a, b, c, M, N, K, K, K, N))
+           for chip in CHIPS for name in ("linear_block_i8", "int_mm_i8")}
     fns["int_mm"] = lambda: torch._int_mm(a, b.T)
     ms = time_rounds(fns, rounds)
     tops = {k: round(2.0 * M * N * K / v / 1e9, 1) for k, v in ms.items()}
@@ -334,7 +335,7 @@ def main():
     ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     ap.add_argument("--out", default="out")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--only", choices=("tf32", "rowwise"), default=None,
+    ap.add_argument("--only", choices=("tf32", "rowwise", "int8"), default=None,
                     help="run one part (the TF32 checks) and write block_fp8_<part>.json")
     args = ap.parse_args()
     if args.build:
@@ -361,7 +362,7 @@ def main():
                   correctness=[], speed=[])
     one = torch.ones((), device="cuda")
     if args.only:
-        check = check_tf32 if args.only == "tf32" else check_rowwise
+        check = {"tf32": check_tf32, "rowwise": check_rowwise, "int8": check_int8}[args.only]
         check(torch, load, args.art, result, log, time_rounds, args.rounds)
         bad = [r for r in result["correctness"] if not r["ok"]]
         log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")

@@ -38,6 +38,7 @@ VARIANTS = [
     {"dtype": "f32", "b_layout": "col", "precision": "tf32x3"},
     {"dtype": "f8e4m3", "b_layout": "col", "scale_a": True, "scale_b": True},
     {"dtype": "f8e4m3", "b_dtype": "f8e5m2", "b_layout": "col"},
+    {"dtype": "i8", "b_layout": "col"},
 ]
 
 #: The shape-class configurations tilec.gemm dispatches to (see

@@ -57,7 +57,8 @@ SHAPES = [(127, 255, 61), (257, 129, 199), (1, 513, 1001), (1000, 1, 24), (333, 
           (2048, 2048, 2048)]
 
 TORCH_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
-                "f8e4m3": torch.float8_e4m3fn, "f8e5m2": torch.float8_e5m2}
+                "f8e4m3": torch.float8_e4m3fn, "f8e5m2": torch.float8_e5m2,
+                "i8": torch.int8, "i32": torch.int32}
 
 
 def padded(rows, cols, dtype, quantum=8, fill=None):
@@ -149,11 +150,12 @@ def run_case(chip, variant, shape, artifacts):
     """One tilec.gemm call checked against torch; returns a record."""
     m, n, k = shape
     fp8 = variant.get("dtype", "bf16").startswith("f8")
+    int8 = variant.get("dtype") == "i8"
     dtype = TORCH_DTYPES[variant.get("dtype", "bf16")]
     b_dtype = TORCH_DTYPES[variant.get("b_dtype") or variant.get("dtype", "bf16")]
-    out_dtype = TORCH_DTYPES[variant.get("out_dtype", "bf16" if fp8 else
+    out_dtype = TORCH_DTYPES[variant.get("out_dtype", "bf16" if fp8 else "i32" if int8 else
                                          variant.get("dtype", "bf16"))]
-    quantum = 16 if fp8 else 8  # 16-byte rows
+    quantum = 16 if fp8 or int8 else 8  # 16-byte rows
     a = padded(m, k, dtype, quantum)
     if variant.get("b_layout") == "col":
         b = padded(n, k, b_dtype, quantum).t()  # K x N, column-major
@@ -167,8 +169,8 @@ def run_case(chip, variant, shape, artifacts):
     alpha, beta = (0.75, -0.5) if variant.get("alpha") else (None, None)
     if variant.get("beta"):
         out = padded(m, n, out_dtype)
-    else:
-        out = padded(m, n, out_dtype, fill=float("nan"))
+    else:  # poisoned (int32: a value no sum of these inputs hits exactly everywhere)
+        out = padded(m, n, out_dtype, fill=-7 if int8 else float("nan"))
     c0 = out.clone()
     tilec.gemm(a, b, out=out, bias=bias, alpha=alpha, beta=beta,
                activation=variant.get("activation"), precision=variant.get("precision"),
@@ -177,14 +179,16 @@ def run_case(chip, variant, shape, artifacts):
     ref = reference(a, b, variant, bias, alpha, beta, c0, scale_a, scale_b)
     scale = max(ref.abs().max().item(), 1e-6)
     err = (out.float() - ref).abs().max().item() / scale
-    unwritten = torch.isnan(out.float()).sum().item()
+    unwritten = (torch.isnan(out.float()).sum().item() if not int8
+                 else int((out == -7).all().item()))
     plain = torch.matmul(a, b).to(out_dtype) if not (variant.get("bias") or variant.get("alpha")
-                                                     or variant.get("activation") or fp8) else None
+                                                     or variant.get("activation") or fp8
+                                                     or int8) else None
     vs_torch = ((out.float() - plain.float()).abs().max().item() / scale
                 if plain is not None else None)
     # f32 inputs: TF32's rounding (2^-11 a product), 3xTF32 close to f32's.
     tol = ({"tf32": 2e-3, "tf32x3": 2e-5}.get(variant.get("precision"), 2e-3)
-           if out_dtype == torch.float32 else 1.6e-2)
+           if out_dtype == torch.float32 else 0.0 if int8 else 1.6e-2)  # int8: exact
     ok = unwritten == 0 and err <= tol
     return {"chip": chip, "kernel": tilec.kernels.gemm_name(**variant), "M": m, "N": n, "K": k,
             "rel_err_vs_fp32_ref": err, "rel_diff_vs_torch_matmul": vs_torch,
@@ -310,7 +314,8 @@ def attention_record(case, out, lse, ref, ref_lse, **extra):
     """Compares an attention result (torch tensors) with the reference."""
     scale = ref.abs().max().item() or 1.0
     err = (out.float() - ref).abs().max().item() / scale
-    unwritten = torch.isnan(out.float()).sum().item()
+    unwritten = (torch.isnan(out.float()).sum().item() if not int8
+                 else int((out == -7).all().item()))
     record = {"case": case, "rel_err": err, "unwritten": unwritten, **extra}
     ok = err < 1e-2 and unwritten == 0
     if lse is not None:

@@ -208,7 +208,7 @@ def test_non_unit_inner_stride(launches, gemm_artifacts):
 
 @pytest.mark.parametrize("a,b,message", [
     (FakeTensor((4, 8), "float64"), FakeTensor((8, 4), "float64"),
-     r"a must be bf16, f16, f32 or float8 \(e4m3, e5m2\), got f64"),
+     r"a must be bf16, f16, f32, float8 \(e4m3, e5m2\) or int8, got f64"),
     (FakeTensor((4, 8)), FakeTensor((8, 4), "float16"), "same dtype, got bf16 and f16"),
 ])
 def test_dtypes(launches, a, b, message):
@@ -252,6 +252,24 @@ def test_fp8_arguments(launches):
         tilec.gemm(a, b_col, scale_a=FakeTensor((64,), "float32", strides=(2,)))
 
 
+def test_int8_arguments(launches):
+    """int8 inputs give int32 sums (torch._int_mm): b column-major, no
+    epilogue, no other output dtype."""
+    a = FakeTensor((64, 64), "int8")
+    b_col = FakeTensor((64, 64), "int8", strides=(1, 64))
+    with pytest.raises(tilec.ArgumentError, match="an i8 b must be column-major"):
+        tilec.gemm(a, FakeTensor((64, 64), "int8"))
+    with pytest.raises(tilec.ArgumentError, match="int8 inputs take no alpha"):
+        tilec.gemm(a, b_col, alpha=2.0)
+    with pytest.raises(tilec.DTypeError, match="int8 inputs give int32 .* not bf16"):
+        tilec.gemm(a, b_col, out_dtype="bf16")
+    name, src = gemm_source("i8", b_layout="col")
+    assert name == "gemm_i8_i32_bcol"
+    assert "%C: !tile.ptr<i32>" in src
+    with pytest.raises(ValueError, match="i8 inputs take no epilogue"):
+        gemm_source("i8", b_layout="col", bias=True)
+
+
 def test_fp8_source():
     name, src = gemm_source("f8e4m3", b_dtype="f8e5m2", b_layout="col", scale_a=True,
                             scale_b=True)
@@ -259,7 +277,7 @@ def test_fp8_source():
     assert "%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E5M2>, %C: !tile.ptr<bf16>" in src
     assert "%SA: !tile.ptr<f32>, %SB: !tile.ptr<f32>, %M: i32" in src
     assert "scale_a(%sa : !tile.view<?xf32, strides = [1]>)" in src
-    with pytest.raises(ValueError, match="fp8 inputs need a column-major B"):
+    with pytest.raises(ValueError, match="f8e4m3 inputs need a column-major B"):
         gemm_source("f8e4m3")
     with pytest.raises(ValueError, match="unsupported gemm types f8e4m3 x f8e4m3 -> f8e4m3"):
         gemm_source("f8e4m3", out_dtype="f8e4m3", b_layout="col")

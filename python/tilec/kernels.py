@@ -17,10 +17,16 @@ _ACTIVATIONS = (None, "relu", "gelu", "silu")
 _PRECISIONS = ("tf32", "tf32x3")
 
 
+def _default_out_dtype(dtype):
+    """bf16 for fp8 inputs (as torch._scaled_mm), i32 for i8 (as
+    torch._int_mm), else the input dtype."""
+    return "bf16" if dtype in _FP8 else "i32" if dtype == "i8" else dtype
+
+
 def gemm_name(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
               activation=None, alpha=False, beta=False, precision=None, b_dtype=None,
               scale_a=False, scale_b=False):
-    out_dtype = out_dtype or ("bf16" if dtype in _FP8 else dtype)
+    out_dtype = out_dtype or _default_out_dtype(dtype)
     parts = ["gemm", dtype] + ([b_dtype] if b_dtype and b_dtype != dtype else [])
     parts += [out_dtype, "b" + b_layout]
     if precision:
@@ -60,21 +66,27 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
 
     A is M x K row-major, B K x N row-major (``b_layout="row"``) or
     column-major (``"col"``, i.e. an N x K row-major buffer), C M x N
-    row-major. Inputs bf16, f16, f32 or fp8 (``f8e4m3``/``f8e5m2``, B's
-    ``b_dtype`` may be the other one); f32 inputs need ``precision``
+    row-major. Inputs bf16, f16, f32, fp8 (``f8e4m3``/``f8e5m2``, B's
+    ``b_dtype`` may be the other one) or i8 (i32 output, no epilogue, B
+    column-major); f32 inputs need ``precision``
     (``"tf32"`` or ``"tf32x3"``, tile.gemm's), f32 and fp8 a column-major B,
     fp8 a bf16, f16 or f32 output (default bf16). ``scale_a``/``scale_b``:
     f32 vectors of M and N row and column scales. Parameters: A, B, C,
     [bias], [alpha], [beta], [SA], [SB], M, N, K, lda, ldb, ldc.
     """
-    fp8 = dtype in _FP8
+    fp8, int8 = dtype in _FP8, dtype == "i8"
     b_dtype = b_dtype or dtype
-    out_dtype = out_dtype or ("bf16" if fp8 else dtype)
-    if (dtype not in _DTYPES + _FP8 or out_dtype not in _DTYPES
+    out_dtype = out_dtype or _default_out_dtype(dtype)
+    if ((dtype not in _DTYPES + _FP8 and not int8)
+            or (out_dtype not in _DTYPES and not (int8 and out_dtype == "i32"))
+            or (int8 and out_dtype != "i32")
             or (b_dtype != dtype and not (fp8 and b_dtype in _FP8))):
         raise ValueError(f"unsupported gemm types {dtype} x {b_dtype} -> {out_dtype}")
-    if fp8 and b_layout != "col":
-        raise ValueError("fp8 inputs need a column-major B (fp8 operands are read K-major)")
+    if (fp8 or int8) and b_layout != "col":
+        raise ValueError(f"{dtype} inputs need a column-major B (8-bit operands are read "
+                         f"K-major)")
+    if int8 and (bias or activation or alpha or beta or scale_a or scale_b):
+        raise ValueError("i8 inputs take no epilogue (torch._int_mm's exact i32 sums)")
     if (dtype == "f32") != (precision is not None) or (precision and precision not in _PRECISIONS):
         raise ValueError(f"f32 inputs need precision 'tf32' or 'tf32x3', other inputs none; got "
                          f"{dtype} with precision {precision!r}")

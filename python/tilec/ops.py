@@ -593,9 +593,10 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     tensors += [t for t in (O, BIAS) if t is not None]
     device_index = _check_device(op, tensors)
 
-    fp8 = A.dtype in _FP8_DTYPES
-    if A.dtype not in _GEMM_INPUT_DTYPES + _FP8_DTYPES:
-        raise DTypeError(f"{op}: a must be bf16, f16, f32 or float8 (e4m3, e5m2), got {A.dtype}")
+    fp8, int8 = A.dtype in _FP8_DTYPES, A.dtype == "i8"
+    if A.dtype not in _GEMM_INPUT_DTYPES + _FP8_DTYPES + ("i8",):
+        raise DTypeError(f"{op}: a must be bf16, f16, f32, float8 (e4m3, e5m2) or int8, got "
+                         f"{A.dtype}")
     if fp8 and B.dtype not in _FP8_DTYPES:
         raise DTypeError(f"{op}: a is {A.dtype}, so b must be float8 too (e4m3 or e5m2), got "
                          f"{B.dtype}")
@@ -614,8 +615,15 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         if out_dtype is not None and O.dtype != out_dtype:
             raise DTypeError(f"{op}: out is {O.dtype} but out_dtype={out_dtype}")
         out_dtype = O.dtype
-    out_dtype = out_dtype or ("bf16" if fp8 else A.dtype)
-    if out_dtype not in _GEMM_OUTPUT_DTYPES:
+    out_dtype = out_dtype or ("bf16" if fp8 else "i32" if int8 else A.dtype)
+    if int8:
+        if out_dtype != "i32":
+            raise DTypeError(f"{op}: int8 inputs give int32 (as torch._int_mm), not {out_dtype}")
+        if any(x is not None for x in (alpha, beta, bias, activation, scale_a, scale_b)):
+            raise ArgumentError(f"{op}: int8 inputs take no alpha, beta, bias, activation or "
+                                f"scales: the int32 sums are returned as they are (as "
+                                f"torch._int_mm)")
+    elif out_dtype not in _GEMM_OUTPUT_DTYPES:
         raise DTypeError(f"{op}: the output must be bf16, f16 or f32, got {out_dtype}")
     if A.ndim != 2 or B.ndim != 2:
         raise ArgumentError(f"{op}: a and b must be 2-D, got shapes {list(A.shape)} and "
@@ -642,8 +650,8 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
 
     lda = _row_major_ld(op, A, "K")
     b_layout, ldb = _b_layout(op, B)
-    if (A.dtype == "f32" or fp8) and b_layout != "col":
-        what = "TF32" if A.dtype == "f32" else "fp8"
+    if (A.dtype == "f32" or fp8 or int8) and b_layout != "col":
+        what = "TF32" if A.dtype == "f32" else "8-bit"
         raise ArgumentError(f"{op}: an {A.dtype} b must be column-major (unit stride along K, "
                             f"e.g. w.t() of an N x K weight, as torch._scaled_mm takes it): "
                             f"{what} operands are read K-major; got strides {tuple(B.strides)}")

@@ -632,3 +632,23 @@ tile.kernel @gemm_tf32x3(%A: !tile.ptr<f32>, %B: !tile.ptr<f32>, %C: !tile.ptr<f
   tile.gemm %a, %b, %c precision(tf32x3) : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// i8 x i8 -> i32 (torch._int_mm): the fp8 configuration (128-element K
+// steps, warp-specialized), i32 sums from zero, stored as they are.
+// CHECK-LABEL: tile.kernel @int_mm
+// CHECK-SAME: schedule<stages = {{[0-9]+}}, tma = true, async_wgmma = true, warp_specialize = true
+// CHECK: arith.constant dense<0> : tensor<128x256xi32>
+// CHECK: scf.for
+// CHECK:   tile.dot {{.*}} : tensor<128x128xi8>, tensor<128x256xi8> -> tensor<128x256xi32>
+// CHECK-NOT: arith.truncf
+// CHECK: tile.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}] : tensor<128x256xi32>
+tile.kernel @int_mm(%A: !tile.ptr<i8>, %B: !tile.ptr<i8>, %C: !tile.ptr<i32>,
+                    %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<i8>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<i8>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<i32>
+  tile.gemm %a, %b, %c : !tile.view<?x?xi8, strides = [?, 1]>, !tile.view<?x?xi8, strides = [1, ?]>, !tile.view<?x?xi32, strides = [?, 1]>
+  tile.return
+}

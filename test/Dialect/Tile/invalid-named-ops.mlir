@@ -11,7 +11,7 @@ func.func @gemm_0(%a: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %b: !tile.vie
 // -----
 
 func.func @gemm_1(%a: !tile.view<?x?xf64, strides = [?, 1]>, %b: !tile.view<?x?xf64, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{expected bf16, f16, fp8 (f8E4M3FN, f8E5M2) or f32 inputs, got 'f64'}}
+  // expected-error @+1 {{expected bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or i8 inputs, got 'f64'}}
   tile.gemm %a, %b, %c : !tile.view<?x?xf64, strides = [?, 1]>, !tile.view<?x?xf64, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
@@ -56,6 +56,31 @@ func.func @gemm_scale_a_bf16(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %s: !ti
 func.func @gemm_scale_b_length(%a: !tile.view<64x32xbf16, strides = [32, 1]>, %b: !tile.view<32x48xbf16, strides = [48, 1]>, %c: !tile.view<64x48xbf16, strides = [48, 1]>, %s: !tile.view<64xf32, strides = [1]>) {
   // expected-error @+1 {{scale_b has 64 elements, expected N = 48}}
   tile.gemm %a, %b, %c scale_b(%s : !tile.view<64xf32, strides = [1]>) : !tile.view<64x32xbf16, strides = [32, 1]>, !tile.view<32x48xbf16, strides = [48, 1]>, !tile.view<64x48xbf16, strides = [48, 1]>
+  return
+}
+
+// -----
+
+// i8 x i8 -> i32 (torch._int_mm): B column-major, an i32 output, no epilogue.
+func.func @gemm_i8_row_major_b(%a: !tile.view<?x?xi8, strides = [?, 1]>, %c: !tile.view<?x?xi32, strides = [?, 1]>) {
+  // expected-error @+1 {{expected an i8 B contiguous along K (column-major, strides = [1, ?]): i8 tensor-core operands are read K-major, as torch._int_mm takes them}}
+  tile.gemm %a, %a, %c : !tile.view<?x?xi8, strides = [?, 1]>, !tile.view<?x?xi8, strides = [?, 1]>, !tile.view<?x?xi32, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_i8_bf16_out(%a: !tile.view<?x?xi8, strides = [?, 1]>, %b: !tile.view<?x?xi8, strides = [1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{expected an i32 output for i8 inputs, got 'bf16'}}
+  tile.gemm %a, %b, %c : !tile.view<?x?xi8, strides = [?, 1]>, !tile.view<?x?xi8, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_i8_alpha(%a: !tile.view<?x?xi8, strides = [?, 1]>, %b: !tile.view<?x?xi8, strides = [1, ?]>, %c: !tile.view<?x?xi32, strides = [?, 1]>, %s: f32) {
+  // expected-error @+1 {{i8 inputs take no epilogue (alpha, beta, scales, bias, activation): the i32 sums are stored as they are, as torch._int_mm does}}
+  tile.gemm %a, %b, %c alpha(%s) : !tile.view<?x?xi8, strides = [?, 1]>, !tile.view<?x?xi8, strides = [1, ?]>, !tile.view<?x?xi32, strides = [?, 1]>
   return
 }
 

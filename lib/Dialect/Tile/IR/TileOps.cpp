@@ -1407,9 +1407,10 @@ LogicalResult GemmOp::verify() {
     return emitOpError("expected 2-D views for A, B and C");
   Type et = a.getElementType();
   bool fp8 = isFp8Type(et);
-  if (!et.isBF16() && !et.isF16() && !fp8 && !et.isF32())
-    return emitOpError("expected bf16, f16, fp8 (f8E4M3FN, f8E5M2) or f32 "
-                       "inputs, got ")
+  bool int8 = et.isInteger(8);
+  if (!et.isBF16() && !et.isF16() && !fp8 && !et.isF32() && !int8)
+    return emitOpError("expected bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or "
+                       "i8 inputs, got ")
            << et;
   // fp8 may mix e4m3 and e5m2.
   if (fp8 ? !isFp8Type(b.getElementType()) : b.getElementType() != et)
@@ -1435,8 +1436,23 @@ LogicalResult GemmOp::verify() {
                        "strides = [1, ?], e.g. an nn.Linear weight): TF32 "
                        "tensor-core operands are read K-major");
   Type ct = c.getElementType();
-  if (!ct.isBF16() && !ct.isF16() && !ct.isF32())
+  // i8 x i8 -> i32 is torch._int_mm: exact (wrapping) i32 sums, no
+  // floating-point epilogue.
+  if (int8) {
+    if (b.getStrides()[0] != 1)
+      return emitOpError("expected an i8 B contiguous along K (column-major, "
+                         "strides = [1, ?]): i8 tensor-core operands are read "
+                         "K-major, as torch._int_mm takes them");
+    if (!ct.isInteger(32))
+      return emitOpError("expected an i32 output for i8 inputs, got ") << ct;
+    if (getAlpha() || getBeta() || getScaleA() || getScaleB() || getBias() ||
+        getActivation() != Activation::None)
+      return emitOpError("i8 inputs take no epilogue (alpha, beta, scales, "
+                         "bias, activation): the i32 sums are stored as they "
+                         "are, as torch._int_mm does");
+  } else if (!ct.isBF16() && !ct.isF16() && !ct.isF32()) {
     return emitOpError("expected a bf16, f16 or f32 output, got ") << ct;
+  }
   if (a.getStrides()[1] != 1)
     return emitOpError("expected A contiguous along K (strides = [?, 1])");
   if (b.getStrides()[1] != 1 && b.getStrides()[0] != 1)

@@ -299,6 +299,11 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
                              Value m0, Value n0, const GemmConfig &c) {
   Value cv = op.getC();
   Type outType = op.getC().getType().getElementType();
+  // i8 x i8 -> i32 stores its exact sums (the verifier allows no epilogue).
+  if (outType.isInteger(32)) {
+    StoreOp::create(b, acc, cv, ValueRange{m0, n0}, Value());
+    return;
+  }
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
   auto accType = RankedTensorType::get(accShape, b.getF32Type());
   if (Value alpha = op.getAlpha())
@@ -432,10 +437,15 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   auto [m0, n0] = clusterSize > 1 ? emitClusterTileCoords(b, pid, M, N, c)
                                   : emitTileCoords(b, pid, M, N, c);
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
-  auto accType = RankedTensorType::get(accShape, b.getF32Type());
+  // f32 sums, or i32 ones for i8 inputs.
+  bool int8 = aType.isInteger(8);
+  auto accType =
+      RankedTensorType::get(accShape, int8 ? Type(b.getI32Type()) : b.getF32Type());
   auto aTile = RankedTensorType::get({c.blockM, c.blockK}, aType);
   auto bTile = RankedTensorType::get({c.blockK, c.blockN}, bType);
-  Value zero = splatF32(b, accShape, 0.0);
+  Value zero = int8 ? Value(arith::ConstantOp::create(
+                          b, DenseElementsAttr::get(accType, b.getI32IntegerAttr(0))))
+                    : splatF32(b, accShape, 0.0);
   auto loop = scf::ForOp::create(
       b, cst(0), K, cst(c.blockK), ValueRange{zero},
       [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
