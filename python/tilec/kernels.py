@@ -8,25 +8,24 @@ users get.
 from . import _rules
 
 _DTYPES = ("bf16", "f16", "f32")
-_FP8 = ("f8e4m3", "f8e5m2")
+#: The float8 dtypes (tilec names) and how f32 inputs may multiply.
+FP8_DTYPES = ("f8e4m3", "f8e5m2")
+PRECISIONS = ("tf32", "tf32x3")
 #: MLIR spelling of a tilec dtype name where they differ.
 _MLIR_TYPES = {"f8e4m3": "f8E4M3FN", "f8e5m2": "f8E5M2"}
 _ACTIVATIONS = (None, "relu", "gelu", "silu")
 
 
-_PRECISIONS = ("tf32", "tf32x3")
-
-
-def _default_out_dtype(dtype):
+def default_out_dtype(dtype):
     """bf16 for fp8 inputs (as torch._scaled_mm), i32 for i8 (as
     torch._int_mm), else the input dtype."""
-    return "bf16" if dtype in _FP8 else "i32" if dtype == "i8" else dtype
+    return "bf16" if dtype in FP8_DTYPES else "i32" if dtype == "i8" else dtype
 
 
 def gemm_name(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
               activation=None, alpha=False, beta=False, precision=None, b_dtype=None,
               scale_a=False, scale_b=False):
-    out_dtype = out_dtype or _default_out_dtype(dtype)
+    out_dtype = out_dtype or default_out_dtype(dtype)
     parts = ["gemm", dtype] + ([b_dtype] if b_dtype and b_dtype != dtype else [])
     parts += [out_dtype, "b" + b_layout]
     if precision:
@@ -74,26 +73,24 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     f32 vectors of M and N row and column scales. Parameters: A, B, C,
     [bias], [alpha], [beta], [SA], [SB], M, N, K, lda, ldb, ldc.
     """
-    fp8, int8 = dtype in _FP8, dtype == "i8"
+    fp8, int8 = dtype in FP8_DTYPES, dtype == "i8"
     b_dtype = b_dtype or dtype
-    out_dtype = out_dtype or _default_out_dtype(dtype)
-    if ((dtype not in _DTYPES + _FP8 and not int8)
-            or (out_dtype not in _DTYPES and not (int8 and out_dtype == "i32"))
-            or (int8 and out_dtype != "i32")
-            or (b_dtype != dtype and not (fp8 and b_dtype in _FP8))):
+    out_dtype = out_dtype or default_out_dtype(dtype)
+    if ((dtype not in _DTYPES + FP8_DTYPES and not int8)
+            or (out_dtype != "i32" if int8 else out_dtype not in _DTYPES)
+            or (b_dtype != dtype and not (fp8 and b_dtype in FP8_DTYPES))):
         raise ValueError(f"unsupported gemm types {dtype} x {b_dtype} -> {out_dtype}")
-    if (fp8 or int8) and b_layout != "col":
-        raise ValueError(f"{dtype} inputs need a column-major B (8-bit operands are read "
+    if (fp8 or int8 or dtype == "f32") and b_layout != "col":
+        what = "TF32" if dtype == "f32" else "8-bit"
+        raise ValueError(f"{dtype} inputs need a column-major B ({what} operands are read "
                          f"K-major)")
     if int8 and (bias or activation or alpha or beta or scale_a or scale_b):
         raise ValueError("i8 inputs take no epilogue (torch._int_mm's exact i32 sums)")
-    if (dtype == "f32") != (precision is not None) or (precision and precision not in _PRECISIONS):
+    if (dtype == "f32") != (precision is not None) or (precision and precision not in PRECISIONS):
         raise ValueError(f"f32 inputs need precision 'tf32' or 'tf32x3', other inputs none; got "
                          f"{dtype} with precision {precision!r}")
     if b_layout not in ("row", "col"):
         raise ValueError(f"b_layout must be 'row' or 'col', not {b_layout!r}")
-    if dtype == "f32" and b_layout != "col":
-        raise ValueError("f32 inputs need a column-major B (TF32 operands are read K-major)")
     if activation not in _ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}")
     name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta,

@@ -26,6 +26,7 @@ per thread (a prepared launch's buffer is re-packed in place), at most
 ``_PLAN_LIMIT`` of them, all dropped by :func:`clear_kernel_memo`.
 """
 
+import math
 import os
 import threading
 import weakref
@@ -33,18 +34,17 @@ import weakref
 from . import artifacts as _artifacts
 from .errors import ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError
 from . import _rules
-from .kernels import (attention_name, attention_shape_config, attention_source,
-                      gemm_config_suffix, gemm_name, gemm_shape_config, gemm_source)
+from .kernels import (FP8_DTYPES, PRECISIONS, attention_name, attention_shape_config,
+                      attention_source, default_out_dtype, gemm_config_suffix, gemm_name,
+                      gemm_shape_config, gemm_source)
 from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, describe, dtype_name
 
 __all__ = ["gemm", "attention", "default_precision", "device_chip", "chip_for_capability", "clear_kernel_memo",
            "ArgumentError", "DTypeError", "KernelNotAvailableError", "LoweringNotAvailableError"]
 
 
-_GEMM_INPUT_DTYPES = ("bf16", "f16", "f32")
-_FP8_DTYPES = ("f8e4m3", "f8e5m2")
+_GEMM_INPUT_DTYPES = ("bf16", "f16", "f32", "i8") + FP8_DTYPES
 _ATTENTION_DTYPES = ("bf16", "f16")
-_PRECISIONS = ("tf32", "tf32x3")
 _GEMM_OUTPUT_DTYPES = ("bf16", "f16", "f32")
 _ACTIVATIONS = (None, "relu", "gelu", "silu")
 _ROW_BYTES = 16  # cp.async / TMA move 16-byte chunks: row strides are multiples
@@ -561,9 +561,7 @@ def _scale_vector(op, scale, name, extent, other_axis):
     info = describe(scale, name)
     if info.dtype != "f32":
         raise DTypeError(f"{op}: {name} must be float32, got {info.dtype}")
-    numel = 1
-    for e in info.shape:
-        numel *= e
+    numel = math.prod(info.shape)
     if numel == 1 and extent != 1:
         if info.kind != "torch":
             raise ArgumentError(f"{op}: a one-element {name} is expanded with torch; pass a "
@@ -593,18 +591,18 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     tensors += [t for t in (O, BIAS) if t is not None]
     device_index = _check_device(op, tensors)
 
-    fp8, int8 = A.dtype in _FP8_DTYPES, A.dtype == "i8"
-    if A.dtype not in _GEMM_INPUT_DTYPES + _FP8_DTYPES + ("i8",):
+    fp8, int8 = A.dtype in FP8_DTYPES, A.dtype == "i8"
+    if A.dtype not in _GEMM_INPUT_DTYPES:
         raise DTypeError(f"{op}: a must be bf16, f16, f32, float8 (e4m3, e5m2) or int8, got "
                          f"{A.dtype}")
-    if fp8 and B.dtype not in _FP8_DTYPES:
+    if fp8 and B.dtype not in FP8_DTYPES:
         raise DTypeError(f"{op}: a is {A.dtype}, so b must be float8 too (e4m3 or e5m2), got "
                          f"{B.dtype}")
     if not fp8 and B.dtype != A.dtype:
         raise DTypeError(f"{op}: a and b must have the same dtype, got {A.dtype} and {B.dtype}")
     if A.dtype == "f32":
         precision = precision or default_precision()
-        if precision not in _PRECISIONS:
+        if precision not in PRECISIONS:
             raise ArgumentError(f"{op}: precision must be 'tf32' or 'tf32x3', not {precision!r}")
     elif precision is not None:
         raise ArgumentError(f"{op}: precision is for f32 inputs; {A.dtype} inputs multiply "
@@ -615,7 +613,7 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         if out_dtype is not None and O.dtype != out_dtype:
             raise DTypeError(f"{op}: out is {O.dtype} but out_dtype={out_dtype}")
         out_dtype = O.dtype
-    out_dtype = out_dtype or ("bf16" if fp8 else "i32" if int8 else A.dtype)
+    out_dtype = out_dtype or default_out_dtype(A.dtype)
     if int8:
         if out_dtype != "i32":
             raise DTypeError(f"{op}: int8 inputs give int32 (as torch._int_mm), not {out_dtype}")

@@ -126,8 +126,9 @@ SmallVector<Value> convertToTf32(OpBuilder &b, Location loc,
                                  SmallVectorImpl<Value> *rest);
 
 /// Elements adjacent along K in one 32-bit register: two 16-bit or four
-/// 8-bit ones (fp8 is carried as i8), as i32; or vector<2xf16> for f16 when
-/// `f16AsVector` (what nvvm.mma.sync takes).
+/// 8-bit ones (fp8 is carried as i8), as i32, or one TF32 register (i32)
+/// as it is; or vector<2xf16> for f16 when `f16AsVector` (what
+/// nvvm.mma.sync takes).
 Value packRegister(OpBuilder &b, Location loc, ArrayRef<Value> elems,
                    bool f16AsVector);
 /// The 32-bit register of an mma.sync operand fragment holding the `kWidth`

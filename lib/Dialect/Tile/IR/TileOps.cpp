@@ -952,6 +952,17 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+/// `precision(...)` other than the default is for f32 operands only (tile.dot
+/// and tile.gemm); `what` names them ("operands", "inputs").
+static LogicalResult verifyPrecisionType(Operation *op, DotPrecision precision,
+                                         Type elemType, StringRef what) {
+  if (precision == DotPrecision::IEEE || elemType.isF32())
+    return success();
+  return op->emitOpError("precision(")
+         << stringifyDotPrecision(precision) << ") is for f32 " << what << "; "
+         << elemType << " " << what << " multiply exactly";
+}
+
 LogicalResult DotOp::verify() {
   auto a = cast<RankedTensorType>(getA().getType());
   auto b = cast<RankedTensorType>(getB().getType());
@@ -979,11 +990,7 @@ LogicalResult DotOp::verify() {
            << ea << " x " << eb << " -> " << ec
            << "; expected bf16 x bf16 -> f32, f16 x f16 -> f32|f16, "
               "f32 x f32 -> f32, fp8 x fp8 -> f32 or i8 x i8 -> i32 (signed)";
-  if (getPrecision() != DotPrecision::IEEE && !ea.isF32())
-    return emitOpError("precision(")
-           << stringifyDotPrecision(getPrecision())
-           << ") is for f32 operands; " << ea << " operands multiply exactly";
-  return success();
+  return verifyPrecisionType(*this, getPrecision(), ea, "operands");
 }
 
 //===----------------------------------------------------------------------===//
@@ -1416,33 +1423,30 @@ LogicalResult GemmOp::verify() {
   if (fp8 ? !isFp8Type(b.getElementType()) : b.getElementType() != et)
     return emitOpError("expected A and B of the same element type, got ")
            << et << " and " << b.getElementType();
-  if (getPrecision() != DotPrecision::IEEE && !et.isF32())
-    return emitOpError("precision(")
-           << stringifyDotPrecision(getPrecision())
-           << ") is for f32 inputs; " << et << " inputs multiply exactly";
+  if (failed(verifyPrecisionType(*this, getPrecision(), et, "inputs")))
+    return failure();
   if (et.isF32() && getPrecision() == DotPrecision::IEEE)
     return emitOpError("f32 inputs in ieee precision (exact f32 products) "
                        "have no lowering yet; write precision(tf32) (TF32 "
                        "products, as torch's allow_tf32) or precision(tf32x3) "
                        "(three TF32 products, about f32's accuracy)");
-  // Tensor cores read fp8 and tf32 operands K-major only (torch._scaled_mm's
-  // rule).
-  if (fp8 && b.getStrides()[0] != 1)
-    return emitOpError("expected an fp8 B contiguous along K (column-major, "
-                       "strides = [1, ?]): fp8 tensor-core operands are read "
-                       "K-major, as torch._scaled_mm takes them");
-  if (et.isF32() && b.getStrides()[0] != 1)
-    return emitOpError("expected an f32 B contiguous along K (column-major, "
-                       "strides = [1, ?], e.g. an nn.Linear weight): TF32 "
-                       "tensor-core operands are read K-major");
+  // Tensor cores read fp8, i8 and tf32 operands K-major only (the layout
+  // torch._scaled_mm and torch._int_mm take).
+  if (isKMajorOnlyMmaType(et) && b.getStrides()[0] != 1) {
+    StringRef name = fp8 ? "fp8" : int8 ? "i8" : "f32";
+    return emitOpError("expected an ")
+           << name << " B contiguous along K (column-major, strides = [1, ?]"
+           << (et.isF32() ? ", e.g. an nn.Linear weight" : "") << "): "
+           << (et.isF32() ? "TF32" : name)
+           << " tensor-core operands are read K-major"
+           << (fp8    ? ", as torch._scaled_mm takes them"
+               : int8 ? ", as torch._int_mm takes them"
+                      : "");
+  }
   Type ct = c.getElementType();
   // i8 x i8 -> i32 is torch._int_mm: exact (wrapping) i32 sums, no
   // floating-point epilogue.
   if (int8) {
-    if (b.getStrides()[0] != 1)
-      return emitOpError("expected an i8 B contiguous along K (column-major, "
-                         "strides = [1, ?]): i8 tensor-core operands are read "
-                         "K-major, as torch._int_mm takes them");
     if (!ct.isInteger(32))
       return emitOpError("expected an i32 output for i8 inputs, got ") << ct;
     if (getAlpha() || getBeta() || getScaleA() || getScaleB() || getBias() ||

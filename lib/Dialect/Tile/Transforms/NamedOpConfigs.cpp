@@ -54,18 +54,22 @@ int64_t GemmConfig::getEpilogueBytes(unsigned outBytes) const {
 /// this many (narrow tiles are bound by streaming the operands).
 static constexpr int64_t kMaxWarpSpecializedStages = 8;
 
+/// Bytes of K a block steps through, the same for every input type: 64 on
+/// mma.sync (32 16-bit elements), 128 on wgmma (one 128-byte swizzled row).
+static constexpr int64_t kMmaSyncKBytes = 64;
+static constexpr int64_t kWgmmaKBytes = 128;
+
 /// The per-chip rule.
 static GemmConfig getDefaultConfig(const TargetInfo &target, unsigned inBytes,
                                    unsigned outBytes) {
   GemmConfig c;
   if (target.maxSmemPerBlock < 128 * 1024)
     c.stages = 3;
-  // K steps of the same bytes for every input type: 64 bytes on mma.sync
-  // (32 16-bit or 64 fp8 elements); wgmma reads 128-byte swizzled rows (64
-  // or 128 elements; 192 KB in 4 stages).
-  c.blockK = c.blockK * 2 / inBytes;
+  // K steps of the same bytes for every input type (kMmaSyncKBytes,
+  // kWgmmaKBytes: 192 KB in 4 stages of 128x256 tiles).
+  c.blockK = kMmaSyncKBytes / inBytes;
   if (target.hasWgmma) {
-    c.blockK = 128 / inBytes;
+    c.blockK = kWgmmaKBytes / inBytes;
     c.warpSpecialize = target.hasTma && target.hasSetmaxnreg;
   }
   while (c.blockN > 64 &&
@@ -122,7 +126,7 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   // fragments of every operand value live: at most 128 columns.
   if (op.getPrecision() == DotPrecision::TF32x3) {
     c.warpSpecialize = false;
-    c.blockK = 64 / inBytes;
+    c.blockK = kMmaSyncKBytes / inBytes;
     c.blockN = std::min<int64_t>(c.blockN, 128);
   }
   // An op without a config reads as one with every field left out.
@@ -201,9 +205,9 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
                         Twine(c.blockM) + " with " + Twine(c.warps) + " warps");
     else if (c.blockN > 256 || c.blockN % 8 != 0)
       fallback = reject("block_n must be a multiple of 8 up to 256");
-    else if (c.blockK % (128 / inBytes) != 0)
+    else if (c.blockK % (kWgmmaKBytes / inBytes) != 0)
       fallback = reject("block_k must be a multiple of " +
-                        Twine(128 / inBytes) + " (128-byte rows)");
+                        Twine(kWgmmaKBytes / inBytes) + " (128-byte rows)");
     if (failed(fallback))
       return failure();
     // Clusters share operand tiles by TMA multicast: split in two, each
