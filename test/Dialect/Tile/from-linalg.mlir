@@ -533,16 +533,131 @@ func.func @attention_sub_exp_split_f16(%q: tensor<64x256xf16>, %k: tensor<64x256
 // -----
 
 //===----------------------------------------------------------------------===//
+// fp8 and i8 inputs (f32: from-linalg-f32.mlir). Tensor cores read them
+// K-major only: a [K, N] B is transposed by a kernel of its own first.
+//===----------------------------------------------------------------------===//
+
+// i8 x i8 -> i32 into a zero fill (an integer zero): B is [K, N], so
+// @<f>_transpose0 writes it into a new [N, K] tensor, which the GEMM reads
+// column-major. The transpose is a block program, one 64 x 64 tile per
+// program.
+
+// CHECK-LABEL: func.func @matmul_i8
+// CHECK-SAME: (%[[A:.+]]: tensor<100x64xi8>, %[[B:.+]]: tensor<64x80xi8>)
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[E:.+]] = tensor.empty() : tensor<100x80xi32>
+// CHECK-DAG: %[[BE:.+]] = tensor.empty() : tensor<80x64xi8>
+// CHECK: %[[BT:.+]] = call @matmul_i8_transpose0_launch(%[[B]], %[[BE]])
+// CHECK-NEXT: %[[R:.+]] = call @matmul_i8_gemm0_launch(%[[A]], %[[BT]], %[[E]])
+// CHECK-NEXT: return %[[R]]
+// CHECK: func.func private @matmul_i8_transpose0_launch(tensor<64x80xi8>, tensor<80x64xi8>) -> tensor<80x64xi8>
+// CHECK-SAME: tile.kernel = @matmul_i8_transpose0
+// CHECK: tile.kernel @matmul_i8_transpose0(%[[X:.+]]: !tile.ptr<i8>, %[[Y:.+]]: !tile.ptr<i8>) grid(2) warps(4) {
+// CHECK-NEXT: %[[VX:.+]] = tile.make_view %[[X]][64, 80] strides [80, 1]
+// CHECK-NEXT: %[[VY:.+]] = tile.make_view %[[Y]][80, 64] strides [64, 1]
+// CHECK: %[[T:.+]] = tile.load %[[VX]][%[[R0:.+]], %[[C0:.+]]] : {{.*}} -> tensor<64x64xi8>
+// CHECK-NEXT: %[[TT:.+]] = tile.trans %[[T]]
+// CHECK-NEXT: tile.store %[[TT]], %[[VY]][%[[C0]], %[[R0]]]
+// CHECK: func.func private @matmul_i8_gemm0_launch(tensor<100x64xi8>, tensor<80x64xi8>, tensor<100x80xi32>) -> tensor<100x80xi32>
+// CHECK: tile.kernel @matmul_i8_gemm0(%[[PA:.+]]: !tile.ptr<i8>, %[[PB:.+]]: !tile.ptr<i8>, %[[PC:.+]]: !tile.ptr<i32>)
+// CHECK-NEXT: tile.make_view %[[PA]][100, 64] strides [64, 1]
+// CHECK-NEXT: tile.make_view %[[PB]][64, 80] strides [1, 64]
+// CHECK-NEXT: tile.make_view %[[PC]][100, 80] strides [80, 1]
+// CHECK-NEXT: tile.gemm
+// CHECK-NOT: precision
+// CHECK-SAME: !tile.view<64x80xi8, strides = [1, 64]>
+// PASSED: Function=matmul_i8 | Remark="outlined into tile.kernel @matmul_i8_transpose0 as a transpose of B to [N, K] (tensor cores read fp8, i8 and TF32 operands K-major)"
+// PASSED: Function=matmul_i8 | Remark="outlined into tile.kernel @matmul_i8_gemm0 as tile.gemm"
+func.func @matmul_i8(%a: tensor<100x64xi8>, %b: tensor<64x80xi8>) -> tensor<100x80xi32> {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<100x80xi32>
+  %z = linalg.fill ins(%c0 : i32) outs(%e : tensor<100x80xi32>) -> tensor<100x80xi32>
+  %r = linalg.matmul ins(%a, %b : tensor<100x64xi8>, tensor<64x80xi8>)
+                     outs(%z : tensor<100x80xi32>) -> tensor<100x80xi32>
+  return %r : tensor<100x80xi32>
+}
+
+// -----
+
+// A batched e4m3 x e5m2 matmul of dynamic sizes: the transpose is launched
+// per matrix too (tile.batch_args), its sizes read from B, its grid a rule
+// over them.
+
+// CHECK-LABEL: func.func @batch_matmul_fp8
+// CHECK-SAME: (%[[A:.+]]: tensor<?x?x?xf8E4M3FN>, %[[B:.+]]: tensor<?x?x?xf8E5M2>
+// CHECK: %[[BE:.+]] = tensor.empty({{.+}}) : tensor<?x?x?xf8E5M2>
+// CHECK: %[[BT:.+]] = call @batch_matmul_fp8_transpose0_launch(%[[B]], %[[BE]])
+// CHECK-NEXT: call @batch_matmul_fp8_gemm0_launch(%[[A]], %[[BT]], %{{.+}})
+// CHECK: func.func private @batch_matmul_fp8_transpose0_launch
+// CHECK-SAME: tile.batch_args = array<i64: 0, 1>
+// CHECK-SAME: tile.kernel_args = [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 2 : i64}]
+// CHECK: tile.kernel @batch_matmul_fp8_transpose0(%{{.+}}: !tile.ptr<f8E5M2>, %{{.+}}: !tile.ptr<f8E5M2>, %[[R:.+]]: i32, %[[C:.+]]: i32) grid(ceildiv(%[[R]], 64) * ceildiv(%[[C]], 64))
+// CHECK: func.func private @batch_matmul_fp8_gemm0_launch
+// CHECK-SAME: tile.batch_args = array<i64: 0, 1, 2>
+// CHECK: tile.gemm
+// CHECK-SAME: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E5M2, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+func.func @batch_matmul_fp8(%a: tensor<?x?x?xf8E4M3FN>, %b: tensor<?x?x?xf8E5M2>, %nb: index, %m: index, %n: index) -> tensor<?x?x?xbf16> {
+  %cst = arith.constant 0.0 : bf16
+  %e = tensor.empty(%nb, %m, %n) : tensor<?x?x?xbf16>
+  %z = linalg.fill ins(%cst : bf16) outs(%e : tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E5M2>)
+                           outs(%z : tensor<?x?x?xbf16>) -> tensor<?x?x?xbf16>
+  return %r : tensor<?x?x?xbf16>
+}
+
+// -----
+
+// An fp8 nn.Linear (B already [N, K] through the maps) with a fused bias
+// and ReLU: no transpose kernel.
+
+#map_a = affine_map<(m, n, k) -> (m, k)>
+#map_bt = affine_map<(m, n, k) -> (n, k)>
+#map_c = affine_map<(m, n, k) -> (m, n)>
+#map_row = affine_map<(m, n) -> (m, n)>
+#map_bias = affine_map<(m, n) -> (n)>
+
+// CHECK-LABEL: func.func @linear_fp8_bias_relu
+// CHECK-NOT: transpose
+// CHECK: call @linear_fp8_bias_relu_gemm0_launch(
+// CHECK-NOT: transpose
+// CHECK: tile.gemm
+// CHECK-SAME: bias(%{{.+}}) activation(relu)
+// CHECK-SAME: !tile.view<?x4096xf8E4M3FN, strides = [4096, 1]>, !tile.view<4096x?xf8E4M3FN, strides = [1, 4096]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?xbf16, strides = [1]>
+func.func @linear_fp8_bias_relu(%x: tensor<?x4096xf8E4M3FN>, %w: tensor<?x4096xf8E4M3FN>, %bias: tensor<?xbf16>, %m: index, %n: index) -> tensor<?x?xbf16> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %y = linalg.matmul indexing_maps = [#map_a, #map_bt, #map_c]
+      ins(%x, %w : tensor<?x4096xf8E4M3FN>, tensor<?x4096xf8E4M3FN>)
+      outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %o = tensor.empty(%m, %n) : tensor<?x?xbf16>
+  %r = linalg.generic {indexing_maps = [#map_row, #map_bias, #map_row],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%y, %bias : tensor<?x?xf32>, tensor<?xbf16>) outs(%o : tensor<?x?xbf16>) {
+  ^bb0(%acc: f32, %b: bf16, %out: bf16):
+    %bf = arith.extf %b : bf16 to f32
+    %s = arith.addf %acc, %bf : f32
+    %zero = arith.constant 0.0 : f32
+    %relu = arith.maximumf %s, %zero : f32
+    %t = arith.truncf %relu : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<?x?xbf16>
+  return %r : tensor<?x?xbf16>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // Left alone: a missed remark (RUN 2), an error in strict mode (RUN 3).
 //===----------------------------------------------------------------------===//
 
-// CHECK-LABEL: func.func @negative_i8
+// CHECK-LABEL: func.func @negative_i8_accumulate
 // CHECK: linalg.matmul
 // CHECK-NOT: call
 // CHECK-NOT: tile.kernel
-// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': tile.gemm takes bf16 or f16 inputs, got i8
-func.func @negative_i8(%a: tensor<16x32xi8>, %b: tensor<32x16xi8>, %c: tensor<16x16xi32>) -> tensor<16x16xi32> {
-  // expected-remark @+1 {{Reason="linalg.matmul left unconverted: tile.gemm takes bf16 or f16 inputs, got i8"}}
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': an i8 matmul accumulating into its init (not a zero fill): tile.gemm stores the i32 sums as they are
+func.func @negative_i8_accumulate(%a: tensor<16x32xi8>, %b: tensor<32x16xi8>, %c: tensor<16x16xi32>) -> tensor<16x16xi32> {
+  // expected-remark @+1 {{Reason="linalg.matmul left unconverted: an i8 matmul accumulating into its init (not a zero fill): tile.gemm stores the i32 sums as they are"}}
   %r = linalg.matmul ins(%a, %b : tensor<16x32xi8>, tensor<32x16xi8>)
                      outs(%c : tensor<16x16xi32>) -> tensor<16x16xi32>
   return %r : tensor<16x16xi32>
@@ -550,13 +665,72 @@ func.func @negative_i8(%a: tensor<16x32xi8>, %b: tensor<32x16xi8>, %c: tensor<16
 
 // -----
 
-// CHECK-LABEL: func.func @negative_f32
+// CHECK-LABEL: func.func @negative_i8_unsigned
 // CHECK: linalg.matmul
 // CHECK-NOT: tile.kernel
-// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': tile.gemm takes bf16 or f16 inputs, got f32
-func.func @negative_f32(%a: tensor<16x32xf32>, %b: tensor<32x16xf32>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-remark @+1 {{tile.gemm takes bf16 or f16 inputs, got f32}}
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': an unsigned i8 matmul (cast_unsigned); tile.gemm multiplies signed i8
+func.func @negative_i8_unsigned(%a: tensor<16x32xi8>, %b: tensor<32x16xi8>) -> tensor<16x16xi32> {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<16x16xi32>
+  %z = linalg.fill ins(%c0 : i32) outs(%e : tensor<16x16xi32>) -> tensor<16x16xi32>
+  // expected-remark @+1 {{an unsigned i8 matmul (cast_unsigned); tile.gemm multiplies signed i8}}
+  %r = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>}
+                     ins(%a, %b : tensor<16x32xi8>, tensor<32x16xi8>)
+                     outs(%z : tensor<16x16xi32>) -> tensor<16x16xi32>
+  return %r : tensor<16x16xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_i8_i16
+// CHECK: linalg.matmul
+// CHECK-NOT: tile.kernel
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': an i8 matmul must produce i32 (tile.gemm's i8 x i8 -> i32 sums), got i16
+func.func @negative_i8_i16(%a: tensor<16x32xi8>, %b: tensor<32x16xi8>) -> tensor<16x16xi16> {
+  %c0 = arith.constant 0 : i16
+  %e = tensor.empty() : tensor<16x16xi16>
+  %z = linalg.fill ins(%c0 : i16) outs(%e : tensor<16x16xi16>) -> tensor<16x16xi16>
+  // expected-remark @+1 {{an i8 matmul must produce i32 (tile.gemm's i8 x i8 -> i32 sums), got i16}}
+  %r = linalg.matmul ins(%a, %b : tensor<16x32xi8>, tensor<32x16xi8>)
+                     outs(%z : tensor<16x16xi16>) -> tensor<16x16xi16>
+  return %r : tensor<16x16xi16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_i32
+// CHECK: linalg.matmul
+// CHECK-NOT: tile.kernel
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': tile.gemm takes bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or i8 inputs, got i32
+func.func @negative_i32(%a: tensor<16x32xi32>, %b: tensor<32x16xi32>, %c: tensor<16x16xi32>) -> tensor<16x16xi32> {
+  // expected-remark @+1 {{tile.gemm takes bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or i8 inputs, got i32}}
+  %r = linalg.matmul ins(%a, %b : tensor<16x32xi32>, tensor<32x16xi32>)
+                     outs(%c : tensor<16x16xi32>) -> tensor<16x16xi32>
+  return %r : tensor<16x16xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_f32_to_bf16
+// CHECK: linalg.matmul
+// CHECK-NOT: tile.kernel
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': tile.gemm writes f32 for f32 inputs, got bf16
+func.func @negative_f32_to_bf16(%a: tensor<16x32xf32>, %b: tensor<32x16xf32>, %c: tensor<16x16xbf16>) -> tensor<16x16xbf16> {
+  // expected-remark @+1 {{tile.gemm writes f32 for f32 inputs, got bf16}}
   %r = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x16xf32>)
+                     outs(%c : tensor<16x16xbf16>) -> tensor<16x16xbf16>
+  return %r : tensor<16x16xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_fp8_bf16
+// CHECK: linalg.matmul
+// CHECK-NOT: tile.kernel
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': A and B have different element types (f8E4M3FN, bf16)
+func.func @negative_fp8_bf16(%a: tensor<16x32xf8E4M3FN>, %b: tensor<32x16xbf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-remark @+1 {{A and B have different element types (f8E4M3FN, bf16)}}
+  %r = linalg.matmul ins(%a, %b : tensor<16x32xf8E4M3FN>, tensor<32x16xbf16>)
                      outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
 }

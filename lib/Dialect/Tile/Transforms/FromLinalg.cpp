@@ -53,6 +53,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Remarks.h"
@@ -108,13 +109,14 @@ static bool isHalfType(Type t) { return t.isBF16() || t.isF16(); }
 /// True for the output element types tile.gemm stores.
 static bool isGemmOutputType(Type t) { return isHalfType(t) || t.isF32(); }
 
-/// If `v` is a `linalg.fill` of +-0.0, returns the filled tensor (the fill's
+/// If `v` is a `linalg.fill` of +-0.0 (or integer 0), returns the filled tensor (the fill's
 /// destination), whose contents then do not matter.
 static Value getZeroFillDest(Value v) {
   auto fill = v.getDefiningOp<linalg::FillOp>();
   if (!fill || !fill.hasPureTensorSemantics())
     return {};
-  if (!matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+  Value zero = fill.getInputs()[0];
+  if (!matchPattern(zero, m_AnyZeroFloat()) && !matchPattern(zero, m_Zero()))
     return {};
   return fill.getOutputs()[0];
 }
@@ -445,6 +447,25 @@ struct OutlinedKernel {
   KernelOp kernel;
   func::FuncOp stub;
   const KernelSignature *signature;
+  /// The launch stub's call.
+  Value result;
+
+  /// The i32 value of `e` in the kernel: a constant or a parameter.
+  Value getExtentValue(OpBuilder &b, Location loc, const Extent &e) {
+    if (e.isStatic())
+      return arith::ConstantIntOp::create(b, loc, e.staticValue, 32);
+    return kernel.getBody().front().getArgument(signature->getParamIndex(e));
+  }
+
+  /// `e` as an affine expression for the grid rule: a constant, or a symbol
+  /// whose parameter index is appended to `params`.
+  AffineExpr getExtentExpr(const Extent &e, SmallVectorImpl<int64_t> &params) {
+    MLIRContext *ctx = kernel.getContext();
+    if (e.isStatic())
+      return getAffineConstantExpr(e.staticValue, ctx);
+    params.push_back(signature->getParamIndex(e));
+    return getAffineSymbolExpr(params.size() - 1, ctx);
+  }
 
   /// A `tile.make_view` of pointer parameter `arg`.
   Value makeView(OpBuilder &b, Location loc, unsigned arg,
@@ -483,13 +504,14 @@ static std::string getUniqueKernelName(ModuleOp module, StringRef base) {
 }
 
 /// Creates the kernel `<func>_<kind><i>` (an entry block to be filled by the
-/// caller and terminated with tile.return) and its launch stub, and replaces
-/// `result` with a call to the stub, placed right before `result`'s
-/// producer. `batchArgs` lists the launch operands a batched kernel advances
-/// per batch index.
+/// caller and terminated with tile.return) and its launch stub returning
+/// `resultType`, and calls the stub right before `before` (the call's
+/// result is `OutlinedKernel::result`). `batchArgs` lists the launch
+/// operands a batched kernel advances per batch index.
 static OutlinedKernel outline(PatternRewriter &rewriter, Operation *anchor,
                               StringRef kind, const KernelSignature &sig,
-                              Value result, ArrayRef<int64_t> batchArgs) {
+                              Type resultType, Operation *before,
+                              ArrayRef<int64_t> batchArgs) {
   MLIRContext *ctx = rewriter.getContext();
   Location loc = anchor->getLoc();
   auto func = anchor->getParentOfType<func::FuncOp>();
@@ -507,9 +529,9 @@ static OutlinedKernel outline(PatternRewriter &rewriter, Operation *anchor,
   SmallVector<Type> operandTypes;
   for (Value v : sig.getOperands())
     operandTypes.push_back(v.getType());
-  auto stub = func::FuncOp::create(
-      rewriter, loc, name + "_launch",
-      FunctionType::get(ctx, operandTypes, result.getType()));
+  auto stub =
+      func::FuncOp::create(rewriter, loc, name + "_launch",
+                           FunctionType::get(ctx, operandTypes, resultType));
   stub.setPrivate();
   stub->setAttr("tile.kernel", FlatSymbolRefAttr::get(ctx, name));
   stub->setAttr("tile.kernel_args", rewriter.getArrayAttr(descriptors));
@@ -520,12 +542,23 @@ static OutlinedKernel outline(PatternRewriter &rewriter, Operation *anchor,
                                  FunctionType::get(ctx, paramTypes, {}),
                                  paramNames, /*numWarps=*/4);
 
-  // Every operand dominates the op that produces the result (they feed it
-  // or ops before it in the same block).
-  rewriter.setInsertionPoint(result.getDefiningOp());
+  // Every operand dominates `before` (they feed it or ops before it in the
+  // same block).
+  rewriter.setInsertionPoint(before);
   auto call = func::CallOp::create(rewriter, loc, stub, sig.getOperands());
-  rewriter.replaceAllUsesWith(result, call.getResult(0));
-  return {kernel, stub, &sig};
+  return {kernel, stub, &sig, call.getResult(0)};
+}
+
+/// Outlines a kernel whose launch replaces `result`, called right before
+/// `result`'s producer.
+static OutlinedKernel outlineReplacing(PatternRewriter &rewriter,
+                                       Operation *anchor, StringRef kind,
+                                       const KernelSignature &sig, Value result,
+                                       ArrayRef<int64_t> batchArgs) {
+  OutlinedKernel kernel = outline(rewriter, anchor, kind, sig, result.getType(),
+                                  result.getDefiningOp(), batchArgs);
+  rewriter.replaceAllUsesWith(result, kernel.result);
+  return kernel;
 }
 
 /// Emits the remark of a successful outlining.
@@ -964,7 +997,8 @@ static void rewriteAttention(PatternRewriter &rewriter, Operation *anchor,
 
   SmallVector<int64_t> batchArgs;
   OutlinedKernel kernel =
-      outline(rewriter, anchor, "attention", sig, plan.result, batchArgs);
+      outlineReplacing(rewriter, anchor, "attention", sig, plan.result,
+                       batchArgs);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(&kernel.kernel.getBody().front());
   Location loc = anchor->getLoc();
@@ -1002,6 +1036,11 @@ struct GemmPlan {
   /// The value the kernel's C replaces.
   Value result;
   SmallVector<Operation *> ops;
+  /// How f32 inputs multiply (ieee for the other types).
+  DotPrecision precision = DotPrecision::IEEE;
+  /// B is stored [K, N] but its type is read K-major only (fp8, i8, f32):
+  /// a transpose kernel writes it as [N, K] first.
+  bool transposeB = false;
 };
 } // namespace
 
@@ -1118,25 +1157,69 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
   return success();
 }
 
+/// Whether a matmul / batch_matmul extends integer inputs as signed.
+static bool castsSigned(Operation *op) {
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
+    return matmul.getCast() == linalg::TypeFn::cast_signed;
+  return cast<linalg::BatchMatmulOp>(op).getCast() ==
+         linalg::TypeFn::cast_signed;
+}
+
+/// Checks the element types of a contraction against what tile.gemm takes,
+/// and records the precision and whether B needs the transpose kernel.
+static LogicalResult checkGemmTypes(Operation *op, GemmPlan &plan,
+                                    DotPrecision f32Precision,
+                                    std::string *why) {
+  const ContractionInfo &info = plan.contraction;
+  Type at = getElementType(info.lhs), bt = getElementType(info.rhs);
+  Type ct = getElementType(info.result);
+  bool fp8 = isFp8Type(at), int8 = at.isInteger(8), f32 = at.isF32();
+  if (!isHalfType(at) && !fp8 && !int8 && !f32)
+    return fail(why, "tile.gemm takes bf16, f16, fp8 (f8E4M3FN, f8E5M2), "
+                     "f32 or i8 inputs, got " +
+                         typeToString(at));
+  // fp8 may mix e4m3 and e5m2.
+  if (fp8 ? !isFp8Type(bt) : bt != at)
+    return fail(why, "A and B have different element types (" +
+                         typeToString(at) + ", " + typeToString(bt) + ")");
+  if (int8) {
+    if (!ct.isInteger(32))
+      return fail(why, "an i8 matmul must produce i32 (tile.gemm's i8 x i8 "
+                       "-> i32 sums), got " +
+                           typeToString(ct));
+    if (!castsSigned(op))
+      return fail(why, "an unsigned i8 matmul (cast_unsigned); tile.gemm "
+                       "multiplies signed i8");
+  } else if (f32 ? !ct.isF32() : !isGemmOutputType(ct)) {
+    return fail(why, Twine("tile.gemm writes ") +
+                         (f32 ? "f32 for f32 inputs" : "bf16, f16 or f32") +
+                         ", got " + typeToString(ct));
+  }
+  if (f32) {
+    if (f32Precision == DotPrecision::IEEE)
+      return fail(why, "an f32 matmul with f32-precision=ieee: tilec has no "
+                       "exact-f32 GEMM kernel; f32-precision=tf32x3 (three "
+                       "TF32 products, about f32's accuracy) or tf32 (one "
+                       "TF32 product, as torch's allow_tf32) computes it on "
+                       "tensor cores");
+    plan.precision = f32Precision;
+  }
+  plan.transposeB = isKMajorOnlyMmaType(at) && !info.rhsTransposed;
+  return success();
+}
+
 /// Matches a matmul / batch_matmul that tile.gemm can compute, with the
 /// elementwise epilogue that follows it.
-static FailureOr<GemmPlan> matchGemm(Operation *op, std::string *why) {
+static FailureOr<GemmPlan> matchGemm(Operation *op, DotPrecision f32Precision,
+                                     std::string *why) {
   FailureOr<ContractionInfo> info = getContractionInfo(op, why);
   if (failed(info))
     return failure();
   GemmPlan plan;
   plan.contraction = *info;
-  Type at = getElementType(info->lhs), bt = getElementType(info->rhs);
-  if (!isHalfType(at))
-    return fail(why,
-                "tile.gemm takes bf16 or f16 inputs, got " + typeToString(at));
-  if (bt != at)
-    return fail(why, "A and B have different element types (" +
-                         typeToString(at) + ", " + typeToString(bt) + ")");
-  Type ct = getElementType(info->result);
-  if (!isGemmOutputType(ct))
-    return fail(why,
-                "tile.gemm writes bf16, f16 or f32, got " + typeToString(ct));
+  if (failed(checkGemmTypes(op, plan, f32Precision, why)))
+    return failure();
+  bool int8 = getElementType(info->lhs).isInteger(8);
   for (auto [name, v] :
        {std::pair<StringRef, Value>{"A", info->lhs}, {"B", info->rhs}})
     if (failed(checkDenseOperand(v, name, why)))
@@ -1147,13 +1230,17 @@ static FailureOr<GemmPlan> matchGemm(Operation *op, std::string *why) {
   plan.result = info->result;
   if (Value zeroed = getZeroFillDest(info->init)) {
     plan.dest = zeroed;
+  } else if (int8) {
+    return fail(why, "an i8 matmul accumulating into its init (not a zero "
+                     "fill): tile.gemm stores the i32 sums as they are");
   } else {
     plan.dest = info->init;
     plan.readsC = true;
   }
   // Epilogue: elementwise generics that are the only users, one after the
-  // other. Not with beta: C would be read from the wrong buffer.
-  while (!plan.readsC) {
+  // other. Not with beta: C would be read from the wrong buffer. i8 sums
+  // take none.
+  while (!plan.readsC && !int8) {
     auto user = dyn_cast_or_null<linalg::GenericOp>(getSingleUser(plan.result));
     if (!user || failed(fuseEpilogue(plan, user)))
       break;
@@ -1163,20 +1250,100 @@ static FailureOr<GemmPlan> matchGemm(Operation *op, std::string *why) {
   return plan;
 }
 
+/// Side of the square tiles of the transpose kernel.
+static constexpr int64_t kTransposeTile = 64;
+
+/// Outlines the transpose of the row-major matrices of `src` ([batch,] R x C
+/// -> [batch,] C x R) into a block-program kernel `<func>_transpose<i>`,
+/// launched right before `anchor` into a new tensor; returns that tensor.
+/// Each program moves one 64 x 64 tile (its loads along C and its stores
+/// along R are both contiguous: the layouts meet in shared memory); a
+/// batched source is launched per matrix, as batched GEMMs are.
+static Value outlineTranspose(PatternRewriter &rewriter, Operation *anchor,
+                              Value src, bool batched) {
+  Location loc = anchor->getLoc();
+  auto srcType = cast<RankedTensorType>(src.getType());
+  unsigned o = batched ? 1 : 0;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(anchor);
+  SmallVector<int64_t> perm =
+      llvm::to_vector(llvm::seq<int64_t>(0, srcType.getRank()));
+  std::swap(perm[o], perm[o + 1]);
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynSizes;
+  for (int64_t d : perm) {
+    shape.push_back(srcType.getDimSize(d));
+    if (srcType.isDynamicDim(d))
+      dynSizes.push_back(tensor::DimOp::create(rewriter, loc, src, d));
+  }
+  Value dest = tensor::EmptyOp::create(rewriter, loc, shape,
+                                       srcType.getElementType(), dynSizes);
+
+  KernelSignature sig(rewriter.getContext());
+  unsigned x = sig.addOperand("X", src);
+  unsigned y = sig.addOperand("Y", dest);
+  Extent rows = sig.getSize("R", {{x, o}, {y, o + 1}});
+  Extent cols = sig.getSize("C", {{x, o + 1}, {y, o}});
+  SmallVector<int64_t> batchArgs;
+  if (batched)
+    batchArgs = {x, y};
+  OutlinedKernel kernel = outline(rewriter, anchor, "transpose", sig,
+                                  dest.getType(), anchor, batchArgs);
+
+  // ceildiv(R, 64) * ceildiv(C, 64) programs, row tiles outer.
+  SmallVector<int64_t> params;
+  AffineExpr grid =
+      kernel.getExtentExpr(rows, params).ceilDiv(kTransposeTile) *
+      kernel.getExtentExpr(cols, params).ceilDiv(kTransposeTile);
+  kernel.kernel.setGridRule(
+      AffineMap::get(0, params.size(), grid, rewriter.getContext()), params);
+
+  rewriter.setInsertionPointToStart(&kernel.kernel.getBody().front());
+  ImplicitLocOpBuilder b(loc, rewriter);
+  Extent one = Extent::get(1);
+  Value xv = kernel.makeView(b, loc, x, {rows, cols}, {cols, one});
+  Value yv = kernel.makeView(b, loc, y, {cols, rows}, {rows, one});
+  Value side = arith::ConstantIntOp::create(b, kTransposeTile, 32);
+  Value colTiles = arith::CeilDivSIOp::create(
+      b, kernel.getExtentValue(b, loc, cols), side);
+  Value pid = ProgramIdOp::create(b, Dim::X);
+  Value r0 =
+      arith::MulIOp::create(b, arith::DivSIOp::create(b, pid, colTiles), side);
+  Value c0 =
+      arith::MulIOp::create(b, arith::RemSIOp::create(b, pid, colTiles), side);
+  auto tileType = RankedTensorType::get({kTransposeTile, kTransposeTile},
+                                        srcType.getElementType());
+  Value t = LoadOp::create(b, tileType, xv, ValueRange{r0, c0}, Value(),
+                           Padding::Zero);
+  Value tt = TransOp::create(b, tileType, t);
+  StoreOp::create(b, tt, yv, ValueRange{c0, r0}, Value());
+  ReturnOp::create(b);
+  remarkOutlined(anchor, kernel.kernel,
+                 "a transpose of B to [N, K] (tensor cores read fp8, i8 and "
+                 "TF32 operands K-major)");
+  return kernel.result;
+}
+
 /// Outlines a matched GEMM into a tile.gemm kernel. A batched GEMM becomes a
 /// kernel for one matrix, launched once per batch index (`tile.batch_args`).
 static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
                         const GemmPlan &plan) {
   const ContractionInfo &c = plan.contraction;
+  // B as the kernel reads it: [N, K] when transposed (by the maps, a
+  // linalg.transpose or the transpose kernel), else [K, N].
+  Value rhs = c.rhs;
+  if (plan.transposeB)
+    rhs = outlineTranspose(rewriter, anchor, c.rhs, c.batched);
+  bool kMajorB = c.rhsTransposed || plan.transposeB;
   KernelSignature sig(rewriter.getContext());
   unsigned a = sig.addOperand("A", c.lhs);
-  unsigned b = sig.addOperand("B", c.rhs);
+  unsigned b = sig.addOperand("B", rhs);
   std::optional<unsigned> bias;
   if (plan.bias)
     bias = sig.addOperand("bias", plan.bias);
   unsigned cArg = sig.addOperand("C", plan.dest);
   unsigned o = c.batched ? 1 : 0;
-  unsigned bK = c.rhsTransposed ? o + 1 : o, bN = c.rhsTransposed ? o : o + 1;
+  unsigned bK = kMajorB ? o + 1 : o, bN = kMajorB ? o : o + 1;
   Extent m = sig.getSize("M", {{a, o}, {cArg, o}});
   SmallVector<std::pair<unsigned, unsigned>> nSources = {{b, bN},
                                                          {cArg, o + 1}};
@@ -1189,16 +1356,15 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
   if (c.batched)
     batchArgs = {a, b, cArg};
   OutlinedKernel kernel =
-      outline(rewriter, anchor, "gemm", sig, plan.result, batchArgs);
+      outlineReplacing(rewriter, anchor, "gemm", sig, plan.result, batchArgs);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(&kernel.kernel.getBody().front());
   Location loc = anchor->getLoc();
   Extent one = Extent::get(1);
   // Row-major operands: the leading stride of a matrix is its row length.
   Value av = kernel.makeView(rewriter, loc, a, {m, k}, {k, one});
-  Value bv = c.rhsTransposed
-                 ? kernel.makeView(rewriter, loc, b, {k, n}, {one, k})
-                 : kernel.makeView(rewriter, loc, b, {k, n}, {n, one});
+  Value bv = kMajorB ? kernel.makeView(rewriter, loc, b, {k, n}, {one, k})
+                     : kernel.makeView(rewriter, loc, b, {k, n}, {n, one});
   Value cv = kernel.makeView(rewriter, loc, cArg, {m, n}, {n, one});
   Value biasView;
   if (bias)
@@ -1210,7 +1376,7 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
   GemmOp::create(rewriter, loc, av, bv, cv, /*alpha=*/Value(), beta,
                  /*scale_a=*/Value(), /*scale_b=*/Value(), biasView,
                  plan.relu ? Activation::ReLU : Activation::None,
-                 DotPrecision::IEEE, /*config=*/GemmConfigAttr());
+                 plan.precision, /*config=*/GemmConfigAttr());
   ReturnOp::create(rewriter, loc);
   remarkOutlined(anchor, kernel.kernel, "tile.gemm");
   eraseMatchedOps(rewriter, plan.ops);
@@ -1226,7 +1392,8 @@ namespace {
 /// attention patterns.
 template <typename OpTy>
 struct ContractionToTileGemm : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
+  ContractionToTileGemm(MLIRContext *ctx, DotPrecision f32Precision)
+      : OpRewritePattern<OpTy>(ctx), f32Precision(f32Precision) {}
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -1235,12 +1402,15 @@ struct ContractionToTileGemm : OpRewritePattern<OpTy> {
     if (isPartOfAttention(op))
       return rewriter.notifyMatchFailure(op, "part of an attention pattern");
     std::string why;
-    FailureOr<GemmPlan> plan = matchGemm(op, &why);
+    FailureOr<GemmPlan> plan = matchGemm(op, f32Precision, &why);
     if (failed(plan))
       return rewriter.notifyMatchFailure(op, why);
     rewriteGemm(rewriter, op, *plan);
     return success();
   }
+
+private:
+  DotPrecision f32Precision;
 };
 
 using MatmulToTileGemm = ContractionToTileGemm<linalg::MatmulOp>;
@@ -1278,10 +1448,10 @@ using DecomposedSoftmaxToTileAttention =
 } // namespace
 
 void mlir::tilec::tile::populateTileFromLinalgPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, const TileFromLinalgOptions &options) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<MatmulToTileGemm>(ctx);                 // linalg.matmul
-  patterns.add<BatchMatmulToTileGemm>(ctx);            // linalg.batch_matmul
+  patterns.add<MatmulToTileGemm>(ctx, options.f32Precision); // linalg.matmul
+  patterns.add<BatchMatmulToTileGemm>(ctx, options.f32Precision); // batched
   patterns.add<NamedSoftmaxToTileAttention>(ctx);      // linalg.softmax
   patterns.add<DecomposedSoftmaxToTileAttention>(ctx); // linalg.generic
 }
@@ -1299,14 +1469,14 @@ struct TileFromLinalgPass : tile::impl::TileFromLinalgBase<TileFromLinalgPass> {
 
 /// Why a candidate op that is still there after the rewrite was not
 /// converted.
-static std::string explainMissed(Operation *op) {
+static std::string explainMissed(Operation *op, DotPrecision f32Precision) {
   std::string why;
   if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
     FailureOr<SoftmaxMatch> m = matchSoftmax(softmax, &why);
     if (succeeded(m))
       (void)matchAttention(*m, &why);
   } else {
-    (void)matchGemm(op, &why);
+    (void)matchGemm(op, f32Precision, &why);
   }
   if (why.empty())
     why = "not converted";
@@ -1317,7 +1487,9 @@ void TileFromLinalgPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
   RewritePatternSet patterns(ctx);
-  populateTileFromLinalgPatterns(patterns);
+  TileFromLinalgOptions options;
+  options.f32Precision = f32Precision;
+  populateTileFromLinalgPatterns(patterns, options);
   FrozenRewritePatternSet frozen(std::move(patterns));
 
   // Only the linalg ops of functions are rewritten; ops elsewhere, and
@@ -1337,7 +1509,7 @@ void TileFromLinalgPass::runOnOperation() {
       return;
     candidates.push_back(op);
     if (!isa<linalg::GenericOp>(op))
-      reasons[op] = explainMissed(op);
+      reasons[op] = explainMissed(op, f32Precision);
   });
   // The driver pops its worklist from the back: reversing keeps kernel
   // numbering in program order.

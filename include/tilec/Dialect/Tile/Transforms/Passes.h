@@ -16,6 +16,7 @@
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -34,8 +35,10 @@ namespace mlir::tilec::tile {
 /// fused elementwise epilogue) outlined into tile.gemm kernels, attention
 /// patterns (around linalg.softmax or its generic decomposition) into
 /// tile.attention kernels. The matched ops must be inside a func.func of a
-/// module, where the kernels and launch stubs are created.
-void populateTileFromLinalgPatterns(RewritePatternSet &patterns);
+/// module, where the kernels and launch stubs are created. Of `options`,
+/// `f32Precision` applies (how f32 matmuls multiply).
+void populateTileFromLinalgPatterns(RewritePatternSet &patterns,
+                                    const TileFromLinalgOptions &options = {});
 
 } // namespace mlir::tilec::tile
 

@@ -466,8 +466,16 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
 
     - `linalg.matmul` (also with the transposed-B `indexing_maps`, the former
       `linalg.matmul_transpose_b`, or B produced by `linalg.transpose`) and
-      `linalg.batch_matmul` become `tile.gemm`; bf16/f16 inputs, an f32,
-      bf16 or f16 result. A following elementwise `linalg.generic` that adds
+      `linalg.batch_matmul` become `tile.gemm`: bf16/f16 or fp8
+      (`f8E4M3FN`/`f8E5M2`, mixed too) inputs with an f32, bf16 or f16
+      result; f32 inputs with an f32 result, multiplied as
+      `f32-precision` says (TF32 tensor cores, three products per step by
+      default); signed i8 inputs with an i32 result (no epilogue, no
+      accumulation into the init). Tensor cores read fp8, i8 and TF32 B
+      K-major: a B stored `[K, N]` (the default maps) is first transposed
+      into a new `[N, K]` tensor by a `<func>_transpose<i>` kernel (a
+      block program, 64 x 64 tiles through shared memory, one extra pass
+      over B); the transposed-B maps or a `linalg.transpose` need none. A following elementwise `linalg.generic` that adds
       a row-broadcast bias, applies ReLU (`maximumf`/`maxnumf` with 0) and/or
       casts the result is fused as `bias(...)`/`activation(relu)`. A matmul
       whose `outs` is not a zero fill accumulates into it (`beta(1.0)`).
@@ -496,7 +504,7 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
 
     Operands may be function arguments, results of other ops, or
     `bufferization.to_tensor` of contiguous memrefs. Everything else
-    (integer or f32 matmuls, transposed A, non-contiguous memrefs, an
+    (f32 matmuls with `f32-precision=ieee`, unsigned i8, transposed A, non-contiguous memrefs, an
     attention pattern with an unsupported head dimension, ...) is left
     alone and reported as a missed remark (`--remarks-filter=tile-from-linalg`);
     with `strict`, as an error that fails the pass.
@@ -504,7 +512,20 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
   let options = [
     Option<"strict", "strict", "bool", /*default=*/"false",
            "Fail on a linalg.matmul, linalg.batch_matmul or linalg.softmax "
-           "that cannot be converted instead of leaving it alone">
+           "that cannot be converted instead of leaving it alone">,
+    Option<"f32Precision", "f32-precision", "::mlir::tilec::tile::DotPrecision",
+           /*default=*/"::mlir::tilec::tile::DotPrecision::TF32x3",
+           "How the tile.gemm of an f32 matmul multiplies",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::tilec::tile::DotPrecision::TF32x3, "tf32x3",
+                        "three TF32 products per step, about f32's accuracy "
+                        "(the default)"),
+             clEnumValN(::mlir::tilec::tile::DotPrecision::TF32, "tf32",
+                        "one TF32 product (10-bit mantissa), as torch with "
+                        "allow_tf32"),
+             clEnumValN(::mlir::tilec::tile::DotPrecision::IEEE, "ieee",
+                        "exact f32 products: tilec has no such kernel, so "
+                        "f32 matmuls stay in linalg"))}]>
   ];
   let statistics = [
     Statistic<"numGemms", "num-gemms", "Number of tile.gemm kernels outlined">,
@@ -517,6 +538,7 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
+                           "::mlir::tensor::TensorDialect",
                            "::mlir::tilec::tile::TileDialect"];
 }
 
