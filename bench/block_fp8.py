@@ -291,6 +291,121 @@ def check_rowwise(torch, load, art, result, log, time_rounds, rounds):
         log(f"rowwise {M}x{N}x{K} TFLOP/s " + " ".join(f"{k}={v}" for k, v in tf.items()))
 
 
+BLOCKWISE = ("scaled_mm_fp8_blockwise", "scaled_linear_block_fp8_blockwise")
+
+
+def blockwise_scales(torch, M, N, K, seed):
+    """DeepGEMM's block scales: scale_a [ceil(K/128), M] (1x128, M
+    contiguous), scale_b [ceil(N/128), ceil(K/128)] (128x128), in [0.5, 1.5)."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    kb, nb = (K + 127) // 128, (N + 127) // 128
+    sa = torch.rand(kb, M, device="cuda", generator=g) + 0.5
+    sb = torch.rand(nb, kb, device="cuda", generator=g) + 0.5
+    return sa, sb
+
+
+def blockwise_reference(torch, a, b, sa, sb):
+    """float64 product of the dequantized A (M x K) and B (N x K)."""
+    M, K = a.shape
+    N = b.shape[0]
+    col = torch.arange(K, device="cuda") // 128
+    a_deq = a.double() * sa.double().t()[:, col]
+    b_deq = b.double() * sb.double()[torch.arange(N, device="cuda") // 128][:, col]
+    return a_deq @ b_deq.t()
+
+
+def torch_blockwise(torch, a, b_col, sa, sb):
+    """torch._scaled_mm with 1x128 / 128x128 block scales (cuBLAS), or None
+    where this torch / cuBLAS does not take them."""
+    try:
+        return torch._scaled_mm(a, b_col, scale_a=sa.t(), scale_b=sb.t(),
+                                out_dtype=torch.bfloat16)
+    except Exception as e:  # noqa: BLE001 - reported, not fatal
+        return e
+
+
+def check_blockwise(torch, load, art, result, log, time_rounds, rounds):
+    """scaled_mm_fp8_blockwise (tile.gemm) and
+    scaled_linear_block_fp8_blockwise (the block program): DeepGEMM's 1x128 /
+    128x128 block scales with f32 promotion per K block: odd shapes against a float64 product of the
+    dequantized inputs, bound 2x the row-wise per-tensor kernel's error
+    against its own reference (cuBLAS's promoted mode) and at least
+    2^-8; timed beside tilec's per-tensor kernel, the promoted per-tensor
+    block program, torch._scaled_mm per-tensor, and cuBLAS block-scaled
+    where torch takes it."""
+    one = torch.ones((), device="cuda")
+
+    def run(kn, name, a_buf, b_buf, c_buf, sa, sb, M, N, K, ldk, ldc):
+        if name == "scaled_mm_fp8_blockwise":  # tile.gemm: KB, NB parameters
+            kn(a_buf, b_buf, c_buf, sa, sb, M, N, K, sa.shape[0], sb.shape[0], ldk, ldk, ldc)
+        else:
+            kn(a_buf, b_buf, c_buf, sa, sb, M, N, K, ldk, ldk, ldc)
+
+    for chip, name in [(chip, name) for chip in CHIPS for name in BLOCKWISE]:
+        kn = load(art, chip, name)
+        for i, (M, N, K) in enumerate(ODD):
+            a_buf, b_buf, c_buf, ldk, ldc = operands(torch, M, N, K, torch.float8_e4m3fn, 40 + i)
+            sa, sb = blockwise_scales(torch, M, N, K, 80 + i)
+            run(kn, name, a_buf, b_buf, c_buf, sa, sb, M, N, K, ldk, ldc)
+            torch.cuda.synchronize()
+            a, b = a_buf[:M, :K], b_buf[:N, :K]
+            ref = blockwise_reference(torch, a, b, sa, sb)
+            out = c_buf[:, :N].double()
+            written = not torch.isnan(out).any().item()
+            pad = ldc == N or bool(torch.isnan(c_buf[:, N:].float()).all().item())
+            err = ((out - ref).abs().max() / ref.abs().max()).item() if written else float("inf")
+            # cuBLAS's promoted FP8 error on the same products (per-tensor).
+            cref = a.double() @ b.double().t()
+            cb = torch._scaled_mm(a_buf, b_buf.T, scale_a=one, scale_b=one,
+                                  out_dtype=torch.bfloat16)[:M, :N].double()
+            cublas_err = ((cb - cref).abs().max() / cref.abs().max()).item()
+            bound = max(2 * cublas_err, 2.0 ** -8)
+            ok = bool(written and pad and err <= bound)
+            result["correctness"].append(dict(chip=chip, kernel=name,
+                                              shape=[M, N, K], max_rel_err=err,
+                                              cublas_max_rel_err=cublas_err, bound=bound,
+                                              written=written, pad_untouched=pad, ok=ok))
+            log(f"{'ok  ' if ok else 'FAIL'} {chip} {name} {M}x{N}x{K} "
+                f"err={err:.2e} cublas(per-tensor)={cublas_err:.2e}")
+    bw = {name: load(art, "sm_90a", name) for name in BLOCKWISE}
+    named = load(art, "sm_90a", "scaled_mm_fp8")
+    promoted = load(art, "sm_90a", "scaled_linear_block_fp8_promoted")
+    for M, N, K in SPEED:
+        a_buf, b_buf, c_buf, ldk, ldc = operands(torch, M, N, K, torch.float8_e4m3fn, 3)
+        sa, sb = blockwise_scales(torch, M, N, K, 4)
+        b_col = b_buf.T
+        fns = {"tilec_blockwise_named": lambda: run(bw["scaled_mm_fp8_blockwise"],
+                                                    "scaled_mm_fp8_blockwise", a_buf, b_buf,
+                                                    c_buf, sa, sb, M, N, K, ldk, ldc),
+               "tilec_blockwise_block_program": lambda: run(
+                   bw["scaled_linear_block_fp8_blockwise"], "scaled_linear_block_fp8_blockwise",
+                   a_buf, b_buf, c_buf, sa, sb, M, N, K, ldk, ldc),
+               "tilec_per_tensor": lambda: named(a_buf, b_buf, c_buf, 0.9375, M, N, K,
+                                                 ldk, ldk, ldc),
+               "tilec_promoted_per_tensor": lambda: promoted(a_buf, b_buf, c_buf, 0.75, 1.25,
+                                                             M, N, K, ldk, ldk, ldc),
+               "cublas_per_tensor": lambda: torch._scaled_mm(a_buf, b_col, scale_a=one,
+                                                             scale_b=one,
+                                                             out_dtype=torch.bfloat16)}
+        tb = torch_blockwise(torch, a_buf, b_col, sa, sb)
+        if isinstance(tb, Exception):
+            if M == SPEED[0][0]:
+                log(f"cuBLAS block-scaled: not taken by torch ({str(tb).splitlines()[0][:200]})")
+        else:
+            ref = blockwise_reference(torch, a_buf[:64].contiguous(), b_buf, sa[:, :64], sb)
+            err = ((tb[:64].double() - ref).abs().max() / ref.abs().max()).item()
+            if M == SPEED[0][0]:
+                log(f"cuBLAS block-scaled: taken, error on the first rows {err:.2e}")
+            fns["cublas_blockwise"] = lambda: torch_blockwise(torch, a_buf, b_col, sa, sb)
+        ms = time_rounds(fns, rounds)
+        tf = {k: round(2.0 * M * N * K / v / 1e9, 1) for k, v in ms.items()}
+        row = dict(shape=[M, N, K], tflops=tf,
+                   named_blockwise_vs={k: round(tf["tilec_blockwise_named"] / v, 3)
+                                       for k, v in tf.items()})
+        result.setdefault("speed_blockwise", []).append(row)
+        log(f"blockwise {M}x{N}x{K} TFLOP/s " + " ".join(f"{k}={v}" for k, v in tf.items()))
+
+
 def check_casts(torch, load, art, result, log):
     """quantize_fp8.mlir: bit-exact against torch's casts of the saturated
     values (torch's own float8 casts do not saturate), on odd shapes with
@@ -335,7 +450,7 @@ def main():
     ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     ap.add_argument("--out", default="out")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--only", choices=("tf32", "rowwise", "int8"), default=None,
+    ap.add_argument("--only", choices=("tf32", "rowwise", "int8", "blockwise"), default=None,
                     help="run one part (the TF32 checks) and write block_fp8_<part>.json")
     args = ap.parse_args()
     if args.build:
@@ -362,7 +477,8 @@ def main():
                   correctness=[], speed=[])
     one = torch.ones((), device="cuda")
     if args.only:
-        check = {"tf32": check_tf32, "rowwise": check_rowwise, "int8": check_int8}[args.only]
+        check = {"tf32": check_tf32, "rowwise": check_rowwise, "int8": check_int8,
+                 "blockwise": check_blockwise}[args.only]
         check(torch, load, args.art, result, log, time_rounds, args.rounds)
         bad = [r for r in result["correctness"] if not r["ok"]]
         log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")
@@ -373,6 +489,7 @@ def main():
     check_int8(torch, load, args.art, result, log, time_rounds, args.rounds)
     check_tf32(torch, load, args.art, result, log, time_rounds, args.rounds)
     check_rowwise(torch, load, args.art, result, log, time_rounds, args.rounds)
+    check_blockwise(torch, load, args.art, result, log, time_rounds, args.rounds)
     for (chip, name), kn in kernels.items():
         mixed = "e5m2" in name
         bdtype = torch.float8_e5m2 if mixed else torch.float8_e4m3fn

@@ -40,3 +40,27 @@ tile.kernel @scaled_mm_fp8_rowwise(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3
         !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// Block scales (DeepGEMM's recipe; torch._scaled_mm's 1x128 / 128x128
+// scaling): one f32 scale per row of A and 128-wide K block, stored
+// [ceildiv(K, 128), M] (M contiguous), and one per 128x128 block of B,
+// stored [ceildiv(N, 128), ceildiv(K, 128)]:
+//   C[m, n] = sum_kb SA[kb, m] * SB[n / 128, kb] * (A * B over block kb)[m, n]
+// Each K step's product is scaled and promoted to the f32 sum; 128-wide
+// (or narrower) N tiles. KB = ceildiv(K, 128) and NB = ceildiv(N, 128) are
+// parameters (the kernel holds only the GEMM).
+tile.kernel @scaled_mm_fp8_blockwise(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN>, %C: !tile.ptr<bf16>,
+                                     %SA: !tile.ptr<f32>, %SB: !tile.ptr<f32>,
+                                     %M: i32, %N: i32, %K: i32, %KB: i32, %NB: i32,
+                                     %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f8E4M3FN>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f8E4M3FN>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  %sa = tile.make_view %SA[%KB, %M] strides [%M, 1] : !tile.ptr<f32>
+  %sb = tile.make_view %SB[%NB, %KB] strides [%KB, 1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c scale_a(%sa : !tile.view<?x?xf32, strides = [?, 1]>)
+      scale_b(%sb : !tile.view<?x?xf32, strides = [?, 1]>)
+      : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E4M3FN, strides = [1, ?]>,
+        !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

@@ -204,3 +204,47 @@ tile.kernel @chained_dots_through_branch(%q: !tile.ptr<bf16>, %n: i32, %k: i32) 
   tile.store %ob, %v[%c0, %c0] : tensor<64x64xbf16>, !tile.view<?x64xbf16, strides = [64, 1]>
   tile.return
 }
+
+// -----
+
+// Per-step scales of a K loop (a block-scaled GEMM): 1-D loads that only
+// multiply the accumulator, carried a step ahead through iter_args, take a
+// slice of the accumulator's layout (before the loop, in the loop and as
+// iter_args): each thread loads its own rows' scales, no conversion. A 1-D
+// load that is stored keeps its coalesced layout.
+
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [2, 2]>
+// CHECK-DAG: #[[$ROW:.+]] = #tile.slice<dim = 1, parent = #[[$MMA]]>
+// CHECK-LABEL: tile.kernel @loop_scales
+// CHECK: %[[S0:.+]] = tile.load {{.*}} -> tensor<64xf32, #[[$ROW]]>
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %{{.+}} = %[[S0]]) -> (tensor<64x64xf32, #[[$MMA]]>, tensor<64xf32, #[[$ROW]]>)
+// CHECK: tile.load {{.*}} -> tensor<64xf32, #[[$ROW]]>
+// CHECK-NOT: tile.convert_layout {{.*}}tensor<64xf32
+// CHECK: math.fma {{.*}} : tensor<64x64xf32, #[[$MMA]]>
+// CHECK: %[[KEEP:.+]] = tile.load {{.*}} -> tensor<64xf32, #blocked{{[0-9]*}}>
+// CHECK: tile.store %[[KEEP]]
+tile.kernel @loop_scales(%a: !tile.ptr<bf16>, %s: !tile.ptr<f32>, %c: !tile.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant 32 : i32
+  %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %vs = tile.make_view %s[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %vc = tile.make_view %c[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %s0 = tile.load %vs[%c0, %c0] : !tile.view<?x?xf32, strides = [?, 1]> -> tensor<64xf32>
+  %r:2 = scf.for %k = %c0 to %n step %c32 iter_args(%acc = %z, %sk = %s0) -> (tensor<64x64xf32>, tensor<64xf32>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<64x32xbf16>
+    %tb = tile.load %va[%k, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<32x64xbf16>
+    %k1 = arith.addi %k, %c1 : i32
+    %snext = tile.load %vs[%k1, %c0] : !tile.view<?x?xf32, strides = [?, 1]> -> tensor<64xf32>
+    %d = tile.dot %ta, %tb, %z : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+    %s1 = tile.expand_dims %sk axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %s2 = tile.broadcast %s1 : tensor<64x1xf32> -> tensor<64x64xf32>
+    %sum = math.fma %d, %s2, %acc : tensor<64x64xf32>
+    scf.yield %sum, %snext : tensor<64x64xf32>, tensor<64xf32>
+  }
+  tile.store %r#0, %vc[%c0, %c0] : tensor<64x64xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  %keep = tile.load %vs[%c1, %c0] : !tile.view<?x?xf32, strides = [?, 1]> -> tensor<64xf32>
+  tile.store %keep, %vs[%c0, %c0] : tensor<64xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}

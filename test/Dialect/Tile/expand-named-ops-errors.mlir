@@ -134,3 +134,22 @@ tile.kernel @attention_pingpong_sm89(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
         !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x4x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// Block scales: a tile's columns must share one 128-wide B block.
+tile.kernel @gemm_block_scales_block_n(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN>, %C: !tile.ptr<bf16>,
+                                       %SA: !tile.ptr<f32>, %SB: !tile.ptr<f32>,
+                                       %M: i32, %N: i32, %K: i32, %KB: i32, %NB: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<f8E4M3FN>
+  %b = tile.make_view %B[%K, %N] strides [1, %K] : !tile.ptr<f8E4M3FN>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %sa = tile.make_view %SA[%KB, %M] strides [%M, 1] : !tile.ptr<f32>
+  %sb = tile.make_view %SB[%NB, %KB] strides [%KB, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{block scales need block_n and block_k that divide the 128-wide scale blocks, got block_n = 256, block_k = 64}}
+  tile.gemm %a, %b, %c scale_a(%sa : !tile.view<?x?xf32, strides = [?, 1]>)
+      scale_b(%sb : !tile.view<?x?xf32, strides = [?, 1]>) config <block_n = 256>
+      : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E4M3FN, strides = [1, ?]>,
+        !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

@@ -96,6 +96,47 @@ tile.kernel @gemm_row_col_scales(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN
 
 // -----
 
+// Block scales (DeepGEMM's recipe): each K step's product starts from zero,
+// is scaled by its rows' 1x128 scales times the tile's 128x128 B scale and
+// added in one FMA; the scales of step k + block_k are loaded in step k
+// (the first step's before the loop) and carried. block_n defaults to 128
+// (a tile's columns share one B block); no scale in the epilogue.
+
+// CHECK-LABEL: tile.kernel @gemm_block_scales
+// CHECK-SAME: grid(ceildiv(%M, 128) * ceildiv(%N, 128))
+// CHECK: %[[NB:.+]] = arith.divsi %{{.+}}, %c128_i32
+// CHECK: %[[SA0:.+]] = tile.load %[[VSA:.+]][%{{.+}}, %{{.+}}] : !tile.view<?x?xf32, strides = [?, 1]> -> tensor<128xf32>
+// CHECK: %[[SB0:.+]] = tile.load %[[VSB:.+]][%[[NB]], %{{.+}}] : !tile.view<?x?xf32, strides = [?, 1]> -> tensor<1xf32>
+// CHECK: scf.for %[[K:.+]] = {{.+}} iter_args(%[[SUM:.+]] = %[[ZERO:[^,]+]], %[[SA:.+]] = %[[SA0]], %[[SB:.+]] = %[[SB0]])
+// CHECK: %[[K1:.+]] = arith.addi %[[K]], %c{{[0-9]+}}_i32
+// CHECK: %[[KB1:.+]] = arith.divsi %[[K1]], %c128_i32
+// CHECK: %[[NSA:.+]] = tile.load %[[VSA]][%[[KB1]], %{{.+}}]
+// CHECK: %[[NSB:.+]] = tile.load %[[VSB]][%[[NB]], %[[KB1]]]
+// CHECK: %[[D:.+]] = tile.dot %{{.+}}, %{{.+}}, %[[ZERO]]
+// CHECK: %[[SBB:.+]] = tile.broadcast %[[SB]] : tensor<1xf32> -> tensor<128xf32>
+// CHECK: %[[S:.+]] = arith.mulf %[[SA]], %[[SBB]]
+// CHECK: tile.expand_dims %[[S]] axis = 1
+// CHECK: %[[NEXT:.+]] = math.fma %[[D]], %{{.+}}, %[[SUM]] : tensor<128x128xf32>
+// CHECK: scf.yield %[[NEXT]], %[[NSA]], %[[NSB]]
+// CHECK-NOT: tile.load
+// CHECK: arith.truncf {{.*}} to tensor<128x128xbf16>
+tile.kernel @gemm_block_scales(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN>, %C: !tile.ptr<bf16>,
+                               %SA: !tile.ptr<f32>, %SB: !tile.ptr<f32>,
+                               %M: i32, %N: i32, %K: i32, %KB: i32, %NB: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<f8E4M3FN>
+  %b = tile.make_view %B[%K, %N] strides [1, %K] : !tile.ptr<f8E4M3FN>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %sa = tile.make_view %SA[%KB, %M] strides [%M, 1] : !tile.ptr<f32>
+  %sb = tile.make_view %SB[%NB, %KB] strides [%KB, 1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c scale_a(%sa : !tile.view<?x?xf32, strides = [?, 1]>)
+      scale_b(%sb : !tile.view<?x?xf32, strides = [?, 1]>)
+      : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E4M3FN, strides = [1, ?]>,
+        !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
 // tile.attention becomes a FlashAttention-2 forward: grid (query blocks,
 // heads, batch), K/V loops (a 2-stage cp.async ring; Kᵀ through a
 // transposed view) that stop at the last causally visible block, Q·Kᵀ in

@@ -61,6 +61,48 @@ func.func @gemm_scale_b_length(%a: !tile.view<64x32xbf16, strides = [32, 1]>, %b
 
 // -----
 
+// Block scales (2-D scale_a / scale_b): fp8 inputs, both scales, 2-D f32
+// views [ceildiv(K, 128), M] and [ceildiv(N, 128), ceildiv(K, 128)].
+func.func @gemm_block_scales_bf16(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %s: !tile.view<?x?xf32, strides = [?, 1]>) {
+  // expected-error @+1 {{block scales (2-D scale_a / scale_b) need fp8 inputs, got 'bf16'}}
+  tile.gemm %a, %a, %a scale_a(%s : !tile.view<?x?xf32, strides = [?, 1]>) scale_b(%s : !tile.view<?x?xf32, strides = [?, 1]>) : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_block_scales_one(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %b: !tile.view<?x?xf8E4M3FN, strides = [1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %s: !tile.view<?x?xf32, strides = [?, 1]>) {
+  // expected-error @+1 {{block scales need both scale_a and scale_b}}
+  tile.gemm %a, %b, %c scale_a(%s : !tile.view<?x?xf32, strides = [?, 1]>) : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E4M3FN, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_block_scales_mixed_rank(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %b: !tile.view<?x?xf8E4M3FN, strides = [1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %s: !tile.view<?x?xf32, strides = [?, 1]>, %v: !tile.view<?xf32, strides = [1]>) {
+  // expected-error @+1 {{expected scale_b to be a 2-D f32 view [ceildiv(N, 128), ceildiv(K, 128)] with contiguous rows (strides = [?, 1]), as block scales are, got '!tile.view<?xf32, strides = [1]>'}}
+  tile.gemm %a, %b, %c scale_a(%s : !tile.view<?x?xf32, strides = [?, 1]>) scale_b(%v : !tile.view<?xf32, strides = [1]>) : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E4M3FN, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_block_scales_shape(%a: !tile.view<100x300xf8E4M3FN, strides = [300, 1]>, %b: !tile.view<300x200xf8E4M3FN, strides = [1, 300]>, %c: !tile.view<100x200xbf16, strides = [200, 1]>, %sa: !tile.view<3x100xf32, strides = [100, 1]>, %sb: !tile.view<2x2xf32, strides = [2, 1]>) {
+  // expected-error @+1 {{scale_b is 2x2, expected [ceildiv(N, 128), ceildiv(K, 128)] = 2x3}}
+  tile.gemm %a, %b, %c scale_a(%sa : !tile.view<3x100xf32, strides = [100, 1]>) scale_b(%sb : !tile.view<2x2xf32, strides = [2, 1]>) : !tile.view<100x300xf8E4M3FN, strides = [300, 1]>, !tile.view<300x200xf8E4M3FN, strides = [1, 300]>, !tile.view<100x200xbf16, strides = [200, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_block_scales_a_transposed(%a: !tile.view<100x300xf8E4M3FN, strides = [300, 1]>, %b: !tile.view<300x200xf8E4M3FN, strides = [1, 300]>, %c: !tile.view<100x200xbf16, strides = [200, 1]>, %sa: !tile.view<100x3xf32, strides = [3, 1]>, %sb: !tile.view<2x3xf32, strides = [3, 1]>) {
+  // expected-error @+1 {{scale_a is 100x3, expected [ceildiv(K, 128), M] = 3x100}}
+  tile.gemm %a, %b, %c scale_a(%sa : !tile.view<100x3xf32, strides = [3, 1]>) scale_b(%sb : !tile.view<2x3xf32, strides = [3, 1]>) : !tile.view<100x300xf8E4M3FN, strides = [300, 1]>, !tile.view<300x200xf8E4M3FN, strides = [1, 300]>, !tile.view<100x200xbf16, strides = [200, 1]>
+  return
+}
+
+// -----
+
 // i8 x i8 -> i32 (torch._int_mm): B column-major, an i32 output, no epilogue.
 func.func @gemm_i8_row_major_b(%a: !tile.view<?x?xi8, strides = [?, 1]>, %c: !tile.view<?x?xi32, strides = [?, 1]>) {
   // expected-error @+1 {{expected an i8 B contiguous along K (column-major, strides = [1, ?]): i8 tensor-core operands are read K-major, as torch._int_mm takes them}}

@@ -1408,6 +1408,52 @@ bool GemmOp::isRhsColumnMajor() {
   return b.getStrides()[1] != 1 && b.getStrides()[0] == 1;
 }
 
+bool GemmOp::isBlockScaled() {
+  Value scale = getScaleA() ? getScaleA() : getScaleB();
+  return scale && cast<ViewType>(scale.getType()).getRank() == 2;
+}
+
+/// ceildiv(extent, GemmOp::kScaleBlock), dynamic when `extent` is.
+static int64_t getScaleBlocks(int64_t extent) {
+  if (ShapedType::isDynamic(extent))
+    return extent;
+  return llvm::divideCeil(extent, GemmOp::kScaleBlock);
+}
+
+/// Block scales: both 2-D contiguous-row f32 views, scale_a
+/// [ceildiv(K, 128), M] and scale_b [ceildiv(N, 128), ceildiv(K, 128)], on
+/// fp8 inputs.
+static LogicalResult verifyBlockScales(GemmOp op, ViewType a, ViewType c) {
+  if (!isFp8Type(a.getElementType()))
+    return op.emitOpError("block scales (2-D scale_a / scale_b) need fp8 "
+                          "inputs, got ")
+           << a.getElementType();
+  if (!op.getScaleA() || !op.getScaleB())
+    return op.emitOpError("block scales need both scale_a and scale_b");
+  int64_t kBlocks = getScaleBlocks(a.getShape()[1]);
+  std::tuple<StringRef, Value, int64_t, int64_t, StringRef> scales[] = {
+      {"scale_a", op.getScaleA(), kBlocks, c.getShape()[0],
+       "[ceildiv(K, 128), M]"},
+      {"scale_b", op.getScaleB(), getScaleBlocks(c.getShape()[1]), kBlocks,
+       "[ceildiv(N, 128), ceildiv(K, 128)]"}};
+  for (auto [name, scale, rows, cols, expected] : scales) {
+    auto st = cast<ViewType>(scale.getType());
+    if (st.getRank() != 2 || st.getStrides()[1] != 1 ||
+        !st.getElementType().isF32())
+      return op.emitOpError("expected ")
+             << name << " to be a 2-D f32 view " << expected
+             << " with contiguous rows (strides = [?, 1]), as block scales "
+                "are, got "
+             << st;
+    if (!compatibleDim(st.getShape()[0], rows) ||
+        !compatibleDim(st.getShape()[1], cols))
+      return op.emitOpError("") << name << " is " << st.getShape()[0] << "x"
+                                << st.getShape()[1] << ", expected "
+                                << expected << " = " << rows << "x" << cols;
+  }
+  return success();
+}
+
 LogicalResult GemmOp::verify() {
   ViewType a = getA().getType(), b = getB().getType(), c = getC().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
@@ -1473,6 +1519,11 @@ LogicalResult GemmOp::verify() {
   // Row and column scales: contiguous f32 vectors of length M and N.
   std::pair<StringRef, Value> scales[] = {{"scale_a", getScaleA()},
                                           {"scale_b", getScaleB()}};
+  if (isBlockScaled()) {
+    if (failed(verifyBlockScales(*this, a, c)))
+      return failure();
+    scales[0].second = scales[1].second = Value();
+  }
   for (auto [i, entry] : llvm::enumerate(scales)) {
     auto [name, scale] = entry;
     if (!scale)

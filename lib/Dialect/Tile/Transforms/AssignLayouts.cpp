@@ -409,6 +409,36 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
       MmaEncodingAttr::get(ctx, {warps->first, warps->second}));
 }
 
+/// True for an scf.for whose body runs a tile.dot.
+static bool isDotLoop(Operation *op) {
+  auto loop = dyn_cast_or_null<scf::ForOp>(op);
+  return loop && !loop.getBody()->getOps<DotOp>().empty();
+}
+
+/// A 1-D load that only scales or shifts the accumulators of a loop that
+/// runs a tile.dot (e.g. the per-K-block scales of a block-scaled GEMM):
+/// in the loop's body, combined elementwise, broadcast or carried to the
+/// next iteration, or before the loop as the first iteration's value. It
+/// takes its layout from its users, a slice of the accumulator's: each
+/// thread loads the few elements it needs, where a coalesced load would be
+/// converted through shared memory, with a barrier, every iteration.
+static bool takesLayoutFromUsers(LoadOp load) {
+  if (cast<RankedTensorType>(load.getType()).getRank() != 1)
+    return false;
+  Operation *parent = load->getParentOp();
+  bool inDotLoop = isDotLoop(parent);
+  bool used = false;
+  for (Operation *user : load->getUsers()) {
+    used = true;
+    bool combined = isElementwiseOnTiles(user) ||
+                    isa<BroadcastOp, ExpandDimsOp>(user) ||
+                    (isa<scf::YieldOp>(user) && user->getParentOp() == parent);
+    if (combined ? !inDotLoop : !isDotLoop(user))
+      return false;
+  }
+  return used;
+}
+
 LogicalResult LayoutAssignment::seedAnchors() {
   WalkResult result = kernel.walk([&](Operation *op) -> WalkResult {
     // Tiles may already carry layouts (hand-written or from an earlier
@@ -434,6 +464,8 @@ LogicalResult LayoutAssignment::seedAnchors() {
         }
       }
     if (auto load = dyn_cast<LoadOp>(op)) {
+      if (takesLayoutFromUsers(load))
+        return WalkResult::advance();
       auto type = cast<RankedTensorType>(load.getType());
       assign(load.getResult(),
              getCoalescedLayout(ctx, type.getShape(),
@@ -461,10 +493,17 @@ void LayoutAssignment::assign(Value v, Attribute layout) {
     return;
   LLVM_DEBUG(llvm::dbgs() << "assign " << layout << " to " << v << "\n");
   layouts[v] = layout;
-  if (Operation *def = v.getDefiningOp())
+  if (Operation *def = v.getDefiningOp()) {
     worklist.push_back(def);
-  else
-    worklist.push_back(cast<BlockArgument>(v).getOwner()->getParentOp());
+  } else {
+    // A loop's iter_arg: the loop, and the yield that feeds it (its
+    // operand takes the layout backward, e.g. a value loaded for the next
+    // iteration).
+    Block *owner = cast<BlockArgument>(v).getOwner();
+    worklist.push_back(owner->getParentOp());
+    if (isa<scf::ForOp>(owner->getParentOp()))
+      worklist.push_back(owner->getTerminator());
+  }
   for (Operation *user : v.getUsers()) {
     worklist.push_back(user);
     if (isa<scf::YieldOp>(user))

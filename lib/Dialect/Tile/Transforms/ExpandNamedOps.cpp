@@ -310,10 +310,11 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
     acc = arith::MulFOp::create(b, acc, SplatOp::create(b, accType, alpha));
   // Row scales (scale_a[m]) and column scales (scale_b[n]), broadcast
   // across the tile.
+  // (Block scales were applied to each K block's product in the loop.)
   std::tuple<Value, Value, int64_t, unsigned> scales[] = {
       {op.getScaleA(), m0, c.blockM, 1}, {op.getScaleB(), n0, c.blockN, 0}};
   for (auto [scale, at, extent, alongDim] : scales) {
-    if (!scale)
+    if (!scale || op.isBlockScaled())
       continue;
     auto vec = RankedTensorType::get({extent}, b.getF32Type());
     Value t = LoadOp::create(b, vec, scale, ValueRange{at}, Value(),
@@ -358,6 +359,73 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
   acc = applyActivation(b, acc, op.getActivation(), accShape);
   Value out = outType.isF32() ? acc : arith::TruncFOp::create(b, cTile, acc);
   StoreOp::create(b, out, cv, ValueRange{m0, n0}, Value());
+}
+
+/// The K loop of a GEMM: result 0 is the sum of the K steps' products.
+static scf::ForOp emitGemmLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
+                               Value bv, Value K, Value m0, Value n0,
+                               RankedTensorType aTile, RankedTensorType bTile,
+                               Value zero, const GemmConfig &c) {
+  return scf::ForOp::create(
+      b, constI32(b, 0), K, constI32(b, c.blockK), ValueRange{zero},
+      [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
+        ImplicitLocOpBuilder lb(loc, ob);
+        Value ta = LoadOp::create(lb, aTile, a, ValueRange{m0, k}, Value(),
+                                  Padding::Zero);
+        Value tb = LoadOp::create(lb, bTile, bv, ValueRange{k, n0}, Value(),
+                                  Padding::Zero);
+        Value d = DotOp::create(lb, zero.getType(), ta, tb, iters[0],
+                                op.getPrecision());
+        scf::YieldOp::create(lb, d);
+      });
+}
+
+/// The K loop of a block-scaled GEMM (DeepGEMM's recipe). Each K step's
+/// product goes into a fresh accumulator (FP8 wgmma accumulates in reduced
+/// precision), is scaled by its rows' 1x128 scales and the tile's 128x128
+/// B scale (the config keeps a tile's columns and a K step inside one
+/// block), and is added to the f32 sum in one FMA. The scales of the next
+/// step are loaded one step ahead (zero past the last block), so that
+/// their latency hides behind the step's wgmma. Result 0 is the sum.
+static scf::ForOp emitBlockScaledLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
+                                 Value bv, Value K, Value m0, Value n0,
+                                 RankedTensorType aTile, RankedTensorType bTile,
+                                 Value zero, const GemmConfig &c) {
+  Value block = constI32(b, GemmOp::kScaleBlock);
+  Value nb = arith::DivSIOp::create(b, n0, block);
+  auto f32 = b.getF32Type();
+  auto rows = RankedTensorType::get({c.blockM}, f32);
+  auto one = RankedTensorType::get({1}, f32);
+  auto loadScales = [&](ImplicitLocOpBuilder &lb, Value k) {
+    Value kb = arith::DivSIOp::create(lb, k, block);
+    Value sa = LoadOp::create(lb, rows, op.getScaleA(), ValueRange{kb, m0},
+                              Value(), Padding::Zero);
+    Value sb = LoadOp::create(lb, one, op.getScaleB(), ValueRange{nb, kb},
+                              Value(), Padding::Zero);
+    return std::make_pair(sa, sb);
+  };
+  auto [sa0, sb0] = loadScales(b, constI32(b, 0));
+  SmallVector<int64_t> accShape = {c.blockM, c.blockN};
+  auto loop = scf::ForOp::create(
+      b, constI32(b, 0), K, constI32(b, c.blockK),
+      ValueRange{zero, sa0, sb0},
+      [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
+        ImplicitLocOpBuilder lb(loc, ob);
+        Value ta = LoadOp::create(lb, aTile, a, ValueRange{m0, k}, Value(),
+                                  Padding::Zero);
+        Value tb = LoadOp::create(lb, bTile, bv, ValueRange{k, n0}, Value(),
+                                  Padding::Zero);
+        auto [saNext, sbNext] = loadScales(
+            lb, arith::AddIOp::create(lb, k, constI32(lb, c.blockK)));
+        Value d = DotOp::create(lb, zero.getType(), ta, tb, zero,
+                                op.getPrecision());
+        Value rowScale = arith::MulFOp::create(
+            lb, iters[1], BroadcastOp::create(lb, rows, iters[2]));
+        Value sum = math::FmaOp::create(
+            lb, d, broadcastAlong(lb, rowScale, 1, accShape), iters[0]);
+        scf::YieldOp::create(lb, ValueRange{sum, saNext, sbNext});
+      });
+  return loop;
 }
 
 static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
@@ -446,18 +514,12 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   Value zero = int8 ? Value(arith::ConstantOp::create(
                           b, DenseElementsAttr::get(accType, b.getI32IntegerAttr(0))))
                     : splatF32(b, accShape, 0.0);
-  auto loop = scf::ForOp::create(
-      b, cst(0), K, cst(c.blockK), ValueRange{zero},
-      [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
-        ImplicitLocOpBuilder lb(loc, ob);
-        Value ta = LoadOp::create(lb, aTile, a, ValueRange{m0, k}, Value(),
-                                  Padding::Zero);
-        Value tb = LoadOp::create(lb, bTile, bv, ValueRange{k, n0}, Value(),
-                                  Padding::Zero);
-        Value d = DotOp::create(lb, accType, ta, tb, iters[0],
-                                op.getPrecision());
-        scf::YieldOp::create(lb, d);
-      });
+  // (A block-scaled loop takes the same schedule; tile-async-wgmma keeps
+  // its wgmma synchronous, since the sum is not the dot's accumulator.)
+  scf::ForOp loop =
+      op.isBlockScaled()
+          ? emitBlockScaledLoop(b, op, a, bv, K, m0, n0, aTile, bTile, zero, c)
+          : emitGemmLoop(b, op, a, bv, K, m0, n0, aTile, bTile, zero, c);
   // The warp-specialized schedule carries the depth of its TMA ring; a
   // loop attribute would also ask tile-pipeline for a cp.async ring (and,
   // finding the loads taken, for a drain and a barrier before every tile).

@@ -129,6 +129,10 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     c.blockK = kMmaSyncKBytes / inBytes;
     c.blockN = std::min<int64_t>(c.blockN, 128);
   }
+  // Block scales: a tile's columns share one 128-wide block of B, and each
+  // K step lies in one K block.
+  if (op.isBlockScaled())
+    c.blockN = std::min<int64_t>(c.blockN, GemmOp::kScaleBlock);
   // An op without a config reads as one with every field left out.
   GemmConfigAttr config = op.getConfigAttr();
   if (!config)
@@ -165,6 +169,11 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
                               c.getEpilogueBytes(outBytes) - 1024) /
                                  (c.getPipelineBytes(inBytes) / c.stages)));
 
+  if (op.isBlockScaled() && (GemmOp::kScaleBlock % c.blockN != 0 ||
+                             GemmOp::kScaleBlock % c.blockK != 0))
+    return op.emitOpError("block scales need block_n and block_k that "
+                          "divide the 128-wide scale blocks, got block_n = ")
+           << c.blockN << ", block_k = " << c.blockK;
   int64_t mmaK = getMmaSyncKStep(inType);
   if (c.blockK < mmaK)
     return op.emitOpError("block_k = ")

@@ -434,7 +434,13 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     (1 and 0 when absent; C is not read without `beta`), `scale_a` and
     `scale_b` optional contiguous f32 vectors of length M and N that scale
     the product's rows and columns (torch._scaled_mm's row-wise scales:
-    `alpha * scale_a[m] * scale_b[n] * (A * B)[m, n]`), `bias` an optional
+    `alpha * scale_a[m] * scale_b[n] * (A * B)[m, n]`) -- or, for fp8
+    inputs, 2-D f32 views of block scales (DeepGEMM's recipe): `scale_a`
+    `[ceildiv(K, 128), M]` (one scale per row and 128-wide K block, M
+    contiguous), `scale_b` `[ceildiv(N, 128), ceildiv(K, 128)]` (one per
+    128x128 block of B), `alpha * sum_kb scale_a[kb, m] * scale_b[n / 128,
+    kb] * (A * B over block kb)[m, n]`, each K block's product promoted to
+    the f32 sum once scaled --, `bias` an optional
     length-N vector added to every row, and `activation` one of `relu`,
     `gelu` (erf form) and `silu`, applied last.
 
@@ -477,6 +483,10 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
   let extraClassDeclaration = [{
     /// True when B is stored column-major (contiguous along K).
     bool isRhsColumnMajor();
+    /// True with 2-D (block) scales: 1x128 for A, 128x128 for B.
+    bool isBlockScaled();
+    /// The side of a scale block (K blocks of A's rows, B's square blocks).
+    static constexpr int64_t kScaleBlock = 128;
   }];
 }
 
