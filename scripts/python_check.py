@@ -73,9 +73,22 @@ def padded(rows, cols, dtype, quantum=8, fill=None):
     return buf[:, :cols]
 
 
+def block_scaled_product(a, b, scale_a, scale_b):
+    """a @ b (float32) with torch._scaled_mm's 1x128 / 128x128 block scales:
+    scale_a [M, ceil(K/128)], scale_b [ceil(K/128), ceil(N/128)]."""
+    k, n = b.shape
+    kb = torch.arange(k, device="cuda") // 128
+    nb = torch.arange(n, device="cuda") // 128
+    return (a.float() * scale_a[:, kb]) @ (b.float() * scale_b[kb][:, nb])
+
+
 def reference(a, b, variant, bias, alpha, beta, c0, scale_a=None, scale_b=None):
     """The epilogue on a float32 product."""
-    acc = a.float() @ b.float()
+    if variant.get("block_scales"):
+        acc = block_scaled_product(a, b, scale_a, scale_b)
+        scale_a = scale_b = None
+    else:
+        acc = a.float() @ b.float()
     if scale_a is not None:
         acc = acc * scale_a
     if scale_b is not None:
@@ -165,6 +178,10 @@ def run_case(chip, variant, shape, artifacts):
     # tilec.gemm expands to a vector on the device).
     scale_a = (torch.rand(m, 1, device="cuda") + 0.5) if variant.get("scale_a") else None
     scale_b = (torch.full((1,), 1.25, device="cuda")) if variant.get("scale_b") else None
+    if variant.get("block_scales"):  # torch's layouts: M and K blocks contiguous
+        kb, nb = -(-k // 128), -(-n // 128)
+        scale_a = (torch.rand(kb, m, device="cuda") + 0.5).t()
+        scale_b = (torch.rand(nb, kb, device="cuda") + 0.5).t()
     bias = torch.randn(n, device="cuda").to(out_dtype) if variant.get("bias") else None
     alpha, beta = (0.75, -0.5) if variant.get("alpha") else (None, None)
     if variant.get("beta"):

@@ -252,6 +252,37 @@ def test_fp8_arguments(launches):
         tilec.gemm(a, b_col, scale_a=FakeTensor((64,), "float32", strides=(2,)))
 
 
+def test_block_scale_arguments(launches):
+    """Block scales (torch._scaled_mm's 1x128 / 128x128): scale_b of shape
+    [ceil(K/128), ceil(N/128)] selects them; float8 inputs only, scale_a
+    [M, ceil(K/128)], float32 (other strides are copied with torch: checked
+    on the GPU by python_check)."""
+    a = FakeTensor((64, 300), "float8_e4m3fn")
+    b_col = FakeTensor((300, 200), "float8_e4m3fn", strides=(1, 300))
+    sb = FakeTensor((3, 2), "float32", strides=(1, 3))
+    with pytest.raises(tilec.ArgumentError,
+                       match=r"scale_a must have shape \[64, 3\] \(1x128 blocks\), got \[64, 1\]"):
+        tilec.gemm(a, b_col, scale_a=FakeTensor((64, 1), "float32"), scale_b=sb)
+    with pytest.raises(tilec.DTypeError, match="scale_b must be float32, got bf16"):
+        tilec.gemm(a, b_col, scale_a=FakeTensor((64, 3), "float32", strides=(1, 64)),
+                   scale_b=FakeTensor((3, 2), strides=(1, 3)))
+    with pytest.raises(tilec.ArgumentError, match=r"block scales \(scale_b of shape \[3, 2\]\) "
+                                                  r"need float8 inputs"):
+        tilec.gemm(FakeTensor((64, 300)), FakeTensor((300, 200)),
+                   scale_a=FakeTensor((64, 3), "float32", strides=(1, 64)), scale_b=sb)
+
+
+def test_block_scale_source():
+    name, src = gemm_source("f8e4m3", b_layout="col", scale_a=True, scale_b=True,
+                            block_scales=True)
+    assert name == "gemm_f8e4m3_bf16_bcol_block_scales"
+    assert "%K: i32, %KB: i32, %NB: i32, %ldsa: i32, %ldsb: i32, %lda: i32" in src
+    assert "%sa = tile.make_view %SA[%KB, %M] strides [%ldsa, 1]" in src
+    assert "scale_b(%sb : !tile.view<?x?xf32, strides = [?, 1]>)" in src
+    with pytest.raises(ValueError, match="block scales need fp8 inputs and both"):
+        gemm_source("f8e4m3", b_layout="col", scale_a=True, block_scales=True)
+
+
 def test_int8_arguments(launches):
     """int8 inputs give int32 sums (torch._int_mm): b column-major, no
     epilogue, no other output dtype."""

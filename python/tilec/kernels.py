@@ -24,16 +24,16 @@ def default_out_dtype(dtype):
 
 def gemm_name(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
               activation=None, alpha=False, beta=False, precision=None, b_dtype=None,
-              scale_a=False, scale_b=False):
+              scale_a=False, scale_b=False, block_scales=False):
     out_dtype = out_dtype or default_out_dtype(dtype)
     parts = ["gemm", dtype] + ([b_dtype] if b_dtype and b_dtype != dtype else [])
     parts += [out_dtype, "b" + b_layout]
     if precision:
         parts.append(precision)
-    if scale_a:
-        parts.append("scale_a")
-    if scale_b:
-        parts.append("scale_b")
+    if block_scales:
+        parts.append("block_scales")
+    else:
+        parts += [name for name, on in (("scale_a", scale_a), ("scale_b", scale_b)) if on]
     if alpha:
         parts.append("alpha")
     if beta:
@@ -59,7 +59,8 @@ def config_clause(config):
 
 def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
                 activation=None, alpha=False, beta=False, config=None, name=None,
-                precision=None, b_dtype=None, scale_a=False, scale_b=False):
+                precision=None, b_dtype=None, scale_a=False, scale_b=False,
+                block_scales=False):
     """A kernel computing
     C = act(alpha * scale_a[m] * scale_b[n] * A @ B + beta * C + bias).
 
@@ -70,8 +71,12 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     column-major); f32 inputs need ``precision``
     (``"tf32"`` or ``"tf32x3"``, tile.gemm's), f32 and fp8 a column-major B,
     fp8 a bf16, f16 or f32 output (default bf16). ``scale_a``/``scale_b``:
-    f32 vectors of M and N row and column scales. Parameters: A, B, C,
-    [bias], [alpha], [beta], [SA], [SB], M, N, K, lda, ldb, ldc.
+    f32 vectors of M and N row and column scales. ``block_scales`` (fp8,
+    with both scales): DeepGEMM's block scales instead, SA [KB, M] (one per
+    row and 128-wide K block) and SB [NB, KB] (one per 128x128 block of B),
+    rows ``ldsa`` / ``ldsb`` apart, KB = ceil(K / 128), NB = ceil(N / 128).
+    Parameters: A, B, C, [bias], [alpha], [beta], [SA], [SB], M, N, K,
+    [KB, NB, ldsa, ldsb], lda, ldb, ldc.
     """
     fp8, int8 = dtype in FP8_DTYPES, dtype == "i8"
     b_dtype = b_dtype or dtype
@@ -84,6 +89,8 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         what = "TF32" if dtype == "f32" else "8-bit"
         raise ValueError(f"{dtype} inputs need a column-major B ({what} operands are read "
                          f"K-major)")
+    if block_scales and not (fp8 and scale_a and scale_b):
+        raise ValueError("block scales need fp8 inputs and both scale_a and scale_b")
     if int8 and (bias or activation or alpha or beta or scale_a or scale_b):
         raise ValueError("i8 inputs take no epilogue (torch._int_mm's exact i32 sums)")
     if (dtype == "f32") != (precision is not None) or (precision and precision not in PRECISIONS):
@@ -94,7 +101,7 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     if activation not in _ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}")
     name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta,
-                             precision, b_dtype, scale_a, scale_b)
+                             precision, b_dtype, scale_a, scale_b, block_scales)
     a_type, b_type = _MLIR_TYPES.get(dtype, dtype), _MLIR_TYPES.get(b_dtype, b_dtype)
     params = [f"%A: !tile.ptr<{a_type}>", f"%B: !tile.ptr<{b_type}>",
               f"%C: !tile.ptr<{out_dtype}>"]
@@ -108,7 +115,10 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         params.append("%SA: !tile.ptr<f32>")
     if scale_b:
         params.append("%SB: !tile.ptr<f32>")
-    params += ["%M: i32", "%N: i32", "%K: i32", "%lda: i32", "%ldb: i32", "%ldc: i32"]
+    params += ["%M: i32", "%N: i32", "%K: i32"]
+    if block_scales:
+        params += ["%KB: i32", "%NB: i32", "%ldsa: i32", "%ldsb: i32"]
+    params += ["%lda: i32", "%ldb: i32", "%ldc: i32"]
     b_strides, b_type_strides = (("[%ldb, 1]", "[?, 1]") if b_layout == "row"
                                  else ("[1, %ldb]", "[1, ?]"))
     lines = [f"tile.kernel @{name}({', '.join(params)}) {{",
@@ -124,6 +134,12 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     if beta:
         extras += " beta(%beta)"
     vector = "!tile.view<?xf32, strides = [1]>"
+    if block_scales:
+        blocks = "!tile.view<?x?xf32, strides = [?, 1]>"
+        lines.append("  %sa = tile.make_view %SA[%KB, %M] strides [%ldsa, 1] : !tile.ptr<f32>")
+        lines.append("  %sb = tile.make_view %SB[%NB, %KB] strides [%ldsb, 1] : !tile.ptr<f32>")
+        extras += f" scale_a(%sa : {blocks}) scale_b(%sb : {blocks})"
+        scale_a = scale_b = False
     if scale_a:
         lines.append("  %sa = tile.make_view %SA[%M] strides [1] : !tile.ptr<f32>")
         extras += f" scale_a(%sa : {vector})"

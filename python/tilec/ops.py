@@ -508,7 +508,11 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     default. ``scale_a`` / ``scale_b`` scale the product's rows and columns
     (any input dtype): a number, a one-element f32 tensor (per-tensor), or
     f32 tensors of M x 1 (or M) and 1 x N (or N) elements (row-wise), as
-    ``torch._scaled_mm`` takes them.
+    ``torch._scaled_mm`` takes them; with float8 inputs, also block scales
+    (DeepGEMM's recipe, torch._scaled_mm's 1x128 / 128x128 scaling):
+    ``scale_a`` of shape [M, ceil(K/128)] and ``scale_b`` of
+    [ceil(K/128), ceil(N/128)], f32, each K block's product scaled and
+    summed in f32.
     ``bias``: N elements of the output dtype. ``activation``: ``None``,
     ``"relu"``, ``"gelu"`` or ``"silu"``. ``chip``: tilec target (default:
     the device's, ``sm_90a`` on Hopper). ``artifacts``: directory of
@@ -577,6 +581,48 @@ def _scale_vector(op, scale, name, extent, other_axis):
         raise ArgumentError(f"{op}: {name} must be contiguous, got strides "
                             f"{tuple(info.strides)}")
     return info, 1.0
+
+
+_SCALE_BLOCK = 128  # tile.gemm's block scales: 1x128 (A), 128x128 (B)
+
+
+def _unit_stride_rows(op, info, name):
+    """``info``, or its copy (with torch) with unit stride along dimension
+    0 (the layout torch gives 1x128 / 128x128 scales) where it has another."""
+    if info.shape[0] == 1 or info.strides[0] == 1:
+        return info
+    if info.kind != "torch":
+        raise ArgumentError(f"{op}: {name} must have unit stride along dimension 0, got "
+                            f"strides {tuple(info.strides)}")
+    return describe(info.as_torch().t().contiguous().t(), name)
+
+
+def _block_scales(op, scale_a, scale_b, fp8, m, n, k):
+    """``(SA, SB, ldsa, ldsb)`` for block scales as torch._scaled_mm takes
+    them -- ``scale_a`` of shape [M, ceil(K/128)] (one scale per row and
+    128-wide K block), ``scale_b`` of [ceil(K/128), ceil(N/128)] (one per
+    128x128 block of b) -- or None for other scales. The kernel reads
+    scale_a's columns and scale_b's columns as rows (M and K blocks
+    contiguous, torch's layout of these scales); other strides are copied."""
+    if any(s is None or isinstance(s, (int, float)) for s in (scale_a, scale_b)):
+        return None
+    kb, nb = -(-k // _SCALE_BLOCK), -(-n // _SCALE_BLOCK)
+    SA, SB = describe(scale_a, "scale_a"), describe(scale_b, "scale_b")
+    if SA.ndim != 2 or SB.ndim != 2 or tuple(SB.shape) != (kb, nb) or (kb, nb) == (1, n):
+        return None  # row-wise (or wrong) scales: checked as such
+    if not fp8:
+        raise ArgumentError(f"{op}: block scales (scale_b of shape [{kb}, {nb}]) need float8 "
+                            f"inputs")
+    if tuple(SA.shape) != (m, kb):
+        raise ArgumentError(f"{op}: with a block scale_b of shape [{kb}, {nb}] (128x128 "
+                            f"blocks), scale_a must have shape [{m}, {kb}] (1x128 blocks), "
+                            f"got {list(SA.shape)}")
+    for name, info in (("scale_a", SA), ("scale_b", SB)):
+        if info.dtype != "f32":
+            raise DTypeError(f"{op}: {name} must be float32, got {info.dtype}")
+    SA = _unit_stride_rows(op, SA, "scale_a")
+    SB = _unit_stride_rows(op, SB, "scale_b")
+    return SA, SB, SA.strides[1] if kb > 1 else m, SB.strides[1] if nb > 1 else kb
 
 
 def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts, config,
@@ -653,8 +699,13 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         raise ArgumentError(f"{op}: an {A.dtype} b must be column-major (unit stride along K, "
                             f"e.g. w.t() of an N x K weight, as torch._scaled_mm takes it): "
                             f"{what} operands are read K-major; got strides {tuple(B.strides)}")
-    SA, fa = _scale_vector(op, scale_a, "scale_a", m, other_axis=1)
-    SB, fb = _scale_vector(op, scale_b, "scale_b", n, other_axis=0)
+    block = _block_scales(op, scale_a, scale_b, fp8, m, n, k)
+    if block is not None:
+        SA, SB, ldsa, ldsb = block
+        fa = fb = 1.0
+    else:
+        SA, fa = _scale_vector(op, scale_a, "scale_a", m, other_axis=1)
+        SB, fb = _scale_vector(op, scale_b, "scale_b", n, other_axis=0)
     if fa != 1.0 or fb != 1.0:
         alpha = (1.0 if alpha is None else float(alpha)) * fa * fb
     if O is not None:
@@ -668,9 +719,13 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
                    activation=activation, alpha=alpha is not None, beta=beta is not None,
                    precision=precision if A.dtype == "f32" else None,
                    b_dtype=B.dtype if B.dtype != A.dtype else None,
-                   scale_a=SA is not None, scale_b=SB is not None)
+                   scale_a=SA is not None, scale_b=SB is not None,
+                   block_scales=block is not None)
     if config is None:  # the per-shape-class dispatch
         config = gemm_shape_config(m, n, k, chip)
+        if block is not None and config and config.get("block_n", 0) > _SCALE_BLOCK:
+            # (a tile's columns share one 128-wide block of b's scales)
+            config = {f: v for f, v in config.items() if f != "block_n"} or None
     name = gemm_name(**variant) + gemm_config_suffix(config)
     launcher, meta = _resolve(op, name, lambda: gemm_source(**variant, config=config, name=name)[1],
                               chip, cubin_arch, directory, device_index)
@@ -695,6 +750,8 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         values["SA"] = SA
     if SB is not None:
         values["SB"] = SB
+    if block is not None:
+        values.update(KB=-(-k // _SCALE_BLOCK), NB=-(-n // _SCALE_BLOCK), ldsa=ldsa, ldsb=ldsb)
     described = {"A": "a", "B": "b", "C": "out", "bias": "bias", "SA": "scale_a",
                  "SB": "scale_b",
                  "lda": "the row stride of a (a.stride(0))",
