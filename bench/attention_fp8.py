@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""FP8 attention forward (examples/attention_block_fp8.mlir) on the GPU:
+correctness against a float64-accumulated reference over the dequantized
+inputs, and speed beside tilec's bf16 attention (examples/attention_block_bf16.mlir,
+the same algorithm in bf16) and torch's bf16 SDPA (cuDNN / flash).
+
+Build here (tilec): sm_90a (wgmma) and sm_89 (mma.sync m16n8k32, assembled
+for sm_90 so that it runs on the H200):
+
+    attention_fp8.py --build [--art .gpu/attn_fp8]
+
+Run there (torch, cuda.bindings):
+
+    attention_fp8.py --art .gpu/attn_fp8 --out OUT [--rounds 5]
+
+Inputs: q, k, v random (never zeros), quantized to e4m3 with per-tensor
+scales (amax / 448, FlashAttention-3's descales); V passed transposed
+(Vt [B, H, 128, S], rows padded to 16 bytes), O poisoned with NaN. The
+reference is softmax(q k^T / sqrt(d)) v over the dequantized inputs in
+float64. The error bound is set by P's quantization, which the kernel does
+by design: the same reference with P (the softmax numerators, before the
+division) rounded to e4m3, times 2, and at least 2^-7.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FP8 = os.path.join(ROOT, "examples", "attention_block_fp8.mlir")
+BF16 = os.path.join(ROOT, "examples", "attention_block_bf16.mlir")
+CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
+D = 128
+ODD = [(1, 1, 1), (1, 2, 127), (2, 3, 1000), (1, 4, 2049), (1, 2, 4096)]
+SPEED = [(4, 16, 4096), (2, 16, 8192), (1, 16, 16384)]
+
+
+def build(art, tilec):
+    for chip, arch in CHIPS.items():
+        for ex in (FP8, BF16):
+            subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
+                            "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
+        print("built", chip, flush=True)
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(art, "commit.txt"), "w") as f:
+        f.write(commit + ("+dirty" if dirty else "") + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", action="store_true")
+    ap.add_argument("--art", default=os.path.join(ROOT, ".gpu", "attn_fp8"))
+    ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    ap.add_argument("--out", default="out")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    if args.build:
+        return build(args.art, args.tilec)
+
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from block_programs import load, time_rounds
+
+    os.makedirs(args.out, exist_ok=True)
+    logf = open(os.path.join(args.out, "attention_fp8.log"), "w")
+
+    def log(m):
+        print(m, flush=True)
+        logf.write(m + "\n")
+
+    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
+                  commit=open(os.path.join(args.art, "commit.txt")).read().strip(),
+                  head_dim=D, correctness=[], speed=[])
+    e4m3 = torch.float8_e4m3fn
+
+    def quantize(x):
+        """(e4m3 tensor, descale): per-tensor scale amax / 448."""
+        descale = x.abs().max().float() / 448.0
+        return (x / descale).to(e4m3), descale.item()
+
+    def inputs(B, H, S, seed):
+        g = torch.Generator(device="cuda").manual_seed(seed)
+
+        def rnd():
+            x = torch.randn(B, H, S, D, device="cuda", generator=g)
+            return torch.where(x.abs() < 0.05, torch.full_like(x, 0.5), x)
+        (q8, dq), (k8, dk), (v8, dv) = quantize(rnd()), quantize(rnd()), quantize(rnd())
+        ldv = (S + 15) // 16 * 16
+        vt = torch.zeros(B, H, D, ldv, device="cuda", dtype=e4m3)
+        vt[..., :S] = v8.transpose(-1, -2)
+        o = torch.full((B, H, S, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+        return q8, k8, v8, vt, o, dq, dk, dv, ldv
+
+    def launch(kn, q8, k8, vt, o, dq, dk, dv, ldv):
+        B, H, S, _ = q8.shape
+        qk_scale = dq * dk / math.sqrt(D) * math.log2(math.e)
+        kn(q8, k8, vt, o, B, H, S, o.stride(0), o.stride(1), q8.stride(0), q8.stride(1),
+           vt.stride(0), vt.stride(1), ldv, qk_scale, dv)
+
+    def reference(q8, k8, v8, dq, dk, dv, quantize_p):
+        """float64 attention of the dequantized inputs, one (batch, head) at
+        a time; with quantize_p, P's numerators rounded to e4m3 first."""
+        out = torch.empty(q8.shape, device="cuda", dtype=torch.float64)
+        for b in range(q8.shape[0]):
+            for h in range(q8.shape[1]):
+                q = q8[b, h].double() * dq
+                k = k8[b, h].double() * dk
+                v = v8[b, h].double() * dv
+                s = q @ k.t() / math.sqrt(D)
+                p = torch.exp(s - s.max(dim=1, keepdim=True).values)
+                l = p.sum(dim=1, keepdim=True)
+                if quantize_p:
+                    p = p.float().to(e4m3).double()
+                out[b, h] = (p @ v) / l
+        return out
+
+    for chip in CHIPS:
+        kn = load(args.art, chip, "attention_block_fp8")
+        for i, (B, H, S) in enumerate(ODD):
+            q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 10 + i)
+            launch(kn, q8, k8, vt, o, dq, dk, dv, ldv)
+            torch.cuda.synchronize()
+            ref = reference(q8, k8, v8, dq, dk, dv, False)
+            emul = reference(q8, k8, v8, dq, dk, dv, True)
+            scale = ref.abs().max().item()
+            written = not torch.isnan(o.float()).any().item()
+            err = (o.double() - ref).abs().max().item() / scale if written else float("inf")
+            emul_err = (emul - ref).abs().max().item() / scale
+            bound = max(2 * emul_err, 2.0 ** -7)
+            ok = bool(written and err <= bound)
+            result["correctness"].append(dict(chip=chip, shape=[B, H, S, D], max_rel_err=err,
+                                              p_quantization_err=emul_err, bound=bound,
+                                              written=written, ok=ok))
+            log(f"{'ok  ' if ok else 'FAIL'} {chip} B={B} H={H} S={S} err={err:.2e} "
+                f"(P in e4m3: {emul_err:.2e}, bound {bound:.2e})")
+
+    fp8 = load(args.art, "sm_90a", "attention_block_fp8")
+    bf16 = load(args.art, "sm_90a", "attention_block_bf16")
+    for B, H, S in SPEED:
+        q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 1)
+        qb, kb, vb = (x.to(torch.bfloat16) for x in (q8, k8, v8))
+        ob = torch.empty_like(qb)
+        scale = 1.0 / math.sqrt(D) * math.log2(math.e)
+        fns = {"tilec_fp8": lambda: launch(fp8, q8, k8, vt, o, dq, dk, dv, ldv),
+               "tilec_bf16": lambda: bf16(qb, kb, vb, ob, B, H, S, qb.stride(0), qb.stride(1),
+                                          scale),
+               "torch_sdpa_bf16": lambda: torch.nn.functional.scaled_dot_product_attention(
+                   qb, kb, vb)}
+        ms = time_rounds(fns, args.rounds)
+        flops = 4.0 * B * H * S * S * D
+        tf = {k: round(flops / v / 1e9, 1) for k, v in ms.items()}
+        row = dict(shape=[B, H, S, D], tflops=tf,
+                   fp8_vs_tilec_bf16=round(tf["tilec_fp8"] / tf["tilec_bf16"], 3),
+                   fp8_vs_sdpa_bf16=round(tf["tilec_fp8"] / tf["torch_sdpa_bf16"], 3))
+        result["speed"].append(row)
+        log(json.dumps(row))
+    sass = subprocess.run(["cuobjdump", "-sass", os.path.join(args.art, "sm_90a",
+                                                            "attention_block_fp8.cubin")],
+                          capture_output=True, text=True).stdout
+    result["sass_qgmma"] = sorted(set(w for w in sass.split() if w.startswith("QGMMA")))
+    log(" ".join(result["sass_qgmma"]))
+    bad = [r for r in result["correctness"] if not r["ok"]]
+    log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")
+    json.dump(result, open(os.path.join(args.out, "attention_fp8.json"), "w"), indent=1)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
