@@ -503,20 +503,44 @@ static LogicalResult planSharedMemory(KernelOp kernel,
     placed.push_back({begin, end, offset, bytes});
     total = std::max(total, offset + bytes);
   });
+  // Scratch areas past the buffers live at their position; a warp-local
+  // conversion's (isWarpLocalConversion: it synchronizes only its warp)
+  // also past every other scratch area at that position, so that no other
+  // warp's exchange can touch it. Copies of one conversion (same types, as
+  // the loops split from one share) use one area: each warp only ever
+  // touches its own part of it.
   SmallVector<Placed> scratches;
-  kernel.walk([&](Operation *op) {
+  DenseMap<std::tuple<Type, Type, int64_t>, int64_t> warpLocalOffsets;
+  auto placeScratch = [&](Operation *op, bool warpLocal) {
     int64_t bytes = getScratchBytes(op);
-    if (bytes == 0)
+    if (bytes == 0 || isWarpLocalConversion(op) != warpLocal)
       return;
     int64_t at = position[getAncestorIn(&body, op)];
+    std::tuple<Type, Type, int64_t> key = {
+        op->getOperand(0).getType(), op->getResult(0).getType(), at};
+    if (warpLocal) {
+      if (auto it = warpLocalOffsets.find(key); it != warpLocalOffsets.end()) {
+        op->setAttr(kScratchOffsetAttr, b.getI64IntegerAttr(it->second));
+        return;
+      }
+    }
     int64_t offset = 0;
     for (const Placed &p : placed)
       if (p.begin <= at && at <= p.end)
         offset = std::max<int64_t>(offset, llvm::alignTo(p.offset + p.bytes, 16));
+    if (warpLocal) {
+      for (const Placed &p : scratches)
+        if (p.begin == at)
+          offset =
+              std::max<int64_t>(offset, llvm::alignTo(p.offset + p.bytes, 16));
+      warpLocalOffsets[key] = offset;
+    }
     op->setAttr(kScratchOffsetAttr, b.getI64IntegerAttr(offset));
     scratches.push_back({at, at, offset, bytes});
     total = std::max(total, offset + bytes);
-  });
+  };
+  kernel.walk([&](Operation *op) { placeScratch(op, /*warpLocal=*/false); });
+  kernel.walk([&](Operation *op) { placeScratch(op, /*warpLocal=*/true); });
   placed.append(scratches);
   separateReusedMemory(body, placed);
   if (total > target.maxSmemPerBlock)

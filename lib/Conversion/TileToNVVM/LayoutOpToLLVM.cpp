@@ -22,6 +22,7 @@
 #include "Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -245,8 +246,17 @@ Value ConvertLayoutOpLowering::convertThroughSharedMemory(
   SmallVector<Value> dstThread = emitThreadCoord(b, loc, dst, ids);
   SmallVector<Value> elems = unpackVector(b, loc, vals);
 
-  // Earlier users of the scratch area must be done before it is rewritten.
-  emitBarrier(b, loc, op);
+  // Earlier users of the scratch area must be done before it is rewritten:
+  // the block's (or warp group's) threads, or for a warp-local conversion,
+  // which has the area to itself, the warp's lanes.
+  bool warpLocal = isWarpLocalConversion(op);
+  auto sync = [&] {
+    if (warpLocal)
+      NVVM::SyncWarpOp::create(b, loc, i32Val(b, loc, -1));
+    else
+      emitBarrier(b, loc, op);
+  };
+  sync();
   auto writeAll = [&](OpBuilder &w, Location l) {
     for (unsigned r = 0; r < src.getNumRegs(); ++r) {
       Value idx = linearIndex(w, l, srcThread, src.getRegCoord(r), strides);
@@ -262,7 +272,7 @@ Value ConvertLayoutOpLowering::convertThroughSharedMemory(
   } else {
     writeAll(b, loc);
   }
-  emitBarrier(b, loc, op);
+  sync();
   SmallVector<Value> result;
   for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
     Value idx = linearIndex(b, loc, dstThread, dst.getRegCoord(r), strides);

@@ -335,6 +335,22 @@ void mlir::tilec::emitBarrier(OpBuilder &b, Location loc, Operation *op) {
                           NVVM::BarrierReductionAttr(), Value());
 }
 
+bool mlir::tilec::isWarpLocalConversion(Operation *op) {
+  auto cvt = dyn_cast<tile::ConvertLayoutOp>(op);
+  if (!cvt)
+    return false;
+  auto srcType = cast<RankedTensorType>(cvt.getSrc().getType());
+  auto dstType = cast<RankedTensorType>(cvt.getType());
+  if (!tile::getDistributedLayout(srcType) ||
+      !tile::getDistributedLayout(dstType))
+    return false;
+  tile::LinearLayout src = tile::getLinearLayout(srcType);
+  tile::LinearLayout dst = tile::getLinearLayout(dstType);
+  using In = tile::LinearLayout::In;
+  return !isRegisterPermutation(src, dst) &&
+         src.getBases(In::Warp) == dst.getBases(In::Warp);
+}
+
 Value mlir::tilec::emitIsLeaderThread(OpBuilder &b, Location loc,
                                       Operation *op) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());

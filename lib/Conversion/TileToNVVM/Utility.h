@@ -162,6 +162,14 @@ ExecGroup getExecGroup(Operation *op);
 /// named barrier inside tile.warp_specialize regions.
 void emitBarrier(OpBuilder &b, Location loc, Operation *op);
 
+/// True for a tile.convert_layout between distributed layouts that is not a
+/// register permutation but keeps every element in its warp (the same warp
+/// bases): its round trip through shared memory touches only its warp's
+/// part of the staging area. Such conversions get a staging area of their
+/// own (planSharedMemory) and synchronize with bar.warp.sync, not with the
+/// other warps.
+bool isWarpLocalConversion(Operation *op);
+
 /// i1: this thread is the one that issues single-thread operations (TMA
 /// copies, expect-tx arrivals) for the threads executing `op`.
 Value emitIsLeaderThread(OpBuilder &b, Location loc, Operation *op);

@@ -191,3 +191,42 @@ tile.kernel @wgmma_ss_fp8(%a: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %b: !
   tile.store %r, %vc[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// An 8-bit register operand computed from a dot (P of an FP8 attention:
+// S = Q Kᵀ, P = exp2(S) in e4m3, O = P V): P keeps the accumulator layout
+// through exp2 and the truncation, and is converted to the wgmma A operand
+// layout as an e4m3 tile, right at the dot (a quarter of the bytes of the
+// f32 values).
+
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-DAG: #[[$AOP:.+]] = #tile.dot_operand<opIdx = 0, parent = #[[$MMA]], kWidth = 4>
+// CHECK-LABEL: tile.kernel @wgmma_rs_fp8_from_dot
+// CHECK: math.exp2 {{.*}} : tensor<64x128xf32, #[[$MMA]]>
+// CHECK: %[[P:.+]] = arith.truncf {{.*}} to tensor<64x128xf8E4M3FN, #[[$MMA]]>
+// CHECK: %[[PA:.+]] = tile.convert_layout %[[P]] : tensor<64x128xf8E4M3FN, #[[$MMA]]> -> tensor<64x128xf8E4M3FN, #[[$AOP]]>
+// CHECK: tile.dot %[[PA]]
+// CHECK-NOT: tile.convert_layout {{.*}}f32
+tile.kernel @wgmma_rs_fp8_from_dot(%q: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %vt: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %o: !tile.ptr<f32>, %n: i32 {tile.divisibility = 128 : i64}) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c128 = arith.constant 128 : i32
+  %vq = tile.make_view %q[%n, %n] strides [%n, 1] : !tile.ptr<f8E4M3FN>
+  %vv = tile.make_view %vt[%n, %n] strides [%n, 1] : !tile.ptr<f8E4M3FN>
+  %vo = tile.make_view %o[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %tq = tile.load %vq[%c0, %c0] : !tile.view<?x?xf8E4M3FN, strides = [?, 1]> -> tensor<64x128xf8E4M3FN>
+  %z = arith.constant dense<0.0> : tensor<64x128xf32>
+  %r = scf.for %k = %c0 to %n step %c128 iter_args(%acc = %z) -> (tensor<64x128xf32>) : i32 {
+    %tk = tile.load %vq[%k, %c0] : !tile.view<?x?xf8E4M3FN, strides = [?, 1]> -> tensor<128x128xf8E4M3FN>
+    %kt = tile.trans %tk : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %s = tile.dot %tq, %kt, %z : tensor<64x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<64x128xf32>
+    %e = math.exp2 %s : tensor<64x128xf32>
+    %p = arith.truncf %e : tensor<64x128xf32> to tensor<64x128xf8E4M3FN>
+    %tvt = tile.load %vv[%c0, %k] : !tile.view<?x?xf8E4M3FN, strides = [?, 1]> -> tensor<128x128xf8E4M3FN>
+    %tv = tile.trans %tvt : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %d = tile.dot %p, %tv, %acc : tensor<64x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %r, %vo[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}

@@ -667,6 +667,15 @@ void LayoutAssignment::visit(Operation *op) {
     return;
   for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
     Attribute required = getRequiredLayout(op, i);
+    // An 8-bit register operand of a dot (P of an FP8 attention) keeps the
+    // layout its computation has: the conversion to the operand layout is
+    // then made on the 8-bit tile at the dot, not on the f32 values the
+    // computation would otherwise be pulled into (4x the data moved).
+    if (isa_and_nonnull<DotOperandEncodingAttr>(required) &&
+        getBitWidth(cast<RankedTensorType>(op->getOperand(i).getType())
+                        .getElementType()) == 8 &&
+        dotDependent.contains(op->getOperand(i)))
+      continue;
     // tile.trans produces blocked layouts only (the transpose of its
     // source's); other requirements are met by a conversion after it.
     if (op->getOperand(i).getDefiningOp<TransOp>() &&
