@@ -516,8 +516,8 @@ static LogicalResult planSharedMemory(KernelOp kernel,
     if (bytes == 0 || isWarpLocalConversion(op) != warpLocal)
       return;
     int64_t at = position[getAncestorIn(&body, op)];
-    std::tuple<Type, Type, int64_t> key = {
-        op->getOperand(0).getType(), op->getResult(0).getType(), at};
+    std::tuple<Type, Type, int64_t> key = {op->getOperand(0).getType(),
+                                           op->getResult(0).getType(), at};
     if (warpLocal) {
       if (auto it = warpLocalOffsets.find(key); it != warpLocalOffsets.end()) {
         op->setAttr(kScratchOffsetAttr, b.getI64IntegerAttr(it->second));

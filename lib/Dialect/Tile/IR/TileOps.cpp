@@ -1447,9 +1447,9 @@ static LogicalResult verifyBlockScales(GemmOp op, ViewType a, ViewType c) {
              << st;
     if (!compatibleDim(st.getShape()[0], rows) ||
         !compatibleDim(st.getShape()[1], cols))
-      return op.emitOpError("") << name << " is " << st.getShape()[0] << "x"
-                                << st.getShape()[1] << ", expected "
-                                << expected << " = " << rows << "x" << cols;
+      return op.emitOpError("")
+             << name << " is " << st.getShape()[0] << "x" << st.getShape()[1]
+             << ", expected " << expected << " = " << rows << "x" << cols;
   }
   return success();
 }

@@ -361,6 +361,19 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
   StoreOp::create(b, out, cv, ValueRange{m0, n0}, Value());
 }
 
+/// The A and B tiles of K step `k` (zero past the views' sizes).
+static std::pair<Value, Value> loadOperandTiles(ImplicitLocOpBuilder &b,
+                                                Value a, Value bv,
+                                                RankedTensorType aTile,
+                                                RankedTensorType bTile,
+                                                Value m0, Value n0, Value k) {
+  Value ta =
+      LoadOp::create(b, aTile, a, ValueRange{m0, k}, Value(), Padding::Zero);
+  Value tb =
+      LoadOp::create(b, bTile, bv, ValueRange{k, n0}, Value(), Padding::Zero);
+  return {ta, tb};
+}
+
 /// The K loop of a GEMM: result 0 is the sum of the K steps' products.
 static scf::ForOp emitGemmLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
                                Value bv, Value K, Value m0, Value n0,
@@ -370,10 +383,7 @@ static scf::ForOp emitGemmLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
       b, constI32(b, 0), K, constI32(b, c.blockK), ValueRange{zero},
       [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
         ImplicitLocOpBuilder lb(loc, ob);
-        Value ta = LoadOp::create(lb, aTile, a, ValueRange{m0, k}, Value(),
-                                  Padding::Zero);
-        Value tb = LoadOp::create(lb, bTile, bv, ValueRange{k, n0}, Value(),
-                                  Padding::Zero);
+        auto [ta, tb] = loadOperandTiles(lb, a, bv, aTile, bTile, m0, n0, k);
         Value d = DotOp::create(lb, zero.getType(), ta, tb, iters[0],
                                 op.getPrecision());
         scf::YieldOp::create(lb, d);
@@ -387,10 +397,11 @@ static scf::ForOp emitGemmLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
 /// block), and is added to the f32 sum in one FMA. The scales of the next
 /// step are loaded one step ahead (zero past the last block), so that
 /// their latency hides behind the step's wgmma. Result 0 is the sum.
-static scf::ForOp emitBlockScaledLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
-                                 Value bv, Value K, Value m0, Value n0,
-                                 RankedTensorType aTile, RankedTensorType bTile,
-                                 Value zero, const GemmConfig &c) {
+static scf::ForOp emitBlockScaledLoop(ImplicitLocOpBuilder &b, GemmOp op,
+                                      Value a, Value bv, Value K, Value m0,
+                                      Value n0, RankedTensorType aTile,
+                                      RankedTensorType bTile, Value zero,
+                                      const GemmConfig &c) {
   Value block = constI32(b, GemmOp::kScaleBlock);
   Value nb = arith::DivSIOp::create(b, n0, block);
   auto f32 = b.getF32Type();
@@ -407,18 +418,14 @@ static scf::ForOp emitBlockScaledLoop(ImplicitLocOpBuilder &b, GemmOp op, Value 
   auto [sa0, sb0] = loadScales(b, constI32(b, 0));
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
   auto loop = scf::ForOp::create(
-      b, constI32(b, 0), K, constI32(b, c.blockK),
-      ValueRange{zero, sa0, sb0},
+      b, constI32(b, 0), K, constI32(b, c.blockK), ValueRange{zero, sa0, sb0},
       [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
         ImplicitLocOpBuilder lb(loc, ob);
-        Value ta = LoadOp::create(lb, aTile, a, ValueRange{m0, k}, Value(),
-                                  Padding::Zero);
-        Value tb = LoadOp::create(lb, bTile, bv, ValueRange{k, n0}, Value(),
-                                  Padding::Zero);
+        auto [ta, tb] = loadOperandTiles(lb, a, bv, aTile, bTile, m0, n0, k);
         auto [saNext, sbNext] = loadScales(
             lb, arith::AddIOp::create(lb, k, constI32(lb, c.blockK)));
-        Value d = DotOp::create(lb, zero.getType(), ta, tb, zero,
-                                op.getPrecision());
+        Value d =
+            DotOp::create(lb, zero.getType(), ta, tb, zero, op.getPrecision());
         Value rowScale = arith::MulFOp::create(
             lb, iters[1], BroadcastOp::create(lb, rows, iters[2]));
         Value sum = math::FmaOp::create(

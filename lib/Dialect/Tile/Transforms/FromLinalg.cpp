@@ -109,8 +109,8 @@ static bool isHalfType(Type t) { return t.isBF16() || t.isF16(); }
 /// True for the output element types tile.gemm stores.
 static bool isGemmOutputType(Type t) { return isHalfType(t) || t.isF32(); }
 
-/// If `v` is a `linalg.fill` of +-0.0 (or integer 0), returns the filled tensor (the fill's
-/// destination), whose contents then do not matter.
+/// If `v` is a `linalg.fill` of +-0.0 (or integer 0), returns the filled tensor
+/// (the fill's destination), whose contents then do not matter.
 static Value getZeroFillDest(Value v) {
   auto fill = v.getDefiningOp<linalg::FillOp>();
   if (!fill || !fill.hasPureTensorSemantics())
@@ -996,9 +996,8 @@ static void rewriteAttention(PatternRewriter &rewriter, Operation *anchor,
   Extent kvStride = batchStride("stride_kv", k, seqKv);
 
   SmallVector<int64_t> batchArgs;
-  OutlinedKernel kernel =
-      outlineReplacing(rewriter, anchor, "attention", sig, plan.result,
-                       batchArgs);
+  OutlinedKernel kernel = outlineReplacing(rewriter, anchor, "attention", sig,
+                                           plan.result, batchArgs);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(&kernel.kernel.getBody().front());
   Location loc = anchor->getLoc();
@@ -1292,9 +1291,8 @@ static Value outlineTranspose(PatternRewriter &rewriter, Operation *anchor,
 
   // ceildiv(R, 64) * ceildiv(C, 64) programs, row tiles outer.
   SmallVector<int64_t> params;
-  AffineExpr grid =
-      kernel.getExtentExpr(rows, params).ceilDiv(kTransposeTile) *
-      kernel.getExtentExpr(cols, params).ceilDiv(kTransposeTile);
+  AffineExpr grid = kernel.getExtentExpr(rows, params).ceilDiv(kTransposeTile) *
+                    kernel.getExtentExpr(cols, params).ceilDiv(kTransposeTile);
   kernel.kernel.setGridRule(
       AffineMap::get(0, params.size(), grid, rewriter.getContext()), params);
 
@@ -1304,8 +1302,8 @@ static Value outlineTranspose(PatternRewriter &rewriter, Operation *anchor,
   Value xv = kernel.makeView(b, loc, x, {rows, cols}, {cols, one});
   Value yv = kernel.makeView(b, loc, y, {cols, rows}, {rows, one});
   Value side = arith::ConstantIntOp::create(b, kTransposeTile, 32);
-  Value colTiles = arith::CeilDivSIOp::create(
-      b, kernel.getExtentValue(b, loc, cols), side);
+  Value colTiles =
+      arith::CeilDivSIOp::create(b, kernel.getExtentValue(b, loc, cols), side);
   Value pid = ProgramIdOp::create(b, Dim::X);
   Value r0 =
       arith::MulIOp::create(b, arith::DivSIOp::create(b, pid, colTiles), side);
