@@ -448,9 +448,6 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   Type bType = op.getB().getType().getElementType();
 
   ImplicitLocOpBuilder b(op.getLoc(), op);
-  auto cst = [&](int64_t v) -> Value {
-    return arith::ConstantIntOp::create(b, v, 32);
-  };
   Value a = op.getA(), bv = op.getB(), cv = op.getC();
   Value M = getViewSize(b, a, 0), K = getViewSize(b, a, 1);
   Value N = getViewSize(b, cv, 1);
