@@ -31,6 +31,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from artifact_record import open_log, read_commit, stamp_commit  # noqa: E402
 FP8 = os.path.join(ROOT, "examples", "attention_block_fp8.mlir")
 BF16 = os.path.join(ROOT, "examples", "attention_block_bf16.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
@@ -45,12 +47,7 @@ def build(art, tilec):
             subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
         print("built", chip, flush=True)
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    with open(os.path.join(art, "commit.txt"), "w") as f:
-        f.write(commit + ("+dirty" if dirty else "") + "\n")
+    stamp_commit(art)
 
 
 def main():
@@ -69,15 +66,10 @@ def main():
     sys.path.insert(0, os.path.join(ROOT, "python"))
     from block_programs import load, time_rounds
 
-    os.makedirs(args.out, exist_ok=True)
-    logf = open(os.path.join(args.out, "attention_fp8.log"), "w")
-
-    def log(m):
-        print(m, flush=True)
-        logf.write(m + "\n")
+    log = open_log(args.out, "attention_fp8.log")
 
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=open(os.path.join(args.art, "commit.txt")).read().strip(),
+                  commit=read_commit(args.art),
                   head_dim=D, correctness=[], speed=[])
     e4m3 = torch.float8_e4m3fn
 

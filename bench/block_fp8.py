@@ -53,6 +53,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from artifact_record import open_log, read_commit, stamp_commit  # noqa: E402
 EXAMPLE = os.path.join(ROOT, "examples", "gemm_block_fp8.mlir")
 QUANTIZE = os.path.join(ROOT, "examples", "quantize_fp8.mlir")
 NAMED = os.path.join(ROOT, "examples", "scaled_mm_fp8.mlir")
@@ -75,12 +77,7 @@ def build(art, tilec):
             subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
         print("built", chip, flush=True)
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    with open(os.path.join(art, "commit.txt"), "w") as f:
-        f.write(commit + ("+dirty" if dirty else "") + "\n")
+    stamp_commit(art)
 
 
 def round16(x):
@@ -461,19 +458,13 @@ def main():
     sys.path.insert(0, os.path.join(ROOT, "python"))
     from block_programs import load, time_rounds
 
-    os.makedirs(args.out, exist_ok=True)
-    logf = open(os.path.join(args.out, "block_fp8.log"), "w")
-
-    def log(m):
-        print(m, flush=True)
-        logf.write(m + "\n")
+    log = open_log(args.out, "block_fp8.log")
 
     kernels = {(chip, name): load(args.art, chip, name)
                for chip in CHIPS for name in ("scaled_linear_block_fp8", "scaled_linear_block_fp8_promoted",
                              "linear_block_e4m3_e5m2", "scaled_mm_fp8")}
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=open(os.path.join(args.art, "commit.txt")).read().strip()
-                  if os.path.exists(os.path.join(args.art, "commit.txt")) else None,
+                  commit=read_commit(args.art),
                   correctness=[], speed=[])
     one = torch.ones((), device="cuda")
     if args.only:

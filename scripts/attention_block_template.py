@@ -4,6 +4,10 @@ template at head dim 128 (test/Examples/attention-block-template.test keeps
 them equal), and the GPU benchmarks compile it at head dims 64 and 128.
 
     python3 scripts/attention_block_template.py > examples/attention_block_bf16.mlir
+    python3 scripts/attention_block_template.py --fp8 > examples/attention_block_fp8.mlir
+
+With --fp8, the same algorithm on e4m3 inputs (FlashAttention-3's FP8
+recipe): examples/attention_block_fp8.mlir, also kept equal by the test.
 """
 
 import sys
@@ -40,25 +44,24 @@ HEADER = """\
 """
 
 KERNEL = """\
-tile.kernel @{name}(%Q: !tile.ptr<bf16> {{tile.align = 16 : i64}},
-    %K: !tile.ptr<bf16> {{tile.align = 16 : i64}},
-    %V: !tile.ptr<bf16> {{tile.align = 16 : i64}},
+tile.kernel @{name}(%Q: !tile.ptr<{T}> {{tile.align = 16 : i64}},
+    %K: !tile.ptr<{T}> {{tile.align = 16 : i64}},
+    %V: !tile.ptr<{T}> {{tile.align = 16 : i64}},
     %O: !tile.ptr<bf16> {{tile.align = 16 : i64}},
     %B: i32, %H: i32, %S: i32,
     %sb: i32 {{tile.divisibility = 8 : i64}},
     %sh: i32 {{tile.divisibility = 8 : i64}},
-    %qk_scale: f32)
+{input_strides}    %qk_scale: f32{v_descale})
     grid(ceildiv(%S, {M}), %H, %B) warps({W}){schedule} {{
   %c0 = arith.constant 0 : i32
 {consts}  %mb = tile.program_id x
   %h = tile.program_id y
   %b = tile.program_id z
   %m0 = arith.muli %mb, %c{M} : i32
-  %q = tile.make_view %Q[%B, %H, %S, {D}] strides [%sb, %sh, {D}, 1] : !tile.ptr<bf16>
-  %k = tile.make_view %K[%B, %H, %S, {D}] strides [%sb, %sh, {D}, 1] : !tile.ptr<bf16>
-  %v = tile.make_view %V[%B, %H, %S, {D}] strides [%sb, %sh, {D}, 1] : !tile.ptr<bf16>
-  %o = tile.make_view %O[%B, %H, %S, {D}] strides [%sb, %sh, {D}, 1] : !tile.ptr<bf16>
-  %tq = tile.load %q[%b, %h, %m0, %c0] : {view} -> tensor<{M}x{D}xbf16>
+  %q = tile.make_view %Q[%B, %H, %S, {D}] strides [{sbq}, {shq}, {D}, 1] : !tile.ptr<{T}>
+  %k = tile.make_view %K[%B, %H, %S, {D}] strides [{sbq}, {shq}, {D}, 1] : !tile.ptr<{T}>
+{v_view}  %o = tile.make_view %O[%B, %H, %S, {D}] strides [%sb, %sh, {D}, 1] : !tile.ptr<bf16>
+  %tq = tile.load %q[%b, %h, %m0, %c0] : {in_view} -> tensor<{M}x{D}x{T}>
 {bounds}  %cols = tile.range 0 to {N} : tensor<{N}xi32>
   %sb2 = tile.splat %S : tensor<{M}x{N}xi32>
   %scale = tile.splat %qk_scale : tensor<{M}x{N}xf32>
@@ -71,10 +74,9 @@ tile.kernel @{name}(%Q: !tile.ptr<bf16> {{tile.align = 16 : i64}},
   %res:3 = scf.for %n = %c0 to {end} step %c{N}
       iter_args(%acc = %acc0, %m_i = %m_init, %l_i = %l_init)
       -> (tensor<{M}x{D}xf32>, tensor<{M}xf32>, tensor<{M}xf32>) : i32 {{
-    %tk = tile.load %k[%b, %h, %n, %c0] : {view} -> tensor<{N}x{D}xbf16>
-    %tv = tile.load %v[%b, %h, %n, %c0] : {view} -> tensor<{N}x{D}xbf16>
-    %kt = tile.trans %tk : tensor<{N}x{D}xbf16> -> tensor<{D}x{N}xbf16>
-    %s = tile.dot %tq, %kt, %s0 : tensor<{M}x{D}xbf16>, tensor<{D}x{N}xbf16> -> tensor<{M}x{N}xf32>
+    %tk = tile.load %k[%b, %h, %n, %c0] : {in_view} -> tensor<{N}x{D}x{T}>
+{v_load}    %kt = tile.trans %tk : tensor<{N}x{D}x{T}> -> tensor<{D}x{N}x{T}>
+    %s = tile.dot %tq, %kt, %s0 : tensor<{M}x{D}x{T}>, tensor<{D}x{N}x{T}> -> tensor<{M}x{N}xf32>
     %edge = arith.cmpi sge, %n, %full : i32
     %sm = scf.if %edge -> (tensor<{M}x{N}xf32>) {{
       %ns = tile.splat %n : tensor<{N}xi32>
@@ -102,12 +104,11 @@ tile.kernel @{name}(%Q: !tile.ptr<bf16> {{tile.align = 16 : i64}},
     %a2 = tile.expand_dims %alpha axis = 1 : tensor<{M}xf32> -> tensor<{M}x1xf32>
     %ab = tile.broadcast %a2 : tensor<{M}x1xf32> -> tensor<{M}x{D}xf32>
     %acc_scaled = arith.mulf %acc, %ab : tensor<{M}x{D}xf32>
-    %pb = arith.truncf %p : tensor<{M}x{N}xf32> to tensor<{M}x{N}xbf16>
-    %acc_new = tile.dot %pb, %tv, %acc_scaled : tensor<{M}x{N}xbf16>, tensor<{N}x{D}xbf16> -> tensor<{M}x{D}xf32>
+    %pb = arith.truncf %p : tensor<{M}x{N}xf32> to tensor<{M}x{N}x{T}>
+    %acc_new = tile.dot %pb, %tv, %acc_scaled : tensor<{M}x{N}x{T}>, tensor<{N}x{D}x{T}> -> tensor<{M}x{D}xf32>
     scf.yield %acc_new, %m_new, %l_new : tensor<{M}x{D}xf32>, tensor<{M}xf32>, tensor<{M}xf32>
   }}
-  %one = arith.constant dense<1.0> : tensor<{M}xf32>
-  %inv = arith.divf %one, %res#2 : tensor<{M}xf32>
+{numerator}  %inv = arith.divf {num}, %res#2 : tensor<{M}xf32>
   %i2 = tile.expand_dims %inv axis = 1 : tensor<{M}xf32> -> tensor<{M}x1xf32>
   %ib = tile.broadcast %i2 : tensor<{M}x1xf32> -> tensor<{M}x{D}xf32>
   %out = arith.mulf %res#0, %ib : tensor<{M}x{D}xf32>
@@ -138,6 +139,52 @@ CAUSAL_BOUNDS = """\
   %qib = tile.broadcast %qi2 : tensor<{M}x1xi32> -> tensor<{M}x{N}xi32>
 """
 
+#: bf16 inputs: V [batch, heads, seq, D] like Q and K, and 1 / l at the end.
+BF16 = dict(T="bf16", input_strides="", v_descale="", sbq="%sb", shq="%sh",
+            v_view="""\
+  %v = tile.make_view %V[%B, %H, %S, {D}] strides [%sb, %sh, {D}, 1] : !tile.ptr<bf16>
+""",
+            v_load="""\
+    %tv = tile.load %v[%b, %h, %n, %c0] : {in_view} -> tensor<{N}x{D}xbf16>
+""",
+            numerator="""\
+  %one = arith.constant dense<1.0> : tensor<{M}xf32>
+""", num="%one")
+
+#: e4m3 inputs (FlashAttention-3's FP8 recipe): Q and K with strides of their
+#: own, V transposed (Vt [batch, heads, D, seq], rows ldv apart) so that
+#: tile.trans of its tile folds into the K-major view FP8 wgmma reads, and
+#: v_descale / l at the end (q_descale * k_descale are in qk_scale).
+FP8 = dict(T="f8E4M3FN", v_descale=", %v_descale: f32", sbq="%sbq", shq="%shq",
+           input_strides="".join(f"    %{p}: i32 {{{{tile.divisibility = 16 : i64}}}},\n"
+                                 for p in ("sbq", "shq", "sbv", "shv", "ldv")),
+           v_view="""\
+  %vt = tile.make_view %V[%B, %H, {D}, %S] strides [%sbv, %shv, %ldv, 1] : !tile.ptr<f8E4M3FN>
+""",
+           v_load="""\
+    %tvt = tile.load %vt[%b, %h, %c0, %n] : !tile.view<?x?x{D}x?xf8E4M3FN, strides = [?, ?, ?, 1]> -> tensor<{D}x{N}xf8E4M3FN>
+    %tv = tile.trans %tvt : tensor<{D}x{N}xf8E4M3FN> -> tensor<{N}x{D}xf8E4M3FN>
+""",
+           numerator="""\
+  %vds = tile.splat %v_descale : tensor<{M}xf32>
+""", num="%vds")
+
+FP8_HEADER = """\
+// FP8 attention forward as a block program (FlashAttention-3's FP8
+// recipe): Q, K and V in e4m3 with per-tensor descales, S = Q Kᵀ and
+// O = P V on FP8 wgmma (k32), P quantized to e4m3 (cvt.rn.satfinite) after
+// the online softmax, and V read K-major: FP8 wgmma has no transpose, so V
+// comes transposed, Vt [batch, heads, {D}, seq] (seq contiguous, rows
+// ldv apart), and tile.trans of its tile folds into a K-major view for TMA.
+// The descales: q_descale * k_descale folds into qk_scale (with log2(e) /
+// sqrt(d)), v_descale into the final 1 / l. O is bf16 [batch, heads, seq,
+// {D}]. Otherwise the algorithm of attention_block_bf16.mlir, and the same
+// schedule on sm_90a: TMA rings, P·V with P from registers (RS), the
+// softmax of one block beside the P·V of the previous one, a producer
+// warpgroup. Keys past the sequence get -inf. Generated by
+// scripts/attention_block_template.py --fp8.
+"""
+
 KEEP = """\
       %keep = arith.cmpi slt, %kjb, %sb2 : tensor<{M}x{N}xi32>
 """
@@ -150,21 +197,28 @@ CAUSAL_KEEP = """\
 
 
 def attention_block_source(head_dim=128, causal=False, name=None, schedule="",
-                           block_m=128, block_n=128, warps=8):
+                           block_m=128, block_n=128, warps=8, fp8=False):
     """One kernel's text; `schedule` is the knobs of schedule<...>, if any.
     `block_m` queries per program, `block_n` keys per loop step (block_m must
     be a multiple of block_n: the causal loop ends at the block's last query)
-    and `warps` are the tile choices a user would tune per chip."""
+    and `warps` are the tile choices a user would tune per chip. `fp8`: e4m3
+    inputs (the FP8 dict above), else bf16."""
     if block_m % block_n:
         raise ValueError("block_m must be a multiple of block_n")
+    dtype = "fp8" if fp8 else "bf16"
     if name is None:
-        name = "attention_block_causal_bf16" if causal else "attention_block_bf16"
+        name = f"attention_block_causal_{dtype}" if causal else f"attention_block_{dtype}"
+    inputs = FP8 if fp8 else BF16
     view = f"!tile.view<?x?x?x{head_dim}xbf16, strides = [?, ?, {head_dim}, 1]>"
+    in_view = (f"!tile.view<?x?x?x{head_dim}x{inputs['T']}, strides = [?, ?, {head_dim}, 1]>")
     sizes = dict(M=block_m, N=block_n)
     consts = "".join(f"  %c{v} = arith.constant {v} : i32\n"
                      for v in sorted({block_m, block_n}, reverse=True))
+    parts = {k: v.format(D=head_dim, in_view=in_view, **sizes) if "\n" in v else v
+             for k, v in inputs.items()}
     return KERNEL.format(
-        name=name, D=head_dim, view=view, W=warps, consts=consts, **sizes,
+        name=name, D=head_dim, view=view, in_view=in_view, W=warps, consts=consts,
+        **sizes, **parts,
         schedule=f" schedule<{schedule}>" if schedule else "",
         bounds=(CAUSAL_BOUNDS if causal else BOUNDS).format(**sizes),
         keep=(CAUSAL_KEEP if causal else KEEP).format(**sizes),
@@ -176,5 +230,9 @@ def example(head_dim=128):
             attention_block_source(head_dim, causal=True))
 
 
+def example_fp8(head_dim=128):
+    return FP8_HEADER.format(D=head_dim) + attention_block_source(head_dim, fp8=True)
+
+
 if __name__ == "__main__":
-    sys.stdout.write(example())
+    sys.stdout.write(example_fp8() if "--fp8" in sys.argv[1:] else example())

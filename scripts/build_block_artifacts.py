@@ -26,6 +26,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from artifact_record import stamp_commit  # noqa: E402
 from attention_block_template import attention_block_source  # noqa: E402
 from tilec.kernels import attention_source, gemm_source  # noqa: E402
 
@@ -144,12 +145,7 @@ def main():
             print(f"{chip} {name:40s} compiled in {dt:.2f} s", flush=True)
     with open(os.path.join(args.out, "compile_times.json"), "w") as f:
         json.dump(times, f, indent=1)
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    with open(os.path.join(args.out, "commit.txt"), "w") as f:
-        f.write(commit + ("+dirty" if dirty else "") + "\n")
+    stamp_commit(args.out)
 
 
 if __name__ == "__main__":

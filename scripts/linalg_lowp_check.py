@@ -38,6 +38,8 @@ import os
 import subprocess
 import sys
 
+from artifact_record import open_log, read_commit, stamp_commit
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INPUT = os.path.join(ROOT, "test", "Target", "Inputs", "linalg_lowp.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
@@ -57,12 +59,7 @@ def build(art, bindir):
             subprocess.run([tilec, mlir, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", os.path.join(art, prec, chip)], check=True)
         print("built", prec, flush=True)
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    with open(os.path.join(art, "commit.txt"), "w") as f:
-        f.write(commit + ("+dirty" if dirty else "") + "\n")
+    stamp_commit(art)
 
 
 def main():
@@ -82,12 +79,7 @@ def main():
     from block_programs import load, time_rounds
     from block_fp8 import triton_tf32
 
-    os.makedirs(args.out, exist_ok=True)
-    logf = open(os.path.join(args.out, "linalg_lowp.log"), "w")
-
-    def log(m):
-        print(m, flush=True)
-        logf.write(m + "\n")
+    log = open_log(args.out, "linalg_lowp.log")
 
     def kernels(prec, chip, func):
         d = os.path.join(args.art, prec)
@@ -105,7 +97,7 @@ def main():
         return bt
 
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=open(os.path.join(args.art, "commit.txt")).read().strip(),
+                  commit=read_commit(args.art),
                   input="test/Target/Inputs/linalg_lowp.mlir", correctness=[], speed=[])
 
     def record(ok, **row):
