@@ -11,7 +11,10 @@ for sm_90 so that it runs on the H200):
 
 Run there (torch, cuda.bindings):
 
-    attention_fp8.py --art .gpu/attn_fp8 --out OUT [--rounds 5]
+    attention_fp8.py --art .gpu/attn_fp8 --out OUT [--rounds 5] [--base DIR]
+
+--base times the FP8 kernel of artifacts built by an earlier tilec in the
+same rounds (an A/B of a compiler change: tilec_fp8 / tilec_fp8_base).
 
 Inputs: q, k, v random (never zeros), quantized to e4m3 with per-tensor
 scales (amax / 448, FlashAttention-3's descales); V passed transposed
@@ -57,6 +60,7 @@ def main():
     ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     ap.add_argument("--out", default="out")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--base", help="artifacts of an earlier build to time beside")
     args = ap.parse_args()
     if args.build:
         return build(args.art, args.tilec)
@@ -70,6 +74,7 @@ def main():
 
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
                   commit=read_commit(args.art),
+                  base_commit=read_commit(args.base) if args.base else None,
                   head_dim=D, correctness=[], speed=[])
     e4m3 = torch.float8_e4m3fn
 
@@ -136,6 +141,7 @@ def main():
 
     fp8 = load(args.art, "sm_90a", "attention_block_fp8")
     bf16 = load(args.art, "sm_90a", "attention_block_bf16")
+    base = load(args.base, "sm_90a", "attention_block_fp8") if args.base else None
     for B, H, S in SPEED:
         q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 1)
         qb, kb, vb = (x.to(torch.bfloat16) for x in (q8, k8, v8))
@@ -146,12 +152,16 @@ def main():
                                           scale),
                "torch_sdpa_bf16": lambda: torch.nn.functional.scaled_dot_product_attention(
                    qb, kb, vb)}
+        if base:
+            fns["tilec_fp8_base"] = lambda: launch(base, q8, k8, vt, o, dq, dk, dv, ldv)
         ms = time_rounds(fns, args.rounds)
         flops = 4.0 * B * H * S * S * D
         tf = {k: round(flops / v / 1e9, 1) for k, v in ms.items()}
         row = dict(shape=[B, H, S, D], tflops=tf,
                    fp8_vs_tilec_bf16=round(tf["tilec_fp8"] / tf["tilec_bf16"], 3),
                    fp8_vs_sdpa_bf16=round(tf["tilec_fp8"] / tf["torch_sdpa_bf16"], 3))
+        if base:
+            row["fp8_vs_base"] = round(tf["tilec_fp8"] / tf["tilec_fp8_base"], 3)
         result["speed"].append(row)
         log(json.dumps(row))
     sass = subprocess.run(["cuobjdump", "-sass", os.path.join(args.art, "sm_90a",

@@ -12,8 +12,10 @@
 // threads: in linear-layout terms the lane and warp bases of operand and
 // result agree, so each result register is some operand register
 // (vector.shuffle). tile.convert_layout does the same when
-// it can; otherwise every thread writes its elements to shared memory and
-// reads back the ones the new layout gives it.
+// it can; when elements only change lanes within their warp it exchanges
+// 32-bit words with lane shuffles (planWarpShuffle); otherwise every thread
+// writes its elements to shared memory and reads back the ones the new
+// layout gives it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -181,7 +183,9 @@ struct ExtractSliceOpLowering : public OpConversionPattern<ExtractSliceOp> {
 };
 
 /// tile.convert_layout: a register permutation when both layouts put each
-/// element on the same thread, else a round trip through shared memory.
+/// element on the same thread, lane shuffles when they put it in the same
+/// warp and planWarpShuffle finds a plan, else a round trip through shared
+/// memory.
 struct ConvertLayoutOpLowering : public OpConversionPattern<ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -201,12 +205,20 @@ struct ConvertLayoutOpLowering : public OpConversionPattern<ConvertLayoutOp> {
                          remapRegisters(rewriter, loc, adaptor.getSrc(), *map));
       return success();
     }
+    if (std::optional<WarpShufflePlan> plan =
+            planWarpShuffle(src, dst, srcType.getElementTypeBitWidth())) {
+      rewriter.replaceOp(
+          op, convertWithShuffles(rewriter, op, *plan, adaptor.getSrc()));
+      return success();
+    }
     rewriter.replaceOp(op, convertThroughSharedMemory(rewriter, op, src, dst,
                                                       adaptor.getSrc()));
     return success();
   }
 
 private:
+  Value convertWithShuffles(ConversionPatternRewriter &b, ConvertLayoutOp op,
+                            const WarpShufflePlan &plan, Value vals) const;
   Value convertThroughSharedMemory(ConversionPatternRewriter &b,
                                    ConvertLayoutOp op, const LinearLayout &src,
                                    const LinearLayout &dst, Value vals) const;
@@ -278,6 +290,135 @@ Value ConvertLayoutOpLowering::convertThroughSharedMemory(
     Value idx = linearIndex(b, loc, dstThread, dst.getRegCoord(r), strides);
     result.push_back(LLVM::LoadOp::create(
         b, loc, elemType, gepElems(b, loc, scratch, elemType, idx)));
+  }
+  return packVector(b, loc, getTypeConverter()->convertType(op.getType()),
+                    result);
+}
+
+/// Bit `i` of `v`.
+static unsigned bitOf(unsigned v, unsigned i) { return (v >> i) & 1; }
+
+/// Bit `i` of a lane id, as an i1.
+static Value laneBit(OpBuilder &b, Location loc, Value lane, unsigned i) {
+  Value shifted = arith::ShRUIOp::create(b, loc, lane, i32Val(b, loc, i));
+  return arith::TruncIOp::create(b, loc, b.getI1Type(), shifted);
+}
+
+/// values[sel] where bit i of `sel` is `bits[i]` (a tree of selects).
+static Value selectByBits(OpBuilder &b, Location loc, ArrayRef<Value> values,
+                          ArrayRef<Value> bits) {
+  SmallVector<Value> level(values);
+  for (Value bit : bits) {
+    SmallVector<Value> next;
+    for (unsigned j = 0; j < level.size(); j += 2)
+      next.push_back(
+          arith::SelectOp::create(b, loc, bit, level[j + 1], level[j]));
+    level = std::move(next);
+  }
+  return level.front();
+}
+
+Value ConvertLayoutOpLowering::convertWithShuffles(ConversionPatternRewriter &b,
+                                                   ConvertLayoutOp op,
+                                                   const WarpShufflePlan &plan,
+                                                   Value vals) const {
+  Location loc = op.getLoc();
+  using Bit = WarpShufflePlan::ElementBit;
+  SmallVector<Value> elems = unpackVector(b, loc, vals);
+  Type elemType = elems.front().getType();
+  Type i32 = b.getI32Type();
+  Value lane = getThreadIds(b, loc).lane;
+  ArrayRef<Bit> wordBits = ArrayRef(plan.regReg).take_front(plan.wordBits);
+  ArrayRef<Bit> restBits = ArrayRef(plan.regReg).drop_front(plan.wordBits);
+  unsigned numRounds = 1u << plan.regLane.size();
+  unsigned perWord = 1u << plan.wordBits;
+  auto wordType = VectorType::get({perWord}, elemType);
+
+  // Index of the register (source or result side) of the element whose
+  // bits in `bits` are `value`.
+  auto regIndex = [](ArrayRef<Bit> bits, unsigned value, bool source) {
+    unsigned reg = 0;
+    for (auto [i, bit] : llvm::enumerate(bits))
+      reg |= bitOf(value, i) << (source ? bit.srcIndex : bit.dstIndex);
+    return reg;
+  };
+  // The source's word of the elements whose other register bits are `rest`
+  // and whose register bits bound for lanes are `x`.
+  auto sourceWord = [&](unsigned rest, unsigned x) {
+    SmallVector<Value> word;
+    for (unsigned e = 0; e < perWord; ++e)
+      word.push_back(
+          elems[regIndex(wordBits, e, true) | regIndex(restBits, rest, true) |
+                regIndex(plan.regLane, x, true)]);
+    return LLVM::BitcastOp::create(
+        b, loc, i32, vector::FromElementsOp::create(b, loc, wordType, word));
+  };
+  // The bits of this lane that pick what a lane sends (its lane bits bound
+  // for registers) and what it keeps (its lane bits that came from
+  // registers).
+  SmallVector<Value> sendBits, keepBits;
+  for (const Bit &bit : plan.laneReg)
+    sendBits.push_back(laneBit(b, loc, lane, bit.srcIndex));
+  for (const Bit &bit : plan.regLane)
+    keepBits.push_back(laneBit(b, loc, lane, bit.dstIndex));
+  // The lane this lane reads in round k: its shared lane bits moved to the
+  // source's positions, and the source lane bits bound for registers set to
+  // this lane's bits that came from registers, XOR k.
+  auto sourceLane = [&](unsigned k) {
+    Value src = i32Val(b, loc, 0);
+    auto place = [&](unsigned from, unsigned to, unsigned flip) {
+      Value bit = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, lane, i32Val(b, loc, from)),
+          i32Val(b, loc, 1));
+      if (flip)
+        bit = arith::XOrIOp::create(b, loc, bit, i32Val(b, loc, 1));
+      src = arith::OrIOp::create(
+          b, loc, src, arith::ShLIOp::create(b, loc, bit, i32Val(b, loc, to)));
+    };
+    for (const Bit &bit : plan.laneLane)
+      place(bit.dstIndex, bit.srcIndex, 0);
+    for (auto [i, bit] : llvm::enumerate(plan.laneReg))
+      place(plan.regLane[i].dstIndex, bit.srcIndex, bitOf(k, i));
+    return src;
+  };
+
+  SmallVector<Value> laneOf;
+  for (unsigned k = 0; k < numRounds; ++k)
+    laneOf.push_back(sourceLane(k));
+  unsigned numRest = 1u << restBits.size();
+  // received[rest][k]: the word round k brings in for register bits `rest`.
+  SmallVector<SmallVector<Value>> received(numRest);
+  for (unsigned rest = 0; rest < numRest; ++rest) {
+    SmallVector<Value> words;
+    for (unsigned x = 0; x < numRounds; ++x)
+      words.push_back(sourceWord(rest, x));
+    for (unsigned k = 0; k < numRounds; ++k) {
+      SmallVector<Value> candidates;
+      for (unsigned y = 0; y < numRounds; ++y)
+        candidates.push_back(words[y ^ k]);
+      Value send = selectByBits(b, loc, candidates, sendBits);
+      received[rest].push_back(NVVM::ShflOp::create(
+          b, loc, i32, i32Val(b, loc, -1), send, laneOf[k],
+          i32Val(b, loc, 0x1f),
+          NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::idx),
+          UnitAttr()));
+    }
+  }
+  // The result's word for register bits (rest, y) came in round x ^ y,
+  // where x are this lane's bits that came from registers.
+  SmallVector<Value> result(elems.size());
+  for (unsigned rest = 0; rest < numRest; ++rest) {
+    for (unsigned y = 0; y < numRounds; ++y) {
+      SmallVector<Value> candidates;
+      for (unsigned x = 0; x < numRounds; ++x)
+        candidates.push_back(received[rest][x ^ y]);
+      Value word = LLVM::BitcastOp::create(
+          b, loc, wordType, selectByBits(b, loc, candidates, keepBits));
+      for (unsigned e = 0; e < perWord; ++e)
+        result[regIndex(wordBits, e, false) | regIndex(restBits, rest, false) |
+               regIndex(plan.laneReg, y, false)] =
+            vector::ExtractOp::create(b, loc, word, e);
+    }
   }
   return packVector(b, loc, getTypeConverter()->convertType(op.getType()),
                     result);

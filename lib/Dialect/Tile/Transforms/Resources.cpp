@@ -52,6 +52,49 @@ bool mlir::tilec::isRegisterPermutation(const LinearLayout &src,
   return true;
 }
 
+std::optional<WarpShufflePlan>
+mlir::tilec::planWarpShuffle(const LinearLayout &src, const LinearLayout &dst,
+                             unsigned elemBits) {
+  using In = LinearLayout::In;
+  if (elemBits != 8 && elemBits != 16 && elemBits != 32)
+    return std::nullopt;
+  if (src.getBases(In::Warp) != dst.getBases(In::Warp) ||
+      src.getNumLanes() != dst.getNumLanes() ||
+      src.getBroadcastMask(In::Lane) || dst.getBroadcastMask(In::Lane) ||
+      src.getNumRegs() != dst.getNumRegs() || isRegisterPermutation(src, dst))
+    return std::nullopt;
+  // Where a layout keeps an element bit: a register bit (true) or a lane
+  // bit, and its index.
+  auto find = [](const LinearLayout &ll, const LinearLayout::Basis &bit)
+      -> std::optional<std::pair<bool, unsigned>> {
+    for (bool reg : {true, false}) {
+      ArrayRef<LinearLayout::Basis> bases =
+          ll.getBases(reg ? In::Register : In::Lane);
+      if (const auto *it = llvm::find(bases, bit); it != bases.end())
+        return std::make_pair(reg, static_cast<unsigned>(it - bases.begin()));
+    }
+    return std::nullopt;
+  };
+  WarpShufflePlan plan;
+  for (bool reg : {true, false}) {
+    for (auto [i, bit] :
+         llvm::enumerate(src.getBases(reg ? In::Register : In::Lane))) {
+      std::optional<std::pair<bool, unsigned>> at = find(dst, bit);
+      if (!at)
+        return std::nullopt;
+      WarpShufflePlan::ElementBit e{static_cast<unsigned>(i), at->second};
+      if (reg)
+        (at->first ? plan.regReg : plan.regLane).push_back(e);
+      else
+        (at->first ? plan.laneReg : plan.laneLane).push_back(e);
+    }
+  }
+  plan.wordBits = llvm::Log2_32(32 / elemBits);
+  if (plan.regReg.size() < plan.wordBits || plan.regLane.size() > 2)
+    return std::nullopt;
+  return plan;
+}
+
 int64_t mlir::tilec::getScratchBytes(Operation *op) {
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto srcType = cast<RankedTensorType>(reduce.getSrc().getType());
@@ -73,8 +116,10 @@ int64_t mlir::tilec::getScratchBytes(Operation *op) {
     auto dstType = cast<RankedTensorType>(cvt.getType());
     if (!getDistributedLayout(srcType) || !getDistributedLayout(dstType))
       return 0;
-    if (isRegisterPermutation(getLinearLayout(srcType),
-                              getLinearLayout(dstType)))
+    LinearLayout src = getLinearLayout(srcType);
+    LinearLayout dst = getLinearLayout(dstType);
+    if (isRegisterPermutation(src, dst) ||
+        planWarpShuffle(src, dst, srcType.getElementTypeBitWidth()))
       return 0;
     unsigned bytes = getStorageBytes(srcType.getElementType());
     int64_t elems;

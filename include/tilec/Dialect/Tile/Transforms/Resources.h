@@ -35,6 +35,43 @@ unsigned getStorageBytes(Type elemType);
 bool isRegisterPermutation(const tile::LinearLayout &src,
                            const tile::LinearLayout &dst);
 
+/// How a conversion that keeps every element in its warp exchanges values
+/// with lane shuffles instead of shared memory. Both layouts map each bit of
+/// a (register, lane) index to one bit of an element coordinate; an element
+/// bit is held by registers or lanes in each layout, and `srcIndex` and
+/// `dstIndex` are the register or lane bit holding it in the source and the
+/// result. The plan packs the elements that differ in `regReg[0 ..
+/// wordBits)` into one 32-bit word, and moves words in 2^regLane.size()
+/// shuffle rounds per word of a lane: in round k, the lane whose
+/// `laneReg` bits are y sends its word whose `regLane` bits are y ^ k
+/// (pairing regLane[i] with laneReg[i]); the receiver's `laneReg` bits
+/// become register bits.
+struct WarpShufflePlan {
+  struct ElementBit {
+    unsigned srcIndex, dstIndex;
+  };
+  /// In registers on both sides, by source register bit.
+  SmallVector<ElementBit> regReg;
+  /// Source register bit -> result lane bit.
+  SmallVector<ElementBit> regLane;
+  /// Source lane bit -> result register bit.
+  SmallVector<ElementBit> laneReg;
+  /// In lanes on both sides.
+  SmallVector<ElementBit> laneLane;
+  /// log2 of the elements one 32-bit word holds.
+  unsigned wordBits = 0;
+};
+
+/// The shuffle plan for converting a tile of `elemBits`-bit elements from
+/// `src` to `dst`, when the conversion keeps elements in their warp, no lane
+/// of either layout holds copies, 32-bit words can be formed of elements
+/// that stay in one thread on both sides, and at most two element bits move
+/// from lanes to registers (a round costs one shuffle per word and the
+/// selection between words 2^regLane.size() - 1 selects).
+std::optional<WarpShufflePlan> planWarpShuffle(const tile::LinearLayout &src,
+                                               const tile::LinearLayout &dst,
+                                               unsigned elemBits);
+
 /// Shared memory scratch bytes `op` needs while it runs (0 when none).
 int64_t getScratchBytes(Operation *op);
 
