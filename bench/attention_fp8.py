@@ -15,6 +15,8 @@ Run there (torch, cuda.bindings):
 
 --base times the FP8 kernel of artifacts built by an earlier tilec in the
 same rounds (an A/B of a compiler change: tilec_fp8 / tilec_fp8_base).
+--variants builds (and the run then checks and times) the FP8 program with
+other tiles and schedule knobs, as attention_fp8__<tag> (VARIANTS).
 
 Inputs: q, k, v random (never zeros), quantized to e4m3 with per-tensor
 scales (amax / 448, FlashAttention-3's descales); V passed transposed
@@ -44,12 +46,37 @@ ODD = [(1, 1, 1), (1, 2, 127), (2, 3, 1000), (1, 4, 2049), (1, 2, 4096)]
 SPEED = [(4, 16, 4096), (2, 16, 8192), (1, 16, 16384)]
 
 
-def build(art, tilec):
+#: tag -> arguments of attention_block_source (tiles, schedule knobs): the
+#: sm_90a variants --variants builds.
+VARIANTS = {
+    "bn64": dict(block_n=64),
+    "bn256": dict(block_n=256),
+    "pingpong": dict(schedule="pingpong = true"),
+    "regs240": dict(schedule="consumer_regs = 240, producer_regs = 24"),
+    "pingpong_regs240": dict(schedule="pingpong = true, consumer_regs = 240, producer_regs = 24"),
+    "stages3": dict(schedule="stages = 3"),
+    "stages2": dict(schedule="stages = 2"),
+    "stages4": dict(schedule="stages = 4"),
+    "stages5": dict(schedule="stages = 5"),
+}
+
+
+def build(art, tilec, variants):
     for chip, arch in CHIPS.items():
         for ex in (FP8, BF16):
             subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
         print("built", chip, flush=True)
+    if variants:
+        from attention_block_template import attention_block_source
+        out = os.path.join(art, "sm_90a")
+        for tag, kw in VARIANTS.items():
+            path = os.path.join(out, f"attention_block_fp8__{tag}.mlir")
+            with open(path, "w") as f:
+                f.write(attention_block_source(D, fp8=True, name=f"attention_block_fp8__{tag}", **kw))
+            subprocess.run([tilec, path, "--chip=sm_90a", "--cubin-arch=sm_90a", "--emit=cubin",
+                            "-o", out], check=True)
+            print("built", tag, flush=True)
     stamp_commit(art)
 
 
@@ -61,9 +88,10 @@ def main():
     ap.add_argument("--out", default="out")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--base", help="artifacts of an earlier build to time beside")
+    ap.add_argument("--variants", action="store_true", help="build the VARIANTS too")
     args = ap.parse_args()
     if args.build:
-        return build(args.art, args.tilec)
+        return build(args.art, args.tilec, args.variants)
 
     import torch
     sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -119,8 +147,12 @@ def main():
                 out[b, h] = (p @ v) / l
         return out
 
-    for chip in CHIPS:
-        kn = load(args.art, chip, "attention_block_fp8")
+    variants = {tag: load(args.art, "sm_90a", f"attention_block_fp8__{tag}") for tag in VARIANTS}
+    variants = {tag: k for tag, k in variants.items() if k}
+    checks = [(chip, "attention_block_fp8", load(args.art, chip, "attention_block_fp8"))
+              for chip in CHIPS]
+    checks += [("sm_90a", f"attention_block_fp8__{tag}", k) for tag, k in variants.items()]
+    for chip, name, kn in checks:
         for i, (B, H, S) in enumerate(ODD):
             q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 10 + i)
             launch(kn, q8, k8, vt, o, dq, dk, dv, ldv)
@@ -133,10 +165,10 @@ def main():
             emul_err = (emul - ref).abs().max().item() / scale
             bound = max(2 * emul_err, 2.0 ** -7)
             ok = bool(written and err <= bound)
-            result["correctness"].append(dict(chip=chip, shape=[B, H, S, D], max_rel_err=err,
+            result["correctness"].append(dict(chip=chip, kernel=name, shape=[B, H, S, D], max_rel_err=err,
                                               p_quantization_err=emul_err, bound=bound,
                                               written=written, ok=ok))
-            log(f"{'ok  ' if ok else 'FAIL'} {chip} B={B} H={H} S={S} err={err:.2e} "
+            log(f"{'ok  ' if ok else 'FAIL'} {chip} {name} B={B} H={H} S={S} err={err:.2e} "
                 f"(P in e4m3: {emul_err:.2e}, bound {bound:.2e})")
 
     fp8 = load(args.art, "sm_90a", "attention_block_fp8")
@@ -154,6 +186,8 @@ def main():
                    qb, kb, vb)}
         if base:
             fns["tilec_fp8_base"] = lambda: launch(base, q8, k8, vt, o, dq, dk, dv, ldv)
+        for tag, kv in variants.items():
+            fns[f"tilec_fp8__{tag}"] = (lambda kv=kv: launch(kv, q8, k8, vt, o, dq, dk, dv, ldv))
         ms = time_rounds(fns, args.rounds)
         flops = 4.0 * B * H * S * S * D
         tf = {k: round(flops / v / 1e9, 1) for k, v in ms.items()}
@@ -162,6 +196,8 @@ def main():
                    fp8_vs_sdpa_bf16=round(tf["tilec_fp8"] / tf["torch_sdpa_bf16"], 3))
         if base:
             row["fp8_vs_base"] = round(tf["tilec_fp8"] / tf["tilec_fp8_base"], 3)
+        for tag in variants:
+            row[f"{tag}_vs_fp8"] = round(tf[f"tilec_fp8__{tag}"] / tf["tilec_fp8"], 3)
         result["speed"].append(row)
         log(json.dumps(row))
     sass = subprocess.run(["cuobjdump", "-sass", os.path.join(args.art, "sm_90a",
