@@ -18,6 +18,11 @@ same rounds (an A/B of a compiler change: tilec_fp8 / tilec_fp8_base).
 --variants builds (and the run then checks and times) the FP8 program with
 other tiles and schedule knobs, as attention_fp8__<tag> (VARIANTS).
 
+The named op on FP8 (tile.attention with descales, python/tilec/kernels.py's
+attention_source("f8e4m3")) is built beside it on both paths, causal and
+not, with config variants on sm_90a (NAMED): checked with its row
+log-sum-exp, and timed beside the block program.
+
 Inputs: q, k, v random (never zeros), quantized to e4m3 with per-tensor
 scales (amax / 448, FlashAttention-3's descales); V passed transposed
 (Vt [B, H, 128, S], rows padded to 16 bytes), O poisoned with NaN. The
@@ -61,9 +66,30 @@ VARIANTS = {
 }
 
 
+#: tag -> tile.attention config of the named FP8 kernels built for sm_90a
+#: (None: the compiler's rule).
+NAMED = {"": None, "nopersist": {"persistent": 0}, "pingpong": {"pingpong": 1}}
+
+
+def named_name(causal, tag=""):
+    return "attention_f8e4m3_d128" + ("_causal" if causal else "") + (f"__{tag}" if tag else "")
+
+
 def build(art, tilec, variants):
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from tilec.kernels import attention_source
     for chip, arch in CHIPS.items():
-        for ex in (FP8, BF16):
+        sources = [FP8, BF16]
+        for causal in (False, True):
+            for tag, config in (NAMED.items() if chip == "sm_90a" else [("", None)]):
+                name, src = attention_source("f8e4m3", D, causal, config=config,
+                                             name=named_name(causal, tag))
+                path = os.path.join(art, chip, name + ".mlir")
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(src)
+                sources.append(path)
+        for ex in sources:
             subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
         print("built", chip, flush=True)
@@ -130,22 +156,35 @@ def main():
         kn(q8, k8, vt, o, B, H, S, o.stride(0), o.stride(1), q8.stride(0), q8.stride(1),
            vt.stride(0), vt.stride(1), ldv, qk_scale, dv)
 
-    def reference(q8, k8, v8, dq, dk, dv, quantize_p):
+    def reference(q8, k8, v8, dq, dk, dv, quantize_p, causal=False, lse=None):
         """float64 attention of the dequantized inputs, one (batch, head) at
-        a time; with quantize_p, P's numerators rounded to e4m3 first."""
+        a time; with quantize_p, P's numerators rounded to e4m3 first; with
+        `lse` (a float64 [B, H, S] tensor), the row log-sum-exp into it."""
         out = torch.empty(q8.shape, device="cuda", dtype=torch.float64)
+        S = q8.shape[2]
+        keep = torch.ones(S, S, device="cuda", dtype=torch.bool)
+        if causal:
+            keep = torch.tril(keep)
         for b in range(q8.shape[0]):
             for h in range(q8.shape[1]):
                 q = q8[b, h].double() * dq
                 k = k8[b, h].double() * dk
                 v = v8[b, h].double() * dv
-                s = q @ k.t() / math.sqrt(D)
-                p = torch.exp(s - s.max(dim=1, keepdim=True).values)
+                s = (q @ k.t() / math.sqrt(D)).masked_fill(~keep, float("-inf"))
+                mx = s.max(dim=1, keepdim=True).values
+                p = torch.exp(s - mx)
                 l = p.sum(dim=1, keepdim=True)
+                if lse is not None:
+                    lse[b, h] = (mx + torch.log(l))[:, 0]
                 if quantize_p:
                     p = p.float().to(e4m3).double()
                 out[b, h] = (p @ v) / l
         return out
+
+    def launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv):
+        B, H, S, _ = q8.shape
+        kn(q8, k8, vt, o, lse, B, H, H, S, S, q8.stride(0), q8.stride(1), k8.stride(0),
+           k8.stride(1), lse.stride(0), vt.stride(0), vt.stride(1), ldv, dq, dk, dv)
 
     variants = {tag: load(args.art, "sm_90a", f"attention_block_fp8__{tag}") for tag in VARIANTS}
     variants = {tag: k for tag, k in variants.items() if k}
@@ -205,6 +244,52 @@ def main():
                           capture_output=True, text=True).stdout
     result["sass_qgmma"] = sorted(set(w for w in sass.split() if w.startswith("QGMMA")))
     log(" ".join(result["sass_qgmma"]))
+    # The named op on FP8, with its lse, causal and not.
+    named_checks = [(chip, named_name(causal)) for chip in CHIPS for causal in (False, True)]
+    named_checks += [("sm_90a", named_name(causal, tag)) for causal in (False, True)
+                     for tag in NAMED if tag]
+    for chip, name in named_checks:
+        kn = load(args.art, chip, name)
+        causal = "_causal" in name
+        for i, (B, H, S) in enumerate(ODD):
+            q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 30 + i)
+            lse = torch.full((B, H, S), float("nan"), device="cuda")
+            launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv)
+            torch.cuda.synchronize()
+            lse_ref = torch.empty(B, H, S, device="cuda", dtype=torch.float64)
+            ref = reference(q8, k8, v8, dq, dk, dv, False, causal, lse_ref)
+            emul = reference(q8, k8, v8, dq, dk, dv, True, causal)
+            scale = ref.abs().max().item()
+            written = not torch.isnan(o.float()).any().item()
+            err = (o.double() - ref).abs().max().item() / scale if written else float("inf")
+            emul_err = (emul - ref).abs().max().item() / scale
+            bound = max(2 * emul_err, 2.0 ** -7)
+            lse_err = (lse.double() - lse_ref).abs().max().item()
+            # ex2.approx and f32 sums: relative to the lse's size.
+            lse_bound = 1e-3 * max(1.0, lse_ref.abs().max().item())
+            ok = bool(written and err <= bound and lse_err <= lse_bound)
+            result["correctness"].append(dict(chip=chip, kernel=name, shape=[B, H, S, D],
+                                              max_rel_err=err, p_quantization_err=emul_err,
+                                              bound=bound, lse_abs_err=lse_err, written=written,
+                                              ok=ok))
+            log(f"{'ok  ' if ok else 'FAIL'} {chip} {name} B={B} H={H} S={S} err={err:.2e} "
+                f"(bound {bound:.2e}) lse err {lse_err:.1e}")
+    named = {tag or "default": load(args.art, "sm_90a", named_name(False, tag)) for tag in NAMED}
+    for B, H, S in SPEED:
+        q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 1)
+        lse = torch.empty(B, H, S, device="cuda")
+        fns = {"block_program": lambda: launch(fp8, q8, k8, vt, o, dq, dk, dv, ldv)}
+        for tag, kn in named.items():
+            fns[f"named_{tag}"] = (lambda kn=kn: launch_named(kn, q8, k8, vt, o, lse, dq, dk,
+                                                             dv, ldv))
+        ms = time_rounds(fns, args.rounds)
+        flops = 4.0 * B * H * S * S * D
+        tf = {k: round(flops / v / 1e9, 1) for k, v in ms.items()}
+        row = dict(shape=[B, H, S, D], tflops=tf,
+                   **{f"{k}_vs_block_program": round(v / tf["block_program"], 3)
+                      for k, v in tf.items() if k != "block_program"})
+        result.setdefault("named_speed", []).append(row)
+        log(json.dumps(row))
     bad = [r for r in result["correctness"] if not r["ok"]]
     log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")
     json.dump(result, open(os.path.join(args.out, "attention_fp8.json"), "w"), indent=1)

@@ -65,10 +65,15 @@ def main():
     ap.add_argument("--dtype", default=None,
                     help="only the GEMM variants of these input dtypes, comma-separated "
                          "(no attention kernels)")
+    ap.add_argument("--attention-dtypes", default="bf16,f16,f8e4m3",
+                    help="the attention kernels' input dtypes, comma-separated")
+    ap.add_argument("--attention-only", action="store_true", help="no GEMM kernels")
     args = ap.parse_args()
     chips = [c for c in args.chips.split(",") if c]
+    attention_dtypes = args.attention_dtypes.split(",")
     variants = [v for v in VARIANTS
-                if args.dtype is None or v.get("dtype", "bf16") in args.dtype.split(",")]
+                if not args.attention_only
+                and (args.dtype is None or v.get("dtype", "bf16") in args.dtype.split(","))]
     written, failed = {}, []
     for chip in chips:
         jobs = []
@@ -79,7 +84,8 @@ def main():
             name = gemm_name(**variant) + gemm_config_suffix(config)
             jobs.append((variant, gemm_source(**variant, config=config, name=name)))
         # tilec.attention's kernels: bf16 for torch, f16 too (CuPy has no bf16).
-        for dtype in ("bf16", "f16") if args.dtype is None else ():
+        for dtype in [t for t in ("bf16", "f16") if t in attention_dtypes] \
+                if args.dtype is None else ():
             for head_dim in (64, 128, 256):
                 for causal in (False, True):
                     variant = {"attention": True, "dtype": dtype, "head_dim": head_dim,
@@ -94,6 +100,13 @@ def main():
                         jobs.append((dict(variant, config=config),
                                      attention_source(dtype=dtype, head_dim=head_dim,
                                                       causal=causal, config=config, name=name)))
+        # FP8 attention (head dim 128) where FP8 tensor cores exist.
+        if args.dtype is None and chip != "sm_80" and "f8e4m3" in attention_dtypes:
+            for causal in (False, True):
+                variant = {"attention": True, "dtype": "f8e4m3", "head_dim": 128,
+                           "causal": causal}
+                jobs.append((variant, attention_source(dtype="f8e4m3", head_dim=128,
+                                                       causal=causal)))
         for variant, (name, source) in jobs:
             start = time.perf_counter()
             try:

@@ -159,6 +159,58 @@ def run_attention_case(chip, variant, shape, artifacts):
                        and torch.equal(torch.isfinite(lse), finite))}
 
 
+def run_attention_fp8_case(chip, variant, shape, artifacts):
+    """tilec.attention on float8 (per-tensor descales, V given transposed)
+    against a float64 reference over the dequantized inputs; the bound is
+    twice the error of that reference with P rounded to e4m3 (the kernel's
+    design), at least 2^-7; the lse against the unquantized reference."""
+    import math
+    b, h, hk, sq, sk = shape
+    d, causal = variant["head_dim"], variant["causal"]
+    e4m3 = torch.float8_e4m3fn
+    torch.manual_seed(sq + sk)
+
+    def quantize(x):
+        descale = x.abs().max().float() / 448.0
+        return (x / descale).to(e4m3), descale.item()
+    (q8, dq), (k8, dk), (v8, dv) = (quantize(torch.randn(b, n, s_, d, device="cuda"))
+                                    for n, s_ in ((h, sq), (hk, sk), (hk, sk)))
+    ldv = (sk + 15) // 16 * 16
+    vt = torch.zeros(b, hk, d, ldv, device="cuda", dtype=e4m3)
+    vt[..., :sk] = v8.transpose(-1, -2)
+    v_arg = vt[..., :sk].transpose(-1, -2)  # [b, hk, sk, d], contiguous along sk
+    out, lse = tilec.attention(q8, k8, v_arg, causal=causal, return_lse=True, chip=chip,
+                               artifacts=artifacts, q_descale=dq, k_descale=dk, v_descale=dv)
+    q = q8.double() * dq
+    k = (k8.double() * dk).repeat_interleave(h // hk, dim=1)
+    v = (v8.double() * dv).repeat_interleave(h // hk, dim=1)
+    s = q @ k.transpose(-1, -2) / math.sqrt(d)
+    if causal:
+        i = torch.arange(sq, device="cuda")[:, None]
+        j = torch.arange(sk, device="cuda")[None, :]
+        s = s.masked_fill(~(j <= i + (sk - sq)), float("-inf"))
+    mx = s.amax(-1, keepdim=True).nan_to_num(0.0, neginf=0.0)
+    p = torch.exp(s - mx)
+    l = p.sum(-1, keepdim=True)
+    ref = (p @ v / l).nan_to_num(0.0)
+    emul = (p.float().to(e4m3).double() @ v / l).nan_to_num(0.0)
+    ref_lse = (mx + torch.log(l))[..., 0]
+    scale = ref.abs().max().item() or 1.0
+    err = (out.double() - ref).abs().max().item() / scale
+    emul_err = (emul - ref).abs().max().item() / scale
+    bound = max(2 * emul_err, 2.0 ** -7)
+    finite = torch.isfinite(ref_lse)
+    lse_err = (lse.double() - ref_lse)[finite].abs().max().item() if finite.any() else 0.0
+    # ex2.approx and f32 sums: relative to the lse's size (a few units here).
+    lse_bound = 1e-3 * max(1.0, ref_lse[finite].abs().max().item() if finite.any() else 1.0)
+    return {"chip": chip, "kernel": tilec.kernels.attention_name("f8e4m3", d, causal),
+            "shape": list(shape), "rel_err_vs_fp64_ref": err, "p_quantization_err": emul_err,
+            "bound": bound, "lse_abs_err": lse_err, "out_dtype": str(out.dtype),
+            "lse_bound": lse_bound,
+            "ok": bool(err <= bound and lse_err <= lse_bound and out.dtype == torch.bfloat16
+                       and torch.equal(torch.isfinite(lse), finite))}
+
+
 def run_case(chip, variant, shape, artifacts):
     """One tilec.gemm call checked against torch; returns a record."""
     m, n, k = shape
@@ -652,9 +704,11 @@ def main():
             if entry["variant"].get("attention"):
                 if entry["variant"].get("config"):
                     continue  # reached through the dispatch from the default's cases
+                fp8 = entry["variant"].get("dtype") == "f8e4m3"
                 for shape in ATTENTION_SHAPES:
                     try:
-                        record["cases"].append(run_attention_case(
+                        record["cases"].append((run_attention_fp8_case if fp8 else
+                                                run_attention_case)(
                             chip, entry["variant"], shape, artifacts))
                     except Exception as e:  # noqa: BLE001 - record and go on
                         record["cases"].append({"chip": chip, "kernel": entry["name"],

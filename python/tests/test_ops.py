@@ -557,3 +557,64 @@ def test_attention_dispatch_falls_back_to_the_default(launches, tmp_path, monkey
     finally:
         monkeypatch.undo()
         _capi.reset_library()
+
+
+def fp8_attention_meta(name, chip="sm_90a"):
+    """Metadata shaped like the compiler's for FP8 tile.attention."""
+    from overhead_bench import attention_meta
+    meta = attention_meta(name, chip)
+    for p in meta["params"][:3]:
+        p["dtype"] = "f8e4m3"
+    meta["params"] += [{"name": n, "kind": "scalar", "dtype": "i32", "divisibility": 16}
+                       for n in ("v_batch", "v_head", "v_ld")]
+    meta["params"] += [{"name": n, "kind": "scalar", "dtype": "f32"}
+                       for n in ("q_descale", "k_descale", "v_descale")]
+    return meta
+
+
+def fp8_v(b, h, s, d, ldv):
+    """An FP8 V as tilec.attention takes it: [b, h, s, d] over a transposed
+    [b, h, d, ldv] tensor (contiguous along s)."""
+    return FakeTensor((b, h, s, d), "float8_e4m3fn", strides=(h * d * ldv, d * ldv, 1, ldv))
+
+
+def test_attention_fp8_launch_values(launches, tmp_path):
+    """FP8 attention: q, k float8 with v transposed in memory; the V strides
+    and the descales reach the kernel, and out is allocated in bf16."""
+    from tilec.kernels import attention_name, attention_source
+    name = attention_name("f8e4m3", 128, False)
+    assert name == "attention_f8e4m3_d128"
+    _, source = attention_source("f8e4m3", 128)
+    assert "descale(%q_descale, %k_descale, %v_descale)" in source
+    write_artifact(str(tmp_path), name, source, fp8_attention_meta(name))
+    q = FakeTensor((2, 4, 200, 128), "float8_e4m3fn")
+    out = tilec.attention(q, q, fp8_v(2, 4, 200, 128, 208), chip="sm_90a",
+                          artifacts=str(tmp_path), q_descale=0.5, k_descale=0.25, v_descale=2.0)
+    assert out.dtype == "torch.bfloat16" and out.shape == (2, 4, 200, 128)
+    params = params_of(launches[0])
+    assert (params["v_batch"], params["v_head"], params["v_ld"]) == (4 * 128 * 208, 128 * 208, 208)
+    assert (params["q_descale"], params["k_descale"], params["v_descale"]) == (0.5, 0.25, 2.0)
+    # Descales default to 1.
+    tilec.attention(q, q, fp8_v(2, 4, 200, 128, 208), chip="sm_90a", artifacts=str(tmp_path))
+    assert params_of(launches[1])["v_descale"] == 1.0
+
+
+def test_attention_fp8_refusals(launches):
+    """FP8 attention's argument checks, before any compile or launch."""
+    q = FakeTensor((2, 4, 128, 128), "float8_e4m3fn")
+    v = fp8_v(2, 4, 128, 128, 128)
+    with pytest.raises(tilec.ArgumentError, match=r"an FP8 v must be contiguous along seq"):
+        tilec.attention(q, q, q)
+    with pytest.raises(tilec.ArgumentError, match="FP8 attention takes head_dim 128, got 64"):
+        q64 = FakeTensor((2, 4, 128, 64), "float8_e4m3fn")
+        tilec.attention(q64, q64, fp8_v(2, 4, 128, 64, 128))
+    with pytest.raises(tilec.DTypeError, match="must all be float8_e4m3fn or all float8_e5m2"):
+        tilec.attention(q, FakeTensor((2, 4, 128, 128)), v)
+    with pytest.raises(tilec.DTypeError, match="must all be float8_e4m3fn or all float8_e5m2"):
+        b = FakeTensor((2, 4, 128, 128))
+        tilec.attention(b, b, b, q_descale=1.0)
+    with pytest.raises(tilec.ArgumentError, match="v_descale must be positive and finite"):
+        tilec.attention(q, q, v, v_descale=-1.0)
+    with pytest.raises(tilec.ArgumentError, match="out must be bf16"):
+        tilec.attention(q, q, v, out=FakeTensor((2, 4, 128, 128), "float16"))
+    assert launches == []

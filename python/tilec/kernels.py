@@ -204,6 +204,10 @@ def attention_shape_config(seq_q, head_dim, causal, chip="sm_90a"):
     return _rules.attention_shape_config(seq_q, head_dim, causal, chip)
 
 
+#: FP8 attention inputs: the tile dtype of each tilec dtype name.
+_FP8_TILE_TYPES = {"f8e4m3": "f8E4M3FN", "f8e5m2": "f8E5M2"}
+
+
 def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name=None):
     """A kernel computing ``tile.attention`` over [batch, heads, seq, head_dim]
     tensors with a contiguous head dimension and the row log-sum-exp.
@@ -211,26 +215,40 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
     Parameters: Q, K, V, O, LSE, B, H, HK, SQ, SK, q_batch, q_head,
     kv_batch, kv_head, lse_batch (strides in elements; O has Q's strides, the
     LSE tensor is [B, H, SQ] with row stride SQ).
+
+    FP8 (``dtype`` f8e4m3 or f8e5m2, FlashAttention-3's recipe): O is bf16,
+    V is contiguous along seq (V transposed in memory: its strides are
+    v_batch, v_head, 1, v_ld, given after lse_batch), and q_descale,
+    k_descale, v_descale (f32) follow.
     """
-    if dtype not in ("bf16", "f16") or head_dim not in (64, 128, 256):
+    fp8 = dtype in _FP8_TILE_TYPES
+    if not (fp8 or dtype in ("bf16", "f16")) or head_dim not in (64, 128, 256):
         raise ValueError(f"unsupported attention {dtype} head_dim {head_dim}")
     name = name or attention_name(dtype, head_dim, causal)
     d = head_dim
-    view = f"!tile.view<?x?x?x{d}x{dtype}, strides = [?, ?, {d}, 1]>"
+    et = _FP8_TILE_TYPES.get(dtype, dtype)
+    ot = "bf16" if fp8 else dtype
+    view = f"!tile.view<?x?x?x{d}x{et}, strides = [?, ?, {d}, 1]>"
+    o_view = f"!tile.view<?x?x?x{d}x{ot}, strides = [?, ?, {d}, 1]>"
+    v_view = f"!tile.view<?x?x?x{d}x{et}, strides = [?, ?, 1, ?]>" if fp8 else view
     extras = " causal" if causal else ""
     extras += config_clause(config)
+    fp8_params = (", %v_batch: i32, %v_head: i32, %v_ld: i32, %q_descale: f32, "
+                  "%k_descale: f32, %v_descale: f32") if fp8 else ""
+    v_strides = "[%v_batch, %v_head, 1, %v_ld]" if fp8 else f"[%kv_batch, %kv_head, {d}, 1]"
+    descale = " descale(%q_descale, %k_descale, %v_descale)" if fp8 else ""
     lines = [
-        f"tile.kernel @{name}(%Q: !tile.ptr<{dtype}>, %K: !tile.ptr<{dtype}>, "
-        f"%V: !tile.ptr<{dtype}>, %O: !tile.ptr<{dtype}>, %LSE: !tile.ptr<f32>, "
+        f"tile.kernel @{name}(%Q: !tile.ptr<{et}>, %K: !tile.ptr<{et}>, "
+        f"%V: !tile.ptr<{et}>, %O: !tile.ptr<{ot}>, %LSE: !tile.ptr<f32>, "
         "%B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32, %q_head: i32, "
-        "%kv_batch: i32, %kv_head: i32, %lse_batch: i32) {",
-        f"  %q = tile.make_view %Q[%B, %H, %SQ, {d}] strides [%q_batch, %q_head, {d}, 1] : !tile.ptr<{dtype}>",
-        f"  %k = tile.make_view %K[%B, %HK, %SK, {d}] strides [%kv_batch, %kv_head, {d}, 1] : !tile.ptr<{dtype}>",
-        f"  %v = tile.make_view %V[%B, %HK, %SK, {d}] strides [%kv_batch, %kv_head, {d}, 1] : !tile.ptr<{dtype}>",
-        f"  %o = tile.make_view %O[%B, %H, %SQ, {d}] strides [%q_batch, %q_head, {d}, 1] : !tile.ptr<{dtype}>",
+        f"%kv_batch: i32, %kv_head: i32, %lse_batch: i32{fp8_params}) {{",
+        f"  %q = tile.make_view %Q[%B, %H, %SQ, {d}] strides [%q_batch, %q_head, {d}, 1] : !tile.ptr<{et}>",
+        f"  %k = tile.make_view %K[%B, %HK, %SK, {d}] strides [%kv_batch, %kv_head, {d}, 1] : !tile.ptr<{et}>",
+        f"  %v = tile.make_view %V[%B, %HK, %SK, {d}] strides {v_strides} : !tile.ptr<{et}>",
+        f"  %o = tile.make_view %O[%B, %H, %SQ, {d}] strides [%q_batch, %q_head, {d}, 1] : !tile.ptr<{ot}>",
         "  %l = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %SQ, 1] : !tile.ptr<f32>",
-        f"  tile.attention %q, %k, %v, %o lse(%l){extras} : {view}, {view}, {view}, {view}, "
-        "!tile.view<?x?x?xf32, strides = [?, ?, 1]>",
+        f"  tile.attention %q, %k, %v, %o lse(%l){descale}{extras} : {view}, {view}, {v_view}, "
+        f"{o_view}, !tile.view<?x?x?xf32, strides = [?, ?, 1]>",
         "  tile.return",
         "}",
         "",

@@ -787,10 +787,20 @@ def _cubin_arch_for(chip, device_index):
 _ATTENTION_DYNAMIC = ("Q", "K", "V", "O", "LSE")
 
 
-def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, artifacts=None):
+def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, artifacts=None,
+              q_descale=None, k_descale=None, v_descale=None):
     """Scaled dot-product attention ``softmax(q @ k^T / sqrt(head_dim) [+
     causal mask]) @ v`` over ``[batch, heads, seq, head_dim]`` tensors
     (``tile.attention``: FlashAttention-2 forward).
+
+    FP8 (FlashAttention-3's recipe; sm_90a, and sm_89 PTX): q, k and v in
+    ``torch.float8_e4m3fn`` (or all ``float8_e5m2``) with per-tensor
+    ``q_descale``, ``k_descale``, ``v_descale`` (each input is its FP8
+    tensor times its descale; floats or one-element tensors, 1.0 when
+    omitted), head dim 128. v must be contiguous along seq (the transpose
+    of a ``[batch, heads, head_dim, seq]`` tensor, rows 16-byte aligned:
+    FP8 tensor cores read it K-major). The output is bf16; P is quantized
+    to e4m3 after the online softmax.
 
     ``k``/``v`` may have fewer heads than ``q`` (grouped-query attention;
     they must divide q's) and another sequence length; ``causal`` aligns the
@@ -812,6 +822,10 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     CuPy arrays). Invalid arguments raise :class:`ArgumentError` /
     :class:`DTypeError` before anything is launched.
     """
+    if q_descale is not None or k_descale is not None or v_descale is not None or \
+            str(getattr(q, "dtype", "")).endswith(("float8_e4m3fn", "float8_e5m2")):
+        return _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts,
+                              (q_descale, k_descale, v_descale))
     try:  # torch tensors: the plan of this call's metadata (module doc)
         key = ("attention", q.shape, q.stride(), q.dtype, q.device,
                k.shape, k.stride(), k.dtype, k.device, v.shape, v.stride(), v.dtype, v.device,
@@ -930,6 +944,86 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
             allocators["allocate"] = _allocator(Q, (b, h, sq, d), Q.dtype)
     _launch_checked(key, launcher, meta, values, Q.kind, device_index, _ATTENTION_DYNAMIC,
                     **allocators)
+    return (out, lse) if return_lse else out
+
+
+def _descale_value(op, name, x):
+    """A descale factor as a float (a one-element tensor is read back)."""
+    if x is None:
+        return 1.0
+    if hasattr(x, "numel"):
+        if x.numel() != 1:
+            raise ArgumentError(f"{op}: {name} must be one number (per-tensor), got "
+                                f"{x.numel()} elements")
+        x = x.reshape(()).item()
+    value = float(x)
+    if not math.isfinite(value) or value <= 0:
+        raise ArgumentError(f"{op}: {name} must be positive and finite, got {value}")
+    return value
+
+
+def _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales):
+    """tilec.attention on float8 inputs (no plan cache: the descales are
+    launch values)."""
+    op = "tilec.attention"
+    Q, K, V = describe(q, "q"), describe(k, "k"), describe(v, "v")
+    O = describe(out, "out") if out is not None else None
+    device_index = _check_device(op, [Q, K, V] + ([O] if O is not None else []))
+    for t in (Q, K, V):
+        if t.ndim != 4:
+            raise ArgumentError(f"{op}: {t.name} must be [batch, heads, seq, head_dim], got "
+                                f"shape {list(t.shape)}")
+    if Q.dtype not in FP8_DTYPES or not Q.dtype == K.dtype == V.dtype:
+        raise DTypeError(f"{op}: with descales, q, k and v must all be float8_e4m3fn or all "
+                         f"float8_e5m2, got {Q.dtype}, {K.dtype}, {V.dtype}")
+    b, h, sq, d = Q.shape
+    hk, sk = K.shape[1], K.shape[2]
+    if (K.shape != V.shape or K.shape[0] != b or K.shape[3] != d or hk == 0
+            or h % hk):
+        raise ArgumentError(f"{op}: incompatible shapes q {list(Q.shape)}, k {list(K.shape)}, "
+                            f"v {list(V.shape)} (k and v alike, same batch and head_dim, "
+                            f"k heads dividing q heads)")
+    if d != 128:
+        raise ArgumentError(f"{op}: FP8 attention takes head_dim 128, got {d}")
+    for t in (Q, K):
+        if t.strides[3] != 1 or (t.shape[2] > 1 and t.strides[2] != d):
+            raise ArgumentError(f"{op}: {t.name} must be contiguous in its last two dimensions "
+                                f"(strides [..., {d}, 1]), got strides {list(t.strides)}")
+    if V.strides[2] != 1 and sk > 1:
+        raise ArgumentError(f"{op}: an FP8 v must be contiguous along seq (v.stride(2) == 1: "
+                            f"pass vt.transpose(-1, -2) of a [batch, heads, {d}, seq] vt), got "
+                            f"strides {list(V.strides)}")
+    dq, dk, dv = (_descale_value(op, n, x) for n, x in
+                  zip(("q_descale", "k_descale", "v_descale"), descales))
+    if O is not None and (O.shape != Q.shape or O.dtype != "bf16" or O.strides[3] != 1
+                          or (sq > 1 and O.strides[2] != d)
+                          or _outer_strides(O) != _outer_strides(Q)):
+        raise ArgumentError(f"{op}: out must be bf16 of q's shape {list(Q.shape)} with q's "
+                            f"strides, got {O.dtype} {list(O.shape)} strides {list(O.strides)}")
+    if O is None and not _is_contiguous(Q):
+        raise ArgumentError(f"{op}: an FP8 q must be contiguous (out takes its strides), got "
+                            f"strides {list(Q.strides)}")
+    if out is None:
+        out = _allocate(Q, (b, h, sq, d), "bf16")
+        O = describe(out, "out")
+    lse = _allocate(Q, (b, h, sq), "f32")
+    if min(b, h, sq) == 0:
+        return (out, lse) if return_lse else out
+    chip, cubin_arch = _chip_and_arch(chip, device_index)
+    directory = artifacts if artifacts is not None else _artifacts.default_directory()
+    name = attention_name(Q.dtype, d, causal)
+    launcher, meta = _resolve(op, name, lambda: attention_source(Q.dtype, d, causal)[1],
+                              chip, cubin_arch, directory, device_index)
+    values = {"Q": Q, "K": K, "V": V, "O": O, "LSE": describe(lse, "lse"), "B": b, "H": h,
+              "HK": hk, "SQ": sq, "SK": sk, "q_batch": Q.strides[0], "q_head": Q.strides[1],
+              "kv_batch": K.strides[0], "kv_head": K.strides[1], "lse_batch": h * sq,
+              "v_batch": V.strides[0], "v_head": V.strides[1], "v_ld": V.strides[3],
+              "q_descale": dq, "k_descale": dk, "v_descale": dv}
+    described = {"Q": "q", "K": "k", "V": "v", "O": "out", "LSE": "lse",
+                 "kv_batch": "k.stride(0)", "kv_head": "k.stride(1)",
+                 "v_batch": "v.stride(0)", "v_head": "v.stride(1)", "v_ld": "v.stride(3)"}
+    _check_metadata(op, meta, values, described)
+    _launch_checked(None, launcher, meta, values, Q.kind, device_index, _ATTENTION_DYNAMIC)
     return (out, lse) if return_lse else out
 
 

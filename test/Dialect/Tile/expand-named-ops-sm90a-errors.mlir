@@ -106,3 +106,19 @@ tile.kernel @tf32x3_warp_specialized(%A: !tile.ptr<f32>, %M: i32) {
   tile.gemm %a, %b, %a precision(tf32x3) config <warp_specialize = true> : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// The hand-built schedule has no FP8 form: FP8 attention is built by the
+// scheduling passes.
+tile.kernel @attention_fp8_hand_built(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<bf16>,
+                                      %B: i32, %H: i32, %S: i32, %ld: i32, %d: f32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%ld, %ld, 128, 1] : !tile.ptr<f8E4M3FN>
+  %v = tile.make_view %V[%B, %H, %S, 128] strides [%ld, %ld, 1, %ld] : !tile.ptr<f8E4M3FN>
+  %o = tile.make_view %O[%B, %H, %S, 128] strides [%ld, %ld, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{by_passes = false: the hand-built schedule has no FP8 form; FP8 attention is built by the scheduling passes}}
+  tile.attention %q, %q, %v, %o descale(%d, %d, %d) config <by_passes = false>
+      : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

@@ -288,7 +288,7 @@ func.func @attention_1(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %
 // -----
 
 func.func @attention_2(%q: !tile.view<?x?x?x128xf32, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xf32, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xf32, strides = [?, ?, ?, 1]>, %o: !tile.view<?x?x?x128xf32, strides = [?, ?, ?, 1]>) {
-  // expected-error @+1 {{expected bf16 or f16 Q/K/V/O, got 'f32'}}
+  // expected-error @+1 {{expected bf16, f16 or FP8 (f8E4M3FN, f8E5M2) Q/K/V, got 'f32'}}
   tile.attention %q, %k, %v, %o : !tile.view<?x?x?x128xf32, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf32, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf32, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf32, strides = [?, ?, ?, 1]>
   return
 }
@@ -523,5 +523,45 @@ func.func @config_attention_block_n_not_pow2(%q: !tile.view<?x?x?x128xbf16, stri
 func.func @config_attention_regs_without_ws(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>) {
   // expected-error @+1 {{producer_regs needs the warp-specialized kernel, but warp_specialize = false}}
   tile.attention %q, %q, %q, %q config <warp_specialize = 0, producer_regs = 24> : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @attention_fp8_v_layout(%q: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %o: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %d: f32) {
+  // expected-error @+1 {{expected an FP8 V contiguous along seq (stride 1 on dimension 2: V transposed in memory, [batch, heads, head_dim, seq]), as FP8 tensor cores read P V's B operand K-major}}
+  tile.attention %q, %k, %v, %o descale(%d, %d, %d) : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @attention_fp8_mixed(%q: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, %o: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %d: f32) {
+  // expected-error @+1 {{expected FP8 Q, K and V together, got K of 'bf16'}}
+  tile.attention %q, %k, %v, %o descale(%d, %d, %d) : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @attention_fp8_out(%q: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, %o: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %d: f32) {
+  // expected-error @+1 {{expected a bf16, f16 or f32 O for FP8 inputs, got 'f8E4M3FN'}}
+  tile.attention %q, %k, %v, %o descale(%d, %d, %d) : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @attention_fp8_no_descale(%q: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, %o: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>) {
+  // expected-error @+1 {{expected descale(q, k, v) for FP8 inputs (the per-tensor factors that turn Q, K and V back into their values; 1.0 if none)}}
+  tile.attention %q, %k, %v, %o : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @attention_bf16_descale(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %o: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %d: f32) {
+  // expected-error @+1 {{descale is for FP8 inputs only}}
+  tile.attention %q, %k, %v, %o descale(%d, %d, %d) : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
   return
 }

@@ -1566,21 +1566,50 @@ LogicalResult AttentionOp::verify() {
            o = getO().getType();
   std::pair<StringRef, ViewType> views[] = {
       {"Q", q}, {"K", k}, {"V", v}, {"O", o}};
+  Type et = q.getElementType();
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(et);
   for (auto [name, view] : views) {
     if (view.getRank() != 4)
       return emitOpError("expected a 4-D [batch, heads, seq, head_dim] view "
                          "for ")
              << name;
+    // FP8 wgmma reads V (P V's B operand) K-major only: contiguous keys.
+    if (fp8 && name == "V") {
+      if (view.getStrides()[2] != 1)
+        return emitOpError("expected an FP8 V contiguous along seq (stride "
+                           "1 on dimension 2: V transposed in memory, "
+                           "[batch, heads, head_dim, seq]), as FP8 tensor "
+                           "cores read P V's B operand K-major");
+      continue;
+    }
     if (view.getStrides()[3] != 1)
       return emitOpError("expected ")
              << name << " contiguous along head_dim (last stride 1)";
   }
-  Type et = q.getElementType();
-  if (!et.isBF16() && !et.isF16())
-    return emitOpError("expected bf16 or f16 Q/K/V/O, got ") << et;
-  for (auto [name, view] : views)
-    if (view.getElementType() != et)
-      return emitOpError("expected Q, K, V and O of one element type");
+  if (fp8) {
+    for (auto [name, view] : ArrayRef(views).take_front(3))
+      if (!isa<Float8E4M3FNType, Float8E5M2Type>(view.getElementType()))
+        return emitOpError("expected FP8 Q, K and V together, got ")
+               << name << " of " << view.getElementType();
+    Type ot = o.getElementType();
+    if (!ot.isBF16() && !ot.isF16() && !ot.isF32())
+      return emitOpError("expected a bf16, f16 or f32 O for FP8 inputs, got ")
+             << ot;
+    if (getDescales().size() != 3)
+      return emitOpError("expected descale(q, k, v) for FP8 inputs (the "
+                         "per-tensor factors that turn Q, K and V back into "
+                         "their values; 1.0 if none)");
+  } else {
+    if (!et.isBF16() && !et.isF16())
+      return emitOpError("expected bf16, f16 or FP8 (f8E4M3FN, f8E5M2) "
+                         "Q/K/V, got ")
+             << et;
+    for (auto [name, view] : views)
+      if (view.getElementType() != et)
+        return emitOpError("expected Q, K, V and O of one element type");
+    if (!getDescales().empty())
+      return emitOpError("descale is for FP8 inputs only");
+  }
   int64_t d = q.getShape()[3];
   if (ShapedType::isDynamic(d) || (d != 64 && d != 128 && d != 256))
     return emitOpError("expected a static head_dim of 64, 128 or 256");

@@ -68,9 +68,15 @@ struct AttentionProblem {
   Value q, k, kT, v, o, lse;
   Value batch, hq, sq, hk, sk;
   int64_t d;
-  Type et;
+  /// Q/K/V's element type, P's (the second dot's A: e4m3 for FP8 inputs)
+  /// and O's.
+  Type et, pType, oType;
   /// Softmax scale times log2(e): scores live in the log2 domain.
   double qkScale;
+  /// FP8: q_descale * k_descale (an f32 value the scores are multiplied by
+  /// with qkScale) and v_descale (O's rows are multiplied by it with 1 / l);
+  /// null otherwise.
+  Value qkDescale, vDescale;
   bool causal;
 };
 
@@ -296,8 +302,12 @@ namespace {
 /// backward pass, which recomputes P from the saved lse) build on it.
 class OnlineSoftmax {
 public:
-  OnlineSoftmax(int64_t bm, int64_t bn, double qkScale, Type pType)
-      : bm(bm), bn(bn), qkScale(qkScale), pType(pType) {}
+  /// Scores are multiplied by qkScale (times `qkDescale`, an f32 value,
+  /// when given); O's rows by 1 / l (times `vDescale` when given).
+  OnlineSoftmax(int64_t bm, int64_t bn, double qkScale, Type pType,
+                Value qkDescale = Value(), Value vDescale = Value())
+      : bm(bm), bn(bn), qkScale(qkScale), pType(pType), qkDescale(qkDescale),
+        vDescale(vDescale) {}
 
   /// The state before the first block: m = -inf, l = 0.
   SmallVector<Value> init(ImplicitLocOpBuilder &b) const {
@@ -322,7 +332,7 @@ public:
     // log2 domain; each element then takes one fma and one exp2.
     Value rowMax = ReduceOp::create(b, rowType, ReduceKind::Max, s, 1);
     Value mNew = arith::MaximumFOp::create(
-        b, m, arith::MulFOp::create(b, rowMax, splatF32(b, {bm}, qkScale)));
+        b, m, arith::MulFOp::create(b, rowMax, scaleSplat(b, {bm})));
     Value mUse = mNew;
     // A row that has seen no key yet keeps m = -inf; subtract 0 then.
     auto guard = [&](ImplicitLocOpBuilder &gb) -> Value {
@@ -349,7 +359,7 @@ public:
     Value alpha = math::Exp2Op::create(b, arith::SubFOp::create(b, m, mUse), afn);
     Value negM = broadcastAlong(b, arith::NegFOp::create(b, mUse), 1, {bm, bn});
     Value e = math::Exp2Op::create(
-        b, math::FmaOp::create(b, s, splatF32(b, {bm, bn}, qkScale), negM), afn);
+        b, math::FmaOp::create(b, s, scaleSplat(b, {bm, bn}), negM), afn);
     Value rowSum = ReduceOp::create(b, rowType, ReduceKind::Sum, e, 1);
     Value lNew =
         arith::AddFOp::create(b, arith::MulFOp::create(b, l, alpha), rowSum);
@@ -370,7 +380,12 @@ public:
     Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l,
                                         splatF32(b, {bm}, 0.0));
     Value lSafe = arith::SelectOp::create(b, empty, splatF32(b, {bm}, 1.0), l);
-    Value inv = arith::DivFOp::create(b, splatF32(b, {bm}, 1.0), lSafe);
+    Value numerator =
+        vDescale ? SplatOp::create(
+                       b, RankedTensorType::get({bm}, b.getF32Type()), vDescale)
+                       .getResult()
+                 : splatF32(b, {bm}, 1.0);
+    Value inv = arith::DivFOp::create(b, numerator, lSafe);
     return arith::MulFOp::create(b, acc, broadcastAlong(b, inv, 1, shape));
   }
 
@@ -382,9 +397,20 @@ public:
   }
 
 private:
+  /// The scores' multiplier, splat to `shape`.
+  Value scaleSplat(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape) const {
+    if (!qkDescale)
+      return splatF32(b, shape, qkScale);
+    Value scale = arith::MulFOp::create(
+        b, qkDescale, arith::ConstantOp::create(b, b.getF32FloatAttr(qkScale)));
+    return SplatOp::create(b, RankedTensorType::get(shape, b.getF32Type()),
+                           scale);
+  }
+
   int64_t bm, bn;
   double qkScale;
   Type pType;
+  Value qkDescale, vDescale;
 };
 } // namespace
 
@@ -456,8 +482,11 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
   int64_t bm = c.blockM, bn = c.blockN;
   auto sType = RankedTensorType::get({bm, bn}, b.getF32Type());
   auto accType = RankedTensorType::get({bm, p.d}, b.getF32Type());
-  auto ktTile = RankedTensorType::get({p.d, bn}, p.et);
-  auto vTile = RankedTensorType::get({bn, p.d}, p.et);
+  auto elementType = [](Value view) {
+    return cast<ViewType>(view.getType()).getElementType();
+  };
+  auto ktTile = RankedTensorType::get({p.d, bn}, elementType(p.k));
+  auto vTile = RankedTensorType::get({bn, p.d}, elementType(p.v));
   KeyMask mask(b, p, t, bm, bn);
   // One block: masked always, never, or (maskFrom) from that key on.
   auto step = [&](bool masked, Value maskFrom) {
@@ -524,15 +553,17 @@ static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
                                   const AttentionConfig &c,
                                   const QueryBlock &t) {
   OnlineSoftmax sm(c.blockM, c.blockN, p.qkScale,
-                   RankedTensorType::get({c.blockM, c.blockN}, p.et));
+                   RankedTensorType::get({c.blockM, c.blockN}, p.pType),
+                   p.qkDescale, p.vDescale);
   Value tq = emitQueryTile(b, p, c, t);
   SmallVector<Value> init = {splatF32(b, {c.blockM, p.d}, 0.0)};
   llvm::append_range(init, sm.init(b));
   SmallVector<Value> res = emitKeyLoops(b, p, c, t, tq, sm, init);
   Value zero = constI32(b, 0);
-  Value out = arith::TruncFOp::create(
-      b, RankedTensorType::get({c.blockM, p.d}, p.et),
-      sm.normalize(b, res[0], res[2]));
+  Value out = sm.normalize(b, res[0], res[2]);
+  if (!p.oType.isF32())
+    out = arith::TruncFOp::create(
+        b, RankedTensorType::get({c.blockM, p.d}, p.oType), out);
   StoreOp::create(b, out, p.o, ValueRange{t.bi, t.h, t.m0, zero}, Value());
   if (p.lse)
     StoreOp::create(b, sm.logSumExp(b, res[1], res[2]), p.lse,
@@ -554,6 +585,17 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op) {
   p.o = op.getO();
   p.lse = op.getLse();
   p.et = op.getQ().getType().getElementType();
+  p.oType = op.getO().getType().getElementType();
+  p.pType = p.et;
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(p.et)) {
+    // FlashAttention-3's FP8 recipe: P in e4m3 (probabilities need the
+    // mantissa more than the range), the descales folded into the scale
+    // and the final 1 / l.
+    p.pType = b.getType<Float8E4M3FNType>();
+    ValueRange ds = op.getDescales();
+    p.qkDescale = arith::MulFOp::create(b, ds[0], ds[1]);
+    p.vDescale = ds[2];
+  }
   p.d = op.getQ().getType().getShape()[3];
   p.causal = op.getCausal();
   float scale = op.getScale() ? op.getScale()->convertToFloat()
@@ -567,8 +609,9 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op) {
   auto kMake = p.k.getDefiningOp<MakeViewOp>();
   ViewType kType = kMake.getViewType();
   ArrayRef<int64_t> ks = kType.getShape(), kst = kType.getStrides();
-  auto ktType = ViewType::get(b.getContext(), {ks[0], ks[1], ks[3], ks[2]},
-                              p.et, {kst[0], kst[1], kst[3], kst[2]});
+  auto ktType =
+      ViewType::get(b.getContext(), {ks[0], ks[1], ks[3], ks[2]},
+                    kType.getElementType(), {kst[0], kst[1], kst[3], kst[2]});
   p.kT = MakeViewOp::create(b, ktType, kMake.getBase(), kMake.getSizes(),
                             kMake.getStrides());
   return p;

@@ -43,6 +43,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <numeric>
+
 namespace mlir::tilec::tile {
 #define GEN_PASS_DEF_TILEEXPANDNAMEDOPS
 #include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
@@ -111,6 +113,10 @@ void expand::requireParam(KernelOp kernel, Value v, StringRef name,
   auto arg = dyn_cast<BlockArgument>(v);
   if (!arg || arg.getOwner()->getParentOp() != kernel.getOperation())
     return;
+  // A parameter two views need (a stride of FP8 Q and of bf16 O): both
+  // requirements: their least common multiple.
+  if (auto old = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), name))
+    value = std::lcm(value, old.getInt());
   kernel.setArgAttr(arg.getArgNumber(), name,
                     IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
                                      value));

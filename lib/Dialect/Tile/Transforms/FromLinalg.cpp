@@ -1010,6 +1010,7 @@ static void rewriteAttention(PatternRewriter &rewriter, Operation *anchor,
   Value vv = view(v, seqKv, kvStride);
   Value ov = view(o, seqQ, qStride);
   AttentionOp::create(rewriter, loc, qv, kv, vv, ov, /*lse=*/Value(),
+                      /*descales=*/ValueRange(),
                       rewriter.getF32FloatAttr(plan.scale),
                       /*causal=*/false, /*config=*/AttentionConfigAttr());
   ReturnOp::create(rewriter, loc);

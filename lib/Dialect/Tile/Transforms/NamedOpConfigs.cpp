@@ -461,8 +461,19 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   // head dim 128 without the causal mask (0.97-0.99x) or at head dim 256
   // (0.93-0.99x).
   c.byPasses = flags.byPasses.value_or(op.getCausal() ? d <= 128 : d <= 64);
-  // Ping-pong pairs two consumer warpgroups.
-  c.pingpong = flags.pingpong.value_or(c.warps == 8);
+  // Ping-pong pairs two consumer warpgroups. Not by default on FP8, whose
+  // block program ran 0.92-0.94x with it (H200, head dim 128, S = 4k-16k,
+  // bench/results/2026-12-03_attention_fp8_stages_h200.json).
+  bool fp8 = elemBytes == 1;
+  c.pingpong = flags.pingpong.value_or(c.warps == 8 && !fp8);
+  // The hand-built schedule has no FP8 form.
+  if (fp8) {
+    if (!flags.byPasses.value_or(true))
+      return op.emitOpError("by_passes = false: the hand-built schedule has "
+                            "no FP8 form; FP8 attention is built by the "
+                            "scheduling passes");
+    c.byPasses = true;
+  }
   if (c.pingpong && c.warps != 8)
     return op.emitOpError("pingpong takes turns between two consumer "
                           "warpgroups (8 warps), got ")
@@ -478,8 +489,17 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   if (!config)
     config = AttentionConfigAttr::get(op.getContext());
   std::optional<bool> ws = getFlag(config.getWarpSpecialize());
+  if (elemBytes == 1 && !target.hasMmaFp8)
+    return op.emitOpError("FP8 attention needs FP8 tensor cores: mma.sync "
+                          "m16n8k32 (sm_89) or FP8 wgmma (sm_90a); ")
+           << target.chip << " has neither (bf16 or f16 inputs run there)";
   AttentionConfig c =
       getDefaultAttentionConfig(target, d, elemBytes, ws.value_or(true));
+  // FP8's K/V stages are half as large; three ran 3-5% faster than the
+  // five that fit (H200, head dim 128, the FP8 block program,
+  // bench/results/2026-12-03_attention_fp8_stages_h200.json).
+  if (elemBytes == 1 && c.warpSpecialize)
+    c.stages = 3;
   WarpSpecializedFlags flags{getFlag(config.getPingpong()),
                              getFlag(config.getTmaStore()),
                              getFlag(config.getPersistent()),

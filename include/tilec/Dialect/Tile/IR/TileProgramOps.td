@@ -490,7 +490,7 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
   }];
 }
 
-def Tile_AttentionOp : Tile_Op<"attention", [
+def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "O = softmax(scale * Q * K^T [+ causal mask]) * V over views";
   let description = [{
@@ -508,17 +508,31 @@ def Tile_AttentionOp : Tile_Op<"attention", [
     warp-specialized schedule (ping-pong, TMA-store epilogue, persistence,
     and whether the scheduling passes or the hand-built schedule build it).
 
+    FP8 (FlashAttention-3's recipe, sm_89 and sm_90a): Q, K and V in
+    `f8E4M3FN` (or `f8E5M2`), O in bf16, f16 or f32, and the three
+    per-tensor `descale` factors (f32 values: each input is its FP8 tensor
+    times its descale). S = Q Kᵀ and O = P V run on FP8 tensor cores, P is
+    quantized to e4m3 after the online softmax, and V must be contiguous
+    along seq (V transposed in memory, strides `[?, ?, 1, ?]`): FP8 wgmma
+    reads its B operand K-major only.
+
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
         : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, ...
+    tile.attention %q8, %k8, %vt8, %o descale(%dq, %dk, %dv)
+        : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>, ...,
+          !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>,
+          !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
     ```
   }];
   let arguments = (ins Tile_ViewType:$q, Tile_ViewType:$k, Tile_ViewType:$v,
                        Tile_ViewType:$o, Optional<Tile_ViewType>:$lse,
+                       Variadic<F32>:$descales,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
                        OptionalAttr<Tile_AttentionConfigAttr>:$config);
   let assemblyFormat = [{
-    $q `,` $k `,` $v `,` $o (`lse` `(` $lse^ `)`)? (`scale` `(` $scale^ `)`)?
+    $q `,` $k `,` $v `,` $o (`lse` `(` $lse^ `)`)?
+    (`descale` `(` $descales^ `)`)? (`scale` `(` $scale^ `)`)?
     (`causal` $causal^)? (`config` $config^)? attr-dict
     `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v))
     `,` qualified(type($o)) (`,` qualified(type($lse))^)?

@@ -1,0 +1,43 @@
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefixes=CHECK,SM90
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_89}))' | FileCheck %s --check-prefixes=CHECK,SM89
+
+// FP8 tile.attention (FlashAttention-3's recipe) expands to the block program
+// of bf16 attention on e4m3 tiles: Q, Kᵀ and V (V read through its
+// transposed view, contiguous along seq, so that its tile is K-major) load
+// as f8E4M3FN, the scores are multiplied by qk_scale * q_descale *
+// k_descale, P is quantized to e4m3 for the second dot, and O's rows are
+// multiplied by v_descale / l before O leaves as bf16. On sm_90a the
+// scheduling passes build it (by_passes; the hand-built schedule has no FP8
+// form) with a 3-stage K/V ring and no ping-pong (both measured on the H200);
+// on sm_89 it is the cp.async schedule on mma.sync m16n8k32.
+
+// CHECK-LABEL: tile.kernel @attention_fp8
+// SM90-SAME: schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true, pingpong = false, split_loops = true>
+// SM89-SAME: warps(4) schedule<tma = false, persistent = false, tma_store = false, operands_in_smem = true>
+// CHECK: %[[QK:.*]] = arith.mulf %dq, %dk : f32
+// CHECK: tile.load %{{.*}} -> tensor<{{[0-9]+}}x128xf8E4M3FN>
+// CHECK: scf.for
+// CHECK:   tile.load %{{.*}} : !tile.view<?x?x128x?xf8E4M3FN, strides = [?, ?, 1, 128]> -> tensor<128x{{[0-9]+}}xf8E4M3FN>
+// CHECK:   tile.load %{{.*}} : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]> -> tensor<{{[0-9]+}}x128xf8E4M3FN>
+// CHECK:   %[[S:.*]] = tile.dot
+// CHECK:   %[[SC:.*]] = arith.mulf %[[QK]], %{{.*}} : f32
+// CHECK:   tile.splat %[[SC]]
+// CHECK:   math.exp2
+// CHECK:   arith.truncf %{{.*}} to tensor<{{[0-9]+}}x{{[0-9]+}}xf8E4M3FN>
+// CHECK:   tile.dot
+// CHECK: tile.splat %dv
+// CHECK: arith.truncf %{{.*}} to tensor<{{[0-9]+}}x128xbf16>
+// CHECK: tile.store {{.*}} : tensor<{{[0-9]+}}x128xbf16>
+// CHECK-NOT: tile.attention
+tile.kernel @attention_fp8(%Q: !tile.ptr<f8E4M3FN>, %K: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN>,
+                           %O: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32, %sq: i32, %sh: i32,
+                           %vb: i32, %vh: i32, %ldv: i32, %dq: f32, %dk: f32, %dv: f32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<f8E4M3FN>
+  %k = tile.make_view %K[%B, %H, %S, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<f8E4M3FN>
+  %v = tile.make_view %V[%B, %H, %S, 128] strides [%vb, %vh, 1, %ldv] : !tile.ptr<f8E4M3FN>
+  %o = tile.make_view %O[%B, %H, %S, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %k, %v, %o descale(%dq, %dk, %dv)
+      : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
