@@ -846,6 +846,26 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     return _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key)
 
 
+def _check_rank4(op, infos):
+    for t in infos:
+        if t.ndim != 4:
+            raise ArgumentError(f"{op}: {t.name} must be [batch, heads, seq, head_dim], got "
+                                f"shape {list(t.shape)}")
+
+
+def _attention_sizes(op, Q, K, V):
+    """(batch, heads, seq_q, head_dim, kv heads, seq_k) of compatible q, k,
+    v: k and v alike, same batch and head_dim, k heads dividing q heads."""
+    b, h, sq, d = Q.shape
+    hk, sk = K.shape[1], K.shape[2]
+    if (K.shape != V.shape or K.shape[0] != b or K.shape[3] != d or hk == 0
+            or h % hk):
+        raise ArgumentError(f"{op}: incompatible shapes q {list(Q.shape)}, k {list(K.shape)}, "
+                            f"v {list(V.shape)} (k and v alike, same batch and head_dim, "
+                            f"k heads dividing q heads)")
+    return b, h, sq, d, hk, sk
+
+
 def _outer_strides(info):
     """Batch and head strides where those dimensions have more than one
     element (a stride along a dimension of one element is never followed)."""
@@ -872,22 +892,14 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     Q, K, V = describe(q, "q"), describe(k, "k"), describe(v, "v")
     O = describe(out, "out") if out is not None else None
     device_index = _check_device(op, [Q, K, V] + ([O] if O is not None else []))
+    _check_rank4(op, (Q, K, V))
     for t in (Q, K, V):
-        if t.ndim != 4:
-            raise ArgumentError(f"{op}: {t.name} must be [batch, heads, seq, head_dim], got "
-                                f"shape {list(t.shape)}")
         if t.dtype not in _ATTENTION_DTYPES:
             raise DTypeError(f"{op}: {t.name} must be bf16 or f16, got {t.dtype}")
     if not Q.dtype == K.dtype == V.dtype:
         raise DTypeError(f"{op}: q, k and v must share a dtype, got {Q.dtype}, {K.dtype}, "
                          f"{V.dtype}")
-    b, h, sq, d = Q.shape
-    hk, sk = K.shape[1], K.shape[2]
-    if (K.shape != V.shape or K.shape[0] != b or K.shape[3] != d or hk == 0
-            or h % hk):
-        raise ArgumentError(f"{op}: incompatible shapes q {list(Q.shape)}, k {list(K.shape)}, "
-                            f"v {list(V.shape)} (k and v alike, same batch and head_dim, "
-                            f"k heads dividing q heads)")
+    b, h, sq, d, hk, sk = _attention_sizes(op, Q, K, V)
     if d not in (64, 128, 256):
         raise ArgumentError(f"{op}: head_dim must be 64, 128 or 256, got {d}")
     for t in (Q, K, V):
@@ -969,20 +981,11 @@ def _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales):
     Q, K, V = describe(q, "q"), describe(k, "k"), describe(v, "v")
     O = describe(out, "out") if out is not None else None
     device_index = _check_device(op, [Q, K, V] + ([O] if O is not None else []))
-    for t in (Q, K, V):
-        if t.ndim != 4:
-            raise ArgumentError(f"{op}: {t.name} must be [batch, heads, seq, head_dim], got "
-                                f"shape {list(t.shape)}")
+    _check_rank4(op, (Q, K, V))
     if Q.dtype not in FP8_DTYPES or not Q.dtype == K.dtype == V.dtype:
         raise DTypeError(f"{op}: with descales, q, k and v must all be float8_e4m3fn or all "
                          f"float8_e5m2, got {Q.dtype}, {K.dtype}, {V.dtype}")
-    b, h, sq, d = Q.shape
-    hk, sk = K.shape[1], K.shape[2]
-    if (K.shape != V.shape or K.shape[0] != b or K.shape[3] != d or hk == 0
-            or h % hk):
-        raise ArgumentError(f"{op}: incompatible shapes q {list(Q.shape)}, k {list(K.shape)}, "
-                            f"v {list(V.shape)} (k and v alike, same batch and head_dim, "
-                            f"k heads dividing q heads)")
+    b, h, sq, d, hk, sk = _attention_sizes(op, Q, K, V)
     if d != 128:
         raise ArgumentError(f"{op}: FP8 attention takes head_dim 128, got {d}")
     for t in (Q, K):
