@@ -8,11 +8,12 @@
 // k_descale, P is quantized to e4m3 for the second dot, and O's rows are
 // multiplied by v_descale / l before O leaves as bf16. On sm_90a the
 // scheduling passes build it (by_passes; the hand-built schedule has no FP8
-// form) with a 3-stage K/V ring and no ping-pong (both measured on the H200);
-// on sm_89 it is the cp.async schedule on mma.sync m16n8k32.
+// form) with a 3-stage K/V ring, no ping-pong, one query block per program
+// and the key loop split at the masked blocks (all measured on the H200); on
+// sm_89 it is the cp.async schedule on mma.sync m16n8k32.
 
 // CHECK-LABEL: tile.kernel @attention_fp8
-// SM90-SAME: schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = true, tma_store = true, pingpong = false, split_loops = true>
+// SM90-SAME: schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = false, tma_store = true, pingpong = false, split_loops = true>
 // SM89-SAME: warps(4) schedule<tma = false, persistent = false, tma_store = false, operands_in_smem = true>
 // CHECK: %[[QK:.*]] = arith.mulf %dq, %dk : f32
 // CHECK: tile.load %{{.*}} -> tensor<{{[0-9]+}}x128xf8E4M3FN>

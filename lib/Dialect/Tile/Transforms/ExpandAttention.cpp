@@ -674,8 +674,9 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
     requireChunkAligned(kernel, p.q);
   if (c.tmaStore)
     requireChunkAligned(kernel, p.o);
-  // The key loop split at its masked blocks (tile-split-loops) where a
-  // program walks several tiles. H200, interleaved, B*S = 16k: persistent
+  // The key loop split at its masked blocks (tile-split-loops) where the
+  // config says: where a program walks several tiles, and on FP8
+  // (NamedOpConfigs). H200, interleaved, B*S = 16k: persistent
   // head dim 64 0.91-0.92x of the hand-built kernel unsplit, 0.96-0.97x
   // split; causal pairs head dim 64 at S = 2k 1.00x unsplit, 1.03x split.
   // One query block per program (causal): 0.985x unsplit, 0.95-0.97x split
@@ -686,7 +687,7 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
                                c.consumerRegs,
                                /*persistent=*/c.persistent && !walksTiles,
                                c.tmaStore, c.pingpong,
-                               /*splitLoops=*/c.persistent);
+                               c.splitLoops);
   else
     keepCpAsyncRing(kernel, /*operandsInSmem=*/c.qInSmem);
 

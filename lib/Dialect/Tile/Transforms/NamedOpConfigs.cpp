@@ -361,7 +361,7 @@ namespace {
 /// The flags of an attention config that only the warp-specialized
 /// schedule reads (unset: the rule decides).
 struct WarpSpecializedFlags {
-  std::optional<bool> pingpong, tmaStore, persistent, byPasses;
+  std::optional<bool> pingpong, tmaStore, persistent, byPasses, splitLoops;
 };
 } // namespace
 
@@ -438,7 +438,12 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   // (tilec.attention asks for `persistent` at short causal sequences).
   int64_t qBytes = c.blockM * d * elemBytes;
   bool roomForQ2 = bytes + qBytes <= target.maxSmemPerBlock;
-  c.persistent = flags.persistent.value_or(roomForQ2 && !op.getCausal());
+  // Not FP8: its non-persistent kernel ran 1.08-1.11x the persistent one
+  // (H200, head dim 128, S = 4k-16k, both split,
+  // bench/results/2026-12-03_attention_fp8_named_split_h200.json).
+  bool fp8 = elemBytes == 1;
+  c.persistent =
+      flags.persistent.value_or(roomForQ2 && !op.getCausal() && !fp8);
   if (c.persistent && !roomForQ2)
     return op.emitOpError("persistent: a second Q buffer beside Q and the "
                           "K/V ring needs ")
@@ -461,10 +466,12 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   // head dim 128 without the causal mask (0.97-0.99x) or at head dim 256
   // (0.93-0.99x).
   c.byPasses = flags.byPasses.value_or(op.getCausal() ? d <= 128 : d <= 64);
+  // tile-split-loops on the persistent kernels (measured, ExpandAttention)
+  // and on FP8: unsplit 0.90-0.94x (the same results).
+  c.splitLoops = flags.splitLoops.value_or(c.persistent || fp8);
   // Ping-pong pairs two consumer warpgroups. Not by default on FP8, whose
   // block program ran 0.92-0.94x with it (H200, head dim 128, S = 4k-16k,
   // bench/results/2026-12-03_attention_fp8_stages_h200.json).
-  bool fp8 = elemBytes == 1;
   c.pingpong = flags.pingpong.value_or(c.warps == 8 && !fp8);
   // The hand-built schedule has no FP8 form.
   if (fp8) {
@@ -500,10 +507,10 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // bench/results/2026-12-03_attention_fp8_stages_h200.json).
   if (elemBytes == 1 && c.warpSpecialize)
     c.stages = 3;
-  WarpSpecializedFlags flags{getFlag(config.getPingpong()),
-                             getFlag(config.getTmaStore()),
-                             getFlag(config.getPersistent()),
-                             getFlag(config.getByPasses())};
+  WarpSpecializedFlags flags{
+      getFlag(config.getPingpong()), getFlag(config.getTmaStore()),
+      getFlag(config.getPersistent()), getFlag(config.getByPasses()),
+      getFlag(config.getSplitLoops())};
   c.qInSmem = getFlag(config.getQInSmem()).value_or(c.qInSmem);
   c.splitLoops = getFlag(config.getSplitLoops()).value_or(c.splitLoops);
   c.warpSpecialize = ws.value_or(c.warpSpecialize);

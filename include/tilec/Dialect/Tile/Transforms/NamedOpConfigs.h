@@ -98,6 +98,8 @@ struct AttentionConfig {
   /// The cp.async schedule runs the blocks every row sees whole in a loop
   /// without the mask and the rest in a second loop (the K/V ring drains
   /// between them); otherwise one loop masks the edge blocks in a branch.
+  /// On the warp-specialized schedule: the schedule's split_loops (one loop
+  /// split by tile-split-loops after warp specialization).
   bool splitLoops = true;
 };
 
