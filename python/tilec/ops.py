@@ -866,6 +866,15 @@ def _attention_sizes(op, Q, K, V):
     return b, h, sq, d, hk, sk
 
 
+def _attention_outputs(Q, out, O, shape, dtype):
+    """(out, its TensorInfo, lse): out allocated like q when None, and the
+    f32 [batch, heads, seq_q] lse."""
+    if out is None:
+        out = _allocate(Q, shape, dtype)
+        O = describe(out, "out")
+    return out, O, _allocate(Q, shape[:3], "f32")
+
+
 def _outer_strides(info):
     """Batch and head strides where those dimensions have more than one
     element (a stride along a dimension of one element is never followed)."""
@@ -920,10 +929,7 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
         return _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts)
 
     allocated = out is None
-    if allocated:
-        out = _allocate(Q, (b, h, sq, d), Q.dtype)
-        O = describe(out, "out")
-    lse = _allocate(Q, (b, h, sq), "f32")
+    out, O, lse = _attention_outputs(Q, out, O, (b, h, sq, d), Q.dtype)
     if min(b, h, sq) == 0:
         return (out, lse) if return_lse else out
     chip, cubin_arch = _chip_and_arch(chip, device_index)
@@ -1006,10 +1012,7 @@ def _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales):
     if O is None and not _is_contiguous(Q):
         raise ArgumentError(f"{op}: an FP8 q must be contiguous (out takes its strides), got "
                             f"strides {list(Q.strides)}")
-    if out is None:
-        out = _allocate(Q, (b, h, sq, d), "bf16")
-        O = describe(out, "out")
-    lse = _allocate(Q, (b, h, sq), "f32")
+    out, O, lse = _attention_outputs(Q, out, O, (b, h, sq, d), "bf16")
     if min(b, h, sq) == 0:
         return (out, lse) if return_lse else out
     chip, cubin_arch = _chip_and_arch(chip, device_index)
