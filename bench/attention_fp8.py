@@ -72,8 +72,12 @@ NAMED = {"": None, "nopersist": {"persistent": 0}, "pingpong": {"pingpong": 1},
          "nopersist_nosplit": {"persistent": 0, "split_loops": 0}}
 
 
-def named_name(causal, tag=""):
-    return "attention_f8e4m3_d128" + ("_causal" if causal else "") + (f"__{tag}" if tag else "")
+#: Head dims of the named FP8 kernels checked besides 128 (both paths).
+OTHER_HEAD_DIMS = (64, 256)
+
+
+def named_name(causal, tag="", d=D):
+    return f"attention_f8e4m3_d{d}" + ("_causal" if causal else "") + (f"__{tag}" if tag else "")
 
 
 def build(art, tilec, variants):
@@ -87,6 +91,12 @@ def build(art, tilec, variants):
                                              name=named_name(causal, tag))
                 path = os.path.join(art, chip, name + ".mlir")
                 os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(src)
+                sources.append(path)
+            for d in OTHER_HEAD_DIMS:
+                name, src = attention_source("f8e4m3", d, causal)
+                path = os.path.join(art, chip, name + ".mlir")
                 with open(path, "w") as f:
                     f.write(src)
                 sources.append(path)
@@ -138,7 +148,7 @@ def main():
         descale = x.abs().max().float() / 448.0
         return (x / descale).to(e4m3), descale.item()
 
-    def inputs(B, H, S, seed):
+    def inputs(B, H, S, seed, D=D):
         g = torch.Generator(device="cuda").manual_seed(seed)
 
         def rnd():
@@ -171,7 +181,7 @@ def main():
                 q = q8[b, h].double() * dq
                 k = k8[b, h].double() * dk
                 v = v8[b, h].double() * dv
-                s = (q @ k.t() / math.sqrt(D)).masked_fill(~keep, float("-inf"))
+                s = (q @ k.t() / math.sqrt(q.shape[-1])).masked_fill(~keep, float("-inf"))
                 mx = s.max(dim=1, keepdim=True).values
                 p = torch.exp(s - mx)
                 l = p.sum(dim=1, keepdim=True)
@@ -246,14 +256,15 @@ def main():
     result["sass_qgmma"] = sorted(set(w for w in sass.split() if w.startswith("QGMMA")))
     log(" ".join(result["sass_qgmma"]))
     # The named op on FP8, with its lse, causal and not.
-    named_checks = [(chip, named_name(causal)) for chip in CHIPS for causal in (False, True)]
-    named_checks += [("sm_90a", named_name(causal, tag)) for causal in (False, True)
+    named_checks = [(chip, named_name(causal, d=d), d) for chip in CHIPS
+                    for causal in (False, True) for d in (D,) + OTHER_HEAD_DIMS]
+    named_checks += [("sm_90a", named_name(causal, tag), D) for causal in (False, True)
                      for tag in NAMED if tag]
-    for chip, name in named_checks:
+    for chip, name, d in named_checks:
         kn = load(args.art, chip, name)
         causal = "_causal" in name
         for i, (B, H, S) in enumerate(ODD):
-            q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 30 + i)
+            q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 30 + i, d)
             lse = torch.full((B, H, S), float("nan"), device="cuda")
             launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv)
             torch.cuda.synchronize()
@@ -269,7 +280,7 @@ def main():
             # ex2.approx and f32 sums: relative to the lse's size.
             lse_bound = 1e-3 * max(1.0, lse_ref.abs().max().item())
             ok = bool(written and err <= bound and lse_err <= lse_bound)
-            result["correctness"].append(dict(chip=chip, kernel=name, shape=[B, H, S, D],
+            result["correctness"].append(dict(chip=chip, kernel=name, shape=[B, H, S, d],
                                               max_rel_err=err, p_quantization_err=emul_err,
                                               bound=bound, lse_abs_err=lse_err, written=written,
                                               ok=ok))
@@ -289,6 +300,24 @@ def main():
         row = dict(shape=[B, H, S, D], tflops=tf,
                    **{f"{k}_vs_block_program": round(v / tf["block_program"], 3)
                       for k, v in tf.items() if k != "block_program"})
+        result.setdefault("named_speed", []).append(row)
+        log(json.dumps(row))
+    # The other head dims: the named FP8 kernel beside torch's bf16 SDPA
+    # (B * S = 16k, H * d = 2048).
+    for d in OTHER_HEAD_DIMS:
+        B, H, S = 2, 2048 // d, 8192
+        q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 1, d)
+        lse = torch.empty(B, H, S, device="cuda")
+        kn = load(args.art, "sm_90a", named_name(False, d=d))
+        qb, kb, vb = (x.to(torch.bfloat16) for x in (q8, k8, v8))
+        fns = {"named_fp8": lambda: launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv),
+               "torch_sdpa_bf16": lambda: torch.nn.functional.scaled_dot_product_attention(
+                   qb, kb, vb)}
+        ms = time_rounds(fns, args.rounds)
+        flops = 4.0 * B * H * S * S * d
+        tf = {k: round(flops / v / 1e9, 1) for k, v in ms.items()}
+        row = dict(shape=[B, H, S, d], tflops=tf,
+                   fp8_vs_sdpa_bf16=round(tf["named_fp8"] / tf["torch_sdpa_bf16"], 3))
         result.setdefault("named_speed", []).append(row)
         log(json.dumps(row))
     bad = [r for r in result["correctness"] if not r["ok"]]
