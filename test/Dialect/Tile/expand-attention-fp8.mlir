@@ -42,3 +42,24 @@ tile.kernel @attention_fp8(%Q: !tile.ptr<f8E4M3FN>, %K: !tile.ptr<f8E4M3FN>, %V:
         !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// Head dim 256 on sm_90a: 128-key blocks (P·V's K must fill FP8 wgmma's
+// 128-byte rows) in a 2-stage ring, so that Q and the ring fit.
+
+// CHECK-LABEL: tile.kernel @attention_fp8_d256
+// SM90-SAME: schedule<stages = 2,
+// SM90: scf.for %{{.*}} = %{{.*}} to %S step %c128_i32
+// SM90:   tile.load %{{.*}} -> tensor<256x128xf8E4M3FN>
+// SM90:   tile.load %{{.*}} -> tensor<128x256xf8E4M3FN>
+tile.kernel @attention_fp8_d256(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<bf16>,
+                                %B: i32, %H: i32, %S: i32, %sq: i32, %sh: i32, %ldv: i32, %d: f32) {
+  %q = tile.make_view %Q[%B, %H, %S, 256] strides [%sq, %sh, 256, 1] : !tile.ptr<f8E4M3FN>
+  %v = tile.make_view %V[%B, %H, %S, 256] strides [%sq, %sh, 1, %ldv] : !tile.ptr<f8E4M3FN>
+  %o = tile.make_view %O[%B, %H, %S, 256] strides [%sq, %sh, 256, 1] : !tile.ptr<bf16>
+  tile.attention %q, %q, %v, %o descale(%d, %d, %d)
+      : !tile.view<?x?x?x256xf8E4M3FN, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xf8E4M3FN, strides = [?, ?, 256, 1]>,
+        !tile.view<?x?x?x256xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>
+  tile.return
+}

@@ -505,8 +505,18 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   // FP8's K/V stages are half as large; three ran 3-5% faster than the
   // five that fit (H200, head dim 128, the FP8 block program,
   // bench/results/2026-12-03_attention_fp8_stages_h200.json).
-  if (elemBytes == 1 && c.warpSpecialize)
+  if (elemBytes == 1 && c.warpSpecialize) {
     c.stages = 3;
+    // Head dim 256: 128-key blocks (P V's K fills FP8 wgmma's 128-byte
+    // rows; 64 keys put P V on mma.sync) in two stages: 880 TFLOP/s
+    // against 220 with 64-key blocks, torch's bf16 SDPA 749 (H200, S = 8k,
+    // bench/results/2026-12-03_attention_fp8_d256_h200.json and
+    // 2026-12-03_attention_fp8_head_dims_h200.json).
+    if (d > 128) {
+      c.blockN = 128;
+      c.stages = 2;
+    }
+  }
   WarpSpecializedFlags flags{
       getFlag(config.getPingpong()), getFlag(config.getTmaStore()),
       getFlag(config.getPersistent()), getFlag(config.getByPasses()),
