@@ -1567,7 +1567,7 @@ LogicalResult AttentionOp::verify() {
   std::pair<StringRef, ViewType> views[] = {
       {"Q", q}, {"K", k}, {"V", v}, {"O", o}};
   Type et = q.getElementType();
-  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(et);
+  bool fp8 = isFp8Type(et);
   for (auto [name, view] : views) {
     if (view.getRank() != 4)
       return emitOpError("expected a 4-D [batch, heads, seq, head_dim] view "
@@ -1588,7 +1588,7 @@ LogicalResult AttentionOp::verify() {
   }
   if (fp8) {
     for (auto [name, view] : ArrayRef(views).take_front(3))
-      if (!isa<Float8E4M3FNType, Float8E5M2Type>(view.getElementType()))
+      if (!isFp8Type(view.getElementType()))
         return emitOpError("expected FP8 Q, K and V together, got ")
                << name << " of " << view.getElementType();
     Type ot = o.getElementType();

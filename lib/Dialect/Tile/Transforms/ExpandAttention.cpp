@@ -587,7 +587,7 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op) {
   p.et = op.getQ().getType().getElementType();
   p.oType = op.getO().getType().getElementType();
   p.pType = p.et;
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(p.et)) {
+  if (isFp8Type(p.et)) {
     // FlashAttention-3's FP8 recipe: P in e4m3 (probabilities need the
     // mantissa more than the range), the descales folded into the scale
     // and the final 1 / l.
