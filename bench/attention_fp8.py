@@ -42,7 +42,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from artifact_record import open_log, read_commit, stamp_commit  # noqa: E402
+from artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 FP8 = os.path.join(ROOT, "examples", "attention_block_fp8.mlir")
 BF16 = os.path.join(ROOT, "examples", "attention_block_bf16.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
@@ -192,6 +192,18 @@ def main():
                 out[b, h] = (p @ v) / l
         return out
 
+    def output_error(o, q8, k8, v8, dq, dk, dv, causal=False, lse_ref=None):
+        """(written, max relative error of o, P's quantization error, bound)
+        against the float64 reference; fills lse_ref when given. The bound
+        is twice the error of quantizing P alone, at least 2^-7."""
+        ref = reference(q8, k8, v8, dq, dk, dv, False, causal, lse_ref)
+        emul = reference(q8, k8, v8, dq, dk, dv, True, causal)
+        scale = ref.abs().max().item()
+        written = not torch.isnan(o.float()).any().item()
+        err = (o.double() - ref).abs().max().item() / scale if written else float("inf")
+        emul_err = (emul - ref).abs().max().item() / scale
+        return written, err, emul_err, max(2 * emul_err, 2.0 ** -7)
+
     def launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv):
         B, H, S, _ = q8.shape
         kn(q8, k8, vt, o, lse, B, H, H, S, S, q8.stride(0), q8.stride(1), k8.stride(0),
@@ -207,13 +219,7 @@ def main():
             q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 10 + i)
             launch(kn, q8, k8, vt, o, dq, dk, dv, ldv)
             torch.cuda.synchronize()
-            ref = reference(q8, k8, v8, dq, dk, dv, False)
-            emul = reference(q8, k8, v8, dq, dk, dv, True)
-            scale = ref.abs().max().item()
-            written = not torch.isnan(o.float()).any().item()
-            err = (o.double() - ref).abs().max().item() / scale if written else float("inf")
-            emul_err = (emul - ref).abs().max().item() / scale
-            bound = max(2 * emul_err, 2.0 ** -7)
+            written, err, emul_err, bound = output_error(o, q8, k8, v8, dq, dk, dv)
             ok = bool(written and err <= bound)
             result["correctness"].append(dict(chip=chip, kernel=name, shape=[B, H, S, D], max_rel_err=err,
                                               p_quantization_err=emul_err, bound=bound,
@@ -269,13 +275,8 @@ def main():
             launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv)
             torch.cuda.synchronize()
             lse_ref = torch.empty(B, H, S, device="cuda", dtype=torch.float64)
-            ref = reference(q8, k8, v8, dq, dk, dv, False, causal, lse_ref)
-            emul = reference(q8, k8, v8, dq, dk, dv, True, causal)
-            scale = ref.abs().max().item()
-            written = not torch.isnan(o.float()).any().item()
-            err = (o.double() - ref).abs().max().item() / scale if written else float("inf")
-            emul_err = (emul - ref).abs().max().item() / scale
-            bound = max(2 * emul_err, 2.0 ** -7)
+            written, err, emul_err, bound = output_error(o, q8, k8, v8, dq, dk, dv, causal,
+                                                         lse_ref)
             lse_err = (lse.double() - lse_ref).abs().max().item()
             # ex2.approx and f32 sums: relative to the lse's size.
             lse_bound = 1e-3 * max(1.0, lse_ref.abs().max().item())
@@ -320,10 +321,7 @@ def main():
                    fp8_vs_sdpa_bf16=round(tf["named_fp8"] / tf["torch_sdpa_bf16"], 3))
         result.setdefault("named_speed", []).append(row)
         log(json.dumps(row))
-    bad = [r for r in result["correctness"] if not r["ok"]]
-    log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")
-    json.dump(result, open(os.path.join(args.out, "attention_fp8.json"), "w"), indent=1)
-    return 1 if bad else 0
+    return write_result(result, args.out, "attention_fp8.json", log)
 
 
 if __name__ == "__main__":

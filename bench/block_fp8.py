@@ -54,7 +54,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from artifact_record import open_log, read_commit, stamp_commit  # noqa: E402
+from artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 EXAMPLE = os.path.join(ROOT, "examples", "gemm_block_fp8.mlir")
 QUANTIZE = os.path.join(ROOT, "examples", "quantize_fp8.mlir")
 NAMED = os.path.join(ROOT, "examples", "scaled_mm_fp8.mlir")
@@ -561,10 +561,7 @@ def main():
                                            o)).items()}
     result["sass"] = sass
     log(json.dumps(sass))
-    bad = [r for r in result["correctness"] if not r["ok"]]
-    log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")
-    json.dump(result, open(os.path.join(args.out, "block_fp8.json"), "w"), indent=1)
-    return 1 if bad else 0
+    return write_result(result, args.out, "block_fp8.json", log)
 
 
 if __name__ == "__main__":

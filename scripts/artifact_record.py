@@ -6,9 +6,13 @@ results (no torch needed, so the build side imports it too):
   tracked files), written by the build step;
 * ``read_commit(directory)``: that stamp (None without one), for the JSON;
 * ``open_log(out, name)``: a ``log(message)`` that prints and appends to
-  ``out/name``.
+  ``out/name``;
+* ``write_result(result, out, name, log)``: logs how many of
+  ``result["correctness"]`` are ok, writes ``result`` to ``out/name`` as
+  JSON, and returns the exit status (1 when any check failed).
 """
 
+import json
 import os
 import subprocess
 
@@ -43,3 +47,12 @@ def open_log(out, name):
         logf.write(message + "\n")
         logf.flush()
     return log
+
+
+def write_result(result, out, name, log):
+    checks = result["correctness"]
+    bad = [r for r in checks if not r["ok"]]
+    log(f"correctness: {len(checks) - len(bad)}/{len(checks)} ok")
+    with open(os.path.join(out, name), "w") as f:
+        json.dump(result, f, indent=1)
+    return 1 if bad else 0

@@ -38,7 +38,7 @@ import os
 import subprocess
 import sys
 
-from artifact_record import open_log, read_commit, stamp_commit
+from artifact_record import open_log, read_commit, stamp_commit, write_result
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INPUT = os.path.join(ROOT, "test", "Target", "Inputs", "linalg_lowp.mlir")
@@ -261,10 +261,7 @@ def main():
         result["speed"].append(row)
         log(json.dumps(row))
 
-    bad = [r for r in result["correctness"] if not r["ok"]]
-    log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")
-    json.dump(result, open(os.path.join(args.out, "linalg_lowp.json"), "w"), indent=1)
-    return 1 if bad else 0
+    return write_result(result, args.out, "linalg_lowp.json", log)
 
 
 if __name__ == "__main__":
