@@ -350,8 +350,7 @@ Value ConvertLayoutOpLowering::convertWithShuffles(ConversionPatternRewriter &b,
       word.push_back(
           elems[regIndex(wordBits, e, true) | regIndex(restBits, rest, true) |
                 regIndex(plan.regLane, x, true)]);
-    return LLVM::BitcastOp::create(
-        b, loc, i32, vector::FromElementsOp::create(b, loc, wordType, word));
+    return packRegister(b, loc, word, /*f16AsVector=*/false);
   };
   // The bits of this lane that pick what a lane sends (its lane bits bound
   // for registers) and what it keeps (its lane bits that came from
