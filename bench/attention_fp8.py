@@ -13,8 +13,9 @@ Run there (torch, cuda.bindings):
 
     attention_fp8.py --art .gpu/attn_fp8 --out OUT [--rounds 5] [--base DIR]
 
---base times the FP8 kernel of artifacts built by an earlier tilec in the
-same rounds (an A/B of a compiler change: tilec_fp8 / tilec_fp8_base).
+--base times the FP8 kernels of artifacts built by an earlier tilec in the
+same rounds (an A/B of a compiler change: tilec_fp8 / tilec_fp8_base, and
+the named kernels at the other head dims: named_fp8 / named_fp8_base).
 --variants builds (and the run then checks and times) the FP8 program with
 other tiles and schedule knobs, as attention_fp8__<tag> (VARIANTS).
 
@@ -314,11 +315,17 @@ def main():
         fns = {"named_fp8": lambda: launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv),
                "torch_sdpa_bf16": lambda: torch.nn.functional.scaled_dot_product_attention(
                    qb, kb, vb)}
+        if args.base:
+            kb_ = load(args.base, "sm_90a", named_name(False, d=d))
+            fns["named_fp8_base"] = (lambda: launch_named(kb_, q8, k8, vt, o, lse, dq, dk,
+                                                          dv, ldv))
         ms = time_rounds(fns, args.rounds)
         flops = 4.0 * B * H * S * S * d
         tf = {k: round(flops / v / 1e9, 1) for k, v in ms.items()}
         row = dict(shape=[B, H, S, d], tflops=tf,
                    fp8_vs_sdpa_bf16=round(tf["named_fp8"] / tf["torch_sdpa_bf16"], 3))
+        if args.base:
+            row["fp8_vs_base"] = round(tf["named_fp8"] / tf["named_fp8_base"], 3)
         result.setdefault("named_speed", []).append(row)
         log(json.dumps(row))
     return write_result(result, args.out, "attention_fp8.json", log)

@@ -71,11 +71,43 @@ SPEED = [(8192, 8192, 8192), (4096, 4096, 4096), (4096, 14336, 4096),
          (8192, 4096, 14336)]
 
 
+#: name -> schedule of the K64 variants of scaled_linear_block_fp8 (k64_source).
+K64 = {"scaled_linear_block_fp8_k64": None,
+       "scaled_linear_block_fp8_k64_cp_async": "tma = false, warp_specialize = false"}
+
+
+def k64_source(name, schedule):
+    """scaled_linear_block_fp8 with K in 64-wide steps: 64-byte operand rows,
+    which sm_90a reads in the 64-byte swizzle (TMA, or with `schedule` the
+    cp.async ring), as `name`."""
+    text = open(EXAMPLE).read()
+    start = text.index("tile.kernel @scaled_linear_block_fp8(")
+    kernel = text[start:text.index("\n}\n", start) + 3]
+    kernel = kernel.replace("@scaled_linear_block_fp8(", f"@{name}(")
+    if schedule:
+        kernel = kernel.replace("warps(8) {", f"warps(8) schedule<{schedule}> {{")
+    kernel = kernel.replace("%c128 = arith.constant 128 : i32",
+                            "%c128 = arith.constant 128 : i32\n  %c64 = arith.constant 64 : i32")
+    kernel = kernel.replace("step %c128", "step %c64")
+    for old, new in (("128x128xf8E4M3FN", "128x64xf8E4M3FN"),
+                     ("256x128xf8E4M3FN", "256x64xf8E4M3FN"),
+                     ("128x256xf8E4M3FN", "64x256xf8E4M3FN")):
+        kernel = kernel.replace(old, new)
+    return kernel
+
+
 def build(art, tilec):
     for chip, arch in CHIPS.items():
-        for ex in (EXAMPLE, QUANTIZE, NAMED, INT8, TF32, TF32_NAMED, INT_MM):
+        out = os.path.join(art, chip)
+        os.makedirs(out, exist_ok=True)
+        k64 = []
+        for name, schedule in K64.items():
+            k64.append(os.path.join(out, name + ".mlir"))
+            with open(k64[-1], "w") as f:
+                f.write(k64_source(name, schedule))
+        for ex in (EXAMPLE, QUANTIZE, NAMED, INT8, TF32, TF32_NAMED, INT_MM, *k64):
             subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
-                            "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
+                            "--emit=cubin", "-o", out], check=True)
         print("built", chip, flush=True)
     stamp_commit(art)
 
@@ -447,8 +479,10 @@ def main():
     ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     ap.add_argument("--out", default="out")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--only", choices=("tf32", "rowwise", "int8", "blockwise"), default=None,
-                    help="run one part (the TF32 checks) and write block_fp8_<part>.json")
+    ap.add_argument("--only", choices=("tf32", "rowwise", "int8", "blockwise", "fp8"),
+                    default=None,
+                    help="run one part (e.g. the TF32 checks) and write block_fp8_<part>.json; "
+                         "fp8: the per-tensor FP8 kernels (correctness, speed, SASS) only")
     args = ap.parse_args()
     if args.build:
         return build(args.art, args.tilec)
@@ -462,12 +496,12 @@ def main():
 
     kernels = {(chip, name): load(args.art, chip, name)
                for chip in CHIPS for name in ("scaled_linear_block_fp8", "scaled_linear_block_fp8_promoted",
-                             "linear_block_e4m3_e5m2", "scaled_mm_fp8")}
+                             "linear_block_e4m3_e5m2", "scaled_mm_fp8", *K64)}
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
                   commit=read_commit(args.art),
                   correctness=[], speed=[])
     one = torch.ones((), device="cuda")
-    if args.only:
+    if args.only and args.only != "fp8":
         check = {"tf32": check_tf32, "rowwise": check_rowwise, "int8": check_int8,
                  "blockwise": check_blockwise}[args.only]
         check(torch, load, args.art, result, log, time_rounds, args.rounds)
@@ -476,11 +510,12 @@ def main():
         json.dump(result, open(os.path.join(args.out, f"block_fp8_{args.only}.json"), "w"),
                   indent=1)
         return 1 if bad else 0
-    check_casts(torch, load, args.art, result, log)
-    check_int8(torch, load, args.art, result, log, time_rounds, args.rounds)
-    check_tf32(torch, load, args.art, result, log, time_rounds, args.rounds)
-    check_rowwise(torch, load, args.art, result, log, time_rounds, args.rounds)
-    check_blockwise(torch, load, args.art, result, log, time_rounds, args.rounds)
+    if not args.only:
+        check_casts(torch, load, args.art, result, log)
+        check_int8(torch, load, args.art, result, log, time_rounds, args.rounds)
+        check_tf32(torch, load, args.art, result, log, time_rounds, args.rounds)
+        check_rowwise(torch, load, args.art, result, log, time_rounds, args.rounds)
+        check_blockwise(torch, load, args.art, result, log, time_rounds, args.rounds)
     for (chip, name), kn in kernels.items():
         mixed = "e5m2" in name
         bdtype = torch.float8_e5m2 if mixed else torch.float8_e4m3fn
@@ -529,7 +564,7 @@ def main():
         for chip in CHIPS:
             for name, tag in (("scaled_linear_block_fp8", ""), ("scaled_linear_block_fp8_promoted",
                                                                 "_promoted"),
-                              ("scaled_mm_fp8", "_named")):
+                              ("scaled_mm_fp8", "_named"), ("scaled_linear_block_fp8_k64", "_k64")):
                 if chip == "sm_89" and tag:
                     continue
                 kn = kernels[(chip, name)]
@@ -552,7 +587,7 @@ def main():
     sass = {}
     for chip in CHIPS:
         for name in ("scaled_linear_block_fp8", "linear_block_i8", "linear_block_tf32",
-                     "linear_block_tf32x3"):
+                     "linear_block_tf32x3", *K64):
             s = subprocess.run(["cuobjdump", "-sass", os.path.join(args.art, chip, name + ".cubin")],
                                capture_output=True, text=True).stdout
             ops = re.findall(r"\b([A-Z][A-Z0-9]*(?:\.[A-Za-z0-9_]+)*)\b", s)
@@ -561,7 +596,8 @@ def main():
                                            o)).items()}
     result["sass"] = sass
     log(json.dumps(sass))
-    return write_result(result, args.out, "block_fp8.json", log)
+    return write_result(result, args.out,
+                        f"block_fp8_{args.only}.json" if args.only else "block_fp8.json", log)
 
 
 if __name__ == "__main__":

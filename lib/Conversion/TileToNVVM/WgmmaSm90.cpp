@@ -8,24 +8,28 @@
 //
 // This file lowers tile.dot whose B operand (and A operand, or else A is a
 // register tile in the mma.sync A fragment: the RS form, as inline PTX) is
-// a shared-memory tile (#tile.shared, 128-byte swizzle) to
+// a shared-memory tile (#tile.shared, 128- or 64-byte swizzle) to
 // `wgmma.mma_async.sync.aligned.m64nNk16` with 64-bit shared-memory matrix
 // descriptors ([PTX ISA: Matrix
-// Descriptor Format](https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-shared-memory-layout-matrix-descriptor)).
+// Descriptor
+// Format](https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-shared-memory-layout-matrix-descriptor)).
 // Each warpgroup computes 64 rows of the accumulator; per 16-wide K step one
 // instruction, all under one wgmma.fence and one commit group. The
 // tile.warpgroup_wait the pipeliner places decides how many groups stay in
 // flight.
 //
 // Descriptor (bits): [0,14) start address >> 4, [16,30) leading byte
-// offset >> 4, [32,46) stride byte offset >> 4, [62,64) swizzle (1 = 128B).
-// With 128-byte swizzle, rows of a 64-element segment are 128 bytes and
-// 8 rows form a 1024-byte swizzle atom:
+// offset >> 4, [32,46) stride byte offset >> 4, [62,64) swizzle (1 = 128B,
+// 2 = 64B). With 128-byte swizzle, rows of a 64-element segment are 128
+// bytes and 8 rows form a 1024-byte swizzle atom:
 //
 //   K-major operand (A, or B stored N x K):  start += 32 bytes per K step
 //     (inside a segment), 64 K per segment; SBO = 1024 (8 rows); LBO unused.
 //   MN-major operand (B stored K x N):       start += 16 rows * 128 bytes
 //     per K step; LBO = bytes between 64-wide N segments; SBO = 1024.
+//
+// A K-major operand whose K is an odd multiple of 64 bytes (fp8 at K = 64)
+// takes the 64-byte swizzle instead: 64-byte rows, 512-byte atoms (SBO).
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,9 +139,13 @@ struct FenceAsyncSharedOpLowering
 
 } // namespace
 
-/// A 128-byte-swizzle matrix descriptor for the shared address `ptr`.
+/// A swizzled (`swizzleBytes`: 128 or 64) matrix descriptor for the shared
+/// address `ptr`.
 static Value makeDescriptor(OpBuilder &b, Location loc, Value ptr,
-                            int64_t leadingBytes, int64_t strideBytes) {
+                            int64_t leadingBytes, int64_t strideBytes,
+                            int64_t swizzleBytes) {
+  // Layout type in bits [62, 64): 1 = 128-byte, 2 = 64-byte swizzle.
+  uint64_t layoutType = swizzleBytes == 128 ? 1 : 2;
   Type i64 = b.getI64Type();
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
   addr = arith::ExtUIOp::create(b, loc, i64, addr);
@@ -147,7 +155,7 @@ static Value makeDescriptor(OpBuilder &b, Location loc, Value ptr,
       i64Val(b, loc, 4));
   uint64_t fixed = (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16) |
                    (uint64_t((strideBytes >> 4) & 0x3FFF) << 32) |
-                   (uint64_t(1) << 62);
+                   (layoutType << 62);
   return arith::OrIOp::create(b, loc, start,
                               i64Val(b, loc, static_cast<int64_t>(fixed)));
 }
@@ -288,15 +296,23 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
       m != 16 * numWarps || n % 8 != 0 || n > 256 || k % kStep != 0)
     return op.emitOpError("unsupported wgmma operands: ")
            << aType << " x " << bType << " -> " << cType;
-  // Descriptors assume 128-byte segments (32 32-bit, 64 16-bit or 128 8-bit
-  // elements)
-  // and rows that start at 1024-byte swizzle atoms.
-  for (SharedEncodingAttr enc : {aEnc, bEnc})
-    if (enc && (enc.getVec() * elemBytes != 16 || enc.getPerPhase() != 1 ||
-                enc.getMaxPhase() != 8 || enc.getSegment() * elemBytes != 128))
-      return op.emitOpError("wgmma operands need the 128-byte swizzled "
-                            "layout (16-byte vec, perPhase 1, maxPhase 8, "
-                            "128-byte segments)");
+  // Descriptors take segments of one hardware swizzle span: 128 bytes
+  // (32 32-bit, 64 16-bit or 128 8-bit elements), or 64 bytes for K-major
+  // operands; rows start at swizzle atoms (8 rows of a span).
+  auto getSwizzleBytes = [&](SharedEncodingAttr enc) -> int64_t {
+    std::optional<int64_t> span = enc.getHardwareSwizzleBytes(elemBytes);
+    if (!span || (*span != 128 && *span != 64) ||
+        enc.getSegment() * elemBytes != *span)
+      return 0;
+    return *span;
+  };
+  int64_t aSwizzle = aEnc ? getSwizzleBytes(aEnc) : 128;
+  int64_t bSwizzle = getSwizzleBytes(bEnc);
+  if (!aSwizzle || !bSwizzle)
+    return op.emitOpError("wgmma operands need a 128- or 64-byte swizzled "
+                          "layout (16-byte vec, perPhase 1 and maxPhase 8, "
+                          "or perPhase 2 and maxPhase 4; segments of the "
+                          "swizzle span)");
 
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
@@ -306,6 +322,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   bool bKMajor = bEnc.getOrder()[0] == 0;
   if (!aKMajor)
     return op.emitOpError("an M-major A operand is not supported yet");
+  if (!bKMajor && bSwizzle != 128)
+    return op.emitOpError("an N-major B operand needs the 128-byte swizzle");
   if (kMajorOnly && !bKMajor)
     return op.emitOpError(tf32 ? "tf32" : "8-bit (fp8, i8)")
            << " wgmma needs B contiguous along K (the transpose is for "
@@ -318,9 +336,10 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   ThreadIds ids = getThreadIds(rewriter, loc);
   Value warpgroup = arith::ShRUIOp::create(rewriter, loc, ids.warp,
                                            i32Val(rewriter, loc, 2));
-  // Rows of this warpgroup start 64 * wg rows into A: 64 rows of 128 bytes.
+  // Rows of this warpgroup start 64 * wg rows into A: 64 rows of a
+  // segment.
   Value aRowBytes = arith::MulIOp::create(rewriter, loc, warpgroup,
-                                          i32Val(rewriter, loc, 64 * 128));
+                                          i32Val(rewriter, loc, 64 * aSwizzle));
   Value aBase = aRegs ? Value()
                       : LLVM::GEPOp::create(rewriter, loc,
                                             adaptor.getA().getType(),
@@ -391,7 +410,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
                                      ArrayRef<LLVM::GEPArg>{bOff});
     // MN-major: LBO steps between 64-wide N segments of all K rows.
     int64_t leading = bKMajor ? 16 : bRows * 128;
-    Value descB = makeDescriptor(rewriter, loc, bPtr, leading, /*stride=*/1024);
+    Value descB = makeDescriptor(rewriter, loc, bPtr, leading,
+                                 /*stride=*/8 * bSwizzle, bSwizzle);
     if (aRegs) {
       inout = emitWgmmaRS(rewriter, loc, inout, regs, n, et, bt,
                           aFrags[kk / kStep], descB, !bKMajor);
@@ -402,7 +422,7 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
                                      rewriter.getI8Type(), aBase,
                                      ArrayRef<LLVM::GEPArg>{aOff});
     Value descA = makeDescriptor(rewriter, loc, aPtr, /*leading=*/16,
-                                 /*stride=*/1024);
+                                 /*stride=*/8 * aSwizzle, aSwizzle);
     inout = NVVM::WgmmaMmaAsyncOp::create(
         rewriter, loc, structType, inout, descA, descB,
         NVVM::MMAShapeAttr::get(ctx, 64, n, kStep),

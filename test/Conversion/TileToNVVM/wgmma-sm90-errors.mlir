@@ -29,7 +29,8 @@ gpu.module @g [#nvvm.target<chip = "sm_90", features = "+ptx86">] {
 
 // -----
 
-// The descriptors are built for the 128-byte swizzle only.
+// The descriptors are built for the 128- and 64-byte swizzles, whose rows
+// are cut into segments of the swizzle span; this layout has no segments.
 #s = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
@@ -38,9 +39,31 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     %buf = tile.local_alloc : !tile.smem<1x64x64xbf16, #s>
     %a = tile.local_load %buf[%c0] : !tile.smem<1x64x64xbf16, #s> -> tensor<64x64xbf16, #s>
     %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
-    // expected-error @+2 {{wgmma operands need the 128-byte swizzled layout (16-byte vec, perPhase 1, maxPhase 8, 128-byte segments)}}
+    // expected-error @+2 {{wgmma operands need a 128- or 64-byte swizzled layout (16-byte vec, perPhase 1 and maxPhase 8, or perPhase 2 and maxPhase 4; segments of the swizzle span)}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %a, %z : tensor<64x64xbf16, #s>, tensor<64x64xbf16, #s> -> tensor<64x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// An N-major B (bf16, contiguous along N) in the 64-byte swizzle: the
+// descriptors step between N segments of 128 bytes only.
+#sa = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#sb = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], segment = 32>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  tile.kernel @n_major_b_swizzle64() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x64xbf16, #sa>
+    %bb = tile.local_alloc : !tile.smem<1x64x64xbf16, #sb>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x64xbf16, #sa> -> tensor<64x64xbf16, #sa>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x64x64xbf16, #sb> -> tensor<64x64xbf16, #sb>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    // expected-error @+2 {{an N-major B operand needs the 128-byte swizzle}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %z : tensor<64x64xbf16, #sa>, tensor<64x64xbf16, #sb> -> tensor<64x64xf32, #mma>
     tile.return
   }
 }

@@ -219,6 +219,47 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
 
 // -----
 
+// fp8 at K = 64: 64-byte rows in the 64-byte swizzle (perPhase 2, maxPhase
+// 4, 64-element segments). The descriptors say so: layout type 2 (2 << 62),
+// SBO = 512 (8 rows of 64 bytes: 32 << 32), LBO 16 (1 << 16), the constant
+// -9223371899415756800 (as i64). Each warpgroup's A rows start 64 x 64 =
+// 4096 bytes apart; two K steps of 32 bytes each.
+
+#s64a = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0], segment = 64>
+#s64b = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @ss_fp8_swizzle64
+  // CHECK: %[[TWO:.+]] = arith.constant 2 : i32
+  // CHECK-NEXT: %[[WG:.+]] = arith.shrui %{{.+}}, %[[TWO]] : i32
+  // CHECK-NEXT: %[[WGB:.+]] = arith.constant 4096 : i32
+  // CHECK-NEXT: arith.muli %[[WG]], %[[WGB]] : i32
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: llvm.getelementptr %{{.+}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: %[[BFIX:.+]] = arith.constant -9223371899415756800 : i64
+  // CHECK: %[[AFIX:.+]] = arith.constant -9223371899415756800 : i64
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK-SAME: <m = 64, n = 64, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+  // CHECK: llvm.getelementptr %{{.+}}[32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: llvm.getelementptr %{{.+}}[32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  tile.kernel @ss_fp8_swizzle64() warps(8) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x128x64xf8E4M3FN, #s64a>
+    %bb = tile.local_alloc : !tile.smem<1x64x64xf8E4M3FN, #s64b>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x128x64xf8E4M3FN, #s64a> -> tensor<128x64xf8E4M3FN, #s64a>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x64x64xf8E4M3FN, #s64b> -> tensor<64x64xf8E4M3FN, #s64b>
+    %z = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<128x64xf8E4M3FN, #s64a>, tensor<64x64xf8E4M3FN, #s64b> -> tensor<128x64xf32, #mma>
+    %r = tile.warpgroup_wait 0, %d : tensor<128x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
 // fp8 RS: A from registers (the m16n8k32 A fragment, four bytes a register)
 // as inline PTX with no transpose operand (fp8 wgmma has none).
 

@@ -194,6 +194,34 @@ tile.kernel @wgmma_ss_fp8(%a: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %b: !
 
 // -----
 
+// An fp8 K tile of 64 is one 64-byte row: both K-major operands take the
+// 64-byte swizzle (16-byte chunks, two rows a phase, four phases), still
+// on wgmma (fp8 attention's Q Kᵀ at head dim 64).
+
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-DAG: #[[$S64A:.+]] = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0], segment = 64>
+// CHECK-DAG: #[[$S64B:.+]] = #tile.shared<vec = 16, perPhase = 2, maxPhase = 4, order = [0, 1], segment = 64>
+// CHECK-LABEL: tile.kernel @wgmma_ss_fp8_k64
+// CHECK: tile.dot {{.*}} : tensor<64x64xf8E4M3FN, #[[$S64A]]>, tensor<64x128xf8E4M3FN, #[[$S64B]]> -> tensor<64x128xf32, #[[$MMA]]>
+tile.kernel @wgmma_ss_fp8_k64(%a: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %b: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 128 : i64}) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<f8E4M3FN>
+  %vb = tile.make_view %b[%n, %n] strides [1, %n] : !tile.ptr<f8E4M3FN>
+  %vc = tile.make_view %c[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %z = arith.constant dense<0.0> : tensor<64x128xf32>
+  %r = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %z) -> (tensor<64x128xf32>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<?x?xf8E4M3FN, strides = [?, 1]> -> tensor<64x64xf8E4M3FN>
+    %tb = tile.load %vb[%k, %c0] : !tile.view<?x?xf8E4M3FN, strides = [1, ?]> -> tensor<64x128xf8E4M3FN>
+    %d = tile.dot %ta, %tb, %acc : tensor<64x64xf8E4M3FN>, tensor<64x128xf8E4M3FN> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %r, %vc[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
 // An 8-bit register operand computed from a dot (P of an FP8 attention:
 // S = Q Kᵀ, P = exp2(S) in e4m3, O = P V): P keeps the accumulator layout
 // through exp2 and the truncation, and is converted to the wgmma A operand

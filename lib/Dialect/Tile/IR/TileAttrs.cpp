@@ -329,6 +329,20 @@ SharedEncodingAttr::getHardwareSwizzleBytes(unsigned elemBytes) const {
   return span;
 }
 
+SharedEncodingAttr
+SharedEncodingAttr::getHardwareSwizzled(MLIRContext *ctx, unsigned elemBytes,
+                                        unsigned swizzleBytes,
+                                        unsigned contig) {
+  assert((swizzleBytes == 32 || swizzleBytes == 64 || swizzleBytes == 128) &&
+         elemBytes && 16 % elemBytes == 0 && contig < 2 &&
+         "not a hardware swizzle");
+  // Swizzle<B, 4, 3>: 16-byte chunks, swizzleBytes / 16 phases, each
+  // 128 / swizzleBytes rows long.
+  return get(ctx, /*vec=*/16 / elemBytes, /*perPhase=*/128 / swizzleBytes,
+             /*maxPhase=*/swizzleBytes / 16, {contig, 1 - contig},
+             /*segment=*/swizzleBytes / elemBytes);
+}
+
 //===----------------------------------------------------------------------===//
 // ScheduleAttr
 //===----------------------------------------------------------------------===//

@@ -232,15 +232,28 @@ static unsigned getOperandContiguity(Value operand, unsigned fallback) {
   return fallback;
 }
 
-/// The 128-byte swizzled shared layout wgmma reads an operand tile of
-/// `elemBytes`-byte elements in, contiguous along `contig`: 16-byte chunks,
-/// 128-byte row segments (64 16-bit or 128 8-bit elements).
+/// The swizzled shared layout wgmma reads an operand tile of
+/// `elemBytes`-byte elements in, contiguous along `contig` with
+/// `contigBytes` bytes a row: the 128-byte swizzle, or the 64-byte one where
+/// rows are an odd multiple of 64 bytes (a K-major operand with K = 64 fp8
+/// or 32 bf16 elements; getWgmmaKind admits no other).
 static SharedEncodingAttr getWgmmaSharedLayout(MLIRContext *ctx,
                                                unsigned contig,
-                                               unsigned elemBytes) {
-  return SharedEncodingAttr::get(ctx, /*vec=*/16 / elemBytes, /*perPhase=*/1,
-                                 /*maxPhase=*/8, {contig, 1 - contig},
-                                 /*segment=*/128 / elemBytes);
+                                               unsigned elemBytes,
+                                               int64_t contigBytes) {
+  return SharedEncodingAttr::getHardwareSwizzled(
+      ctx, elemBytes, /*swizzleBytes=*/contigBytes % 128 == 0 ? 128 : 64,
+      contig);
+}
+
+/// The wgmma shared layout of a dot operand `v` loaded from global memory
+/// (contiguous along its columns unless its load says otherwise).
+static SharedEncodingAttr getLoadedOperandLayout(Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  unsigned contig = getOperandContiguity(v, 1);
+  unsigned elemBytes = getBitWidth(type.getElementType()) / 8;
+  return getWgmmaSharedLayout(v.getContext(), contig, elemBytes,
+                              type.getDimSize(contig) * elemBytes);
 }
 
 /// How `dot` runs on wgmma, if it can: M = 64 rows per warpgroup, B in
@@ -323,10 +336,18 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     return load && canTmaLoad(load, target) &&
            (!kMajor || getOperandContiguity(v, kDim) == kDim);
   };
-  bool bLoaded = (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), kMajorOnly)) &&
-                 n % 64 == 0 && k % seg == 0;
+  // A loaded operand's rows are whole swizzle segments: 128 bytes, or
+  // 64 bytes where the operand is K-major and K is a multiple of 64 bytes
+  // (fp8 attention's Q K^T at head dim 64).
+  auto segmentsFit = [&](Value v, unsigned kDim) {
+    return k % seg == 0 ||
+           (getOperandContiguity(v, kDim) == kDim && (k * elemBytes) % 64 == 0);
+  };
+  bool bLoaded =
+      (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), kMajorOnly)) &&
+      n % 64 == 0 && segmentsFit(dot.getB(), 0);
   bool aLoaded = (isRingLoad(dot.getA()) || isTmaLoad(dot.getA(), true)) &&
-                 k % seg == 0;
+                 segmentsFit(dot.getA(), 1);
   if ((aShared && bShared) || (aLoaded && bLoaded))
     return WgmmaKind::SS;
   // Any other A is in registers (computed, or loaded outside a ring).
@@ -334,8 +355,10 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     return WgmmaKind::RS;
   return none("B reaches shared memory neither through a TMA or cp.async "
               "ring (a 16-byte aligned load whose only user is this dot, N "
-              "a multiple of 64 and K of " + Twine(seg) +
-              ") nor already there");
+              "a multiple of 64 and K of " +
+              Twine(seg) + ", or of " + Twine(64 / elemBytes) +
+              " with K contiguous) nor already "
+              "there");
 }
 
 FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
@@ -348,7 +371,6 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
     remarkMissed(dot, "tile-assign-layouts", "NoWgmma",
                  "this dot runs on mma.sync: " + why);
   if (kind != WgmmaKind::None) {
-    unsigned elemBytes = getBitWidth(et) / 8;
     // wgmma: warpgroups stack along M, each warp owns 16 rows; the
     // accumulator fragment is the mma.sync one with warps along M, and so
     // is a register A operand's.
@@ -361,13 +383,9 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
             ? Attribute(DotOperandEncodingAttr::get(
                   ctx, 0, mma, 32 / getBitWidth(a.getElementType())))
         : sharedA ? Attribute(sharedA)
-                  : Attribute(getWgmmaSharedLayout(
-                        ctx, getOperandContiguity(dot.getA(), 1), elemBytes));
+                  : Attribute(getLoadedOperandLayout(dot.getA()));
     wgmmaOperands[dot] = {
-        aLayout, sharedB ? sharedB
-                         : getWgmmaSharedLayout(
-                               ctx, getOperandContiguity(dot.getB(), 1),
-                               elemBytes)};
+        aLayout, sharedB ? sharedB : getLoadedOperandLayout(dot.getB())};
     return Attribute(mma);
   }
   bool is16 = et.isBF16() || et.isF16();

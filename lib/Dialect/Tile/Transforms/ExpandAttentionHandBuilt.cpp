@@ -68,9 +68,8 @@ static void emitTmaStore(ImplicitLocOpBuilder &b, Value tile,
 /// along dimension `contig` of the tile.
 static SharedEncodingAttr getSwizzle128Layout(MLIRContext *ctx,
                                               unsigned contig) {
-  return SharedEncodingAttr::get(ctx, /*vec=*/8, /*perPhase=*/1,
-                                 /*maxPhase=*/8, {contig, 1 - contig},
-                                 /*segment=*/64);
+  return SharedEncodingAttr::getHardwareSwizzled(ctx, /*elemBytes=*/2,
+                                                 /*swizzleBytes=*/128, contig);
 }
 
 /// The ring position after stage `s` of a `stages`-deep mbarrier ring whose

@@ -158,12 +158,16 @@ static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
   if (tile.getRank() != 2 || (bits != 32 && bits != 16 && bits != 8))
     return fail("only 2-D tiles of 32-bit, 16-bit or 8-bit elements are "
                 "pipelined");
-  // One box row is a 128-byte segment: 32 32-bit, 64 16-bit or 128 8-bit
-  // elements.
+  // One box row is a swizzle segment: 128 bytes (32 32-bit, 64 16-bit or
+  // 128 8-bit elements), or 64 bytes for K-major operands whose K is an odd
+  // multiple of 64 bytes.
   unsigned elemBytes = bits / 8;
-  int64_t seg = 128 / elemBytes;
-  if (enc.getHardwareSwizzleBytes(elemBytes) != 128 || enc.getSegment() != seg)
-    return fail("the operand layout is not the 128-byte swizzle TMA writes");
+  std::optional<int64_t> swizzle = enc.getHardwareSwizzleBytes(elemBytes);
+  if (!swizzle || (*swizzle != 128 && *swizzle != 64) ||
+      enc.getSegment() * elemBytes != *swizzle)
+    return fail("the operand layout is not a 128- or 64-byte swizzle TMA "
+                "writes");
+  int64_t seg = *swizzle / elemBytes;
   unsigned contig = enc.getOrder()[0];
   ViewType view = load.getView().getType();
   unsigned lead = view.getRank() - 2;
@@ -180,7 +184,8 @@ static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
   int64_t rows = tile.getDimSize(1 - contig);
   int64_t boxRows = std::min<int64_t>(256, rows);
   if (tile.getDimSize(contig) % seg != 0 || rows % boxRows != 0)
-    return fail("the tile is not a whole number of 128-byte boxes");
+    return fail("the tile is not a whole number of " + Twine(*swizzle) +
+                "-byte boxes");
   SmallVector<int64_t> box(lead, 1);
   box.push_back(contig == 0 ? seg : boxRows);
   box.push_back(contig == 1 ? seg : boxRows);
@@ -212,8 +217,9 @@ bool mlir::tilec::tile::canTmaLoad(LoadOp load, const TargetInfo &target) {
   ViewType view = load.getView().getType();
   std::optional<unsigned> cd = view.getContiguousDim();
   unsigned lead = view.getRank() - 2;
-  // Rows of whole 128-byte segments.
-  if (!cd || *cd < lead || tile.getDimSize(*cd - lead) % (128 / (bits / 8)) != 0)
+  // Rows of whole 64-byte segments at least (tile-assign-layouts picks the
+  // 128-byte swizzle where they are whole 128-byte ones).
+  if (!cd || *cd < lead || tile.getDimSize(*cd - lead) % (64 / (bits / 8)) != 0)
     return false;
   if (!MakeTensorMapOp::getViewProblem(load.getView(), *cd).empty())
     return false;

@@ -43,8 +43,9 @@ static constexpr StringLiteral kPassName = "tile-tma-store";
 
 /// The 128-byte swizzled layout of a staging tile contiguous along its rows.
 static SharedEncodingAttr getStagingLayout(MLIRContext *ctx) {
-  return SharedEncodingAttr::get(ctx, /*vec=*/8, /*perPhase=*/1,
-                                 /*maxPhase=*/8, {1, 0}, /*segment=*/64);
+  return SharedEncodingAttr::getHardwareSwizzled(ctx, /*elemBytes=*/2,
+                                                 /*swizzleBytes=*/128,
+                                                 /*contig=*/1);
 }
 
 /// Why `store` cannot leave through TMA (empty when it can).

@@ -205,7 +205,9 @@ def Tile_SharedEncodingAttr : Tile_Attr<"SharedEncoding", "shared"> {
     one after the other (all rows' first segment, then all rows' second,
     ...), each swizzled on its own. Segments of 128 bytes with
     `perPhase = 1, maxPhase = 8` are the 128-byte swizzle of TMA and of
-    `wgmma` shared-memory descriptors.
+    `wgmma` shared-memory descriptors; segments of 64 bytes with
+    `perPhase = 2, maxPhase = 4` are their 64-byte swizzle (operands whose
+    contiguous K is 64 bytes, e.g. fp8 at K = 64).
 
     ```mlir
     #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
@@ -234,6 +236,15 @@ def Tile_SharedEncodingAttr : Tile_Attr<"SharedEncoding", "shared"> {
     /// `elemBytes`-byte elements (0: no swizzle; 32, 64 or 128), or
     /// std::nullopt when the hardware has no such swizzle mode.
     std::optional<int64_t> getHardwareSwizzleBytes(unsigned elemBytes) const;
+    /// The layout of the hardware's `swizzleBytes` swizzle (128, 64 or 32)
+    /// for `elemBytes`-byte elements contiguous along `contig`, as TMA
+    /// writes it and wgmma descriptors read it: 16-byte chunks, rows cut
+    /// into `swizzleBytes` segments (the inverse of
+    /// getHardwareSwizzleBytes).
+    static SharedEncodingAttr getHardwareSwizzled(MLIRContext *ctx,
+                                                  unsigned elemBytes,
+                                                  unsigned swizzleBytes,
+                                                  unsigned contig);
   }];
 }
 
