@@ -16,8 +16,9 @@ Run there (torch, cuda.bindings):
 --base times the FP8 kernels of artifacts built by an earlier tilec in the
 same rounds (an A/B of a compiler change: tilec_fp8 / tilec_fp8_base, and
 the named kernels at the other head dims: named_fp8 / named_fp8_base).
---variants builds (and the run then checks and times) the FP8 program with
-other tiles and schedule knobs, as attention_fp8__<tag> (VARIANTS).
+--variants [all|block|d64] builds (and the run then checks and times) the FP8
+block program with other tiles and schedule knobs, as attention_fp8__<tag>
+(VARIANTS), and the named kernel at head dim 64 with other configs (D64_NAMED).
 
 The named op on FP8 (tile.attention with descales, python/tilec/kernels.py's
 attention_source("f8e4m3")) is built beside it on both paths, causal and
@@ -76,6 +77,10 @@ NAMED = {"": None, "nopersist": {"persistent": 0}, "pingpong": {"pingpong": 1},
 #: Head dims of the named FP8 kernels checked besides 128 (both paths).
 OTHER_HEAD_DIMS = (64, 256)
 
+#: tag -> tile.attention config of the named FP8 kernels at head dim 64
+#: that --variants builds for sm_90a (checked, and timed beside the default).
+D64_NAMED = {"bn128": {"block_n": 128}, "persistent": {"persistent": 1}}
+
 
 def named_name(causal, tag="", d=D):
     return f"attention_f8e4m3_d{d}" + ("_causal" if causal else "") + (f"__{tag}" if tag else "")
@@ -105,9 +110,19 @@ def build(art, tilec, variants):
             subprocess.run([tilec, ex, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", os.path.join(art, chip)], check=True)
         print("built", chip, flush=True)
-    if variants:
+    out = os.path.join(art, "sm_90a")
+    if variants in ("all", "d64"):
+        for tag, config in D64_NAMED.items():
+            name, src = attention_source("f8e4m3", 64, False, config=config,
+                                         name=named_name(False, tag, 64))
+            path = os.path.join(out, name + ".mlir")
+            with open(path, "w") as f:
+                f.write(src)
+            subprocess.run([tilec, path, "--chip=sm_90a", "--cubin-arch=sm_90a", "--emit=cubin",
+                            "-o", out], check=True)
+            print("built", name, flush=True)
+    if variants in ("all", "block"):
         from attention_block_template import attention_block_source
-        out = os.path.join(art, "sm_90a")
         for tag, kw in VARIANTS.items():
             path = os.path.join(out, f"attention_block_fp8__{tag}.mlir")
             with open(path, "w") as f:
@@ -126,7 +141,9 @@ def main():
     ap.add_argument("--out", default="out")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--base", help="artifacts of an earlier build to time beside")
-    ap.add_argument("--variants", action="store_true", help="build the VARIANTS too")
+    ap.add_argument("--variants", nargs="?", const="all", choices=("all", "block", "d64"),
+                    help="build the block program's VARIANTS, the head dim 64 D64_NAMED, or "
+                         "both (all, the default)")
     args = ap.parse_args()
     if args.build:
         return build(args.art, args.tilec, args.variants)
@@ -267,6 +284,10 @@ def main():
                     for causal in (False, True) for d in (D,) + OTHER_HEAD_DIMS]
     named_checks += [("sm_90a", named_name(causal, tag), D) for causal in (False, True)
                      for tag in NAMED if tag]
+    d64_variants = [tag for tag in D64_NAMED
+                    if os.path.exists(os.path.join(args.art, "sm_90a",
+                                                   named_name(False, tag, 64) + ".cubin"))]
+    named_checks += [("sm_90a", named_name(False, tag, 64), 64) for tag in d64_variants]
     for chip, name, d in named_checks:
         kn = load(args.art, chip, name)
         causal = "_causal" in name
@@ -315,6 +336,11 @@ def main():
         fns = {"named_fp8": lambda: launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv),
                "torch_sdpa_bf16": lambda: torch.nn.functional.scaled_dot_product_attention(
                    qb, kb, vb)}
+        if d == 64:
+            for tag in d64_variants:
+                kv = load(args.art, "sm_90a", named_name(False, tag, 64))
+                fns[f"named_fp8__{tag}"] = (lambda kv=kv: launch_named(kv, q8, k8, vt, o, lse,
+                                                                       dq, dk, dv, ldv))
         if args.base:
             kb_ = load(args.base, "sm_90a", named_name(False, d=d))
             fns["named_fp8_base"] = (lambda: launch_named(kb_, q8, k8, vt, o, lse, dq, dk,

@@ -13,6 +13,7 @@ sm_90 so that the Ampere code path runs on the H200 as well.
 """
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -100,12 +101,12 @@ def main():
                         jobs.append((dict(variant, config=config),
                                      attention_source(dtype=dtype, head_dim=head_dim,
                                                       causal=causal, config=config, name=name)))
-        # FP8 attention (head dim 128) where FP8 tensor cores exist.
+        # FP8 attention where FP8 tensor cores exist.
         if args.dtype is None and chip != "sm_80" and "f8e4m3" in attention_dtypes:
-            for causal in (False, True):
-                variant = {"attention": True, "dtype": "f8e4m3", "head_dim": 128,
+            for head_dim, causal in itertools.product((64, 128, 256), (False, True)):
+                variant = {"attention": True, "dtype": "f8e4m3", "head_dim": head_dim,
                            "causal": causal}
-                jobs.append((variant, attention_source(dtype="f8e4m3", head_dim=128,
+                jobs.append((variant, attention_source(dtype="f8e4m3", head_dim=head_dim,
                                                        causal=causal)))
         for variant, (name, source) in jobs:
             start = time.perf_counter()

@@ -599,15 +599,32 @@ def test_attention_fp8_launch_values(launches, tmp_path):
     assert params_of(launches[1])["v_descale"] == 1.0
 
 
+@pytest.mark.parametrize("d", [64, 256])
+def test_attention_fp8_head_dims(launches, tmp_path, d):
+    """FP8 attention at head dims 64 and 256 reaches its own kernel, with
+    the V leading stride of its transposed layout."""
+    from tilec.kernels import attention_name, attention_source
+    name = attention_name("f8e4m3", d, False)
+    _, source = attention_source("f8e4m3", d)
+    write_artifact(str(tmp_path), name, source, fp8_attention_meta(name))
+    q = FakeTensor((1, 2, 100, d), "float8_e4m3fn")
+    out = tilec.attention(q, q, fp8_v(1, 2, 100, d, 112), chip="sm_90a",
+                          artifacts=str(tmp_path))
+    assert out.shape == (1, 2, 100, d)
+    assert launches[0][0].name == name
+    assert params_of(launches[0])["v_ld"] == 112
+
+
 def test_attention_fp8_refusals(launches):
     """FP8 attention's argument checks, before any compile or launch."""
     q = FakeTensor((2, 4, 128, 128), "float8_e4m3fn")
     v = fp8_v(2, 4, 128, 128, 128)
     with pytest.raises(tilec.ArgumentError, match=r"an FP8 v must be contiguous along seq"):
         tilec.attention(q, q, q)
-    with pytest.raises(tilec.ArgumentError, match="FP8 attention takes head_dim 128, got 64"):
-        q64 = FakeTensor((2, 4, 128, 64), "float8_e4m3fn")
-        tilec.attention(q64, q64, fp8_v(2, 4, 128, 64, 128))
+    with pytest.raises(tilec.ArgumentError,
+                       match="FP8 attention takes head_dim 64, 128 or 256, got 96"):
+        q96 = FakeTensor((2, 4, 128, 96), "float8_e4m3fn")
+        tilec.attention(q96, q96, fp8_v(2, 4, 128, 96, 128))
     with pytest.raises(tilec.DTypeError, match="must all be float8_e4m3fn or all float8_e5m2"):
         tilec.attention(q, FakeTensor((2, 4, 128, 128)), v)
     with pytest.raises(tilec.DTypeError, match="must all be float8_e4m3fn or all float8_e5m2"):

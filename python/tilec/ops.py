@@ -797,7 +797,7 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     ``torch.float8_e4m3fn`` (or all ``float8_e5m2``) with per-tensor
     ``q_descale``, ``k_descale``, ``v_descale`` (each input is its FP8
     tensor times its descale; floats or one-element tensors, 1.0 when
-    omitted), head dim 128. v must be contiguous along seq (the transpose
+    omitted), head dims 64, 128 and 256. v must be contiguous along seq (the transpose
     of a ``[batch, heads, head_dim, seq]`` tensor, rows 16-byte aligned:
     FP8 tensor cores read it K-major). The output is bf16; P is quantized
     to e4m3 after the online softmax.
@@ -995,8 +995,8 @@ def _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales):
         raise DTypeError(f"{op}: with descales, q, k and v must all be float8_e4m3fn or all "
                          f"float8_e5m2, got {Q.dtype}, {K.dtype}, {V.dtype}")
     b, h, sq, d, hk, sk = _attention_sizes(op, Q, K, V)
-    if d != 128:
-        raise ArgumentError(f"{op}: FP8 attention takes head_dim 128, got {d}")
+    if d not in (64, 128, 256):
+        raise ArgumentError(f"{op}: FP8 attention takes head_dim 64, 128 or 256, got {d}")
     for t in (Q, K):
         if t.strides[3] != 1 or (t.shape[2] > 1 and t.strides[2] != d):
             raise ArgumentError(f"{op}: {t.name} must be contiguous in its last two dimensions "

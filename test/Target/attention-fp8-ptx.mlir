@@ -40,7 +40,7 @@
 // SM89-NOT: bar.warp.sync
 
 // D64-NOT: mma.sync
-// D64: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// D64: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
 // D64: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd
 // D64-NOT: mma.sync
 

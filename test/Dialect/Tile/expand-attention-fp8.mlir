@@ -63,3 +63,36 @@ tile.kernel @attention_fp8_d256(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN>
         !tile.view<?x?x?x256xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>
   tile.return
 }
+
+// -----
+
+// Head dim 64 on sm_90a: 256-key blocks without the causal mask (Q Kᵀ as
+// m64n256k32, K = 64 in the 64-byte swizzle), 128 with it.
+
+// CHECK-LABEL: tile.kernel @attention_fp8_d64
+// SM90: scf.for %{{.*}} = %{{.*}} to %S step %c256_i32
+// SM90:   tile.load %{{.*}} -> tensor<64x256xf8E4M3FN>
+// SM90:   tile.load %{{.*}} -> tensor<256x64xf8E4M3FN>
+// CHECK-LABEL: tile.kernel @attention_fp8_d64_causal
+// SM90: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128_i32
+// SM90:   tile.load %{{.*}} -> tensor<64x128xf8E4M3FN>
+tile.kernel @attention_fp8_d64(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<bf16>,
+                               %B: i32, %H: i32, %S: i32, %sq: i32, %sh: i32, %ldv: i32, %d: f32) {
+  %q = tile.make_view %Q[%B, %H, %S, 64] strides [%sq, %sh, 64, 1] : !tile.ptr<f8E4M3FN>
+  %v = tile.make_view %V[%B, %H, %S, 64] strides [%sq, %sh, 1, %ldv] : !tile.ptr<f8E4M3FN>
+  %o = tile.make_view %O[%B, %H, %S, 64] strides [%sq, %sh, 64, 1] : !tile.ptr<bf16>
+  tile.attention %q, %q, %v, %o descale(%d, %d, %d)
+      : !tile.view<?x?x?x64xf8E4M3FN, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xf8E4M3FN, strides = [?, ?, 64, 1]>,
+        !tile.view<?x?x?x64xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}
+tile.kernel @attention_fp8_d64_causal(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<bf16>,
+                                      %B: i32, %H: i32, %S: i32, %sq: i32, %sh: i32, %ldv: i32, %d: f32) {
+  %q = tile.make_view %Q[%B, %H, %S, 64] strides [%sq, %sh, 64, 1] : !tile.ptr<f8E4M3FN>
+  %v = tile.make_view %V[%B, %H, %S, 64] strides [%sq, %sh, 1, %ldv] : !tile.ptr<f8E4M3FN>
+  %o = tile.make_view %O[%B, %H, %S, 64] strides [%sq, %sh, 64, 1] : !tile.ptr<bf16>
+  tile.attention %q, %q, %v, %o descale(%d, %d, %d) causal
+      : !tile.view<?x?x?x64xf8E4M3FN, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xf8E4M3FN, strides = [?, ?, 64, 1]>,
+        !tile.view<?x?x?x64xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}

@@ -516,6 +516,13 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
       c.blockN = 128;
       c.stages = 2;
     }
+    // Head dim 64 without the mask: 256-key blocks (Q Kᵀ as m64n256k32):
+    // 524 TFLOP/s against 477 with 128 keys (torch's bf16 SDPA 476; H200,
+    // S = 8k; persistent, ping-pong and 2 or 4 stages did not help,
+    // bench/results/2026-12-03_attention_fp8_d64_probe/). Causal attention
+    // keeps 128 keys, as its diagonal blocks would mask more (not measured).
+    if (d <= 64 && !op.getCausal())
+      c.blockN = 256;
   }
   WarpSpecializedFlags flags{
       getFlag(config.getPingpong()), getFlag(config.getTmaStore()),
