@@ -37,6 +37,7 @@ VARIANTS = [
     {"alpha": True, "beta": True},
     {"dtype": "f32", "b_layout": "col", "precision": "tf32"},
     {"dtype": "f32", "b_layout": "col", "precision": "tf32x3"},
+    {"dtype": "f32", "b_layout": "col", "precision": "ieee"},
     {"dtype": "f8e4m3", "b_layout": "col", "scale_a": True, "scale_b": True},
     {"dtype": "f8e4m3", "b_layout": "col", "scale_a": True, "scale_b": True,
      "block_scales": True},

@@ -256,7 +256,7 @@ def run_case(chip, variant, shape, artifacts):
     vs_torch = ((out.float() - plain.float()).abs().max().item() / scale
                 if plain is not None else None)
     # f32 inputs: TF32's rounding (2^-11 a product), 3xTF32 close to f32's.
-    tol = ({"tf32": 2e-3, "tf32x3": 2e-5}.get(variant.get("precision"), 2e-3)
+    tol = ({"tf32": 2e-3, "tf32x3": 2e-5, "ieee": 2e-5}.get(variant.get("precision"), 2e-3)
            if out_dtype == torch.float32 else 0.0 if int8 else 1.6e-2)  # int8: exact
     ok = unwritten == 0 and err <= tol
     return {"chip": chip, "kernel": tilec.kernels.gemm_name(**variant), "M": m, "N": n, "K": k,

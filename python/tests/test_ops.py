@@ -227,8 +227,9 @@ def test_f32_precision(launches):
     b_col = FakeTensor((64, 64), "float32", strides=(1, 64))
     with pytest.raises(tilec.ArgumentError, match="an f32 b must be column-major"):
         tilec.gemm(a, w, precision="tf32")
-    with pytest.raises(tilec.ArgumentError, match="precision must be 'tf32' or 'tf32x3', not 'ieee'"):
-        tilec.gemm(a, b_col, precision="ieee")
+    with pytest.raises(tilec.ArgumentError,
+                       match="precision must be 'tf32', 'tf32x3' or 'ieee', not 'fp64'"):
+        tilec.gemm(a, b_col, precision="fp64")
     with pytest.raises(tilec.ArgumentError, match="precision is for f32 inputs; bf16 inputs"):
         tilec.gemm(FakeTensor((64, 64)), FakeTensor((64, 64)), precision="tf32")
     assert tilec.default_precision() in ("tf32", "tf32x3")

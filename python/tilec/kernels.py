@@ -10,7 +10,7 @@ from . import _rules
 _DTYPES = ("bf16", "f16", "f32")
 #: The float8 dtypes (tilec names) and how f32 inputs may multiply.
 FP8_DTYPES = ("f8e4m3", "f8e5m2")
-PRECISIONS = ("tf32", "tf32x3")
+PRECISIONS = ("tf32", "tf32x3", "ieee")
 #: MLIR spelling of a tilec dtype name where they differ.
 _MLIR_TYPES = {"f8e4m3": "f8E4M3FN", "f8e5m2": "f8E5M2"}
 _ACTIVATIONS = (None, "relu", "gelu", "silu")
@@ -94,7 +94,8 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     if int8 and (bias or activation or alpha or beta or scale_a or scale_b):
         raise ValueError("i8 inputs take no epilogue (torch._int_mm's exact i32 sums)")
     if (dtype == "f32") != (precision is not None) or (precision and precision not in PRECISIONS):
-        raise ValueError(f"f32 inputs need precision 'tf32' or 'tf32x3', other inputs none; got "
+        raise ValueError(f"f32 inputs need precision 'tf32', 'tf32x3' or 'ieee', other inputs "
+                         f"none; got "
                          f"{dtype} with precision {precision!r}")
     if b_layout not in ("row", "col"):
         raise ValueError(f"b_layout must be 'row' or 'col', not {b_layout!r}")

@@ -480,7 +480,8 @@ def default_precision():
     chooses for its own f32 matmuls: ``"tf32"`` where
     ``torch.get_float32_matmul_precision()`` is ``"high"`` or ``"medium"``
     (``allow_tf32``), else ``"tf32x3"`` (torch's default, ``"highest"``:
-    tilec has no exact f32 path, and 3xTF32 comes closest)."""
+    3xTF32 is about as accurate as exact f32 on tensor cores, several times
+    faster than ``"ieee"``'s FMA instructions)."""
     try:
         import torch
     except ImportError:
@@ -498,11 +499,12 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     ``w.t()`` of an N x K weight). Both bf16 or both f16. ``out``: M x N,
     row-major, dtype ``out_dtype`` (default: the input dtype; ``f32``
     possible); allocated when omitted; read when ``beta`` is given.
-    f32 inputs run on tensor cores as TF32 and need a column-major ``b``
-    (TF32 operands are read K-major); ``precision`` says how they multiply:
-    ``"tf32"`` (one TF32 product, torch's ``allow_tf32``) or ``"tf32x3"``
-    (three TF32 products, about f32's accuracy); by default as torch's
-    float32 matmul precision says (:func:`default_precision`).
+    f32 inputs need a column-major ``b``; ``precision`` says how they
+    multiply: ``"tf32"`` (one TF32 product on tensor cores, torch's
+    ``allow_tf32``), ``"tf32x3"`` (three TF32 products, about f32's
+    accuracy) or ``"ieee"`` (exact products on FMA instructions, several
+    times slower); by default as torch's float32 matmul precision says
+    (:func:`default_precision`).
     float8 inputs (``torch.float8_e4m3fn`` / ``float8_e5m2``, mixed too)
     need a column-major ``b`` as ``torch._scaled_mm`` does, and give bf16 by
     default. ``scale_a`` / ``scale_b`` scale the product's rows and columns
@@ -649,7 +651,8 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     if A.dtype == "f32":
         precision = precision or default_precision()
         if precision not in PRECISIONS:
-            raise ArgumentError(f"{op}: precision must be 'tf32' or 'tf32x3', not {precision!r}")
+            raise ArgumentError(f"{op}: precision must be 'tf32', 'tf32x3' or 'ieee', not "
+                                f"{precision!r}")
     elif precision is not None:
         raise ArgumentError(f"{op}: precision is for f32 inputs; {A.dtype} inputs multiply "
                             f"exactly")

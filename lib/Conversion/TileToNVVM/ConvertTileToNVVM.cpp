@@ -636,6 +636,7 @@ void ConvertTileToNVVMPass::runOnOperation() {
   populateLayoutOpToLLVMPatterns(converter, patterns);
   populateReduceOpToLLVMPatterns(converter, patterns);
   populateSharedMemoryOpToLLVMPatterns(converter, patterns);
+  populateFmaDotPatterns(converter, patterns);
   populateMmaSm80Patterns(converter, patterns, *target);
   populateWgmmaSm90Patterns(converter, patterns, *target);
   populateTmaOpToLLVMPatterns(converter, patterns);

@@ -23,17 +23,6 @@ tile.kernel @fp8_without_sm89() {
 
 // -----
 
-// f32 operands multiply exactly unless the dot says otherwise; no tensor
-// core does that.
-tile.kernel @f32_dot() {
-  %a = arith.constant dense<1.0> : tensor<64x64xf32>
-  // expected-error @+1 {{f32 x f32 in ieee precision has no tensor-core lowering yet; write precision(tf32) (TF32 products, as torch's allow_tf32) or precision(tf32x3) (three TF32 products, about f32's accuracy)}}
-  %d = tile.dot %a, %a, %a : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
-  tile.return
-}
-
-// -----
-
 // TF32 steps K by 8 (mma.sync m16n8k8).
 tile.kernel @tf32_k4() warps(4) {
   %a = arith.constant dense<1.0> : tensor<64x4xf32>

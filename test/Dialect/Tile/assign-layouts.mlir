@@ -248,3 +248,28 @@ tile.kernel @loop_scales(%a: !tile.ptr<bf16>, %s: !tile.ptr<f32>, %c: !tile.ptr<
   tile.store %keep, %vs[%c0, %c0] : tensor<64xf32>, !tile.view<?x?xf32, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// f32 operands in ieee precision (exact products) run on FMA instructions:
+// the accumulator is blocked, each thread owning a 4 x 8 sub-tile (lanes
+// along N, warps along M); A takes the accumulator's rows and B its columns,
+// with all of K in each thread's registers (the other threads hold copies).
+
+// CHECK-DAG: #[[$ACC:.+]] = #tile.blocked<sizePerThread = [4, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[$FA:.+]] = #tile.blocked<sizePerThread = [4, 16], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[$FB:.+]] = #tile.blocked<sizePerThread = [16, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: tile.kernel @fma_dot
+// CHECK: tile.dot {{.*}} : tensor<64x16xf32, #[[$FA]]>, tensor<16x64xf32, #[[$FB]]> -> tensor<64x64xf32, #[[$ACC]]>
+tile.kernel @fma_dot(%A: !tile.ptr<f32> {tile.align = 16 : i64}, %B: !tile.ptr<f32> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %a = tile.make_view %A[64, 16] strides [16, 1] : !tile.ptr<f32>
+  %b = tile.make_view %B[16, 64] strides [64, 1] : !tile.ptr<f32>
+  %c = tile.make_view %C[64, 64] strides [64, 1] : !tile.ptr<f32>
+  %ta = tile.load %a[%c0, %c0] : !tile.view<64x16xf32, strides = [16, 1]> -> tensor<64x16xf32>
+  %tb = tile.load %b[%c0, %c0] : !tile.view<16x64xf32, strides = [64, 1]> -> tensor<16x64xf32>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %ta, %tb, %z : tensor<64x16xf32>, tensor<16x64xf32> -> tensor<64x64xf32>
+  tile.store %d, %c[%c0, %c0] : tensor<64x64xf32>, !tile.view<64x64xf32, strides = [64, 1]>
+  tile.return
+}

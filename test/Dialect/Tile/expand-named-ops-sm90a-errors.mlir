@@ -97,6 +97,17 @@ tile.kernel @attention_persistent_smem(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 
 // -----
 
+// Exact f32 runs on FMA instructions: no warp-specialized wgmma kernel.
+tile.kernel @ieee_warp_specialized(%A: !tile.ptr<f32>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<f32>
+  %b = tile.make_view %A[%M, %M] strides [1, %M] : !tile.ptr<f32>
+  // expected-error @+1 {{warp_specialize: f32 inputs in ieee precision run on FMA instructions, not wgmma}}
+  tile.gemm %a, %b, %a config <warp_specialize = true> : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
 // 3xTF32 cannot run warp-specialized (wgmma reads B from shared memory, the
 // split happens in registers): asking for it is an error.
 tile.kernel @tf32x3_warp_specialized(%A: !tile.ptr<f32>, %M: i32) {

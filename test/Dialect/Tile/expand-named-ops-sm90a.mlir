@@ -635,6 +635,25 @@ tile.kernel @gemm_tf32x3(%A: !tile.ptr<f32>, %B: !tile.ptr<f32>, %C: !tile.ptr<f
 
 // -----
 
+// Exact f32 (the default ieee precision) has no tensor-core instruction: FMA
+// instructions on 128 x 128 tiles, 8-element K steps, no warp
+// specialization.
+// CHECK-LABEL: tile.kernel @gemm_f32_ieee
+// CHECK-SAME: warps(8)
+// CHECK-NOT: warp_specialize = true
+// CHECK: scf.for
+// CHECK:   tile.dot {{.*}} : tensor<128x8xf32>, tensor<8x128xf32> -> tensor<128x128xf32>
+tile.kernel @gemm_f32_ieee(%A: !tile.ptr<f32>, %B: !tile.ptr<f32>, %C: !tile.ptr<f32>,
+                           %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f32>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f32>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
 // i8 x i8 -> i32 (torch._int_mm): the fp8 configuration (128-element K
 // steps, warp-specialized), i32 sums from zero, stored as they are.
 // CHECK-LABEL: tile.kernel @int_mm

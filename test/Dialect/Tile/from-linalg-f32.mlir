@@ -1,15 +1,15 @@
 // RUN: tilec-opt %s -split-input-file -tile-from-linalg | FileCheck %s --check-prefixes=CHECK,TF32X3
 // RUN: tilec-opt %s -split-input-file -tile-from-linalg=f32-precision=tf32x3 | FileCheck %s --check-prefixes=CHECK,TF32X3
 // RUN: tilec-opt %s -split-input-file -tile-from-linalg=f32-precision=tf32 | FileCheck %s --check-prefixes=CHECK,TF32
-// RUN: tilec-opt %s -split-input-file -tile-from-linalg=f32-precision=ieee --remarks-filter-missed=tile-from-linalg --remark-format=emitRemark 2>&1 | FileCheck %s --check-prefix=IEEE
-// RUN: not tilec-opt %s -split-input-file -tile-from-linalg="f32-precision=ieee strict=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT
+// RUN: tilec-opt %s -split-input-file -tile-from-linalg=f32-precision=ieee | FileCheck %s --check-prefixes=CHECK,IEEE
+// RUN: tilec-opt %s -split-input-file -tile-from-linalg="f32-precision=ieee strict=true" | FileCheck %s --check-prefixes=CHECK,IEEE
 // RUN: not tilec-opt %s -tile-from-linalg=f32-precision=fp64 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADOPT
 
 // f32 matmuls (torch's default dtype, and upstream MLIR's linalg tests) run
 // on TF32 tensor cores, multiplied as `f32-precision` says: tf32x3 (the
 // default: three TF32 products per step, about f32's accuracy), tf32 (one
-// product, as torch with allow_tf32), or ieee (exact products: tilec has no
-// such kernel, so the matmul stays in linalg, with a remark saying why).
+// product, as torch with allow_tf32), or ieee (exact products, on FMA
+// instructions: tile.gemm's default precision, not printed).
 // TF32 B is read K-major: a [K, N] B goes through the transpose kernel.
 
 // BADOPT: for the --f32-precision option: Cannot find option named 'fp64'!
@@ -26,8 +26,7 @@
 // CHECK: tile.make_view %{{.+}}[%[[GK:.+]], %{{.+}}] strides [1, %[[GK]]]
 // TF32X3: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} precision(tf32x3) :
 // TF32: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} precision(tf32) :
-// IEEE: remark: [Missed] NotConverted | Category:tile-from-linalg | Function=matmul_f32 | Reason="linalg.matmul left unconverted: an f32 matmul with f32-precision=ieee: tilec has no exact-f32 GEMM kernel; f32-precision=tf32x3 (three TF32 products, about f32's accuracy) or tf32 (one TF32 product, as torch's allow_tf32) computes it on tensor cores"
-// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': an f32 matmul with f32-precision=ieee
+// IEEE: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} : !tile.view
 func.func @matmul_f32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %m: index, %n: index) -> tensor<?x?xf32> {
   %cst = arith.constant 0.0 : f32
   %e = tensor.empty(%m, %n) : tensor<?x?xf32>
@@ -50,8 +49,8 @@ func.func @matmul_f32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %m: index, %n: i
 // CHECK: tile.kernel @linear_f32_gemm0(
 // TF32X3: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} bias(%{{.+}}) precision(tf32x3) :
 // TF32: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} bias(%{{.+}}) precision(tf32) :
+// IEEE: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} bias(%{{.+}}) :
 // CHECK-SAME: !tile.view<512x1024xf32, strides = [1, 512]>
-// IEEE: Function=linear_f32 | Reason="linalg.matmul left unconverted: an f32 matmul with f32-precision=ieee
 func.func @linear_f32(%x: tensor<64x512xf32>, %w: tensor<1024x512xf32>, %bias: tensor<1024xf32>) -> tensor<64x1024xf32> {
   %cst = arith.constant 0.0 : f32
   %wt0 = tensor.empty() : tensor<512x1024xf32>

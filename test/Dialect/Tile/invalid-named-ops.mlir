@@ -18,15 +18,6 @@ func.func @gemm_1(%a: !tile.view<?x?xf64, strides = [?, 1]>, %b: !tile.view<?x?x
 
 // -----
 
-// f32 inputs say how they multiply; exact f32 has no lowering.
-func.func @gemm_f32_ieee(%a: !tile.view<?x?xf32, strides = [?, 1]>, %b: !tile.view<?x?xf32, strides = [1, ?]>, %c: !tile.view<?x?xf32, strides = [?, 1]>) {
-  // expected-error @+1 {{f32 inputs in ieee precision (exact f32 products) have no lowering yet; write precision(tf32) (TF32 products, as torch's allow_tf32) or precision(tf32x3) (three TF32 products, about f32's accuracy)}}
-  tile.gemm %a, %b, %c : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
-  return
-}
-
-// -----
-
 // TF32 operands are read K-major: a row-major f32 B is refused.
 func.func @gemm_tf32_row_major_b(%a: !tile.view<?x?xf32, strides = [?, 1]>, %b: !tile.view<?x?xf32, strides = [?, 1]>, %c: !tile.view<?x?xf32, strides = [?, 1]>) {
   // expected-error @+1 {{expected an f32 B contiguous along K (column-major, strides = [1, ?], e.g. an nn.Linear weight): TF32 tensor-core operands are read K-major}}

@@ -59,6 +59,10 @@ void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
 /// tile.local_load (ldmatrix).
 void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns);
+/// tile.dot with a #tile.blocked accumulator: f32 in ieee precision on FMA
+/// instructions.
+void populateFmaDotPatterns(TileTypeConverter &converter,
+                            RewritePatternSet &patterns);
 /// tile.dot with #tile.mma layouts (mma.sync, sm_80+).
 void populateMmaSm80Patterns(TileTypeConverter &converter,
                              RewritePatternSet &patterns,

@@ -1471,11 +1471,6 @@ LogicalResult GemmOp::verify() {
            << et << " and " << b.getElementType();
   if (failed(verifyPrecisionType(*this, getPrecision(), et, "inputs")))
     return failure();
-  if (et.isF32() && getPrecision() == DotPrecision::IEEE)
-    return emitOpError("f32 inputs in ieee precision (exact f32 products) "
-                       "have no lowering yet; write precision(tf32) (TF32 "
-                       "products, as torch's allow_tf32) or precision(tf32x3) "
-                       "(three TF32 products, about f32's accuracy)");
   // Tensor cores read fp8, i8 and tf32 operands K-major only (the layout
   // torch._scaled_mm and torch._int_mm take).
   if (isKMajorOnlyMmaType(et) && b.getStrides()[0] != 1) {

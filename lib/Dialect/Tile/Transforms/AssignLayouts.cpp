@@ -84,8 +84,10 @@ private:
   unsigned numWarps;
   DenseMap<Value, Attribute> layouts;
   DenseMap<Operation *, Attribute> dotLayouts;
-  /// Shared-memory operand encodings of dots lowered to wgmma.
-  DenseMap<Operation *, std::pair<Attribute, Attribute>> wgmmaOperands;
+  /// Operand layouts (A, B) of dots that do not take the mma.sync
+  /// fragments of their accumulator: wgmma's shared (or RS) operands, FMA's
+  /// blocked ones.
+  DenseMap<Operation *, std::pair<Attribute, Attribute>> ownOperandLayouts;
   std::deque<Operation *> worklist;
   /// Values computed from a tile.dot result: elementwise ops wait for their
   /// (accumulator) layouts before choosing.
@@ -286,12 +288,10 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   if (!(kMajorOnly || et.isBF16() || et.isF16()) || accType.isF16())
     return none("wgmma is used for bf16/f16, fp8 and tf32 operands with an "
                 "f32 accumulator and i8 operands with an i32 one only");
-  if (et.isF32() && dot.getPrecision() != DotPrecision::TF32)
-    return none(dot.getPrecision() == DotPrecision::TF32x3
-                    ? "precision(tf32x3) splits both operands in registers, "
-                      "and wgmma reads B from shared memory"
-                    : "f32 operands in ieee precision have no tensor-core "
-                      "instruction");
+  // (ieee never gets here: chooseDotLayout puts it on FMA first.)
+  if (et.isF32() && dot.getPrecision() == DotPrecision::TF32x3)
+    return none("precision(tf32x3) splits both operands in registers, and "
+                "wgmma reads B from shared memory");
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
   if (m != 16 * numWarps)
     return none("its " + Twine(m) + " rows are not 64 per warpgroup (" +
@@ -365,6 +365,19 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getAcc().getType());
   Type et = a.getElementType();
+  // f32 in ieee precision: exact products, on FMA instructions.
+  if (et.isF32() && dot.getPrecision() == DotPrecision::IEEE) {
+    remarkMissed(dot, "tile-assign-layouts", "Fma",
+                 "this dot runs on FMA instructions: f32 operands in ieee "
+                 "precision (exact products) have no tensor-core instruction "
+                 "(precision(tf32x3) is about as accurate, on tensor cores)");
+    BlockedEncodingAttr acc =
+        getFmaAccumulatorLayout(ctx, c.getShape(), numWarps);
+    int64_t k = a.getDimSize(1);
+    ownOperandLayouts[dot] = {getFmaOperandLayout(acc, 0, k),
+                              getFmaOperandLayout(acc, 1, k)};
+    return Attribute(acc);
+  }
   std::string why;
   WgmmaKind kind = getWgmmaKind(dot, target, numWarps, why);
   if (kind == WgmmaKind::None && target.hasWgmma)
@@ -384,7 +397,7 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
                   ctx, 0, mma, 32 / getBitWidth(a.getElementType())))
         : sharedA ? Attribute(sharedA)
                   : Attribute(getLoadedOperandLayout(dot.getA()));
-    wgmmaOperands[dot] = {
+    ownOperandLayouts[dot] = {
         aLayout, sharedB ? sharedB : getLoadedOperandLayout(dot.getB())};
     return Attribute(mma);
   }
@@ -398,12 +411,6 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
     return dot.emitOpError("fp8 operands need mma.sync m16n8k32 (sm_89 or "
                            "later) or wgmma (sm_90a); ")
            << target.chip << " has neither: use bf16/f16 operands there";
-  if (et.isF32() && dot.getPrecision() == DotPrecision::IEEE)
-    return dot.emitOpError("f32 x f32 in ieee precision has no tensor-core "
-                           "lowering yet; write precision(tf32) (TF32 "
-                           "products, as torch's allow_tf32) or "
-                           "precision(tf32x3) (three TF32 products, about "
-                           "f32's accuracy)");
   if (!is16 && !fp8 && !int8 && !et.isF32())
     return dot.emitOpError("only bf16, f16, f32 (as TF32), fp8 and i8 "
                            "operands are lowered to tensor cores, got ")
@@ -565,9 +572,9 @@ Attribute LayoutAssignment::getRequiredLayout(Operation *op, unsigned idx) {
     Attribute acc = dotLayouts.lookup(dot);
     if (idx == 2)
       return acc;
-    auto wgmma = wgmmaOperands.find(dot);
-    if (wgmma != wgmmaOperands.end())
-      return idx == 0 ? wgmma->second.first : wgmma->second.second;
+    auto own = ownOperandLayouts.find(dot);
+    if (own != ownOperandLayouts.end())
+      return idx == 0 ? own->second.first : own->second.second;
     Type et = cast<RankedTensorType>(operand.getType()).getElementType();
     unsigned kWidth = 32 / getBitWidth(et);
     return DotOperandEncodingAttr::get(ctx, idx, acc, kWidth);

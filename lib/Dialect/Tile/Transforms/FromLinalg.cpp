@@ -1195,15 +1195,8 @@ static LogicalResult checkGemmTypes(Operation *op, GemmPlan &plan,
                          (f32 ? "f32 for f32 inputs" : "bf16, f16 or f32") +
                          ", got " + typeToString(ct));
   }
-  if (f32) {
-    if (f32Precision == DotPrecision::IEEE)
-      return fail(why, "an f32 matmul with f32-precision=ieee: tilec has no "
-                       "exact-f32 GEMM kernel; f32-precision=tf32x3 (three "
-                       "TF32 products, about f32's accuracy) or tf32 (one "
-                       "TF32 product, as torch's allow_tf32) computes it on "
-                       "tensor cores");
+  if (f32)
     plan.precision = f32Precision;
-  }
   plan.transposeB = isKMajorOnlyMmaType(at) && !info.rhsTransposed;
   return success();
 }

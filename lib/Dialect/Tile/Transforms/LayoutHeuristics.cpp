@@ -12,6 +12,8 @@
 
 #include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -50,6 +52,37 @@ BlockedEncodingAttr mlir::tilec::tile::getCoalescedLayout(
   }
   wpc[order.back()] *= warps;
   return BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
+}
+
+BlockedEncodingAttr mlir::tilec::tile::getFmaAccumulatorLayout(
+    MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps) {
+  int64_t m = shape[0], n = shape[1];
+  int64_t perThread = std::max<int64_t>(1, m * n / (32 * numWarps));
+  // sn * sm = perThread, sn the larger half of the bits (8 x 4 for 32).
+  int64_t sn = std::min<int64_t>(
+      n, int64_t(1) << llvm::divideCeil(llvm::Log2_64(perThread), 2));
+  int64_t sm = std::clamp<int64_t>(perThread / sn, 1, m);
+  unsigned tn = std::clamp<int64_t>(n / sn, 1, 32);
+  unsigned tm = 32 / tn;
+  unsigned wm = std::clamp<int64_t>(m / (sm * tm), 1, numWarps);
+  unsigned wn = numWarps / wm;
+  return BlockedEncodingAttr::get(
+      ctx, {static_cast<unsigned>(sm), static_cast<unsigned>(sn)}, {tm, tn},
+      {wm, wn}, {1, 0});
+}
+
+BlockedEncodingAttr
+mlir::tilec::tile::getFmaOperandLayout(BlockedEncodingAttr acc, unsigned opIdx,
+                                       int64_t k) {
+  // K in registers; the threads and warps along the other dimension wrap
+  // onto the operand's K extent of one block, i.e. hold copies. The order
+  // stays the accumulator's: it also says which lane bits go to which
+  // dimension.
+  SmallVector<unsigned> spt(acc.getSizePerThread());
+  spt[1 - opIdx] = static_cast<unsigned>(k);
+  return BlockedEncodingAttr::get(acc.getContext(), spt,
+                                  acc.getThreadsPerWarp(), acc.getWarpsPerCTA(),
+                                  acc.getOrder());
 }
 
 FailureOr<std::pair<unsigned, unsigned>>

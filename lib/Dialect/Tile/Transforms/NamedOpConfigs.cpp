@@ -129,6 +129,16 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     c.blockK = kMmaSyncKBytes / inBytes;
     c.blockN = std::min<int64_t>(c.blockN, 128);
   }
+  // Exact f32 (ieee) has no tensor-core instruction: FMA instructions on
+  // 128 x 128 tiles over 8 warps (8 x 8 accumulators a thread), K in
+  // 8-wide steps (each thread keeps 8 x 8 values of A and of B).
+  if (op.getPrecision() == DotPrecision::IEEE && inType.isF32()) {
+    c.warpSpecialize = false;
+    c.blockM = 128;
+    c.blockN = 128;
+    c.blockK = 8;
+    c.warps = 8;
+  }
   // Block scales: a tile's columns share one 128-wide block of B, and each
   // K step lies in one K block.
   if (op.isBlockScaled())
@@ -208,6 +218,9 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     else if (op.getPrecision() == DotPrecision::TF32x3)
       fallback = reject("precision(tf32x3) splits the operands in registers, "
                         "on mma.sync");
+    else if (op.getPrecision() == DotPrecision::IEEE && inType.isF32())
+      fallback = reject("f32 inputs in ieee precision run on FMA "
+                        "instructions, not wgmma");
     else if (c.warps % 4 != 0 || c.blockM != 16 * c.warps)
       fallback = reject("block_m must be 16 x warps (64 rows per consumer "
                         "warpgroup), got block_m = " +

@@ -390,7 +390,9 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
     `precision` says how f32 operands multiply (it is `ieee` for every
     other type):
     * `ieee` (the default): exact f32 products, as torch.matmul by default.
-      No lowering has it yet; tile-assign-layouts says so.
+      No tensor core has them: the dot runs on FMA instructions
+      (`fma.rn.f32`, K in order), each thread holding its accumulator rows
+      of A and columns of B over all of K (so keep K small: 8 or 16).
     * `tf32`: one TF32 tensor-core product (`mma.sync m16n8k8.tf32`,
       `wgmma m64nNk8.tf32`), the inputs rounded to a 10-bit mantissa, as
       torch with `allow_tf32`. K-major like the 8-bit types.
@@ -429,8 +431,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     C is M x N (contiguous along N). Inputs are bf16, f16, fp8 (e4m3/e5m2,
     B column-major) or f32 (B column-major), and accumulate in f32; C is
     bf16, f16 or f32. f32 inputs say how they multiply with `precision`
-    (`tf32` or `tf32x3`, as tile.dot's); exact f32 (`ieee`, the default) has
-    no lowering yet and is refused. `alpha` and `beta` are optional f32 scalars
+    (`tf32` or `tf32x3`, as tile.dot's, or exact f32 products on FMA
+    instructions: `ieee`, the default). `alpha` and `beta` are optional f32 scalars
     (1 and 0 when absent; C is not read without `beta`), `scale_a` and
     `scale_b` optional contiguous f32 vectors of length M and N that scale
     the product's rows and columns (torch._scaled_mm's row-wise scales:

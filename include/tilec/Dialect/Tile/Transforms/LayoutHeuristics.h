@@ -38,6 +38,21 @@ BlockedEncodingAttr getCoalescedLayout(MLIRContext *ctx,
 FailureOr<std::pair<unsigned, unsigned>>
 chooseMmaWarps(int64_t m, int64_t n, unsigned numWarps, bool rowsOnly);
 
+/// The blocked accumulator layout of an M x N dot on FMA instructions (f32
+/// operands in ieee precision): each thread owns as square a sub-tile as the
+/// block's threads leave (so that each K step reads few operand values for
+/// many FMAs), lanes continue along N, warps are spread over M first.
+BlockedEncodingAttr getFmaAccumulatorLayout(MLIRContext *ctx,
+                                            ArrayRef<int64_t> shape,
+                                            unsigned numWarps);
+
+/// The layout of operand `opIdx` (0: A, M x K; 1: B, K x N) of an FMA dot
+/// with accumulator layout `acc`: the accumulator's rows (A) or columns (B)
+/// with all `k` K elements in each thread's registers; the threads that
+/// split the other dimension hold copies.
+BlockedEncodingAttr getFmaOperandLayout(BlockedEncodingAttr acc, unsigned opIdx,
+                                        int64_t k);
+
 /// The K width of one mma.sync instruction on `elemType` operands (a 32-bit
 /// register holds 4 / bytes elements along K, 8 of them per K step): 16 for
 /// bf16/f16 (m16n8k16), 32 for fp8 (m16n8k32).

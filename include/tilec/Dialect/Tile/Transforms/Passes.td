@@ -504,7 +504,7 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
 
     Operands may be function arguments, results of other ops, or
     `bufferization.to_tensor` of contiguous memrefs. Everything else
-    (f32 matmuls with `f32-precision=ieee`, unsigned i8, transposed A, non-contiguous memrefs, an
+    (unsigned i8, transposed A, non-contiguous memrefs, an
     attention pattern with an unsupported head dimension, ...) is left
     alone and reported as a missed remark (`--remarks-filter=tile-from-linalg`);
     with `strict`, as an error that fails the pass.
@@ -524,8 +524,8 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
                         "one TF32 product (10-bit mantissa), as torch with "
                         "allow_tf32"),
              clEnumValN(::mlir::tilec::tile::DotPrecision::IEEE, "ieee",
-                        "exact f32 products: tilec has no such kernel, so "
-                        "f32 matmuls stay in linalg"))}]>
+                        "exact f32 products, on FMA instructions (no tensor "
+                        "core has them; slower than tf32x3)"))}]>
   ];
   let statistics = [
     Statistic<"numGemms", "num-gemms", "Number of tile.gemm kernels outlined">,
