@@ -5,23 +5,25 @@
 // of bf16 attention on e4m3 tiles: Q, Kᵀ and V (V read through its
 // transposed view, contiguous along seq, so that its tile is K-major) load
 // as f8E4M3FN, the scores are multiplied by qk_scale * q_descale *
-// k_descale, P is quantized to e4m3 for the second dot, and O's rows are
-// multiplied by v_descale / l before O leaves as bf16. On sm_90a the
-// scheduling passes build it (by_passes; the hand-built schedule has no FP8
-// form) with a 3-stage K/V ring, no ping-pong, one query block per program
-// and the key loop split at the masked blocks (all measured on the H200); on
-// sm_89 it is the cp.async schedule on mma.sync m16n8k32.
+// k_descale (computed once, before the loops), P is quantized to e4m3 for
+// the second dot, and O's rows are multiplied by v_descale / l before O
+// leaves as bf16. On sm_90a the scheduling passes build it (by_passes; the
+// hand-built schedule has no FP8 form) with a 3-stage K/V ring, no
+// ping-pong, one query block per program and the key loop split at the
+// masked blocks (all measured on the H200); on sm_89 it is the cp.async
+// schedule on mma.sync m16n8k32.
 
 // CHECK-LABEL: tile.kernel @attention_fp8
 // SM90-SAME: schedule<stages = 3, tma = true, async_wgmma = true, warp_specialize = true, producer_regs = 40, consumer_regs = 232, persistent = false, tma_store = true, pingpong = false, split_loops = true>
 // SM89-SAME: warps(4) schedule<tma = false, persistent = false, tma_store = false, operands_in_smem = true>
 // CHECK: %[[QK:.*]] = arith.mulf %dq, %dk : f32
+// CHECK: %[[SC:.*]] = arith.mulf %[[QK]], %{{.*}} : f32
 // CHECK: tile.load %{{.*}} -> tensor<{{[0-9]+}}x128xf8E4M3FN>
 // CHECK: scf.for
 // CHECK:   tile.load %{{.*}} : !tile.view<?x?x128x?xf8E4M3FN, strides = [?, ?, 1, 128]> -> tensor<128x{{[0-9]+}}xf8E4M3FN>
 // CHECK:   tile.load %{{.*}} : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]> -> tensor<{{[0-9]+}}x128xf8E4M3FN>
 // CHECK:   %[[S:.*]] = tile.dot
-// CHECK:   %[[SC:.*]] = arith.mulf %[[QK]], %{{.*}} : f32
+// CHECK-NOT: arith.mulf %[[QK]]
 // CHECK:   tile.splat %[[SC]]
 // CHECK:   math.exp2
 // CHECK:   arith.truncf %{{.*}} to tensor<{{[0-9]+}}x{{[0-9]+}}xf8E4M3FN>

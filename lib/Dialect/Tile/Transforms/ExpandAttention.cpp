@@ -73,10 +73,10 @@ struct AttentionProblem {
   Type et, pType, oType;
   /// Softmax scale times log2(e): scores live in the log2 domain.
   double qkScale;
-  /// FP8: q_descale * k_descale (an f32 value the scores are multiplied by
-  /// with qkScale) and v_descale (O's rows are multiplied by it with 1 / l);
-  /// null otherwise.
-  Value qkDescale, vDescale;
+  /// FP8: qkScale * q_descale * k_descale (the scores' multiplier, an f32
+  /// value computed once) and v_descale (O's rows are multiplied by it with
+  /// 1 / l); null otherwise.
+  Value scoreScale, vDescale;
   bool causal;
 };
 
@@ -302,11 +302,12 @@ namespace {
 /// backward pass, which recomputes P from the saved lse) build on it.
 class OnlineSoftmax {
 public:
-  /// Scores are multiplied by qkScale (times `qkDescale`, an f32 value,
-  /// when given); O's rows by 1 / l (times `vDescale` when given).
+  /// Scores are multiplied by qkScale (or by `scoreScale`, an f32 value,
+  /// when given: FP8's qkScale times its descales); O's rows by 1 / l
+  /// (times `vDescale` when given).
   OnlineSoftmax(int64_t bm, int64_t bn, double qkScale, Type pType,
-                Value qkDescale = Value(), Value vDescale = Value())
-      : bm(bm), bn(bn), qkScale(qkScale), pType(pType), qkDescale(qkDescale),
+                Value scoreScale = Value(), Value vDescale = Value())
+      : bm(bm), bn(bn), qkScale(qkScale), pType(pType), scoreScale(scoreScale),
         vDescale(vDescale) {}
 
   /// The state before the first block: m = -inf, l = 0.
@@ -399,18 +400,16 @@ public:
 private:
   /// The scores' multiplier, splat to `shape`.
   Value scaleSplat(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape) const {
-    if (!qkDescale)
+    if (!scoreScale)
       return splatF32(b, shape, qkScale);
-    Value scale = arith::MulFOp::create(
-        b, qkDescale, arith::ConstantOp::create(b, b.getF32FloatAttr(qkScale)));
     return SplatOp::create(b, RankedTensorType::get(shape, b.getF32Type()),
-                           scale);
+                           scoreScale);
   }
 
   int64_t bm, bn;
   double qkScale;
   Type pType;
-  Value qkDescale, vDescale;
+  Value scoreScale, vDescale;
 };
 } // namespace
 
@@ -554,7 +553,7 @@ static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
                                   const QueryBlock &t) {
   OnlineSoftmax sm(c.blockM, c.blockN, p.qkScale,
                    RankedTensorType::get({c.blockM, c.blockN}, p.pType),
-                   p.qkDescale, p.vDescale);
+                   p.scoreScale, p.vDescale);
   Value tq = emitQueryTile(b, p, c, t);
   SmallVector<Value> init = {splatF32(b, {c.blockM, p.d}, 0.0)};
   llvm::append_range(init, sm.init(b));
@@ -592,15 +591,19 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op) {
     // mantissa more than the range), the descales folded into the scale
     // and the final 1 / l.
     p.pType = b.getType<Float8E4M3FNType>();
-    ValueRange ds = op.getDescales();
-    p.qkDescale = arith::MulFOp::create(b, ds[0], ds[1]);
-    p.vDescale = ds[2];
   }
   p.d = op.getQ().getType().getShape()[3];
   p.causal = op.getCausal();
   float scale = op.getScale() ? op.getScale()->convertToFloat()
                               : 1.0f / std::sqrt(static_cast<float>(p.d));
   p.qkScale = scale * M_LOG2E;
+  if (isFp8Type(p.et)) {
+    ValueRange ds = op.getDescales();
+    p.scoreScale = arith::MulFOp::create(
+        b, arith::MulFOp::create(b, ds[0], ds[1]),
+        arith::ConstantOp::create(b, b.getF32FloatAttr(p.qkScale)));
+    p.vDescale = ds[2];
+  }
   p.batch = getViewSize(b, p.q, 0);
   p.hq = getViewSize(b, p.q, 1);
   p.sq = getViewSize(b, p.q, 2);
