@@ -685,12 +685,12 @@ func.func @negative_i8_unsigned(%a: tensor<16x32xi8>, %b: tensor<32x16xi8>) -> t
 // CHECK-LABEL: func.func @negative_i8_i16
 // CHECK: linalg.matmul
 // CHECK-NOT: tile.kernel
-// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': an i8 matmul must produce i32 (tile.gemm's i8 x i8 -> i32 sums), got i16
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': tile.gemm: i8 inputs must produce i32 (exact i32 sums, as torch._int_mm), got i16
 func.func @negative_i8_i16(%a: tensor<16x32xi8>, %b: tensor<32x16xi8>) -> tensor<16x16xi16> {
   %c0 = arith.constant 0 : i16
   %e = tensor.empty() : tensor<16x16xi16>
   %z = linalg.fill ins(%c0 : i16) outs(%e : tensor<16x16xi16>) -> tensor<16x16xi16>
-  // expected-remark @+1 {{an i8 matmul must produce i32 (tile.gemm's i8 x i8 -> i32 sums), got i16}}
+  // expected-remark @+1 {{tile.gemm: i8 inputs must produce i32 (exact i32 sums, as torch._int_mm), got i16}}
   %r = linalg.matmul ins(%a, %b : tensor<16x32xi8>, tensor<32x16xi8>)
                      outs(%z : tensor<16x16xi16>) -> tensor<16x16xi16>
   return %r : tensor<16x16xi16>
@@ -701,9 +701,9 @@ func.func @negative_i8_i16(%a: tensor<16x32xi8>, %b: tensor<32x16xi8>) -> tensor
 // CHECK-LABEL: func.func @negative_i32
 // CHECK: linalg.matmul
 // CHECK-NOT: tile.kernel
-// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': tile.gemm takes bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or i8 inputs, got i32
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': tile.gemm: inputs must be bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or i8, got i32
 func.func @negative_i32(%a: tensor<16x32xi32>, %b: tensor<32x16xi32>, %c: tensor<16x16xi32>) -> tensor<16x16xi32> {
-  // expected-remark @+1 {{tile.gemm takes bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or i8 inputs, got i32}}
+  // expected-remark @+1 {{tile.gemm: inputs must be bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or i8, got i32}}
   %r = linalg.matmul ins(%a, %b : tensor<16x32xi32>, tensor<32x16xi32>)
                      outs(%c : tensor<16x16xi32>) -> tensor<16x16xi32>
   return %r : tensor<16x16xi32>
@@ -714,9 +714,9 @@ func.func @negative_i32(%a: tensor<16x32xi32>, %b: tensor<32x16xi32>, %c: tensor
 // CHECK-LABEL: func.func @negative_f32_to_bf16
 // CHECK: linalg.matmul
 // CHECK-NOT: tile.kernel
-// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': tile.gemm writes f32 for f32 inputs, got bf16
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': an f32 matmul into bf16 (linalg sums in the output type); tile.gemm writes f32 for f32 inputs
 func.func @negative_f32_to_bf16(%a: tensor<16x32xf32>, %b: tensor<32x16xf32>, %c: tensor<16x16xbf16>) -> tensor<16x16xbf16> {
-  // expected-remark @+1 {{tile.gemm writes f32 for f32 inputs, got bf16}}
+  // expected-remark @+1 {{an f32 matmul into bf16 (linalg sums in the output type); tile.gemm writes f32 for f32 inputs}}
   %r = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x16xf32>)
                      outs(%c : tensor<16x16xbf16>) -> tensor<16x16xbf16>
   return %r : tensor<16x16xbf16>
@@ -727,9 +727,9 @@ func.func @negative_f32_to_bf16(%a: tensor<16x32xf32>, %b: tensor<32x16xf32>, %c
 // CHECK-LABEL: func.func @negative_fp8_bf16
 // CHECK: linalg.matmul
 // CHECK-NOT: tile.kernel
-// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': A and B have different element types (f8E4M3FN, bf16)
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': tile.gemm: A and B must have the same element type (fp8 may mix e4m3 and e5m2), got f8E4M3FN and bf16
 func.func @negative_fp8_bf16(%a: tensor<16x32xf8E4M3FN>, %b: tensor<32x16xbf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-remark @+1 {{A and B have different element types (f8E4M3FN, bf16)}}
+  // expected-remark @+1 {{tile.gemm: A and B must have the same element type (fp8 may mix e4m3 and e5m2), got f8E4M3FN and bf16}}
   %r = linalg.matmul ins(%a, %b : tensor<16x32xf8E4M3FN>, tensor<32x16xbf16>)
                      outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
@@ -740,9 +740,9 @@ func.func @negative_fp8_bf16(%a: tensor<16x32xf8E4M3FN>, %b: tensor<32x16xbf16>,
 // CHECK-LABEL: func.func @negative_mixed_inputs
 // CHECK: linalg.matmul
 // CHECK-NOT: tile.kernel
-// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': A and B have different element types (bf16, f16)
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': tile.gemm: A and B must have the same element type (fp8 may mix e4m3 and e5m2), got bf16 and f16
 func.func @negative_mixed_inputs(%a: tensor<16x32xbf16>, %b: tensor<32x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  // expected-remark @+1 {{A and B have different element types (bf16, f16)}}
+  // expected-remark @+1 {{tile.gemm: A and B must have the same element type (fp8 may mix e4m3 and e5m2), got bf16 and f16}}
   %r = linalg.matmul ins(%a, %b : tensor<16x32xbf16>, tensor<32x16xf16>)
                      outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>

@@ -11,7 +11,7 @@ func.func @gemm_0(%a: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %b: !tile.vie
 // -----
 
 func.func @gemm_1(%a: !tile.view<?x?xf64, strides = [?, 1]>, %b: !tile.view<?x?xf64, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{expected bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or i8 inputs, got 'f64'}}
+  // expected-error @+1 {{inputs must be bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or i8, got f64}}
   tile.gemm %a, %b, %c : !tile.view<?x?xf64, strides = [?, 1]>, !tile.view<?x?xf64, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
@@ -104,7 +104,7 @@ func.func @gemm_i8_row_major_b(%a: !tile.view<?x?xi8, strides = [?, 1]>, %c: !ti
 // -----
 
 func.func @gemm_i8_bf16_out(%a: !tile.view<?x?xi8, strides = [?, 1]>, %b: !tile.view<?x?xi8, strides = [1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{expected an i32 output for i8 inputs, got 'bf16'}}
+  // expected-error @+1 {{i8 inputs must produce i32 (exact i32 sums, as torch._int_mm), got bf16}}
   tile.gemm %a, %b, %c : !tile.view<?x?xi8, strides = [?, 1]>, !tile.view<?x?xi8, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
@@ -130,7 +130,7 @@ func.func @gemm_fp8_row_major_b(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, 
 
 // fp8 A with a bf16 B.
 func.func @gemm_fp8_bf16(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{expected A and B of the same element type, got 'f8E4M3FN' and 'bf16'}}
+  // expected-error @+1 {{A and B must have the same element type (fp8 may mix e4m3 and e5m2), got f8E4M3FN and bf16}}
   tile.gemm %a, %b, %c : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
@@ -138,7 +138,7 @@ func.func @gemm_fp8_bf16(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %b: !ti
 // -----
 
 func.func @gemm_2(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{expected A and B of the same element type, got 'bf16' and 'f16'}}
+  // expected-error @+1 {{A and B must have the same element type (fp8 may mix e4m3 and e5m2), got bf16 and f16}}
   tile.gemm %a, %b, %c : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
@@ -146,7 +146,7 @@ func.func @gemm_2(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?
 // -----
 
 func.func @gemm_3(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xi32, strides = [?, 1]>) {
-  // expected-error @+1 {{expected a bf16, f16 or f32 output, got 'i32'}}
+  // expected-error @+1 {{the output must be bf16, f16 or f32, got i32}}
   tile.gemm %a, %b, %c : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xi32, strides = [?, 1]>
   return
 }

@@ -1454,6 +1454,29 @@ static LogicalResult verifyBlockScales(GemmOp op, ViewType a, ViewType c) {
   return success();
 }
 
+std::string mlir::tilec::tile::getGemmElementTypeProblem(Type a, Type b,
+                                                         Type c) {
+  std::string problem;
+  llvm::raw_string_ostream os(problem);
+  bool fp8 = isFp8Type(a);
+  if (!a.isBF16() && !a.isF16() && !fp8 && !a.isF32() && !a.isInteger(8))
+    os << "inputs must be bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or i8, got "
+       << a;
+  // fp8 may mix e4m3 and e5m2.
+  else if (fp8 ? !isFp8Type(b) : b != a)
+    os << "A and B must have the same element type (fp8 may mix e4m3 and "
+          "e5m2), got "
+       << a << " and " << b;
+  // i8 x i8 -> i32 is torch._int_mm: exact (wrapping) i32 sums.
+  else if (a.isInteger(8) ? !c.isInteger(32)
+                          : !c.isBF16() && !c.isF16() && !c.isF32())
+    os << (a.isInteger(8) ? "i8 inputs must produce i32 (exact i32 sums, as "
+                            "torch._int_mm), got "
+                          : "the output must be bf16, f16 or f32, got ")
+       << c;
+  return problem;
+}
+
 LogicalResult GemmOp::verify() {
   ViewType a = getA().getType(), b = getB().getType(), c = getC().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
@@ -1461,14 +1484,10 @@ LogicalResult GemmOp::verify() {
   Type et = a.getElementType();
   bool fp8 = isFp8Type(et);
   bool int8 = et.isInteger(8);
-  if (!et.isBF16() && !et.isF16() && !fp8 && !et.isF32() && !int8)
-    return emitOpError("expected bf16, f16, fp8 (f8E4M3FN, f8E5M2), f32 or "
-                       "i8 inputs, got ")
-           << et;
-  // fp8 may mix e4m3 and e5m2.
-  if (fp8 ? !isFp8Type(b.getElementType()) : b.getElementType() != et)
-    return emitOpError("expected A and B of the same element type, got ")
-           << et << " and " << b.getElementType();
+  std::string problem = getGemmElementTypeProblem(et, b.getElementType(),
+                                                  c.getElementType());
+  if (!problem.empty())
+    return emitOpError(problem);
   if (failed(verifyPrecisionType(*this, getPrecision(), et, "inputs")))
     return failure();
   // Tensor cores read fp8, i8 and tf32 operands K-major only (the layout
@@ -1484,20 +1503,12 @@ LogicalResult GemmOp::verify() {
                : int8 ? ", as torch._int_mm takes them"
                       : "");
   }
-  Type ct = c.getElementType();
-  // i8 x i8 -> i32 is torch._int_mm: exact (wrapping) i32 sums, no
-  // floating-point epilogue.
-  if (int8) {
-    if (!ct.isInteger(32))
-      return emitOpError("expected an i32 output for i8 inputs, got ") << ct;
-    if (getAlpha() || getBeta() || getScaleA() || getScaleB() || getBias() ||
-        getActivation() != Activation::None)
-      return emitOpError("i8 inputs take no epilogue (alpha, beta, scales, "
-                         "bias, activation): the i32 sums are stored as they "
-                         "are, as torch._int_mm does");
-  } else if (!ct.isBF16() && !ct.isF16() && !ct.isF32()) {
-    return emitOpError("expected a bf16, f16 or f32 output, got ") << ct;
-  }
+  // i8 x i8 -> i32: no floating-point epilogue.
+  if (int8 && (getAlpha() || getBeta() || getScaleA() || getScaleB() ||
+               getBias() || getActivation() != Activation::None))
+    return emitOpError("i8 inputs take no epilogue (alpha, beta, scales, "
+                       "bias, activation): the i32 sums are stored as they "
+                       "are, as torch._int_mm does");
   if (a.getStrides()[1] != 1)
     return emitOpError("expected A contiguous along K (strides = [?, 1])");
   if (b.getStrides()[1] != 1 && b.getStrides()[0] != 1)

@@ -1173,28 +1173,19 @@ static LogicalResult checkGemmTypes(Operation *op, GemmPlan &plan,
   const ContractionInfo &info = plan.contraction;
   Type at = getElementType(info.lhs), bt = getElementType(info.rhs);
   Type ct = getElementType(info.result);
-  bool fp8 = isFp8Type(at), int8 = at.isInteger(8), f32 = at.isF32();
-  if (!isHalfType(at) && !fp8 && !int8 && !f32)
-    return fail(why, "tile.gemm takes bf16, f16, fp8 (f8E4M3FN, f8E5M2), "
-                     "f32 or i8 inputs, got " +
-                         typeToString(at));
-  // fp8 may mix e4m3 and e5m2.
-  if (fp8 ? !isFp8Type(bt) : bt != at)
-    return fail(why, "A and B have different element types (" +
-                         typeToString(at) + ", " + typeToString(bt) + ")");
-  if (int8) {
-    if (!ct.isInteger(32))
-      return fail(why, "an i8 matmul must produce i32 (tile.gemm's i8 x i8 "
-                       "-> i32 sums), got " +
-                           typeToString(ct));
-    if (!castsSigned(op))
-      return fail(why, "an unsigned i8 matmul (cast_unsigned); tile.gemm "
-                       "multiplies signed i8");
-  } else if (f32 ? !ct.isF32() : !isGemmOutputType(ct)) {
-    return fail(why, Twine("tile.gemm writes ") +
-                         (f32 ? "f32 for f32 inputs" : "bf16, f16 or f32") +
-                         ", got " + typeToString(ct));
-  }
+  bool f32 = at.isF32();
+  std::string problem = getGemmElementTypeProblem(at, bt, ct);
+  if (!problem.empty())
+    return fail(why, "tile.gemm: " + problem);
+  // What linalg means beyond tile.gemm's rules: integer casts, and an f32
+  // matmul into a narrower output sums in that type.
+  if (at.isInteger(8) && !castsSigned(op))
+    return fail(why, "an unsigned i8 matmul (cast_unsigned); tile.gemm "
+                     "multiplies signed i8");
+  if (f32 && !ct.isF32())
+    return fail(why, "an f32 matmul into " + typeToString(ct) +
+                         " (linalg sums in the output type); tile.gemm "
+                         "writes f32 for f32 inputs");
   if (f32)
     plan.precision = f32Precision;
   plan.transposeB = isKMajorOnlyMmaType(at) && !info.rhsTransposed;

@@ -17,6 +17,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Types.h"
 
+#include <string>
+
 #define GET_TYPEDEF_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOpsTypes.h.inc"
 
@@ -32,6 +34,11 @@ inline bool isFp8Type(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t);
 inline bool isKMajorOnlyMmaType(Type t) {
   return isFp8Type(t) || t.isInteger(8) || t.isF32();
 }
+
+/// Why tile.gemm does not multiply A and B of element types `a` and `b`
+/// into a C of `c`, or an empty string: the rules GemmOp::verify enforces
+/// and tile-from-linalg reports for the matmuls it leaves alone.
+std::string getGemmElementTypeProblem(Type a, Type b, Type c);
 } // namespace mlir::tilec::tile
 
 #endif // TILEC_DIALECT_TILE_IR_TILETYPES_H
