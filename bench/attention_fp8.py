@@ -71,7 +71,8 @@ VARIANTS = {
 #: tag -> tile.attention config of the named FP8 kernels built for sm_90a
 #: (None: the compiler's rule).
 NAMED = {"": None, "nopersist": {"persistent": 0}, "pingpong": {"pingpong": 1},
-         "nopersist_nosplit": {"persistent": 0, "split_loops": 0}}
+         "nopersist_nosplit": {"persistent": 0, "split_loops": 0},
+         "nows": {"warp_specialize": 0}}
 
 
 #: Head dims of the named FP8 kernels checked besides 128 (both paths).

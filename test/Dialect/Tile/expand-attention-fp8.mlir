@@ -98,3 +98,23 @@ tile.kernel @attention_fp8_d64_causal(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E
         !tile.view<?x?x?x64xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return
 }
+
+// -----
+
+// Without warp specialization on sm_90a: the cp.async schedule (a K/V ring
+// the loop's own warps fill) with the products still on FP8 wgmma.
+
+// CHECK-LABEL: tile.kernel @attention_fp8_no_ws
+// SM90-SAME: schedule<tma = false, persistent = false
+// SM90: scf.for
+// SM90: } {tile.num_stages = {{[0-9]+}} : i64}
+tile.kernel @attention_fp8_no_ws(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<bf16>,
+                                 %B: i32, %H: i32, %S: i32, %sq: i32, %sh: i32, %ldv: i32, %d: f32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<f8E4M3FN>
+  %v = tile.make_view %V[%B, %H, %S, 128] strides [%sq, %sh, 1, %ldv] : !tile.ptr<f8E4M3FN>
+  %o = tile.make_view %O[%B, %H, %S, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %q, %v, %o descale(%d, %d, %d) config <warp_specialize = false>
+      : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
