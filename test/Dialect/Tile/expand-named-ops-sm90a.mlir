@@ -643,12 +643,23 @@ tile.kernel @gemm_tf32x3(%A: !tile.ptr<f32>, %B: !tile.ptr<f32>, %C: !tile.ptr<f
 // CHECK-NOT: warp_specialize = true
 // CHECK: scf.for
 // CHECK:   tile.dot {{.*}} : tensor<128x8xf32>, tensor<8x128xf32> -> tensor<128x128xf32>
+// FMA instructions have no K step: block_k may go below mma.sync's 8.
+// CHECK-LABEL: tile.kernel @gemm_f32_ieee_k4
+// CHECK:   tile.dot {{.*}} : tensor<128x4xf32>, tensor<4x128xf32> -> tensor<128x128xf32>
 tile.kernel @gemm_f32_ieee(%A: !tile.ptr<f32>, %B: !tile.ptr<f32>, %C: !tile.ptr<f32>,
                            %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f32>
   %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f32>
   %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<f32>
   tile.gemm %a, %b, %c : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+tile.kernel @gemm_f32_ieee_k4(%A: !tile.ptr<f32>, %B: !tile.ptr<f32>, %C: !tile.ptr<f32>,
+                              %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<f32>
+  %b = tile.make_view %B[%K, %N] strides [1, %ldb] : !tile.ptr<f32>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c config <block_k = 4> : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [1, ?]>, !tile.view<?x?xf32, strides = [?, 1]>
   tile.return
 }
 

@@ -184,8 +184,10 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     return op.emitOpError("block scales need block_n and block_k that "
                           "divide the 128-wide scale blocks, got block_n = ")
            << c.blockN << ", block_k = " << c.blockK;
+  // (FMA instructions, exact f32, take any K.)
   int64_t mmaK = getMmaSyncKStep(inType);
-  if (c.blockK < mmaK)
+  bool fma = inType.isF32() && op.getPrecision() == DotPrecision::IEEE;
+  if (!fma && c.blockK < mmaK)
     return op.emitOpError("block_k = ")
            << c.blockK << " is below the mma.sync K of " << mmaK;
   if (c.blockM < 16 || c.blockN < 8)
