@@ -98,16 +98,16 @@ static bool canWarpSpecialize(const TargetInfo &target) {
   return target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
 }
 
-FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
-                                                       const TargetInfo &target) {
+/// The chip's configuration for `op` before its `config`: static sizes
+/// take their shape class's fields (the rule tilec.gemm dispatches by at
+/// run time, include/tilec/Rules/ShapeRules.h; `shapeTmaStore` gets its
+/// TMA-store choice), then what the precision and block scales need.
+static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
+                                std::optional<bool> &shapeTmaStore) {
   Type inType = op.getA().getType().getElementType();
-  Type outType = op.getC().getType().getElementType();
-  unsigned inBytes = getBytes(inType), outBytes = getBytes(outType);
-  GemmConfig c = getDefaultConfig(target, inBytes, outBytes);
-  // Static sizes take their shape class's fields (the rule tilec.gemm
-  // dispatches by at run time, include/tilec/Rules/ShapeRules.h); the op's
-  // config overrides them.
-  std::optional<bool> shapeTmaStore;
+  unsigned inBytes = getBytes(inType);
+  GemmConfig c = getDefaultConfig(
+      target, inBytes, getBytes(op.getC().getType().getElementType()));
   int64_t m = op.getA().getType().getShape()[0];
   int64_t k = op.getA().getType().getShape()[1];
   int64_t n = op.getC().getType().getShape()[1];
@@ -143,42 +143,28 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
   // K step lies in one K block.
   if (op.isBlockScaled())
     c.blockN = std::min<int64_t>(c.blockN, GemmOp::kScaleBlock);
-  // An op without a config reads as one with every field left out.
-  GemmConfigAttr config = op.getConfigAttr();
-  if (!config)
-    config = GemmConfigAttr::get(op.getContext());
+  return c;
+}
+
+/// `c` with the fields `config` sets.
+static void applyConfig(GemmConfig &c, GemmConfigAttr config) {
   override(c.blockM, config.getBlockM());
   override(c.blockN, config.getBlockN());
   override(c.blockK, config.getBlockK());
   override(c.stages, config.getStages());
   override(c.warps, config.getWarps());
   override(c.groupM, config.getGroupM());
-  std::optional<bool> ws = getFlag(config.getWarpSpecialize());
-  c.warpSpecialize = ws.value_or(c.warpSpecialize);
+  c.warpSpecialize =
+      getFlag(config.getWarpSpecialize()).value_or(c.warpSpecialize);
   override(c.consumerRegs, config.getConsumerRegs());
   override(c.producerRegs, config.getProducerRegs());
   override(c.clusterM, config.getClusterM());
   override(c.clusterN, config.getClusterN());
-  // The TMA store writes 64-column boxes of 128-byte swizzled rows.
-  bool tmaStoreRequested = false;
-  c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0 &&
-               shapeTmaStore.value_or(true);
-  if (std::optional<bool> flag = getFlag(config.getTmaStore())) {
-    tmaStoreRequested = *flag;
-    if (tmaStoreRequested && !c.tmaStore)
-      return op.emitOpError("tma_store needs the warp-specialized kernel, "
-                            "a bf16/f16 output and block_n a multiple of "
-                            "64");
-    c.tmaStore = tmaStoreRequested;
-  }
-  bool wsRequested = ws && c.warpSpecialize;
-  if (!config.getStages() && c.warpSpecialize)
-    c.stages = std::max<int64_t>(
-        2, std::min<int64_t>(kMaxWarpSpecializedStages,
-                             (static_cast<int64_t>(target.maxSmemPerBlock) -
-                              c.getEpilogueBytes(outBytes) - 1024) /
-                                 (c.getPipelineBytes(inBytes) / c.stages)));
+}
 
+/// Checks the tiles of `c` against the instructions that compute them.
+static LogicalResult checkTiles(GemmOp op, const GemmConfig &c) {
+  Type inType = op.getA().getType().getElementType();
   if (op.isBlockScaled() && (GemmOp::kScaleBlock % c.blockN != 0 ||
                              GemmOp::kScaleBlock % c.blockK != 0))
     return op.emitOpError("block scales need block_n and block_k that "
@@ -201,66 +187,82 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
     return op.emitOpError("")
            << c.warps << " warps cannot split a " << c.blockM << "x"
            << c.blockN << " block into warp tiles of at least 16x8";
+  return success();
+}
+
+/// Checks the warp-specialized kernel's rules on `c`: a rule it breaks is
+/// an error where the config asks for that kernel (`requested`), else `c`
+/// falls back to the cp.async kernel.
+static FailureOr<GemmConfig> checkWarpSpecialized(GemmOp op,
+                                                  const TargetInfo &target,
+                                                  GemmConfig c,
+                                                  bool requested) {
+  // wgmma: 16 rows per consumer warp (64 per warpgroup), N of 8..256 in
+  // one instruction, 64-element (128-byte) K segments.
+  Type inType = op.getA().getType().getElementType();
+  unsigned inBytes = getBytes(inType);
+  auto clusterError = [&](const Twine &why) {
+    return op.emitOpError("cluster_m = ")
+           << c.clusterM << ", cluster_n = " << c.clusterN << ": " << why;
+  };
+  auto reject = [&](const Twine &why) -> FailureOr<GemmConfig> {
+    if (requested)
+      return op.emitOpError("warp_specialize: ") << why;
+    if (c.clusterM != 1 || c.clusterN != 1)
+      return clusterError("clusters need the warp-specialized kernel (" +
+                          target.chip + ")");
+    c.warpSpecialize = false;
+    c.tmaStore = false;
+    return c;
+  };
+  if (!canWarpSpecialize(target))
+    return reject(target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)");
+  if (op.getPrecision() == DotPrecision::TF32x3)
+    return reject("precision(tf32x3) splits the operands in registers, on "
+                  "mma.sync");
+  if (op.getPrecision() == DotPrecision::IEEE && inType.isF32())
+    return reject("f32 inputs in ieee precision run on FMA instructions, not "
+                  "wgmma");
+  if (c.warps % 4 != 0 || c.blockM != 16 * c.warps)
+    return reject("block_m must be 16 x warps (64 rows per consumer "
+                  "warpgroup), got block_m = " +
+                  Twine(c.blockM) + " with " + Twine(c.warps) + " warps");
+  if (c.blockN > 256 || c.blockN % 8 != 0)
+    return reject("block_n must be a multiple of 8 up to 256");
+  if (c.blockK % (kWgmmaKBytes / inBytes) != 0)
+    return reject("block_k must be a multiple of " +
+                  Twine(kWgmmaKBytes / inBytes) + " (128-byte rows)");
+  if (c.clusterM == 1 && c.clusterN == 1)
+    return c;
+  // Clusters share operand tiles by TMA multicast: split in two, each half
+  // must still be whole 8-row swizzle atoms of 64-element boxes.
+  if (!llvm::is_contained({1, 2}, c.clusterM) ||
+      !llvm::is_contained({1, 2}, c.clusterN))
+    return clusterError("each must be 1 or 2");
+  if (c.clusterN == 2 && c.blockM % 16 != 0)
+    return clusterError("block_m must split into two halves of 8-row "
+                        "multiples");
+  if (c.clusterM == 2 &&
+      (c.blockN % 16 != 0 || (!op.isRhsColumnMajor() && c.blockN % 128 != 0)))
+    return clusterError("block_n must split into two halves of whole "
+                        "64-column boxes (row-major B) or 8-row multiples "
+                        "(column-major B)");
+  return c;
+}
+
+/// Checks that the operand ring and the epilogue's staging area of `c` fit
+/// in shared memory (together in the warp-specialized kernel, where the
+/// producer refills the ring during the epilogue).
+static LogicalResult checkSharedMemory(GemmOp op, const TargetInfo &target,
+                                       const GemmConfig &c) {
+  unsigned inBytes = getBytes(op.getA().getType().getElementType());
+  unsigned outBytes = getBytes(op.getC().getType().getElementType());
   int64_t pipeline = c.getPipelineBytes(inBytes);
   int64_t epilogue = c.getEpilogueBytes(outBytes);
   int64_t limit = target.maxSmemPerBlock;
   if (c.warpSpecialize) {
-    // wgmma: 16 rows per consumer warp (64 per warpgroup), N of 8..256 in
-    // one instruction, 64-element (128-byte) K segments.
-    auto reject = [&](const Twine &why) -> FailureOr<GemmConfig> {
-      if (wsRequested || tmaStoreRequested)
-        return op.emitOpError("warp_specialize: ") << why;
-      c.warpSpecialize = false;
-      c.tmaStore = false;
-      return c;
-    };
-    FailureOr<GemmConfig> fallback = c;
-    if (!canWarpSpecialize(target))
-      fallback = reject(target.chip + " has no wgmma/TMA/setmaxnreg (needs sm_90a)");
-    else if (op.getPrecision() == DotPrecision::TF32x3)
-      fallback = reject("precision(tf32x3) splits the operands in registers, "
-                        "on mma.sync");
-    else if (op.getPrecision() == DotPrecision::IEEE && inType.isF32())
-      fallback = reject("f32 inputs in ieee precision run on FMA "
-                        "instructions, not wgmma");
-    else if (c.warps % 4 != 0 || c.blockM != 16 * c.warps)
-      fallback = reject("block_m must be 16 x warps (64 rows per consumer "
-                        "warpgroup), got block_m = " +
-                        Twine(c.blockM) + " with " + Twine(c.warps) + " warps");
-    else if (c.blockN > 256 || c.blockN % 8 != 0)
-      fallback = reject("block_n must be a multiple of 8 up to 256");
-    else if (c.blockK % (kWgmmaKBytes / inBytes) != 0)
-      fallback = reject("block_k must be a multiple of " +
-                        Twine(kWgmmaKBytes / inBytes) + " (128-byte rows)");
-    if (failed(fallback))
-      return failure();
-    // Clusters share operand tiles by TMA multicast: split in two, each
-    // half must still be whole 8-row swizzle atoms of 64-element boxes.
-    if (c.clusterM != 1 || c.clusterN != 1) {
-      auto clusterError = [&](const Twine &why) {
-        return op.emitOpError("cluster_m = ")
-               << c.clusterM << ", cluster_n = " << c.clusterN << ": " << why;
-      };
-      if (!c.warpSpecialize)
-        return clusterError("clusters need the warp-specialized kernel (" +
-                            target.chip + ")");
-      if (!llvm::is_contained({1, 2}, c.clusterM) ||
-          !llvm::is_contained({1, 2}, c.clusterN))
-        return clusterError("each must be 1 or 2");
-      if (c.clusterN == 2 && c.blockM % 16 != 0)
-        return clusterError("block_m must split into two halves of 8-row "
-                            "multiples");
-      if (c.clusterM == 2 && (c.blockN % 16 != 0 ||
-                              (!op.isRhsColumnMajor() && c.blockN % 128 != 0)))
-        return clusterError("block_n must split into two halves of whole "
-                            "64-column boxes (row-major B) or 8-row "
-                            "multiples (column-major B)");
-    }
-    if (c.warpSpecialize) {
-      // The ring and the epilogue's staging area are live together.
-      pipeline += epilogue + 1024;
-      epilogue = 0;
-    }
+    pipeline += epilogue + 1024;
+    epilogue = 0;
   }
   if (pipeline > limit)
     return op.emitOpError("config needs ")
@@ -275,6 +277,52 @@ FailureOr<GemmConfig> mlir::tilec::tile::getGemmConfig(GemmOp op,
            << epilogue << " bytes of shared memory to stage the " << c.blockM
            << "x" << c.blockN << " output tile, more than the " << limit
            << " bytes a block may use on " << target.chip;
+  return success();
+}
+
+FailureOr<GemmConfig>
+mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
+  unsigned inBytes = getBytes(op.getA().getType().getElementType());
+  unsigned outBytes = getBytes(op.getC().getType().getElementType());
+  std::optional<bool> shapeTmaStore;
+  GemmConfig c = getChipConfig(op, target, shapeTmaStore);
+  // The op's config overrides the chip's choice; an op without one reads
+  // as one with every field left out.
+  GemmConfigAttr config = op.getConfigAttr();
+  if (!config)
+    config = GemmConfigAttr::get(op.getContext());
+  applyConfig(c, config);
+  // The TMA store writes 64-column boxes of 128-byte swizzled rows.
+  bool tmaStoreRequested = false;
+  c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0 &&
+               shapeTmaStore.value_or(true);
+  if (std::optional<bool> flag = getFlag(config.getTmaStore())) {
+    tmaStoreRequested = *flag;
+    if (tmaStoreRequested && !c.tmaStore)
+      return op.emitOpError("tma_store needs the warp-specialized kernel, "
+                            "a bf16/f16 output and block_n a multiple of "
+                            "64");
+    c.tmaStore = tmaStoreRequested;
+  }
+  bool wsRequested =
+      getFlag(config.getWarpSpecialize()).has_value() && c.warpSpecialize;
+  if (!config.getStages() && c.warpSpecialize)
+    c.stages = std::max<int64_t>(
+        2, std::min<int64_t>(kMaxWarpSpecializedStages,
+                             (static_cast<int64_t>(target.maxSmemPerBlock) -
+                              c.getEpilogueBytes(outBytes) - 1024) /
+                                 (c.getPipelineBytes(inBytes) / c.stages)));
+  if (failed(checkTiles(op, c)))
+    return failure();
+  if (c.warpSpecialize) {
+    FailureOr<GemmConfig> checked =
+        checkWarpSpecialized(op, target, c, wsRequested || tmaStoreRequested);
+    if (failed(checked))
+      return failure();
+    c = *checked;
+  }
+  if (failed(checkSharedMemory(op, target, c)))
+    return failure();
   return c;
 }
 
