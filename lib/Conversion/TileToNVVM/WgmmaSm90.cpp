@@ -256,136 +256,187 @@ static Value emitWgmmaRS(OpBuilder &b, Location loc, Value inout,
       .getResult(0);
 }
 
-LogicalResult
-DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
-                                    ConversionPatternRewriter &rewriter) const {
-  auto aType = cast<RankedTensorType>(op.getA().getType());
-  auto bType = cast<RankedTensorType>(op.getB().getType());
-  auto cType = cast<RankedTensorType>(op.getAcc().getType());
-  auto aEnc = dyn_cast_or_null<SharedEncodingAttr>(aType.getEncoding());
-  auto bEnc = dyn_cast_or_null<SharedEncodingAttr>(bType.getEncoding());
+namespace {
+/// What the lowering of one wgmma dot needs to know about its operands.
+struct WgmmaOperands {
+  RankedTensorType aType, bType, cType;
+  SharedEncodingAttr aEnc, bEnc; // aEnc is null for a register A (RS)
+  DotOperandEncodingAttr aRegs;  // the register A's layout, or null
+  Type et, bt;                   // A's and B's element types
+  int64_t n, k;
+  unsigned elemBytes;
+  int64_t kStep;              // K per instruction (32 bytes)
+  int64_t aSwizzle, bSwizzle; // swizzle spans in bytes
+  bool bKMajor;
+};
+} // namespace
+
+/// The operands of `op` on wgmma, or failure with a diagnostic naming the
+/// rule they break.
+static FailureOr<WgmmaOperands> checkWgmmaOperands(DotOp op,
+                                                   const TargetInfo &target) {
+  WgmmaOperands w;
+  w.aType = cast<RankedTensorType>(op.getA().getType());
+  w.bType = cast<RankedTensorType>(op.getB().getType());
+  w.cType = cast<RankedTensorType>(op.getAcc().getType());
+  w.aEnc = dyn_cast_or_null<SharedEncodingAttr>(w.aType.getEncoding());
+  w.bEnc = dyn_cast_or_null<SharedEncodingAttr>(w.bType.getEncoding());
   // RS: A in registers, in each warp's mma.sync A fragment of its 16 rows.
-  auto aRegs = dyn_cast_or_null<DotOperandEncodingAttr>(aType.getEncoding());
-  if (!bEnc || (!aEnc && !aRegs))
-    return rewriter.notifyMatchFailure(op, "operands are not in shared memory");
+  w.aRegs = dyn_cast_or_null<DotOperandEncodingAttr>(w.aType.getEncoding());
   if (!target.hasWgmma)
     return op.emitOpError("wgmma needs sm_90a (arch-specific features); ")
            << target.chip << " does not have it";
-  Type et = aType.getElementType(), bt = bType.getElementType();
-  auto mma = dyn_cast_or_null<MmaEncodingAttr>(cType.getEncoding());
-  int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
-  int64_t k = aType.getDimSize(1);
+  w.et = w.aType.getElementType();
+  w.bt = w.bType.getElementType();
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(w.cType.getEncoding());
+  int64_t m = w.cType.getDimSize(0);
+  w.n = w.cType.getDimSize(1);
+  w.k = w.aType.getDimSize(1);
   unsigned numWarps = getNumWarps(op);
   // tile.dot's verifier pins B and the accumulator to A's type: bf16/f16,
   // fp8 (either of B) -> f32, f16 -> f16, f32 -> f32, i8 -> i32.
-  Type accType = cType.getElementType();
-  bool int8 = et.isInteger(8);
+  Type accType = w.cType.getElementType();
   // fp8, i8 and tf32 read both operands K-major.
-  bool kMajorOnly = isKMajorOnlyMmaType(et);
-  bool tf32 = et.isF32();
+  bool kMajorOnly = isKMajorOnlyMmaType(w.et);
+  bool tf32 = w.et.isF32();
   if (tf32 && op.getPrecision() != DotPrecision::TF32)
     return op.emitOpError("wgmma multiplies f32 operands as TF32 only; this "
                           "dot asks for precision(")
            << stringifyDotPrecision(op.getPrecision()) << ")";
   // One instruction reads 32 bytes of K: 8 32-bit, 16 16-bit or 32 8-bit
   // elements.
-  unsigned elemBytes = getStorageBytes(et);
-  int64_t kStep = 32 / elemBytes;
-  if (!(kMajorOnly || et.isBF16() || et.isF16()) || accType.isF16() || !mma ||
-      mma.getWarpsPerCTA()[1] != 1 || numWarps % 4 != 0 ||
-      m != 16 * numWarps || n % 8 != 0 || n > 256 || k % kStep != 0)
+  w.elemBytes = getStorageBytes(w.et);
+  w.kStep = 32 / w.elemBytes;
+  if (!(kMajorOnly || w.et.isBF16() || w.et.isF16()) || accType.isF16() ||
+      !mma || mma.getWarpsPerCTA()[1] != 1 || numWarps % 4 != 0 ||
+      m != 16 * numWarps || w.n % 8 != 0 || w.n > 256 || w.k % w.kStep != 0)
     return op.emitOpError("unsupported wgmma operands: ")
-           << aType << " x " << bType << " -> " << cType;
+           << w.aType << " x " << w.bType << " -> " << w.cType;
   // Descriptors take segments of one hardware swizzle span: 128 bytes
   // (32 32-bit, 64 16-bit or 128 8-bit elements), or 64 bytes for K-major
   // operands; rows start at swizzle atoms (8 rows of a span).
   auto getSwizzleBytes = [&](SharedEncodingAttr enc) -> int64_t {
-    std::optional<int64_t> span = enc.getHardwareSwizzleBytes(elemBytes);
+    std::optional<int64_t> span = enc.getHardwareSwizzleBytes(w.elemBytes);
     if (!span || (*span != 128 && *span != 64) ||
-        enc.getSegment() * elemBytes != *span)
+        enc.getSegment() * w.elemBytes != *span)
       return 0;
     return *span;
   };
-  int64_t aSwizzle = aEnc ? getSwizzleBytes(aEnc) : 128;
-  int64_t bSwizzle = getSwizzleBytes(bEnc);
-  if (!aSwizzle || !bSwizzle)
+  w.aSwizzle = w.aEnc ? getSwizzleBytes(w.aEnc) : 128;
+  w.bSwizzle = getSwizzleBytes(w.bEnc);
+  if (!w.aSwizzle || !w.bSwizzle)
     return op.emitOpError("wgmma operands need a 128- or 64-byte swizzled "
                           "layout (16-byte vec, perPhase 1 and maxPhase 8, "
                           "or perPhase 2 and maxPhase 4; segments of the "
                           "swizzle span)");
-
-  Location loc = op.getLoc();
-  MLIRContext *ctx = op.getContext();
   // A: M x K, K-major when contiguous along K (order[0] == 1).
-  bool aKMajor = !aEnc || aEnc.getOrder()[0] == 1;
+  bool aKMajor = !w.aEnc || w.aEnc.getOrder()[0] == 1;
   // B: K x N, K-major when contiguous along K (order[0] == 0).
-  bool bKMajor = bEnc.getOrder()[0] == 0;
+  w.bKMajor = w.bEnc.getOrder()[0] == 0;
   if (!aKMajor)
     return op.emitOpError("an M-major A operand is not supported yet");
-  if (!bKMajor && bSwizzle != 128)
+  if (!w.bKMajor && w.bSwizzle != 128)
     return op.emitOpError("an N-major B operand needs the 128-byte swizzle");
-  if (kMajorOnly && !bKMajor)
+  if (kMajorOnly && !w.bKMajor)
     return op.emitOpError(tf32 ? "tf32" : "8-bit (fp8, i8)")
            << " wgmma needs B contiguous along K (the transpose is for "
               "16-bit types only)";
-  if (aRegs && (aRegs.getOpIdx() != 0 || aRegs.getParent() != mma))
+  if (w.aRegs && (w.aRegs.getOpIdx() != 0 || w.aRegs.getParent() != mma))
     return op.emitOpError("a register A operand must be the dot_operand "
                           "(opIdx 0) of the accumulator's layout, got ")
-           << aType;
+           << w.aType;
+  return w;
+}
 
+/// The wgmma type of element type `t`.
+static NVVM::WGMMATypes getWgmmaType(Type t) {
+  if (t.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (t.isF16())
+    return NVVM::WGMMATypes::f16;
+  if (t.isInteger(8))
+    return NVVM::WGMMATypes::s8;
+  if (t.isF32())
+    return NVVM::WGMMATypes::tf32;
+  return isa<Float8E4M3FNType>(t) ? NVVM::WGMMATypes::e4m3
+                                  : NVVM::WGMMATypes::e5m2;
+}
+
+/// `wgmma.mma_async` with both operands in shared memory (the NVVM op): the
+/// accumulator struct `inout` in and out.
+static Value emitWgmmaSS(OpBuilder &b, Location loc, Value inout,
+                         const WgmmaOperands &w, Value descA, Value descB) {
+  MLIRContext *ctx = b.getContext();
+  return NVVM::WgmmaMmaAsyncOp::create(
+      b, loc, inout.getType(), inout, descA, descB,
+      NVVM::MMAShapeAttr::get(ctx, 64, w.n, w.kStep),
+      NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(w.et)),
+      NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(w.bt)),
+      NVVM::WGMMATypesAttr::get(ctx, w.et.isInteger(8) ? NVVM::WGMMATypes::s32
+                                                       : NVVM::WGMMATypes::f32),
+      NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+      NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+      NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+      NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+      NVVM::MMALayoutAttr::get(ctx, w.bKMajor ? NVVM::MMALayout::col
+                                              : NVVM::MMALayout::row),
+      /*satfinite=*/nullptr);
+}
+
+LogicalResult
+DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                                    ConversionPatternRewriter &rewriter) const {
+  auto aEncoding = cast<RankedTensorType>(op.getA().getType()).getEncoding();
+  if (!isa_and_nonnull<SharedEncodingAttr>(
+          cast<RankedTensorType>(op.getB().getType()).getEncoding()) ||
+      !isa_and_nonnull<SharedEncodingAttr, DotOperandEncodingAttr>(aEncoding))
+    return rewriter.notifyMatchFailure(op, "operands are not in shared memory");
+  FailureOr<WgmmaOperands> checked = checkWgmmaOperands(op, target);
+  if (failed(checked))
+    return failure();
+  const WgmmaOperands &w = *checked;
+
+  Location loc = op.getLoc();
   ThreadIds ids = getThreadIds(rewriter, loc);
   Value warpgroup = arith::ShRUIOp::create(rewriter, loc, ids.warp,
                                            i32Val(rewriter, loc, 2));
   // Rows of this warpgroup start 64 * wg rows into A: 64 rows of a
   // segment.
-  Value aRowBytes = arith::MulIOp::create(rewriter, loc, warpgroup,
-                                          i32Val(rewriter, loc, 64 * aSwizzle));
-  Value aBase = aRegs ? Value()
-                      : LLVM::GEPOp::create(rewriter, loc,
-                                            adaptor.getA().getType(),
-                                            rewriter.getI8Type(),
-                                            adaptor.getA(),
-                                            ValueRange{aRowBytes});
+  Value aRowBytes = arith::MulIOp::create(
+      rewriter, loc, warpgroup, i32Val(rewriter, loc, 64 * w.aSwizzle));
+  Value aBase =
+      w.aRegs ? Value()
+              : LLVM::GEPOp::create(rewriter, loc, adaptor.getA().getType(),
+                                    rewriter.getI8Type(), adaptor.getA(),
+                                    ValueRange{aRowBytes});
   Value bBase = adaptor.getB();
   SmallVector<Value> aValues;
   LinearLayout aLL;
-  if (aRegs) {
+  if (w.aRegs) {
     aValues = unpackVector(rewriter, loc, adaptor.getA());
-    aLL = getLinearLayout(aType);
-    if (tf32)
+    aLL = getLinearLayout(w.aType);
+    if (w.et.isF32())
       aValues = convertToTf32(rewriter, loc, aValues, /*rest=*/nullptr);
   }
 
   // The accumulator as the instruction's struct of f32.
   SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
-  int64_t regs = n / 2;
+  int64_t regs = w.n / 2;
   if (static_cast<int64_t>(acc.size()) != regs)
     return op.emitOpError("accumulator has ")
-           << acc.size() << " registers per thread, wgmma m64n" << n
+           << acc.size() << " registers per thread, wgmma m64n" << w.n
            << " needs " << regs;
-  SmallVector<Type> fields(regs, accType);
-  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  SmallVector<Type> fields(regs, w.cType.getElementType());
+  auto structType = LLVM::LLVMStructType::getLiteral(op.getContext(), fields);
 
-  auto getWgmmaType = [](Type t) {
-    if (t.isBF16())
-      return NVVM::WGMMATypes::bf16;
-    if (t.isF16())
-      return NVVM::WGMMATypes::f16;
-    if (t.isInteger(8))
-      return NVVM::WGMMATypes::s8;
-    if (t.isF32())
-      return NVVM::WGMMATypes::tf32;
-    return isa<Float8E4M3FNType>(t) ? NVVM::WGMMATypes::e4m3
-                                    : NVVM::WGMMATypes::e5m2;
-  };
   // Register A fragments are packed before the fence: a register written
   // between the fence and the wgmma reading it makes ptxas inject another
   // warpgroup.arrive (C7519).
   SmallVector<SmallVector<Value>> aFrags;
-  if (aRegs)
-    for (int64_t kk = 0; kk < k; kk += kStep)
+  if (w.aRegs)
+    for (int64_t kk = 0; kk < w.k; kk += w.kStep)
       aFrags.push_back(getMmaAFragment(rewriter, loc, aValues, aLL, /*row0=*/0,
-                                       kk, /*kWidth=*/4 / elemBytes,
+                                       kk, /*kWidth=*/4 / w.elemBytes,
                                        /*f16AsVector=*/false));
   // Every register the group reads is final before the fence.
   SmallVector<Value> operands(acc);
@@ -402,47 +453,37 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   for (int64_t i = 0; i < regs; ++i)
     inout = LLVM::InsertValueOp::create(rewriter, loc, inout, acc[i], i);
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-  int64_t bRows = bType.getDimSize(bKMajor ? 1 : 0);
-  for (int64_t kk = 0; kk < k; kk += kStep) {
-    int64_t bOff = getUnswizzledOffset(bEnc, bType.getShape(), kk, 0, elemBytes);
+  int64_t bRows = w.bType.getDimSize(w.bKMajor ? 1 : 0);
+  for (int64_t kk = 0; kk < w.k; kk += w.kStep) {
+    int64_t bOff =
+        getUnswizzledOffset(w.bEnc, w.bType.getShape(), kk, 0, w.elemBytes);
     Value bPtr = LLVM::GEPOp::create(rewriter, loc, bBase.getType(),
                                      rewriter.getI8Type(), bBase,
                                      ArrayRef<LLVM::GEPArg>{bOff});
     // MN-major: LBO steps between 64-wide N segments of all K rows.
-    int64_t leading = bKMajor ? 16 : bRows * 128;
+    int64_t leading = w.bKMajor ? 16 : bRows * 128;
     Value descB = makeDescriptor(rewriter, loc, bPtr, leading,
-                                 /*stride=*/8 * bSwizzle, bSwizzle);
-    if (aRegs) {
-      inout = emitWgmmaRS(rewriter, loc, inout, regs, n, et, bt,
-                          aFrags[kk / kStep], descB, !bKMajor);
+                                 /*stride=*/8 * w.bSwizzle, w.bSwizzle);
+    if (w.aRegs) {
+      inout = emitWgmmaRS(rewriter, loc, inout, regs, w.n, w.et, w.bt,
+                          aFrags[kk / w.kStep], descB, !w.bKMajor);
       continue;
     }
-    int64_t aOff = getUnswizzledOffset(aEnc, aType.getShape(), 0, kk, elemBytes);
+    int64_t aOff =
+        getUnswizzledOffset(w.aEnc, w.aType.getShape(), 0, kk, w.elemBytes);
     Value aPtr = LLVM::GEPOp::create(rewriter, loc, aBase.getType(),
                                      rewriter.getI8Type(), aBase,
                                      ArrayRef<LLVM::GEPArg>{aOff});
     Value descA = makeDescriptor(rewriter, loc, aPtr, /*leading=*/16,
-                                 /*stride=*/8 * aSwizzle, aSwizzle);
-    inout = NVVM::WgmmaMmaAsyncOp::create(
-        rewriter, loc, structType, inout, descA, descB,
-        NVVM::MMAShapeAttr::get(ctx, 64, n, kStep),
-        NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(et)),
-        NVVM::WGMMATypesAttr::get(ctx, getWgmmaType(bt)),
-        NVVM::WGMMATypesAttr::get(ctx, int8 ? NVVM::WGMMATypes::s32
-                                            : NVVM::WGMMATypes::f32),
-        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
-        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-        NVVM::MMALayoutAttr::get(ctx, bKMajor ? NVVM::MMALayout::col
-                                              : NVVM::MMALayout::row),
-        /*satfinite=*/nullptr);
+                                 /*stride=*/8 * w.aSwizzle, w.aSwizzle);
+    inout = emitWgmmaSS(rewriter, loc, inout, w, descA, descB);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
   for (int64_t i = 0; i < regs; ++i)
     acc[i] = LLVM::ExtractValueOp::create(rewriter, loc, inout, i);
-  rewriter.replaceOp(op, packVector(rewriter, loc,
-                                    getTypeConverter()->convertType(cType), acc));
+  rewriter.replaceOp(
+      op,
+      packVector(rewriter, loc, getTypeConverter()->convertType(w.cType), acc));
   return success();
 }
 
