@@ -98,14 +98,20 @@ static bool canWarpSpecialize(const TargetInfo &target) {
   return target.hasWgmma && target.hasTma && target.hasSetmaxnreg;
 }
 
+/// True for f32 inputs in ieee precision: exact products, which run on FMA
+/// instructions (no tensor core has them).
+static bool runsOnFma(GemmOp op) {
+  return op.getA().getType().getElementType().isF32() &&
+         op.getPrecision() == DotPrecision::IEEE;
+}
+
 /// The chip's configuration for `op` before its `config`: static sizes
 /// take their shape class's fields (the rule tilec.gemm dispatches by at
 /// run time, include/tilec/Rules/ShapeRules.h; `shapeTmaStore` gets its
 /// TMA-store choice), then what the precision and block scales need.
 static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
                                 std::optional<bool> &shapeTmaStore) {
-  Type inType = op.getA().getType().getElementType();
-  unsigned inBytes = getBytes(inType);
+  unsigned inBytes = getBytes(op.getA().getType().getElementType());
   GemmConfig c = getDefaultConfig(
       target, inBytes, getBytes(op.getC().getType().getElementType()));
   int64_t m = op.getA().getType().getShape()[0];
@@ -132,7 +138,7 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
   // Exact f32 (ieee) has no tensor-core instruction: FMA instructions on
   // 128 x 128 tiles over 8 warps (8 x 8 accumulators a thread), K in
   // 8-wide steps (each thread keeps 8 x 8 values of A and of B).
-  if (op.getPrecision() == DotPrecision::IEEE && inType.isF32()) {
+  if (runsOnFma(op)) {
     c.warpSpecialize = false;
     c.blockM = 128;
     c.blockN = 128;
@@ -172,8 +178,7 @@ static LogicalResult checkTiles(GemmOp op, const GemmConfig &c) {
            << c.blockN << ", block_k = " << c.blockK;
   // (FMA instructions, exact f32, take any K.)
   int64_t mmaK = getMmaSyncKStep(inType);
-  bool fma = inType.isF32() && op.getPrecision() == DotPrecision::IEEE;
-  if (!fma && c.blockK < mmaK)
+  if (!runsOnFma(op) && c.blockK < mmaK)
     return op.emitOpError("block_k = ")
            << c.blockK << " is below the mma.sync K of " << mmaK;
   if (c.blockM < 16 || c.blockN < 8)
@@ -199,8 +204,7 @@ static FailureOr<GemmConfig> checkWarpSpecialized(GemmOp op,
                                                   bool requested) {
   // wgmma: 16 rows per consumer warp (64 per warpgroup), N of 8..256 in
   // one instruction, 64-element (128-byte) K segments.
-  Type inType = op.getA().getType().getElementType();
-  unsigned inBytes = getBytes(inType);
+  unsigned inBytes = getBytes(op.getA().getType().getElementType());
   auto clusterError = [&](const Twine &why) {
     return op.emitOpError("cluster_m = ")
            << c.clusterM << ", cluster_n = " << c.clusterN << ": " << why;
@@ -220,7 +224,7 @@ static FailureOr<GemmConfig> checkWarpSpecialized(GemmOp op,
   if (op.getPrecision() == DotPrecision::TF32x3)
     return reject("precision(tf32x3) splits the operands in registers, on "
                   "mma.sync");
-  if (op.getPrecision() == DotPrecision::IEEE && inType.isF32())
+  if (runsOnFma(op))
     return reject("f32 inputs in ieee precision run on FMA instructions, not "
                   "wgmma");
   if (c.warps % 4 != 0 || c.blockM != 16 * c.warps)
