@@ -315,15 +315,9 @@ static FailureOr<WgmmaOperands> checkWgmmaOperands(DotOp op,
   // Descriptors take segments of one hardware swizzle span: 128 bytes
   // (32 32-bit, 64 16-bit or 128 8-bit elements), or 64 bytes for K-major
   // operands; rows start at swizzle atoms (8 rows of a span).
-  auto getSwizzleBytes = [&](SharedEncodingAttr enc) -> int64_t {
-    std::optional<int64_t> span = enc.getHardwareSwizzleBytes(w.elemBytes);
-    if (!span || (*span != 128 && *span != 64) ||
-        enc.getSegment() * w.elemBytes != *span)
-      return 0;
-    return *span;
-  };
-  w.aSwizzle = w.aEnc ? getSwizzleBytes(w.aEnc) : 128;
-  w.bSwizzle = getSwizzleBytes(w.bEnc);
+  w.aSwizzle =
+      w.aEnc ? w.aEnc.getSegmentSwizzleBytes(w.elemBytes).value_or(0) : 128;
+  w.bSwizzle = w.bEnc.getSegmentSwizzleBytes(w.elemBytes).value_or(0);
   if (!w.aSwizzle || !w.bSwizzle)
     return op.emitOpError("wgmma operands need a 128- or 64-byte swizzled "
                           "layout (16-byte vec, perPhase 1 and maxPhase 8, "

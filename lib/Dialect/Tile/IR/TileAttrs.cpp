@@ -329,6 +329,15 @@ SharedEncodingAttr::getHardwareSwizzleBytes(unsigned elemBytes) const {
   return span;
 }
 
+std::optional<int64_t>
+SharedEncodingAttr::getSegmentSwizzleBytes(unsigned elemBytes) const {
+  std::optional<int64_t> span = getHardwareSwizzleBytes(elemBytes);
+  if (!span || (*span != 128 && *span != 64) ||
+      getSegment() * elemBytes != *span)
+    return std::nullopt;
+  return span;
+}
+
 SharedEncodingAttr
 SharedEncodingAttr::getHardwareSwizzled(MLIRContext *ctx, unsigned elemBytes,
                                         unsigned swizzleBytes,

@@ -162,9 +162,8 @@ static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
   // 128 8-bit elements), or 64 bytes for K-major operands whose K is an odd
   // multiple of 64 bytes.
   unsigned elemBytes = bits / 8;
-  std::optional<int64_t> swizzle = enc.getHardwareSwizzleBytes(elemBytes);
-  if (!swizzle || (*swizzle != 128 && *swizzle != 64) ||
-      enc.getSegment() * elemBytes != *swizzle)
+  std::optional<int64_t> swizzle = enc.getSegmentSwizzleBytes(elemBytes);
+  if (!swizzle)
     return fail("the operand layout is not a 128- or 64-byte swizzle TMA "
                 "writes");
   int64_t seg = *swizzle / elemBytes;
@@ -180,7 +179,7 @@ static FailureOr<TmaOperand> analyzeLoad(LoadOp load, ConvertLayoutOp cvt,
       if (!isRecomputableInLoop(off, loop))
         return fail("the offsets depend on values the loop carries or on "
                     "impure ops");
-  // One box spans a 128-byte row segment and at most 256 rows.
+  // One box spans a row segment (the swizzle span) and at most 256 rows.
   int64_t rows = tile.getDimSize(1 - contig);
   int64_t boxRows = std::min<int64_t>(256, rows);
   if (tile.getDimSize(contig) % seg != 0 || rows % boxRows != 0)

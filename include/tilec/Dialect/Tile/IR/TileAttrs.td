@@ -236,6 +236,10 @@ def Tile_SharedEncodingAttr : Tile_Attr<"SharedEncoding", "shared"> {
     /// `elemBytes`-byte elements (0: no swizzle; 32, 64 or 128), or
     /// std::nullopt when the hardware has no such swizzle mode.
     std::optional<int64_t> getHardwareSwizzleBytes(unsigned elemBytes) const;
+    /// The 128- or 64-byte hardware swizzle span of this layout when its
+    /// rows are cut into segments of exactly that span, as TMA boxes and
+    /// wgmma descriptors take them; std::nullopt otherwise.
+    std::optional<int64_t> getSegmentSwizzleBytes(unsigned elemBytes) const;
     /// The layout of the hardware's `swizzleBytes` swizzle (128, 64 or 32)
     /// for `elemBytes`-byte elements contiguous along `contig`, as TMA
     /// writes it and wgmma descriptors read it: 16-byte chunks, rows cut
