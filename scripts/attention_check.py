@@ -165,7 +165,6 @@ def bench_shape(art, chips, S, d, causal, do_bench, rounds):
                 row[base + "_error"] = errors[base]
         row.update(extra)
         rows.append(row)
-    del q, k, v, o, lse
     return rows
 
 

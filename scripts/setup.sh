@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what tilec needs to build and test on Debian 12, if missing:
 # LLVM/MLIR 22 (headers, libMLIR.so, mlir-tblgen, lit, FileCheck), Ninja,
-# CMake, a C++ compiler, Python 3. The CUDA toolkit (ptxas) is not a Debian
-# package: it must be at $CUDA_HOME, on PATH or in /usr/local/cuda.
+# CMake, a C++ compiler, Python 3 (pytest, pyflakes). The CUDA toolkit
+# (ptxas) is not a Debian package: it must be at $CUDA_HOME, on PATH or in
+# /usr/local/cuda.
 set -euo pipefail
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools ninja-build
-          cmake g++ python3 python3-pytest)
+          cmake g++ python3 python3-pytest python3-pyflakes)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
