@@ -23,7 +23,9 @@ block program with other tiles and schedule knobs, as attention_fp8__<tag>
 The named op on FP8 (tile.attention with descales, python/tilec/kernels.py's
 attention_source("f8e4m3")) is built beside it on both paths, causal and
 not, with config variants on sm_90a (NAMED): checked with its row
-log-sum-exp, and timed beside the block program.
+log-sum-exp, and timed beside the block program. So is its form that reads
+descale tensors [B, H] on the device (`__dt`, descale_tensors=True; given
+the per-tensor factors in every entry, so that the reference is the same).
 
 Inputs: q, k, v random (never zeros), quantized to e4m3 with per-tensor
 scales (amax / 448, FlashAttention-3's descales); V passed transposed
@@ -75,6 +77,9 @@ NAMED = {"": None, "nopersist": {"persistent": 0}, "pingpong": {"pingpong": 1},
          "nows": {"warp_specialize": 0}}
 
 
+#: The tag of the named FP8 kernel reading descale tensors (both paths).
+DT = "dt"
+
 #: Head dims of the named FP8 kernels checked besides 128 (both paths).
 OTHER_HEAD_DIMS = (64, 256)
 
@@ -101,6 +106,12 @@ def build(art, tilec, variants):
                 with open(path, "w") as f:
                     f.write(src)
                 sources.append(path)
+            name, src = attention_source("f8e4m3", D, causal, descale_tensors=True,
+                                         name=named_name(causal, DT))
+            path = os.path.join(art, chip, name + ".mlir")
+            with open(path, "w") as f:
+                f.write(src)
+            sources.append(path)
             for d in OTHER_HEAD_DIMS:
                 name, src = attention_source("f8e4m3", d, causal)
                 path = os.path.join(art, chip, name + ".mlir")
@@ -223,10 +234,19 @@ def main():
         emul_err = (emul - ref).abs().max().item() / scale
         return written, err, emul_err, max(2 * emul_err, 2.0 ** -7)
 
-    def launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv):
+    def launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv, tensors=None):
+        """The named kernel; with ``tensors`` (descale tensors [B, H]) its
+        form that reads them on the device."""
         B, H, S, _ = q8.shape
-        kn(q8, k8, vt, o, lse, B, H, H, S, S, q8.stride(0), q8.stride(1), k8.stride(0),
-           k8.stride(1), lse.stride(0), vt.stride(0), vt.stride(1), ldv, dq, dk, dv)
+        head = (q8, k8, vt, o, lse, B, H, H, S, S, q8.stride(0), q8.stride(1), k8.stride(0),
+                k8.stride(1), lse.stride(0), vt.stride(0), vt.stride(1), ldv)
+        if tensors is None:
+            return kn(*head, dq, dk, dv)
+        kn(*head, *tensors, *(s for t in tensors for s in t.stride()))
+
+    def descale_tensors(B, H, dq, dk, dv):
+        """Descale tensors [B, H] holding the per-tensor factors."""
+        return [torch.full((B, H), x, device="cuda") for x in (dq, dk, dv)]
 
     variants = {tag: load(args.art, "sm_90a", f"attention_block_fp8__{tag}") for tag in VARIANTS}
     variants = {tag: k for tag, k in variants.items() if k}
@@ -285,6 +305,8 @@ def main():
                     for causal in (False, True) for d in (D,) + OTHER_HEAD_DIMS]
     named_checks += [("sm_90a", named_name(causal, tag), D) for causal in (False, True)
                      for tag in NAMED if tag]
+    named_checks += [(chip, named_name(causal, DT), D) for chip in CHIPS
+                     for causal in (False, True)]
     d64_variants = [tag for tag in D64_NAMED
                     if os.path.exists(os.path.join(args.art, "sm_90a",
                                                    named_name(False, tag, 64) + ".cubin"))]
@@ -295,7 +317,9 @@ def main():
         for i, (B, H, S) in enumerate(ODD):
             q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 30 + i, d)
             lse = torch.full((B, H, S), float("nan"), device="cuda")
-            launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv)
+            launch_named(kn, q8, k8, vt, o, lse, dq, dk, dv, ldv,
+                         tensors=descale_tensors(B, H, dq, dk, dv)
+                         if name.endswith("__" + DT) else None)
             torch.cuda.synchronize()
             lse_ref = torch.empty(B, H, S, device="cuda", dtype=torch.float64)
             written, err, emul_err, bound = output_error(o, q8, k8, v8, dq, dk, dv, causal,
@@ -311,6 +335,7 @@ def main():
             log(f"{'ok  ' if ok else 'FAIL'} {chip} {name} B={B} H={H} S={S} err={err:.2e} "
                 f"(bound {bound:.2e}) lse err {lse_err:.1e}")
     named = {tag or "default": load(args.art, "sm_90a", named_name(False, tag)) for tag in NAMED}
+    named_dt = load(args.art, "sm_90a", named_name(False, DT))
     for B, H, S in SPEED:
         q8, k8, v8, vt, o, dq, dk, dv, ldv = inputs(B, H, S, 1)
         lse = torch.empty(B, H, S, device="cuda")
@@ -318,6 +343,10 @@ def main():
         for tag, kn in named.items():
             fns[f"named_{tag}"] = (lambda kn=kn: launch_named(kn, q8, k8, vt, o, lse, dq, dk,
                                                              dv, ldv))
+        if named_dt:
+            ts = descale_tensors(B, H, dq, dk, dv)
+            fns[f"named_{DT}"] = lambda: launch_named(named_dt, q8, k8, vt, o, lse, dq, dk, dv,
+                                                      ldv, tensors=ts)
         ms = time_rounds(fns, args.rounds)
         flops = 4.0 * B * H * S * S * D
         tf = {k: round(flops / v / 1e9, 1) for k, v in ms.items()}

@@ -104,11 +104,15 @@ def main():
                                                       causal=causal, config=config, name=name)))
         # FP8 attention where FP8 tensor cores exist.
         if args.dtype is None and chip != "sm_80" and "f8e4m3" in attention_dtypes:
-            for head_dim, causal in itertools.product((64, 128, 256), (False, True)):
+            # Descales as numbers, and as tensors read on the device.
+            for head_dim, causal, tensors in itertools.product((64, 128, 256), (False, True),
+                                                               (False, True)):
                 variant = {"attention": True, "dtype": "f8e4m3", "head_dim": head_dim,
                            "causal": causal}
+                if tensors:
+                    variant["descale_tensors"] = True
                 jobs.append((variant, attention_source(dtype="f8e4m3", head_dim=head_dim,
-                                                       causal=causal)))
+                                                       causal=causal, descale_tensors=tensors)))
         for variant, (name, source) in jobs:
             start = time.perf_counter()
             try:

@@ -160,30 +160,55 @@ def run_attention_case(chip, variant, shape, artifacts):
 
 
 def run_attention_fp8_case(chip, variant, shape, artifacts):
-    """tilec.attention on float8 (per-tensor descales, V given transposed)
-    against a float64 reference over the dequantized inputs; the bound is
-    twice the error of that reference with P rounded to e4m3 (the kernel's
-    design), at least 2^-7; the lse against the unquantized reference."""
+    """tilec.attention on float8 (V given transposed) against a float64
+    reference over the dequantized inputs; the bound is twice the error of
+    that reference with P rounded to e4m3 (the kernel's design), at least
+    2^-7; the lse against the unquantized reference. Per-tensor descales
+    (numbers), or with ``descale_tensors`` per (batch, K/V head) descale
+    tensors [b, hk] (FlashAttention-3's; q's over the query heads of each
+    group), each head group given its own range so that one factor would
+    not do; out is poisoned (NaN) first."""
     import math
     b, h, hk, sq, sk = shape
     d, causal = variant["head_dim"], variant["causal"]
+    per_head = bool(variant.get("descale_tensors"))
     e4m3 = torch.float8_e4m3fn
     torch.manual_seed(sq + sk)
+    g = h // hk
 
-    def quantize(x):
-        descale = x.abs().max().float() / 448.0
-        return (x / descale).to(e4m3), descale.item()
-    (q8, dq), (k8, dk), (v8, dv) = (quantize(torch.randn(b, n, s_, d, device="cuda"))
+    def quantize(x, heads):
+        """(e4m3 tensor, descale): amax / 448 per tensor, or per (batch,
+        K/V head) as a [b, hk] tensor for the device."""
+        if not per_head:
+            descale = x.abs().max().float() / 448.0
+            return (x / descale).to(e4m3), descale.item()
+        # Head group j of batch i spans 2^(j + i) in magnitude.
+        spread = 2.0 ** torch.arange(hk, device="cuda").repeat_interleave(heads // hk)
+        x = x * (spread[None, :, None, None] * (1 + torch.arange(b, device="cuda"))[:, None,
+                                                                                     None, None])
+        amax = x.abs().reshape(b, hk, -1).amax(-1).float()
+        descale = amax / 448.0
+        scale = descale.repeat_interleave(heads // hk, dim=1)[..., None, None]
+        return (x / scale).to(e4m3), descale
+    (q8, dq), (k8, dk), (v8, dv) = (quantize(torch.randn(b, n, s_, d, device="cuda"), n)
                                     for n, s_ in ((h, sq), (hk, sk), (hk, sk)))
     ldv = (sk + 15) // 16 * 16
     vt = torch.zeros(b, hk, d, ldv, device="cuda", dtype=e4m3)
     vt[..., :sk] = v8.transpose(-1, -2)
     v_arg = vt[..., :sk].transpose(-1, -2)  # [b, hk, sk, d], contiguous along sk
-    out, lse = tilec.attention(q8, k8, v_arg, causal=causal, return_lse=True, chip=chip,
-                               artifacts=artifacts, q_descale=dq, k_descale=dk, v_descale=dv)
-    q = q8.double() * dq
-    k = (k8.double() * dk).repeat_interleave(h // hk, dim=1)
-    v = (v8.double() * dv).repeat_interleave(h // hk, dim=1)
+    out = torch.full((b, h, sq, d), float("nan"), device="cuda", dtype=torch.bfloat16)
+    out, lse = tilec.attention(q8, k8, v_arg, causal=causal, out=out, return_lse=True,
+                               chip=chip, artifacts=artifacts, q_descale=dq, k_descale=dk,
+                               v_descale=dv)
+
+    def dequantize(x8, descale, heads):
+        if not per_head:
+            return x8.double() * descale
+        return x8.double() * descale.double().repeat_interleave(heads // hk, dim=1)[
+            ..., None, None]
+    q = dequantize(q8, dq, h)
+    k = dequantize(k8, dk, hk).repeat_interleave(g, dim=1)
+    v = dequantize(v8, dv, hk).repeat_interleave(g, dim=1)
     s = q @ k.transpose(-1, -2) / math.sqrt(d)
     if causal:
         i = torch.arange(sq, device="cuda")[:, None]
@@ -203,12 +228,53 @@ def run_attention_fp8_case(chip, variant, shape, artifacts):
     lse_err = (lse.double() - ref_lse)[finite].abs().max().item() if finite.any() else 0.0
     # ex2.approx and f32 sums: relative to the lse's size (a few units here).
     lse_bound = 1e-3 * max(1.0, ref_lse[finite].abs().max().item() if finite.any() else 1.0)
-    return {"chip": chip, "kernel": tilec.kernels.attention_name("f8e4m3", d, causal),
+    return {"chip": chip, "kernel": tilec.kernels.attention_name("f8e4m3", d, causal, per_head),
             "shape": list(shape), "rel_err_vs_fp64_ref": err, "p_quantization_err": emul_err,
             "bound": bound, "lse_abs_err": lse_err, "out_dtype": str(out.dtype),
             "lse_bound": lse_bound,
             "ok": bool(err <= bound and lse_err <= lse_bound and out.dtype == torch.bfloat16
                        and torch.equal(torch.isfinite(lse), finite))}
+
+
+def attention_fp8_graph_case(chip, variant, artifacts):
+    """FP8 attention reading descale tensors, captured in a CUDA graph: the
+    replay after v_descale doubles in place gives exactly twice the output
+    (the kernel reads the descales on the device at each launch; nothing is
+    baked in at capture), and the first replay equals an eager call."""
+    b, h, hk, s = 2, 4, 2, 300
+    d, causal = variant["head_dim"], variant["causal"]
+    e4m3 = torch.float8_e4m3fn
+    torch.manual_seed(5)
+    q8, k8 = (torch.randn(n, device="cuda").to(e4m3) for n in ((b, h, s, d), (b, hk, s, d)))
+    vt = torch.randn(b, hk, d, s + 4, device="cuda").to(e4m3)
+    v8 = vt[..., :s].transpose(-1, -2)
+    dq, dk = (torch.rand(b, hk, device="cuda") + 0.5 for _ in range(2))
+    dv = torch.rand(b, hk, device="cuda") + 0.5
+    where = dict(causal=causal, chip=chip, artifacts=artifacts)
+    out = torch.empty(b, h, s, d, device="cuda", dtype=torch.bfloat16)
+
+    def call():
+        tilec.attention(q8, k8, v8, out=out, q_descale=dq, k_descale=dk, v_descale=dv,
+                        **where)
+    call()  # loads the kernel and makes the plan outside the capture
+    eager = out.clone()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        call()
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    first = out.clone()
+    dv.mul_(2.0)
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    return {"case": f"{chip} fp8 attention d{d}{' causal' if causal else ''} descale tensors "
+                    f"in a CUDA graph", "chip": chip,
+            "first_replay_equals_eager": bool(torch.equal(first, eager)),
+            "doubled_v_descale_doubles_out": bool(torch.equal(out, first * 2)),
+            "ok": bool(torch.equal(first, eager) and torch.equal(out, first * 2)
+                       and not torch.isnan(first).any().item())}
 
 
 def run_case(chip, variant, shape, artifacts):
@@ -711,6 +777,14 @@ def main():
                     except Exception as e:  # noqa: BLE001 - record and go on
                         record["cases"].append({"chip": chip, "kernel": entry["name"],
                                                 "shape": list(shape), "ok": False,
+                                                "error": f"{type(e).__name__}: {e}"[:500]})
+                if entry["variant"].get("descale_tensors"):
+                    try:
+                        record["cases"].append(attention_fp8_graph_case(
+                            chip, entry["variant"], artifacts))
+                    except Exception as e:  # noqa: BLE001 - record and go on
+                        record["cases"].append({"chip": chip, "kernel": entry["name"],
+                                                "case": "CUDA graph", "ok": False,
                                                 "error": f"{type(e).__name__}: {e}"[:500]})
                 continue
             for shape in SHAPES:

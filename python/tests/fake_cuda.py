@@ -124,6 +124,11 @@ class Tensor:
     def dim(self):
         return len(self.shape)
 
+    def fill_(self, value):
+        """Records the value (what tilec fills a one-element descale with)."""
+        self.filled = value
+        return self
+
     def __getitem__(self, index):
         """``t[:, :cols]`` of a 2-D tensor (what tilec's allocation does)."""
         rows, cols = index

@@ -262,3 +262,21 @@ def test_shape_rules_come_from_the_compiler(monkeypatch, tmp_path):
             kernels.gemm_shape_config(128, 8192, 8192, "sm_90a")
     finally:
         _rules.reset()
+
+
+@pytest.mark.parametrize("chip", ["sm_89", "sm_90a"])
+def test_fp8_attention_with_descale_tensors_compiles(library, tmp_path, chip):
+    """tilec.kernels' FP8 attention that reads [batch, kv_heads] descale
+    tensors on the device compiles on both FP8 paths, and its launch
+    parameters are the descale pointers and their strides."""
+    from tilec.kernels import attention_name, attention_source
+    name, src = attention_source("f8e4m3", 128, True, descale_tensors=True)
+    assert name == attention_name("f8e4m3", 128, True, True) == \
+        "attention_f8e4m3_d128_causal_descale_tensors"
+    assert "%dq = tile.make_view %DQ[%B, %HK] strides [%dq_batch, %dq_head]" in src
+    result = tilec.compile(src, chip=chip, emit="ptx", cache_dir=tmp_path)
+    params = [p["name"] for p in result[name].metadata["params"]]
+    assert params[-9:] == ["DQ", "DK", "DV", "dq_batch", "dq_head", "dk_batch", "dk_head",
+                           "dv_batch", "dv_head"]
+    with pytest.raises(ValueError, match="descale tensors are for FP8 attention only"):
+        attention_source("bf16", 128, descale_tensors=True)

@@ -296,6 +296,84 @@ def test_attention_plan_values_and_lse(fakes, artifacts, chip):
     assert (p["SK"], p["K"], p["kv_batch"]) == (77, k2.data_ptr(), 2 * 77 * D)
 
 
+def fp8_attention_artifact(root, chip, descale_tensors):
+    """A (fake) precompiled FP8 attention kernel (head dim D); its metadata."""
+    name, source = kernels.attention_source("f8e4m3", D, descale_tensors=descale_tensors)
+    meta = overhead_bench.attention_meta(name, chip, D)
+    for p in meta["params"][:3]:
+        p["dtype"] = "f8e4m3"
+    meta["params"] += [{"name": n, "kind": "scalar", "dtype": "i32"}
+                       for n in ("v_batch", "v_head", "v_ld")]
+    if descale_tensors:
+        meta["params"] += [{"name": n, "kind": "pointer", "dtype": "f32"} for n in ("DQ", "DK", "DV")]
+        meta["params"] += [{"name": f"d{x}_{w}", "kind": "scalar", "dtype": "i32"}
+                           for x in "qkv" for w in ("batch", "head")]
+    else:
+        meta["params"] += [{"name": n, "kind": "scalar", "dtype": "f32"}
+                           for n in ("q_descale", "k_descale", "v_descale")]
+    overhead_bench.write_kernel(root, chip, name, meta, source)
+    return meta
+
+
+def fp8_attention_operands(hk=2):
+    e4m3 = "float8_e4m3fn"
+    q = fake_cuda.tensor((B, H, S, D), e4m3)
+    k = fake_cuda.tensor((B, hk, S, D), e4m3)
+    v = fake_cuda.tensor((B, hk, S, D), e4m3, strides=(hk * D * 208, D * 208, 1, 208))
+    return q, k, v
+
+
+def test_attention_fp8_plan_with_descale_numbers(fakes, artifacts):
+    """FP8 attention with per-tensor numbers: a plan whose descales change
+    per call (launch values), checked on every call."""
+    torch, driver = fakes
+    meta = fp8_attention_artifact(artifacts.path, "sm_90a", False)
+    driver.param_formats = formats_of(meta)
+    where = dict(chip="sm_90a", artifacts=artifacts.path)
+    q, k, v = fp8_attention_operands()
+    o = fake_cuda.tensor((B, H, S, D))
+    for scale in (0.5, 0.25):
+        tilec.attention(q, k, v, out=o, q_descale=scale, k_descale=2.0, **where)
+        _, p = decoded(driver, meta)
+        assert (p["q_descale"], p["k_descale"], p["v_descale"]) == (scale, 2.0, 1.0)
+    assert len(ops._tls.plans) == 1 and len(driver.launches) == 2
+    with pytest.raises(tilec.ArgumentError, match="q_descale must be positive and finite"):
+        tilec.attention(q, k, v, out=o, q_descale=float("nan"), **where)
+    assert len(driver.launches) == 2
+
+
+def test_attention_fp8_plan_with_descale_tensors(fakes, artifacts):
+    """FP8 attention with descale tensors: [batch, kv_heads] and
+    one-element ones (stride 0) reach the kernel that reads them on the
+    device; a number beside them becomes a one-element tensor; the plan
+    follows new descale tensors."""
+    torch, driver = fakes
+    meta = fp8_attention_artifact(artifacts.path, "sm_90a", True)
+    driver.param_formats = formats_of(meta)
+    where = dict(chip="sm_90a", artifacts=artifacts.path)
+    q, k, v = fp8_attention_operands()
+    o = fake_cuda.tensor((B, H, S, D))
+    dq = fake_cuda.tensor((B, 2), "float32")
+    dk = fake_cuda.tensor((1,), "float32")
+    tilec.attention(q, k, v, out=o, q_descale=dq, k_descale=dk, v_descale=0.5, **where)
+    launch, p = decoded(driver, meta)
+    assert (p["DQ"], p["DK"]) == (dq.data_ptr(), dk.data_ptr())
+    assert (p["dq_batch"], p["dq_head"], p["dk_batch"], p["dk_head"]) == (2, 1, 0, 0)
+    assert (p["dv_batch"], p["dv_head"]) == (0, 0) and p["DV"] not in (dq.data_ptr(),
+                                                                        dk.data_ptr())
+    dq2 = fake_cuda.tensor((B, 2), "float32")
+    tilec.attention(q, k, v, out=o, q_descale=dq2, k_descale=dk, v_descale=0.5, **where)
+    assert decoded(driver, meta)[1]["DQ"] == dq2.data_ptr()
+    assert len(ops._tls.plans) == 1 and len(driver.launches) == 2
+    with pytest.raises(tilec.ArgumentError, match=r"q_descale must have one element or shape "
+                                                  r"\[batch, kv_heads\] = \[2, 2\], got \[2, 4\]"):
+        tilec.attention(q, k, v, out=o, q_descale=fake_cuda.tensor((B, H), "float32"),
+                        **where)
+    with pytest.raises(tilec.DTypeError, match="k_descale must be float32"):
+        tilec.attention(q, k, v, out=o, q_descale=dq, k_descale=fake_cuda.tensor((1,)), **where)
+    assert len(driver.launches) == 2
+
+
 def test_attention_plan_checks_alignment_of_new_pointers(fakes, artifacts):
     torch, driver = fakes
     artifacts.attention("sm_80")  # K and V read in 16-byte chunks there

@@ -190,8 +190,9 @@ def gemm_config_suffix(config):
     return "_" + "_".join(f"{key}{int(value)}" for key, value in sorted(config.items()))
 
 
-def attention_name(dtype="bf16", head_dim=128, causal=False):
-    return f"attention_{dtype}_d{head_dim}" + ("_causal" if causal else "")
+def attention_name(dtype="bf16", head_dim=128, causal=False, descale_tensors=False):
+    return (f"attention_{dtype}_d{head_dim}" + ("_causal" if causal else "")
+            + ("_descale_tensors" if descale_tensors else ""))
 
 
 def attention_shape_config(seq_q, head_dim, causal, chip="sm_90a"):
@@ -209,7 +210,8 @@ def attention_shape_config(seq_q, head_dim, causal, chip="sm_90a"):
 _FP8_TILE_TYPES = {"f8e4m3": "f8E4M3FN", "f8e5m2": "f8E5M2"}
 
 
-def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name=None):
+def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name=None,
+                     descale_tensors=False):
     """A kernel computing ``tile.attention`` over [batch, heads, seq, head_dim]
     tensors with a contiguous head dimension and the row log-sum-exp.
 
@@ -220,12 +222,18 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
     FP8 (``dtype`` f8e4m3 or f8e5m2, FlashAttention-3's recipe): O is bf16,
     V is contiguous along seq (V transposed in memory: its strides are
     v_batch, v_head, 1, v_ld, given after lse_batch), and q_descale,
-    k_descale, v_descale (f32) follow.
+    k_descale, v_descale (f32) follow. With ``descale_tensors`` the
+    descales are f32 tensors [B, HK] read on the device instead (per batch
+    and K/V head, FlashAttention-3's): pointers DQ, DK, DV and their
+    strides dq_batch, dq_head, dk_batch, dk_head, dv_batch, dv_head (0
+    broadcasts one factor).
     """
     fp8 = dtype in _FP8_TILE_TYPES
     if not (fp8 or dtype in ("bf16", "f16")) or head_dim not in (64, 128, 256):
         raise ValueError(f"unsupported attention {dtype} head_dim {head_dim}")
-    name = name or attention_name(dtype, head_dim, causal)
+    if descale_tensors and not fp8:
+        raise ValueError("descale tensors are for FP8 attention only")
+    name = name or attention_name(dtype, head_dim, causal, descale_tensors)
     d = head_dim
     et = _FP8_TILE_TYPES.get(dtype, dtype)
     ot = "bf16" if fp8 else dtype
@@ -234,10 +242,21 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
     v_view = f"!tile.view<?x?x?x{d}x{et}, strides = [?, ?, 1, ?]>" if fp8 else view
     extras = " causal" if causal else ""
     extras += config_clause(config)
-    fp8_params = (", %v_batch: i32, %v_head: i32, %v_ld: i32, %q_descale: f32, "
-                  "%k_descale: f32, %v_descale: f32") if fp8 else ""
+    fp8_params = ", %v_batch: i32, %v_head: i32, %v_ld: i32" if fp8 else ""
+    descale_views = []
+    if descale_tensors:
+        fp8_params += "".join(f", %D{x.upper()}: !tile.ptr<f32>" for x in "qkv")
+        fp8_params += "".join(f", %d{x}_batch: i32, %d{x}_head: i32" for x in "qkv")
+        dview = "!tile.view<?x?xf32, strides = [?, ?]>"
+        descale_views = [f"  %d{x} = tile.make_view %D{x.upper()}[%B, %HK] strides "
+                         f"[%d{x}_batch, %d{x}_head] : !tile.ptr<f32>" for x in "qkv"]
+        descale = f" descale(%dq, %dk, %dv : {dview}, {dview}, {dview})"
+    elif fp8:
+        fp8_params += ", %q_descale: f32, %k_descale: f32, %v_descale: f32"
+        descale = " descale(%q_descale, %k_descale, %v_descale)"
+    else:
+        descale = ""
     v_strides = "[%v_batch, %v_head, 1, %v_ld]" if fp8 else f"[%kv_batch, %kv_head, {d}, 1]"
-    descale = " descale(%q_descale, %k_descale, %v_descale)" if fp8 else ""
     lines = [
         f"tile.kernel @{name}(%Q: !tile.ptr<{et}>, %K: !tile.ptr<{et}>, "
         f"%V: !tile.ptr<{et}>, %O: !tile.ptr<{ot}>, %LSE: !tile.ptr<f32>, "
@@ -248,6 +267,7 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
         f"  %v = tile.make_view %V[%B, %HK, %SK, {d}] strides {v_strides} : !tile.ptr<{et}>",
         f"  %o = tile.make_view %O[%B, %H, %SQ, {d}] strides [%q_batch, %q_head, {d}, 1] : !tile.ptr<{ot}>",
         "  %l = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %SQ, 1] : !tile.ptr<f32>",
+        *descale_views,
         f"  tile.attention %q, %k, %v, %o lse(%l){descale}{extras} : {view}, {view}, {v_view}, "
         f"{o_view}, !tile.view<?x?x?xf32, strides = [?, ?, 1]>",
         "  tile.return",

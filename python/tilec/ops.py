@@ -797,10 +797,15 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     (``tile.attention``: FlashAttention-2 forward).
 
     FP8 (FlashAttention-3's recipe; sm_90a, and sm_89 PTX): q, k and v in
-    ``torch.float8_e4m3fn`` (or all ``float8_e5m2``) with per-tensor
-    ``q_descale``, ``k_descale``, ``v_descale`` (each input is its FP8
-    tensor times its descale; floats or one-element tensors, 1.0 when
-    omitted), head dims 64, 128 and 256. v must be contiguous along seq (the transpose
+    ``torch.float8_e4m3fn`` (or all ``float8_e5m2``) with ``q_descale``,
+    ``k_descale``, ``v_descale`` (each input is its FP8 tensor times its
+    descale; 1.0 when omitted): numbers (per tensor), or f32 tensors read on
+    the device, FlashAttention-3's: one element (per tensor) or
+    ``[batch, kv_heads]`` (per batch and K/V head; the query heads of a
+    group share their K/V head's q_descale). Tensors are not read back, so
+    the call does not synchronize and can be captured in a CUDA graph (their
+    values are not checked); numbers given beside tensors become one-element
+    tensors. Head dims 64, 128 and 256. v must be contiguous along seq (the transpose
     of a ``[batch, heads, head_dim, seq]`` tensor, rows 16-byte aligned:
     FP8 tensor cores read it K-major). The output is bf16; P is quantized
     to e4m3 after the online softmax.
@@ -845,8 +850,7 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
         if dyn == plan.last or plan.bind(dyn):
             plan.launch(stream)
             return (o, lse) if return_lse else o
-    # FP8 calls make no plans (the descales are launch values), so they are
-    # told apart here, off the plan path.
+    # FP8 calls have plans of their own (keyed by how descales are given).
     if str(getattr(q, "dtype", "")).endswith(("float8_e4m3fn", "float8_e5m2")):
         return _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales)
     return _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key)
@@ -972,27 +976,102 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
 
 
 def _descale_value(op, name, x):
-    """A descale factor as a float (a one-element tensor is read back)."""
-    if x is None:
-        return 1.0
-    if hasattr(x, "numel"):
-        if x.numel() != 1:
-            raise ArgumentError(f"{op}: {name} must be one number (per-tensor), got "
-                                f"{x.numel()} elements")
-        x = x.reshape(()).item()
-    value = float(x)
+    """A per-tensor descale factor given as a number (``None``: 1.0)."""
+    value = 1.0 if x is None else float(x)
     if not math.isfinite(value) or value <= 0:
         raise ArgumentError(f"{op}: {name} must be positive and finite, got {value}")
     return value
 
 
+#: The launch values of FP8 attention that may change between calls sharing
+#: a plan: per-tensor descales as numbers, or the descale tensors.
+_ATTENTION_FP8_DYNAMIC = {False: _ATTENTION_DYNAMIC + ("q_descale", "k_descale", "v_descale"),
+                          True: _ATTENTION_DYNAMIC + ("DQ", "DK", "DV")}
+_DESCALE_NAMES = ("q_descale", "k_descale", "v_descale")
+
+
+def _is_number(x):
+    return x is None or isinstance(x, (int, float))
+
+
+def _descale_tensors(op, q, descales):
+    """The descales as tensors (numbers beside a tensor become one-element
+    f32 tensors on q's device), or ``None`` when all are numbers."""
+    if all(_is_number(x) for x in descales):
+        return None
+    like = describe(q, "q")
+    result = []
+    for name, x in zip(_DESCALE_NAMES, descales):
+        if _is_number(x):
+            t = _allocate(like, (1,), "f32")
+            value = _descale_value(op, name, x)
+            t.fill(value) if like.kind == "cai" else t.fill_(value)
+            x = t
+        result.append(x)
+    return tuple(result)
+
+
+def _descale_views(op, infos, b, hk):
+    """Launch values of descale tensors ``infos``: each pointer and its
+    [batch, kv_heads] strides (0 along a dimension of one element: one
+    element broadcasts to all)."""
+    values = {}
+    for info, x in zip(infos, "qkv"):
+        if info.dtype != "f32":
+            raise DTypeError(f"{op}: {info.name} must be float32, got {info.dtype}")
+        numel = math.prod(info.shape)
+        if numel == 1:
+            strides = (0, 0)
+        elif tuple(info.shape) == (b, hk):
+            strides = tuple(s if e > 1 else 0 for e, s in zip(info.shape, info.strides))
+        else:
+            raise ArgumentError(f"{op}: {info.name} must have one element or shape "
+                                f"[batch, kv_heads] = [{b}, {hk}], got {list(info.shape)}")
+        values[f"D{x.upper()}"] = info
+        values[f"d{x}_batch"], values[f"d{x}_head"] = strides
+    return values
+
+
 def _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales):
-    """tilec.attention on float8 inputs (no plan cache: the descales are
-    launch values)."""
+    """tilec.attention on float8 inputs: the plan of this call's metadata
+    (and of how its descales are given) when there is one, else the checked
+    path."""
+    op = "tilec.attention"
+    tensors = _descale_tensors(op, q, descales)
+    try:  # torch tensors: the plan of this call's metadata (module doc)
+        key = ("attention_fp8", q.shape, q.stride(), q.dtype, q.device,
+               k.shape, k.stride(), k.dtype, k.device, v.shape, v.stride(), v.dtype, v.device,
+               None if out is None else (out.shape, out.stride(), out.dtype, out.device),
+               None if tensors is None else tuple((t.shape, t.stride(), t.dtype, t.device)
+                                                  for t in tensors),
+               bool(causal), bool(return_lse), chip,
+               _default_directory() if artifacts is None else artifacts)
+        plan = _tls.plans.get(key)
+    except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
+        key = plan = None
+    if plan is not None:
+        stream = plan.stream()
+        o = plan.allocate() if out is None else out
+        lse = plan.allocate_lse() if return_lse else plan.lse_scratch(stream)
+        ds = (tuple(_descale_value(op, n, x) for n, x in zip(_DESCALE_NAMES, descales))
+              if tensors is None else tuple(t.data_ptr() for t in tensors))
+        dyn = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr()) + ds
+        if dyn == plan.last or plan.bind(dyn):
+            plan.launch(stream)
+            return (o, lse) if return_lse else o
+    return _attention_fp8_checked(q, k, v, causal, out, return_lse, chip, artifacts, descales,
+                                  tensors, key)
+
+
+def _attention_fp8_checked(q, k, v, causal, out, return_lse, chip, artifacts, descales, tensors,
+                           key):
+    """tilec.attention on float8 inputs with every check spelled out;
+    stores a plan under ``key`` when one is given."""
     op = "tilec.attention"
     Q, K, V = describe(q, "q"), describe(k, "k"), describe(v, "v")
     O = describe(out, "out") if out is not None else None
-    device_index = _check_device(op, [Q, K, V] + ([O] if O is not None else []))
+    D = [] if tensors is None else [describe(t, n) for t, n in zip(tensors, _DESCALE_NAMES)]
+    device_index = _check_device(op, [Q, K, V] + ([O] if O is not None else []) + D)
     _check_rank4(op, (Q, K, V))
     if Q.dtype not in FP8_DTYPES or not Q.dtype == K.dtype == V.dtype:
         raise DTypeError(f"{op}: with descales, q, k and v must all be float8_e4m3fn or all "
@@ -1008,8 +1087,11 @@ def _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales):
         raise ArgumentError(f"{op}: an FP8 v must be contiguous along seq (v.stride(2) == 1: "
                             f"pass vt.transpose(-1, -2) of a [batch, heads, {d}, seq] vt), got "
                             f"strides {list(V.strides)}")
-    dq, dk, dv = (_descale_value(op, n, x) for n, x in
-                  zip(("q_descale", "k_descale", "v_descale"), descales))
+    if tensors is None:
+        descale_values = dict(zip(_DESCALE_NAMES, (_descale_value(op, n, x) for n, x in
+                                                   zip(_DESCALE_NAMES, descales))))
+    else:
+        descale_values = _descale_views(op, D, b, hk)
     if O is not None and (O.shape != Q.shape or O.dtype != "bf16" or O.strides[3] != 1
                           or (sq > 1 and O.strides[2] != d)
                           or _outer_strides(O) != _outer_strides(Q)):
@@ -1018,24 +1100,35 @@ def _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales):
     if O is None and not _is_contiguous(Q):
         raise ArgumentError(f"{op}: an FP8 q must be contiguous (out takes its strides), got "
                             f"strides {list(Q.strides)}")
+    allocated = out is None
     out, O, lse = _attention_outputs(Q, out, O, (b, h, sq, d), "bf16")
     if min(b, h, sq) == 0:
         return (out, lse) if return_lse else out
     chip, cubin_arch = _chip_and_arch(chip, device_index)
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
-    name = attention_name(Q.dtype, d, causal)
-    launcher, meta = _resolve(op, name, lambda: attention_source(Q.dtype, d, causal)[1],
+    with_tensors = tensors is not None
+    name = attention_name(Q.dtype, d, causal, with_tensors)
+    launcher, meta = _resolve(op, name,
+                              lambda: attention_source(Q.dtype, d, causal,
+                                                       descale_tensors=with_tensors)[1],
                               chip, cubin_arch, directory, device_index)
     values = {"Q": Q, "K": K, "V": V, "O": O, "LSE": describe(lse, "lse"), "B": b, "H": h,
               "HK": hk, "SQ": sq, "SK": sk, "q_batch": Q.strides[0], "q_head": Q.strides[1],
               "kv_batch": K.strides[0], "kv_head": K.strides[1], "lse_batch": h * sq,
               "v_batch": V.strides[0], "v_head": V.strides[1], "v_ld": V.strides[3],
-              "q_descale": dq, "k_descale": dk, "v_descale": dv}
+              **descale_values}
     described = {"Q": "q", "K": "k", "V": "v", "O": "out", "LSE": "lse",
                  "kv_batch": "k.stride(0)", "kv_head": "k.stride(1)",
-                 "v_batch": "v.stride(0)", "v_head": "v.stride(1)", "v_ld": "v.stride(3)"}
+                 "v_batch": "v.stride(0)", "v_head": "v.stride(1)", "v_ld": "v.stride(3)",
+                 "DQ": "q_descale", "DK": "k_descale", "DV": "v_descale"}
     _check_metadata(op, meta, values, described)
-    _launch_checked(None, launcher, meta, values, Q.kind, device_index, _ATTENTION_DYNAMIC)
+    allocators = {}
+    if key is not None:
+        allocators["allocate_lse"] = _allocator(Q, (b, h, sq), "f32")
+        if allocated:
+            allocators["allocate"] = _allocator(Q, (b, h, sq, d), "bf16")
+    _launch_checked(key, launcher, meta, values, Q.kind, device_index,
+                    _ATTENTION_FP8_DYNAMIC[with_tensors], **allocators)
     return (out, lse) if return_lse else out
 
 

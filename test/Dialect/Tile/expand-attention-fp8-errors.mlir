@@ -13,3 +13,4 @@ tile.kernel @attention_fp8_sm80(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN>
         !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+

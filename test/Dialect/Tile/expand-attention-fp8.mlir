@@ -118,3 +118,50 @@ tile.kernel @attention_fp8_no_ws(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN
         !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// Descale views [batch, kv_heads] (FlashAttention-3's descale tensors): each
+// query block reads its (batch, K/V head) entry of each view once per query
+// row, through the view read as [B, Hk, rows] with stride 0 along the rows,
+// before the key loop; the scores' multiplier is then one factor per row,
+// broadcast along the keys.
+
+// CHECK-LABEL: tile.kernel @attention_fp8_descale_views
+// CHECK: %[[Y:.*]] = tile.program_id y
+// CHECK: %[[Z:.*]] = tile.program_id z
+// CHECK: %[[G:.*]] = arith.divsi %H, %HK : i32
+// CHECK: %[[KVH:.*]] = arith.divsi %[[Y]], %[[G]] : i32
+// CHECK: %[[DQV:.*]] = tile.make_view %DQ[%B, %HK, [[BM:[0-9]+]]] strides [%dqb, %dqh, 0] : !tile.ptr<f32>
+// CHECK: %[[DQ:.*]] = tile.load %[[DQV]][%[[Z]], %[[KVH]], %{{.*}}] : !tile.view<?x?x[[BM]]xf32, strides = [?, ?, 0]> -> tensor<[[BM]]xf32>
+// CHECK: %[[DKV:.*]] = tile.make_view %DK[%B, %HK, [[BM]]] strides [%dkb, 1, 0] : !tile.ptr<f32>
+// CHECK: %[[DK:.*]] = tile.load %[[DKV]][%[[Z]], %[[KVH]], %{{.*}}]
+// CHECK: %[[QK:.*]] = arith.mulf %[[DQ]], %[[DK]] : tensor<[[BM]]xf32>
+// CHECK: %[[SC:.*]] = arith.mulf %[[QK]], %{{.*}} : tensor<[[BM]]xf32>
+// CHECK: %[[DVV:.*]] = tile.make_view %DK[%B, %HK, [[BM]]] strides [0, 0, 0] : !tile.ptr<f32>
+// CHECK: %[[DV:.*]] = tile.load %[[DVV]][%[[Z]], %[[KVH]], %{{.*}}]
+// CHECK: scf.for
+// CHECK:   tile.dot
+// CHECK:   arith.mulf %{{.*}}, %[[SC]] : tensor<[[BM]]xf32>
+// CHECK:   %[[SE:.*]] = tile.expand_dims %[[SC]] axis = 1
+// CHECK:   %[[SB:.*]] = tile.broadcast %[[SE]]
+// CHECK:   math.fma %{{.*}}, %[[SB]], %{{.*}}
+// CHECK: arith.divf %[[DV]], %{{.*}} : tensor<[[BM]]xf32>
+// CHECK-NOT: tile.attention
+tile.kernel @attention_fp8_descale_views(%Q: !tile.ptr<f8E4M3FN>, %K: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN>,
+                           %O: !tile.ptr<bf16>, %DQ: !tile.ptr<f32>, %DK: !tile.ptr<f32>,
+                           %B: i32, %H: i32, %HK: i32, %S: i32, %sq: i32, %sh: i32, %skb: i32, %skh: i32,
+                           %vb: i32, %vh: i32, %ldv: i32, %dqb: i32, %dqh: i32, %dkb: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<f8E4M3FN>
+  %k = tile.make_view %K[%B, %HK, %S, 128] strides [%skb, %skh, 128, 1] : !tile.ptr<f8E4M3FN>
+  %v = tile.make_view %V[%B, %HK, %S, 128] strides [%vb, %vh, 1, %ldv] : !tile.ptr<f8E4M3FN>
+  %o = tile.make_view %O[%B, %H, %S, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
+  %dq = tile.make_view %DQ[%B, %HK] strides [%dqb, %dqh] : !tile.ptr<f32>
+  %dk = tile.make_view %DK[%B, %HK] strides [%dkb, 1] : !tile.ptr<f32>
+  %dv = tile.make_view %DK[%B, %HK] strides [0, 0] : !tile.ptr<f32>
+  tile.attention %q, %k, %v, %o descale(%dq, %dk, %dv : !tile.view<?x?xf32, strides = [?, ?]>,
+                                        !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [0, 0]>)
+      : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

@@ -556,3 +556,35 @@ func.func @attention_bf16_descale(%q: !tile.view<?x?x?x128xbf16, strides = [?, ?
   tile.attention %q, %k, %v, %o descale(%d, %d, %d) : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
   return
 }
+
+// -----
+
+func.func @attention_fp8_descale_mix(%q: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, %o: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %d: f32, %dv: !tile.view<?x?xf32, strides = [?, ?]>) {
+  // expected-error @+1 {{expected three f32 descale values or three descale views, not a mix}}
+  tile.attention %q, %k, %v, %o descale(%d, %d, %dv : f32, f32, !tile.view<?x?xf32, strides = [?, ?]>) : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @attention_fp8_descale_rank(%q: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, %o: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %dv: !tile.view<?xf32, strides = [1]>) {
+  // expected-error @+1 {{expected 2-D f32 descale views [batch, kv_heads], got '!tile.view<?xf32, strides = [1]>'}}
+  tile.attention %q, %k, %v, %o descale(%dv, %dv, %dv : !tile.view<?xf32, strides = [1]>, !tile.view<?xf32, strides = [1]>, !tile.view<?xf32, strides = [1]>) : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @attention_fp8_descale_type(%q: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, %o: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %dv: !tile.view<?x?xbf16, strides = [?, ?]>) {
+  // expected-error @+1 {{expected 2-D f32 descale views [batch, kv_heads], got '!tile.view<?x?xbf16, strides = [?, ?]>'}}
+  tile.attention %q, %k, %v, %o descale(%dv, %dv, %dv : !tile.view<?x?xbf16, strides = [?, ?]>, !tile.view<?x?xbf16, strides = [?, ?]>, !tile.view<?x?xbf16, strides = [?, ?]>) : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @attention_fp8_descale_types(%q: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %k: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, %v: !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, %o: !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, %dv: !tile.view<?x?xf32, strides = [?, ?]>) {
+  // expected-error @+1 {{expected 3 descale types, got 1}}
+  tile.attention %q, %k, %v, %o descale(%dv, %dv, %dv : !tile.view<?x?xf32, strides = [?, ?]>) : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, ?, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>
+  return
+}

@@ -140,6 +140,28 @@ tile.kernel @named_attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile
   tile.return
 }
 
+// FP8 with per-tensor descales (f32 values, printed without types) and
+// with descale views [batch, kv_heads] (printed with their types).
+// CHECK-LABEL: tile.kernel @named_attention_fp8
+// CHECK: tile.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} descale(%dq, %dq, %dq) :
+// CHECK: tile.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} descale(%{{.*}}, %{{.*}}, %{{.*}} : !tile.view<?x?xf32, strides = [?, ?]>, !tile.view<?x?xf32, strides = [?, ?]>, !tile.view<?x?xf32, strides = [0, 0]>) causal :
+tile.kernel @named_attention_fp8(%Q: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<bf16>, %D: !tile.ptr<f32>,
+                                 %B: i32, %H: i32, %S: i32, %dq: f32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%H, %S, 128, 1] : !tile.ptr<f8E4M3FN>
+  %v = tile.make_view %Q[%B, %H, %S, 128] strides [%H, %S, 1, 128] : !tile.ptr<f8E4M3FN>
+  %o = tile.make_view %O[%B, %H, %S, 128] strides [%H, %S, 128, 1] : !tile.ptr<bf16>
+  %d = tile.make_view %D[%B, %H] strides [%H, %S] : !tile.ptr<f32>
+  %d1 = tile.make_view %D[%B, %H] strides [0, 0] : !tile.ptr<f32>
+  tile.attention %q, %q, %v, %o descale(%dq, %dq, %dq)
+      : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, 128]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.attention %q, %q, %v, %o descale(%d, %d, %d1 : !tile.view<?x?xf32, strides = [?, ?]>,
+                                        !tile.view<?x?xf32, strides = [?, ?]>, !tile.view<?x?xf32, strides = [0, 0]>) causal
+      : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, 128]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
 // A tiled GEMM block program: C[BM x BN] = A[BM x K] * B[K x BN].
 // CHECK-LABEL: tile.kernel @gemm_block_program
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (tensor<128x128xf32>)

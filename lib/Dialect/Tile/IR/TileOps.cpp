@@ -1605,6 +1605,18 @@ LogicalResult AttentionOp::verify() {
       return emitOpError("expected descale(q, k, v) for FP8 inputs (the "
                          "per-tensor factors that turn Q, K and V back into "
                          "their values; 1.0 if none)");
+    // Three f32 values, or three f32 views [batch, kv_heads].
+    bool views = hasDescaleViews();
+    for (Value d : getDescales()) {
+      auto view = dyn_cast<ViewType>(d.getType());
+      if (views != static_cast<bool>(view))
+        return emitOpError("expected three f32 descale values or three "
+                           "descale views, not a mix");
+      if (view && (view.getRank() != 2 || !view.getElementType().isF32()))
+        return emitOpError("expected 2-D f32 descale views [batch, "
+                           "kv_heads], got ")
+               << view;
+    }
   } else {
     if (!et.isBF16() && !et.isF16())
       return emitOpError("expected bf16, f16 or FP8 (f8E4M3FN, f8E5M2) "
@@ -1650,6 +1662,40 @@ LogicalResult AttentionOp::verify() {
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tile.attention's descale list
+//===----------------------------------------------------------------------===//
+
+/// The list of `descale(%a, %b, %c)` after its parenthesis: operands that
+/// are f32 values, or views whose types follow a colon
+/// (`descale(%a, %b, %c : !tile.view<...>, ...)`).
+static ParseResult
+parseDescales(OpAsmParser &parser,
+              SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+              SmallVectorImpl<Type> &types) {
+  if (parser.parseOperandList(operands))
+    return failure();
+  if (succeeded(parser.parseOptionalRParen())) {
+    types.assign(operands.size(), parser.getBuilder().getF32Type());
+    return success();
+  }
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseColonTypeList(types))
+    return failure();
+  if (types.size() != operands.size())
+    return parser.emitError(loc, "expected ")
+           << operands.size() << " descale types, got " << types.size();
+  return parser.parseRParen();
+}
+
+static void printDescales(OpAsmPrinter &p, Operation *, OperandRange operands,
+                          TypeRange types) {
+  p << operands;
+  if (!llvm::all_of(types, [](Type t) { return t.isF32(); }))
+    p << " : " << types;
+  p << ")";
 }
 
 #define GET_OP_CLASSES

@@ -73,10 +73,13 @@ struct AttentionProblem {
   Type et, pType, oType;
   /// Softmax scale times log2(e): scores live in the log2 domain.
   double qkScale;
-  /// FP8: qkScale * q_descale * k_descale (the scores' multiplier, an f32
-  /// value computed once) and v_descale (O's rows are multiplied by it with
-  /// 1 / l); null otherwise.
+  /// FP8 with per-tensor descales: qkScale * q_descale * k_descale (the
+  /// scores' multiplier, an f32 value computed once) and v_descale (O's rows
+  /// are multiplied by it with 1 / l); null otherwise.
   Value scoreScale, vDescale;
+  /// FP8 with descale views [B, Hk] (per batch and K/V head): the three
+  /// views, read by each query block (see getDescaleRows); empty otherwise.
+  SmallVector<Value, 3> descaleViews;
   bool causal;
 };
 
@@ -302,9 +305,10 @@ namespace {
 /// backward pass, which recomputes P from the saved lse) build on it.
 class OnlineSoftmax {
 public:
-  /// Scores are multiplied by qkScale (or by `scoreScale`, an f32 value,
-  /// when given: FP8's qkScale times its descales); O's rows by 1 / l
-  /// (times `vDescale` when given).
+  /// Scores are multiplied by qkScale (or by `scoreScale` when given: FP8's
+  /// qkScale times its descales); O's rows by 1 / l (times `vDescale` when
+  /// given). Each factor is an f32 value or a bm-row f32 tile (one factor
+  /// per query row).
   OnlineSoftmax(int64_t bm, int64_t bn, double qkScale, Type pType,
                 Value scoreScale = Value(), Value vDescale = Value())
       : bm(bm), bn(bn), qkScale(qkScale), pType(pType), scoreScale(scoreScale),
@@ -382,10 +386,7 @@ public:
                                         splatF32(b, {bm}, 0.0));
     Value lSafe = arith::SelectOp::create(b, empty, splatF32(b, {bm}, 1.0), l);
     Value numerator =
-        vDescale ? SplatOp::create(
-                       b, RankedTensorType::get({bm}, b.getF32Type()), vDescale)
-                       .getResult()
-                 : splatF32(b, {bm}, 1.0);
+        vDescale ? rowFactor(b, vDescale, {bm}) : splatF32(b, {bm}, 1.0);
     Value inv = arith::DivFOp::create(b, numerator, lSafe);
     return arith::MulFOp::create(b, acc, broadcastAlong(b, inv, 1, shape));
   }
@@ -402,8 +403,17 @@ private:
   Value scaleSplat(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape) const {
     if (!scoreScale)
       return splatF32(b, shape, qkScale);
-    return SplatOp::create(b, RankedTensorType::get(shape, b.getF32Type()),
-                           scoreScale);
+    return rowFactor(b, scoreScale, shape);
+  }
+
+  /// A factor (an f32 value, or one per row: a bm tile) as a `shape` tile
+  /// whose rows each hold their factor.
+  static Value rowFactor(ImplicitLocOpBuilder &b, Value factor,
+                         ArrayRef<int64_t> shape) {
+    if (!isa<RankedTensorType>(factor.getType()))
+      return SplatOp::create(b, RankedTensorType::get(shape, b.getF32Type()),
+                             factor);
+    return shape.size() == 1 ? factor : broadcastAlong(b, factor, 1, shape);
   }
 
   int64_t bm, bn;
@@ -546,14 +556,41 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
   return SmallVector<Value>(loops.back().getResults());
 }
 
+/// Query block `t`'s entry of a descale view [B, Hk], once per query row:
+/// a bm-row f32 tile loaded from the view read as [B, Hk, bm] with stride 0
+/// along the rows.
+static Value getDescaleRows(ImplicitLocOpBuilder &b, Value view,
+                            const QueryBlock &t, int64_t bm) {
+  auto make = view.getDefiningOp<MakeViewOp>();
+  ViewType type = make.getViewType();
+  ArrayRef<int64_t> shape = type.getShape(), strides = type.getStrides();
+  auto rowsType =
+      ViewType::get(b.getContext(), {shape[0], shape[1], bm},
+                    type.getElementType(), {strides[0], strides[1], 0});
+  Value rows = MakeViewOp::create(b, rowsType, make.getBase(), make.getSizes(),
+                                  make.getStrides());
+  return LoadOp::create(b, RankedTensorType::get({bm}, b.getF32Type()), rows,
+                        ValueRange{t.bi, t.kvHead, constI32(b, 0)}, Value(),
+                        Padding::Zero);
+}
+
 /// The whole program of query block `t`: Q, the key loops, O and the lse.
 static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
                                   const AttentionProblem &p,
                                   const AttentionConfig &c,
                                   const QueryBlock &t) {
+  Value scoreScale = p.scoreScale, vDescale = p.vDescale;
+  if (!p.descaleViews.empty()) {
+    // Per (batch, K/V head): this block's factors, one per query row.
+    Value dq = getDescaleRows(b, p.descaleViews[0], t, c.blockM);
+    Value dk = getDescaleRows(b, p.descaleViews[1], t, c.blockM);
+    scoreScale = arith::MulFOp::create(b, arith::MulFOp::create(b, dq, dk),
+                                       splatF32(b, {c.blockM}, p.qkScale));
+    vDescale = getDescaleRows(b, p.descaleViews[2], t, c.blockM);
+  }
   OnlineSoftmax sm(c.blockM, c.blockN, p.qkScale,
                    RankedTensorType::get({c.blockM, c.blockN}, p.pType),
-                   p.scoreScale, p.vDescale);
+                   scoreScale, vDescale);
   Value tq = emitQueryTile(b, p, c, t);
   SmallVector<Value> init = {splatF32(b, {c.blockM, p.d}, 0.0)};
   llvm::append_range(init, sm.init(b));
@@ -597,7 +634,9 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op) {
   float scale = op.getScale() ? op.getScale()->convertToFloat()
                               : 1.0f / std::sqrt(static_cast<float>(p.d));
   p.qkScale = scale * M_LOG2E;
-  if (isFp8Type(p.et)) {
+  if (isFp8Type(p.et) && op.hasDescaleViews()) {
+    llvm::append_range(p.descaleViews, op.getDescales());
+  } else if (isFp8Type(p.et)) {
     ValueRange ds = op.getDescales();
     p.scoreScale = arith::MulFOp::create(
         b, arith::MulFOp::create(b, ds[0], ds[1]),

@@ -511,12 +511,16 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     and whether the scheduling passes or the hand-built schedule build it).
 
     FP8 (FlashAttention-3's recipe, sm_89 and sm_90a): Q, K and V in
-    `f8E4M3FN` (or `f8E5M2`), O in bf16, f16 or f32, and the three
-    per-tensor `descale` factors (f32 values: each input is its FP8 tensor
-    times its descale). S = Q Kᵀ and O = P V run on FP8 tensor cores, P is
-    quantized to e4m3 after the online softmax, and V must be contiguous
-    along seq (V transposed in memory, strides `[?, ?, 1, ?]`): FP8 wgmma
-    reads its B operand K-major only.
+    `f8E4M3FN` (or `f8E5M2`), O in bf16, f16 or f32, and three `descale`
+    factors (each input is its FP8 tensor times its descale): either three
+    f32 values (per tensor) or three 2-D f32 views `[batch, kv_heads]` (per
+    batch and K/V head, FlashAttention-3's descale tensors; the query heads
+    of a group share their K/V head's Q descale). Each program reads its
+    own factors from the views, so they can be computed on the device
+    (stride 0 broadcasts one factor). S = Q Kᵀ and O = P V run on FP8 tensor
+    cores, P is quantized to e4m3 after the online softmax, and V must be
+    contiguous along seq (V transposed in memory, strides `[?, ?, 1, ?]`):
+    FP8 wgmma reads its B operand K-major only.
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
@@ -525,21 +529,32 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
         : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>, ...,
           !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>,
           !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+    tile.attention %q8, %k8, %vt8, %o descale(%dq, %dk, %dv
+        : !tile.view<?x?xf32, strides = [?, ?]>, ...) : ...
     ```
   }];
   let arguments = (ins Tile_ViewType:$q, Tile_ViewType:$k, Tile_ViewType:$v,
                        Tile_ViewType:$o, Optional<Tile_ViewType>:$lse,
-                       Variadic<F32>:$descales,
+                       Variadic<AnyTypeOf<[F32, Tile_ViewType]>>:$descales,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
                        OptionalAttr<Tile_AttentionConfigAttr>:$config);
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $o (`lse` `(` $lse^ `)`)?
-    (`descale` `(` $descales^ `)`)? (`scale` `(` $scale^ `)`)?
+    (`descale` `(` custom<Descales>($descales, type($descales))^)?
+    (`scale` `(` $scale^ `)`)?
     (`causal` $causal^)? (`config` $config^)? attr-dict
     `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v))
     `,` qualified(type($o)) (`,` qualified(type($lse))^)?
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the descales are 2-D views [batch, kv_heads] (per batch and
+    /// K/V head) rather than f32 values (per tensor).
+    bool hasDescaleViews() {
+      return !getDescales().empty() &&
+             ::llvm::isa<ViewType>(getDescales().front().getType());
+    }
+  }];
 }
 
 #endif // TILEC_DIALECT_TILE_IR_TILEPROGRAMOPS_TD
