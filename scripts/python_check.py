@@ -166,8 +166,11 @@ def run_attention_fp8_case(chip, variant, shape, artifacts):
     2^-7; the lse against the unquantized reference. Per-tensor descales
     (numbers), or with ``descale_tensors`` per (batch, K/V head) descale
     tensors [b, hk] (FlashAttention-3's; q's over the query heads of each
-    group), each head group given its own range so that one factor would
-    not do; out is poisoned (NaN) first."""
+    group): each (batch, head group) gets its own range, q's times f, k's
+    divided by f (the scores keep their size, the descales differ by up to
+    2^(hk + b)), v's times another factor, so that a factor read for the
+    wrong (batch, head) shows; the error is then taken per (batch, head),
+    relative to that head's output. out is poisoned (NaN) first."""
     import math
     b, h, hk, sq, sk = shape
     d, causal = variant["head_dim"], variant["causal"]
@@ -176,22 +179,26 @@ def run_attention_fp8_case(chip, variant, shape, artifacts):
     torch.manual_seed(sq + sk)
     g = h // hk
 
-    def quantize(x, heads):
+    # Per (batch i, head group j): q's range 2^(i + j), k's 2^-(i + j), v's
+    # 2^(hk - 1 - j) (per_head only).
+    ij = (torch.arange(b, device="cuda")[:, None] + torch.arange(hk, device="cuda")[None, :])
+    ranges = {"q": 2.0 ** ij, "k": 2.0 ** -ij,
+              "v": 2.0 ** (hk - 1 - torch.arange(hk, device="cuda"))[None, :].expand(b, hk)}
+
+    def quantize(x, heads, name):
         """(e4m3 tensor, descale): amax / 448 per tensor, or per (batch,
         K/V head) as a [b, hk] tensor for the device."""
         if not per_head:
             descale = x.abs().max().float() / 448.0
             return (x / descale).to(e4m3), descale.item()
-        # Head group j of batch i spans 2^(j + i) in magnitude.
-        spread = 2.0 ** torch.arange(hk, device="cuda").repeat_interleave(heads // hk)
-        x = x * (spread[None, :, None, None] * (1 + torch.arange(b, device="cuda"))[:, None,
-                                                                                     None, None])
+        x = x * ranges[name].repeat_interleave(heads // hk, dim=1)[..., None, None]
         amax = x.abs().reshape(b, hk, -1).amax(-1).float()
         descale = amax / 448.0
         scale = descale.repeat_interleave(heads // hk, dim=1)[..., None, None]
         return (x / scale).to(e4m3), descale
-    (q8, dq), (k8, dk), (v8, dv) = (quantize(torch.randn(b, n, s_, d, device="cuda"), n)
-                                    for n, s_ in ((h, sq), (hk, sk), (hk, sk)))
+    (q8, dq), (k8, dk), (v8, dv) = (quantize(torch.randn(b, n, s_, d, device="cuda"), n, name)
+                                    for name, n, s_ in (("q", h, sq), ("k", hk, sk),
+                                                        ("v", hk, sk)))
     ldv = (sk + 15) // 16 * 16
     vt = torch.zeros(b, hk, d, ldv, device="cuda", dtype=e4m3)
     vt[..., :sk] = v8.transpose(-1, -2)
@@ -220,9 +227,10 @@ def run_attention_fp8_case(chip, variant, shape, artifacts):
     ref = (p @ v / l).nan_to_num(0.0)
     emul = (p.float().to(e4m3).double() @ v / l).nan_to_num(0.0)
     ref_lse = (mx + torch.log(l))[..., 0]
-    scale = ref.abs().max().item() or 1.0
-    err = (out.double() - ref).abs().max().item() / scale
-    emul_err = (emul - ref).abs().max().item() / scale
+    # Errors per (batch, head), each relative to that head's output.
+    scale = ref.abs().amax((-2, -1), keepdim=True).clamp_min(1e-30)
+    err = ((out.double() - ref).abs() / scale).max().item()
+    emul_err = ((emul - ref).abs() / scale).max().item()
     bound = max(2 * emul_err, 2.0 ** -7)
     finite = torch.isfinite(ref_lse)
     lse_err = (lse.double() - ref_lse)[finite].abs().max().item() if finite.any() else 0.0
