@@ -18,7 +18,8 @@ same rounds (an A/B of a compiler change: tilec_fp8 / tilec_fp8_base, and
 the named kernels at the other head dims: named_fp8 / named_fp8_base).
 --variants [all|block|d64] builds (and the run then checks and times) the FP8
 block program with other tiles and schedule knobs, as attention_fp8__<tag>
-(VARIANTS), and the named kernel at head dim 64 with other configs (D64_NAMED).
+(VARIANTS; --tags a,b for some of them), and the named kernel at head dim 64
+with other configs (D64_NAMED).
 
 The named op on FP8 (tile.attention with descales, python/tilec/kernels.py's
 attention_source("f8e4m3")) is built beside it on both paths, causal and
@@ -92,7 +93,7 @@ def named_name(causal, tag="", d=D):
     return f"attention_f8e4m3_d{d}" + ("_causal" if causal else "") + (f"__{tag}" if tag else "")
 
 
-def build(art, tilec, variants):
+def build(art, tilec, variants, tags=None):
     sys.path.insert(0, os.path.join(ROOT, "python"))
     from tilec.kernels import attention_source
     for chip, arch in CHIPS.items():
@@ -136,6 +137,8 @@ def build(art, tilec, variants):
     if variants in ("all", "block"):
         from attention_block_template import attention_block_source
         for tag, kw in VARIANTS.items():
+            if tags and tag not in tags:
+                continue
             path = os.path.join(out, f"attention_block_fp8__{tag}.mlir")
             with open(path, "w") as f:
                 f.write(attention_block_source(D, fp8=True, name=f"attention_block_fp8__{tag}", **kw))
@@ -153,12 +156,15 @@ def main():
     ap.add_argument("--out", default="out")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--base", help="artifacts of an earlier build to time beside")
+    ap.add_argument("--tags", default=None,
+                    help="with --variants: only these VARIANTS tags, comma-separated")
     ap.add_argument("--variants", nargs="?", const="all", choices=("all", "block", "d64"),
                     help="build the block program's VARIANTS, the head dim 64 D64_NAMED, or "
                          "both (all, the default)")
     args = ap.parse_args()
     if args.build:
-        return build(args.art, args.tilec, args.variants)
+        return build(args.art, args.tilec, args.variants,
+                     args.tags.split(",") if args.tags else None)
 
     import torch
     sys.path.insert(0, os.path.join(ROOT, "bench"))
