@@ -17,6 +17,7 @@
 #include "CompileSession.h"
 
 #include "tilec/Compiler/Compiler.h"
+#include "tilec/Compiler/Diagnostics.h"
 #include "tilec/InitAll.h"
 #include "tilec/Target/TargetInfo.h"
 
@@ -240,6 +241,8 @@ TilecStatus tilecCompile(const char *source, size_t length,
         llvm::SMLoc());
     llvm::raw_string_ostream diagnostics(owned->diagnostics);
     SourceMgrDiagnosticHandler handler(*sourceMgr, &context, diagnostics);
+    SuggestionDiagnosticHandler suggestions(&context);
+    context.printOpOnDiagnostic(false);
 
     OwningOpRef<ModuleOp> module = parseTileSource(sourceMgr, &context);
     owned->succeeded =

@@ -12,11 +12,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Compiler/Compiler.h"
+#include "tilec/Compiler/Diagnostics.h"
 #include "tilec/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/thread.h"
@@ -27,6 +30,22 @@ int main(int argc, char **argv) {
   mlir::tilec::registerAllPipelines();
   mlir::DialectRegistry registry;
   mlir::tilec::registerAllDialects(registry);
+  // Unknown ops get a "did you mean" note.
+  mlir::tilec::addSuggestionsOnLoad(registry);
+  // An error on an op is not followed by the op in generic form unless
+  // --mlir-print-op-on-diagnostic asks for it (mlir-opt's default is to).
+  std::vector<char *> args(argv, argv + argc);
+  static char noOpDump[] = "--mlir-print-op-on-diagnostic=false";
+  if (llvm::none_of(args, [](const char *a) {
+        return llvm::StringRef(a).contains("-mlir-print-op-on-diagnostic");
+      }))
+    args.insert(args.begin() + 1, noOpDump);
+  argc = static_cast<int>(args.size());
+  argv = args.data();
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "tilec-opt " << mlir::tilec::getTilecVersion()
+       << " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
+  });
   auto [input, output] = mlir::registerAndParseCLIOptions(
       argc, argv, "tilec optimizer driver\n", registry);
   // Inputs tilec refuses before parsing (nesting deeper than MLIR's parser

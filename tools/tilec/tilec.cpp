@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Compiler/Compiler.h"
+#include "tilec/Compiler/Diagnostics.h"
 #include "tilec/InitAll.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -24,15 +25,16 @@
 #include "mlir/IR/Remarks.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/thread.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/thread.h"
 
 using namespace mlir;
 using namespace mlir::tilec;
@@ -69,6 +71,11 @@ static cl::opt<unsigned> optLevelOpt("O", cl::init(3), cl::Prefix,
                                      cl::cat(tilecCategory));
 static cl::opt<bool> verboseOpt("v", cl::desc("Print the files written"),
                                  cl::cat(tilecCategory));
+static cl::opt<bool> printOpOnDiagnosticOpt(
+    "print-op-on-diagnostic",
+    cl::desc("Follow an error on an op with that op in generic form (for "
+             "debugging the compiler; off by default)"),
+    cl::cat(tilecCategory));
 static cl::opt<std::string> remarksOpt(
     "remarks", cl::init(""),
     cl::desc("Print the optimization remarks of the passes whose name matches "
@@ -164,6 +171,8 @@ static LogicalResult runTilec(MLIRContext &context) {
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(*sourceMgr, &context);
+  SuggestionDiagnosticHandler suggestions(&context);
+  context.printOpOnDiagnostic(printOpOnDiagnosticOpt);
   OwningOpRef<ModuleOp> module = parseTileSource(sourceMgr, &context);
   if (!module)
     return failure();
@@ -213,9 +222,16 @@ static LogicalResult runTilec(MLIRContext &context) {
   return success();
 }
 
+/// `tilec --version`.
+static void printVersion(llvm::raw_ostream &os) {
+  os << "tilec " << getTilecVersion() << " (LLVM/MLIR " LLVM_VERSION_STRING
+     << ")\n";
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   cl::HideUnrelatedOptions(tilecCategory);
+  cl::SetVersionPrinter(printVersion);
   cl::ParseCommandLineOptions(argc, argv, "tilec: tile programs to PTX/cubin\n");
   DialectRegistry registry;
   registerAllDialects(registry);
