@@ -9,7 +9,7 @@ ifneq ($(CCACHE),)
   CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
 endif
 
-.PHONY: all setup configure build test check pytest python-artifacts demo fuzz-smoke fuzz sanitize clean
+.PHONY: all setup configure build test check pytest python-artifacts demo fuzz-smoke fuzz sanitize clean docs
 
 all: build
 
@@ -53,6 +53,16 @@ sanitize: setup
 	cmake --build $(SANITIZE_BUILD) --target check-tilec
 
 # GEMM kernels for scripts/python_check.py on the GPU machine (no compiler there).
+# The reference of every op, type, attribute (the typed configs with every
+# parameter) and pass, generated from ODS (add_mlir_doc) into docs/reference/;
+# test/Docs/reference.test fails while the copy there is out of date.
+DOCS = Dialects/TileOps.md Dialects/TileTypes.md Dialects/TileAttrs.md TilePasses.md \
+       TilecConversionPasses.md
+docs: configure
+	cmake --build $(BUILD) --target mlir-doc
+	mkdir -p docs/reference
+	for f in $(DOCS); do cp $(BUILD)/docs/$$f docs/reference/$$(basename $$f); done
+
 python-artifacts: build
 	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) scripts/build_python_artifacts.py --out .gpu/python
 

@@ -68,6 +68,9 @@ if not ptxas:
 config.substitutions.append(("%ptxas", ptxas))
 config.substitutions.append(("%cuda_root", os.path.dirname(os.path.dirname(ptxas))))
 config.substitutions.append(("%examples", os.path.join(config.tilec_src_root, "examples")))
+config.substitutions.append(("%docs_built", os.path.join(config.tilec_obj_root, "docs")))
+config.substitutions.append(("%docs_reference",
+                             os.path.join(config.tilec_src_root, "docs", "reference")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%cc", shutil.which("gcc") or shutil.which("cc") or "cc"))
 # The stock mlir-opt of the LLVM installation and the tilec plugin it loads.
