@@ -348,7 +348,8 @@ bool mlir::tilec::isWarpLocalConversion(Operation *op) {
   tile::LinearLayout dst = tile::getLinearLayout(dstType);
   using In = tile::LinearLayout::In;
   return !isRegisterPermutation(src, dst) &&
-         src.getBases(In::Warp) == dst.getBases(In::Warp);
+         src.getBases(In::Warp) == dst.getBases(In::Warp) &&
+         src.getBroadcastMask(In::Warp) == 0;
 }
 
 Value mlir::tilec::emitIsLeaderThread(OpBuilder &b, Location loc,

@@ -164,10 +164,13 @@ void emitBarrier(OpBuilder &b, Location loc, Operation *op);
 
 /// True for a tile.convert_layout between distributed layouts that is not a
 /// register permutation but keeps every element in its warp (the same warp
-/// bases): its round trip through shared memory touches only its warp's
-/// part of the staging area. Such conversions get a staging area of their
-/// own (planSharedMemory) and synchronize with bar.warp.sync, not with the
-/// other warps.
+/// bases) and gives each warp elements of its own (no warp basis is zero):
+/// its round trip through shared memory touches only its warp's part of the
+/// staging area. Such conversions get a staging area of their own
+/// (planSharedMemory) and synchronize with bar.warp.sync, not with the
+/// other warps. Layouts that replicate elements across warps are not
+/// warp-local: their warps share staging addresses, which one warp writes
+/// for all (emitIsCanonicalThread).
 bool isWarpLocalConversion(Operation *op);
 
 /// i1: this thread is the one that issues single-thread operations (TMA

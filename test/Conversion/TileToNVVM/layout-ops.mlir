@@ -186,6 +186,32 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
 
 // -----
 
+// A conversion whose layouts replicate the tile across warps (a 1 x 128
+// bias row on 8 warps stacked along rows, on both sides) keeps every element
+// in its warp, but all warps hold the same elements: one warp writes the
+// staging area for all, so every warp waits at the block's barrier, not its
+// own (bar.warp.sync let warps read before warp 0 had written: wrong bias
+// values in a user's GEMM epilogue on the H200).
+#vec = #tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+#rows = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @warp_replicated_through_smem
+  // CHECK-NOT: nvvm.bar.warp.sync
+  // CHECK: nvvm.barrier0
+  // CHECK: llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
+  // CHECK: nvvm.barrier0
+  // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> bf16
+  // CHECK-NOT: nvvm.bar.warp.sync
+  // CHECK: llvm.return
+  tile.kernel @warp_replicated_through_smem(%v: bf16) warps(8) {
+    %x = tile.splat %v : tensor<128xbf16, #vec>
+    %y = tile.convert_layout %x : tensor<128xbf16, #vec> -> tensor<128xbf16, #tile.slice<dim = 0, parent = #rows>>
+    tile.return
+  }
+}
+
+// -----
+
 // Four bytes of an FP8 word never share a thread on both sides (row8 ->
 // sq42 keeps one element bit in registers), so shuffles cannot carry whole
 // words: shared memory.
