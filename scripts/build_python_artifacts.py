@@ -118,7 +118,8 @@ def main():
         for variant, (name, source) in jobs:
             start = time.perf_counter()
             try:
-                result = tilec.compile(source, chip=chip, emit="cubin", cubin_arch=CHIPS[chip])
+                result = tilec.compile(source, chip=chip, emit="cubin", cubin_arch=CHIPS[chip],
+                                       keep=("ptx", "cubin"))
             except tilec.CompileError as e:
                 first = next((line for line in e.diagnostics.splitlines() if "error:" in line),
                              e.diagnostics.strip()[:200])

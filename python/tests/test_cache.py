@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -146,3 +147,84 @@ def test_errors_are_not_cached(count_compiles, tmp_path):
         with pytest.raises(tilec.CompileError):
             tilec.compile("tile.kernel @broken(", chip="sm_80", cache_dir=tmp_path)
     assert len(count_compiles) == 2 and entries(tmp_path) == []
+
+
+def entry_files(result):
+    """Files of a result's cache entry, relative to it."""
+    root = result.cache_path
+    return sorted(os.path.relpath(os.path.join(d, f), root)
+                  for d, _, files in os.walk(root) for f in files)
+
+
+@pytest.mark.parametrize("emit, kept", [
+    ("cubin", ["scale.cubin"]), ("ptx", ["scale.ptx"]), ("llvm", ["scale.ll"]),
+    ("mlir", ["scale.mlir"]), ("header", ["scale.h"])])
+def test_entries_keep_only_the_emitted_output(count_compiles, tmp_path, emit, kept):
+    first = tilec.compile(SCALE_SOURCE, chip="sm_80", emit=emit, cache_dir=tmp_path)
+    assert entry_files(first) == sorted(["manifest.json", "scale.json"] + kept)
+    second = tilec.compile(SCALE_SOURCE, chip="sm_80", emit=emit, cache_dir=tmp_path)
+    assert second.from_cache and len(count_compiles) == 1
+    # A fresh result and a hit hold the same outputs.
+    for result in (first, second):
+        assert result.kept == {emit}
+        for attr in ("mlir", "llvm", "ptx", "cubin", "header"):
+            assert (getattr(result["scale"], attr) is not None) == (attr == emit), attr
+    assert getattr(second["scale"], emit) == getattr(first["scale"], emit)
+
+
+def test_an_output_not_kept_is_a_miss(count_compiles, tmp_path):
+    lean = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    assert lean.ptx is None and lean.cubin[:4] == b"\x7fELF"
+    # The PTX was not kept: the entry cannot answer, so the compiler runs...
+    with_ptx = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path, keep=("ptx",))
+    assert not with_ptx.from_cache and len(count_compiles) == 2
+    assert ".entry scale" in with_ptx.ptx and with_ptx.cubin == lean.cubin
+    assert with_ptx["scale"].llvm is None
+    # ...and the entry now holds both, for either request.
+    assert entry_files(with_ptx) == ["manifest.json", "scale.cubin", "scale.json", "scale.ptx"]
+    again = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path, keep=("ptx",))
+    plain = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    assert again.from_cache and plain.from_cache and len(count_compiles) == 2
+    assert again.ptx == with_ptx.ptx and plain.ptx is None and plain.cubin == lean.cubin
+    assert entries(tmp_path) == [tmp_path / lean.key[:2] / lean.key]
+    # Everything: the LLVM IR too.
+    everything = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path, keep="all")
+    assert not everything.from_cache and "define" in everything["scale"].llvm
+    assert tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path, keep="all").from_cache
+    assert len(count_compiles) == 3
+
+
+def test_stages_keep_every_output(count_compiles, tmp_path):
+    result = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", stages=True,
+                           cache_dir=tmp_path)
+    assert result.kept == {"mlir", "llvm", "ptx"}
+    assert "scale.ll" in entry_files(result) and "scale.mlir" in entry_files(result)
+    assert any(f.startswith("stages") for f in entry_files(result))
+
+
+@pytest.mark.parametrize("emit, keep, message", [
+    ("ptx", ("cubin",), "emit='ptx' does not produce cubin"),
+    ("cubin", ("mlir",), "does not produce mlir"),
+    ("cubin", ("header",), "does not produce header"),
+    ("mlir", "ptx", "emit='mlir' does not produce ptx"),
+    ("cubin", ("sass",), r"unknown outputs \['sass'\]")])
+def test_keep_is_checked_before_compiling(count_compiles, tmp_path, emit, keep, message):
+    with pytest.raises(ValueError, match=message):
+        tilec.compile(SCALE_SOURCE, chip="sm_80", emit=emit, keep=keep, cache_dir=tmp_path)
+    assert count_compiles == []
+
+
+def test_entry_removed_while_read_is_a_miss(count_compiles, tmp_path, monkeypatch):
+    """Another process evicts the entry between the manifest and the files."""
+    from tilec import cache
+    first = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    real = cache.CacheEntry.read
+
+    def vanishing(self, relative, binary=False):
+        shutil.rmtree(self.path, ignore_errors=True)
+        return real(self, relative, binary)
+
+    monkeypatch.setattr(cache.CacheEntry, "read", vanishing)
+    second = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    assert not second.from_cache and second.cubin == first.cubin
+    assert len(count_compiles) == 2

@@ -16,7 +16,8 @@ def test_library_reports_version_and_chips(library):
 
 
 def test_compile_to_cubin(library, tmp_path):
-    result = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path)
+    result = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path, keep="all")
+    assert result.kept == {"llvm", "ptx", "cubin"}
     assert result.names == ["scale"]
     assert ".target sm_80" in result.ptx
     assert ".entry scale" in result.ptx
@@ -57,7 +58,8 @@ def test_metadata_contents(library, tmp_path):
 
 
 def test_cubin_arch_is_recorded(library, tmp_path):
-    result = tilec.compile(SCALE_SOURCE, chip="sm_80", cubin_arch="sm_90", cache_dir=tmp_path)
+    result = tilec.compile(SCALE_SOURCE, chip="sm_80", cubin_arch="sm_90", cache_dir=tmp_path,
+                           keep=("ptx",))
     assert result.metadata["cubin_arch"] == "sm_90"
     assert ".target sm_80" in result.ptx
 
@@ -121,7 +123,8 @@ def test_several_kernels(library, tmp_path):
 
 
 def test_save_and_find_artifacts(library, tmp_path):
-    result = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path / "c")
+    result = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path / "c",
+                           keep=("ptx", "cubin"))
     result.save(tmp_path / "art" / "sm_80", source=SCALE_SOURCE)
     for ext in (".json", ".cubin", ".ptx", ".source.mlir"):
         assert (tmp_path / "art" / "sm_80" / ("scale" + ext)).is_file()
