@@ -9,7 +9,7 @@ ifneq ($(CCACHE),)
   CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
 endif
 
-.PHONY: all setup configure build test check pytest python-artifacts demo fuzz-smoke fuzz sanitize clean docs
+.PHONY: all setup configure build test check pytest pip-check python-artifacts demo fuzz-smoke fuzz sanitize clean docs
 
 all: build
 
@@ -34,7 +34,23 @@ PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo pyth
 pytest: build
 	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
-test: check pytest fuzz-smoke
+# The package as users get it (python/README.md): pip installs ./python into
+# a fresh venv offline (Debian's setuptools and wheel through
+# --system-site-packages), then scripts/pip_check.py compiles a kernel from
+# outside the checkout with TILEC_LIBRARY, and checks the error without it.
+# The sources are copied first so that setuptools' build/ and egg-info stay
+# out of python/ (and a stale build/ never leaks into the wheel).
+PIP_CHECK := $(abspath $(BUILD))/pip-check
+pip-check: build
+	rm -rf $(PIP_CHECK)
+	mkdir -p $(PIP_CHECK)/src
+	cp -R python/pyproject.toml python/README.md python/tilec $(PIP_CHECK)/src/
+	$(PYTHON) -m venv --system-site-packages $(PIP_CHECK)/venv
+	$(PIP_CHECK)/venv/bin/python -m pip install --quiet --no-build-isolation --no-index $(PIP_CHECK)/src
+	cd / && env -u PYTHONPATH TILEC_CACHE_DIR=$(PIP_CHECK)/cache \
+	    TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PIP_CHECK)/venv/bin/python - < $(CURDIR)/scripts/pip_check.py
+
+test: check pytest pip-check fuzz-smoke
 
 # Mutation fuzzing of tilec and tilec-opt (scripts/fuzz.py; README "Fuzzing").
 # fuzz-smoke (part of make test): seed 1, 500 mutants, about a minute;

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what tilec needs to build and test on Debian 12, if missing:
 # LLVM/MLIR 22 (headers, libMLIR.so, mlir-tblgen, lit, FileCheck), Ninja,
-# CMake, a C++ compiler, Python 3 (pytest, pyflakes). The CUDA toolkit
-# (ptxas) is not a Debian package: it must be at $CUDA_HOME, on PATH or in
-# /usr/local/cuda.
+# CMake, a C++ compiler, Python 3 (pytest, pyflakes; venv, pip, setuptools
+# and wheel for `pip install ./python` offline, as make pip-check does). The
+# CUDA toolkit (ptxas) is not a Debian package: it must be at $CUDA_HOME, on
+# PATH or in /usr/local/cuda.
 set -euo pipefail
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools ninja-build
-          cmake g++ python3 python3-pytest python3-pyflakes)
+          cmake g++ python3 python3-pytest python3-pyflakes
+          python3-venv python3-pip python3-setuptools python3-wheel)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -3,8 +3,10 @@
 Only the self-contained compile entry point is bound: source text and
 options in, per-kernel artifacts, stage IR and diagnostics out. The library
 is located, in order, through ``$TILEC_LIBRARY`` (the file, or a directory
-holding it), next to this package, and in the build directories of a source
-checkout (``build/lib``, then ``build-*/lib``). Nothing is loaded until the
+holding it), next to this package, and, when the package is imported from a
+source checkout, in its build directories (``build/lib``, then
+``build-*/lib``); an installed package (``pip install ./python``) needs
+``$TILEC_LIBRARY``. Nothing is loaded until the
 first compilation, so the launch-only side of the package works on machines
 without the compiler.
 """
@@ -93,12 +95,25 @@ def candidate_paths():
     return paths + checkout_paths(LIBRARY_NAME)
 
 
+def source_checkout():
+    """The root of the source checkout the package is imported from
+    (``<root>/python/tilec``), or ``None`` for an installed package."""
+    parent = os.path.dirname(_package_root())
+    repo = os.path.dirname(parent)
+    if (os.path.basename(parent) == "python"
+            and os.path.isfile(os.path.join(repo, "include", "tilec-c", "Compiler.h"))):
+        return repo
+    return None
+
+
 def checkout_paths(name):
     """Where a tilec library `name` lies without an explicit choice: the
     package directory, then ``build/lib`` (and ``build-*/lib``, newest
-    first) of a source checkout."""
+    first) of the source checkout the package is imported from, if any."""
     paths = [os.path.join(_package_root(), name)]
-    repo = os.path.dirname(os.path.dirname(_package_root()))
+    repo = source_checkout()
+    if repo is None:
+        return paths
     paths.append(os.path.join(repo, "build", "lib", name))
     others = glob.glob(os.path.join(repo, "build-*", "lib", name))
     paths.extend(sorted(others, key=os.path.getmtime, reverse=True))
@@ -221,11 +236,18 @@ def load_library():
             if os.path.isfile(path):
                 _library = Library(path)
                 return _library
+        message = ("the tilec compiler library (libtilec-c.so) was not found; looked in: "
+                   + ", ".join(tried) + ". ")
+        if os.environ.get("TILEC_LIBRARY"):
+            message += "Point TILEC_LIBRARY at an existing libtilec-c.so (or its directory)"
+        elif source_checkout() is None:
+            message += (f"This tilec package is installed outside a source checkout "
+                        f"({_package_root()}): set TILEC_LIBRARY to the libtilec-c.so of a "
+                        f"tilec build (e.g. TILEC_LIBRARY=/path/to/tilec/build/lib/libtilec-c.so)")
+        else:
+            message += "Build it (ninja TilecCAPI) or set TILEC_LIBRARY to its path"
         raise CompilerNotFoundError(
-            "the tilec compiler library (libtilec-c.so) was not found; looked in: "
-            + ", ".join(tried)
-            + ". Build it (ninja TilecCAPI), set TILEC_LIBRARY to its path, or load "
-              "precompiled artifacts (TILEC_ARTIFACTS / artifacts=)")
+            message + ", or load precompiled artifacts (TILEC_ARTIFACTS / artifacts=)")
 
 
 def reset_library():

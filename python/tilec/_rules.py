@@ -6,8 +6,8 @@ does not repeat the rule.
 
 Search order: ``$TILEC_RULES_LIBRARY`` (a file or a directory; never
 silently replaced), the package directory, the directory of
-``$TILEC_LIBRARY``, then ``build/lib`` (and ``build-*/lib``) of a source
-checkout.
+``$TILEC_LIBRARY``, then ``build/lib`` (and ``build-*/lib``) of the source
+checkout the package is imported from.
 """
 
 import ctypes
@@ -76,7 +76,8 @@ def _load():
         raise RulesNotFoundError(
             "the tilec rules library (libtilec-rules.so) was not found; looked in: "
             + ", ".join(tried)
-            + ". Build it (ninja TilecRulesCAPI) or set TILEC_RULES_LIBRARY to its path")
+            + ". Build it (ninja TilecRulesCAPI), or set TILEC_RULES_LIBRARY to its path "
+              "(or TILEC_LIBRARY to the libtilec-c.so next to it)")
 
 
 def library_path():
