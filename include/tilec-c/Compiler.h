@@ -40,7 +40,7 @@ extern "C" {
 
 /// Version of the layout of the structs and enums below. Bumped on every
 /// incompatible change so that bindings (ctypes) can refuse a mismatch.
-#define TILEC_C_API_VERSION 1
+#define TILEC_C_API_VERSION 2
 
 /// A sized, NUL-terminated string owned by a TilecResult (or static).
 typedef struct TilecStringRef {
@@ -56,6 +56,8 @@ typedef enum TilecEmit {
   TilecEmitLLVM = 1,
   TilecEmitPTX = 2,
   TilecEmitCubin = 3,
+  /// The AOT C header of `tilec --emit=header` (embeds the cubin).
+  TilecEmitHeader = 4,
 } TilecEmit;
 
 /// The per-kernel outputs of a compilation.
@@ -67,6 +69,7 @@ typedef enum TilecArtifact {
   TilecArtifactPTX = 2,      ///< PTX text (TilecEmitLLVM and later).
   TilecArtifactCubin = 3,    ///< ptxas output, binary (TilecEmitCubin).
   TilecArtifactMetadata = 4, ///< <kernel>.json launch metadata, always.
+  TilecArtifactHeader = 5,   ///< AOT C header (TilecEmitHeader).
 } TilecArtifact;
 
 /// Outcome of a compile call.

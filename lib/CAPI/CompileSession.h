@@ -31,7 +31,7 @@ class Operation;
 /// One compiled kernel, artifacts indexed by TilecArtifact.
 struct TilecKernel {
   std::string name;
-  std::string artifacts[TilecArtifactMetadata + 1];
+  std::string artifacts[TilecArtifactHeader + 1];
 };
 
 /// One recorded stage: the IR of an op after a pass.

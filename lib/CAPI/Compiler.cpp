@@ -94,11 +94,11 @@ convertOptions(ModuleOp module, const TilecCompileOptions &options) {
   if (!options.chip || !*options.chip)
     return emitError(module.getLoc(), "no target chip given; expected one of ")
            << TargetInfo::getSupportedChips();
-  if (options.emit < TilecEmitMLIR || options.emit > TilecEmitCubin)
+  if (options.emit < TilecEmitMLIR || options.emit > TilecEmitHeader)
     return emitError(module.getLoc(), "invalid emit stage ")
            << static_cast<int>(options.emit)
-           << "; expected TilecEmitMLIR, TilecEmitLLVM, TilecEmitPTX or "
-              "TilecEmitCubin";
+           << "; expected TilecEmitMLIR, TilecEmitLLVM, TilecEmitPTX, "
+              "TilecEmitCubin or TilecEmitHeader";
   CompileOptions result;
   result.chip = options.chip;
   result.emit = static_cast<EmitStage>(options.emit);
@@ -158,6 +158,7 @@ LogicalResult capi::compileInto(ModuleOp module,
     kernel.artifacts[TilecArtifactPTX] = std::move(a.ptx);
     kernel.artifacts[TilecArtifactCubin] = std::move(a.cubin);
     kernel.artifacts[TilecArtifactMetadata] = std::move(a.metadata);
+    kernel.artifacts[TilecArtifactHeader] = std::move(a.header);
     result.kernels.push_back(std::move(kernel));
   }
   return success();
@@ -276,7 +277,7 @@ TilecStringRef tilecResultGetKernelArtifact(const TilecResult *result,
                                             size_t index,
                                             TilecArtifact artifact) {
   if (!result || index >= result->kernels.size() ||
-      artifact < TilecArtifactMLIR || artifact > TilecArtifactMetadata)
+      artifact < TilecArtifactMLIR || artifact > TilecArtifactHeader)
     return getEmptyRef();
   return wrap(result->kernels[index].artifacts[artifact]);
 }

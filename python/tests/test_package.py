@@ -35,7 +35,7 @@ def run_python(code, pythonpath, env_changes=None, drop=()):
 
 def test_import_needs_no_tensor_library():
     done = run_python("""
-        import tilec, tilec.cache, tilec.runtime, tilec.aot_header, tilec.__main__
+        import tilec, tilec.cache, tilec.runtime, tilec.__main__
         assert "torch" not in [m for m in sys.modules if sys.modules[m] is not None]
         for call in (lambda: tilec.gemm([1], [2]), lambda: tilec.attention([1], [2], [3])):
             try:

@@ -20,13 +20,14 @@ import threading
 LIBRARY_NAME = "libtilec-c.so"
 
 #: Layout version of the C structs below (``TILEC_C_API_VERSION``).
-API_VERSION = 1
+API_VERSION = 2
 
 #: ``TilecEmit`` values by stage name.
-EMIT_STAGES = {"mlir": 0, "llvm": 1, "ptx": 2, "cubin": 3}
+EMIT_STAGES = {"mlir": 0, "llvm": 1, "ptx": 2, "cubin": 3, "header": 4}
 
 # TilecArtifact values.
-_ARTIFACT_MLIR, _ARTIFACT_LLVM, _ARTIFACT_PTX, _ARTIFACT_CUBIN, _ARTIFACT_METADATA = range(5)
+(_ARTIFACT_MLIR, _ARTIFACT_LLVM, _ARTIFACT_PTX, _ARTIFACT_CUBIN, _ARTIFACT_METADATA,
+ _ARTIFACT_HEADER) = range(6)
 
 # TilecStatus values.
 _SUCCESS, _FAILURE, _INVALID_ARGUMENT = range(3)
@@ -63,11 +64,11 @@ class RawKernel:
     """Artifacts of one kernel as the library returned them (``None`` for a
     stage that was not produced)."""
 
-    __slots__ = ("name", "mlir", "llvm", "ptx", "cubin", "metadata")
+    __slots__ = ("name", "mlir", "llvm", "ptx", "cubin", "metadata", "header")
 
-    def __init__(self, name, mlir, llvm, ptx, cubin, metadata):
+    def __init__(self, name, mlir, llvm, ptx, cubin, metadata, header=None):
         self.name, self.mlir, self.llvm = name, mlir, llvm
-        self.ptx, self.cubin, self.metadata = ptx, cubin, metadata
+        self.ptx, self.cubin, self.metadata, self.header = ptx, cubin, metadata, header
 
 
 class RawResult:
@@ -212,7 +213,7 @@ class Library:
                 name=lib.tilecResultGetKernelName(handle, i).to_str(),
                 mlir=artifact(_ARTIFACT_MLIR), llvm=artifact(_ARTIFACT_LLVM),
                 ptx=artifact(_ARTIFACT_PTX), cubin=artifact(_ARTIFACT_CUBIN, binary=True),
-                metadata=artifact(_ARTIFACT_METADATA)))
+                metadata=artifact(_ARTIFACT_METADATA), header=artifact(_ARTIFACT_HEADER)))
         stages = [(lib.tilecResultGetStageName(handle, i).to_str(),
                    lib.tilecResultGetStageIR(handle, i).to_str())
                   for i in range(lib.tilecResultGetNumStages(handle))]

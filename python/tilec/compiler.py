@@ -6,8 +6,8 @@ cached on disk (see :mod:`tilec.cache`). Following Triton's idea of stages,
 pipeline. A result (and its cache entry) holds the emitted output and the
 launch metadata; the intermediate outputs (the LLVM IR is most of the bytes)
 only when asked for with ``keep=`` or ``stages=True``. ``emit="header"``
-writes the AOT C header of ``tilec --emit=header`` (see
-:mod:`tilec.aot_header`).
+gives the AOT C header of ``tilec --emit=header`` (the library's
+``TilecEmitHeader``: the same code writes both).
 """
 
 import json
@@ -15,12 +15,11 @@ import os
 import warnings
 
 from . import _capi
-from .aot_header import HeaderError, build_header
 from .specialize import specialize_source
 from .cache import ARTIFACT_EXTENSIONS, FileCache, default_cache_dir, file_stem, make_key
 
 #: What ``emit=`` takes: the last stage of the compilation.
-EMITS = tuple(_capi.EMIT_STAGES) + ("header",)
+EMITS = tuple(_capi.EMIT_STAGES)
 
 #: The outputs of a kernel (``CompiledKernel`` attributes), in pipeline order.
 OUTPUTS = tuple(ARTIFACT_EXTENSIONS)
@@ -312,23 +311,15 @@ def compile(source_or_path, chip=None, emit="cubin", stages=False, cache_dir=Non
             except (OSError, ValueError, KeyError, TypeError):
                 pass  # removed or damaged meanwhile: a miss
 
-    capi_emit = "cubin" if emit == "header" else emit
-    raw = library.compile(text, chip=chip, emit=capi_emit, opt_level=opt_level,
+    raw = library.compile(text, chip=chip, emit=emit, opt_level=opt_level,
                           cuda_path=cuda_path, cubin_arch=cubin_arch, source_name=source_name,
                           stages=stages)
     if not raw.succeeded:
         raise CompileError(raw.diagnostics, source_name)
     kernels = []
     for k in raw.kernels:
-        header = None
-        if emit == "header":
-            try:
-                header = build_header(k.metadata, k.cubin, library.version)
-            except HeaderError as e:
-                raise CompileError(f"{source_name}: error: kernel '{k.name}': {e}",
-                                   source_name) from None
         kernels.append(CompiledKernel(k.name, k.metadata, ptx=k.ptx, cubin=k.cubin, llvm=k.llvm,
-                                      mlir=k.mlir, header=header))
+                                      mlir=k.mlir, header=k.header))
     stored = kept
     if store is not None:
         # An entry holding other outputs is replaced by one holding both.

@@ -146,6 +146,30 @@ static void testCompilePTX(void) {
   tilecResultDestroy(result);
 }
 
+/* TilecEmitHeader: the AOT C header of `tilec --emit=header` beside the
+ * cubin it embeds. */
+static void testCompileHeader(const char *cudaPath) {
+  printf("== compile header\n");
+  TilecResult *result = NULL;
+  TilecStatus status =
+      compile(kScaleSource, "sm_80", TilecEmitHeader, cudaPath, false, &result);
+  check(status == TilecSuccess, "succeeded");
+  TilecStringRef header =
+      tilecResultGetKernelArtifact(result, 0, TilecArtifactHeader);
+  check(contains(header, "tilec_scale_launch(CUstream"),
+        "header defines the launch function");
+  check(contains(header, "#include <cuda.h>"), "header needs only cuda.h");
+  check(tilecResultGetKernelArtifact(result, 0, TilecArtifactCubin).length > 4,
+        "the cubin it embeds comes too");
+  tilecResultDestroy(result);
+  status = compile(kScaleSource, "sm_80", TilecEmitPTX, NULL, false, &result);
+  check(tilecResultGetKernelArtifact(result, 0, TilecArtifactHeader).length ==
+            0,
+        "no header for TilecEmitPTX");
+  tilecResultDestroy(result);
+  printf("header ok\n");
+}
+
 /* Failures come back as diagnostics text, never as a crash. */
 static void testErrors(void) {
   printf("== errors\n");
@@ -280,6 +304,7 @@ int main(int argc, char **argv) {
   printf("chips: %s\n", tilecGetSupportedChips());
   testCompileCubin(cudaPath);
   testCompilePTX();
+  testCompileHeader(cudaPath);
   testErrors();
   testMlirC();
   printf("%d failures\n", failures);
@@ -287,7 +312,7 @@ int main(int argc, char **argv) {
 }
 
 // clang-format off
-// CHECK: api 1, tilec {{[0-9]+\.[0-9]+\.[0-9]+}}
+// CHECK: api 2, tilec {{[0-9]+\.[0-9]+\.[0-9]+}}
 // CHECK: chips: sm_80, {{.*}}sm_90a
 // CHECK-LABEL: == compile cubin
 // CHECK-NOT: FAILED
@@ -298,6 +323,9 @@ int main(int argc, char **argv) {
 // CHECK-LABEL: == compile ptx
 // CHECK-NOT: FAILED
 // CHECK: ptx ok
+// CHECK-LABEL: == compile header
+// CHECK-NOT: FAILED
+// CHECK: header ok
 // CHECK-LABEL: == errors
 // CHECK: parse: scale.mlir:1:20: error:
 // CHECK: chip: scale.mlir:{{[0-9:]+}}: error: unknown chip 'sm_75'; expected one of
