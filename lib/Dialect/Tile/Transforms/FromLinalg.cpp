@@ -52,11 +52,14 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Remarks.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/DebugLog.h"
@@ -290,7 +293,11 @@ static FailureOr<ContractionInfo> getContractionInfo(Operation *op,
                                                      std::string *why) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-    return fail(why, "not a linalg.matmul or linalg.batch_matmul");
+    return fail(why, Twine("a contraction of another form (") +
+                         op->getName().getStringRef() +
+                         "); tile-from-linalg converts linalg.matmul and "
+                         "linalg.batch_matmul, and linalg.generic / "
+                         "linalg.contract ops that are one of them");
   if (!linalgOp.hasPureTensorSemantics())
     return fail(why, "operates on buffers; tile-from-linalg runs on tensors, "
                      "before bufferization");
@@ -1466,6 +1473,94 @@ static std::string explainMissed(Operation *op, DotPrecision f32Precision) {
   return why;
 }
 
+/// The ops tile-from-linalg converts or explains: softmaxes and every
+/// contraction (named matmuls, generics and linalg.contract ops that
+/// contract, matvec, mmt4d, ...).
+static bool isCandidate(Operation *op) {
+  if (isa<linalg::SoftmaxOp>(op))
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalg::isaContractionOpInterface(linalgOp);
+}
+
+/// A linalg.generic or linalg.contract that is a matmul or batch_matmul
+/// (upstream's linalg::specializeGenericOp recognizes it) and converts is
+/// replaced by that named op, which the patterns then convert. One that
+/// would not convert stays as it was, and `reasons` says why.
+static void
+specializeContractions(ModuleOp module, DotPrecision f32Precision,
+                       llvm::DenseMap<Operation *, std::string> &reasons) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::GenericOp, linalg::ContractOp>(op) && isCandidate(op) &&
+        op->getParentOfType<func::FuncOp>())
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : ops) {
+    // Tried on a copy: the original stays unless the named form converts.
+    rewriter.setInsertionPoint(op);
+    auto copy = cast<linalg::LinalgOp>(rewriter.clone(*op));
+    FailureOr<linalg::GenericOp> generic =
+        isa<linalg::GenericOp>(copy)
+            ? FailureOr<linalg::GenericOp>(cast<linalg::GenericOp>(copy))
+            : linalg::generalizeNamedOp(rewriter, copy);
+    if (failed(generic)) {
+      rewriter.eraseOp(copy);
+      reasons[op] = "a contraction that upstream's linalg generalization "
+                    "does not take";
+      continue;
+    }
+    SmallVector<AffineMap> maps = generic->getIndexingMapsArray();
+    FailureOr<linalg::LinalgOp> named =
+        linalg::specializeGenericOp(rewriter, *generic);
+    Operation *made =
+        succeeded(named) ? named->getOperation() : generic->getOperation();
+    std::string why;
+    // Upstream's specializer (LLVM 22) drops transposed operand maps and
+    // makes a matmul that reads the operands wrongly (docs/known-issues.md):
+    // the named op takes the generic's maps, and must verify with them.
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(made) &&
+        cast<linalg::LinalgOp>(made).getIndexingMapsArray() != maps) {
+      made->setAttr("indexing_maps", rewriter.getAffineMapArrayAttr(maps));
+      if (failed(mlir::verify(made, /*verifyRecursively=*/false)))
+        why = "a contraction whose indexing maps a linalg.matmul or "
+              "batch_matmul cannot express";
+    }
+    if (why.empty() && isa<linalg::MatmulOp, linalg::BatchMatmulOp>(made) &&
+        succeeded(matchGemm(made, f32Precision, &why))) {
+      rewriter.replaceOp(op, made->getResults());
+      continue;
+    }
+    if (why.empty())
+      why = isa<linalg::GenericOp>(made)
+                ? "a contraction that is not a matmul or batch_matmul "
+                  "(upstream's linalg::specializeGenericOp names none)"
+                : "a contraction that is a " +
+                      made->getName().getStringRef().str() +
+                      ", not a matmul or batch_matmul";
+    reasons[op] = why;
+    rewriter.eraseOp(made);
+  }
+}
+
+/// The converted kernel whose result a linalg.generic reads on the host (a
+/// consumer its epilogue could not take), if any.
+static SymbolRefAttr getKernelRead(linalg::GenericOp op) {
+  for (Value v : op.getDpsInputs()) {
+    auto call = v.getDefiningOp<func::CallOp>();
+    if (!call)
+      continue;
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    if (auto kernel = callee
+                          ? callee->getAttrOfType<SymbolRefAttr>("tile.kernel")
+                          : SymbolRefAttr())
+      return kernel;
+  }
+  return {};
+}
+
 void TileFromLinalgPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
@@ -1480,18 +1575,18 @@ void TileFromLinalgPass::runOnOperation() {
   // Why an op would be missed is worked out up front: once its neighbours
   // are rewritten (e.g. the matmuls around a softmax whose attention pattern
   // does not fit), the reason would no longer be visible.
+  llvm::DenseMap<Operation *, std::string> reasons;
+  specializeContractions(module, f32Precision, reasons);
   llvm::DenseSet<Operation *> oldKernels;
   SmallVector<Operation *> candidates;
-  llvm::DenseMap<Operation *, std::string> reasons;
   module.walk([&](Operation *op) {
     if (isa<KernelOp>(op))
       oldKernels.insert(op);
-    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::SoftmaxOp,
-             linalg::GenericOp>(op) ||
+    if (!(isCandidate(op) || isa<linalg::GenericOp>(op)) ||
         !op->getParentOfType<func::FuncOp>())
       return;
     candidates.push_back(op);
-    if (!isa<linalg::GenericOp>(op))
+    if (isCandidate(op) && !reasons.count(op))
       reasons[op] = explainMissed(op, f32Precision);
   });
   // The driver pops its worklist from the back: reversing keeps kernel
@@ -1518,16 +1613,31 @@ void TileFromLinalgPass::runOnOperation() {
     });
   }
 
-  // What is left: a missed remark, or an error in strict mode.
+  // What is left: a remark (unless `quiet`), or an error in strict mode.
   bool failedStrict = false;
   module.walk([&](Operation *op) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (!func || isa<KernelOp>(op))
+      return;
+    // A consumer the epilogue did not take runs on the host.
+    if (auto generic = dyn_cast<linalg::GenericOp>(op);
+        generic && !isCandidate(op)) {
+      if (SymbolRefAttr kernel = getKernelRead(generic); kernel && !quiet)
+        op->emitRemark("tile-from-linalg: this linalg.generic reads the "
+                       "result of kernel ")
+            << kernel
+            << " and stays outside it: tile.gemm's epilogue fuses a "
+               "row-broadcast bias add, ReLU (maximumf/maxnumf with 0) and "
+               "casts, each the only user of the one before; "
+               "tile.attention's fuses none";
+      return;
+    }
     // Only linalg ops can be keys: the rewrite erased some keyed ops, and
     // the ops it created (none of them linalg ops) may reuse their memory.
-    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::SoftmaxOp>(op))
+    if (!isCandidate(op))
       return;
-    auto func = op->getParentOfType<func::FuncOp>();
     auto it = reasons.find(op);
-    if (!func || it == reasons.end())
+    if (it == reasons.end())
       return;
     const std::string &why = it->second;
     if (strict) {
@@ -1538,11 +1648,9 @@ void TileFromLinalgPass::runOnOperation() {
     }
     ++numMissed;
     LDBG() << "missed " << op->getName() << ": " << why;
-    remark::missed(op->getLoc(), remark::RemarkOpts::name("NotConverted")
-                                     .category(kRemarkCategory)
-                                     .function(func.getSymName()))
-        << remark::reason("{0} left unconverted: {1}",
-                          op->getName().getStringRef().str(), why);
+    if (!quiet)
+      op->emitRemark("tile-from-linalg: '")
+          << op->getName() << "' left unconverted: " << why;
   });
   if (failedStrict)
     signalPassFailure();

@@ -502,17 +502,29 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
     stride. `tilec` compiles the kernels; the function stays as host-side
     glue.
 
+    A `linalg.generic` or `linalg.contract` that is a matmul or
+    batch_matmul (upstream's `linalg::specializeGenericOp` names it) is
+    converted as that named op.
+
     Operands may be function arguments, results of other ops, or
     `bufferization.to_tensor` of contiguous memrefs. Everything else
-    (unsigned i8, transposed A, non-contiguous memrefs, an
-    attention pattern with an unsupported head dimension, ...) is left
-    alone and reported as a missed remark (`--remarks-filter=tile-from-linalg`);
-    with `strict`, as an error that fails the pass.
+    (other contractions such as `linalg.matvec`, `batch_reduce_matmul` or
+    `mmt4d`, matmuls on memrefs, unsigned i8, transposed A, non-contiguous
+    memrefs, an attention pattern with an unsupported head dimension, ...)
+    is left alone with a remark saying why (`quiet` silences them), as is
+    an elementwise consumer of a converted kernel that its epilogue cannot
+    take; with `strict`, a contraction or softmax left alone is an error
+    that fails the pass.
   }];
   let options = [
     Option<"strict", "strict", "bool", /*default=*/"false",
-           "Fail on a linalg.matmul, linalg.batch_matmul or linalg.softmax "
-           "that cannot be converted instead of leaving it alone">,
+           "Fail on a contraction or linalg.softmax that cannot be converted "
+           "instead of leaving it alone">,
+    Option<"quiet", "quiet", "bool", /*default=*/"false",
+           "Do not remark on what is left alone (by default every "
+           "contraction or softmax not converted, and every elementwise "
+           "consumer of a converted kernel not fused into it, gets a "
+           "remark saying why)">,
     Option<"f32Precision", "f32-precision", "::mlir::tilec::tile::DotPrecision",
            /*default=*/"::mlir::tilec::tile::DotPrecision::TF32x3",
            "How the tile.gemm of an f32 matmul multiplies",

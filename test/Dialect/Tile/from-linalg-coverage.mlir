@@ -1,0 +1,161 @@
+// RUN: tilec-opt %s -split-input-file -tile-from-linalg 2>/dev/null | FileCheck %s
+// RUN: tilec-opt %s -split-input-file -tile-from-linalg -verify-diagnostics -o /dev/null
+// RUN: sed -e 's/expected-remark/no-remark/' %s | tilec-opt -split-input-file -tile-from-linalg=quiet=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
+// QUIET-NOT: remark
+
+// The matmul forms frontends emit besides linalg.matmul: a linalg.generic
+// or linalg.contract that is a matmul converts as one (upstream's
+// linalg::specializeGenericOp names it); every other contraction, a matmul
+// on buffers, and an elementwise consumer the epilogue cannot take are left
+// alone with a remark saying why (by default; `quiet` silences them).
+
+// CHECK-LABEL: func.func @generic_matmul
+// CHECK-NOT: linalg.generic
+// CHECK: call @generic_matmul_gemm0_launch
+// CHECK: tile.kernel @generic_matmul_gemm0
+// CHECK: tile.gemm
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+func.func @generic_matmul(%a: tensor<256x128xbf16>, %b: tensor<128x512xbf16>) -> tensor<256x512xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x512xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<256x128xbf16>, tensor<128x512xbf16>) outs(%c : tensor<256x512xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<256x512xf32>
+  return %r : tensor<256x512xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @contract_matmul
+// CHECK-NOT: linalg.contract
+// CHECK: call @contract_matmul_gemm0_launch
+// CHECK: tile.kernel @contract_matmul_gemm0
+// CHECK: tile.gemm
+func.func @contract_matmul(%a: tensor<64x32xf16>, %b: tensor<32x48xf16>) -> tensor<64x48xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x48xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %r = linalg.contract
+      indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                       affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<64x32xf16>, tensor<32x48xf16>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %r : tensor<64x48xf32>
+}
+
+// -----
+
+// A generic contraction with A read transposed specializes to a matmul that
+// tile.gemm cannot take: the generic stays, with the reason.
+// CHECK-LABEL: func.func @generic_transposed_a
+// CHECK: linalg.generic
+func.func @generic_transposed_a(%a: tensor<128x256xbf16>, %b: tensor<128x512xbf16>) -> tensor<256x512xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x512xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+  // expected-remark @+1 {{tile-from-linalg: 'linalg.generic' left unconverted: A is transposed; tile.gemm needs A contiguous along K}}
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>,
+                                        affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<128x256xbf16>, tensor<128x512xbf16>) outs(%c : tensor<256x512xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<256x512xf32>
+  return %r : tensor<256x512xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matvec
+// CHECK: linalg.matvec
+func.func @matvec(%a: tensor<256x128xbf16>, %x: tensor<128xbf16>, %y: tensor<256xf32>) -> tensor<256xf32> {
+  // expected-remark @+1 {{tile-from-linalg: 'linalg.matvec' left unconverted: a contraction of another form (linalg.matvec); tile-from-linalg converts linalg.matmul and linalg.batch_matmul}}
+  %r = linalg.matvec ins(%a, %x : tensor<256x128xbf16>, tensor<128xbf16>) outs(%y : tensor<256xf32>) -> tensor<256xf32>
+  return %r : tensor<256xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @batch_reduce_matmul
+// CHECK: linalg.batch_reduce_matmul
+func.func @batch_reduce_matmul(%a: tensor<4x64x32xbf16>, %b: tensor<4x32x16xbf16>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  // expected-remark @+1 {{'linalg.batch_reduce_matmul' left unconverted: a contraction of another form (linalg.batch_reduce_matmul)}}
+  %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<4x64x32xbf16>, tensor<4x32x16xbf16>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %r : tensor<64x16xf32>
+}
+
+// -----
+
+// Matmuls on buffers (every upstream GPU matmul test) are left alone.
+// CHECK-LABEL: func.func @matmul_memref
+// CHECK: linalg.matmul
+func.func @matmul_memref(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %c: memref<64x16xf32>) {
+  // expected-remark @+1 {{'linalg.matmul' left unconverted: operates on buffers; tile-from-linalg runs on tensors, before bufferization}}
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// A tanh after the matmul (part of a GELU) is not an epilogue tile.gemm
+// fuses: the matmul converts, the tanh stays on the host, with a remark.
+// CHECK-LABEL: func.func @unfused_tanh
+// CHECK: call @unfused_tanh_gemm0_launch
+// CHECK: linalg.generic
+// CHECK: math.tanh
+#id = affine_map<(i, j) -> (i, j)>
+func.func @unfused_tanh(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>) -> tensor<64x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xbf16>, tensor<32x16xbf16>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %o = tensor.empty() : tensor<64x16xf32>
+  // expected-remark @+1 {{tile-from-linalg: this linalg.generic reads the result of kernel @unfused_tanh_gemm0 and stays outside it: tile.gemm's epilogue fuses a row-broadcast bias add, ReLU}}
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<64x16xf32>) outs(%o : tensor<64x16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %h = math.tanh %x : f32
+    linalg.yield %h : f32
+  } -> tensor<64x16xf32>
+  return %t : tensor<64x16xf32>
+}
+
+// -----
+
+// nn.Linear as a generic (B stored [N, K]): upstream's specializer drops
+// the transposed map (an invalid linalg.matmul, docs/known-issues.md); the
+// named op keeps the generic's maps and converts with B read K-major.
+// CHECK-LABEL: func.func @generic_linear
+// CHECK: call @generic_linear_gemm0_launch
+// CHECK: tile.kernel @generic_linear_gemm0
+// CHECK: %[[B:.+]] = tile.make_view %{{.*}}[512, 128] strides [1, 512]
+// CHECK: tile.gemm
+func.func @generic_linear(%a: tensor<256x512xbf16>, %w: tensor<128x512xbf16>) -> tensor<256x128xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x128xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<256x128xf32>) -> tensor<256x128xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                        affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<256x512xbf16>, tensor<128x512xbf16>) outs(%c : tensor<256x128xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<256x128xf32>
+  return %r : tensor<256x128xf32>
+}
