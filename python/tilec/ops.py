@@ -834,26 +834,43 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     if descales != (None, None, None):
         return _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales)
     try:  # torch tensors: the plan of this call's metadata (module doc)
-        key = ("attention", q.shape, q.stride(), q.dtype, q.device,
-               k.shape, k.stride(), k.dtype, k.device, v.shape, v.stride(), v.dtype, v.device,
-               None if out is None else (out.shape, out.stride(), out.dtype, out.device),
-               bool(causal), bool(return_lse), chip,
-               _default_directory() if artifacts is None else artifacts)
+        key = _attention_plan_key("attention", q, k, v, out, causal, return_lse, chip,
+                                  artifacts)
         plan = _tls.plans.get(key)
     except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
         key = plan = None
     if plan is not None:
-        stream = plan.stream()
-        o = plan.allocate() if out is None else out
-        lse = plan.allocate_lse() if return_lse else plan.lse_scratch(stream)
-        dyn = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr())
-        if dyn == plan.last or plan.bind(dyn):
-            plan.launch(stream)
-            return (o, lse) if return_lse else o
+        result = _launch_attention_plan(plan, q, k, v, out, return_lse)
+        if result is not None:
+            return result
     # FP8 calls have plans of their own (keyed by how descales are given).
     if str(getattr(q, "dtype", "")).endswith(("float8_e4m3fn", "float8_e5m2")):
         return _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales)
     return _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key)
+
+
+def _attention_plan_key(kind, q, k, v, out, causal, return_lse, chip, artifacts, extra=None):
+    """The key of an attention call's plan: everything but the data
+    (torch-style tensors; raises for others)."""
+    return (kind, q.shape, q.stride(), q.dtype, q.device,
+            k.shape, k.stride(), k.dtype, k.device, v.shape, v.stride(), v.dtype, v.device,
+            None if out is None else (out.shape, out.stride(), out.dtype, out.device), extra,
+            bool(causal), bool(return_lse), chip,
+            _default_directory() if artifacts is None else artifacts)
+
+
+def _launch_attention_plan(plan, q, k, v, out, return_lse, extra_dyn=()):
+    """Launches ``plan`` on this call's tensors (and ``extra_dyn``, the
+    per-call values after Q, K, V, O, LSE); returns the result, or ``None``
+    when a pointer breaks an alignment (the checked path then says which)."""
+    stream = plan.stream()
+    o = plan.allocate() if out is None else out
+    lse = plan.allocate_lse() if return_lse else plan.lse_scratch(stream)
+    dyn = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr()) + extra_dyn
+    if dyn == plan.last or plan.bind(dyn):
+        plan.launch(stream)
+        return (o, lse) if return_lse else o
+    return None
 
 
 def _check_rank4(op, infos):
@@ -1039,26 +1056,19 @@ def _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales):
     op = "tilec.attention"
     tensors = _descale_tensors(op, q, descales)
     try:  # torch tensors: the plan of this call's metadata (module doc)
-        key = ("attention_fp8", q.shape, q.stride(), q.dtype, q.device,
-               k.shape, k.stride(), k.dtype, k.device, v.shape, v.stride(), v.dtype, v.device,
-               None if out is None else (out.shape, out.stride(), out.dtype, out.device),
-               None if tensors is None else tuple((t.shape, t.stride(), t.dtype, t.device)
-                                                  for t in tensors),
-               bool(causal), bool(return_lse), chip,
-               _default_directory() if artifacts is None else artifacts)
+        key = _attention_plan_key(
+            "attention_fp8", q, k, v, out, causal, return_lse, chip, artifacts,
+            None if tensors is None else tuple((t.shape, t.stride(), t.dtype, t.device)
+                                               for t in tensors))
         plan = _tls.plans.get(key)
     except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
         key = plan = None
     if plan is not None:
-        stream = plan.stream()
-        o = plan.allocate() if out is None else out
-        lse = plan.allocate_lse() if return_lse else plan.lse_scratch(stream)
         ds = (tuple(_descale_value(op, n, x) for n, x in zip(_DESCALE_NAMES, descales))
               if tensors is None else tuple(t.data_ptr() for t in tensors))
-        dyn = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr()) + ds
-        if dyn == plan.last or plan.bind(dyn):
-            plan.launch(stream)
-            return (o, lse) if return_lse else o
+        result = _launch_attention_plan(plan, q, k, v, out, return_lse, ds)
+        if result is not None:
+            return result
     return _attention_fp8_checked(q, k, v, causal, out, return_lse, chip, artifacts, descales,
                                   tensors, key)
 
