@@ -78,12 +78,34 @@ func.func @generic_transposed_a(%a: tensor<128x256xbf16>, %b: tensor<128x512xbf1
 
 // -----
 
+// linalg.matvec and linalg.vecmat are skinny GEMMs: x is B [N = 1, K]
+// read K-major (matvec) or A [M = 1, K] (vecmat), y one column or one row.
 // CHECK-LABEL: func.func @matvec
-// CHECK: linalg.matvec
+// CHECK: call @matvec_gemm0_launch
+// CHECK: tile.kernel @matvec_gemm0(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<f32>)
+// CHECK-NEXT: tile.make_view %A[256, 128] strides [128, 1]
+// CHECK-NEXT: tile.make_view %B[128, 1] strides [1, 128]
+// CHECK-NEXT: tile.make_view %C[256, 1] strides [1, 1]
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} beta(
 func.func @matvec(%a: tensor<256x128xbf16>, %x: tensor<128xbf16>, %y: tensor<256xf32>) -> tensor<256xf32> {
-  // expected-remark @+1 {{tile-from-linalg: 'linalg.matvec' left unconverted: a contraction of another form (linalg.matvec); tile-from-linalg converts linalg.matmul and linalg.batch_matmul}}
   %r = linalg.matvec ins(%a, %x : tensor<256x128xbf16>, tensor<128xbf16>) outs(%y : tensor<256xf32>) -> tensor<256xf32>
   return %r : tensor<256xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @vecmat
+// CHECK: call @vecmat_gemm0_launch
+// CHECK: tile.kernel @vecmat_gemm0(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr<f32>, %K: i32)
+// CHECK-NEXT: tile.make_view %A[1, %K] strides [%K, 1]
+// CHECK-NEXT: tile.make_view %B[%K, 64] strides [64, 1]
+// CHECK-NEXT: tile.make_view %C[1, 64] strides [64, 1]
+func.func @vecmat(%x: tensor<?xf16>, %b: tensor<?x64xf16>) -> tensor<64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %y = linalg.fill ins(%z : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %r = linalg.vecmat ins(%x, %b : tensor<?xf16>, tensor<?x64xf16>) outs(%y : tensor<64xf32>) -> tensor<64xf32>
+  return %r : tensor<64xf32>
 }
 
 // -----
@@ -91,7 +113,7 @@ func.func @matvec(%a: tensor<256x128xbf16>, %x: tensor<128xbf16>, %y: tensor<256
 // CHECK-LABEL: func.func @batch_reduce_matmul
 // CHECK: linalg.batch_reduce_matmul
 func.func @batch_reduce_matmul(%a: tensor<4x64x32xbf16>, %b: tensor<4x32x16xbf16>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
-  // expected-remark @+1 {{'linalg.batch_reduce_matmul' left unconverted: a contraction of another form (linalg.batch_reduce_matmul)}}
+  // expected-remark @+1 {{'linalg.batch_reduce_matmul' left unconverted: a contraction of another form (linalg.batch_reduce_matmul); tile-from-linalg converts linalg.matmul, linalg.batch_matmul, linalg.matvec and linalg.vecmat}}
   %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<4x64x32xbf16>, tensor<4x32x16xbf16>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
   return %r : tensor<64x16xf32>
 }

@@ -272,11 +272,20 @@ static void eraseMatchedOps(RewriterBase &rewriter, ArrayRef<Operation *> ops) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// How a linalg.matmul / linalg.batch_matmul reads its operands.
+/// A matrix-vector product computed as a skinny GEMM.
+enum class VectorForm {
+  None,
+  Matvec, ///< y[M] = A[M, K] x[K]: x is B ([N, K] with N = 1), y one column
+  Vecmat, ///< y[N] = x[K] A[K, N]: x is A ([M, K] with M = 1), y one row
+};
+
+/// How a linalg.matmul / linalg.batch_matmul / matvec / vecmat reads its
+/// operands.
 struct ContractionInfo {
   Value lhs, rhs, init, result;
   /// batch_matmul: every operand has a leading batch dimension.
   bool batched = false;
+  VectorForm vector = VectorForm::None;
   /// `rhs` is stored [N, K] (transposed-B maps, or a linalg.transpose that
   /// was looked through).
   bool rhsTransposed = false;
@@ -292,11 +301,29 @@ struct ContractionInfo {
 static FailureOr<ContractionInfo> getContractionInfo(Operation *op,
                                                      std::string *why) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (linalgOp && isa<linalg::MatvecOp, linalg::VecmatOp>(op)) {
+    // Their maps are fixed: matvec (m, k) x (k) -> (m), vecmat (k) x (k, n)
+    // -> (n).
+    if (!linalgOp.hasPureTensorSemantics())
+      return fail(why, "operates on buffers; tile-from-linalg runs on "
+                       "tensors, before bufferization");
+    ContractionInfo info;
+    bool matvec = isa<linalg::MatvecOp>(op);
+    info.vector = matvec ? VectorForm::Matvec : VectorForm::Vecmat;
+    info.lhs = linalgOp.getDpsInputs()[0];
+    info.rhs = linalgOp.getDpsInputs()[1];
+    info.init = linalgOp.getDpsInits()[0];
+    info.result = op->getResult(0);
+    // matvec's x, a [1, K] row, is B stored [N, K]: read K-major as is.
+    info.rhsTransposed = matvec;
+    return info;
+  }
   if (!linalgOp || !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return fail(why, Twine("a contraction of another form (") +
                          op->getName().getStringRef() +
-                         "); tile-from-linalg converts linalg.matmul and "
-                         "linalg.batch_matmul, and linalg.generic / "
+                         "); tile-from-linalg converts linalg.matmul, "
+                         "linalg.batch_matmul, linalg.matvec and "
+                         "linalg.vecmat, and linalg.generic / "
                          "linalg.contract ops that are one of them");
   if (!linalgOp.hasPureTensorSemantics())
     return fail(why, "operates on buffers; tile-from-linalg runs on tensors, "
@@ -1231,7 +1258,7 @@ static FailureOr<GemmPlan> matchGemm(Operation *op, DotPrecision f32Precision,
   // Epilogue: elementwise generics that are the only users, one after the
   // other. Not with beta: C would be read from the wrong buffer. i8 sums
   // take none.
-  while (!plan.readsC && !int8) {
+  while (!plan.readsC && !int8 && info->vector == VectorForm::None) {
     auto user = dyn_cast_or_null<linalg::GenericOp>(getSingleUser(plan.result));
     if (!user || failed(fuseEpilogue(plan, user)))
       break;
@@ -1334,13 +1361,23 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
   unsigned cArg = sig.addOperand("C", plan.dest);
   unsigned o = c.batched ? 1 : 0;
   unsigned bK = kMajorB ? o + 1 : o, bN = kMajorB ? o : o + 1;
-  Extent m = sig.getSize("M", {{a, o}, {cArg, o}});
-  SmallVector<std::pair<unsigned, unsigned>> nSources = {{b, bN},
-                                                         {cArg, o + 1}};
-  if (bias)
-    nSources.push_back({*bias, 0});
-  Extent n = sig.getSize("N", nSources);
-  Extent k = sig.getSize("K", {{a, o + 1}, {b, bK}});
+  Extent one = Extent::get(1);
+  Extent m = one, n = one, k;
+  if (c.vector == VectorForm::Matvec) { // A [M, K], x [K], y [M]
+    m = sig.getSize("M", {{a, 0}, {cArg, 0}});
+    k = sig.getSize("K", {{a, 1}, {b, 0}});
+  } else if (c.vector == VectorForm::Vecmat) { // x [K], B [K, N], y [N]
+    k = sig.getSize("K", {{a, 0}, {b, 0}});
+    n = sig.getSize("N", {{b, 1}, {cArg, 0}});
+  } else {
+    m = sig.getSize("M", {{a, o}, {cArg, o}});
+    SmallVector<std::pair<unsigned, unsigned>> nSources = {{b, bN},
+                                                           {cArg, o + 1}};
+    if (bias)
+      nSources.push_back({*bias, 0});
+    n = sig.getSize("N", nSources);
+    k = sig.getSize("K", {{a, o + 1}, {b, bK}});
+  }
 
   SmallVector<int64_t> batchArgs;
   if (c.batched)
@@ -1350,12 +1387,13 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(&kernel.kernel.getBody().front());
   Location loc = anchor->getLoc();
-  Extent one = Extent::get(1);
-  // Row-major operands: the leading stride of a matrix is its row length.
+  // Row-major operands: the leading stride of a matrix is its row length
+  // (a vector is a matrix of one row; matvec's y one column, stride 1).
   Value av = kernel.makeView(rewriter, loc, a, {m, k}, {k, one});
   Value bv = kMajorB ? kernel.makeView(rewriter, loc, b, {k, n}, {one, k})
                      : kernel.makeView(rewriter, loc, b, {k, n}, {n, one});
-  Value cv = kernel.makeView(rewriter, loc, cArg, {m, n}, {n, one});
+  Value cv = kernel.makeView(rewriter, loc, cArg, {m, n},
+                             {c.vector == VectorForm::Matvec ? one : n, one});
   Value biasView;
   if (bias)
     biasView = kernel.makeView(rewriter, loc, *bias, {n}, {one});
@@ -1405,6 +1443,8 @@ private:
 
 using MatmulToTileGemm = ContractionToTileGemm<linalg::MatmulOp>;
 using BatchMatmulToTileGemm = ContractionToTileGemm<linalg::BatchMatmulOp>;
+using MatvecToTileGemm = ContractionToTileGemm<linalg::MatvecOp>;
+using VecmatToTileGemm = ContractionToTileGemm<linalg::VecmatOp>;
 
 /// Q K^T -> [scale] -> softmax -> P V  ->  a tile.attention kernel, anchored
 /// at the softmax's last op `OpT`, whose form `matchSoftmaxOp` recognizes.
@@ -1442,6 +1482,8 @@ void mlir::tilec::tile::populateTileFromLinalgPatterns(
   MLIRContext *ctx = patterns.getContext();
   patterns.add<MatmulToTileGemm>(ctx, options.f32Precision); // linalg.matmul
   patterns.add<BatchMatmulToTileGemm>(ctx, options.f32Precision); // batched
+  patterns.add<MatvecToTileGemm>(ctx, options.f32Precision);      // A x
+  patterns.add<VecmatToTileGemm>(ctx, options.f32Precision);      // x A
   patterns.add<NamedSoftmaxToTileAttention>(ctx);      // linalg.softmax
   patterns.add<DecomposedSoftmaxToTileAttention>(ctx); // linalg.generic
 }
