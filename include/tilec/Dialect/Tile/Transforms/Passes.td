@@ -504,12 +504,13 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
 
     A `linalg.generic` or `linalg.contract` that is a matmul or
     batch_matmul (upstream's `linalg::specializeGenericOp` names it) is
-    converted as that named op.
+    converted as that named op. `linalg.matvec` and `linalg.vecmat` become
+    skinny `tile.gemm`s (N = 1 or M = 1), without epilogue fusion.
 
     Operands may be function arguments, results of other ops, or
     `bufferization.to_tensor` of contiguous memrefs. Everything else
-    (other contractions such as `linalg.matvec`, `batch_reduce_matmul` or
-    `mmt4d`, matmuls on memrefs, unsigned i8, transposed A, non-contiguous
+    (other contractions such as `batch_reduce_matmul` or `mmt4d`, matmuls
+    on memrefs, unsigned i8, transposed A, non-contiguous
     memrefs, an attention pattern with an unsupported head dimension, ...)
     is left alone with a remark saying why (`quiet` silences them), as is
     an elementwise consumer of a converted kernel that its epilogue cannot
