@@ -46,11 +46,12 @@ VARIANTS = [
 ]
 
 #: The shape-class configurations tilec.gemm dispatches to (see
-#: tilec.kernels.gemm_shape_config), per chip.
+#: tilec.kernels.gemm_shape_config), per chip, and its variant for operands
+#: of any alignment (aligned = 0).
 CONFIGS = {"sm_90a": [None, {"tma_store": False}, {"block_n": 64},
                       {"block_n": 64, "tma_store": False}, {"block_n": 128},
-                      {"block_n": 128, "tma_store": False}],
-           "sm_80": [None], "sm_89": [None]}
+                      {"block_n": 128, "tma_store": False}, {"aligned": 0}],
+           "sm_80": [None, {"aligned": 0}], "sm_89": [None, {"aligned": 0}]}
 
 #: chip -> ptxas target (the H200 is sm_90). sm_89 (its FP8 mma.sync, which
 #: the H200 runs through PTX assembled for sm_90) only when --chips names it.

@@ -324,11 +324,11 @@ def test_gemm_still_checks_after_cached_calls(fakes, artifacts_dir):
     a, b, c = operands()
     tilec.gemm(a, b, out=c, **where)
     assert len(ops._tls.plans) == 1 and len(driver.launches) == 1
-    with pytest.raises(tilec.ArgumentError, match=r"a must be 16-byte aligned.*offset 2 bytes"):
-        tilec.gemm(operands(a_offset=2)[0], b, out=c, **where)
-    with pytest.raises(tilec.ArgumentError, match=r"the row stride of a \(a.stride\(0\)\) = 130 "
-                                                  r"must be a multiple of 8"):
-        tilec.gemm(fake_cuda.tensor((M, K), strides=(130, 1)), b, out=c, **where)
+    # Operands the fast path cannot read (a base off 16-byte alignment, a
+    # row stride of 130 elements) take the variant for any strides.
+    tilec.gemm(operands(a_offset=2)[0], b, out=c, **where)
+    tilec.gemm(fake_cuda.tensor((M, K), strides=(130, 1)), b, out=c, **where)
+    assert len(driver.launches) == 3
     with pytest.raises(tilec.ArgumentError, match="inner dimensions differ"):
         tilec.gemm(a, fake_cuda.tensor((K + 8, N)), out=c, **where)
     with pytest.raises(tilec.ArgumentError, match=r"out must be 256x192, got \[256, 200\]"):
@@ -349,9 +349,9 @@ def test_gemm_still_checks_after_cached_calls(fakes, artifacts_dir):
         tilec.gemm(a, b, out=c, activation="tanh", **where)
     with pytest.raises(TypeError, match="a must be a tensor"):
         tilec.gemm([[1.0]], b, **where)
-    assert len(driver.launches) == 1
+    assert len(driver.launches) == 3
     tilec.gemm(a, b, out=c, **where)  # and the fast path still works
-    assert len(driver.launches) == 2
+    assert len(driver.launches) == 4 and driver.launches[-1]["block"] == driver.launches[0]["block"]
 
 
 def test_gemm_on_another_device(fakes, artifacts_dir):

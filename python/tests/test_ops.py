@@ -184,17 +184,20 @@ def test_column_major_b_selects_the_bcol_variant(launches, tmp_path):
     assert w.shape == (48, 64)
 
 
-def test_misaligned_pointer(launches, gemm_artifacts):
-    a = FakeTensor((64, 64), offset=2)
-    with pytest.raises(tilec.ArgumentError, match=r"a must be 16-byte aligned.*offset 2 bytes"):
-        tilec.gemm(a, FakeTensor((64, 64)), artifacts=gemm_artifacts)
-    assert launches == []
-
-
-def test_unpadded_odd_row_stride(launches, gemm_artifacts):
-    with pytest.raises(tilec.ArgumentError,
-                       match=r"the row stride of a \(a.stride\(0\)\) = 33 must be a multiple of 8"):
-        tilec.gemm(FakeTensor((64, 33)), FakeTensor((33, 64)), artifacts=gemm_artifacts)
+def test_unaligned_operands_take_the_any_strides_variant(launches, library, gemm_artifacts):
+    """A base that is not 16-byte aligned, or a row stride that is not whole
+    16-byte chunks, takes the kernel compiled with ``aligned = 0`` (plain
+    loads, any strides; compiled here, as no artifact has it), picked at
+    the call; aligned operands keep the fast kernel."""
+    tilec.gemm(FakeTensor((64, 64), offset=2), FakeTensor((64, 64)), artifacts=gemm_artifacts)
+    tilec.gemm(FakeTensor((64, 33)), FakeTensor((33, 64)), artifacts=gemm_artifacts)
+    tilec.gemm(FakeTensor((64, 64)), FakeTensor((64, 64)), artifacts=gemm_artifacts)
+    names = [launcher.name for launcher, _ in launches]
+    assert names == [gemm_name() + "_aligned0"] * 2 + [gemm_name()]
+    unaligned = launches[0][0].meta
+    assert not any(p.get("align") or p.get("divisibility") for p in unaligned["params"])
+    assert not unaligned["tensor_maps"]
+    assert params_of(launches[1])["lda"] == 33
 
 
 def test_non_unit_inner_stride(launches, gemm_artifacts):
@@ -429,8 +432,13 @@ def test_compiles_when_no_artifact(launches, library, tmp_path):
     tilec.gemm(FakeTensor((8, 8)), FakeTensor((8, 8)), chip="sm_90a")
     launcher, _ = launches[0]
     assert launcher.meta["chip"] == "sm_90a" and launcher.cubin[:4] == b"\x7fELF"
-    with pytest.raises(tilec.ArgumentError, match="must be a multiple of 8"):
-        tilec.gemm(FakeTensor((8, 12)), FakeTensor((12, 8)), chip="sm_90a")
+    # Rows of 12 bf16 elements are not whole 16-byte chunks: the variant
+    # that takes any strides, compiled from the same source with aligned = 0.
+    tilec.gemm(FakeTensor((8, 12)), FakeTensor((12, 8)), chip="sm_90a")
+    launcher, _ = launches[1]
+    assert launcher.name == gemm_name() + "_aligned0"
+    assert params_of(launches[1])["lda"] == 12
+    assert not any(p.get("divisibility") for p in launcher.meta["params"])
 
 
 def test_cuda_array_interface_objects(launches, gemm_artifacts):
@@ -499,7 +507,7 @@ def test_import_does_not_load_torch_or_the_compiler():
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
 
 
-def test_allocated_output_has_the_row_stride_the_kernel_needs(launches, tmp_path):
+def test_allocated_output_has_the_row_stride_the_kernel_needs(launches, library, tmp_path):
     name, source = gemm_source()
     meta = gemm_metadata(name)
     meta["params"][-1]["divisibility"] = 8  # ldc, as for a TMA store of C
@@ -508,8 +516,10 @@ def test_allocated_output_has_the_row_stride_the_kernel_needs(launches, tmp_path
     out = tilec.gemm(a, b, artifacts=str(tmp_path))
     assert out.shape == (10, 17) and out.stride() == (24, 1)
     assert params_of(launches[0])["ldc"] == 24
-    with pytest.raises(tilec.ArgumentError, match=r"the row stride of out \(out.stride\(0\)\) = 17"):
-        tilec.gemm(a, b, out=FakeTensor((10, 17)), artifacts=str(tmp_path))
+    # An out whose rows are not whole 16-byte chunks: the variant for any
+    # strides (compiled: the artifacts do not have it).
+    tilec.gemm(a, b, out=FakeTensor((10, 17)), artifacts=str(tmp_path))
+    assert launches[1][0].name == name + "_aligned0" and params_of(launches[1])["ldc"] == 17
 
 
 @pytest.mark.parametrize("chip,seq,causal,suffix", [

@@ -146,10 +146,13 @@ def test_gemm_plan_checks_alignment_of_new_pointers(fakes, artifacts):
     where = dict(chip="sm_80", artifacts=artifacts.path)
     a, b, c = operands()
     tilec.gemm(a, b, out=c, **where)
+    # A misaligned a misses the plan's alignment and goes to the checked
+    # path, which takes the variant for any strides (compiled: the fake
+    # artifacts do not have it).
     bad = operands(offset=2)[0]
-    with pytest.raises(tilec.ArgumentError, match=r"a must be 16-byte aligned.*offset 2 bytes"):
-        tilec.gemm(bad, b, out=c, **where)
-    assert len(driver.launches) == 1
+    tilec.gemm(bad, b, out=c, **where)
+    assert len(driver.launches) == 2 and driver.launches[-1]["params"][0] == bad.data_ptr()
+    driver.launches.pop()
     a2 = operands()[0]
     tilec.gemm(a2, b, out=c, **where)
     tilec.gemm(a, b, out=c, **where)

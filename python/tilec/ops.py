@@ -729,6 +729,16 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         if block is not None and config and config.get("block_n", 0) > _SCALE_BLOCK:
             # (a tile's columns share one 128-wide block of b's scales)
             config = {f: v for f, v in config.items() if f != "block_n"} or None
+        # Operands the fast path cannot read (bases not 16-byte aligned, rows
+        # not whole 16-byte chunks): the variant that takes any strides (one
+        # per kernel variant: the shape classes tune the fast path).
+        ldc_now = _row_major_ld(op, O, "N") if O is not None else None
+        if _needs_unaligned_variant([(A, lda), (B, ldb)]
+                                    + ([(O, ldc_now)] if O is not None else [])):
+            config = dict(_UNALIGNED)
+            # No plan: the plan key does not see a base's alignment, and the
+            # aligned calls of that key must keep the fast kernel.
+            key = None
     name = gemm_name(**variant) + gemm_config_suffix(config)
     launcher, meta = _resolve(op, name, lambda: gemm_source(**variant, config=config, name=name)[1],
                               chip, cubin_arch, directory, device_index)
@@ -764,6 +774,20 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     _launch_checked(key, launcher, meta, values, A.kind, device_index, _GEMM_DYNAMIC,
                     allocate=allocate)
     return out
+
+
+#: The config of tilec.gemm's variant for operands of any alignment.
+_UNALIGNED = {"aligned": 0}
+
+
+def _needs_unaligned_variant(operands):
+    """Whether any (TensorInfo, leading dimension) pair breaks the fast
+    path's requirements: a 16-byte aligned base and a leading dimension of
+    whole 16-byte chunks (tile.gemm's ``aligned``)."""
+    for info, ld in operands:
+        if info.ptr % 16 or ld % _row_quantum(info.element_bytes):
+            return True
+    return False
 
 
 def _dtype_arg(dtype):

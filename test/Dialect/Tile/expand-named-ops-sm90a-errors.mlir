@@ -133,3 +133,13 @@ tile.kernel @attention_fp8_hand_built(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E
         !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// The warp-specialized kernel's producer issues TMA copies.
+tile.kernel @unaligned_warp_specialized(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{aligned = false takes no warp_specialize (its producer issues TMA copies, which need 16-byte aligned operands)}}
+  tile.gemm %a, %a, %a config <aligned = false, warp_specialize = true> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

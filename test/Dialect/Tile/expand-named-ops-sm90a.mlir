@@ -682,3 +682,25 @@ tile.kernel @int_mm(%A: !tile.ptr<i8>, %B: !tile.ptr<i8>, %C: !tile.ptr<i32>,
   tile.gemm %a, %b, %c : !tile.view<?x?xi8, strides = [?, 1]>, !tile.view<?x?xi8, strides = [1, ?]>, !tile.view<?x?xi32, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// `aligned = false`: A, B and C of any base and row stride. The kernel asks
+// nothing of its parameters (no tile.align, no tile.divisibility) and takes
+// the schedule without the TMA producer: the passes then leave the loads to
+// the threads (tilec.gemm's variant for operands the fast path cannot read).
+
+// CHECK-LABEL: tile.kernel @gemm_unaligned
+// CHECK-NOT: tile.align
+// CHECK-NOT: tile.divisibility
+// CHECK-SAME: warps(
+// CHECK-NOT: warp_specialize = true
+// CHECK: tile.dot
+tile.kernel @gemm_unaligned(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+                            %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c config <aligned = false> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

@@ -468,13 +468,19 @@ static LogicalResult verifyWarpSpecializedOnly(
 static bool isTrue(BoolAttr flag) { return flag && flag.getValue(); }
 
 LogicalResult GemmConfigAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError,
-    std::optional<int64_t> blockM, std::optional<int64_t> blockN,
-    std::optional<int64_t> blockK, std::optional<int64_t> stages,
-    std::optional<int64_t> warps, std::optional<int64_t> groupM,
-    BoolAttr warpSpecialize, std::optional<int64_t> consumerRegs,
-    std::optional<int64_t> producerRegs, BoolAttr tmaStore,
-    std::optional<int64_t> clusterM, std::optional<int64_t> clusterN) {
+    function_ref<InFlightDiagnostic()> emitError, std::optional<int64_t> blockM,
+    std::optional<int64_t> blockN, std::optional<int64_t> blockK,
+    std::optional<int64_t> stages, std::optional<int64_t> warps,
+    std::optional<int64_t> groupM, BoolAttr warpSpecialize,
+    std::optional<int64_t> consumerRegs, std::optional<int64_t> producerRegs,
+    BoolAttr tmaStore, std::optional<int64_t> clusterM,
+    std::optional<int64_t> clusterN, BoolAttr aligned) {
+  // Any strides and bases: neither TMA (stores, multicast) nor 16-byte copies.
+  if (aligned && !aligned.getValue() &&
+      (isTrue(tmaStore) || clusterM.value_or(1) != 1 ||
+       clusterN.value_or(1) != 1))
+    return emitError() << "aligned = false takes no tma_store or clusters "
+                          "(TMA needs 16-byte aligned operands)";
   if (failed(verifyConfigCounts(
           emitError,
           {{"block_m", blockM, 1024, 1, true},

@@ -479,7 +479,7 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   // a multiple of that; a constant N that is not keeps the plain epilogue
   // (runtimes dispatch other N to a tma_store = 0 variant).
   GemmConfig hopper = c;
-  if (c.tmaStore) {
+  if (c.tmaStore && c.aligned) {
     int64_t chunk = getChunkElems(op.getC().getType().getElementType());
     APInt value;
     if (matchPattern(N, m_ConstantInt(&value))) {
@@ -494,11 +494,14 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
     }
   }
 
-  // cp.async and TMA load (and the TMA store of C) copy 16-byte chunks.
-  requireChunkAligned(kernel, a);
-  requireChunkAligned(kernel, bv);
-  if (hopper.tmaStore)
-    requireChunkAligned(kernel, cv);
+  // cp.async and TMA load (and the TMA store of C) copy 16-byte chunks;
+  // `aligned = false` asks for none of it (any strides: plain loads).
+  if (c.aligned) {
+    requireChunkAligned(kernel, a);
+    requireChunkAligned(kernel, bv);
+    if (hopper.tmaStore)
+      requireChunkAligned(kernel, cv);
+  }
 
   // The block program; its schedule says what the config chose.
   if (c.warpSpecialize)

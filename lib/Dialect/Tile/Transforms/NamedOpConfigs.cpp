@@ -166,6 +166,7 @@ static void applyConfig(GemmConfig &c, GemmConfigAttr config) {
   override(c.producerRegs, config.getProducerRegs());
   override(c.clusterM, config.getClusterM());
   override(c.clusterN, config.getClusterN());
+  c.aligned = getFlag(config.getAligned()).value_or(c.aligned);
 }
 
 /// Checks the tiles of `c` against the instructions that compute them.
@@ -296,10 +297,18 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
   if (!config)
     config = GemmConfigAttr::get(op.getContext());
   applyConfig(c, config);
+  // Operands of any alignment: no TMA producer, no 16-byte copies.
+  if (!c.aligned) {
+    if (getFlag(config.getWarpSpecialize()).value_or(false))
+      return op.emitOpError("aligned = false takes no warp_specialize (its "
+                            "producer issues TMA copies, which need 16-byte "
+                            "aligned operands)");
+    c.warpSpecialize = false;
+  }
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
-  c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0 &&
-               shapeTmaStore.value_or(true);
+  c.tmaStore = c.warpSpecialize && c.aligned && outBytes == 2 &&
+               c.blockN % 64 == 0 && shapeTmaStore.value_or(true);
   if (std::optional<bool> flag = getFlag(config.getTmaStore())) {
     tmaStoreRequested = *flag;
     if (tmaStoreRequested && !c.tmaStore)

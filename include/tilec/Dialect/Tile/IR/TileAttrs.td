@@ -348,6 +348,7 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
     | `consumer_regs`, `producer_regs` | the two sides' `setmaxnreg` (multiples of 8 in [24, 256]) |
     | `tma_store` | the epilogue leaves through shared memory and a TMA store |
     | `cluster_m`, `cluster_n` | thread-block clusters of neighbouring tiles, operands multicast |
+    | `aligned` | `false`: A, B and C may have any base address and row strides (plain loads, no cp.async or TMA; the variant runtimes pick for operands the fast path cannot take). The default, `true`, requires 16-byte aligned bases and row strides that are whole 16-byte chunks |
 
     ```mlir
     tile.gemm %a, %b, %c config <block_n = 128, tma_store = false> : ...
@@ -365,7 +366,8 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
     Tile_ConfigCount<"setmaxnreg of the producer">:$producer_regs,
     Tile_ConfigFlag<"the TMA-store epilogue">:$tma_store,
     Tile_ConfigCount<"cluster programs along M">:$cluster_m,
-    Tile_ConfigCount<"cluster programs along N">:$cluster_n
+    Tile_ConfigCount<"cluster programs along N">:$cluster_n,
+    Tile_ConfigFlag<"16-byte aligned operands (false: any strides, plain loads)">:$aligned
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -375,7 +377,7 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
       return $_get($_ctxt, std::nullopt, std::nullopt, std::nullopt,
                    std::nullopt, std::nullopt, std::nullopt, BoolAttr(),
                    std::nullopt, std::nullopt, BoolAttr(), std::nullopt,
-                   std::nullopt);
+                   std::nullopt, BoolAttr());
     }]>
   ];
 }

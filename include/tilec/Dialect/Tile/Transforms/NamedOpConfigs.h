@@ -45,6 +45,11 @@ struct GemmConfig {
   /// column blocks along M.
   int64_t clusterM = 1;
   int64_t clusterN = 1;
+  /// A, B and C have 16-byte aligned bases and row strides of whole 16-byte
+  /// chunks (kernel parameter hints the launch checks): cp.async, TMA and
+  /// vector loads. Without it the scheduling passes leave the operand loads
+  /// to the threads (any strides; the variant for other operands).
+  bool aligned = true;
 
   /// Shared memory of the operand ring and of the staged epilogue (which
   /// reuses the ring after the main loop, except in the warp-specialized
