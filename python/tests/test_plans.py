@@ -152,7 +152,14 @@ def test_gemm_plan_checks_alignment_of_new_pointers(fakes, artifacts):
     bad = operands(offset=2)[0]
     tilec.gemm(bad, b, out=c, **where)
     assert len(driver.launches) == 2 and driver.launches[-1]["params"][0] == bad.data_ptr()
-    driver.launches.pop()
+    # Its plan is its own (the key sees the bases' alignment): a second
+    # misaligned call re-uses it, aligned calls keep the fast one.
+    assert len(ops._tls.plans) == 2
+    bad2 = operands(offset=6)[0]
+    tilec.gemm(bad2, b, out=c, **where)
+    assert len(ops._tls.plans) == 2 and driver.launches[-1]["params"][0] == bad2.data_ptr()
+    assert driver.launches[-1]["function"] == driver.launches[-2]["function"]
+    del driver.launches[1:]
     a2 = operands()[0]
     tilec.gemm(a2, b, out=c, **where)
     tilec.gemm(a, b, out=c, **where)

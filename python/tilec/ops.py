@@ -533,7 +533,10 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
         precision = default_precision()
     if config is None and scale_a is None and scale_b is None:
         try:  # torch tensors: the plan of this call's metadata (module doc)
-            key = ("gemm", precision, a.shape, a.stride(), a.dtype, a.device,
+            # Whether the bases are 16-byte aligned picks the kernel variant
+            # (see _needs_unaligned_variant), so it is part of the key.
+            bases = a.data_ptr() | b.data_ptr() | (0 if out is None else out.data_ptr())
+            key = ("gemm", precision, bases % 16 == 0, a.shape, a.stride(), a.dtype, a.device,
                    b.shape, b.stride(), b.dtype, b.device,
                    None if out is None else (out.shape, out.stride(), out.dtype, out.device),
                    None if bias is None else (bias.shape, bias.stride(), bias.dtype,
@@ -736,9 +739,6 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         if _needs_unaligned_variant([(A, lda), (B, ldb)]
                                     + ([(O, ldc_now)] if O is not None else [])):
             config = dict(_UNALIGNED)
-            # No plan: the plan key does not see a base's alignment, and the
-            # aligned calls of that key must keep the fast kernel.
-            key = None
     name = gemm_name(**variant) + gemm_config_suffix(config)
     launcher, meta = _resolve(op, name, lambda: gemm_source(**variant, config=config, name=name)[1],
                               chip, cubin_arch, directory, device_index)
