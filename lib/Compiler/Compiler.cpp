@@ -24,6 +24,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -49,6 +50,11 @@ using namespace mlir::tilec;
 #endif
 
 StringRef mlir::tilec::getTilecVersion() { return TILEC_VERSION_STRING; }
+
+void mlir::tilec::printToolVersion(llvm::raw_ostream &os, StringRef tool) {
+  os << tool << " " << getTilecVersion() << " (LLVM/MLIR "
+     << LLVM_VERSION_STRING << ")\n";
+}
 
 std::optional<EmitStage> mlir::tilec::parseEmitStage(StringRef name) {
   return llvm::StringSwitch<std::optional<EmitStage>>(name)

@@ -35,9 +35,8 @@ std::optional<std::string> mlir::tilec::suggestOpName(MLIRContext *context,
   return best;
 }
 
-/// The op name of the parser's "custom op 'X' is unknown" and of the
-/// generic form's "operation being parsed with an unregistered dialect" /
-/// "unregistered operation 'X'" errors.
+/// The op name of the parser's "custom op 'X' is unknown" error (custom
+/// form) and of its "unregistered operation 'X'" error (generic form).
 static std::optional<std::string> getUnknownOpName(const Diagnostic &diag) {
   if (diag.getSeverity() != DiagnosticSeverity::Error)
     return std::nullopt;

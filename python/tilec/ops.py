@@ -897,6 +897,17 @@ def _launch_attention_plan(plan, q, k, v, out, return_lse, extra_dyn=()):
     return None
 
 
+def _attention_allocators(key, Q, shape, dtype, allocated):
+    """What a plan for ``key`` allocates per call (none without a key): the
+    lse, and the ``shape`` output of ``dtype`` when the call allocated it."""
+    if key is None:
+        return {}
+    allocators = {"allocate_lse": _allocator(Q, shape[:3], "f32")}
+    if allocated:
+        allocators["allocate"] = _allocator(Q, shape, dtype)
+    return allocators
+
+
 def _check_rank4(op, infos):
     for t in infos:
         if t.ndim != 4:
@@ -1006,13 +1017,8 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     described = {"Q": "q", "K": "k", "V": "v", "O": "out", "LSE": "lse",
                  "kv_batch": "k.stride(0)", "kv_head": "k.stride(1)"}
     _check_metadata(op, meta, values, described)
-    allocators = {}
-    if key is not None:
-        allocators["allocate_lse"] = _allocator(Q, (b, h, sq), "f32")
-        if allocated:
-            allocators["allocate"] = _allocator(Q, (b, h, sq, d), Q.dtype)
     _launch_checked(key, launcher, meta, values, Q.kind, device_index, _ATTENTION_DYNAMIC,
-                    **allocators)
+                    **_attention_allocators(key, Q, (b, h, sq, d), Q.dtype, allocated))
     return (out, lse) if return_lse else out
 
 
@@ -1156,13 +1162,9 @@ def _attention_fp8_checked(q, k, v, causal, out, return_lse, chip, artifacts, de
                  "v_batch": "v.stride(0)", "v_head": "v.stride(1)", "v_ld": "v.stride(3)",
                  "DQ": "q_descale", "DK": "k_descale", "DV": "v_descale"}
     _check_metadata(op, meta, values, described)
-    allocators = {}
-    if key is not None:
-        allocators["allocate_lse"] = _allocator(Q, (b, h, sq), "f32")
-        if allocated:
-            allocators["allocate"] = _allocator(Q, (b, h, sq, d), "bf16")
     _launch_checked(key, launcher, meta, values, Q.kind, device_index,
-                    _ATTENTION_FP8_DYNAMIC[with_tensors], **allocators)
+                    _ATTENTION_FP8_DYNAMIC[with_tensors],
+                    **_attention_allocators(key, Q, (b, h, sq, d), "bf16", allocated))
     return (out, lse) if return_lse else out
 
 

@@ -18,7 +18,6 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,8 +42,7 @@ int main(int argc, char **argv) {
   argc = static_cast<int>(args.size());
   argv = args.data();
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
-    os << "tilec-opt " << mlir::tilec::getTilecVersion()
-       << " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
+    mlir::tilec::printToolVersion(os, "tilec-opt");
   });
   auto [input, output] = mlir::registerAndParseCLIOptions(
       argc, argv, "tilec optimizer driver\n", registry);

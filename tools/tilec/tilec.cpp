@@ -25,7 +25,6 @@
 #include "mlir/IR/Remarks.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -222,16 +221,11 @@ static LogicalResult runTilec(MLIRContext &context) {
   return success();
 }
 
-/// `tilec --version`.
-static void printVersion(llvm::raw_ostream &os) {
-  os << "tilec " << getTilecVersion() << " (LLVM/MLIR " LLVM_VERSION_STRING
-     << ")\n";
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   cl::HideUnrelatedOptions(tilecCategory);
-  cl::SetVersionPrinter(printVersion);
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { printToolVersion(os, "tilec"); });
   cl::ParseCommandLineOptions(argc, argv, "tilec: tile programs to PTX/cubin\n");
   DialectRegistry registry;
   registerAllDialects(registry);

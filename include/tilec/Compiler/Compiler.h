@@ -108,6 +108,9 @@ std::optional<std::string> findPtxas(StringRef cudaPath);
 /// The tilec version string.
 StringRef getTilecVersion();
 
+/// `<tool> <tilec version> (LLVM/MLIR <version>)`: what `--version` prints.
+void printToolVersion(llvm::raw_ostream &os, StringRef tool);
+
 } // namespace mlir::tilec
 
 #endif // TILEC_COMPILER_COMPILER_H

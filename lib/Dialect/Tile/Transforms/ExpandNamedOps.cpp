@@ -479,7 +479,7 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   // a multiple of that; a constant N that is not keeps the plain epilogue
   // (runtimes dispatch other N to a tma_store = 0 variant).
   GemmConfig hopper = c;
-  if (c.tmaStore && c.aligned) {
+  if (c.tmaStore) {
     int64_t chunk = getChunkElems(op.getC().getType().getElementType());
     APInt value;
     if (matchPattern(N, m_ConstantInt(&value))) {

@@ -297,7 +297,8 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
   if (!config)
     config = GemmConfigAttr::get(op.getContext());
   applyConfig(c, config);
-  // Operands of any alignment: no TMA producer, no 16-byte copies.
+  // Operands of any alignment: no TMA producer, no 16-byte copies (and so
+  // no TMA store below, which needs the warp-specialized kernel).
   if (!c.aligned) {
     if (getFlag(config.getWarpSpecialize()).value_or(false))
       return op.emitOpError("aligned = false takes no warp_specialize (its "
@@ -307,8 +308,8 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
   }
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
-  c.tmaStore = c.warpSpecialize && c.aligned && outBytes == 2 &&
-               c.blockN % 64 == 0 && shapeTmaStore.value_or(true);
+  c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0 &&
+               shapeTmaStore.value_or(true);
   if (std::optional<bool> flag = getFlag(config.getTmaStore())) {
     tmaStoreRequested = *flag;
     if (tmaStoreRequested && !c.tmaStore)
