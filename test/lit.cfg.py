@@ -73,6 +73,7 @@ config.substitutions.append(("%docs_reference",
                              os.path.join(config.tilec_src_root, "docs", "reference")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%cc", shutil.which("gcc") or shutil.which("cc") or "cc"))
+config.substitutions.append(("%tilec_lib", os.path.join(config.tilec_obj_root, "lib")))
 # The stock mlir-opt of the LLVM installation and the tilec plugin it loads.
 config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 config.substitutions.append(

@@ -11,8 +11,13 @@
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -99,6 +104,40 @@ void mlir::tilec::buildTilecToPTXPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(toBinary));
 }
 
+void mlir::tilec::buildTilecHostToLLVMPipeline(
+    OpPassManager &pm, const TilecHostPipelineOptions &options) {
+  // Tensors to buffers, function signatures included (identity layouts, so
+  // C callers pass plain descriptors); every allocation freed once dead,
+  // results owned by the caller.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  // Launches to runtime calls; what the host computes itself to loops.
+  tile::TileLowerLaunchesOptions lower;
+  lower.chip = options.chip;
+  pm.addPass(tile::createTileLowerLaunches(lower));
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  // Allocations through _mlir_memref_to_llvm_alloc, which the host runtime
+  // implements with CUDA managed memory: kernels see every host buffer.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
 void mlir::tilec::registerTilecPipelines() {
   PassPipelineRegistration<TilecPipelineOptions>(
       "tilec-to-nvvm",
@@ -107,4 +146,9 @@ void mlir::tilec::registerTilecPipelines() {
   PassPipelineRegistration<TilecPipelineOptions>(
       "tilec-to-ptx", "Lower tile programs to gpu.binary ops holding PTX",
       buildTilecToPTXPipeline);
+  PassPipelineRegistration<TilecHostPipelineOptions>(
+      "tilec-host-to-llvm",
+      "Lower host functions that launch kernels (tile.launch on tensors, "
+      "kernels in gpu.binary ops) to the LLVM dialect",
+      buildTilecHostToLLVMPipeline);
 }

@@ -8,7 +8,7 @@
 // FLAG: Unknown command line argument '--tile-from-linalg'
 
 // CHECK-LABEL: func.func @matmul
-// CHECK: call @matmul_gemm0_launch
+// CHECK: tile.launch @matmul_gemm0
 // CHECK: tile.kernel @matmul_gemm0
 // CHECK: tile.gemm
 func.func @matmul(%a: tensor<256x128xbf16>, %b: tensor<128x512xbf16>) -> tensor<256x512xf32> {

@@ -17,7 +17,8 @@
 // and interfaces tilec's pipelines use. mlir-opt registers the upstream ones
 // too; a DialectRegistry accepts the same dialect (same TypeID, which lives in
 // the shared libMLIR.so) and the same extension twice. The pass entry point
-// registers tilec's passes and the tilec-to-nvvm / tilec-to-ptx pipelines
+// registers tilec's passes and pipelines (tilec-to-nvvm, tilec-to-ptx,
+// tilec-host-to-llvm)
 // once per process: MLIR treats a second registration of a pipeline name as
 // a fatal error, and the plugin may be named twice on a command line.
 //

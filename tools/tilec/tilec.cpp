@@ -11,7 +11,11 @@
 // FILE and writes, per kernel, <kernel>.{mlir,ll,ptx,cubin,h} (what the stage
 // produces; the AOT header comes with the PTX and cubin it embeds) and
 // <kernel>.json (launch metadata) into DIR, or the chosen stage to stdout with
-// `-o -`. Every failure is a diagnostic and exit code 1. `--remarks=REGEX`
+// `-o -`. `--emit=host` instead writes <stem>.host.ll: the host functions of
+// FILE (linalg on tensors, converted by tile-from-linalg, or functions with
+// tile.launch ops) as LLVM IR that embeds the kernels' cubins and launches
+// them through tilec's host runtime. Every failure is a diagnostic and exit
+// code 1. `--remarks=REGEX`
 // prints what the scheduling passes matching REGEX did or declined, and why.
 //
 //===----------------------------------------------------------------------===//
@@ -49,7 +53,8 @@ static cl::opt<std::string> chipOpt("chip", cl::Required,
                                     cl::cat(tilecCategory));
 static cl::opt<std::string>
     emitOpt("emit", cl::init("ptx"),
-            cl::desc("mlir, llvm, ptx, cubin or header"),
+            cl::desc("mlir, llvm, ptx, cubin, header (per kernel), or host "
+                     "(LLVM IR of the host functions, kernels embedded)"),
             cl::cat(tilecCategory));
 static cl::opt<std::string> outputOpt(
     "o", cl::init("."), cl::desc("Output directory, or - for stdout"),
@@ -153,12 +158,37 @@ static std::string stageText(ModuleOp module, const KernelArtifacts &a,
 /// Stack of the thread that parses and compiles.
 static constexpr unsigned kStackBytes = 512u << 20;
 
+/// --emit=host: the host functions as LLVM IR, written to
+/// `<output>/<input stem>.host.ll` or stdout.
+static LogicalResult emitHost(ModuleOp module, const CompileOptions &options) {
+  FailureOr<std::string> ir = compileHostModule(module, options);
+  if (failed(ir))
+    return failure();
+  if (outputOpt == "-") {
+    llvm::outs() << *ir;
+    return success();
+  }
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputOpt)) {
+    llvm::WithColor::error(llvm::errs(), "tilec")
+        << "cannot create '" << outputOpt << "': " << ec.message() << "\n";
+    return failure();
+  }
+  SmallString<256> path(outputOpt);
+  StringRef stem =
+      inputFile == "-" ? StringRef("stdin") : llvm::sys::path::stem(inputFile);
+  llvm::sys::path::append(path, stem + ".host.ll");
+  return writeFile(path, *ir);
+}
+
 static LogicalResult runTilec(MLIRContext &context) {
-  std::optional<EmitStage> stage = parseEmitStage(emitOpt);
+  bool host = emitOpt == "host";
+  std::optional<EmitStage> stage =
+      host ? std::optional<EmitStage>(EmitStage::Cubin)
+           : parseEmitStage(emitOpt);
   if (!stage) {
     llvm::WithColor::error(llvm::errs(), "tilec")
         << "unknown --emit='" << emitOpt
-        << "'; expected mlir, llvm, ptx, cubin or header\n";
+        << "'; expected mlir, llvm, ptx, cubin, header or host\n";
     return failure();
   }
   std::string err;
@@ -185,6 +215,8 @@ static LogicalResult runTilec(MLIRContext &context) {
   options.cudaPath = cudaPathOpt;
   options.cubinArch = cubinArchOpt;
   options.ptxasTimeoutSeconds = ptxasTimeoutOpt;
+  if (host)
+    return emitHost(*module, options);
   FailureOr<SmallVector<KernelArtifacts>> kernels =
       compileModule(*module, options);
   if (failed(kernels))

@@ -94,6 +94,16 @@ parseTileSource(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
 FailureOr<SmallVector<KernelArtifacts>>
 compileModule(ModuleOp module, const CompileOptions &options);
 
+/// The host side (`tilec --emit=host`): runs tile-from-linalg on `module`,
+/// compiles its kernels (a cubin each, for `options.chip` /
+/// `options.cubinArch`), embeds them as gpu.binary ops and lowers the host
+/// functions with tilec-host-to-llvm. Returns LLVM IR for the host's target
+/// triple that calls include/tilec/Runtime/HostRuntime.h; public functions
+/// have C wrappers (`_mlir_ciface_<name>`, memref descriptors). `module` is
+/// lowered in place.
+FailureOr<std::string> compileHostModule(ModuleOp module,
+                                         const CompileOptions &options);
+
 /// The AOT header of a kernel (`--emit=header`): C/C++ source that needs
 /// only <cuda.h> and libcuda, embeds `cubin` and defines
 /// `CUresult tilec_<kernel>_launch(CUstream, <typed parameters>)`, which

@@ -34,6 +34,15 @@ struct TilecPipelineOptions
       llvm::cl::init(3)};
 };
 
+struct TilecHostPipelineOptions
+    : public PassPipelineOptions<TilecHostPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("The object of each gpu.binary to launch (empty: the "
+                     "only one)"),
+      llvm::cl::init("")};
+};
+
 /// Tile-level passes: target attachment, named-op expansion, layouts,
 /// pipelining; then the lowering to NVVM/LLVM dialect ops.
 void buildTilecToNVVMPipeline(OpPassManager &pm,
@@ -43,7 +52,14 @@ void buildTilecToNVVMPipeline(OpPassManager &pm,
 void buildTilecToPTXPipeline(OpPassManager &pm,
                              const TilecPipelineOptions &options);
 
-/// Registers both pipelines with the global pass registry.
+/// The host side: one-shot bufferization of the host functions, buffer
+/// deallocation, tile-lower-launches (runtime calls), and the upstream
+/// conversions to the LLVM dialect (allocations through the host runtime's
+/// managed memory).
+void buildTilecHostToLLVMPipeline(OpPassManager &pm,
+                                  const TilecHostPipelineOptions &options);
+
+/// Registers the pipelines with the global pass registry.
 void registerTilecPipelines();
 
 } // namespace mlir::tilec

@@ -11,7 +11,7 @@
 
 // CHECK-LABEL: func.func @generic_matmul
 // CHECK-NOT: linalg.generic
-// CHECK: call @generic_matmul_gemm0_launch
+// CHECK: tile.launch @generic_matmul_gemm0
 // CHECK: tile.kernel @generic_matmul_gemm0
 // CHECK: tile.gemm
 #mk = affine_map<(m, n, k) -> (m, k)>
@@ -37,7 +37,7 @@ func.func @generic_matmul(%a: tensor<256x128xbf16>, %b: tensor<128x512xbf16>) ->
 
 // CHECK-LABEL: func.func @contract_matmul
 // CHECK-NOT: linalg.contract
-// CHECK: call @contract_matmul_gemm0_launch
+// CHECK: tile.launch @contract_matmul_gemm0
 // CHECK: tile.kernel @contract_matmul_gemm0
 // CHECK: tile.gemm
 func.func @contract_matmul(%a: tensor<64x32xf16>, %b: tensor<32x48xf16>) -> tensor<64x48xf32> {
@@ -81,7 +81,7 @@ func.func @generic_transposed_a(%a: tensor<128x256xbf16>, %b: tensor<128x512xbf1
 // linalg.matvec and linalg.vecmat are skinny GEMMs: x is B [N = 1, K]
 // read K-major (matvec) or A [M = 1, K] (vecmat), y one column or one row.
 // CHECK-LABEL: func.func @matvec
-// CHECK: call @matvec_gemm0_launch
+// CHECK: tile.launch @matvec_gemm0
 // CHECK: tile.kernel @matvec_gemm0(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<f32>)
 // CHECK-NEXT: tile.make_view %A[256, 128] strides [128, 1]
 // CHECK-NEXT: tile.make_view %B[128, 1] strides [1, 128]
@@ -95,7 +95,7 @@ func.func @matvec(%a: tensor<256x128xbf16>, %x: tensor<128xbf16>, %y: tensor<256
 // -----
 
 // CHECK-LABEL: func.func @vecmat
-// CHECK: call @vecmat_gemm0_launch
+// CHECK: tile.launch @vecmat_gemm0
 // CHECK: tile.kernel @vecmat_gemm0(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr<f32>, %K: i32)
 // CHECK-NEXT: tile.make_view %A[1, %K] strides [%K, 1]
 // CHECK-NEXT: tile.make_view %B[%K, 64] strides [64, 1]
@@ -134,7 +134,7 @@ func.func @matmul_memref(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %c: mem
 // A tanh after the matmul (part of a GELU) is not an epilogue tile.gemm
 // fuses: the matmul converts, the tanh stays on the host, with a remark.
 // CHECK-LABEL: func.func @unfused_tanh
-// CHECK: call @unfused_tanh_gemm0_launch
+// CHECK: tile.launch @unfused_tanh_gemm0
 // CHECK: linalg.generic
 // CHECK: math.tanh
 #id = affine_map<(i, j) -> (i, j)>
@@ -160,7 +160,7 @@ func.func @unfused_tanh(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>) -> tenso
 // the transposed map (an invalid linalg.matmul, docs/known-issues.md); the
 // named op keeps the generic's maps and converts with B read K-major.
 // CHECK-LABEL: func.func @generic_linear
-// CHECK: call @generic_linear_gemm0_launch
+// CHECK: tile.launch @generic_linear_gemm0
 // CHECK: tile.kernel @generic_linear_gemm0
 // CHECK: %[[B:.+]] = tile.make_view %{{.*}}[512, 128] strides [1, 512]
 // CHECK: tile.gemm

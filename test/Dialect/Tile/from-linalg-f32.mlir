@@ -19,8 +19,8 @@
 // CHECK-DAG: %[[N:.+]] = tensor.dim %[[B]], %c1
 // CHECK-DAG: %[[K:.+]] = tensor.dim %[[B]], %c0
 // CHECK: %[[BE:.+]] = tensor.empty(%[[N]], %[[K]]) : tensor<?x?xf32>
-// CHECK: %[[BT:.+]] = call @matmul_f32_transpose0_launch(%[[B]], %[[BE]])
-// CHECK-NEXT: call @matmul_f32_gemm0_launch(%[[A]], %[[BT]], %{{.+}})
+// CHECK: %[[BT:.+]] = tile.launch @matmul_f32_transpose0(%[[B]] : {{.*}}) outs(%[[BE]] :
+// CHECK-NEXT: tile.launch @matmul_f32_gemm0(%[[A]], %[[BT]] : {{.*}}) outs(%{{.+}} :
 // CHECK: tile.kernel @matmul_f32_transpose0(%{{.+}}: !tile.ptr<f32>, %{{.+}}: !tile.ptr<f32>, %[[R:.+]]: i32, %[[C:.+]]: i32) grid(ceildiv(%[[R]], 64) * ceildiv(%[[C]], 64))
 // CHECK: tile.kernel @matmul_f32_gemm0(
 // CHECK: tile.make_view %{{.+}}[%[[GK:.+]], %{{.+}}] strides [1, %[[GK]]]
@@ -44,7 +44,7 @@ func.func @matmul_f32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %m: index, %n: i
 
 // CHECK-LABEL: func.func @linear_f32
 // CHECK-NOT: transpose
-// CHECK: call @linear_f32_gemm0_launch(
+// CHECK: tile.launch @linear_f32_gemm0(
 // CHECK-NOT: transpose
 // CHECK: tile.kernel @linear_f32_gemm0(
 // TF32X3: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} bias(%{{.+}}) precision(tf32x3) :

@@ -17,12 +17,10 @@
 // CHECK-NOT: linalg.
 // CHECK: %[[E:.+]] = tensor.empty() : tensor<256x512xf32>
 // CHECK-NOT: linalg.
-// CHECK: %[[R:.+]] = call @matmul_static_bf16_f32_gemm0_launch(%[[A]], %[[B]], %[[E]])
+// CHECK: %[[R:.+]] = tile.launch @matmul_static_bf16_f32_gemm0(%[[A]], %[[B]] : tensor<256x128xbf16>, tensor<128x512xbf16>) outs(%[[E]] : tensor<256x512xf32>)
+// CHECK-SAME: args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}] -> tensor<256x512xf32>
 // CHECK-NEXT: return %[[R]]
-// CHECK: func.func private @matmul_static_bf16_f32_gemm0_launch(tensor<256x128xbf16>, tensor<128x512xbf16>, tensor<256x512xf32>) -> tensor<256x512xf32>
-// CHECK-SAME: tile.kernel = @matmul_static_bf16_f32_gemm0
-// CHECK-SAME: tile.kernel_args = [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}]
-// CHECK-NOT: tile.batch_args
+// CHECK-NOT: func.func private
 // CHECK: tile.kernel @matmul_static_bf16_f32_gemm0(%[[PA:.+]]: !tile.ptr<bf16>, %[[PB:.+]]: !tile.ptr<bf16>, %[[PC:.+]]: !tile.ptr<f32>) warps(4) {
 // CHECK-NEXT: %[[VA:.+]] = tile.make_view %[[PA]][256, 128] strides [128, 1]
 // CHECK-NEXT: %[[VB:.+]] = tile.make_view %[[PB]][128, 512] strides [512, 1]
@@ -45,9 +43,9 @@ func.func @matmul_static_bf16_f32(%a: tensor<256x128xbf16>, %b: tensor<128x512xb
 // operands' dimensions; the row strides of the row-major operands reuse them.
 
 // CHECK-LABEL: func.func @matmul_dynamic_bf16
-// CHECK: call @matmul_dynamic_bf16_gemm0_launch(
-// CHECK: func.func private @matmul_dynamic_bf16_gemm0_launch(tensor<?x?xbf16>, tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
-// CHECK-SAME: tile.kernel_args = [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}, {arg = 1 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}]
+// CHECK: tile.launch @matmul_dynamic_bf16_gemm0({{.*}} : tensor<?x?xbf16>, tensor<?x?xbf16>) outs({{.*}} : tensor<?x?xbf16>)
+// CHECK-SAME: args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}, {arg = 1 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}] -> tensor<?x?xbf16>
+// CHECK-NOT: func.func private
 // CHECK: tile.kernel @matmul_dynamic_bf16_gemm0(%[[PA:.+]]: !tile.ptr<bf16>, %[[PB:.+]]: !tile.ptr<bf16>, %[[PC:.+]]: !tile.ptr<bf16>, %[[M:.+]]: i32, %[[N:.+]]: i32, %[[K:.+]]: i32)
 // CHECK-NEXT: tile.make_view %[[PA]][%[[M]], %[[K]]] strides [%[[K]], 1]
 // CHECK-NEXT: tile.make_view %[[PB]][%[[K]], %[[N]]] strides [%[[N]], 1]
@@ -98,7 +96,7 @@ func.func @matmul_transpose_b_f16(%a: tensor<?x64xf16>, %b: tensor<256x?xf16>, %
 // CHECK-LABEL: func.func @matmul_linalg_transpose
 // CHECK-SAME: (%[[A:.+]]: tensor<128x64xbf16>, %[[BT:.+]]: tensor<256x64xbf16>)
 // CHECK-NOT: linalg.transpose
-// CHECK: call @matmul_linalg_transpose_gemm0_launch(%[[A]], %[[BT]],
+// CHECK: tile.launch @matmul_linalg_transpose_gemm0(%[[A]], %[[BT]] :
 // CHECK: tile.kernel @matmul_linalg_transpose_gemm0
 // CHECK: tile.make_view %{{.+}}[64, 256] strides [1, 64]
 func.func @matmul_linalg_transpose(%a: tensor<128x64xbf16>, %bt: tensor<256x64xbf16>) -> tensor<128x256xf32> {
@@ -119,7 +117,7 @@ func.func @matmul_linalg_transpose(%a: tensor<128x64xbf16>, %bt: tensor<256x64xb
 
 // CHECK-LABEL: func.func @matmul_accumulate
 // CHECK-SAME: %[[C:[^:]+]]: tensor<128x256xf32>)
-// CHECK: call @matmul_accumulate_gemm0_launch(%{{.+}}, %{{.+}}, %[[C]])
+// CHECK: tile.launch @matmul_accumulate_gemm0(%{{.+}}, %{{.+}} : {{.*}}) outs(%[[C]] :
 // CHECK: tile.kernel @matmul_accumulate_gemm0
 // CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} beta(%[[ONE]]) :
@@ -131,13 +129,13 @@ func.func @matmul_accumulate(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>, %
 
 // -----
 
-// batch_matmul: the kernel computes one matrix; tile.batch_args lists the
+// batch_matmul: the kernel computes one matrix; the launch's `batch` lists the
 // operands the host advances per batch index (the batch size is not a kernel
 // parameter).
 
 // CHECK-LABEL: func.func @batch_matmul
-// CHECK: func.func private @batch_matmul_gemm0_launch(tensor<?x128x64xbf16>, tensor<?x64x256xbf16>, tensor<?x128x256xf32>) -> tensor<?x128x256xf32>
-// CHECK-SAME: tile.batch_args = array<i64: 0, 1, 2>
+// CHECK: tile.launch @batch_matmul_gemm0({{.*}} : tensor<?x128x64xbf16>, tensor<?x64x256xbf16>) outs({{.*}} : tensor<?x128x256xf32>)
+// CHECK-SAME: batch [0, 1, 2] -> tensor<?x128x256xf32>
 // CHECK: tile.kernel @batch_matmul_gemm0(%[[PA:.+]]: !tile.ptr<bf16>, %[[PB:.+]]: !tile.ptr<bf16>, %[[PC:.+]]: !tile.ptr<f32>)
 // CHECK-NEXT: tile.make_view %[[PA]][128, 64] strides [64, 1]
 // CHECK-NEXT: tile.make_view %[[PB]][64, 256] strides [256, 1]
@@ -157,7 +155,7 @@ func.func @batch_matmul(%a: tensor<?x128x64xbf16>, %b: tensor<?x64x256xbf16>, %n
 // batch_matmul with transposed-B maps: per-matrix column-major B views.
 
 // CHECK-LABEL: func.func @batch_matmul_transpose_b
-// CHECK: tile.batch_args = array<i64: 0, 1, 2>
+// CHECK: batch [0, 1, 2]
 // CHECK: tile.kernel @batch_matmul_transpose_b_gemm0(%{{.+}}: !tile.ptr<f16>, %[[PB:.+]]: !tile.ptr<f16>, %{{.+}}: !tile.ptr<f16>, %[[K:.+]]: i32)
 // CHECK: tile.make_view %[[PB]][%[[K]], 128] strides [1, %[[K]]]
 func.func @batch_matmul_transpose_b(%a: tensor<8x64x?xf16>, %b: tensor<8x128x?xf16>) -> tensor<8x64x128xf16> {
@@ -185,7 +183,7 @@ func.func @batch_matmul_transpose_b(%a: tensor<8x64x?xf16>, %b: tensor<8x128x?xf
 // CHECK-NOT: linalg.
 // CHECK-NOT: tensor<?x?xf32>
 // CHECK: %[[E:.+]] = tensor.empty({{.*}}) : tensor<?x?xbf16>
-// CHECK: call @matmul_bias_relu_bf16_gemm0_launch(%[[A]], %[[B]], %[[BIAS]], %[[E]])
+// CHECK: tile.launch @matmul_bias_relu_bf16_gemm0(%[[A]], %[[B]], %[[BIAS]] : {{.*}}) outs(%[[E]] :
 // CHECK: tile.kernel @matmul_bias_relu_bf16_gemm0(%{{.+}}: !tile.ptr<bf16>, %{{.+}}: !tile.ptr<bf16>, %[[PBIAS:.+]]: !tile.ptr<f32>, %{{.+}}: !tile.ptr<bf16>, %{{.+}}: i32, %[[N:.+]]: i32, %{{.+}}: i32)
 // CHECK: %[[VBIAS:.+]] = tile.make_view %[[PBIAS]][%[[N]]] strides [1]
 // CHECK-NEXT: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} bias(%[[VBIAS]]) activation(relu) :
@@ -219,7 +217,7 @@ func.func @matmul_bias_relu_bf16(%a: tensor<?x?xbf16>, %b: tensor<?x?xbf16>, %bi
 // CHECK-LABEL: func.func @matmul_broadcast_bias_then_relu
 // CHECK-SAME: %[[BIAS:[^:]+]]: tensor<256xbf16>)
 // CHECK-NOT: linalg.
-// CHECK: call @matmul_broadcast_bias_then_relu_gemm0_launch(%{{.+}}, %{{.+}}, %[[BIAS]], %{{.+}}) : (tensor<128x64xbf16>, tensor<64x256xbf16>, tensor<256xbf16>, tensor<128x256xf32>) -> tensor<128x256xf32>
+// CHECK: tile.launch @matmul_broadcast_bias_then_relu_gemm0(%{{.+}}, %{{.+}}, %[[BIAS]] : tensor<128x64xbf16>, tensor<64x256xbf16>, tensor<256xbf16>) outs(%{{.+}} : tensor<128x256xf32>) {{.*}} -> tensor<128x256xf32>
 // CHECK: tile.gemm {{.*}} bias(%{{.+}}) activation(relu)
 // CHECK-SAME: !tile.view<256xbf16, strides = [1]>
 func.func @matmul_broadcast_bias_then_relu(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>, %bias: tensor<256xbf16>) -> tensor<128x256xf32> {
@@ -256,7 +254,7 @@ func.func @matmul_broadcast_bias_then_relu(%a: tensor<128x64xbf16>, %b: tensor<6
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
 // CHECK-LABEL: func.func @matmul_unfused_epilogue
-// CHECK: %[[R:.+]] = call @matmul_unfused_epilogue_gemm0_launch(
+// CHECK: %[[R:.+]] = tile.launch @matmul_unfused_epilogue_gemm0(
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[R]] : tensor<128x256xf32>)
 // CHECK: tile.gemm %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} :
@@ -286,7 +284,7 @@ func.func @matmul_unfused_epilogue(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf
 // CHECK-LABEL: func.func @matmul_from_memrefs
 // CHECK: %[[TA:.+]] = bufferization.to_tensor
 // CHECK: %[[TB:.+]] = bufferization.to_tensor
-// CHECK: call @matmul_from_memrefs_gemm0_launch(%[[TA]], %[[TB]],
+// CHECK: tile.launch @matmul_from_memrefs_gemm0(%[[TA]], %[[TB]] :
 // CHECK: tile.kernel @matmul_from_memrefs_gemm0
 func.func @matmul_from_memrefs(%ma: memref<128x64xbf16>, %mb: memref<64x256xbf16, strided<[256, 1], offset: ?>>) -> tensor<128x256xf32> {
   %a = bufferization.to_tensor %ma : memref<128x64xbf16> to tensor<128x64xbf16>
@@ -305,8 +303,8 @@ func.func @matmul_from_memrefs(%ma: memref<128x64xbf16>, %mb: memref<64x256xbf16
 // program order, the first call's result feeds the second call.
 
 // CHECK-LABEL: func.func @two_matmuls
-// CHECK: %[[R0:.+]] = call @two_matmuls_gemm0_launch(
-// CHECK: %[[R1:.+]] = call @two_matmuls_gemm1_launch(%[[R0]],
+// CHECK: %[[R0:.+]] = tile.launch @two_matmuls_gemm0(
+// CHECK: %[[R1:.+]] = tile.launch @two_matmuls_gemm1(%[[R0]],
 // CHECK: return %[[R1]]
 // CHECK: tile.kernel @two_matmuls_gemm0(
 // CHECK: tile.kernel @two_matmuls_gemm1(
@@ -340,7 +338,7 @@ func.func @two_matmuls(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>, %c: ten
 // CHECK-NOT: linalg.
 // CHECK: %[[E:.+]] = tensor.empty() : tensor<128x64xbf16>
 // CHECK-NOT: linalg.
-// CHECK: %[[R:.+]] = call @attention_softmax_2d_attention0_launch(%[[Q]], %[[K]], %[[V]], %[[E]])
+// CHECK: %[[R:.+]] = tile.launch @attention_softmax_2d_attention0(%[[Q]], %[[K]], %[[V]] : {{.*}}) outs(%[[E]] :
 // CHECK-NEXT: return %[[R]]
 // CHECK: tile.kernel @attention_softmax_2d_attention0(%[[PQ:.+]]: !tile.ptr<bf16>, %[[PK:.+]]: !tile.ptr<bf16>, %[[PV:.+]]: !tile.ptr<bf16>, %[[PO:.+]]: !tile.ptr<bf16>) warps(4) {
 // CHECK-NEXT: %[[VQ:.+]] = tile.make_view %[[PQ]][1, 1, 128, 64] strides [64, 64, 64, 1]
@@ -393,9 +391,9 @@ func.func @attention_softmax_2d(%q: tensor<128x64xbf16>, %k: tensor<512x64xbf16>
 
 // CHECK-LABEL: func.func @attention_decomposed_batched
 // CHECK-NOT: linalg.
-// CHECK: call @attention_decomposed_batched_attention0_launch(
-// CHECK: func.func private @attention_decomposed_batched_attention0_launch(tensor<?x?x128xbf16>, tensor<?x?x128xbf16>, tensor<?x?x128xbf16>, tensor<?x?x128xbf16>) -> tensor<?x?x128xbf16>
-// CHECK-SAME: tile.kernel_args = [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 3 : i64}, {arg = 0 : i64, dim = 0 : i64}, {arg = 0 : i64, dim = 1 : i64}, {arg = 1 : i64, dim = 1 : i64}, {arg = 0 : i64, stride = 0 : i64}, {arg = 1 : i64, stride = 0 : i64}]
+// CHECK: tile.launch @attention_decomposed_batched_attention0({{.*}} : tensor<?x?x128xbf16>, tensor<?x?x128xbf16>, tensor<?x?x128xbf16>) outs({{.*}} : tensor<?x?x128xbf16>)
+// CHECK-SAME: args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 3 : i64}, {arg = 0 : i64, dim = 0 : i64}, {arg = 0 : i64, dim = 1 : i64}, {arg = 1 : i64, dim = 1 : i64}, {arg = 0 : i64, stride = 0 : i64}, {arg = 1 : i64, stride = 0 : i64}] -> tensor<?x?x128xbf16>
+// CHECK-NOT: func.func private
 // CHECK: tile.kernel @attention_decomposed_batched_attention0(%[[PQ:.+]]: !tile.ptr<bf16>, %[[PK:.+]]: !tile.ptr<bf16>, %[[PV:.+]]: !tile.ptr<bf16>, %[[PO:.+]]: !tile.ptr<bf16>, %[[BATCH:.+]]: i32, %[[SQ:.+]]: i32, %[[SKV:.+]]: i32, %[[STQ:.+]]: i32, %[[STKV:.+]]: i32)
 // CHECK-NEXT: tile.make_view %[[PQ]][%[[BATCH]], 1, %[[SQ]], 128] strides [%[[STQ]], 128, 128, 1]
 // CHECK-NEXT: tile.make_view %[[PK]][%[[BATCH]], 1, %[[SKV]], 128] strides [%[[STKV]], 128, 128, 1]
@@ -472,7 +470,7 @@ func.func @attention_decomposed_batched(%q: tensor<?x?x128xbf16>, %k: tensor<?x?
 
 // CHECK-LABEL: func.func @attention_sub_exp_split_f16
 // CHECK-NOT: linalg.
-// CHECK: call @attention_sub_exp_split_f16_attention0_launch(
+// CHECK: tile.launch @attention_sub_exp_split_f16_attention0(
 // CHECK: tile.attention {{.*}} scale(1.000000e+00) : !tile.view<1x1x64x256xf16, strides = [256, 256, 256, 1]>
 func.func @attention_sub_exp_split_f16(%q: tensor<64x256xf16>, %k: tensor<64x256xf16>, %v: tensor<64x256xf16>) -> tensor<64x256xf16> {
   %kte = tensor.empty() : tensor<256x64xf16>
@@ -548,18 +546,16 @@ func.func @attention_sub_exp_split_f16(%q: tensor<64x256xf16>, %k: tensor<64x256
 // CHECK-NOT: linalg.
 // CHECK-DAG: %[[E:.+]] = tensor.empty() : tensor<100x80xi32>
 // CHECK-DAG: %[[BE:.+]] = tensor.empty() : tensor<80x64xi8>
-// CHECK: %[[BT:.+]] = call @matmul_i8_transpose0_launch(%[[B]], %[[BE]])
-// CHECK-NEXT: %[[R:.+]] = call @matmul_i8_gemm0_launch(%[[A]], %[[BT]], %[[E]])
+// CHECK: %[[BT:.+]] = tile.launch @matmul_i8_transpose0(%[[B]] : tensor<64x80xi8>) outs(%[[BE]] : tensor<80x64xi8>)
+// CHECK-NEXT: %[[R:.+]] = tile.launch @matmul_i8_gemm0(%[[A]], %[[BT]] : tensor<100x64xi8>, tensor<80x64xi8>) outs(%[[E]] : tensor<100x80xi32>)
 // CHECK-NEXT: return %[[R]]
-// CHECK: func.func private @matmul_i8_transpose0_launch(tensor<64x80xi8>, tensor<80x64xi8>) -> tensor<80x64xi8>
-// CHECK-SAME: tile.kernel = @matmul_i8_transpose0
+// CHECK-NOT: func.func private
 // CHECK: tile.kernel @matmul_i8_transpose0(%[[X:.+]]: !tile.ptr<i8>, %[[Y:.+]]: !tile.ptr<i8>) grid(2) warps(4) {
 // CHECK-NEXT: %[[VX:.+]] = tile.make_view %[[X]][64, 80] strides [80, 1]
 // CHECK-NEXT: %[[VY:.+]] = tile.make_view %[[Y]][80, 64] strides [64, 1]
 // CHECK: %[[T:.+]] = tile.load %[[VX]][%[[R0:.+]], %[[C0:.+]]] : {{.*}} -> tensor<64x64xi8>
 // CHECK-NEXT: %[[TT:.+]] = tile.trans %[[T]]
 // CHECK-NEXT: tile.store %[[TT]], %[[VY]][%[[C0]], %[[R0]]]
-// CHECK: func.func private @matmul_i8_gemm0_launch(tensor<100x64xi8>, tensor<80x64xi8>, tensor<100x80xi32>) -> tensor<100x80xi32>
 // CHECK: tile.kernel @matmul_i8_gemm0(%[[PA:.+]]: !tile.ptr<i8>, %[[PB:.+]]: !tile.ptr<i8>, %[[PC:.+]]: !tile.ptr<i32>)
 // CHECK-NEXT: tile.make_view %[[PA]][100, 64] strides [64, 1]
 // CHECK-NEXT: tile.make_view %[[PB]][64, 80] strides [1, 64]
@@ -581,20 +577,19 @@ func.func @matmul_i8(%a: tensor<100x64xi8>, %b: tensor<64x80xi8>) -> tensor<100x
 // -----
 
 // A batched e4m3 x e5m2 matmul of dynamic sizes: the transpose is launched
-// per matrix too (tile.batch_args), its sizes read from B, its grid a rule
+// per matrix too (the launch's `batch`), its sizes read from B, its grid a rule
 // over them.
 
 // CHECK-LABEL: func.func @batch_matmul_fp8
 // CHECK-SAME: (%[[A:.+]]: tensor<?x?x?xf8E4M3FN>, %[[B:.+]]: tensor<?x?x?xf8E5M2>
 // CHECK: %[[BE:.+]] = tensor.empty({{.+}}) : tensor<?x?x?xf8E5M2>
-// CHECK: %[[BT:.+]] = call @batch_matmul_fp8_transpose0_launch(%[[B]], %[[BE]])
-// CHECK-NEXT: call @batch_matmul_fp8_gemm0_launch(%[[A]], %[[BT]], %{{.+}})
-// CHECK: func.func private @batch_matmul_fp8_transpose0_launch
-// CHECK-SAME: tile.batch_args = array<i64: 0, 1>
-// CHECK-SAME: tile.kernel_args = [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 2 : i64}]
+// CHECK: %[[BT:.+]] = tile.launch @batch_matmul_fp8_transpose0(%[[B]] : {{.*}}) outs(%[[BE]] :
+// CHECK-SAME: args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 2 : i64}] batch [0, 1]
+// CHECK-NEXT: tile.launch @batch_matmul_fp8_gemm0(%[[A]], %[[BT]] : {{.*}}) outs(%{{.+}} :
+// CHECK-SAME: batch [0, 1, 2]
+// CHECK-NOT: func.func private
 // CHECK: tile.kernel @batch_matmul_fp8_transpose0(%{{.+}}: !tile.ptr<f8E5M2>, %{{.+}}: !tile.ptr<f8E5M2>, %[[R:.+]]: i32, %[[C:.+]]: i32) grid(ceildiv(%[[R]], 64) * ceildiv(%[[C]], 64))
-// CHECK: func.func private @batch_matmul_fp8_gemm0_launch
-// CHECK-SAME: tile.batch_args = array<i64: 0, 1, 2>
+// CHECK: tile.kernel @batch_matmul_fp8_gemm0
 // CHECK: tile.gemm
 // CHECK-SAME: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E5M2, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
 func.func @batch_matmul_fp8(%a: tensor<?x?x?xf8E4M3FN>, %b: tensor<?x?x?xf8E5M2>, %nb: index, %m: index, %n: index) -> tensor<?x?x?xbf16> {
@@ -619,7 +614,7 @@ func.func @batch_matmul_fp8(%a: tensor<?x?x?xf8E4M3FN>, %b: tensor<?x?x?xf8E5M2>
 
 // CHECK-LABEL: func.func @linear_fp8_bias_relu
 // CHECK-NOT: transpose
-// CHECK: call @linear_fp8_bias_relu_gemm0_launch(
+// CHECK: tile.launch @linear_fp8_bias_relu_gemm0(
 // CHECK-NOT: transpose
 // CHECK: tile.gemm
 // CHECK-SAME: bias(%{{.+}}) activation(relu)
@@ -807,9 +802,9 @@ func.func @negative_buffers(%a: memref<16x32xbf16>, %b: memref<32x16xbf16>, %c: 
 #map_c = affine_map<(m, n, k) -> (m, n)>
 
 // CHECK-LABEL: func.func @negative_attention_head_dim_96
-// CHECK: %[[S:.+]] = call @negative_attention_head_dim_96_gemm0_launch(
+// CHECK: %[[S:.+]] = tile.launch @negative_attention_head_dim_96_gemm0(
 // CHECK: %[[P:.+]] = linalg.softmax dimension(1) ins(%[[S]] :
-// CHECK: call @negative_attention_head_dim_96_gemm1_launch(%[[P]],
+// CHECK: tile.launch @negative_attention_head_dim_96_gemm1(%[[P]],
 // CHECK-NOT: tile.attention
 // STRICT: error: tile-from-linalg: cannot convert 'linalg.softmax': head_dim must be a static 64, 128 or 256, got 96
 func.func @negative_attention_head_dim_96(%q: tensor<128x96xbf16>, %k: tensor<128x96xbf16>, %v: tensor<128x96xbf16>) -> tensor<128x96xbf16> {

@@ -10,23 +10,21 @@
 // tile ops live in kernels over global memory, linalg ops in functions over
 // tensors, so every match is *outlined*:
 //
-//   func.func @f(%a, %b)                     func.func @f(%a, %b)
-//     %e = tensor.empty                        %e = tensor.empty
-//     %z = linalg.fill 0.0 -> %e        ==>    %r = func.call @f_gemm0_launch(
-//     %r = linalg.matmul %a, %b -> %z                 %a, %b, %e)
-//                                            func.func private @f_gemm0_launch
-//                                                {tile.kernel = @f_gemm0,
-//                                                 tile.kernel_args = [...]}
-//                                            tile.kernel @f_gemm0(%A, %B, %C,
-//                                                                 %M, %N, %K)
-//                                              tile.make_view ... tile.gemm
+//   func.func @f(%a, %b)                func.func @f(%a, %b)
+//     %e = tensor.empty                   %e = tensor.empty
+//     %z = linalg.fill 0.0 -> %e   ==>    %r = tile.launch @f_gemm0(%a, %b)
+//     %r = linalg.matmul %a, %b -> %z            outs(%e) args [...]
+//                                       tile.kernel @f_gemm0(%A, %B, %C,
+//                                                            %M, %N, %K)
+//                                         tile.make_view ... tile.gemm
 //
-// The launch stub is the host-side boundary (in the spirit of upstream's
-// convert-linalg-to-std library calls): its operands are the tensors the
-// kernel's pointer parameters point at, as dense row-major buffers, and its
-// `tile.kernel_args` say how the host computes each kernel parameter from
-// them. The kernels then go through the ordinary tilec flow
-// (tile-expand-named-ops per chip, PTX); the function stays as host glue.
+// tile.launch is the host-side boundary, in destination-passing style: its
+// operands are the tensors the kernel's pointer parameters point at, as
+// dense row-major buffers, and its `args` say how the host computes each
+// kernel parameter from them. The kernels then go through the ordinary
+// tilec flow (tile-expand-named-ops per chip, PTX, cubin); the function
+// stays as host code, which one-shot bufferization and tile-lower-launches
+// turn into calls of tilec's host runtime (`tilec --emit=host`).
 //
 // Patterns match from one anchor op each (linalg.matmul, linalg.batch_matmul,
 // linalg.softmax, and the generic-op decomposition of softmax); a matmul that
@@ -38,7 +36,7 @@
 //    matmul with bf16/f16 `outs` rounds at every step, and an epilogue with
 //    casts in the middle rounds there. The kernels are at least as accurate.
 //  - tile.gemm has no batch dimension: a batch_matmul becomes a kernel for
-//    one matrix that the host launches per batch index (tile.batch_args).
+//    one matrix that the host launches per batch index (tile.launch `batch`).
 //    tile.attention does have one, so batched attention is one launch.
 //  - tile.attention's scale defaults to 1/sqrt(head_dim); the matched scale
 //    (1.0 without a scale op) is always written.
@@ -371,7 +369,7 @@ static FailureOr<ContractionInfo> getContractionInfo(Operation *op,
 }
 
 //===----------------------------------------------------------------------===//
-// Outlining: kernel signature, kernel, launch stub
+// Outlining: kernel signature, kernel, tile.launch
 //===----------------------------------------------------------------------===//
 
 namespace {
@@ -479,9 +477,8 @@ private:
 /// come from.
 struct OutlinedKernel {
   KernelOp kernel;
-  func::FuncOp stub;
   const KernelSignature *signature;
-  /// The launch stub's call.
+  /// The tile.launch's result: the destination's new value.
   Value result;
 
   /// The i32 value of `e` in the kernel: a constant or a parameter.
@@ -526,26 +523,23 @@ struct OutlinedKernel {
 };
 } // namespace
 
-/// The first `<base><i>` such that neither it nor `<base><i>_launch` names a
-/// symbol of `module` (and, once tile-attach-target has run, a gpu.module).
+/// The first `<base><i>` that names no symbol of `module`.
 static std::string getUniqueKernelName(ModuleOp module, StringRef base) {
   for (unsigned i = 0;; ++i) {
     std::string name = (base + Twine(i)).str();
-    if (!SymbolTable::lookupSymbolIn(module, name) &&
-        !SymbolTable::lookupSymbolIn(module, name + "_launch"))
+    if (!SymbolTable::lookupSymbolIn(module, name))
       return name;
   }
 }
 
 /// Creates the kernel `<func>_<kind><i>` (an entry block to be filled by the
-/// caller and terminated with tile.return) and its launch stub returning
-/// `resultType`, and calls the stub right before `before` (the call's
-/// result is `OutlinedKernel::result`). `batchArgs` lists the launch
-/// operands a batched kernel advances per batch index.
+/// caller and terminated with tile.return) and the tile.launch of it right
+/// before `before`, whose destination is the signature's last operand (the
+/// launch's result is `OutlinedKernel::result`). `batchArgs` lists the
+/// launch operands a batched kernel advances per batch index.
 static OutlinedKernel outline(PatternRewriter &rewriter, Operation *anchor,
                               StringRef kind, const KernelSignature &sig,
-                              Type resultType, Operation *before,
-                              ArrayRef<int64_t> batchArgs) {
+                              Operation *before, ArrayRef<int64_t> batchArgs) {
   MLIRContext *ctx = rewriter.getContext();
   Location loc = anchor->getLoc();
   auto func = anchor->getParentOfType<func::FuncOp>();
@@ -560,18 +554,6 @@ static OutlinedKernel outline(PatternRewriter &rewriter, Operation *anchor,
 
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToEnd(module.getBody());
-  SmallVector<Type> operandTypes;
-  for (Value v : sig.getOperands())
-    operandTypes.push_back(v.getType());
-  auto stub =
-      func::FuncOp::create(rewriter, loc, name + "_launch",
-                           FunctionType::get(ctx, operandTypes, resultType));
-  stub.setPrivate();
-  stub->setAttr("tile.kernel", FlatSymbolRefAttr::get(ctx, name));
-  stub->setAttr("tile.kernel_args", rewriter.getArrayAttr(descriptors));
-  if (!batchArgs.empty())
-    stub->setAttr("tile.batch_args", rewriter.getDenseI64ArrayAttr(batchArgs));
-
   auto kernel = KernelOp::create(rewriter, loc, name,
                                  FunctionType::get(ctx, paramTypes, {}),
                                  paramNames, /*numWarps=*/4);
@@ -579,8 +561,14 @@ static OutlinedKernel outline(PatternRewriter &rewriter, Operation *anchor,
   // Every operand dominates `before` (they feed it or ops before it in the
   // same block).
   rewriter.setInsertionPoint(before);
-  auto call = func::CallOp::create(rewriter, loc, stub, sig.getOperands());
-  return {kernel, stub, &sig, call.getResult(0)};
+  ArrayRef<Value> operands = sig.getOperands();
+  Value dest = operands.back();
+  auto launch = LaunchOp::create(
+      rewriter, loc, dest.getType(), FlatSymbolRefAttr::get(ctx, name),
+      operands.drop_back(), dest, rewriter.getArrayAttr(descriptors),
+      batchArgs.empty() ? DenseI64ArrayAttr()
+                        : rewriter.getDenseI64ArrayAttr(batchArgs));
+  return {kernel, &sig, launch.getResult()};
 }
 
 /// Outlines a kernel whose launch replaces `result`, called right before
@@ -589,8 +577,8 @@ static OutlinedKernel outlineReplacing(PatternRewriter &rewriter,
                                        Operation *anchor, StringRef kind,
                                        const KernelSignature &sig, Value result,
                                        ArrayRef<int64_t> batchArgs) {
-  OutlinedKernel kernel = outline(rewriter, anchor, kind, sig, result.getType(),
-                                  result.getDefiningOp(), batchArgs);
+  OutlinedKernel kernel =
+      outline(rewriter, anchor, kind, sig, result.getDefiningOp(), batchArgs);
   rewriter.replaceAllUsesWith(result, kernel.result);
   return kernel;
 }
@@ -1305,8 +1293,8 @@ static Value outlineTranspose(PatternRewriter &rewriter, Operation *anchor,
   SmallVector<int64_t> batchArgs;
   if (batched)
     batchArgs = {x, y};
-  OutlinedKernel kernel = outline(rewriter, anchor, "transpose", sig,
-                                  dest.getType(), anchor, batchArgs);
+  OutlinedKernel kernel =
+      outline(rewriter, anchor, "transpose", sig, anchor, batchArgs);
 
   // ceildiv(R, 64) * ceildiv(C, 64) programs, row tiles outer.
   SmallVector<int64_t> params;
@@ -1342,7 +1330,7 @@ static Value outlineTranspose(PatternRewriter &rewriter, Operation *anchor,
 }
 
 /// Outlines a matched GEMM into a tile.gemm kernel. A batched GEMM becomes a
-/// kernel for one matrix, launched once per batch index (`tile.batch_args`).
+/// kernel for one matrix, launched once per batch index (tile.launch `batch`).
 static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
                         const GemmPlan &plan) {
   const ContractionInfo &c = plan.contraction;
@@ -1589,17 +1577,9 @@ specializeContractions(ModuleOp module, DotPrecision f32Precision,
 /// The converted kernel whose result a linalg.generic reads on the host (a
 /// consumer its epilogue could not take), if any.
 static SymbolRefAttr getKernelRead(linalg::GenericOp op) {
-  for (Value v : op.getDpsInputs()) {
-    auto call = v.getDefiningOp<func::CallOp>();
-    if (!call)
-      continue;
-    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        call, call.getCalleeAttr());
-    if (auto kernel = callee
-                          ? callee->getAttrOfType<SymbolRefAttr>("tile.kernel")
-                          : SymbolRefAttr())
-      return kernel;
-  }
+  for (Value v : op.getDpsInputs())
+    if (auto launch = v.getDefiningOp<LaunchOp>())
+      return launch.getKernelAttr();
   return {};
 }
 

@@ -13,17 +13,18 @@
 #ifndef TILEC_DIALECT_TILE_IR_TILEOPS_H
 #define TILEC_DIALECT_TILE_IR_TILEOPS_H
 
-#include "tilec/Dialect/Tile/IR/TileAttrs.h"
-#include "tilec/Dialect/Tile/IR/TileDialect.h"
-#include "tilec/Dialect/Tile/IR/TileTypes.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
+#include "tilec/Dialect/Tile/IR/TileDialect.h"
+#include "tilec/Dialect/Tile/IR/TileTypes.h"
 
 namespace mlir::tilec::tile {
 /// The trait of the hardware-level ops (TileHardwareOps.td): shared memory,
@@ -45,6 +46,10 @@ namespace mlir::tilec::tile {
 void printGridExpr(raw_ostream &os, AffineExpr expr,
                    function_ref<void(raw_ostream &, unsigned)> printParam,
                    bool nested = false);
+
+/// Registers the bufferization of tile.launch (one-shot bufferization of
+/// the host functions that launch kernels).
+void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 
 } // namespace mlir::tilec::tile
 

@@ -9,7 +9,9 @@
 // The operations of the `tile` dialect, one file per level: program-level
 // ops (named ops, kernels, views, tile loads/stores and compute) in
 // TileProgramOps.td, hardware-level ops (shared memory, barriers,
-// asynchronous copies, TMA, warp specialization) in TileHardwareOps.td.
+// asynchronous copies, TMA, warp specialization) in TileHardwareOps.td,
+// and host-level ops (launching kernels from host functions) in
+// TileHostOps.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,5 +48,6 @@ class Tile_HardwareOp<string mnemonic, list<Trait> traits = []>
 
 include "tilec/Dialect/Tile/IR/TileProgramOps.td"
 include "tilec/Dialect/Tile/IR/TileHardwareOps.td"
+include "tilec/Dialect/Tile/IR/TileHostOps.td"
 
 #endif // TILEC_DIALECT_TILE_IR_TILEOPS_TD

@@ -13,11 +13,15 @@
 #ifndef TILEC_DIALECT_TILE_TRANSFORMS_PASSES_H
 #define TILEC_DIALECT_TILE_TRANSFORMS_PASSES_H
 
-#include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
+#include "tilec/Dialect/Tile/IR/TileOps.h"
 
 namespace mlir {
 class RewritePatternSet;

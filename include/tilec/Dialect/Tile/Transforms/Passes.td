@@ -462,7 +462,7 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
   let description = [{
     The linalg frontend of tilec. In every `func.func`, contractions and
     attention patterns on tensors are outlined into new `tile.kernel`s that
-    hold one named op, and replaced by a call to a launch stub:
+    hold one named op, and replaced by a `tile.launch` of it:
 
     - `linalg.matmul` (also with the transposed-B `indexing_maps`, the former
       `linalg.matmul_transpose_b`, or B produced by `linalg.transpose`) and
@@ -489,18 +489,14 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
     one `!tile.ptr` per tensor operand (inputs, then the destination) and an
     `i32` per dynamic size (`M`, `N`, `K`, `batch`, `seq_q`, `seq_kv`) or
     dynamic batch stride. The matched ops are replaced by
-    `func.call @<kernel>_launch(operands..., destination)`, a private
-    declaration whose `tile.kernel` attribute names the kernel and whose
-    `tile.kernel_args` attribute tells the host, parameter by parameter, how
-    to fill it from the call operands: `{arg = i}` (pointer to the dense
-    row-major buffer of operand i), `{arg = i, dim = d}` (its size d),
-    `{arg = i, stride = d}` (its stride d, in elements). A
-    `tile.batch_args` list marks a kernel that computes one matrix of a
-    batch (`linalg.batch_matmul`; tile.gemm has no batch dimension): the
-    host launches it once per index of the listed operands' leading
-    dimension, advancing each listed pointer by its operand's leading
-    stride. `tilec` compiles the kernels; the function stays as host-side
-    glue.
+    `tile.launch @<kernel>(inputs...) outs(destination) args [...]`, whose
+    `args` tell the host, parameter by parameter, how to fill it from the
+    operands (see tile.launch). A `batch` list marks a kernel that computes
+    one matrix of a batch (`linalg.batch_matmul`; tile.gemm has no batch
+    dimension): the host launches it once per batch index. `tilec` compiles
+    the kernels; the function stays as host code, which `tilec --emit=host`
+    (one-shot bufferization, tile-lower-launches, LLVM) turns into a host
+    program that launches them.
 
     A `linalg.generic` or `linalg.contract` that is a matmul or
     batch_matmul (upstream's `linalg::specializeGenericOp` names it) is
@@ -553,6 +549,64 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::tilec::tile::TileDialect"];
+}
+
+def TileLowerLaunches : Pass<"tile-lower-launches", "::mlir::ModuleOp"> {
+  let summary = "Lowers bufferized tile.launch ops to calls of tilec's host runtime";
+  let description = [{
+    The host side of the linalg frontend. After one-shot bufferization, each
+    `tile.launch @k` on memrefs becomes a call of the host runtime's
+    `tilecHostLaunch` (`include/tilec/Runtime/HostRuntime.h`, in
+    `libtilec-host-runtime`), which loads the kernel's cubin once per
+    context, checks the arguments against the kernel's launch metadata,
+    encodes its tensor maps and launches it with its grid, dynamic shared
+    memory and cluster shape:
+
+    - the kernel comes from `gpu.binary @k`, whose object (the one for
+      `chip`, or the only one) holds the cubin (`bin = ...`) and, in its
+      `properties`, the launch metadata as `tilec.launch = "<json>"`;
+      both become internal constants of the module, and the binary is
+      erased;
+    - each parameter is filled as the launch's `args` say (addresses from
+      `memref.extract_aligned_pointer_as_index` plus the offset, sizes and
+      strides from the memref), and an operand that is not a dense
+      row-major buffer is reported by the runtime instead of launched;
+    - a `batch` launch becomes a loop over the batch index that advances
+      the listed operands.
+
+    Launches are asynchronous on the runtime's stream; a call of
+    `tilecHostSynchronize` is inserted before the first operation after a
+    launch that may touch memory and is not itself a launch (host code that
+    reads a result, a deallocation, the return), so launch chains run back
+    to back and the host never sees a buffer a kernel is still writing.
+    Errors (no device, a bad argument, a failed launch) are printed by the
+    runtime and kept for `tilecHostGetError`; later launches are skipped.
+
+    Every memref the host code allocates must be visible to the GPU: lower
+    with `finalize-memref-to-llvm{use-generic-functions=true}`, whose
+    `_mlir_memref_to_llvm_alloc` the host runtime implements with CUDA
+    managed memory (the `tilec-host-to-llvm` pipeline does this). Callers
+    pass device or managed memory. Public functions get
+    `llvm.emit_c_interface` (`c-interface`), so C and C++ call them as
+    `_mlir_ciface_<name>` with memref descriptors.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The object of each gpu.binary to launch (its #nvvm.target "
+           "chip); empty: the binary must hold exactly one object">,
+    Option<"cInterface", "c-interface", "bool", /*default=*/"true",
+           "Give public functions llvm.emit_c_interface">
+  ];
+  let statistics = [
+    Statistic<"numLaunches", "num-launches", "Number of tile.launch ops lowered">,
+    Statistic<"numSyncs", "num-syncs",
+              "Number of tilecHostSynchronize calls inserted">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 #endif // TILEC_DIALECT_TILE_TRANSFORMS_PASSES_TD
