@@ -7,7 +7,7 @@
 # PATH or in /usr/local/cuda.
 set -euo pipefail
 
-packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools ninja-build
+packages=(llvm-22 llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools ninja-build
           cmake g++ python3 python3-pytest python3-pyflakes
           python3-venv python3-pip python3-setuptools python3-wheel)
 missing=()

@@ -45,6 +45,43 @@ inline bf16 floatToBf16(float f) {
   return bf16(bits >> 16);
 }
 
+/// IEEE half on the host, kept as its bits (a type of its own, so that
+/// toFloat and fillRandom pick the right conversion).
+struct f16 {
+  uint16_t bits;
+};
+
+inline float f16ToFloat(f16 h) {
+  uint32_t sign = uint32_t(h.bits & 0x8000) << 16;
+  uint32_t exp = (h.bits >> 10) & 0x1f, man = h.bits & 0x3ff;
+  float f;
+  if (exp == 0x1f) { // inf / NaN
+    uint32_t bits = sign | 0x7f800000 | (man << 13);
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  f = std::ldexp(float(exp ? man | 0x400 : man), int(exp ? exp : 1) - 25);
+  return sign ? -f : f;
+}
+
+/// Rounds to nearest (values here are small and normal).
+inline f16 floatToF16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  uint32_t sign = (bits >> 16) & 0x8000;
+  int exp = int((bits >> 23) & 0xff) - 127 + 15;
+  uint32_t man = bits & 0x7fffff;
+  if (exp <= 0) { // subnormal half
+    float scaled = std::fabs(f) * 16777216.0f; // 2^24
+    return f16{uint16_t(sign | uint32_t(std::nearbyint(scaled)))};
+  }
+  uint32_t h = (uint32_t(exp) << 10) | (man >> 13);
+  uint32_t rest = man & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+    ++h;
+  return f16{uint16_t(sign | h)};
+}
+
 /// A dense row-major tensor in managed memory (tilecHostAlloc).
 template <typename T, int N>
 MemRef<T, N> allocTensor(const int64_t (&sizes)[N]) {
@@ -67,6 +104,12 @@ template <int N> void fillRandom(MemRef<bf16, N> &m, std::mt19937 &rng) {
     m.aligned[i] = floatToBf16(dist(rng));
 }
 
+template <int N> void fillRandom(MemRef<f16, N> &m, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < m.count(); ++i)
+    m.aligned[i] = floatToF16(dist(rng));
+}
+
 template <int N> void fillRandom(MemRef<float, N> &m, std::mt19937 &rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (int64_t i = 0; i < m.count(); ++i)
@@ -75,6 +118,7 @@ template <int N> void fillRandom(MemRef<float, N> &m, std::mt19937 &rng) {
 
 inline float toFloat(float v) { return v; }
 inline float toFloat(bf16 v) { return bf16ToFloat(v); }
+inline float toFloat(f16 v) { return f16ToFloat(v); }
 
 /// max |out - ref| / max |ref| over all elements; prints one JSON line and
 /// returns the process exit code (0 when the error is below `bound`, the

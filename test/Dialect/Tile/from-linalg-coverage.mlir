@@ -120,12 +120,50 @@ func.func @batch_reduce_matmul(%a: tensor<4x64x32xbf16>, %b: tensor<4x32x16xbf16
 
 // -----
 
-// Matmuls on buffers (every upstream GPU matmul test) are left alone.
+// Matmuls on buffers (as upstream's GPU matmul tests write them) become a
+// tile.launch on the memrefs, which writes C in place. linalg.matmul on
+// memrefs accumulates into C, so the kernel reads it (beta = 1) ...
 // CHECK-LABEL: func.func @matmul_memref
-// CHECK: linalg.matmul
+// CHECK-SAME: (%[[A:.+]]: memref<64x32xbf16>, %[[B:.+]]: memref<32x16xbf16>, %[[C:.+]]: memref<64x16xf32>)
+// CHECK-NEXT: tile.launch @matmul_memref_gemm0(%[[A]], %[[B]] : memref<64x32xbf16>, memref<32x16xbf16>) outs(%[[C]] : memref<64x16xf32>) args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}]{{$}}
+// CHECK-NEXT: return
+// CHECK: tile.kernel @matmul_memref_gemm0
+// CHECK: tile.gemm {{.*}} beta(
 func.func @matmul_memref(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %c: memref<64x16xf32>) {
-  // expected-remark @+1 {{'linalg.matmul' left unconverted: operates on buffers; tile-from-linalg runs on tensors, before bufferization}}
   linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// ... unless a zero fill of C comes right before: the fill goes and the
+// kernel only writes C. A dynamic M is read from A.
+// CHECK-LABEL: func.func @matmul_memref_zeroed
+// CHECK-NOT: linalg.fill
+// CHECK: tile.launch @matmul_memref_zeroed_gemm0({{.*}}) outs(%{{.+}} : memref<?x16xf16>) args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}]
+// CHECK: tile.kernel @matmul_memref_zeroed_gemm0
+// CHECK-NOT: beta
+// CHECK: tile.return
+func.func @matmul_memref_zeroed(%a: memref<?x32xf16>, %b: memref<32x16xf16>, %c: memref<?x16xf16>) {
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%c : memref<?x16xf16>)
+  linalg.matmul ins(%a, %b : memref<?x32xf16>, memref<32x16xf16>) outs(%c : memref<?x16xf16>)
+  return
+}
+
+// -----
+
+// What memrefs cannot do: an fp8 B stored [K, N] (its transpose kernel needs
+// a new buffer), and a non-contiguous operand.
+// CHECK-LABEL: func.func @negative_memrefs
+// CHECK-COUNT-2: linalg.matmul
+// CHECK-NOT: tile.kernel
+func.func @negative_memrefs(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %c: memref<64x64xf32>,
+                            %s: memref<16x32xbf16, strided<[64, 2]>>, %t: memref<32x16xbf16>, %u: memref<16x16xf32>) {
+  // expected-remark @+1 {{'linalg.matmul' left unconverted: a f8E4M3FN matmul on memrefs with B stored [K, N]: tensor cores read it K-major, and the transpose kernel needs a new buffer; convert it on tensors (before bufferization) or store B [N, K]}}
+  linalg.matmul ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%c : memref<64x64xf32>)
+  // expected-remark @+1 {{'linalg.matmul' left unconverted: A is a non-contiguous strided memref (memref<16x32xbf16, strided<[64, 2]>>)}}
+  linalg.matmul ins(%s, %t : memref<16x32xbf16, strided<[64, 2]>>, memref<32x16xbf16>) outs(%u : memref<16x16xf32>)
   return
 }
 

@@ -122,6 +122,18 @@ static Value getZeroFillDest(Value v) {
   return fill.getOutputs()[0];
 }
 
+/// On memrefs: the `linalg.fill` of zero into `buffer` right before `op`
+/// (nothing between can read `buffer`), if any.
+static Operation *getZeroFillBefore(Operation *op, Value buffer) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() || fill.getOutputs()[0] != buffer)
+    return nullptr;
+  Value zero = fill.getInputs()[0];
+  if (!matchPattern(zero, m_AnyZeroFloat()) && !matchPattern(zero, m_Zero()))
+    return nullptr;
+  return fill;
+}
+
 /// The constant float `v` holds, if any.
 static std::optional<double> getConstantFloat(Value v) {
   APFloat value(0.0);
@@ -130,32 +142,10 @@ static std::optional<double> getConstantFloat(Value v) {
   return value.convertToDouble();
 }
 
-/// Checks that `v` can be handed to a kernel as a pointer to a dense,
-/// row-major buffer: a ranked tensor without encoding, and when it is read
-/// from a memref (`bufferization.to_tensor`), a memref whose strides are the
-/// row-major ones of its shape.
-static LogicalResult checkDenseOperand(Value v, StringRef name,
-                                       std::string *why) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type)
-    return fail(why, name + " is not a ranked tensor");
-  if (type.getEncoding())
-    return fail(why, name + " has a tensor encoding");
-  // Kernel sizes and strides are i32; an empty launch grid is not a launch.
-  for (int64_t size : type.getShape()) {
-    if (size == 0)
-      return fail(why, name + " is empty (a zero-size dimension)");
-    if (!ShapedType::isDynamic(size) &&
-        size > std::numeric_limits<int32_t>::max())
-      return fail(why, name + " has a dimension of " + Twine(size) +
-                           " elements; kernel sizes are 32-bit");
-  }
-  auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>();
-  if (!toTensor)
-    return success();
-  auto memref = dyn_cast<MemRefType>(toTensor.getBuffer().getType());
-  if (!memref)
-    return fail(why, name + " is read from a buffer that is not a memref");
+/// Checks that the memref `memref`, named `name`, is a dense row-major
+/// buffer: its strides are the row-major ones of its shape.
+static LogicalResult checkDenseMemRef(MemRefType memref, StringRef name,
+                                      std::string *why) {
   if (memref.getLayout().isIdentity())
     return success();
   SmallVector<int64_t> strides;
@@ -181,6 +171,39 @@ static LogicalResult checkDenseOperand(Value v, StringRef name,
     expected *= size;
   }
   return success();
+}
+
+/// Checks that `v` can be handed to a kernel as a pointer to a dense,
+/// row-major buffer: a ranked tensor without encoding (when it is read from
+/// a memref, `bufferization.to_tensor`, that memref must be dense), or a
+/// dense memref.
+static LogicalResult checkDenseOperand(Value v, StringRef name,
+                                       std::string *why) {
+  auto shaped = dyn_cast<ShapedType>(v.getType());
+  auto tensor = dyn_cast<RankedTensorType>(v.getType());
+  auto memref = dyn_cast<MemRefType>(v.getType());
+  if (!tensor && !memref)
+    return fail(why, name + " is not a ranked tensor or a memref");
+  if (tensor && tensor.getEncoding())
+    return fail(why, name + " has a tensor encoding");
+  // Kernel sizes and strides are i32; an empty launch grid is not a launch.
+  for (int64_t size : shaped.getShape()) {
+    if (size == 0)
+      return fail(why, name + " is empty (a zero-size dimension)");
+    if (!ShapedType::isDynamic(size) &&
+        size > std::numeric_limits<int32_t>::max())
+      return fail(why, name + " has a dimension of " + Twine(size) +
+                           " elements; kernel sizes are 32-bit");
+  }
+  if (memref)
+    return checkDenseMemRef(memref, name, why);
+  auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>();
+  if (!toTensor)
+    return success();
+  auto source = dyn_cast<MemRefType>(toTensor.getBuffer().getType());
+  if (!source)
+    return fail(why, name + " is read from a buffer that is not a memref");
+  return checkDenseMemRef(source, name, why);
 }
 
 /// `(d0, ..., dn-1) -> (d0, ..., dn-2)`: a value per row, broadcast along
@@ -302,16 +325,13 @@ static FailureOr<ContractionInfo> getContractionInfo(Operation *op,
   if (linalgOp && isa<linalg::MatvecOp, linalg::VecmatOp>(op)) {
     // Their maps are fixed: matvec (m, k) x (k) -> (m), vecmat (k) x (k, n)
     // -> (n).
-    if (!linalgOp.hasPureTensorSemantics())
-      return fail(why, "operates on buffers; tile-from-linalg runs on "
-                       "tensors, before bufferization");
     ContractionInfo info;
     bool matvec = isa<linalg::MatvecOp>(op);
     info.vector = matvec ? VectorForm::Matvec : VectorForm::Vecmat;
     info.lhs = linalgOp.getDpsInputs()[0];
     info.rhs = linalgOp.getDpsInputs()[1];
     info.init = linalgOp.getDpsInits()[0];
-    info.result = op->getResult(0);
+    info.result = op->getNumResults() ? op->getResult(0) : Value();
     // matvec's x, a [1, K] row, is B stored [N, K]: read K-major as is.
     info.rhsTransposed = matvec;
     return info;
@@ -323,9 +343,7 @@ static FailureOr<ContractionInfo> getContractionInfo(Operation *op,
                          "linalg.batch_matmul, linalg.matvec and "
                          "linalg.vecmat, and linalg.generic / "
                          "linalg.contract ops that are one of them");
-  if (!linalgOp.hasPureTensorSemantics())
-    return fail(why, "operates on buffers; tile-from-linalg runs on tensors, "
-                     "before bufferization");
+  // On tensors or on buffers: linalg's verifier allows no mix.
   ContractionInfo info;
   info.batched = isa<linalg::BatchMatmulOp>(op);
   MLIRContext *ctx = op->getContext();
@@ -352,7 +370,7 @@ static FailureOr<ContractionInfo> getContractionInfo(Operation *op,
   info.lhs = linalgOp.getDpsInputs()[0];
   info.rhs = linalgOp.getDpsInputs()[1];
   info.init = linalgOp.getDpsInits()[0];
-  info.result = op->getResult(0);
+  info.result = op->getNumResults() ? op->getResult(0) : Value();
   if (!info.rhsTransposed) {
     if (auto t = info.rhs.getDefiningOp<linalg::TransposeOp>()) {
       ArrayRef<int64_t> perm = t.getPermutation();
@@ -563,8 +581,10 @@ static OutlinedKernel outline(PatternRewriter &rewriter, Operation *anchor,
   rewriter.setInsertionPoint(before);
   ArrayRef<Value> operands = sig.getOperands();
   Value dest = operands.back();
+  // On memrefs the launch writes `dest` in place and has no result.
+  Type resultType = isa<MemRefType>(dest.getType()) ? Type() : dest.getType();
   auto launch = LaunchOp::create(
-      rewriter, loc, dest.getType(), FlatSymbolRefAttr::get(ctx, name),
+      rewriter, loc, resultType, FlatSymbolRefAttr::get(ctx, name),
       operands.drop_back(), dest, rewriter.getArrayAttr(descriptors),
       batchArgs.empty() ? DenseI64ArrayAttr()
                         : rewriter.getDenseI64ArrayAttr(batchArgs));
@@ -572,11 +592,13 @@ static OutlinedKernel outline(PatternRewriter &rewriter, Operation *anchor,
 }
 
 /// Outlines a kernel whose launch replaces `result`, called right before
-/// `result`'s producer.
+/// `result`'s producer; on memrefs (no result), right before `anchor`.
 static OutlinedKernel outlineReplacing(PatternRewriter &rewriter,
                                        Operation *anchor, StringRef kind,
                                        const KernelSignature &sig, Value result,
                                        ArrayRef<int64_t> batchArgs) {
+  if (!result)
+    return outline(rewriter, anchor, kind, sig, anchor, batchArgs);
   OutlinedKernel kernel =
       outline(rewriter, anchor, kind, sig, result.getDefiningOp(), batchArgs);
   rewriter.replaceAllUsesWith(result, kernel.result);
@@ -1194,7 +1216,7 @@ static LogicalResult checkGemmTypes(Operation *op, GemmPlan &plan,
                                     std::string *why) {
   const ContractionInfo &info = plan.contraction;
   Type at = getElementType(info.lhs), bt = getElementType(info.rhs);
-  Type ct = getElementType(info.result);
+  Type ct = getElementType(info.init);
   bool f32 = at.isF32();
   std::string problem = getGemmElementTypeProblem(at, bt, ct);
   if (!problem.empty())
@@ -1211,6 +1233,12 @@ static LogicalResult checkGemmTypes(Operation *op, GemmPlan &plan,
   if (f32)
     plan.precision = f32Precision;
   plan.transposeB = isKMajorOnlyMmaType(at) && !info.rhsTransposed;
+  if (plan.transposeB && isa<MemRefType>(info.rhs.getType()))
+    return fail(why, "a " + typeToString(at) +
+                         " matmul on memrefs with B stored [K, N]: tensor "
+                         "cores read it K-major, and the transpose kernel "
+                         "needs a new buffer; convert it on tensors (before "
+                         "bufferization) or store B [N, K]");
   return success();
 }
 
@@ -1236,6 +1264,11 @@ static FailureOr<GemmPlan> matchGemm(Operation *op, DotPrecision f32Precision,
   plan.result = info->result;
   if (Value zeroed = getZeroFillDest(info->init)) {
     plan.dest = zeroed;
+  } else if (Operation *fill = getZeroFillBefore(op, info->init)) {
+    // On memrefs, C zeroed right before: the kernel writes C without
+    // reading it, and the fill goes.
+    plan.dest = info->init;
+    plan.ops.push_back(fill);
   } else if (int8) {
     return fail(why, "an i8 matmul accumulating into its init (not a zero "
                      "fill): tile.gemm stores the i32 sums as they are");
@@ -1246,7 +1279,8 @@ static FailureOr<GemmPlan> matchGemm(Operation *op, DotPrecision f32Precision,
   // Epilogue: elementwise generics that are the only users, one after the
   // other. Not with beta: C would be read from the wrong buffer. i8 sums
   // take none.
-  while (!plan.readsC && !int8 && info->vector == VectorForm::None) {
+  while (plan.result && !plan.readsC && !int8 &&
+         info->vector == VectorForm::None) {
     auto user = dyn_cast_or_null<linalg::GenericOp>(getSingleUser(plan.result));
     if (!user || failed(fuseEpilogue(plan, user)))
       break;

@@ -503,10 +503,18 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
     converted as that named op. `linalg.matvec` and `linalg.vecmat` become
     skinny `tile.gemm`s (N = 1 or M = 1), without epilogue fusion.
 
+    The contractions may also be on memrefs (as upstream's GPU tests write
+    them): the `tile.launch` is then on the memrefs and writes C in place;
+    since linalg accumulates into a memref C, the kernel reads it
+    (`beta(1.0)`) unless a `linalg.fill` of zero into C comes right before
+    (which is then dropped). There is no epilogue fusion on memrefs, and an
+    fp8, i8 or f32 B stored `[K, N]` is left alone (its transpose kernel
+    would need a new buffer).
+
     Operands may be function arguments, results of other ops, or
     `bufferization.to_tensor` of contiguous memrefs. Everything else
-    (other contractions such as `batch_reduce_matmul` or `mmt4d`, matmuls
-    on memrefs, unsigned i8, transposed A, non-contiguous
+    (other contractions such as `batch_reduce_matmul` or `mmt4d`,
+    unsigned i8, transposed A, non-contiguous
     memrefs, an attention pattern with an unsupported head dimension, ...)
     is left alone with a remark saying why (`quiet` silences them), as is
     an elementwise consumer of a converted kernel that its epilogue cannot
