@@ -67,10 +67,13 @@ def run(out, path):
             print(chip, m, r.get("max_rel_err"), "ok" if r["ok"] else "FAIL", flush=True)
     gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip().splitlines()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=ROOT).stdout.strip()
+    # The GPU machine's copy of the tree may carry a stale .git: the caller's
+    # TILEC_COMMIT (the commit the executables were built from) wins.
+    commit = os.environ.get("TILEC_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+        cwd=ROOT).stdout.strip()
     doc = dict(date=datetime.date.today().isoformat(), gpu=gpu[0] if gpu else None,
-               commit=commit or os.environ.get("TILEC_COMMIT"),
+               commit=commit,
                what="tilec --emit=host programs of examples/host/*.mlir run end to end "
                     "(outputs poisoned with NaN; double-precision references)",
                results=results, all_ok=ok)
