@@ -143,3 +143,16 @@ tile.kernel @unaligned_warp_specialized(%A: !tile.ptr<bf16>, %M: i32) {
   tile.gemm %a, %a, %a config <aligned = false, warp_specialize = true> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// A batched GEMM takes no clusters.
+tile.kernel @batched_cluster(%A: !tile.ptr<bf16>, %B: i32, %M: i32) {
+  %a = tile.make_view %A[%B, %M, 256] strides [%M, 256, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %A[%B, 256, 256] strides [%M, 256, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %A[%B, %M, 256] strides [%M, 256, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{a batched GEMM takes no clusters (cluster_m = 2, cluster_n = 1)}}
+  tile.gemm %a, %b, %c config <cluster_m = 2> : !tile.view<?x?x256xbf16, strides = [?, 256, 1]>, !tile.view<?x256x256xbf16, strides = [?, 256, 1]>, !tile.view<?x?x256xbf16, strides = [?, 256, 1]>
+  tile.return
+}
+

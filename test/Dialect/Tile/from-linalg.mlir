@@ -129,17 +129,16 @@ func.func @matmul_accumulate(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>, %
 
 // -----
 
-// batch_matmul: the kernel computes one matrix; the launch's `batch` lists the
-// operands the host advances per batch index (the batch size is not a kernel
-// parameter).
+// batch_matmul: one batched tile.gemm over 3-D views, one launch; the batch
+// size is a parameter, the batch strides the (static) matrix sizes.
 
 // CHECK-LABEL: func.func @batch_matmul
 // CHECK: tile.launch @batch_matmul_gemm0({{.*}} : tensor<?x128x64xbf16>, tensor<?x64x256xbf16>) outs({{.*}} : tensor<?x128x256xf32>)
-// CHECK-SAME: batch [0, 1, 2] -> tensor<?x128x256xf32>
-// CHECK: tile.kernel @batch_matmul_gemm0(%[[PA:.+]]: !tile.ptr<bf16>, %[[PB:.+]]: !tile.ptr<bf16>, %[[PC:.+]]: !tile.ptr<f32>)
-// CHECK-NEXT: tile.make_view %[[PA]][128, 64] strides [64, 1]
-// CHECK-NEXT: tile.make_view %[[PB]][64, 256] strides [256, 1]
-// CHECK-NEXT: tile.make_view %[[PC]][128, 256] strides [256, 1]
+// CHECK-SAME: args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}] -> tensor<?x128x256xf32>
+// CHECK: tile.kernel @batch_matmul_gemm0(%[[PA:.+]]: !tile.ptr<bf16>, %[[PB:.+]]: !tile.ptr<bf16>, %[[PC:.+]]: !tile.ptr<f32>, %[[BATCH:.+]]: i32)
+// CHECK-NEXT: tile.make_view %[[PA]][%[[BATCH]], 128, 64] strides [8192, 64, 1]
+// CHECK-NEXT: tile.make_view %[[PB]][%[[BATCH]], 64, 256] strides [16384, 256, 1]
+// CHECK-NEXT: tile.make_view %[[PC]][%[[BATCH]], 128, 256] strides [32768, 256, 1]
 // CHECK-NEXT: tile.gemm
 func.func @batch_matmul(%a: tensor<?x128x64xbf16>, %b: tensor<?x64x256xbf16>, %nb: index) -> tensor<?x128x256xf32> {
   %cst = arith.constant 0.0 : f32
@@ -152,12 +151,13 @@ func.func @batch_matmul(%a: tensor<?x128x64xbf16>, %b: tensor<?x64x256xbf16>, %n
 
 // -----
 
-// batch_matmul with transposed-B maps: per-matrix column-major B views.
+// batch_matmul with transposed-B maps: column-major B matrices; a dynamic K
+// makes the batch strides of A and B parameters.
 
 // CHECK-LABEL: func.func @batch_matmul_transpose_b
-// CHECK: batch [0, 1, 2]
-// CHECK: tile.kernel @batch_matmul_transpose_b_gemm0(%{{.+}}: !tile.ptr<f16>, %[[PB:.+]]: !tile.ptr<f16>, %{{.+}}: !tile.ptr<f16>, %[[K:.+]]: i32)
-// CHECK: tile.make_view %[[PB]][%[[K]], 128] strides [1, %[[K]]]
+// CHECK-NOT: batch [
+// CHECK: tile.kernel @batch_matmul_transpose_b_gemm0(%{{.+}}: !tile.ptr<f16>, %[[PB:.+]]: !tile.ptr<f16>, %{{.+}}: !tile.ptr<f16>, %[[K:.+]]: i32, %{{.+}}: i32, %[[SB:.+]]: i32)
+// CHECK: tile.make_view %[[PB]][8, %[[K]], 128] strides [%[[SB]], 1, %[[K]]]
 func.func @batch_matmul_transpose_b(%a: tensor<8x64x?xf16>, %b: tensor<8x128x?xf16>) -> tensor<8x64x128xf16> {
   %cst = arith.constant 0.0 : f16
   %e = tensor.empty() : tensor<8x64x128xf16>
@@ -586,12 +586,12 @@ func.func @matmul_i8(%a: tensor<100x64xi8>, %b: tensor<64x80xi8>) -> tensor<100x
 // CHECK: %[[BT:.+]] = tile.launch @batch_matmul_fp8_transpose0(%[[B]] : {{.*}}) outs(%[[BE]] :
 // CHECK-SAME: args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 2 : i64}] batch [0, 1]
 // CHECK-NEXT: tile.launch @batch_matmul_fp8_gemm0(%[[A]], %[[BT]] : {{.*}}) outs(%{{.+}} :
-// CHECK-SAME: batch [0, 1, 2]
+// CHECK-NOT: batch [
 // CHECK-NOT: func.func private
 // CHECK: tile.kernel @batch_matmul_fp8_transpose0(%{{.+}}: !tile.ptr<f8E5M2>, %{{.+}}: !tile.ptr<f8E5M2>, %[[R:.+]]: i32, %[[C:.+]]: i32) grid(ceildiv(%[[R]], 64) * ceildiv(%[[C]], 64))
 // CHECK: tile.kernel @batch_matmul_fp8_gemm0
 // CHECK: tile.gemm
-// CHECK-SAME: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E5M2, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+// CHECK-SAME: !tile.view<?x?x?xf8E4M3FN, strides = [?, ?, 1]>, !tile.view<?x?x?xf8E5M2, strides = [?, 1, ?]>, !tile.view<?x?x?xbf16, strides = [?, ?, 1]>
 func.func @batch_matmul_fp8(%a: tensor<?x?x?xf8E4M3FN>, %b: tensor<?x?x?xf8E5M2>, %nb: index, %m: index, %n: index) -> tensor<?x?x?xbf16> {
   %cst = arith.constant 0.0 : bf16
   %e = tensor.empty(%nb, %m, %n) : tensor<?x?x?xbf16>

@@ -3,7 +3,7 @@
 // One case per verifier error of the named ops tile.gemm and tile.attention.
 
 func.func @gemm_0(%a: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{expected 2-D views for A, B and C}}
+  // expected-error @+1 {{expected 2-D views for A, B and C, or 3-D ones [batch, rows, cols] for a batched GEMM}}
   tile.gemm %a, %b, %c : !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
@@ -596,3 +596,29 @@ func.func @gemm_unaligned_tma_store(%a: !tile.view<?x?xbf16, strides = [?, 1]>) 
   tile.gemm %a, %a, %a config <aligned = false, tma_store = true> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
+
+// -----
+
+// Batched GEMMs: one batch size, no scales.
+func.func @gemm_batch_mismatch(%a: !tile.view<4x?x?xbf16, strides = [?, ?, 1]>, %b: !tile.view<5x?x?xbf16, strides = [?, ?, 1]>, %c: !tile.view<4x?x?xbf16, strides = [?, ?, 1]>) {
+  // expected-error @+1 {{the batch size differs between A, B and C}}
+  tile.gemm %a, %b, %c : !tile.view<4x?x?xbf16, strides = [?, ?, 1]>, !tile.view<5x?x?xbf16, strides = [?, ?, 1]>, !tile.view<4x?x?xbf16, strides = [?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_batch_scales(%a: !tile.view<?x?x?xf8E4M3FN, strides = [?, ?, 1]>, %b: !tile.view<?x?x?xf8E4M3FN, strides = [?, 1, ?]>, %c: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %s: !tile.view<?xf32, strides = [1]>) {
+  // expected-error @+1 {{a batched GEMM takes no scale_a / scale_b}}
+  tile.gemm %a, %b, %c scale_a(%s : !tile.view<?xf32, strides = [1]>) : !tile.view<?x?x?xf8E4M3FN, strides = [?, ?, 1]>, !tile.view<?x?x?xf8E4M3FN, strides = [?, 1, ?]>, !tile.view<?x?x?xbf16, strides = [?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_batch_k_major(%a: !tile.view<?x?x?xbf16, strides = [?, 1, ?]>, %b: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %c: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>) {
+  // expected-error @+1 {{expected A contiguous along K (strides = [?, 1])}}
+  tile.gemm %a, %b, %c : !tile.view<?x?x?xbf16, strides = [?, 1, ?]>, !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, !tile.view<?x?x?xbf16, strides = [?, ?, 1]>
+  return
+}
+

@@ -1405,7 +1405,8 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
 
 bool GemmOp::isRhsColumnMajor() {
   ViewType b = getB().getType();
-  return b.getStrides()[1] != 1 && b.getStrides()[0] == 1;
+  unsigned o = getBatchRank();
+  return b.getStrides()[o + 1] != 1 && b.getStrides()[o] == 1;
 }
 
 bool GemmOp::isBlockScaled() {
@@ -1479,8 +1480,17 @@ std::string mlir::tilec::tile::getGemmElementTypeProblem(Type a, Type b,
 
 LogicalResult GemmOp::verify() {
   ViewType a = getA().getType(), b = getB().getType(), c = getC().getType();
-  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
-    return emitOpError("expected 2-D views for A, B and C");
+  int64_t rank = a.getRank();
+  if ((rank != 2 && rank != 3) || b.getRank() != rank || c.getRank() != rank)
+    return emitOpError("expected 2-D views for A, B and C, or 3-D ones "
+                       "[batch, rows, cols] for a batched GEMM");
+  // Matrix dimensions: o (rows) and o + 1 (columns).
+  unsigned o = rank - 2;
+  if (o == 1 && (!compatibleDim(a.getShape()[0], b.getShape()[0]) ||
+                 !compatibleDim(a.getShape()[0], c.getShape()[0])))
+    return emitOpError("the batch size differs between A, B and C");
+  if (o == 1 && (getScaleA() || getScaleB()))
+    return emitOpError("a batched GEMM takes no scale_a / scale_b");
   Type et = a.getElementType();
   bool fp8 = isFp8Type(et);
   bool int8 = et.isInteger(8);
@@ -1492,7 +1502,7 @@ LogicalResult GemmOp::verify() {
     return failure();
   // Tensor cores read fp8, i8 and tf32 operands K-major only (the layout
   // torch._scaled_mm and torch._int_mm take).
-  if (isKMajorOnlyMmaType(et) && b.getStrides()[0] != 1) {
+  if (isKMajorOnlyMmaType(et) && b.getStrides()[o] != 1) {
     StringRef name = fp8 ? "fp8" : int8 ? "i8" : "f32";
     return emitOpError("expected an ")
            << name << " B contiguous along K (column-major, strides = [1, ?]"
@@ -1509,18 +1519,18 @@ LogicalResult GemmOp::verify() {
     return emitOpError("i8 inputs take no epilogue (alpha, beta, scales, "
                        "bias, activation): the i32 sums are stored as they "
                        "are, as torch._int_mm does");
-  if (a.getStrides()[1] != 1)
+  if (a.getStrides()[o + 1] != 1)
     return emitOpError("expected A contiguous along K (strides = [?, 1])");
-  if (b.getStrides()[1] != 1 && b.getStrides()[0] != 1)
+  if (b.getStrides()[o + 1] != 1 && b.getStrides()[o] != 1)
     return emitOpError("expected B contiguous along N (row-major, strides = "
                        "[?, 1]) or along K (column-major, strides = [1, ?])");
-  if (c.getStrides()[1] != 1)
+  if (c.getStrides()[o + 1] != 1)
     return emitOpError("expected C contiguous along N (strides = [?, 1])");
-  if (!compatibleDim(a.getShape()[1], b.getShape()[0]))
+  if (!compatibleDim(a.getShape()[o + 1], b.getShape()[o]))
     return emitOpError("K differs between A and B");
-  if (!compatibleDim(a.getShape()[0], c.getShape()[0]))
+  if (!compatibleDim(a.getShape()[o], c.getShape()[o]))
     return emitOpError("M differs between A and C");
-  if (!compatibleDim(b.getShape()[1], c.getShape()[1]))
+  if (!compatibleDim(b.getShape()[o + 1], c.getShape()[o + 1]))
     return emitOpError("N differs between B and C");
   // Row and column scales: contiguous f32 vectors of length M and N.
   std::pair<StringRef, Value> scales[] = {{"scale_a", getScaleA()},
@@ -1552,7 +1562,7 @@ LogicalResult GemmOp::verify() {
       return emitOpError("expected a 1-D bias view");
     if (bt.getStrides()[0] != 1)
       return emitOpError("expected a contiguous bias (strides = [1])");
-    if (!compatibleDim(bt.getShape()[0], c.getShape()[1]))
+    if (!compatibleDim(bt.getShape()[0], c.getShape()[o + 1]))
       return emitOpError("bias length differs from N");
     Type bet = bt.getElementType();
     if (!bet.isBF16() && !bet.isF16() && !bet.isF32())

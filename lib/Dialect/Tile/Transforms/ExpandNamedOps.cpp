@@ -298,16 +298,23 @@ static std::pair<Value, Value> emitClusterTileCoords(ImplicitLocOpBuilder &b,
               b, n0, arith::MulIOp::create(b, rankN, cst(c.blockN)))};
 }
 
+/// Indices of a tile at (`row`, `col`) of matrix `batch` (null: a 2-D view).
+static SmallVector<Value> tileIndices(Value batch, Value row, Value col) {
+  if (batch)
+    return {batch, row, col};
+  return {row, col};
+}
 
 /// C[m0:, n0:] = act(alpha * acc + beta * C + bias), computed in f32 and
 /// stored in C's type (tile-tma-store may turn the store into a TMA store).
 static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
-                             Value m0, Value n0, const GemmConfig &c) {
+                             Value batch, Value m0, Value n0,
+                             const GemmConfig &c) {
   Value cv = op.getC();
   Type outType = op.getC().getType().getElementType();
   // i8 x i8 -> i32 stores its exact sums (the verifier allows no epilogue).
   if (outType.isInteger(32)) {
-    StoreOp::create(b, acc, cv, ValueRange{m0, n0}, Value());
+    StoreOp::create(b, acc, cv, tileIndices(batch, m0, n0), Value());
     return;
   }
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
@@ -338,8 +345,8 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
         b, nonZero,
         [&](OpBuilder &ob, Location loc) {
           ImplicitLocOpBuilder ib(loc, ob);
-          Value tc = LoadOp::create(ib, cTile, cv, ValueRange{m0, n0}, Value(),
-                                    Padding::Zero);
+          Value tc = LoadOp::create(ib, cTile, cv, tileIndices(batch, m0, n0),
+                                    Value(), Padding::Zero);
           if (!outType.isF32())
             tc = arith::ExtFOp::create(ib, accType, tc);
           Value scaled =
@@ -364,32 +371,34 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
   }
   acc = applyActivation(b, acc, op.getActivation(), accShape);
   Value out = outType.isF32() ? acc : arith::TruncFOp::create(b, cTile, acc);
-  StoreOp::create(b, out, cv, ValueRange{m0, n0}, Value());
+  StoreOp::create(b, out, cv, tileIndices(batch, m0, n0), Value());
 }
 
-/// The A and B tiles of K step `k` (zero past the views' sizes).
-static std::pair<Value, Value> loadOperandTiles(ImplicitLocOpBuilder &b,
-                                                Value a, Value bv,
-                                                RankedTensorType aTile,
-                                                RankedTensorType bTile,
-                                                Value m0, Value n0, Value k) {
-  Value ta =
-      LoadOp::create(b, aTile, a, ValueRange{m0, k}, Value(), Padding::Zero);
-  Value tb =
-      LoadOp::create(b, bTile, bv, ValueRange{k, n0}, Value(), Padding::Zero);
+/// The A and B tiles of K step `k` of matrix `batch` (null: 2-D views),
+/// zero past the views' sizes.
+static std::pair<Value, Value>
+loadOperandTiles(ImplicitLocOpBuilder &b, Value a, Value bv,
+                 RankedTensorType aTile, RankedTensorType bTile, Value batch,
+                 Value m0, Value n0, Value k) {
+  Value ta = LoadOp::create(b, aTile, a, tileIndices(batch, m0, k), Value(),
+                            Padding::Zero);
+  Value tb = LoadOp::create(b, bTile, bv, tileIndices(batch, k, n0), Value(),
+                            Padding::Zero);
   return {ta, tb};
 }
 
 /// The K loop of a GEMM: result 0 is the sum of the K steps' products.
 static scf::ForOp emitGemmLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
-                               Value bv, Value K, Value m0, Value n0,
-                               RankedTensorType aTile, RankedTensorType bTile,
-                               Value zero, const GemmConfig &c) {
+                               Value bv, Value K, Value batch, Value m0,
+                               Value n0, RankedTensorType aTile,
+                               RankedTensorType bTile, Value zero,
+                               const GemmConfig &c) {
   return scf::ForOp::create(
       b, constI32(b, 0), K, constI32(b, c.blockK), ValueRange{zero},
       [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
         ImplicitLocOpBuilder lb(loc, ob);
-        auto [ta, tb] = loadOperandTiles(lb, a, bv, aTile, bTile, m0, n0, k);
+        auto [ta, tb] =
+            loadOperandTiles(lb, a, bv, aTile, bTile, batch, m0, n0, k);
         Value d = DotOp::create(lb, zero.getType(), ta, tb, iters[0],
                                 op.getPrecision());
         scf::YieldOp::create(lb, d);
@@ -427,7 +436,8 @@ static scf::ForOp emitBlockScaledLoop(ImplicitLocOpBuilder &b, GemmOp op,
       b, constI32(b, 0), K, constI32(b, c.blockK), ValueRange{zero, sa0, sb0},
       [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
         ImplicitLocOpBuilder lb(loc, ob);
-        auto [ta, tb] = loadOperandTiles(lb, a, bv, aTile, bTile, m0, n0, k);
+        auto [ta, tb] = loadOperandTiles(lb, a, bv, aTile, bTile,
+                                         /*batch=*/Value(), m0, n0, k);
         auto [saNext, sbNext] = loadScales(
             lb, arith::AddIOp::create(lb, k, constI32(lb, c.blockK)));
         Value d =
@@ -455,11 +465,15 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
 
   ImplicitLocOpBuilder b(op.getLoc(), op);
   Value a = op.getA(), bv = op.getB(), cv = op.getC();
-  Value M = getViewSize(b, a, 0), K = getViewSize(b, a, 1);
-  Value N = getViewSize(b, cv, 1);
+  // Matrix dimensions start at `o`; a batched GEMM's views lead with the
+  // batch.
+  unsigned o = op.getBatchRank();
+  Value M = getViewSize(b, a, o), K = getViewSize(b, a, o + 1);
+  Value N = getViewSize(b, cv, o + 1);
+  Value batchSize = o ? getViewSize(b, a, 0) : Value();
 
-  // Grid rule: ceildiv(M, BM) * ceildiv(N, BN) programs along x (at most
-  // one per SM for the persistent kernel).
+  // Grid rule: ceildiv(M, BM) * ceildiv(N, BN) programs along x per matrix
+  // (at most one per SM for the persistent kernel).
   SmallVector<int64_t> params;
   FailureOr<AffineExpr> mExpr = getParamExpr(M, kernel, params);
   FailureOr<AffineExpr> nExpr = getParamExpr(N, kernel, params);
@@ -470,6 +484,13 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   AffineExpr grid = mExpr->ceilDiv(c.blockM * c.clusterM) *
                     nExpr->ceilDiv(c.blockN * c.clusterN) *
                     (c.clusterM * c.clusterN);
+  if (batchSize) {
+    FailureOr<AffineExpr> batchExpr = getParamExpr(batchSize, kernel, params);
+    if (failed(batchExpr))
+      return op.emitOpError("the batch size must be a kernel parameter or a "
+                            "constant (it defines the launch grid)");
+    grid = grid * *batchExpr;
+  }
   kernel.setGridRule(AffineMap::get(0, params.size(), grid, b.getContext()),
                      params);
   kernel.setNumWarps(c.warps);
@@ -515,6 +536,16 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
     kernel.setCluster(
         ArrayRef<int32_t>{static_cast<int32_t>(clusterSize), 1, 1});
   Value pid = ProgramIdOp::create(b, Dim::X);
+  // Batched: matrix pid / tiles, tile pid % tiles (a matrix's tiles run
+  // next to each other, in grouped order).
+  Value batch;
+  if (batchSize) {
+    Value tiles = arith::MulIOp::create(
+        b, arith::CeilDivSIOp::create(b, M, constI32(b, c.blockM)),
+        arith::CeilDivSIOp::create(b, N, constI32(b, c.blockN)));
+    batch = arith::DivSIOp::create(b, pid, tiles);
+    pid = arith::RemSIOp::create(b, pid, tiles);
+  }
   auto [m0, n0] = clusterSize > 1 ? emitClusterTileCoords(b, pid, M, N, c)
                                   : emitTileCoords(b, pid, M, N, c);
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
@@ -532,13 +563,13 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   scf::ForOp loop =
       op.isBlockScaled()
           ? emitBlockScaledLoop(b, op, a, bv, K, m0, n0, aTile, bTile, zero, c)
-          : emitGemmLoop(b, op, a, bv, K, m0, n0, aTile, bTile, zero, c);
+          : emitGemmLoop(b, op, a, bv, K, batch, m0, n0, aTile, bTile, zero, c);
   // The warp-specialized schedule carries the depth of its TMA ring; a
   // loop attribute would also ask tile-pipeline for a cp.async ring (and,
   // finding the loads taken, for a drain and a barrier before every tile).
   if (!c.warpSpecialize)
     loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
-  emitGemmEpilogue(b, op, loop.getResult(0), m0, n0, c);
+  emitGemmEpilogue(b, op, loop.getResult(0), batch, m0, n0, c);
   op.erase();
   return success();
 }

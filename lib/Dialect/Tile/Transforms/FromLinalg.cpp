@@ -35,9 +35,9 @@
 //  - tile.gemm accumulates in f32 and rounds once when storing C; a linalg
 //    matmul with bf16/f16 `outs` rounds at every step, and an epilogue with
 //    casts in the middle rounds there. The kernels are at least as accurate.
-//  - tile.gemm has no batch dimension: a batch_matmul becomes a kernel for
-//    one matrix that the host launches per batch index (tile.launch `batch`).
-//    tile.attention does have one, so batched attention is one launch.
+//  - a batch_matmul becomes one batched tile.gemm (3-D views), one launch;
+//    only the transpose kernel of an fp8/i8/f32 B [K, N] is still launched
+//    per matrix (tile.launch `batch`).
 //  - tile.attention's scale defaults to 1/sqrt(head_dim); the matched scale
 //    (1.0 without a scale op) is always written.
 //
@@ -1363,8 +1363,8 @@ static Value outlineTranspose(PatternRewriter &rewriter, Operation *anchor,
   return kernel.result;
 }
 
-/// Outlines a matched GEMM into a tile.gemm kernel. A batched GEMM becomes a
-/// kernel for one matrix, launched once per batch index (tile.launch `batch`).
+/// Outlines a matched GEMM into a tile.gemm kernel (batched for a
+/// batch_matmul: one launch for the whole batch).
 static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
                         const GemmPlan &plan) {
   const ContractionInfo &c = plan.contraction;
@@ -1401,21 +1401,39 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
     k = sig.getSize("K", {{a, o + 1}, {b, bK}});
   }
 
-  SmallVector<int64_t> batchArgs;
-  if (c.batched)
-    batchArgs = {a, b, cArg};
-  OutlinedKernel kernel =
-      outlineReplacing(rewriter, anchor, "gemm", sig, plan.result, batchArgs);
+  // batch_matmul: one batched tile.gemm over 3-D views, one launch. The
+  // batch strides are the matrices' sizes (a parameter when dynamic).
+  Extent batch = one, strideA = one, strideB = one, strideC = one;
+  auto product = [](Extent x, Extent y) {
+    return x.isStatic() && y.isStatic() ? x.staticValue * y.staticValue
+                                        : ShapedType::kDynamic;
+  };
+  if (c.batched) {
+    batch = sig.getSize("batch", {{a, 0}, {b, 0}, {cArg, 0}});
+    strideA = sig.getStride("stride_a", a, 0, product(m, k));
+    strideB = sig.getStride("stride_b", b, 0, product(k, n));
+    strideC = sig.getStride("stride_c", cArg, 0, product(m, n));
+  }
+  OutlinedKernel kernel = outlineReplacing(rewriter, anchor, "gemm", sig,
+                                           plan.result, /*batchArgs=*/{});
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(&kernel.kernel.getBody().front());
   Location loc = anchor->getLoc();
   // Row-major operands: the leading stride of a matrix is its row length
   // (a vector is a matrix of one row; matvec's y one column, stride 1).
-  Value av = kernel.makeView(rewriter, loc, a, {m, k}, {k, one});
-  Value bv = kMajorB ? kernel.makeView(rewriter, loc, b, {k, n}, {one, k})
-                     : kernel.makeView(rewriter, loc, b, {k, n}, {n, one});
-  Value cv = kernel.makeView(rewriter, loc, cArg, {m, n},
-                             {c.vector == VectorForm::Matvec ? one : n, one});
+  auto view = [&](unsigned arg, Extent rows, Extent cols, Extent rowStride,
+                  Extent colStride, Extent batchStride) {
+    if (!c.batched)
+      return kernel.makeView(rewriter, loc, arg, {rows, cols},
+                             {rowStride, colStride});
+    return kernel.makeView(rewriter, loc, arg, {batch, rows, cols},
+                           {batchStride, rowStride, colStride});
+  };
+  Value av = view(a, m, k, k, one, strideA);
+  Value bv =
+      kMajorB ? view(b, k, n, one, k, strideB) : view(b, k, n, n, one, strideB);
+  Value cv =
+      view(cArg, m, n, c.vector == VectorForm::Matvec ? one : n, one, strideC);
   Value biasView;
   if (bias)
     biasView = kernel.makeView(rewriter, loc, *bias, {n}, {one});

@@ -114,9 +114,18 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
   unsigned inBytes = getBytes(op.getA().getType().getElementType());
   GemmConfig c = getDefaultConfig(
       target, inBytes, getBytes(op.getC().getType().getElementType()));
-  int64_t m = op.getA().getType().getShape()[0];
-  int64_t k = op.getA().getType().getShape()[1];
-  int64_t n = op.getC().getType().getShape()[1];
+  unsigned o = op.getBatchRank();
+  int64_t m = op.getA().getType().getShape()[o];
+  int64_t k = op.getA().getType().getShape()[o + 1];
+  int64_t n = op.getC().getType().getShape()[o + 1];
+  // A batch fills the device as that many more rows would: the shape class
+  // of a batched GEMM is that of its matrices stacked.
+  if (o != 0) {
+    int64_t batch = op.getA().getType().getShape()[0];
+    m = ShapedType::isDynamic(batch) || ShapedType::isDynamic(m)
+            ? ShapedType::kDynamic
+            : m * batch;
+  }
   if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
       !ShapedType::isDynamic(k)) {
     for (const auto &[field, value] :
@@ -306,16 +315,23 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
                             "aligned operands)");
     c.warpSpecialize = false;
   }
+  // A batched GEMM's programs each take a tile of one matrix: no clusters
+  // (their multicast shares tiles of one matrix) and no TMA store (its
+  // epilogue is built for 2-D C).
+  bool batched = op.getBatchRank() != 0;
+  if (batched && (c.clusterM != 1 || c.clusterN != 1))
+    return op.emitOpError("a batched GEMM takes no clusters (cluster_m = ")
+           << c.clusterM << ", cluster_n = " << c.clusterN << ")";
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
   c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0 &&
-               shapeTmaStore.value_or(true);
+               shapeTmaStore.value_or(true) && !batched;
   if (std::optional<bool> flag = getFlag(config.getTmaStore())) {
     tmaStoreRequested = *flag;
     if (tmaStoreRequested && !c.tmaStore)
       return op.emitOpError("tma_store needs the warp-specialized kernel, "
-                            "a bf16/f16 output and block_n a multiple of "
-                            "64");
+                            "a bf16/f16 output, block_n a multiple of 64 "
+                            "and a 2-D (not batched) GEMM");
     c.tmaStore = tmaStoreRequested;
   }
   bool wsRequested =

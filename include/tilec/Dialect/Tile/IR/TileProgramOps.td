@@ -446,6 +446,12 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     length-N vector added to every row, and `activation` one of `relu`,
     `gelu` (erf form) and `silu`, applied last.
 
+    Batched: 3-D views `[batch, M, K]`, `[batch, K, N]` and `[batch, M,
+    N]` (any batch strides; the matrix dimensions are the last two, with
+    the rules above) compute every matrix of the batch in one launch,
+    `bias` shared by all (as `torch.baddbmm` with a broadcast bias). Row,
+    column and block scales take 2-D views only.
+
     The op must be the only computation of its `tile.kernel`;
     `tile-expand-named-ops{chip=...}` replaces the kernel body with a block
     program, sets the launch grid and the number of warps. A `config`
@@ -485,6 +491,9 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
   let extraClassDeclaration = [{
     /// True when B is stored column-major (contiguous along K).
     bool isRhsColumnMajor();
+    /// 1 for a batched GEMM (3-D views `[batch, rows, cols]`), else 0: the
+    /// matrix dimensions of A, B and C start at this index.
+    unsigned getBatchRank() { return getA().getType().getRank() - 2; }
     /// True with 2-D (block) scales: 1x128 for A, 128x128 for B.
     bool isBlockScaled();
     /// The side of a scale block (K blocks of A's rows, B's square blocks).

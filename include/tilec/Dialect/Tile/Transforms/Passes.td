@@ -491,9 +491,11 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
     dynamic batch stride. The matched ops are replaced by
     `tile.launch @<kernel>(inputs...) outs(destination) args [...]`, whose
     `args` tell the host, parameter by parameter, how to fill it from the
-    operands (see tile.launch). A `batch` list marks a kernel that computes
-    one matrix of a batch (`linalg.batch_matmul`; tile.gemm has no batch
-    dimension): the host launches it once per batch index. `tilec` compiles
+    operands (see tile.launch). A `linalg.batch_matmul` becomes one
+    batched `tile.gemm` (3-D views, one launch); only the transpose kernel
+    of an fp8, i8 or f32 B stored `[K, N]` computes one matrix, with a
+    `batch` list on its launch: the host launches it once per batch index.
+    `tilec` compiles
     the kernels; the function stays as host code, which `tilec --emit=host`
     (one-shot bufferization, tile-lower-launches, LLVM) turns into a host
     program that launches them.
