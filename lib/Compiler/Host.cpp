@@ -83,6 +83,17 @@ mlir::tilec::compileHostModule(ModuleOp module, const CompileOptions &options) {
                      "on tensors) or that holds tile.launch ops");
   bool launches = false;
   module.walk([&](tile::LaunchOp) { launches = true; });
+  // Tensor arguments are the caller's values: a kernel that writes into
+  // one (a residual fused as C) writes into a copy. (Upstream's default,
+  // which tilec-host-to-llvm keeps, lets bufferization write into them.)
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal())
+      continue;
+    for (BlockArgument arg : f.getArguments())
+      if (isa<TensorType>(arg.getType()))
+        f.setArgAttr(arg.getArgNumber(), "bufferization.writable",
+                     BoolAttr::get(ctx, false));
+  }
 
   // The kernels, compiled from a copy of the module that holds only them.
   SmallVector<KernelArtifacts> kernels;

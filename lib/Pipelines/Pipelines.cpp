@@ -121,6 +121,9 @@ void mlir::tilec::buildTilecHostToLLVMPipeline(
   lower.chip = options.chip;
   pm.addPass(tile::createTileLowerLaunches(lower));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Clones the deallocation pipeline left (a returned argument buffer) to
+  // an allocation and a copy.
+  pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

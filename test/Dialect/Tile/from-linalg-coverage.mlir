@@ -182,7 +182,7 @@ func.func @unfused_tanh(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>) -> tenso
   %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
   %r = linalg.matmul ins(%a, %b : tensor<64x32xbf16>, tensor<32x16xbf16>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
   %o = tensor.empty() : tensor<64x16xf32>
-  // expected-remark @+1 {{tile-from-linalg: this linalg.generic reads the result of kernel @unfused_tanh_gemm0 and stays outside it: tile.gemm's epilogue fuses a row-broadcast bias add, ReLU}}
+  // expected-remark @+1 {{tile-from-linalg: this linalg.generic reads the result of kernel @unfused_tanh_gemm0 and stays outside it: tile.gemm's epilogue fuses a row-broadcast bias add, a residual add}}
   %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%r : tensor<64x16xf32>) outs(%o : tensor<64x16xf32>) {
   ^bb0(%x: f32, %y: f32):
@@ -219,3 +219,71 @@ func.func @generic_linear(%a: tensor<256x512xbf16>, %w: tensor<128x512xbf16>) ->
   } -> tensor<256x128xf32>
   return %r : tensor<256x128xf32>
 }
+
+// -----
+
+// Epilogues frontends write besides bias + maximumf: ReLU as a compare and
+// a select (here x < 0 ? 0 : x), and a residual add (a whole tensor of the
+// output's type, cast in the payload) that becomes C, read with beta = 1.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @residual_select_relu
+// CHECK-SAME: (%[[A:.+]]: tensor<?x64xbf16>, %[[B:.+]]: tensor<64x32xbf16>, %[[R:.+]]: tensor<?x32xbf16>)
+// CHECK-NOT: linalg.
+// CHECK: tile.launch @residual_select_relu_gemm0(%[[A]], %[[B]] : tensor<?x64xbf16>, tensor<64x32xbf16>) outs(%[[R]] : tensor<?x32xbf16>)
+// CHECK: tile.kernel @residual_select_relu_gemm0
+// CHECK: tile.gemm {{.*}} beta(%{{.+}}) activation(relu) :
+func.func @residual_select_relu(%a: tensor<?x64xbf16>, %b: tensor<64x32xbf16>, %r: tensor<?x32xbf16>) -> tensor<?x32xbf16> {
+  %c0 = arith.constant 0 : index
+  %f0 = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x64xbf16>
+  %e = tensor.empty(%m) : tensor<?x32xf32>
+  %z = linalg.fill ins(%f0 : f32) outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<?x64xbf16>, tensor<64x32xbf16>) outs(%z : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %o = tensor.empty(%m) : tensor<?x32xbf16>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %r : tensor<?x32xf32>, tensor<?x32xbf16>) outs(%o : tensor<?x32xbf16>) {
+  ^bb0(%x: f32, %res: bf16, %out: bf16):
+    %rf = arith.extf %res : bf16 to f32
+    %s = arith.addf %x, %rf : f32
+    %neg = arith.cmpf olt, %s, %f0 : f32
+    %q = arith.select %neg, %f0, %s : f32
+    %t = arith.truncf %q : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<?x32xbf16>
+  return %y : tensor<?x32xbf16>
+}
+
+// -----
+
+// A residual of another type than the output cannot be C: the add stays
+// on the host, with a remark; so does a ReLU-looking select that keeps the
+// wrong side.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @negative_epilogues
+// CHECK-COUNT-2: linalg.generic
+func.func @negative_epilogues(%a: tensor<16x64xbf16>, %b: tensor<64x32xbf16>, %r: tensor<16x32xf32>) -> (tensor<16x32xbf16>, tensor<16x32xf32>) {
+  %f0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %z = linalg.fill ins(%f0 : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<16x64xbf16>, tensor<64x32xbf16>) outs(%z : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %o = tensor.empty() : tensor<16x32xbf16>
+  // expected-remark @+1 {{this linalg.generic reads the result of kernel @negative_epilogues_gemm0 and stays outside it}}
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %r : tensor<16x32xf32>, tensor<16x32xf32>) outs(%o : tensor<16x32xbf16>) {
+  ^bb0(%x: f32, %res: f32, %out: bf16):
+    %s = arith.addf %x, %res : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<16x32xbf16>
+  %mm2 = linalg.matmul ins(%a, %b : tensor<16x64xbf16>, tensor<64x32xbf16>) outs(%z : tensor<16x32xf32>) -> tensor<16x32xf32>
+  // expected-remark @+1 {{this linalg.generic reads the result of kernel @negative_epilogues_gemm1 and stays outside it}}
+  %w = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm2 : tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %p = arith.cmpf ogt, %x, %f0 : f32
+    %q = arith.select %p, %f0, %x : f32
+    linalg.yield %q : f32
+  } -> tensor<16x32xf32>
+  return %y, %w : tensor<16x32xbf16>, tensor<16x32xf32>
+}
+

@@ -1102,11 +1102,64 @@ static Value getBroadcastBias(Value v, unsigned rank) {
   return bcast.getInput();
 }
 
+/// Whether `sel` is a ReLU of `x` written as a compare and a select:
+/// `select(x > 0, x, 0)` or `select(x < 0, 0, x)` (either operand order of
+/// the compare, ordered or unordered, strict or not).
+static bool isReluSelect(arith::SelectOp sel, Value x) {
+  auto cmp = sel.getCondition().getDefiningOp<arith::CmpFOp>();
+  if (!cmp)
+    return false;
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  arith::CmpFPredicate pred = cmp.getPredicate();
+  using P = arith::CmpFPredicate;
+  if (lhs != x) { // 0 < x reads as x > 0
+    std::swap(lhs, rhs);
+    switch (pred) {
+    case P::OGT:
+      pred = P::OLT;
+      break;
+    case P::OGE:
+      pred = P::OLE;
+      break;
+    case P::OLT:
+      pred = P::OGT;
+      break;
+    case P::OLE:
+      pred = P::OGE;
+      break;
+    case P::UGT:
+      pred = P::ULT;
+      break;
+    case P::UGE:
+      pred = P::ULE;
+      break;
+    case P::ULT:
+      pred = P::UGT;
+      break;
+    case P::ULE:
+      pred = P::UGE;
+      break;
+    default:
+      return false;
+    }
+  }
+  if (lhs != x || !matchPattern(rhs, m_AnyZeroFloat()))
+    return false;
+  bool greater = llvm::is_contained({P::OGT, P::OGE, P::UGT, P::UGE}, pred);
+  bool less = llvm::is_contained({P::OLT, P::OLE, P::ULT, P::ULE}, pred);
+  Value keep = greater ? sel.getTrueValue() : sel.getFalseValue();
+  Value zero = greater ? sel.getFalseValue() : sel.getTrueValue();
+  return (greater || less) && keep == x && matchPattern(zero, m_AnyZeroFloat());
+}
+
 /// Tries to fuse the elementwise generic `op`, which reads `plan.result`,
-/// into the epilogue: `act(acc + bias)` with casts anywhere. The payload
-/// must be a chain from the accumulator through (in this order, each
-/// optional) a bias addition and a ReLU, with extf/truncf in between.
-/// tile.gemm computes the chain in f32 and rounds once when storing C.
+/// into the epilogue: `act(acc + residual + bias)` with casts anywhere. The
+/// payload must be a chain from the accumulator through (in this order,
+/// each optional) the additions of a bias (length N, broadcast along rows)
+/// and of a residual (a whole M x N tensor of the output type, which
+/// becomes C, read with beta = 1), and a ReLU (`maximumf`/`maxnumf` with 0,
+/// or a compare and select), with extf/truncf in between. tile.gemm
+/// computes the chain in f32 and rounds once when storing C.
 static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
   unsigned rank = plan.contraction.batched ? 3 : 2;
   if (op->getBlock() != plan.result.getDefiningOp()->getBlock() ||
@@ -1115,7 +1168,7 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
     return failure();
   // The accumulator is an input (then the destination must not be read) or
   // the destination itself (an in-place update).
-  Value acc, biasArg, biasTensor;
+  Value acc, biasArg, biasTensor, residualArg, residual;
   OpOperand *init = op.getDpsInitOperand(0);
   bool inPlace = init->get() == plan.result;
   if (!inPlace && op.payloadUsesValueFromOperand(init))
@@ -1129,27 +1182,38 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
     }
     if (op.isDpsInit(&operand))
       continue;
-    if (biasArg)
-      return failure();
-    biasArg = arg;
     if (isColumnMap(map, rank) &&
-        cast<ShapedType>(operand.get().getType()).getRank() == 1)
+        cast<ShapedType>(operand.get().getType()).getRank() == 1 && !biasArg) {
+      biasArg = arg;
       biasTensor = operand.get();
-    else if (map.isIdentity())
-      biasTensor = getBroadcastBias(operand.get(), rank);
-    if (!biasTensor)
+    } else if (Value b = map.isIdentity() && !biasArg
+                             ? getBroadcastBias(operand.get(), rank)
+                             : Value()) {
+      biasArg = arg;
+      biasTensor = b;
+    } else if (map.isIdentity() && !residualArg) {
+      residualArg = arg;
+      residual = operand.get();
+    } else {
       return failure();
+    }
   }
   if (!acc)
     return failure();
 
-  // Walk the chain: every payload op must extend it (or cast the bias).
-  Value cur = acc, bias = biasArg;
-  bool sawBias = false, sawRelu = false;
+  // Walk the chain: every payload op must extend it (or cast the bias or
+  // the residual).
+  Value cur = acc, bias = biasArg, res = residualArg;
+  bool sawBias = false, sawResidual = false, sawRelu = false;
   for (Operation *inner : getPayload(op)) {
     if (isa<arith::ExtFOp, arith::TruncFOp>(inner) &&
         inner->getOperand(0) == bias && bias == biasArg) {
       bias = inner->getResult(0);
+      continue;
+    }
+    if (isa<arith::ExtFOp, arith::TruncFOp>(inner) &&
+        inner->getOperand(0) == res && res == residualArg) {
+      res = inner->getResult(0);
       continue;
     }
     if (isa<arith::ExtFOp, arith::TruncFOp>(inner) &&
@@ -1163,9 +1227,15 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
       Value a = add.getLhs(), b = add.getRhs();
       if (a != cur)
         std::swap(a, b);
-      if (a != cur || !bias || b != bias || sawBias || sawRelu || plan.bias)
+      if (a != cur || sawRelu || plan.relu)
         return failure();
-      sawBias = true;
+      if (bias && b == bias && !sawBias && !plan.bias) {
+        sawBias = true;
+      } else if (res && b == res && !sawResidual) {
+        sawResidual = true;
+      } else {
+        return failure();
+      }
       cur = add;
       continue;
     }
@@ -1180,11 +1250,26 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
       cur = inner->getResult(0);
       continue;
     }
+    // A ReLU as compare and select: the compare is read by the select.
+    if (auto cmp = dyn_cast<arith::CmpFOp>(inner)) {
+      if (!cmp->hasOneUse() || !isa<arith::SelectOp>(*cmp->user_begin()))
+        return failure();
+      continue;
+    }
+    if (auto sel = dyn_cast<arith::SelectOp>(inner)) {
+      if (!isReluSelect(sel, cur) || sawRelu || plan.relu)
+        return failure();
+      sawRelu = true;
+      cur = sel;
+      continue;
+    }
     return failure();
   }
-  if (getYielded(op) != cur || (biasArg && !sawBias))
+  if (getYielded(op) != cur || (biasArg && !sawBias) ||
+      (residualArg && !sawResidual))
     return failure();
-  if (!isGemmOutputType(getElementType(op->getResult(0))))
+  Type outType = getElementType(op->getResult(0));
+  if (!isGemmOutputType(outType))
     return failure();
   if (sawBias) {
     Type bt = getElementType(biasTensor);
@@ -1193,8 +1278,17 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
       return failure();
     plan.bias = biasTensor;
   }
+  // The residual becomes C (read with beta = 1): it must have the output's
+  // type and shape, and the kernel must not already read another C.
+  if (sawResidual) {
+    if (plan.readsC || residual.getType() != op->getResult(0).getType() ||
+        failed(checkDenseOperand(residual, "residual", nullptr)))
+      return failure();
+    plan.dest = residual;
+    plan.readsC = true;
+  }
   plan.relu |= sawRelu;
-  if (!inPlace)
+  if (!inPlace && !sawResidual)
     plan.dest = init->get();
   plan.result = op->getResult(0);
   plan.ops.push_back(op);
@@ -1701,7 +1795,9 @@ void TileFromLinalgPass::runOnOperation() {
                        "result of kernel ")
             << kernel
             << " and stays outside it: tile.gemm's epilogue fuses a "
-               "row-broadcast bias add, ReLU (maximumf/maxnumf with 0) and "
+               "row-broadcast bias add, a residual add (a whole tensor of "
+               "the output's type, into a matmul that does not accumulate), "
+               "ReLU (maximumf/maxnumf with 0, or compare and select) and "
                "casts, each the only user of the one before; "
                "tile.attention's fuses none";
       return;
