@@ -10,6 +10,9 @@ sm_90a kernels are assembled for sm_90a; sm_80 kernels are assembled for
 sm_90 so that the Ampere code path runs on the H200 as well.
 
     TILEC_LIBRARY=build/lib/libtilec-c.so scripts/build_python_artifacts.py
+
+``--bmm`` adds the batched GEMM kernels tilec.bmm runs in scripts/bmm_check.py
+(``--bmm-only``: only those, e.g. ``--bmm-only --out .gpu/bmm_python``).
 """
 
 import argparse
@@ -45,6 +48,17 @@ VARIANTS = [
     {"dtype": "i8", "b_layout": "col"},
 ]
 
+#: The batched variants (tilec.bmm) scripts/bmm_check.py exercises.
+BMM_VARIANTS = [
+    {"batched": True},
+    {"batched": True, "dtype": "f16"},
+    {"batched": True, "b_layout": "col"},
+    {"batched": True, "dtype": "f16", "b_layout": "col"},
+    {"batched": True, "bias": True, "activation": "relu"},
+    {"batched": True, "out_dtype": "f32", "bias": True, "activation": "gelu"},
+    {"batched": True, "dtype": "f16", "bias": True, "activation": "silu"},
+]
+
 #: The shape-class configurations tilec.gemm dispatches to (see
 #: tilec.kernels.gemm_shape_config), per chip, and its variant for operands
 #: of any alignment (aligned = 0).
@@ -73,10 +87,15 @@ def main():
     ap.add_argument("--attention-dtypes", default="bf16,f16,f8e4m3",
                     help="the attention kernels' input dtypes, comma-separated")
     ap.add_argument("--attention-only", action="store_true", help="no GEMM kernels")
+    ap.add_argument("--bmm", action="store_true",
+                    help="also the batched GEMM kernels of tilec.bmm (scripts/bmm_check.py)")
+    ap.add_argument("--bmm-only", action="store_true",
+                    help="only the batched GEMM kernels of tilec.bmm")
     args = ap.parse_args()
     chips = [c for c in args.chips.split(",") if c]
     attention_dtypes = args.attention_dtypes.split(",")
-    variants = [v for v in VARIANTS
+    variants = [v for v in (VARIANTS if not args.bmm_only else [])
+                + (BMM_VARIANTS if args.bmm or args.bmm_only else [])
                 if not args.attention_only
                 and (args.dtype is None or v.get("dtype", "bf16") in args.dtype.split(","))]
     written, failed = {}, []
@@ -86,11 +105,13 @@ def main():
                                 if not (chip == "sm_80" and v.get("dtype") in FP8_DTYPES)]:
             if variant.get("block_scales") and (config or {}).get("block_n", 0) > 128:
                 continue  # (tilec.gemm drops block_n 256 for block scales)
+            if variant.get("batched") and "tma_store" in (config or {}):
+                continue  # (a batched GEMM has no TMA store: tilec.bmm drops the field)
             name = gemm_name(**variant) + gemm_config_suffix(config)
             jobs.append((variant, gemm_source(**variant, config=config, name=name)))
         # tilec.attention's kernels: bf16 for torch, f16 too (CuPy has no bf16).
         for dtype in [t for t in ("bf16", "f16") if t in attention_dtypes] \
-                if args.dtype is None else ():
+                if args.dtype is None and not args.bmm_only else ():
             for head_dim in (64, 128, 256):
                 for causal in (False, True):
                     variant = {"attention": True, "dtype": dtype, "head_dim": head_dim,
@@ -106,7 +127,8 @@ def main():
                                      attention_source(dtype=dtype, head_dim=head_dim,
                                                       causal=causal, config=config, name=name)))
         # FP8 attention where FP8 tensor cores exist.
-        if args.dtype is None and chip != "sm_80" and "f8e4m3" in attention_dtypes:
+        if (args.dtype is None and not args.bmm_only and chip != "sm_80"
+                and "f8e4m3" in attention_dtypes):
             # Descales as numbers, and as tensors read on the device.
             for head_dim, causal, tensors in itertools.product((64, 128, 256), (False, True),
                                                                (False, True)):

@@ -773,6 +773,8 @@ def main():
               "commit": args.commit, "artifacts": manifest, "cases": [], "errors": []}
     for chip, kernels in manifest["kernels"].items():
         for entry in kernels:
+            if entry["variant"].get("batched"):
+                continue  # tilec.bmm's (build_python_artifacts.py --bmm): scripts/bmm_check.py
             if entry["variant"].get("attention"):
                 if entry["variant"].get("config"):
                     continue  # reached through the dispatch from the default's cases

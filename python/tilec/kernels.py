@@ -24,9 +24,10 @@ def default_out_dtype(dtype):
 
 def gemm_name(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
               activation=None, alpha=False, beta=False, precision=None, b_dtype=None,
-              scale_a=False, scale_b=False, block_scales=False):
+              scale_a=False, scale_b=False, block_scales=False, batched=False):
     out_dtype = out_dtype or default_out_dtype(dtype)
-    parts = ["gemm", dtype] + ([b_dtype] if b_dtype and b_dtype != dtype else [])
+    parts = ["gemm"] + (["batched"] if batched else []) + [dtype]
+    parts += [b_dtype] if b_dtype and b_dtype != dtype else []
     parts += [out_dtype, "b" + b_layout]
     if precision:
         parts.append(precision)
@@ -60,7 +61,7 @@ def config_clause(config):
 def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
                 activation=None, alpha=False, beta=False, config=None, name=None,
                 precision=None, b_dtype=None, scale_a=False, scale_b=False,
-                block_scales=False):
+                block_scales=False, batched=False):
     """A kernel computing
     C = act(alpha * scale_a[m] * scale_b[n] * A @ B + beta * C + bias).
 
@@ -77,6 +78,12 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     rows ``ldsa`` / ``ldsb`` apart, KB = ceil(K / 128), NB = ceil(N / 128).
     Parameters: A, B, C, [bias], [alpha], [beta], [SA], [SB], M, N, K,
     [KB, NB, ldsa, ldsb], lda, ldb, ldc.
+
+    ``batched``: ``batch`` such GEMMs in one launch (torch.bmm's problem):
+    A, B and C are 3-D views [batch, rows, cols] whose matrices lie ``sa``,
+    ``sb`` and ``sc`` elements apart (any batch strides), the bias is shared
+    by all of them; no scales. Parameters: A, B, C, [bias], [alpha],
+    [beta], batch, M, N, K, lda, ldb, ldc, sa, sb, sc.
     """
     fp8, int8 = dtype in FP8_DTYPES, dtype == "i8"
     b_dtype = b_dtype or dtype
@@ -89,6 +96,8 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         what = "TF32" if dtype == "f32" else "8-bit"
         raise ValueError(f"{dtype} inputs need a column-major B ({what} operands are read "
                          f"K-major)")
+    if batched and (scale_a or scale_b or block_scales):
+        raise ValueError("a batched GEMM takes no scale_a / scale_b")
     if block_scales and not (fp8 and scale_a and scale_b):
         raise ValueError("block scales need fp8 inputs and both scale_a and scale_b")
     if int8 and (bias or activation or alpha or beta or scale_a or scale_b):
@@ -102,7 +111,7 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     if activation not in _ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}")
     name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta,
-                             precision, b_dtype, scale_a, scale_b, block_scales)
+                             precision, b_dtype, scale_a, scale_b, block_scales, batched)
     a_type, b_type = _MLIR_TYPES.get(dtype, dtype), _MLIR_TYPES.get(b_dtype, b_dtype)
     params = [f"%A: !tile.ptr<{a_type}>", f"%B: !tile.ptr<{b_type}>",
               f"%C: !tile.ptr<{out_dtype}>"]
@@ -116,19 +125,28 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         params.append("%SA: !tile.ptr<f32>")
     if scale_b:
         params.append("%SB: !tile.ptr<f32>")
+    params += ["%batch: i32"] if batched else []
     params += ["%M: i32", "%N: i32", "%K: i32"]
     if block_scales:
         params += ["%KB: i32", "%NB: i32", "%ldsa: i32", "%ldsb: i32"]
     params += ["%lda: i32", "%ldb: i32", "%ldc: i32"]
-    b_strides, b_type_strides = (("[%ldb, 1]", "[?, 1]") if b_layout == "row"
-                                 else ("[1, %ldb]", "[1, ?]"))
+    params += ["%sa: i32", "%sb: i32", "%sc: i32"] if batched else []
+    b_strides, b_type_strides = (("%ldb, 1", "?, 1") if b_layout == "row"
+                                 else ("1, %ldb", "1, ?"))
+    # A batched GEMM's views lead with the batch, the matrices sa / sb / sc
+    # elements apart.
+    lead, lead_type, lead_stride = ("%batch, ", "?x", "?, ") if batched else ("", "", "")
+    sa, sb, sc = ("%sa, ", "%sb, ", "%sc, ") if batched else ("", "", "")
     lines = [f"tile.kernel @{name}({', '.join(params)}) {{",
-             f"  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<{a_type}>",
-             f"  %b = tile.make_view %B[%K, %N] strides {b_strides} : !tile.ptr<{b_type}>",
-             f"  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<{out_dtype}>"]
-    types = [f"!tile.view<?x?x{a_type}, strides = [?, 1]>",
-             f"!tile.view<?x?x{b_type}, strides = {b_type_strides}>",
-             f"!tile.view<?x?x{out_dtype}, strides = [?, 1]>"]
+             f"  %a = tile.make_view %A[{lead}%M, %K] strides [{sa}%lda, 1] : "
+             f"!tile.ptr<{a_type}>",
+             f"  %b = tile.make_view %B[{lead}%K, %N] strides [{sb}{b_strides}] : "
+             f"!tile.ptr<{b_type}>",
+             f"  %c = tile.make_view %C[{lead}%M, %N] strides [{sc}%ldc, 1] : "
+             f"!tile.ptr<{out_dtype}>"]
+    types = [f"!tile.view<{lead_type}?x?x{a_type}, strides = [{lead_stride}?, 1]>",
+             f"!tile.view<{lead_type}?x?x{b_type}, strides = [{lead_stride}{b_type_strides}]>",
+             f"!tile.view<{lead_type}?x?x{out_dtype}, strides = [{lead_stride}?, 1]>"]
     extras = ""
     if alpha:
         extras += " alpha(%alpha)"

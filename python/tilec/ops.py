@@ -1,4 +1,5 @@
-"""``tilec.gemm`` and ``tilec.attention`` on torch / CuPy / DLPack tensors.
+"""``tilec.gemm``, ``tilec.bmm`` and ``tilec.attention`` on torch / CuPy /
+DLPack tensors.
 
 A call describes its tensors (:mod:`tilec.tensors`), checks them, picks the
 kernel variant (dtype, B layout, epilogue, head dim, causal), finds its
@@ -9,7 +10,7 @@ and launches it through :mod:`tilec.runtime` on the current stream of the
 library the tensors come from (CuPy's for CuPy arrays, else torch's).
 Resolved kernels are memoized per process.
 
-Each op has one checked path (:func:`_gemm_checked`,
+Each op has one checked path (:func:`_gemm_checked`, :func:`_bmm_checked`,
 :func:`_attention_checked`) that does all of the above and raises the
 errors. For torch tensors, a call first looks for a *plan*: a checked call
 worked out for the same tensor metadata -- shapes, strides, dtypes, devices
@@ -39,7 +40,7 @@ from .kernels import (FP8_DTYPES, PRECISIONS, attention_name, attention_shape_co
                       gemm_shape_config, gemm_source)
 from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, describe, dtype_name
 
-__all__ = ["gemm", "attention", "default_precision", "device_chip", "chip_for_capability", "clear_kernel_memo",
+__all__ = ["gemm", "bmm", "attention", "default_precision", "device_chip", "chip_for_capability", "clear_kernel_memo",
            "ArgumentError", "DTypeError", "KernelNotAvailableError", "LoweringNotAvailableError"]
 
 
@@ -643,14 +644,7 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     device_index = _check_device(op, tensors)
 
     fp8, int8 = A.dtype in FP8_DTYPES, A.dtype == "i8"
-    if A.dtype not in _GEMM_INPUT_DTYPES:
-        raise DTypeError(f"{op}: a must be bf16, f16, f32, float8 (e4m3, e5m2) or int8, got "
-                         f"{A.dtype}")
-    if fp8 and B.dtype not in FP8_DTYPES:
-        raise DTypeError(f"{op}: a is {A.dtype}, so b must be float8 too (e4m3 or e5m2), got "
-                         f"{B.dtype}")
-    if not fp8 and B.dtype != A.dtype:
-        raise DTypeError(f"{op}: a and b must have the same dtype, got {A.dtype} and {B.dtype}")
+    out_dtype = _gemm_out_dtype(op, A, B, O, out_dtype)
     if A.dtype == "f32":
         precision = precision or default_precision()
         if precision not in PRECISIONS:
@@ -659,22 +653,10 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     elif precision is not None:
         raise ArgumentError(f"{op}: precision is for f32 inputs; {A.dtype} inputs multiply "
                             f"exactly")
-    if out_dtype is not None:
-        out_dtype = _dtype_arg(out_dtype)
-    if O is not None:
-        if out_dtype is not None and O.dtype != out_dtype:
-            raise DTypeError(f"{op}: out is {O.dtype} but out_dtype={out_dtype}")
-        out_dtype = O.dtype
-    out_dtype = out_dtype or default_out_dtype(A.dtype)
-    if int8:
-        if out_dtype != "i32":
-            raise DTypeError(f"{op}: int8 inputs give int32 (as torch._int_mm), not {out_dtype}")
-        if any(x is not None for x in (alpha, beta, bias, activation, scale_a, scale_b)):
-            raise ArgumentError(f"{op}: int8 inputs take no alpha, beta, bias, activation or "
-                                f"scales: the int32 sums are returned as they are (as "
-                                f"torch._int_mm)")
-    elif out_dtype not in _GEMM_OUTPUT_DTYPES:
-        raise DTypeError(f"{op}: the output must be bf16, f16 or f32, got {out_dtype}")
+    if int8 and any(x is not None for x in (alpha, beta, bias, activation, scale_a, scale_b)):
+        raise ArgumentError(f"{op}: int8 inputs take no alpha, beta, bias, activation or "
+                            f"scales: the int32 sums are returned as they are (as "
+                            f"torch._int_mm)")
     if A.ndim != 2 or B.ndim != 2:
         raise ArgumentError(f"{op}: a and b must be 2-D, got shapes {list(A.shape)} and "
                             f"{list(B.shape)}")
@@ -776,6 +758,35 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     return out
 
 
+def _gemm_out_dtype(op, A, B, O, out_dtype):
+    """Checks the dtypes of a GEMM's inputs ``A`` and ``B`` (alike, or both
+    float8) and returns its output dtype: out's (``O``, when given), else
+    ``out_dtype``, else the inputs' default (bf16 for float8, int32 for
+    int8, else theirs)."""
+    fp8 = A.dtype in FP8_DTYPES
+    if A.dtype not in _GEMM_INPUT_DTYPES:
+        raise DTypeError(f"{op}: a must be bf16, f16, f32, float8 (e4m3, e5m2) or int8, got "
+                         f"{A.dtype}")
+    if fp8 and B.dtype not in FP8_DTYPES:
+        raise DTypeError(f"{op}: a is {A.dtype}, so b must be float8 too (e4m3 or e5m2), got "
+                         f"{B.dtype}")
+    if not fp8 and B.dtype != A.dtype:
+        raise DTypeError(f"{op}: a and b must have the same dtype, got {A.dtype} and {B.dtype}")
+    if out_dtype is not None:
+        out_dtype = _dtype_arg(out_dtype)
+    if O is not None:
+        if out_dtype is not None and O.dtype != out_dtype:
+            raise DTypeError(f"{op}: out is {O.dtype} but out_dtype={out_dtype}")
+        out_dtype = O.dtype
+    out_dtype = out_dtype or default_out_dtype(A.dtype)
+    if A.dtype == "i8":
+        if out_dtype != "i32":
+            raise DTypeError(f"{op}: int8 inputs give int32 (as torch._int_mm), not {out_dtype}")
+    elif out_dtype not in _GEMM_OUTPUT_DTYPES:
+        raise DTypeError(f"{op}: the output must be bf16, f16 or f32, got {out_dtype}")
+    return out_dtype
+
+
 #: The config of tilec.gemm's variant for operands of any alignment.
 _UNALIGNED = {"aligned": 0}
 
@@ -806,6 +817,234 @@ def _cubin_arch_for(chip, device_index):
     if capability is None or chip == "sm_90a":
         return None
     return f"sm_{capability[0]}{capability[1]}"
+
+
+# -- tilec.bmm ------------------------------------------------------------------
+
+#: What may change between tilec.bmm calls that share a plan.
+_BMM_DYNAMIC = ("A", "B", "C", "bias")
+
+
+def bmm(a, b, *, out=None, bias=None, activation=None, out_dtype=None, chip=None,
+        artifacts=None, config=None):
+    """``out[i] = activation(a[i] @ b[i] + bias)`` for every matrix of a
+    batch, as ``torch.bmm`` (plus the epilogue), in one kernel launch.
+
+    ``a``: [batch, M, K], each matrix row-major (unit stride along K; rows
+    and matrices any number of elements apart). ``b``: [batch, K, N], each
+    matrix row-major or column-major (e.g. ``w.transpose(1, 2)`` of a
+    [batch, N, K] ``w``). bf16 or f16 (both alike); f32 (column-major
+    ``b``; multiplied as torch's float32 matmul precision says, see
+    :func:`default_precision`), float8 (column-major ``b``; bf16 output by
+    default) and int8 (column-major ``b``; int32 sums, no epilogue) as
+    :func:`gemm` takes them. A stride of 0 along the batch (an expanded
+    operand) shares one matrix. ``out``: [batch, M, N], unit stride along
+    N, dtype ``out_dtype`` (default: the input dtype; ``f32`` possible);
+    allocated contiguous when omitted; written, never read. ``bias``: N
+    elements of the output dtype, shared by all matrices. ``activation``:
+    ``None``, ``"relu"``, ``"gelu"`` or ``"silu"``. ``chip``, ``artifacts``,
+    ``config``: as for :func:`gemm` (the shape class is that of the
+    matrices stacked, batch * M rows; operands whose bases are not 16-byte
+    aligned, or whose row or batch strides are not whole 16-byte chunks,
+    take the variant for any strides, ``{"aligned": 0}``, unless ``config``
+    is given).
+
+    Zero-size batch, M or N launch nothing; K = 0 launches nothing either
+    and gives ``activation(bias)`` in every row (zeros without a bias, as
+    torch.bmm), written through torch (CuPy for a CuPy ``out`` without a
+    bias). Tensors: torch, CuPy or DLPack, as for :func:`gemm`. Runs on the
+    current torch stream (CuPy's for CuPy arrays) and returns ``out``.
+    Invalid arguments raise :class:`ArgumentError` / :class:`DTypeError`
+    before anything is launched.
+    """
+    key = None
+    if config is None:
+        try:  # torch tensors: the plan of this call's metadata (module doc)
+            precision = default_precision() if str(a.dtype) == "torch.float32" else None
+            # Whether the bases are 16-byte aligned picks the kernel variant.
+            key = ("bmm", precision, (a.data_ptr() | b.data_ptr()) % 16 == 0, a.shape,
+                   a.stride(), a.dtype, a.device, b.shape, b.stride(), b.dtype, b.device,
+                   None if out is None else (out.shape, out.stride(), out.dtype, out.device),
+                   None if bias is None else (bias.shape, bias.stride(), bias.dtype,
+                                              bias.device),
+                   activation, out_dtype, chip,
+                   _default_directory() if artifacts is None else artifacts)
+            plan = _tls.plans.get(key)
+        except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
+            key = plan = None
+        if plan is not None:
+            c = plan.allocate() if out is None else out
+            dyn = (a.data_ptr(), b.data_ptr(), c.data_ptr(),
+                   None if bias is None else bias.data_ptr())
+            if dyn == plan.last or plan.bind(dyn):
+                plan.launch()
+                return c
+    return _bmm_checked(a, b, out, bias, activation, out_dtype, chip, artifacts, config, key)
+
+
+def _batch_stride(info, rows, ld):
+    """The batch stride of a [batch, rows, cols] operand: its own, or for a
+    single matrix (whose batch stride the kernel never follows) the span of
+    ``rows`` rows ``ld`` apart, in whole 16-byte chunks."""
+    if info.shape[0] > 1:
+        return info.strides[0]
+    return _round_up(max(rows, 1) * ld, _row_quantum(info.element_bytes))
+
+
+def _batched_row_major(op, info, what):
+    """(batch stride, row stride) of a [batch, rows, cols] operand whose
+    matrices are row-major (unit stride along ``what``, the columns)."""
+    rows, cols = info.shape[1:]
+    if cols > 1 and info.strides[2] != 1:
+        raise ArgumentError(
+            f"{op}: {info.name} must have unit stride along its last dimension ({what}); got "
+            f"strides {info.strides} -- pass {info.name}.contiguous()")
+    ld = info.strides[1] if rows > 1 else _free_stride(cols, info.element_bytes)
+    return _batch_stride(info, rows, ld), ld
+
+
+def _batched_b_layout(op, info):
+    """(layout, batch stride, ldb) of a [batch, K, N] b whose matrices are
+    row-major (``row``) or column-major (``col``); see :func:`_b_layout`."""
+    k, n = info.shape[1:]
+    found = _b_layout_of(k, n, info.strides[1], info.strides[2],
+                         _row_quantum(info.element_bytes))
+    if found is None:
+        raise ArgumentError(
+            f"{op}: b's matrices must have unit stride along one dimension (row- or "
+            f"column-major); got strides {info.strides} -- pass b.contiguous()")
+    layout, ldb = found
+    return layout, _batch_stride(info, k if layout == "row" else n, ldb), ldb
+
+
+def _bmm_checked(a, b, out, bias, activation, out_dtype, chip, artifacts, config, key=None):
+    """tilec.bmm with every check spelled out (and its error messages);
+    stores a plan under ``key`` when one is given."""
+    op = "tilec.bmm"
+    A, B = describe(a, "a"), describe(b, "b")
+    O = describe(out, "out") if out is not None else None
+    BIAS = describe(bias, "bias") if bias is not None else None
+    device_index = _check_device(op, [t for t in (A, B, O, BIAS) if t is not None])
+    fp8, int8 = A.dtype in FP8_DTYPES, A.dtype == "i8"
+    out_dtype = _gemm_out_dtype(op, A, B, O, out_dtype)
+    if int8 and (bias is not None or activation is not None):
+        raise ArgumentError(f"{op}: int8 inputs take no bias or activation: the int32 sums are "
+                            f"returned as they are (as torch._int_mm)")
+    if A.ndim != 3 or B.ndim != 3:
+        raise ArgumentError(f"{op}: a and b must be 3-D [batch, rows, cols], got shapes "
+                            f"{list(A.shape)} and {list(B.shape)} (2-D matrices: tilec.gemm)")
+    batch, m, k = A.shape
+    batch_b, k2, n = B.shape
+    if batch != batch_b:
+        raise ArgumentError(f"{op}: a and b must have the same batch size, got {batch} and "
+                            f"{batch_b} (expand the one to share: b.expand({batch}, -1, -1))")
+    if k != k2:
+        raise ArgumentError(f"{op}: inner dimensions differ: a is {batch}x{m}x{k}, b is "
+                            f"{batch_b}x{k2}x{n}")
+    if activation not in _ACTIVATIONS:
+        raise ArgumentError(f"{op}: activation must be None, 'relu', 'gelu' or 'silu', not "
+                            f"{activation!r}")
+    if O is not None and O.shape != (batch, m, n):
+        raise ArgumentError(f"{op}: out must be {batch}x{m}x{n}, got {list(O.shape)}")
+    if BIAS is not None:
+        if BIAS.ndim != 1 or BIAS.shape[0] != n:
+            raise ArgumentError(f"{op}: bias must have shape [{n}] (shared by all matrices), "
+                                f"got {list(BIAS.shape)}")
+        if BIAS.dtype != out_dtype:
+            raise DTypeError(f"{op}: bias must be {out_dtype} (the output dtype), got "
+                             f"{BIAS.dtype}")
+        if n > 1 and BIAS.strides[0] != 1:
+            raise ArgumentError(f"{op}: bias must be contiguous, got stride {BIAS.strides[0]}")
+    sa, lda = _batched_row_major(op, A, "K")
+    b_layout, sb, ldb = _batched_b_layout(op, B)
+    if (A.dtype == "f32" or fp8 or int8) and b_layout != "col":
+        what = "TF32" if A.dtype == "f32" else "8-bit"
+        raise ArgumentError(f"{op}: an {A.dtype} b must be column-major (unit stride along K, "
+                            f"e.g. w.transpose(1, 2) of a [batch, N, K] w): {what} operands are "
+                            f"read K-major; got strides {tuple(B.strides)}")
+    if O is not None:
+        _batched_row_major(op, O, "N")
+        if batch > 1 and O.strides[0] == 0 and m * n:
+            raise ArgumentError(f"{op}: out's matrices overlap (batch stride 0, an expanded "
+                                f"tensor): every matrix needs memory of its own -- pass a "
+                                f"contiguous out")
+    if min(batch, m, n) == 0:  # nothing to compute or store
+        return out if O is not None else _allocate(A, (batch, m, n), out_dtype)
+    if k == 0:  # no products: activation(0 + bias), torch.bmm's zeros without a bias
+        if O is None:
+            out = _allocate(A, (batch, m, n), out_dtype)
+            O = describe(out, "out")
+        _write_without_products(O, BIAS, activation, device_index)
+        return out
+
+    chip, cubin_arch = _chip_and_arch(chip, device_index)
+    directory = artifacts if artifacts is not None else _artifacts.default_directory()
+    precision = default_precision() if A.dtype == "f32" else None
+    variant = dict(dtype=A.dtype, out_dtype=out_dtype, b_layout=b_layout, bias=BIAS is not None,
+                   activation=activation, precision=precision,
+                   b_dtype=B.dtype if B.dtype != A.dtype else None, batched=True)
+    if config is None:  # the per-shape-class dispatch, as the compiler's
+        # The shape rule sees the matrices stacked (tile-expand-named-ops
+        # does the same for static sizes); a batched GEMM has no TMA store.
+        config = {f: v for f, v in (gemm_shape_config(batch * m, n, k, chip) or {}).items()
+                  if f != "tma_store"} or None
+        # Operands the fast path cannot read: the variant for any strides.
+        # (C needs nothing: a batched GEMM stores it without TMA.)
+        if _needs_unaligned_variant([(A, lda), (A, sa), (B, ldb), (B, sb)]):
+            config = dict(_UNALIGNED)
+    name = gemm_name(**variant) + gemm_config_suffix(config)
+    launcher, meta = _resolve(op, name, lambda: gemm_source(**variant, config=config, name=name)[1],
+                              chip, cubin_arch, directory, device_index)
+
+    allocate = None
+    if O is None:
+        out = _allocate(A, (batch, m, n), out_dtype)
+        O = describe(out, "out")
+        if key is not None:
+            allocate = _allocator(A, (batch, m, n), out_dtype)
+    sc, ldc = _batched_row_major(op, O, "N")
+    values = {"A": A, "B": B, "C": O, "batch": batch, "M": m, "N": n, "K": k,
+              "lda": lda, "ldb": ldb, "ldc": ldc, "sa": sa, "sb": sb, "sc": sc}
+    if BIAS is not None:
+        values["bias"] = BIAS
+    described = {"A": "a", "B": "b", "C": "out", "bias": "bias",
+                 "lda": "the row stride of a (a.stride(1))",
+                 "ldb": f"the leading dimension of b (b.stride({1 if b_layout == 'row' else 2}))",
+                 "ldc": "the row stride of out (out.stride(1))",
+                 "sa": "the batch stride of a (a.stride(0))",
+                 "sb": "the batch stride of b (b.stride(0))",
+                 "sc": "the batch stride of out (out.stride(0))"}
+    _check_metadata(op, meta, values, described)
+    _launch_checked(key, launcher, meta, values, A.kind, device_index, _BMM_DYNAMIC,
+                    allocate=allocate)
+    return out
+
+
+def _write_without_products(O, BIAS, activation, device_index):
+    """out of a K = 0 product: ``activation(bias)`` in every row, zeros
+    without a bias (every activation keeps 0). CuPy zero-fills a CuPy out;
+    anything else is written through torch (on CuPy's current stream for
+    CuPy arrays), without a kernel of tilec's."""
+    if BIAS is None:
+        if O.kind == "cai":
+            import cupy
+            with cupy.cuda.Device(device_index):
+                cupy.asarray(O.obj).fill(0)
+        else:
+            (O.obj if O.kind == "torch" else O.as_torch()).fill_(0)
+        return
+    import torch
+    stream = (torch.cuda.ExternalStream(_current_cupy_stream(device_index)) if O.kind == "cai"
+              else torch.cuda.current_stream(device_index))
+    with torch.cuda.stream(stream):
+        target, row = O.as_torch(), BIAS.as_torch().float()
+        if activation == "relu":
+            row = torch.relu(row)
+        elif activation == "gelu":  # tile.gemm's: 0.5 x (1 + erf(x / sqrt(2)))
+            row = torch.nn.functional.gelu(row)
+        elif activation == "silu":
+            row = torch.nn.functional.silu(row)
+        target.copy_(row.to(target.dtype).expand(target.shape))
 
 
 # -- tilec.attention ------------------------------------------------------------
