@@ -91,13 +91,14 @@ bool isFloatDType(tilec::DType t) {
          t == tilec::DType::F32 || t == tilec::DType::F64;
 }
 
-/// Whether `address` is memory a kernel may use: device or managed memory.
+/// Whether `address` is memory a kernel may use: device, managed, or
+/// page-locked host memory (mapped into the device's address space).
+/// Pageable host memory is unknown to the driver: the query fails.
 bool isDeviceAccessible(uint64_t address) {
   unsigned type = 0;
-  if (cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                            static_cast<CUdeviceptr>(address)) != CUDA_SUCCESS)
-    return false;
-  return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED;
+  return cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                               static_cast<CUdeviceptr>(address)) ==
+         CUDA_SUCCESS;
 }
 
 } // namespace
