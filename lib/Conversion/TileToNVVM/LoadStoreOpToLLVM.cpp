@@ -355,11 +355,59 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
   }
 };
 
+/// tile.load_scalar -> one load of invariant memory (ld.global.nc) when
+/// every index is inside the view, else zero.
+struct LoadScalarOpLowering : public OpConversionPattern<LoadScalarOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadScalarOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value view = adaptor.getView();
+    int64_t rank = op.getView().getType().getRank();
+    Type elemType = getTypeConverter()->convertType(op.getType());
+    Value base =
+        LLVM::ExtractValueOp::create(rewriter, loc, view, ArrayRef<int64_t>{0});
+    Value offset = i64Val(rewriter, loc, 0);
+    Value inBounds;
+    for (auto [i, index] : llvm::enumerate(adaptor.getIndices())) {
+      int64_t d = static_cast<int64_t>(i);
+      Value size = LLVM::ExtractValueOp::create(rewriter, loc, view,
+                                                ArrayRef<int64_t>{1 + d});
+      Value stride = LLVM::ExtractValueOp::create(
+          rewriter, loc, view, ArrayRef<int64_t>{1 + rank + d});
+      offset = addNsw(rewriter, loc, offset,
+                      mulNsw(rewriter, loc, extIndex(rewriter, loc, index),
+                             extIndex(rewriter, loc, stride)));
+      Value inb = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::ult, index, size);
+      inBounds =
+          inBounds ? arith::AndIOp::create(rewriter, loc, inBounds, inb) : inb;
+    }
+    Value ptr = gepElems(rewriter, loc, base, elemType, offset);
+    Value zero = getPaddingValue(rewriter, loc, elemType, Padding::Zero);
+    unsigned align = getStorageBytes(op.getType());
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc, inBounds,
+        [&](OpBuilder &b, Location l) {
+          Value v = LLVM::LoadOp::create(b, l, elemType, ptr, align,
+                                         /*isVolatile=*/false,
+                                         /*isNonTemporal=*/false,
+                                         /*isInvariant=*/true);
+          scf::YieldOp::create(b, l, v);
+        },
+        [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, zero); });
+    rewriter.replaceOp(op, ifOp.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilec::populateLoadStoreOpToLLVMPatterns(
     TileTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<LoadOpLowering,  // tile.load
-               StoreOpLowering  // tile.store
+  patterns.add<LoadOpLowering,       // tile.load
+               LoadScalarOpLowering, // tile.load_scalar
+               StoreOpLowering       // tile.store
                >(converter, patterns.getContext());
 }

@@ -91,3 +91,39 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     tile.return
   }
 }
+
+// -----
+
+// tile.load_scalar: one invariant load (ld.global.nc) at the indices times
+// the strides when every index is inside the view, else zero; its value
+// feeds scalar code such as a tile's offset.
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @load_scalar
+  // CHECK: %[[I:.+]] = arith.extsi %arg1 : i32 to i64
+  // CHECK: %[[OFF0:.+]] = arith.muli %[[I]], %{{.+}} overflow<nsw> : i64
+  // CHECK: %[[IN0:.+]] = arith.cmpi ult, %arg1, %{{.+}} : i32
+  // CHECK: %[[J:.+]] = arith.extsi %arg2 : i32 to i64
+  // CHECK: %[[OFF1:.+]] = arith.muli %[[J]], %{{.+}} overflow<nsw> : i64
+  // CHECK: %[[OFF:.+]] = arith.addi %{{.+}}, %[[OFF1]] overflow<nsw> : i64
+  // CHECK: %[[IN1:.+]] = arith.cmpi ult, %arg2, %{{.+}} : i32
+  // CHECK: %[[IN:.+]] = arith.andi %[[IN0]], %[[IN1]] : i1
+  // CHECK: %[[PTR:.+]] = llvm.getelementptr %{{.+}}[%[[OFF]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i32
+  // CHECK: %[[ZERO:.+]] = arith.constant 0 : i32
+  // CHECK: %[[V:.+]] = scf.if %[[IN]] -> (i32) {
+  // CHECK:   %[[L:.+]] = llvm.load %[[PTR]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+  // CHECK:   scf.yield %[[L]] : i32
+  // CHECK: } else {
+  // CHECK:   scf.yield %[[ZERO]] : i32
+  // CHECK: }
+  // CHECK: arith.addi %[[V]], %{{.+}} : i32
+  tile.kernel @load_scalar(%x: !tile.ptr<i32>, %i: i32, %j: i32, %y: !tile.ptr<f32>, %n: i32) warps(1) {
+    %v = tile.make_view %x[4, 8] strides [8, 1] : !tile.ptr<i32>
+    %s = tile.load_scalar %v[%i, %j] : !tile.view<4x8xi32, strides = [8, 1]> -> i32
+    %w = tile.make_view %y[%n] strides [1] : !tile.ptr<f32>
+    %t = arith.constant dense<1.0> : tensor<32xf32, #b>
+    %off = arith.addi %s, %i : i32
+    tile.store %t, %w[%off] : tensor<32xf32, #b>, !tile.view<?xf32, strides = [1]>
+    tile.return
+  }
+}

@@ -156,3 +156,15 @@ tile.kernel @batched_cluster(%A: !tile.ptr<bf16>, %B: i32, %M: i32) {
   tile.return
 }
 
+
+// -----
+
+// Nor does a grouped one.
+tile.kernel @grouped_cluster(%A: !tile.ptr<bf16>, %O: !tile.ptr<i32>, %E: i32, %M: i32) {
+  %a = tile.make_view %A[%M, 256] strides [256, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %A[%E, 256, 256] strides [%M, 256, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%E] strides [1] : !tile.ptr<i32>
+  // expected-error @+1 {{a grouped GEMM takes no clusters (cluster_m = 1, cluster_n = 2)}}
+  tile.gemm %a, %b, %a group_offsets(%o : !tile.view<?xi32, strides = [1]>) config <cluster_n = 2> : !tile.view<?x256xbf16, strides = [256, 1]>, !tile.view<?x256x256xbf16, strides = [?, 256, 1]>, !tile.view<?x256xbf16, strides = [256, 1]>
+  tile.return
+}

@@ -599,6 +599,48 @@ func.func @gemm_unaligned_tma_store(%a: !tile.view<?x?xbf16, strides = [?, 1]>) 
 
 // -----
 
+// Grouped GEMMs: i32 offsets, one per matrix of a 3-D B; 2-D A and C; no
+// scales.
+func.func @gemm_grouped_offsets_type(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?x?xbf16, strides = [?, 1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %o: !tile.view<?xi64, strides = [1]>) {
+  // expected-error @+1 {{expected group_offsets to be a 1-D i32 view (the groups' cumulative row ends), got '!tile.view<?xi64, strides = [1]>'}}
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<?xi64, strides = [1]>) : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?x?xbf16, strides = [?, 1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_grouped_ranks(%a: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %b: !tile.view<?x?x?xbf16, strides = [?, 1, ?]>, %c: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %o: !tile.view<?xi32, strides = [1]>) {
+  // expected-error @+1 {{a grouped GEMM takes a 2-D A [M, K], a 3-D B [groups, K, N] and a 2-D C [M, N]}}
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<?xi32, strides = [1]>) : !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, !tile.view<?x?x?xbf16, strides = [?, 1, ?]>, !tile.view<?x?x?xbf16, strides = [?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_grouped_count(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<8x?x?xbf16, strides = [?, 1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %o: !tile.view<4xi32, strides = [1]>) {
+  // expected-error @+1 {{group_offsets has 4 elements, B holds 8 matrices}}
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<4xi32, strides = [1]>) : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<8x?x?xbf16, strides = [?, 1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_grouped_scales(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %b: !tile.view<?x?x?xf8E4M3FN, strides = [?, 1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %o: !tile.view<?xi32, strides = [1]>, %s: !tile.view<?xf32, strides = [1]>) {
+  // expected-error @+1 {{a grouped GEMM takes no scale_a / scale_b}}
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<?xi32, strides = [1]>) scale_a(%s : !tile.view<?xf32, strides = [1]>) : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?x?xf8E4M3FN, strides = [?, 1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_grouped_k(%a: !tile.view<?x64xbf16, strides = [?, 1]>, %b: !tile.view<?x32x?xbf16, strides = [?, 1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %o: !tile.view<?xi32, strides = [1]>) {
+  // expected-error @+1 {{K differs between A and B}}
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<?xi32, strides = [1]>) : !tile.view<?x64xbf16, strides = [?, 1]>, !tile.view<?x32x?xbf16, strides = [?, 1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
 // Batched GEMMs: one batch size, no scales.
 func.func @gemm_batch_mismatch(%a: !tile.view<4x?x?xbf16, strides = [?, ?, 1]>, %b: !tile.view<5x?x?xbf16, strides = [?, ?, 1]>, %c: !tile.view<4x?x?xbf16, strides = [?, ?, 1]>) {
   // expected-error @+1 {{the batch size differs between A, B and C}}

@@ -552,3 +552,21 @@ func.func private @f(tensor<2x16x8xf32, #tile.mma<warpsPerCTA = [4, 1]>>)
 
 // expected-error @+1 {{is for rank-1 tensors, not rank 2}}
 func.func private @f(tensor<16x16xf32, #tile.slice<dim = 0, parent = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]>>>)
+
+// -----
+
+tile.kernel @load_scalar_indices(%p: !tile.ptr<i32>, %n: i32) {
+  %v = tile.make_view %p[%n, %n] strides [%n, 1] : !tile.ptr<i32>
+  // expected-error @+1 {{expected 2 indices for a rank-2 view, got 1}}
+  %s = tile.load_scalar %v[%n] : !tile.view<?x?xi32, strides = [?, 1]> -> i32
+  tile.return
+}
+
+// -----
+
+tile.kernel @load_scalar_type(%p: !tile.ptr<i32>, %n: i32) {
+  %v = tile.make_view %p[%n] strides [1] : !tile.ptr<i32>
+  // expected-error @+1 {{result type 'f32' differs from the view's element type 'i32'}}
+  %s = tile.load_scalar %v[%n] : !tile.view<?xi32, strides = [1]> -> f32
+  tile.return
+}

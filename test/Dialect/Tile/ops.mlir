@@ -49,6 +49,8 @@ tile.kernel @views_and_access(%p: !tile.ptr<f16>, %m: i32, %n: i32, %ld: i32) {
   %t3 = tile.load %v3[%c0, %c0, %c0] : !tile.view<4x?x?xf16, strides = [?, 1, ?]> -> tensor<32x16xf16>
   // CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] mask(%{{.*}} : tensor<16x64xi1>) : tensor<16x64xf16>, !tile.view<?x64xf16, strides = [?, 1]>
   tile.store %t2, %v[%c0, %c0] mask(%mask : tensor<16x64xi1>) : tensor<16x64xf16>, !tile.view<?x64xf16, strides = [?, 1]>
+  // CHECK: %{{.*}} = tile.load_scalar %{{.*}}[%{{.*}}, %{{.*}}] : !tile.view<?x64xf16, strides = [?, 1]> -> f16
+  %e = tile.load_scalar %v[%c0, %m] : !tile.view<?x64xf16, strides = [?, 1]> -> f16
   tile.return
 }
 
@@ -120,6 +122,20 @@ tile.kernel @named_gemm(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<
       config <block_m = 128, stages = 4>
       : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [1, ?]>,
         !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?xbf16, strides = [1]>
+  tile.return
+}
+
+// CHECK-LABEL: tile.kernel @named_gemm_grouped
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} group_offsets(%{{.*}} : !tile.view<?xi32, strides = [1]>) activation(silu) :
+tile.kernel @named_gemm_grouped(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+                                %offs: !tile.ptr<i32>, %E: i32, %M: i32, %N: i32, %K: i32, %sb: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%E, %K, %N] strides [%sb, 1, %K] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %offs[%E] strides [1] : !tile.ptr<i32>
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<?xi32, strides = [1]>) activation(silu)
+      : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?x?xbf16, strides = [?, 1, ?]>,
+        !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
 

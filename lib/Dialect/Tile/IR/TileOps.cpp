@@ -748,6 +748,19 @@ LogicalResult StoreOp::verify() {
                       cast<RankedTensorType>(getValue().getType()), getMask());
 }
 
+LogicalResult LoadScalarOp::verify() {
+  ViewType view = getView().getType();
+  if (getIndices().size() != static_cast<size_t>(view.getRank()))
+    return emitOpError("expected ")
+           << view.getRank() << " indices for a rank-" << view.getRank()
+           << " view, got " << getIndices().size();
+  if (getResult().getType() != view.getElementType())
+    return emitOpError("result type ")
+           << getResult().getType() << " differs from the view's element type "
+           << view.getElementType();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // RangeOp
 //===----------------------------------------------------------------------===//
@@ -1405,7 +1418,7 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
 
 bool GemmOp::isRhsColumnMajor() {
   ViewType b = getB().getType();
-  unsigned o = getBatchRank();
+  unsigned o = b.getRank() - 2;
   return b.getStrides()[o + 1] != 1 && b.getStrides()[o] == 1;
 }
 
@@ -1455,6 +1468,28 @@ static LogicalResult verifyBlockScales(GemmOp op, ViewType a, ViewType c) {
   return success();
 }
 
+/// A grouped GEMM: a 1-D i32 view of E offsets, 2-D A and C, B [E, K, N],
+/// and no scales.
+static LogicalResult verifyGroupOffsets(GemmOp op) {
+  ViewType a = op.getA().getType(), b = op.getB().getType(),
+           c = op.getC().getType();
+  auto offsets = cast<ViewType>(op.getGroupOffsets().getType());
+  if (offsets.getRank() != 1 || !offsets.getElementType().isInteger(32))
+    return op.emitOpError("expected group_offsets to be a 1-D i32 view (the "
+                          "groups' cumulative row ends), got ")
+           << offsets;
+  if (a.getRank() != 2 || b.getRank() != 3 || c.getRank() != 2)
+    return op.emitOpError("a grouped GEMM takes a 2-D A [M, K], a 3-D B "
+                          "[groups, K, N] and a 2-D C [M, N]");
+  if (!compatibleDim(offsets.getShape()[0], b.getShape()[0]))
+    return op.emitOpError("group_offsets has ")
+           << offsets.getShape()[0] << " elements, B holds " << b.getShape()[0]
+           << " matrices";
+  if (op.getScaleA() || op.getScaleB())
+    return op.emitOpError("a grouped GEMM takes no scale_a / scale_b");
+  return success();
+}
+
 std::string mlir::tilec::tile::getGemmElementTypeProblem(Type a, Type b,
                                                          Type c) {
   std::string problem;
@@ -1481,11 +1516,17 @@ std::string mlir::tilec::tile::getGemmElementTypeProblem(Type a, Type b,
 LogicalResult GemmOp::verify() {
   ViewType a = getA().getType(), b = getB().getType(), c = getC().getType();
   int64_t rank = a.getRank();
-  if ((rank != 2 && rank != 3) || b.getRank() != rank || c.getRank() != rank)
+  if (isGrouped()) {
+    if (failed(verifyGroupOffsets(*this)))
+      return failure();
+  } else if ((rank != 2 && rank != 3) || b.getRank() != rank ||
+             c.getRank() != rank) {
     return emitOpError("expected 2-D views for A, B and C, or 3-D ones "
                        "[batch, rows, cols] for a batched GEMM");
-  // Matrix dimensions: o (rows) and o + 1 (columns).
-  unsigned o = rank - 2;
+  }
+  // Matrix dimensions: o (rows) and o + 1 (columns) of A and C, ob and
+  // ob + 1 of B (a grouped GEMM's B leads with the group).
+  unsigned o = rank - 2, ob = b.getRank() - 2;
   if (o == 1 && (!compatibleDim(a.getShape()[0], b.getShape()[0]) ||
                  !compatibleDim(a.getShape()[0], c.getShape()[0])))
     return emitOpError("the batch size differs between A, B and C");
@@ -1502,7 +1543,7 @@ LogicalResult GemmOp::verify() {
     return failure();
   // Tensor cores read fp8, i8 and tf32 operands K-major only (the layout
   // torch._scaled_mm and torch._int_mm take).
-  if (isKMajorOnlyMmaType(et) && b.getStrides()[o] != 1) {
+  if (isKMajorOnlyMmaType(et) && b.getStrides()[ob] != 1) {
     StringRef name = fp8 ? "fp8" : int8 ? "i8" : "f32";
     return emitOpError("expected an ")
            << name << " B contiguous along K (column-major, strides = [1, ?]"
@@ -1521,16 +1562,16 @@ LogicalResult GemmOp::verify() {
                        "are, as torch._int_mm does");
   if (a.getStrides()[o + 1] != 1)
     return emitOpError("expected A contiguous along K (strides = [?, 1])");
-  if (b.getStrides()[o + 1] != 1 && b.getStrides()[o] != 1)
+  if (b.getStrides()[ob + 1] != 1 && b.getStrides()[ob] != 1)
     return emitOpError("expected B contiguous along N (row-major, strides = "
                        "[?, 1]) or along K (column-major, strides = [1, ?])");
   if (c.getStrides()[o + 1] != 1)
     return emitOpError("expected C contiguous along N (strides = [?, 1])");
-  if (!compatibleDim(a.getShape()[o + 1], b.getShape()[o]))
+  if (!compatibleDim(a.getShape()[o + 1], b.getShape()[ob]))
     return emitOpError("K differs between A and B");
   if (!compatibleDim(a.getShape()[o], c.getShape()[o]))
     return emitOpError("M differs between A and C");
-  if (!compatibleDim(b.getShape()[o + 1], c.getShape()[o + 1]))
+  if (!compatibleDim(b.getShape()[ob + 1], c.getShape()[o + 1]))
     return emitOpError("N differs between B and C");
   // Row and column scales: contiguous f32 vectors of length M and N.
   std::pair<StringRef, Value> scales[] = {{"scale_a", getScaleA()},

@@ -298,6 +298,63 @@ static std::pair<Value, Value> emitClusterTileCoords(ImplicitLocOpBuilder &b,
               b, n0, arith::MulIOp::create(b, rankN, cst(c.blockN)))};
 }
 
+/// The tile of a grouped GEMM that program `pid` computes.
+struct GroupTile {
+  Value group;  // the group, which indexes B
+  Value m0, n0; // the tile's first row (of A and C) and column
+  Value rowEnd; // the group's row end: C's rows from it on are not written
+  Value empty;  // i1: no tile (pid past the last group's tiles)
+};
+
+/// Tile `pid` of a grouped GEMM. Each group g takes the tiles of its rows
+/// [offsets[g - 1], offsets[g]) (ceildiv(rows, BM) x ceildiv(N, BN), in
+/// grouped rasterization as a GEMM of those rows), after those of the
+/// groups before it. The offsets are read with tile.load_scalar in a scan
+/// over the groups (scalar code, which the producer warp of a
+/// warp-specialized schedule repeats). A pid past the last tile gets an
+/// empty tile: group 0, rows [0, 0).
+static GroupTile emitGroupTileCoords(ImplicitLocOpBuilder &b, Value offsets,
+                                     Value numGroups, Value pid, Value N,
+                                     const GemmConfig &c) {
+  Value zero = constI32(b, 0), blockM = constI32(b, c.blockM);
+  Value tilesN = arith::CeilDivSIOp::create(b, N, constI32(b, c.blockN));
+  // Carried: the group's start row, the tiles before it, and for the
+  // group holding pid: its index, rows and pid's tile within it.
+  auto scan = scf::ForOp::create(
+      b, zero, numGroups, constI32(b, 1),
+      ValueRange{zero, zero, zero, zero, zero, zero},
+      [&](OpBuilder &ob, Location loc, Value g, ValueRange it) {
+        ImplicitLocOpBuilder lb(loc, ob);
+        Value start = it[0], before = it[1];
+        Value end =
+            LoadScalarOp::create(lb, lb.getI32Type(), offsets, ValueRange{g});
+        Value rows = arith::MaxSIOp::create(
+            lb, arith::SubIOp::create(lb, end, start), zero);
+        Value tiles = arith::MulIOp::create(
+            lb, arith::CeilDivSIOp::create(lb, rows, blockM), tilesN);
+        Value local = arith::SubIOp::create(lb, pid, before);
+        // pid - before in [0, tiles) (a negative one compares as large).
+        Value hit =
+            arith::CmpIOp::create(lb, arith::CmpIPredicate::ult, local, tiles);
+        auto pick = [&](Value ifHit, Value otherwise) -> Value {
+          return arith::SelectOp::create(lb, hit, ifHit, otherwise);
+        };
+        scf::YieldOp::create(
+            lb, ValueRange{end, arith::AddIOp::create(lb, before, tiles),
+                           pick(g, it[2]), pick(start, it[3]),
+                           pick(rows, it[4]), pick(local, it[5])});
+      });
+  Value group = scan.getResult(2), rowStart = scan.getResult(3);
+  Value rows = scan.getResult(4), local = scan.getResult(5);
+  // (At least one row, so that an empty tile's coordinates divide by a
+  // non-zero count.)
+  auto [m0, n0] = emitTileCoords(
+      b, local, arith::MaxSIOp::create(b, rows, constI32(b, 1)), N, c);
+  Value empty = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rows, zero);
+  return {group, arith::AddIOp::create(b, rowStart, m0), n0,
+          arith::AddIOp::create(b, rowStart, rows), empty};
+}
+
 /// Indices of a tile at (`row`, `col`) of matrix `batch` (null: a 2-D view).
 static SmallVector<Value> tileIndices(Value batch, Value row, Value col) {
   if (batch)
@@ -305,16 +362,33 @@ static SmallVector<Value> tileIndices(Value batch, Value row, Value col) {
   return {row, col};
 }
 
+/// Rows of a [BM, BN] tile at row `m0` that lie before `rowEnd`, as a
+/// store mask (null without a row end).
+static Value emitRowMask(ImplicitLocOpBuilder &b, Value m0, Value rowEnd,
+                         const GemmConfig &c) {
+  if (!rowEnd)
+    return Value();
+  auto rowsType = RankedTensorType::get({c.blockM}, b.getI32Type());
+  Value rows =
+      arith::AddIOp::create(b, RangeOp::create(b, rowsType, 0, c.blockM),
+                            SplatOp::create(b, rowsType, m0));
+  Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, rows,
+                                       SplatOp::create(b, rowsType, rowEnd));
+  return broadcastAlong(b, inRows, 1, {c.blockM, c.blockN});
+}
+
 /// C[m0:, n0:] = act(alpha * acc + beta * C + bias), computed in f32 and
-/// stored in C's type (tile-tma-store may turn the store into a TMA store).
+/// stored in C's type (tile-tma-store may turn the store into a TMA store);
+/// with `rowEnd`, only C's rows before it are written.
 static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
-                             Value batch, Value m0, Value n0,
+                             Value batch, Value m0, Value n0, Value rowEnd,
                              const GemmConfig &c) {
   Value cv = op.getC();
   Type outType = op.getC().getType().getElementType();
+  Value mask = emitRowMask(b, m0, rowEnd, c);
   // i8 x i8 -> i32 stores its exact sums (the verifier allows no epilogue).
   if (outType.isInteger(32)) {
-    StoreOp::create(b, acc, cv, tileIndices(batch, m0, n0), Value());
+    StoreOp::create(b, acc, cv, tileIndices(batch, m0, n0), mask);
     return;
   }
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
@@ -371,34 +445,34 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
   }
   acc = applyActivation(b, acc, op.getActivation(), accShape);
   Value out = outType.isF32() ? acc : arith::TruncFOp::create(b, cTile, acc);
-  StoreOp::create(b, out, cv, tileIndices(batch, m0, n0), Value());
+  StoreOp::create(b, out, cv, tileIndices(batch, m0, n0), mask);
 }
 
-/// The A and B tiles of K step `k` of matrix `batch` (null: 2-D views),
-/// zero past the views' sizes.
+/// The A and B tiles of K step `k` of matrices `aBatch` and `bBatch` (null:
+/// 2-D views), zero past the views' sizes.
 static std::pair<Value, Value>
 loadOperandTiles(ImplicitLocOpBuilder &b, Value a, Value bv,
-                 RankedTensorType aTile, RankedTensorType bTile, Value batch,
-                 Value m0, Value n0, Value k) {
-  Value ta = LoadOp::create(b, aTile, a, tileIndices(batch, m0, k), Value(),
+                 RankedTensorType aTile, RankedTensorType bTile, Value aBatch,
+                 Value bBatch, Value m0, Value n0, Value k) {
+  Value ta = LoadOp::create(b, aTile, a, tileIndices(aBatch, m0, k), Value(),
                             Padding::Zero);
-  Value tb = LoadOp::create(b, bTile, bv, tileIndices(batch, k, n0), Value(),
+  Value tb = LoadOp::create(b, bTile, bv, tileIndices(bBatch, k, n0), Value(),
                             Padding::Zero);
   return {ta, tb};
 }
 
 /// The K loop of a GEMM: result 0 is the sum of the K steps' products.
 static scf::ForOp emitGemmLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
-                               Value bv, Value K, Value batch, Value m0,
-                               Value n0, RankedTensorType aTile,
+                               Value bv, Value K, Value aBatch, Value bBatch,
+                               Value m0, Value n0, RankedTensorType aTile,
                                RankedTensorType bTile, Value zero,
                                const GemmConfig &c) {
   return scf::ForOp::create(
       b, constI32(b, 0), K, constI32(b, c.blockK), ValueRange{zero},
       [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
         ImplicitLocOpBuilder lb(loc, ob);
-        auto [ta, tb] =
-            loadOperandTiles(lb, a, bv, aTile, bTile, batch, m0, n0, k);
+        auto [ta, tb] = loadOperandTiles(lb, a, bv, aTile, bTile, aBatch,
+                                         bBatch, m0, n0, k);
         Value d = DotOp::create(lb, zero.getType(), ta, tb, iters[0],
                                 op.getPrecision());
         scf::YieldOp::create(lb, d);
@@ -436,8 +510,9 @@ static scf::ForOp emitBlockScaledLoop(ImplicitLocOpBuilder &b, GemmOp op,
       b, constI32(b, 0), K, constI32(b, c.blockK), ValueRange{zero, sa0, sb0},
       [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
         ImplicitLocOpBuilder lb(loc, ob);
-        auto [ta, tb] = loadOperandTiles(lb, a, bv, aTile, bTile,
-                                         /*batch=*/Value(), m0, n0, k);
+        auto [ta, tb] =
+            loadOperandTiles(lb, a, bv, aTile, bTile,
+                             /*aBatch=*/Value(), /*bBatch=*/Value(), m0, n0, k);
         auto [saNext, sbNext] = loadScales(
             lb, arith::AddIOp::create(lb, k, constI32(lb, c.blockK)));
         Value d =
@@ -471,6 +546,8 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   Value M = getViewSize(b, a, o), K = getViewSize(b, a, o + 1);
   Value N = getViewSize(b, cv, o + 1);
   Value batchSize = o ? getViewSize(b, a, 0) : Value();
+  Value offsets = op.getGroupOffsets();
+  Value numGroups = offsets ? getViewSize(b, offsets, 0) : Value();
 
   // Grid rule: ceildiv(M, BM) * ceildiv(N, BN) programs along x per matrix
   // (at most one per SM for the persistent kernel).
@@ -490,6 +567,15 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
       return op.emitOpError("the batch size must be a kernel parameter or a "
                             "constant (it defines the launch grid)");
     grid = grid * *batchExpr;
+  }
+  if (numGroups) {
+    FailureOr<AffineExpr> groupsExpr = getParamExpr(numGroups, kernel, params);
+    if (failed(groupsExpr))
+      return op.emitOpError("the number of groups (group_offsets' size) must "
+                            "be a kernel parameter or a constant (it bounds "
+                            "the launch grid)");
+    // Each group adds at most one partial row tile to ceildiv(M, BM).
+    grid = (mExpr->ceilDiv(c.blockM) + *groupsExpr) * nExpr->ceilDiv(c.blockN);
   }
   kernel.setGridRule(AffineMap::get(0, params.size(), grid, b.getContext()),
                      params);
@@ -546,8 +632,21 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
     batch = arith::DivSIOp::create(b, pid, tiles);
     pid = arith::RemSIOp::create(b, pid, tiles);
   }
-  auto [m0, n0] = clusterSize > 1 ? emitClusterTileCoords(b, pid, M, N, c)
-                                  : emitTileCoords(b, pid, M, N, c);
+  // Grouped: B's matrix is the tile's group, C's rows end with the group's,
+  // and an empty tile runs no K step.
+  Value bBatch = batch, rowEnd, kEnd = K;
+  Value m0, n0;
+  if (numGroups) {
+    GroupTile t = emitGroupTileCoords(b, offsets, numGroups, pid, N, c);
+    m0 = t.m0;
+    n0 = t.n0;
+    bBatch = t.group;
+    rowEnd = t.rowEnd;
+    kEnd = arith::SelectOp::create(b, t.empty, constI32(b, 0), K);
+  } else {
+    std::tie(m0, n0) = clusterSize > 1 ? emitClusterTileCoords(b, pid, M, N, c)
+                                       : emitTileCoords(b, pid, M, N, c);
+  }
   SmallVector<int64_t> accShape = {c.blockM, c.blockN};
   // f32 sums, or i32 ones for i8 inputs.
   bool int8 = aType.isInteger(8);
@@ -563,13 +662,14 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   scf::ForOp loop =
       op.isBlockScaled()
           ? emitBlockScaledLoop(b, op, a, bv, K, m0, n0, aTile, bTile, zero, c)
-          : emitGemmLoop(b, op, a, bv, K, batch, m0, n0, aTile, bTile, zero, c);
+          : emitGemmLoop(b, op, a, bv, kEnd, batch, bBatch, m0, n0, aTile,
+                         bTile, zero, c);
   // The warp-specialized schedule carries the depth of its TMA ring; a
   // loop attribute would also ask tile-pipeline for a cp.async ring (and,
   // finding the loads taken, for a drain and a barrier before every tile).
   if (!c.warpSpecialize)
     loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
-  emitGemmEpilogue(b, op, loop.getResult(0), batch, m0, n0, c);
+  emitGemmEpilogue(b, op, loop.getResult(0), batch, m0, n0, rowEnd, c);
   op.erase();
   return success();
 }

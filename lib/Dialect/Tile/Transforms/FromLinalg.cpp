@@ -1535,7 +1535,8 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
   if (plan.readsC)
     beta =
         arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0));
-  GemmOp::create(rewriter, loc, av, bv, cv, /*alpha=*/Value(), beta,
+  GemmOp::create(rewriter, loc, av, bv, cv, /*group_offsets=*/Value(),
+                 /*alpha=*/Value(), beta,
                  /*scale_a=*/Value(), /*scale_b=*/Value(), biasView,
                  plan.relu ? Activation::ReLU : Activation::None,
                  plan.precision, /*config=*/GemmConfigAttr());

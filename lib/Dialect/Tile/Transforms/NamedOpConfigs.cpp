@@ -315,13 +315,15 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
                             "aligned operands)");
     c.warpSpecialize = false;
   }
-  // A batched GEMM's programs each take a tile of one matrix: no clusters
-  // (their multicast shares tiles of one matrix) and no TMA store (its
-  // epilogue is built for 2-D C).
-  bool batched = op.getBatchRank() != 0;
+  // A batched or grouped GEMM's programs each take a tile of one matrix:
+  // no clusters (their multicast shares tiles of one matrix) and no TMA
+  // store (its epilogue is built for 2-D C, whole tiles).
+  bool batched = op.getBatchRank() != 0 || op.isGrouped();
   if (batched && (c.clusterM != 1 || c.clusterN != 1))
-    return op.emitOpError("a batched GEMM takes no clusters (cluster_m = ")
-           << c.clusterM << ", cluster_n = " << c.clusterN << ")";
+    return op.emitOpError("a ")
+           << (op.isGrouped() ? "grouped" : "batched")
+           << " GEMM takes no clusters (cluster_m = " << c.clusterM
+           << ", cluster_n = " << c.clusterN << ")";
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
   c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0 &&
@@ -331,7 +333,7 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
     if (tmaStoreRequested && !c.tmaStore)
       return op.emitOpError("tma_store needs the warp-specialized kernel, "
                             "a bf16/f16 output, block_n a multiple of 64 "
-                            "and a 2-D (not batched) GEMM");
+                            "and a 2-D (not batched or grouped) GEMM");
     c.tmaStore = tmaStoreRequested;
   }
   bool wsRequested =

@@ -230,6 +230,31 @@ def Tile_StoreOp : Tile_Op<"store", [
   let hasVerifier = 1;
 }
 
+def Tile_LoadScalarOp : Tile_Op<"load_scalar", [Pure]> {
+  let summary = "Reads one element of a view that the kernel does not write";
+  let description = [{
+    Reads the element at `indices` (one per view dimension) as a scalar,
+    the same in every thread: data-dependent sizes and offsets, such as the
+    group boundaries of a grouped GEMM or the sequence starts of a packed
+    batch. An index outside the view's sizes reads zero.
+
+    The op is `Pure`: the memory must not be written while the kernel runs
+    (as for `ld.global.nc`), so that reads may be merged, hoisted out of
+    loops and repeated in both roles of a warp-specialized program.
+
+    ```mlir
+    %end = tile.load_scalar %offsets[%g] : !tile.view<?xi32, strides = [1]> -> i32
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$view, Variadic<I32>:$indices);
+  let results = (outs Tile_Scalar:$result);
+  let assemblyFormat = [{
+    $view `[` $indices `]` attr-dict `:` qualified(type($view)) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Tile construction and shape manipulation
 //===----------------------------------------------------------------------===//
@@ -452,6 +477,15 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     `bias` shared by all (as `torch.baddbmm` with a broadcast bias). Row,
     column and block scales take 2-D views only.
 
+    Grouped (MoE experts, `torch._grouped_mm`): with `group_offsets`, a 1-D
+    i32 view of E cumulative row ends, A is `[M, K]` and C `[M, N]` with
+    the rows of every group stacked, and B is 3-D `[E, K, N]`: group g's
+    rows `[offsets[g - 1], offsets[g])` (from 0 for g = 0) are multiplied by
+    matrix g of B, in one launch. Groups may be empty; C's rows past the
+    last offset are not written. The offsets are read on the device (no
+    host synchronization) and must not change while the kernel runs.
+    Scales take no grouped form.
+
     The op must be the only computation of its `tile.kernel`;
     `tile-expand-named-ops{chip=...}` replaces the kernel body with a block
     program, sets the launch grid and the number of warps. A `config`
@@ -466,9 +500,14 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
           !tile.view<?x?xbf16, strides = [1, ?]>,
           !tile.view<?x?xbf16, strides = [?, 1]>,
           !tile.view<?xbf16, strides = [1]>
+    tile.gemm %x, %w, %y group_offsets(%offs : !tile.view<?xi32, strides = [1]>)
+        : !tile.view<?x?xbf16, strides = [?, 1]>,
+          !tile.view<?x?x?xbf16, strides = [?, 1, ?]>,
+          !tile.view<?x?xbf16, strides = [?, 1]>
     ```
   }];
   let arguments = (ins Tile_ViewType:$a, Tile_ViewType:$b, Tile_ViewType:$c,
+                       Optional<Tile_ViewType>:$group_offsets,
                        Optional<F32>:$alpha, Optional<F32>:$beta,
                        Optional<Tile_ViewType>:$scale_a,
                        Optional<Tile_ViewType>:$scale_b,
@@ -479,7 +518,10 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
                            "::mlir::tilec::tile::DotPrecision::IEEE">:$precision,
                        OptionalAttr<Tile_GemmConfigAttr>:$config);
   let assemblyFormat = [{
-    $a `,` $b `,` $c (`alpha` `(` $alpha^ `)`)? (`beta` `(` $beta^ `)`)?
+    $a `,` $b `,` $c
+    (`group_offsets` `(` $group_offsets^ `:` qualified(type($group_offsets))
+     `)`)?
+    (`alpha` `(` $alpha^ `)`)? (`beta` `(` $beta^ `)`)?
     (`scale_a` `(` $scale_a^ `:` qualified(type($scale_a)) `)`)?
     (`scale_b` `(` $scale_b^ `:` qualified(type($scale_b)) `)`)?
     (`bias` `(` $bias^ `)`)? (`activation` `(` $activation^ `)`)?
@@ -494,6 +536,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     /// 1 for a batched GEMM (3-D views `[batch, rows, cols]`), else 0: the
     /// matrix dimensions of A, B and C start at this index.
     unsigned getBatchRank() { return getA().getType().getRank() - 2; }
+    /// True for a grouped GEMM (`group_offsets`): 2-D A and C, 3-D B.
+    bool isGrouped() { return static_cast<bool>(getGroupOffsets()); }
     /// True with 2-D (block) scales: 1x128 for A, 128x128 for B.
     bool isBlockScaled();
     /// The side of a scale block (K blocks of A's rows, B's square blocks).

@@ -1,0 +1,75 @@
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_80}))' | FileCheck %s
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefix=SM90A
+
+// A grouped tile.gemm (group_offsets) becomes one block program for every
+// group. The grid bounds the groups' row tiles: ceildiv(M, BM) plus one
+// partial tile per group, times the column tiles. A program scans the
+// offsets with tile.load_scalar to find its group (the one whose tiles hold
+// pid), the group's first row and its row count, and its tile within the
+// group; B's loads take the group as matrix index, A's and C's the group's
+// rows. The store keeps to the group's rows, and an empty tile (pid past
+// every group's tiles) runs no K step.
+
+// CHECK-LABEL: tile.kernel @gemm_grouped
+// CHECK-SAME: grid((ceildiv(%M, 128) + %E) * ceildiv(%N, 256)) warps(8)
+// CHECK: %[[PID:.+]] = tile.program_id x
+// CHECK: %[[TN:.+]] = arith.ceildivsi %N, %{{.+}} : i32
+// CHECK: %[[SCAN:.+]]:6 = scf.for %[[G:.+]] = %{{.+}} to %E step %{{.+}} iter_args(%[[START:.+]] = %{{.+}}, %[[BEFORE:.+]] = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
+// CHECK:   %[[END:.+]] = tile.load_scalar %{{.+}}[%[[G]]] : !tile.view<?xi32, strides = [1]> -> i32
+// CHECK:   %[[ROWS:.+]] = arith.maxsi
+// CHECK:   %[[TM:.+]] = arith.ceildivsi %[[ROWS]], %{{.+}} : i32
+// CHECK:   %[[TILES:.+]] = arith.muli %[[TM]], %[[TN]] : i32
+// CHECK:   %[[LOCAL:.+]] = arith.subi %[[PID]], %[[BEFORE]] : i32
+// CHECK:   %[[HIT:.+]] = arith.cmpi ult, %[[LOCAL]], %[[TILES]] : i32
+// CHECK:   %[[NEXT:.+]] = arith.addi %[[BEFORE]], %[[TILES]] : i32
+// CHECK:   %[[GSEL:.+]] = arith.select %[[HIT]], %[[G]], %{{.+}} : i32
+// CHECK:   scf.yield %[[END]], %[[NEXT]], %[[GSEL]],
+// CHECK: %[[EMPTY:.+]] = arith.cmpi eq, %[[SCAN]]#4, %{{.+}} : i32
+// CHECK: %[[M0:.+]] = arith.addi %[[SCAN]]#3, %{{.+}} : i32
+// CHECK: %[[END:.+]] = arith.addi %[[SCAN]]#3, %[[SCAN]]#4 : i32
+// CHECK: %[[KEND:.+]] = arith.select %[[EMPTY]], %{{.+}}, %K : i32
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[KEND]] step
+// CHECK:   tile.load %{{.+}}[%[[M0]], %{{.+}}] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<128x32xbf16>
+// CHECK:   tile.load %{{.+}}[%[[SCAN]]#2, %{{.+}}, %{{.+}}] : !tile.view<?x?x?xbf16, strides = [?, 1, ?]> -> tensor<32x256xbf16>
+// CHECK:   tile.dot
+// CHECK: %[[ROWIDX:.+]] = arith.addi %{{.+}}, %{{.+}} : tensor<128xi32>
+// CHECK: %[[LIMIT:.+]] = tile.splat %[[END]] : tensor<128xi32>
+// CHECK: %[[IN:.+]] = arith.cmpi slt, %[[ROWIDX]], %[[LIMIT]] : tensor<128xi32>
+// CHECK: %[[MASK:.+]] = tile.broadcast %{{.+}} : tensor<128x1xi1> -> tensor<128x256xi1>
+// CHECK: tile.store %{{.+}}, %{{.+}}[%[[M0]], %{{.+}}] mask(%[[MASK]] : tensor<128x256xi1>) : tensor<128x256xbf16>
+// CHECK-NOT: tile.gemm
+// The sm_90a kernel: warp-specialized and persistent over every tile of
+// every group, without the TMA store (a masked epilogue) or clusters.
+// SM90A-LABEL: tile.kernel @gemm_grouped
+// SM90A-SAME: grid((ceildiv(%M, 128) + %E) * ceildiv(%N, 256))
+// SM90A-SAME: warp_specialize = true
+// SM90A-SAME: persistent = true
+// SM90A-SAME: tma_store = false
+// SM90A: tile.load_scalar
+// SM90A: tile.load %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] {{.*}} -> tensor<64x256xbf16>
+// SM90A: tile.store {{.*}} mask(
+tile.kernel @gemm_grouped(%A: !tile.ptr<bf16>, %Bm: !tile.ptr<bf16>, %C: !tile.ptr<bf16>, %offs: !tile.ptr<i32>,
+                          %E: i32, %M: i32, %N: i32, %K: i32, %sb: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %Bm[%E, %K, %N] strides [%sb, 1, %K] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %offs[%E] strides [1] : !tile.ptr<i32>
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<?xi32, strides = [1]>) : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?x?xbf16, strides = [?, 1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+// A constant group count bounds the grid as a parameter does.
+// CHECK-LABEL: tile.kernel @gemm_grouped_static
+// CHECK-SAME: grid((ceildiv(%M, 128) + 8) * ceildiv(%N, 256))
+// SM90A-LABEL: tile.kernel @gemm_grouped_static
+tile.kernel @gemm_grouped_static(%A: !tile.ptr<bf16>, %Bm: !tile.ptr<bf16>, %C: !tile.ptr<bf16>, %offs: !tile.ptr<i32>,
+                                 %M: i32, %N: i32, %K: i32, %ldb: i32, %sb: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %Bm[8, %K, %N] strides [%sb, %ldb, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %offs[8] strides [1] : !tile.ptr<i32>
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<8xi32, strides = [1]>) : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<8x?x?xbf16, strides = [?, ?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
