@@ -20,12 +20,37 @@ int64_t tilec::rules::getTypicalNumSMs(std::string_view chip) {
 
 ConfigOverrides tilec::rules::getGemmShapeConfig(std::string_view chip,
                                                  int64_t m, int64_t n,
-                                                 int64_t k, int64_t numSMs) {
+                                                 int64_t k, int64_t numSMs,
+                                                 bool canSwapAB) {
   ConfigOverrides config;
   if (chip != "sm_90a" || m <= 0 || n <= 0 || k <= 0)
     return config;
   if (numSMs <= 0)
     numSMs = getTypicalNumSMs(chip);
+  // Decode: C's tile is block_m rows of A (tokens) by block_n columns of B
+  // (weights); the product runs transposed, weights x tokens. Measured on
+  // the H200 (bench/results/2026-12-04_skinny_swap_ab_probe): 0.97-2.1x
+  // cuBLAS for M = 1..64, where the untransposed 128-row tiles reach
+  // 0.3-1.2x. 128-column weight tiles pay off at M > 32 for N of 8192 and
+  // more, 128-wide K steps where the token tile is narrow, and narrower
+  // token tiles where the programs would not cover half the SMs (N of 4096
+  // or less). A larger M whose 128 x 64 tiles would leave three quarters
+  // of the SMs idle (129 x 257 x 8200: 0.64x) takes 16-token tiles (1.46x).
+  bool fewTiles = ceilDiv(m, 128) * ceilDiv(n, 64) * 4 < numSMs;
+  if (canSwapAB && (m <= kGemmSwapABMaxM || (fewTiles && m <= 256))) {
+    int64_t tokens = m <= 16 || m > kGemmSwapABMaxM ? 16 : m <= 32 ? 32 : 64;
+    int64_t weights = tokens == 64 && n >= 8192 ? 128 : 64;
+    while (weights == 64 && tokens > 16 &&
+           2 * ceilDiv(n, weights) * ceilDiv(m, tokens) < numSMs)
+      tokens /= 2;
+    config = {{"block_k", tokens <= 32 ? 128 : 64},
+              {"block_m", tokens},
+              {"block_n", weights},
+              {"swap_ab", 1},
+              {"tma_store", 0},
+              {"warps", weights / 16}};
+    return config;
+  }
   // The default tile is 128 x 256 (NamedOpConfigs.cpp).
   int64_t rows = ceilDiv(m, 128);
   if (rows * ceilDiv(n, 256) < numSMs / 2) {

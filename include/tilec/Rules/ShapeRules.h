@@ -41,8 +41,16 @@ int64_t getTypicalNumSMs(std::string_view chip);
 /// stream (the kernel is bound by reading B then, and 64-wide tiles keep up
 /// to 8 stages in flight). N that is not a multiple of 8 takes the epilogue
 /// without TMA stores (its 16-byte row chunks).
-ConfigOverrides getGemmShapeConfig(std::string_view chip, int64_t m,
-                                   int64_t n, int64_t k, int64_t numSMs = 0);
+/// With `canSwapAB` (bf16/f16, a column-major B, a 2-D GEMM), M up to 64
+/// (decode steps) takes the transposed product instead: B's columns ride
+/// wgmma's M, 64 per program (128 for long ones at M > 32), and A's rows its
+/// N, M rounded up to 16, 32 or 64, so no MMA row is padding.
+ConfigOverrides getGemmShapeConfig(std::string_view chip, int64_t m, int64_t n,
+                                   int64_t k, int64_t numSMs = 0,
+                                   bool canSwapAB = false);
+
+/// The largest M the transposed product (swap_ab) takes.
+constexpr int64_t kGemmSwapABMaxM = 64;
 
 /// Longest causal query sequence for which tile.attention takes the
 /// persistent sm_90a kernel.

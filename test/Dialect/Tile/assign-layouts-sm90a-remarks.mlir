@@ -80,7 +80,7 @@ tile.kernel @fp8_short_k(%A: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64}, %B: !t
   %acc = scf.for %k = %c0 to %K step %c32 iter_args(%acc = %zero) -> (tensor<64x128xf32>) : i32 {
     %ta = tile.load %a[%c0, %k] : !tile.view<64x?xf8E4M3FN, strides = [?, 1]> -> tensor<64x32xf8E4M3FN>
     %tb = tile.load %b[%k, %c0] : !tile.view<?x128xf8E4M3FN, strides = [1, ?]> -> tensor<32x128xf8E4M3FN>
-    // expected-remark @below {{this dot runs on mma.sync: B reaches shared memory neither through a TMA or cp.async ring (a 16-byte aligned load whose only user is this dot, N a multiple of 64 and K of 128, or of 64 with K contiguous) nor already there}}
+    // expected-remark @below {{this dot runs on mma.sync: B reaches shared memory neither through a TMA or cp.async ring (a 16-byte aligned load whose only user is this dot, N a multiple of 64 (of 8 for a K-major B) and K of 128, or of 64 with K contiguous) nor already there}}
     %d = tile.dot %ta, %tb, %acc : tensor<64x32xf8E4M3FN>, tensor<32x128xf8E4M3FN> -> tensor<64x128xf32>
     scf.yield %d : tensor<64x128xf32>
   }

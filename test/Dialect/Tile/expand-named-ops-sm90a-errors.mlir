@@ -168,3 +168,34 @@ tile.kernel @grouped_cluster(%A: !tile.ptr<bf16>, %O: !tile.ptr<i32>, %E: i32, %
   tile.gemm %a, %b, %a group_offsets(%o : !tile.view<?xi32, strides = [1]>) config <cluster_n = 2> : !tile.view<?x256xbf16, strides = [256, 1]>, !tile.view<?x256x256xbf16, strides = [?, 256, 1]>, !tile.view<?x256xbf16, strides = [256, 1]>
   tile.return
 }
+
+// -----
+
+// The transposed product needs a column-major B (the weights become
+// wgmma's K-major A operand).
+tile.kernel @swap_ab_row_major_b(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, 256] strides [256, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{swap_ab needs a column-major B (an nn.Linear weight, strides = [1, ?])}}
+  tile.gemm %a, %a, %a config <swap_ab = true> : !tile.view<?x256xbf16, strides = [256, 1]>, !tile.view<?x256xbf16, strides = [256, 1]>, !tile.view<?x256xbf16, strides = [256, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @swap_ab_batched(%A: !tile.ptr<bf16>, %B: i32, %M: i32) {
+  %a = tile.make_view %A[%B, %M, 256] strides [%M, 256, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %A[%B, 256, 256] strides [%M, 1, 256] : !tile.ptr<bf16>
+  // expected-error @+1 {{swap_ab needs a 2-D GEMM (not batched or grouped)}}
+  tile.gemm %a, %b, %a config <swap_ab = true> : !tile.view<?x?x256xbf16, strides = [?, 256, 1]>, !tile.view<?x256x256xbf16, strides = [?, 1, 256]>, !tile.view<?x?x256xbf16, strides = [?, 256, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @swap_ab_unaligned(%A: !tile.ptr<bf16>, %M: i32) {
+  %a = tile.make_view %A[%M, 256] strides [256, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %A[256, 256] strides [1, 256] : !tile.ptr<bf16>
+  // expected-error @+1 {{swap_ab needs aligned operands (its operands reach wgmma through TMA)}}
+  tile.gemm %a, %b, %a config <swap_ab = true, aligned = false> : !tile.view<?x256xbf16, strides = [256, 1]>, !tile.view<256x256xbf16, strides = [1, 256]>, !tile.view<?x256xbf16, strides = [256, 1]>
+  tile.return
+}

@@ -591,6 +591,14 @@ func.func @attention_fp8_descale_types(%q: !tile.view<?x?x?x128xf8E4M3FN, stride
 
 // -----
 
+func.func @gemm_swap_ab_tma_store(%a: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{swap_ab takes no tma_store or clusters}}
+  tile.gemm %a, %a, %a config <swap_ab = true, tma_store = true> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
 func.func @gemm_unaligned_tma_store(%a: !tile.view<?x?xbf16, strides = [?, 1]>) {
   // expected-error @+1 {{aligned = false takes no tma_store or clusters (TMA needs 16-byte aligned operands)}}
   tile.gemm %a, %a, %a config <aligned = false, tma_store = true> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>

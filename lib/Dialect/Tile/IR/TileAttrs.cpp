@@ -474,7 +474,11 @@ LogicalResult GemmConfigAttr::verify(
     std::optional<int64_t> groupM, BoolAttr warpSpecialize,
     std::optional<int64_t> consumerRegs, std::optional<int64_t> producerRegs,
     BoolAttr tmaStore, std::optional<int64_t> clusterM,
-    std::optional<int64_t> clusterN, BoolAttr aligned) {
+    std::optional<int64_t> clusterN, BoolAttr aligned, BoolAttr swapAB) {
+  // The transposed product stores Cᵀ's tiles by the threads.
+  if (isTrue(swapAB) && (isTrue(tmaStore) || clusterM.value_or(1) != 1 ||
+                         clusterN.value_or(1) != 1))
+    return emitError() << "swap_ab takes no tma_store or clusters";
   // Any strides and bases: neither TMA (stores, multicast) nor 16-byte copies.
   if (aligned && !aligned.getValue() &&
       (isTrue(tmaStore) || clusterM.value_or(1) != 1 ||

@@ -658,6 +658,33 @@ ParseResult MakeViewOp::parse(OpAsmParser &parser, OperationState &result) {
                  parser.resolveOperands(strides, i32, result.operands));
 }
 
+MakeViewOp MakeViewOp::createTransposed(OpBuilder &b, Location loc) {
+  ViewType view = getViewType();
+  unsigned rank = view.getRank();
+  // Mixed sizes and strides with the last two dimensions swapped.
+  SmallVector<int64_t> shape(view.getShape()), strides(view.getStrides());
+  SmallVector<OpFoldResult> sizes, strideList;
+  for (unsigned d = 0; d < rank; ++d) {
+    sizes.push_back(getMixedSize(d));
+    strideList.push_back(getMixedStride(d));
+  }
+  std::swap(shape[rank - 1], shape[rank - 2]);
+  std::swap(strides[rank - 1], strides[rank - 2]);
+  std::swap(sizes[rank - 1], sizes[rank - 2]);
+  std::swap(strideList[rank - 1], strideList[rank - 2]);
+  auto dynamic = [](ArrayRef<OpFoldResult> mixed) {
+    SmallVector<Value> values;
+    for (OpFoldResult ofr : mixed)
+      if (auto v = dyn_cast<Value>(ofr))
+        values.push_back(v);
+    return values;
+  };
+  auto type =
+      ViewType::get(getContext(), shape, view.getElementType(), strides);
+  return MakeViewOp::create(b, loc, type, getBase(), dynamic(sizes),
+                            dynamic(strideList));
+}
+
 void MakeViewOp::print(OpAsmPrinter &p) {
   p << ' ';
   p.printOperand(getBase());
@@ -853,33 +880,10 @@ struct FoldTransposeIntoLoad : public OpRewritePattern<TransOp> {
     auto make = load.getView().getDefiningOp<MakeViewOp>();
     if (!make)
       return rewriter.notifyMatchFailure(op, "view not made by tile.make_view");
-    ViewType view = make.getViewType();
-    unsigned rank = view.getRank();
-    // Mixed sizes and strides with the last two dimensions swapped.
-    SmallVector<int64_t> shape(view.getShape()), strides(view.getStrides());
-    SmallVector<OpFoldResult> sizes, strideList;
-    for (unsigned d = 0; d < rank; ++d) {
-      sizes.push_back(make.getMixedSize(d));
-      strideList.push_back(make.getMixedStride(d));
-    }
-    std::swap(shape[rank - 1], shape[rank - 2]);
-    std::swap(strides[rank - 1], strides[rank - 2]);
-    std::swap(sizes[rank - 1], sizes[rank - 2]);
-    std::swap(strideList[rank - 1], strideList[rank - 2]);
-    auto dynamic = [](ArrayRef<OpFoldResult> mixed) {
-      SmallVector<Value> values;
-      for (OpFoldResult ofr : mixed)
-        if (auto v = dyn_cast<Value>(ofr))
-          values.push_back(v);
-      return values;
-    };
-    auto tType =
-        ViewType::get(op.getContext(), shape, view.getElementType(), strides);
+    unsigned rank = make.getViewType().getRank();
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointAfter(make);
-    Value vt = MakeViewOp::create(rewriter, make.getLoc(), tType,
-                                  make.getBase(), dynamic(sizes),
-                                  dynamic(strideList));
+    Value vt = make.createTransposed(rewriter, make.getLoc());
     rewriter.setInsertionPoint(load);
     SmallVector<Value> offsets(load.getOffsets());
     std::swap(offsets[rank - 1], offsets[rank - 2]);

@@ -343,9 +343,14 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     return k % seg == 0 ||
            (getOperandContiguity(v, kDim) == kDim && (k * elemBytes) % 64 == 0);
   };
+  // An N-major B's rows are 64-element swizzle segments of N; a K-major
+  // B's rows are its N columns (in 8-row swizzle atoms, as A's rows are),
+  // so any N that wgmma takes fits (e.g. 16 tokens of a swap-AB decode
+  // GEMM).
+  bool bKMajor = getOperandContiguity(dot.getB(), 1) == 0;
   bool bLoaded =
       (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), kMajorOnly)) &&
-      n % 64 == 0 && segmentsFit(dot.getB(), 0);
+      (bKMajor || n % 64 == 0) && segmentsFit(dot.getB(), 0);
   bool aLoaded = (isRingLoad(dot.getA()) || isTmaLoad(dot.getA(), true)) &&
                  segmentsFit(dot.getA(), 1);
   if ((aShared && bShared) || (aLoaded && bLoaded))
@@ -355,7 +360,7 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     return WgmmaKind::RS;
   return none("B reaches shared memory neither through a TMA or cp.async "
               "ring (a 16-byte aligned load whose only user is this dot, N "
-              "a multiple of 64 and K of " +
+              "a multiple of 64 (of 8 for a K-major B) and K of " +
               Twine(seg) + ", or of " + Twine(64 / elemBytes) +
               " with K contiguous) nor already "
               "there");

@@ -378,12 +378,13 @@ static Value emitRowMask(ImplicitLocOpBuilder &b, Value m0, Value rowEnd,
 }
 
 /// C[m0:, n0:] = act(alpha * acc + beta * C + bias), computed in f32 and
-/// stored in C's type (tile-tma-store may turn the store into a TMA store);
-/// with `rowEnd`, only C's rows before it are written.
+/// stored in C's type (tile-tma-store may turn the store into a TMA store)
+/// through `cv`; with `rowEnd`, only C's rows before it are written. With
+/// `c.swapAB`, the tile and `cv` are Cᵀ's: the bias and B's column scales
+/// run along its rows, A's row scales along its columns.
 static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
-                             Value batch, Value m0, Value n0, Value rowEnd,
-                             const GemmConfig &c) {
-  Value cv = op.getC();
+                             Value cv, Value batch, Value m0, Value n0,
+                             Value rowEnd, const GemmConfig &c) {
   Type outType = op.getC().getType().getElementType();
   Value mask = emitRowMask(b, m0, rowEnd, c);
   // i8 x i8 -> i32 stores its exact sums (the verifier allows no epilogue).
@@ -400,6 +401,9 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
   // (Block scales were applied to each K block's product in the loop.)
   std::tuple<Value, Value, int64_t, unsigned> scales[] = {
       {op.getScaleA(), m0, c.blockM, 1}, {op.getScaleB(), n0, c.blockN, 0}};
+  if (c.swapAB)
+    scales[0] = {op.getScaleA(), n0, c.blockN, 0},
+    scales[1] = {op.getScaleB(), m0, c.blockM, 1};
   for (auto [scale, at, extent, alongDim] : scales) {
     if (!scale || op.isBlockScaled())
       continue;
@@ -435,13 +439,16 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
   }
   if (Value bias = op.getBias()) {
     Type biasType = cast<ViewType>(bias.getType()).getElementType();
-    auto row = RankedTensorType::get({c.blockN}, biasType);
-    Value tb = LoadOp::create(b, row, bias, ValueRange{n0}, Value(),
-                              Padding::Zero);
+    // (Per column of C: along the tile's rows when it is Cᵀ's.)
+    int64_t extent = c.swapAB ? c.blockM : c.blockN;
+    auto row = RankedTensorType::get({extent}, biasType);
+    Value tb = LoadOp::create(b, row, bias, ValueRange{c.swapAB ? m0 : n0},
+                              Value(), Padding::Zero);
     if (!biasType.isF32())
       tb = arith::ExtFOp::create(
-          b, RankedTensorType::get({c.blockN}, b.getF32Type()), tb);
-    acc = arith::AddFOp::create(b, acc, broadcastAlong(b, tb, 0, accShape));
+          b, RankedTensorType::get({extent}, b.getF32Type()), tb);
+    acc = arith::AddFOp::create(
+        b, acc, broadcastAlong(b, tb, c.swapAB ? 1 : 0, accShape));
   }
   acc = applyActivation(b, acc, op.getActivation(), accShape);
   Value out = outType.isF32() ? acc : arith::TruncFOp::create(b, cTile, acc);
@@ -545,6 +552,21 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   unsigned o = op.getBatchRank();
   Value M = getViewSize(b, a, o), K = getViewSize(b, a, o + 1);
   Value N = getViewSize(b, cv, o + 1);
+  // The transposed product Cᵀ = Bᵀ Aᵀ: from here on the block program
+  // computes a GEMM of N x M (2-D views, as getGemmConfig checked).
+  if (c.swapAB) {
+    SmallVector<Value> transposed;
+    for (Value view : {bv, a, cv}) {
+      auto make = view.getDefiningOp<MakeViewOp>();
+      if (!make)
+        return op.emitOpError("swap_ab needs views made by tile.make_view");
+      transposed.push_back(make.createTransposed(b, b.getLoc()));
+    }
+    a = transposed[0];
+    bv = transposed[1];
+    cv = transposed[2];
+    std::swap(M, N);
+  }
   Value batchSize = o ? getViewSize(b, a, 0) : Value();
   Value offsets = op.getGroupOffsets();
   Value numGroups = offsets ? getViewSize(b, offsets, 0) : Value();
@@ -669,7 +691,7 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   // finding the loads taken, for a drain and a barrier before every tile).
   if (!c.warpSpecialize)
     loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
-  emitGemmEpilogue(b, op, loop.getResult(0), batch, m0, n0, rowEnd, c);
+  emitGemmEpilogue(b, op, loop.getResult(0), cv, batch, m0, n0, rowEnd, c);
   op.erase();
   return success();
 }

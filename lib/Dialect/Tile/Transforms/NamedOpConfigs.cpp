@@ -105,6 +105,22 @@ static bool runsOnFma(GemmOp op) {
          op.getPrecision() == DotPrecision::IEEE;
 }
 
+/// Why `op` cannot run as the transposed product (empty: it can). Bᵀ must
+/// be a K-major wgmma A operand and Aᵀ a K-major B one (bf16/f16 inputs,
+/// B column-major), over 2-D views, with no block scales.
+static std::string getSwapABProblem(GemmOp op) {
+  Type et = op.getA().getType().getElementType();
+  if (!et.isBF16() && !et.isF16())
+    return "bf16 or f16 inputs";
+  if (!op.isRhsColumnMajor())
+    return "a column-major B (an nn.Linear weight, strides = [1, ?])";
+  if (op.getBatchRank() != 0 || op.isGrouped())
+    return "a 2-D GEMM (not batched or grouped)";
+  if (op.isBlockScaled())
+    return "no block scales";
+  return "";
+}
+
 /// The chip's configuration for `op` before its `config`: static sizes
 /// take their shape class's fields (the rule tilec.gemm dispatches by at
 /// run time, include/tilec/Rules/ShapeRules.h; `shapeTmaStore` gets its
@@ -128,10 +144,19 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
   }
   if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
       !ShapedType::isDynamic(k)) {
-    for (const auto &[field, value] :
-         ::tilec::rules::getGemmShapeConfig(target.chip.str(), m, n, k)) {
+    for (const auto &[field, value] : ::tilec::rules::getGemmShapeConfig(
+             target.chip.str(), m, n, k, /*numSMs=*/0,
+             /*canSwapAB=*/getSwapABProblem(op).empty())) {
       if (field == "block_n")
         c.blockN = value;
+      else if (field == "block_m")
+        c.blockM = value;
+      else if (field == "block_k")
+        c.blockK = value;
+      else if (field == "warps")
+        c.warps = value;
+      else if (field == "swap_ab")
+        c.swapAB = value != 0;
       else if (field == "tma_store")
         shapeTmaStore = value != 0;
     }
@@ -176,6 +201,7 @@ static void applyConfig(GemmConfig &c, GemmConfigAttr config) {
   override(c.clusterM, config.getClusterM());
   override(c.clusterN, config.getClusterN());
   c.aligned = getFlag(config.getAligned()).value_or(c.aligned);
+  c.swapAB = getFlag(config.getSwapAb()).value_or(c.swapAB);
 }
 
 /// Checks the tiles of `c` against the instructions that compute them.
@@ -315,6 +341,16 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
                             "aligned operands)");
     c.warpSpecialize = false;
   }
+  // The transposed product: check it applies, then work on its tile.
+  if (c.swapAB) {
+    std::string problem = getSwapABProblem(op);
+    if (!problem.empty())
+      return op.emitOpError("swap_ab needs ") << problem;
+    if (!c.aligned)
+      return op.emitOpError("swap_ab needs aligned operands (its operands "
+                            "reach wgmma through TMA)");
+    std::swap(c.blockM, c.blockN);
+  }
   // A batched or grouped GEMM's programs each take a tile of one matrix:
   // no clusters (their multicast shares tiles of one matrix) and no TMA
   // store (its epilogue is built for 2-D C, whole tiles).
@@ -327,7 +363,7 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
   c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0 &&
-               shapeTmaStore.value_or(true) && !batched;
+               shapeTmaStore.value_or(true) && !batched && !c.swapAB;
   if (std::optional<bool> flag = getFlag(config.getTmaStore())) {
     tmaStoreRequested = *flag;
     if (tmaStoreRequested && !c.tmaStore)

@@ -349,6 +349,7 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
     | `tma_store` | the epilogue leaves through shared memory and a TMA store |
     | `cluster_m`, `cluster_n` | thread-block clusters of neighbouring tiles, operands multicast |
     | `aligned` | `false`: A, B and C may have any base address and row strides (plain loads, no cp.async or TMA; the variant runtimes pick for operands the fast path cannot take). The default, `true`, requires 16-byte aligned bases and row strides that are whole 16-byte chunks |
+    | `swap_ab` | compute Cᵀ = Bᵀ Aᵀ: B's columns ride the MMA's M and A's rows its N (down to 16 wide on wgmma), for decode and other skinny GEMMs (M up to 64) with a column-major (nn.Linear) B; `block_m`, `block_n` stay C's tile. bf16/f16, 2-D, no block scales, no TMA store |
 
     ```mlir
     tile.gemm %a, %b, %c config <block_n = 128, tma_store = false> : ...
@@ -367,7 +368,8 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
     Tile_ConfigFlag<"the TMA-store epilogue">:$tma_store,
     Tile_ConfigCount<"cluster programs along M">:$cluster_m,
     Tile_ConfigCount<"cluster programs along N">:$cluster_n,
-    Tile_ConfigFlag<"16-byte aligned operands (false: any strides, plain loads)">:$aligned
+    Tile_ConfigFlag<"16-byte aligned operands (false: any strides, plain loads)">:$aligned,
+    Tile_ConfigFlag<"the transposed product (C^T = B^T A^T) for skinny GEMMs">:$swap_ab
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -377,7 +379,7 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
       return $_get($_ctxt, std::nullopt, std::nullopt, std::nullopt,
                    std::nullopt, std::nullopt, std::nullopt, BoolAttr(),
                    std::nullopt, std::nullopt, BoolAttr(), std::nullopt,
-                   std::nullopt, BoolAttr());
+                   std::nullopt, BoolAttr(), BoolAttr());
     }]>
   ];
 }

@@ -177,6 +177,9 @@ def Tile_MakeViewOp : Tile_Op<"make_view", [Pure, AttrSizedOperandSegments]> {
     /// SSA operand.
     OpFoldResult getMixedSize(unsigned i);
     OpFoldResult getMixedStride(unsigned i);
+    /// A view of the same memory with the last two dimensions swapped (the
+    /// transposed matrices), created at the builder's insertion point.
+    MakeViewOp createTransposed(OpBuilder &b, Location loc);
   }];
 }
 

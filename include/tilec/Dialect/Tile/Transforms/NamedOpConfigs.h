@@ -50,6 +50,10 @@ struct GemmConfig {
   /// vector loads. Without it the scheduling passes leave the operand loads
   /// to the threads (any strides; the variant for other operands).
   bool aligned = true;
+  /// The transposed product Cᵀ = Bᵀ Aᵀ (decode and other skinny GEMMs):
+  /// once getGemmConfig has resolved it, blockM and blockN are the tile of
+  /// that product, B's columns by A's rows (the op's config names C's).
+  bool swapAB = false;
 
   /// Shared memory of the operand ring and of the staged epilogue (which
   /// reuses the ring after the main loop, except in the warp-specialized
