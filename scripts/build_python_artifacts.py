@@ -5,6 +5,7 @@ laid out as tilec.gemm expects on a machine without the compiler:
 
     <out>/<chip>/<kernel>.{json,cubin,ptx,source.mlir}
     <out>/manifest.json     chips, variants, tilec version, commit
+    <out>/commit.txt        the commit (+dirty with uncommitted changes)
 
 sm_90a kernels are assembled for sm_90a; sm_80 kernels are assembled for
 sm_90 so that the Ampere code path runs on the H200 as well.
@@ -12,7 +13,11 @@ sm_90 so that the Ampere code path runs on the H200 as well.
     TILEC_LIBRARY=build/lib/libtilec-c.so scripts/build_python_artifacts.py
 
 ``--bmm`` adds the batched GEMM kernels tilec.bmm runs in scripts/bmm_check.py
-(``--bmm-only``: only those, e.g. ``--bmm-only --out .gpu/bmm_python``).
+(``--bmm-only``: only those, e.g. ``--bmm-only --out .gpu/bmm_python``);
+``--grouped`` the grouped GEMM kernels tilec.grouped_gemm runs in
+scripts/grouped_gemm_check.py and bench/grouped_gemm.py (``--grouped-only``:
+only those, e.g. ``--grouped-only --out .gpu/grouped_python``). The flags
+combine (``--bmm-only --grouped-only``: both sets, nothing else).
 """
 
 import argparse
@@ -27,6 +32,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import tilec  # noqa: E402
+from artifact_record import stamp_commit  # noqa: E402
 from tilec.kernels import (attention_name, attention_shape_config, attention_source,  # noqa: E402
                            gemm_config_suffix, gemm_name, gemm_source)
 
@@ -57,6 +63,19 @@ BMM_VARIANTS = [
     {"batched": True, "bias": True, "activation": "relu"},
     {"batched": True, "out_dtype": "f32", "bias": True, "activation": "gelu"},
     {"batched": True, "dtype": "f16", "bias": True, "activation": "silu"},
+]
+
+#: The grouped variants (tilec.grouped_gemm, bf16 in and out) that
+#: scripts/grouped_gemm_check.py and bench/grouped_gemm.py run: B
+#: column-major (an [E, N, K] weight stack transposed) and row-major, and
+#: MoE epilogues. With CONFIGS less its tma_store entries: every shape
+#: class the rule can pick for them (tilec.grouped_gemm drops tma_store)
+#: and the any-strides variant.
+GROUPED_VARIANTS = [
+    {"grouped": True, "b_layout": "col"},
+    {"grouped": True},
+    {"grouped": True, "b_layout": "col", "bias": True, "activation": "silu"},
+    {"grouped": True, "activation": "gelu"},
 ]
 
 #: The shape-class configurations tilec.gemm dispatches to (see
@@ -91,11 +110,18 @@ def main():
                     help="also the batched GEMM kernels of tilec.bmm (scripts/bmm_check.py)")
     ap.add_argument("--bmm-only", action="store_true",
                     help="only the batched GEMM kernels of tilec.bmm")
+    ap.add_argument("--grouped", action="store_true",
+                    help="also the grouped GEMM kernels of tilec.grouped_gemm "
+                         "(scripts/grouped_gemm_check.py, bench/grouped_gemm.py)")
+    ap.add_argument("--grouped-only", action="store_true",
+                    help="only the grouped GEMM kernels of tilec.grouped_gemm")
     args = ap.parse_args()
     chips = [c for c in args.chips.split(",") if c]
     attention_dtypes = args.attention_dtypes.split(",")
-    variants = [v for v in (VARIANTS if not args.bmm_only else [])
+    only = args.bmm_only or args.grouped_only  # no default kernels, no attention
+    variants = [v for v in (VARIANTS if not only else [])
                 + (BMM_VARIANTS if args.bmm or args.bmm_only else [])
+                + (GROUPED_VARIANTS if args.grouped or args.grouped_only else [])
                 if not args.attention_only
                 and (args.dtype is None or v.get("dtype", "bf16") in args.dtype.split(","))]
     written, failed = {}, []
@@ -105,13 +131,13 @@ def main():
                                 if not (chip == "sm_80" and v.get("dtype") in FP8_DTYPES)]:
             if variant.get("block_scales") and (config or {}).get("block_n", 0) > 128:
                 continue  # (tilec.gemm drops block_n 256 for block scales)
-            if variant.get("batched") and "tma_store" in (config or {}):
-                continue  # (a batched GEMM has no TMA store: tilec.bmm drops the field)
+            if (variant.get("batched") or variant.get("grouped")) and "tma_store" in (config or {}):
+                continue  # (no TMA store: tilec.bmm / tilec.grouped_gemm drop the field)
             name = gemm_name(**variant) + gemm_config_suffix(config)
             jobs.append((variant, gemm_source(**variant, config=config, name=name)))
         # tilec.attention's kernels: bf16 for torch, f16 too (CuPy has no bf16).
         for dtype in [t for t in ("bf16", "f16") if t in attention_dtypes] \
-                if args.dtype is None and not args.bmm_only else ():
+                if args.dtype is None and not only else ():
             for head_dim in (64, 128, 256):
                 for causal in (False, True):
                     variant = {"attention": True, "dtype": dtype, "head_dim": head_dim,
@@ -127,7 +153,7 @@ def main():
                                      attention_source(dtype=dtype, head_dim=head_dim,
                                                       causal=causal, config=config, name=name)))
         # FP8 attention where FP8 tensor cores exist.
-        if (args.dtype is None and not args.bmm_only and chip != "sm_80"
+        if (args.dtype is None and not only and chip != "sm_80"
                 and "f8e4m3" in attention_dtypes):
             # Descales as numbers, and as tensors read on the device.
             for head_dim, causal, tensors in itertools.product((64, 128, 256), (False, True),
@@ -169,6 +195,7 @@ def main():
     shutil.copy2(tilec._rules.library_path(), os.path.join(args.out, "libtilec-rules.so"))
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
+    stamp_commit(args.out)  # commit.txt: the commit, +dirty with uncommitted changes
     print(f"wrote {sum(len(v) for v in written.values())} kernels to {args.out}"
           + (f"; {len(failed)} failed to compile (listed in manifest.json)" if failed else ""))
     return 1 if failed else 0

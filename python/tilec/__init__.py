@@ -3,10 +3,11 @@
 ``tilec.compile`` turns tile programs into PTX, cubins and launch metadata
 through the compiler library ``libtilec-c.so`` (with an on-disk cache);
 ``tilec.gemm`` runs GEMM kernels on torch / CuPy / DLPack tensors
-(``tilec.bmm`` a batch of them in one launch), compiled on demand or loaded
-from precompiled artifacts (``TILEC_ARTIFACTS``) on machines without the
-compiler; ``tilec.runtime`` loads a cubin plus its
-``<kernel>.json`` and launches it through the CUDA driver API. torch and the
+(``tilec.bmm`` a batch of them in one launch, ``tilec.grouped_gemm`` the
+groups of an MoE layer), compiled on demand or loaded from precompiled
+artifacts (``TILEC_ARTIFACTS``) on machines without the compiler;
+``tilec.runtime`` loads a cubin plus its ``<kernel>.json`` and launches it
+through the CUDA driver API. torch and the
 CUDA bindings are imported only when something is launched.
 """
 
@@ -18,10 +19,11 @@ from .compiler import CompiledKernel, CompileError, CompileResult, compile
 from .grid import evaluate_grid
 from .specialize import specialization
 from .ops import (ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError,
-                  attention, bmm, default_precision, gemm)
+                  attention, bmm, default_precision, gemm, grouped_gemm)
 
 __all__ = [
-    "compile", "gemm", "bmm", "attention", "default_precision", "evaluate_grid", "specialization",
+    "compile", "gemm", "bmm", "grouped_gemm", "attention", "default_precision", "evaluate_grid",
+    "specialization",
     "CompileResult", "CompiledKernel",
     "CompileError", "CompilerNotFoundError", "ArtifactError", "ArgumentError", "DTypeError",
     "KernelNotAvailableError", "LoweringNotAvailableError",

@@ -24,9 +24,10 @@ def default_out_dtype(dtype):
 
 def gemm_name(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
               activation=None, alpha=False, beta=False, precision=None, b_dtype=None,
-              scale_a=False, scale_b=False, block_scales=False, batched=False):
+              scale_a=False, scale_b=False, block_scales=False, batched=False, grouped=False):
     out_dtype = out_dtype or default_out_dtype(dtype)
-    parts = ["gemm"] + (["batched"] if batched else []) + [dtype]
+    parts = ["gemm"] + (["batched"] if batched else []) + (["grouped"] if grouped else [])
+    parts += [dtype]
     parts += [b_dtype] if b_dtype and b_dtype != dtype else []
     parts += [out_dtype, "b" + b_layout]
     if precision:
@@ -61,7 +62,7 @@ def config_clause(config):
 def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
                 activation=None, alpha=False, beta=False, config=None, name=None,
                 precision=None, b_dtype=None, scale_a=False, scale_b=False,
-                block_scales=False, batched=False):
+                block_scales=False, batched=False, grouped=False):
     """A kernel computing
     C = act(alpha * scale_a[m] * scale_b[n] * A @ B + beta * C + bias).
 
@@ -84,6 +85,16 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     ``sb`` and ``sc`` elements apart (any batch strides), the bias is shared
     by all of them; no scales. Parameters: A, B, C, [bias], [alpha],
     [beta], batch, M, N, K, lda, ldb, ldc, sa, sb, sc.
+
+    ``grouped``: a grouped GEMM (MoE experts, torch._grouped_mm's problem)
+    in one launch: A [M, K] and C [M, N] hold the rows of ``groups`` groups
+    stacked, B is 3-D [groups, K, N] (matrices ``sb`` elements apart), and
+    ``offsets`` (i32, ``groups`` elements, read on the device) are the
+    groups' cumulative row ends: group g's rows [offsets[g - 1],
+    offsets[g]) (from 0 for g = 0) multiply matrix g of B; C's rows past
+    the last offset are not written. The bias is shared by all groups; no
+    scales. Parameters: A, B, C, [bias], [alpha], [beta], offsets, groups,
+    M, N, K, lda, ldb, ldc, sb.
     """
     fp8, int8 = dtype in FP8_DTYPES, dtype == "i8"
     b_dtype = b_dtype or dtype
@@ -96,8 +107,12 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         what = "TF32" if dtype == "f32" else "8-bit"
         raise ValueError(f"{dtype} inputs need a column-major B ({what} operands are read "
                          f"K-major)")
-    if batched and (scale_a or scale_b or block_scales):
-        raise ValueError("a batched GEMM takes no scale_a / scale_b")
+    if batched and grouped:
+        raise ValueError("a GEMM is batched or grouped, not both (grouped: 2-D A and C, "
+                         "3-D B)")
+    if (batched or grouped) and (scale_a or scale_b or block_scales):
+        raise ValueError(f"a {'batched' if batched else 'grouped'} GEMM takes no "
+                         f"scale_a / scale_b")
     if block_scales and not (fp8 and scale_a and scale_b):
         raise ValueError("block scales need fp8 inputs and both scale_a and scale_b")
     if int8 and (bias or activation or alpha or beta or scale_a or scale_b):
@@ -111,7 +126,8 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     if activation not in _ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}")
     name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta,
-                             precision, b_dtype, scale_a, scale_b, block_scales, batched)
+                             precision, b_dtype, scale_a, scale_b, block_scales, batched,
+                             grouped)
     a_type, b_type = _MLIR_TYPES.get(dtype, dtype), _MLIR_TYPES.get(b_dtype, b_dtype)
     params = [f"%A: !tile.ptr<{a_type}>", f"%B: !tile.ptr<{b_type}>",
               f"%C: !tile.ptr<{out_dtype}>"]
@@ -126,28 +142,35 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     if scale_b:
         params.append("%SB: !tile.ptr<f32>")
     params += ["%batch: i32"] if batched else []
+    params += ["%offsets: !tile.ptr<i32>", "%groups: i32"] if grouped else []
     params += ["%M: i32", "%N: i32", "%K: i32"]
     if block_scales:
         params += ["%KB: i32", "%NB: i32", "%ldsa: i32", "%ldsb: i32"]
     params += ["%lda: i32", "%ldb: i32", "%ldc: i32"]
     params += ["%sa: i32", "%sb: i32", "%sc: i32"] if batched else []
+    params += ["%sb: i32"] if grouped else []
     b_strides, b_type_strides = (("%ldb, 1", "?, 1") if b_layout == "row"
                                  else ("1, %ldb", "1, ?"))
     # A batched GEMM's views lead with the batch, the matrices sa / sb / sc
-    # elements apart.
+    # elements apart; a grouped GEMM's B with the group, sb apart.
     lead, lead_type, lead_stride = ("%batch, ", "?x", "?, ") if batched else ("", "", "")
     sa, sb, sc = ("%sa, ", "%sb, ", "%sc, ") if batched else ("", "", "")
+    b_lead, b_lead_type, b_lead_stride, sb = (("%groups, ", "?x", "?, ", "%sb, ") if grouped
+                                              else (lead, lead_type, lead_stride, sb))
     lines = [f"tile.kernel @{name}({', '.join(params)}) {{",
              f"  %a = tile.make_view %A[{lead}%M, %K] strides [{sa}%lda, 1] : "
              f"!tile.ptr<{a_type}>",
-             f"  %b = tile.make_view %B[{lead}%K, %N] strides [{sb}{b_strides}] : "
+             f"  %b = tile.make_view %B[{b_lead}%K, %N] strides [{sb}{b_strides}] : "
              f"!tile.ptr<{b_type}>",
              f"  %c = tile.make_view %C[{lead}%M, %N] strides [{sc}%ldc, 1] : "
              f"!tile.ptr<{out_dtype}>"]
     types = [f"!tile.view<{lead_type}?x?x{a_type}, strides = [{lead_stride}?, 1]>",
-             f"!tile.view<{lead_type}?x?x{b_type}, strides = [{lead_stride}{b_type_strides}]>",
+             f"!tile.view<{b_lead_type}?x?x{b_type}, strides = [{b_lead_stride}{b_type_strides}]>",
              f"!tile.view<{lead_type}?x?x{out_dtype}, strides = [{lead_stride}?, 1]>"]
     extras = ""
+    if grouped:
+        lines.append("  %o = tile.make_view %offsets[%groups] strides [1] : !tile.ptr<i32>")
+        extras += " group_offsets(%o : !tile.view<?xi32, strides = [1]>)"
     if alpha:
         extras += " alpha(%alpha)"
     if beta:
