@@ -40,6 +40,7 @@ from tilec.kernels import (attention_name, attention_shape_config, attention_sou
 VARIANTS = [
     {},
     {"b_layout": "col"},
+    {"dtype": "f16", "b_layout": "col", "bias": True, "activation": "silu"},
     {"dtype": "f16"},
     {"out_dtype": "f32"},
     {"bias": True, "activation": "relu"},
@@ -83,7 +84,11 @@ GROUPED_VARIANTS = [
 #: of any alignment (aligned = 0).
 CONFIGS = {"sm_90a": [None, {"tma_store": False}, {"block_n": 64},
                       {"block_n": 64, "tma_store": False}, {"block_n": 128},
-                      {"block_n": 128, "tma_store": False}, {"aligned": 0}],
+                      {"block_n": 128, "tma_store": False}, {"aligned": 0}]
+           + [{"block_k": bk, "block_m": tokens, "block_n": weights, "swap_ab": 1,
+               "tma_store": 0, "warps": weights // 16}
+              for tokens, weights, bk in ((16, 64, 128), (32, 64, 128), (64, 64, 64),
+                                          (64, 128, 64))],
            "sm_80": [None, {"aligned": 0}], "sm_89": [None, {"aligned": 0}]}
 
 #: chip -> ptxas target (the H200 is sm_90). sm_89 (its FP8 mma.sync, which
@@ -93,6 +98,13 @@ DEFAULT_CHIPS = ("sm_90a", "sm_80")
 
 #: fp8 variants need sm_89 or later: on sm_80 their compile failure is expected.
 FP8_DTYPES = ("f8e4m3", "f8e5m2")
+
+
+def can_swap_ab(variant):
+    """Whether tilec.gemm asks the shape rule for the transposed classes."""
+    return (variant.get("dtype", "bf16") in ("bf16", "f16") and variant.get("b_layout") == "col"
+            and not (variant.get("batched") or variant.get("grouped")
+                     or variant.get("block_scales")))
 
 
 def main():
@@ -133,6 +145,8 @@ def main():
                 continue  # (tilec.gemm drops block_n 256 for block scales)
             if (variant.get("batched") or variant.get("grouped")) and "tma_store" in (config or {}):
                 continue  # (no TMA store: tilec.bmm / tilec.grouped_gemm drop the field)
+            if (config or {}).get("swap_ab") and not can_swap_ab(variant):
+                continue  # (the decode classes of 2-D bf16/f16 GEMMs with a column-major b)
             name = gemm_name(**variant) + gemm_config_suffix(config)
             jobs.append((variant, gemm_source(**variant, config=config, name=name)))
         # tilec.attention's kernels: bf16 for torch, f16 too (CuPy has no bf16).

@@ -52,9 +52,11 @@ import torch  # noqa: E402
 import tilec  # noqa: E402
 from tilec import ops  # noqa: E402
 
-#: (M, N, K): odd sizes, a single row, a single column, a K tail.
+#: (M, N, K): odd sizes, a single row, a single column, a K tail; with a
+#: column-major bf16/f16 b on sm_90a the first three and (33, 1000, 777)
+#: run transposed (the shape rule's decode classes).
 SHAPES = [(127, 255, 61), (257, 129, 199), (1, 513, 1001), (1000, 1, 24), (333, 777, 4096),
-          (2048, 2048, 2048)]
+          (2048, 2048, 2048), (33, 1000, 777)]
 
 TORCH_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
                 "f8e4m3": torch.float8_e4m3fn, "f8e5m2": torch.float8_e5m2,

@@ -35,7 +35,7 @@
 #define TILEC_RULES_EXPORTED __attribute__((visibility("default")))
 #endif
 
-#define TILEC_RULES_API_VERSION 1
+#define TILEC_RULES_API_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,11 +44,18 @@ extern "C" {
 /** TILEC_RULES_API_VERSION of the library. */
 TILEC_RULES_EXPORTED unsigned tilecRulesGetAPIVersion(void);
 
+/** `flags` of tilecGemmShapeConfig: the GEMM may run transposed (swap_ab:
+ *  bf16/f16 inputs, a column-major B, 2-D, aligned operands, no block
+ *  scales), as decode shapes then do. */
+#define TILEC_GEMM_SHAPE_CAN_SWAP_AB 1u
+
 /** Config overrides of tile.gemm for M x N x K on `chip`, on a device of
- *  `num_sms` multiprocessors (0: the chip's typical count). */
+ *  `num_sms` multiprocessors (0: the chip's typical count), for operands
+ *  with `flags` (TILEC_GEMM_SHAPE_*). */
 TILEC_RULES_EXPORTED size_t tilecGemmShapeConfig(const char *chip, int64_t m,
                                                  int64_t n, int64_t k,
-                                                 int64_t num_sms, char *buffer,
+                                                 int64_t num_sms,
+                                                 unsigned flags, char *buffer,
                                                  size_t size);
 
 /** Config overrides of tile.attention for `seq_q` queries at `head_dim`. */

@@ -41,9 +41,12 @@ extern "C" {
 unsigned tilecRulesGetAPIVersion(void) { return TILEC_RULES_API_VERSION; }
 
 size_t tilecGemmShapeConfig(const char *chip, int64_t m, int64_t n, int64_t k,
-                            int64_t numSMs, char *buffer, size_t size) {
-  return writeOverrides(getGemmShapeConfig(chip ? chip : "", m, n, k, numSMs),
-                        buffer, size);
+                            int64_t numSMs, unsigned flags, char *buffer,
+                            size_t size) {
+  return writeOverrides(
+      getGemmShapeConfig(chip ? chip : "", m, n, k, numSMs,
+                         (flags & TILEC_GEMM_SHAPE_CAN_SWAP_AB) != 0),
+      buffer, size);
 }
 
 size_t tilecAttentionShapeConfig(const char *chip, int64_t seqQ,

@@ -391,15 +391,16 @@ def test_gemm_shape_configs_are_memoized_per_shape(fakes, artifacts_dir, monkeyp
     calls = []
     real = kernels.gemm_shape_config
 
-    def counting(*args):
-        calls.append(args)
-        return real(*args)
+    def counting(*args, **kwargs):
+        calls.append((args, kwargs))
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(ops, "gemm_shape_config", counting)
     a, b, c = operands()
     for _ in range(3):
         tilec.gemm(a, b, out=c, chip="sm_90a", artifacts=artifacts_dir.path)
-    assert calls == [(M, N, K, "sm_90a")]
+    # (A row-major b cannot run transposed: the rule is told so.)
+    assert calls == [((M, N, K, "sm_90a"), {"can_swap_ab": False})]
 
 
 def test_overhead_benchmark_runs():

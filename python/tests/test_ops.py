@@ -9,7 +9,7 @@ import tilec
 from fake_cuda import contiguous_strides
 from overhead_bench import write_kernel
 from tilec import artifacts, ops
-from tilec.kernels import gemm_name, gemm_source
+from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
 from tilec.tensors import describe
 
 BASE = 0x7F0000000000  # a 256-byte aligned fake device address
@@ -94,8 +94,8 @@ def launches(monkeypatch):
 def default_config(monkeypatch, request):
     """Tests of argument handling and launching use the chip's default
     configuration; the shape-class dispatch has its own tests."""
-    if "dispatch" not in request.node.name:
-        monkeypatch.setattr(ops, "gemm_shape_config", lambda *args: None)
+    if "dispatch" not in request.node.name and "tma_store" not in request.node.name:
+        monkeypatch.setattr(ops, "gemm_shape_config", lambda *args, **kwargs: None)
 
 
 @pytest.mark.parametrize("shape,suffix", [
@@ -115,6 +115,29 @@ def test_shape_class_dispatch(tmp_path, launches, shape, suffix):
     b = FakeTensor((k, n), strides=((n + 7) // 8 * 8, 1))
     tilec.gemm(FakeTensor((m, k)), b, chip="sm_90a", artifacts=str(tmp_path))
     assert launches[0][0].name == name
+
+
+@pytest.mark.parametrize("shape,suffix", [
+    ((1, 4096, 4096), "_block_k128_block_m16_block_n64_swap_ab1_tma_store0_warps4"),
+    ((33, 8192, 4096), "_block_k64_block_m64_block_n128_swap_ab1_tma_store0_warps8"),
+    ((64, 1024, 4096), "_block_k128_block_m16_block_n64_swap_ab1_tma_store0_warps4"),
+    ((129, 257, 8200), "_block_k128_block_m16_block_n64_swap_ab1_tma_store0_warps4"),
+])
+def test_decode_shape_dispatch(tmp_path, launches, shape, suffix):
+    """sm_90a: a column-major (nn.Linear) b lets decode shapes run
+    transposed (swap_ab), the token tile narrowed where the programs would
+    not cover half the SMs; a row-major b of the same shape cannot."""
+    m, n, k = shape
+    base, _ = gemm_source(b_layout="col")
+    name = base + suffix
+    config = ops.gemm_shape_config(m, n, k, "sm_90a", can_swap_ab=True)
+    assert config["swap_ab"] == 1
+    _, source = gemm_source(b_layout="col", config=config, name=name)
+    write_artifact(str(tmp_path), name, source, gemm_metadata(name))
+    b = FakeTensor((k, n), strides=(1, k))  # w.t() of an N x K weight
+    tilec.gemm(FakeTensor((m, k)), b, chip="sm_90a", artifacts=str(tmp_path))
+    assert launches[0][0].name == name
+    assert "swap_ab" not in (ops.gemm_shape_config(m, n, k, "sm_90a") or {})
 
 
 @pytest.fixture
@@ -198,6 +221,23 @@ def test_unaligned_operands_take_the_any_strides_variant(launches, library, gemm
     assert not any(p.get("align") or p.get("divisibility") for p in unaligned["params"])
     assert not unaligned["tensor_maps"]
     assert params_of(launches[1])["lda"] == 33
+
+
+def test_out_without_tma_store_takes_any_row_stride(tmp_path, launches):
+    """Regression: an out whose rows are not whole 16-byte chunks (N = 257)
+    took the any-strides kernel (plain loads: 20x slower at 129 x 257 x
+    8200) even where the shape class stores C by the threads (no TMA
+    store), which takes any out."""
+    m, n, k = 129, 257, 8200
+    config = ops.gemm_shape_config(m, n, k, "sm_90a", can_swap_ab=True)
+    assert config["tma_store"] == 0
+    name = gemm_name(b_layout="col") + gemm_config_suffix(config)
+    _, source = gemm_source(b_layout="col", config=config, name=name)
+    write_artifact(str(tmp_path), name, source, gemm_metadata(name))
+    b = FakeTensor((k, n), strides=(1, k))
+    tilec.gemm(FakeTensor((m, k)), b, out=FakeTensor((m, n)), chip="sm_90a",
+               artifacts=str(tmp_path))
+    assert launches[0][0].name == name
 
 
 def test_non_unit_inner_stride(launches, gemm_artifacts):

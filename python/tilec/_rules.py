@@ -17,7 +17,7 @@ import threading
 from ._capi import checkout_paths
 
 LIBRARY_NAME = "libtilec-rules.so"
-API_VERSION = 1
+API_VERSION = 2
 _BUFFER = 256
 
 
@@ -65,7 +65,8 @@ def _load():
                     f"needs {API_VERSION}: rebuild it (ninja TilecRulesCAPI)")
             i64, buf, size = ctypes.c_int64, ctypes.c_char_p, ctypes.c_size_t
             lib.tilecGemmShapeConfig.restype = size
-            lib.tilecGemmShapeConfig.argtypes = [buf, i64, i64, i64, i64, buf, size]
+            lib.tilecGemmShapeConfig.argtypes = [buf, i64, i64, i64, i64, ctypes.c_uint, buf,
+                                                 size]
             lib.tilecAttentionShapeConfig.restype = size
             lib.tilecAttentionShapeConfig.argtypes = [buf, i64, i64, ctypes.c_bool, buf, size]
             lib.tilecChipForCapability.restype = ctypes.c_bool
@@ -101,9 +102,14 @@ def _overrides(text):
             (item.split("=") for item in text.split(","))}
 
 
-def gemm_shape_config(m, n, k, chip, num_sms=0):
+#: tilecGemmShapeConfig's flag TILEC_GEMM_SHAPE_CAN_SWAP_AB (tilec-c/Rules.h).
+CAN_SWAP_AB = 1
+
+
+def gemm_shape_config(m, n, k, chip, num_sms=0, can_swap_ab=False):
     out = ctypes.create_string_buffer(_BUFFER)
-    _load().tilecGemmShapeConfig(chip.encode(), m, n, k, num_sms, out, _BUFFER)
+    _load().tilecGemmShapeConfig(chip.encode(), m, n, k, num_sms,
+                                 CAN_SWAP_AB if can_swap_ab else 0, out, _BUFFER)
     return _overrides(out.value.decode())
 
 

@@ -202,19 +202,24 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     return name, "\n".join(lines)
 
 
-def gemm_shape_config(M, N, K, chip="sm_90a", num_sms=0):
+def gemm_shape_config(M, N, K, chip="sm_90a", num_sms=0, can_swap_ab=False):
     """Configuration overrides for a GEMM of this shape (``None``: the
     chip's default rule), the dispatch a library does per shape class: the
     compiler's rule (``include/tilec/Rules/ShapeRules.h``, through
     ``libtilec-rules.so``), which tile-expand-named-ops also applies to
     static sizes. ``num_sms``: the device's multiprocessors (0: the count
-    the rule is tuned for, 132 on sm_90a).
+    the rule is tuned for, 132 on sm_90a). ``can_swap_ab``: the operands
+    allow the transposed product (bf16/f16, a column-major B, 2-D, aligned,
+    no block scales).
 
     On sm_90a fewer 128x256 tiles than half the SMs take narrower N tiles
     (``block_n`` 128 or 64), and N that is not a multiple of 8 the epilogue
-    without TMA stores (``tma_store = 0``).
+    without TMA stores (``tma_store = 0``). With ``can_swap_ab``, decode
+    shapes (M up to 64, and small-N ones with few tiles) run transposed:
+    ``swap_ab = 1`` with C's token x weight tile in ``block_m`` x
+    ``block_n``.
     """
-    return _rules.gemm_shape_config(M, N, K, chip, num_sms)
+    return _rules.gemm_shape_config(M, N, K, chip, num_sms, can_swap_ab)
 
 
 def gemm_shape_tag(config):

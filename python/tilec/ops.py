@@ -698,16 +698,21 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
                    scale_a=SA is not None, scale_b=SB is not None,
                    block_scales=block is not None)
     if config is None:  # the per-shape-class dispatch
-        config = gemm_shape_config(m, n, k, chip)
+        # (Decode shapes run transposed where the operands allow it.)
+        can_swap_ab = A.dtype in ("bf16", "f16") and b_layout == "col" and block is None
+        config = gemm_shape_config(m, n, k, chip, can_swap_ab=can_swap_ab)
         if block is not None and config and config.get("block_n", 0) > _SCALE_BLOCK:
             # (a tile's columns share one 128-wide block of b's scales)
             config = {f: v for f, v in config.items() if f != "block_n"} or None
         # Operands the fast path cannot read (bases not 16-byte aligned, rows
         # not whole 16-byte chunks): the variant that takes any strides (one
         # per kernel variant: the shape classes tune the fast path).
+        # (out counts only where the TMA-store epilogue reads it: sm_90a's
+        # classes that keep it; the threads' stores take any out.)
         ldc_now = _row_major_ld(op, O, "N") if O is not None else None
+        c_by_tma = chip == "sm_90a" and (config or {}).get("tma_store", 1) != 0
         if _needs_unaligned_variant([(A, lda), (B, ldb)]
-                                    + ([(O, ldc_now)] if O is not None else [])):
+                                    + ([(O, ldc_now)] if O is not None and c_by_tma else [])):
             config = dict(_UNALIGNED)
     launcher, meta = _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts, device_index)
 

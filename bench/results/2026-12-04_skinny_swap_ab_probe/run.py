@@ -36,6 +36,12 @@ def main():
                 runs[name] = (lambda kern: lambda w, y: kern(x, w, y, bias, m, n, k, k, k, n))(kern)
             else:
                 runs[name] = (lambda kern: lambda w, y: kern(x, w, y, m, n, k, k, k, n))(kern)
+        # tilec.gemm itself (its dispatch, plans and host cost), where
+        # artifacts are given.
+        if os.environ.get("TILEC_GEMM_ARTIFACTS"):
+            import tilec
+            art = os.environ["TILEC_GEMM_ARTIFACTS"]
+            runs["tilec_gemm"] = lambda w, y: tilec.gemm(x, w.t(), out=y, artifacts=art)
         # What the shape rule picks (include/tilec/Rules/ShapeRules.h).
         tokens = 16 if m <= 16 else 32 if m <= 32 else 64
         rule = f"named_swap{tokens}x{128 if tokens == 64 and n >= 8192 else 64}" if m <= 64 else "base_n64"
