@@ -79,6 +79,11 @@ GROUPED_VARIANTS = [
     {"grouped": True, "activation": "gelu"},
 ]
 
+#: The decode classes of the mma.sync chips (see gemm_shape_config).
+MMA_SYNC_DECODE = [{"block_k": 64, "block_m": 16, "block_n": 64, "stages": 8, "swap_ab": 1,
+                    "warps": 4},
+                   {"block_k": 64, "block_m": 32, "block_n": 64, "swap_ab": 1, "warps": 4}]
+
 #: The shape-class configurations tilec.gemm dispatches to (see
 #: tilec.kernels.gemm_shape_config), per chip, and its variant for operands
 #: of any alignment (aligned = 0).
@@ -89,7 +94,8 @@ CONFIGS = {"sm_90a": [None, {"tma_store": False}, {"block_n": 64},
                "tma_store": 0, "warps": weights // 16}
               for tokens, weights, bk in ((16, 64, 128), (32, 64, 128), (64, 64, 64),
                                           (64, 128, 64))],
-           "sm_80": [None, {"aligned": 0}], "sm_89": [None, {"aligned": 0}]}
+           "sm_80": [None, {"aligned": 0}] + MMA_SYNC_DECODE,
+           "sm_89": [None, {"aligned": 0}] + MMA_SYNC_DECODE}
 
 #: chip -> ptxas target (the H200 is sm_90). sm_89 (its FP8 mma.sync, which
 #: the H200 runs through PTX assembled for sm_90) only when --chips names it.

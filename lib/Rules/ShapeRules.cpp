@@ -18,12 +18,39 @@ int64_t tilec::rules::getTypicalNumSMs(std::string_view chip) {
   return chip == "sm_90a" ? 132 : 0;
 }
 
+/// Decode shapes on the mma.sync chips (sm_80, sm_86, sm_89, and sm_90
+/// without its wgmma): the transposed product on 64-weight x 16- or
+/// 32-token tiles over 4 warps, the 16-token one with an 8-deep cp.async
+/// ring (the kernel streams the weights). Measured on the H200 running
+/// sm_80's kernels (bench/results/2026-12-04_skinny_swap_ab_probe,
+/// run4_sm80.json): 0.76-1.79x cuBLAS for M <= 16 and 0.67-1.25x at
+/// M = 64, where the 128 x 256 tiles reach 0.12-0.65x.
+static ConfigOverrides getMmaSyncDecodeConfig(std::string_view chip,
+                                              int64_t m) {
+  bool mmaSync =
+      chip == "sm_80" || chip == "sm_86" || chip == "sm_89" || chip == "sm_90";
+  if (!mmaSync || m > kGemmSwapABMaxM)
+    return {};
+  if (m <= 16)
+    return {{"block_k", 64}, {"block_m", 16}, {"block_n", 64},
+            {"stages", 8},   {"swap_ab", 1},  {"warps", 4}};
+  return {{"block_k", 64},
+          {"block_m", 32},
+          {"block_n", 64},
+          {"swap_ab", 1},
+          {"warps", 4}};
+}
+
 ConfigOverrides tilec::rules::getGemmShapeConfig(std::string_view chip,
                                                  int64_t m, int64_t n,
                                                  int64_t k, int64_t numSMs,
                                                  bool canSwapAB) {
   ConfigOverrides config;
-  if (chip != "sm_90a" || m <= 0 || n <= 0 || k <= 0)
+  if (m <= 0 || n <= 0 || k <= 0)
+    return config;
+  if (canSwapAB && chip != "sm_90a")
+    return getMmaSyncDecodeConfig(chip, m);
+  if (chip != "sm_90a")
     return config;
   if (numSMs <= 0)
     numSMs = getTypicalNumSMs(chip);

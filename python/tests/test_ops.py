@@ -117,6 +117,16 @@ def test_shape_class_dispatch(tmp_path, launches, shape, suffix):
     assert launches[0][0].name == name
 
 
+def test_decode_shape_dispatch_mma_sync(tmp_path, launches):
+    """sm_80: decode shapes run transposed too, on mma.sync tiles."""
+    config = ops.gemm_shape_config(1, 4096, 4096, "sm_80", can_swap_ab=True)
+    assert config == {"block_k": 64, "block_m": 16, "block_n": 64, "stages": 8, "swap_ab": 1,
+                      "warps": 4}
+    assert ops.gemm_shape_config(48, 4096, 4096, "sm_80", can_swap_ab=True)["block_m"] == 32
+    assert ops.gemm_shape_config(65, 4096, 4096, "sm_80", can_swap_ab=True) is None
+    assert ops.gemm_shape_config(1, 4096, 4096, "sm_80") is None
+
+
 @pytest.mark.parametrize("shape,suffix", [
     ((1, 4096, 4096), "_block_k128_block_m16_block_n64_swap_ab1_tma_store0_warps4"),
     ((33, 8192, 4096), "_block_k64_block_m64_block_n128_swap_ab1_tma_store0_warps8"),

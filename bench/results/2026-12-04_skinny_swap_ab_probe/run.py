@@ -40,8 +40,8 @@ def main():
         # artifacts are given.
         if os.environ.get("TILEC_GEMM_ARTIFACTS"):
             import tilec
-            art = os.environ["TILEC_GEMM_ARTIFACTS"]
-            runs["tilec_gemm"] = lambda w, y: tilec.gemm(x, w.t(), out=y, artifacts=art)
+            art, chip = os.environ["TILEC_GEMM_ARTIFACTS"], os.environ.get("TILEC_GEMM_CHIP")
+            runs["tilec_gemm"] = lambda w, y: tilec.gemm(x, w.t(), out=y, artifacts=art, chip=chip)
         # What the shape rule picks (include/tilec/Rules/ShapeRules.h).
         tokens = 16 if m <= 16 else 32 if m <= 32 else 64
         rule = f"named_swap{tokens}x{128 if tokens == 64 and n >= 8192 else 64}" if m <= 64 else "base_n64"

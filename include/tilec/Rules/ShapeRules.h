@@ -43,8 +43,9 @@ int64_t getTypicalNumSMs(std::string_view chip);
 /// without TMA stores (its 16-byte row chunks).
 /// With `canSwapAB` (bf16/f16, a column-major B, a 2-D GEMM), M up to 64
 /// (decode steps) takes the transposed product instead: B's columns ride
-/// wgmma's M, 64 per program (128 for long ones at M > 32), and A's rows its
-/// N, M rounded up to 16, 32 or 64, so no MMA row is padding.
+/// the MMA's M, 64 per program (128 for long ones at M > 32 on sm_90a), and
+/// A's rows its N, M rounded up to 16, 32 or 64, so no MMA row is padding
+/// (sm_90a's wgmma; mma.sync chips take 16- or 32-token tiles).
 ConfigOverrides getGemmShapeConfig(std::string_view chip, int64_t m, int64_t n,
                                    int64_t k, int64_t numSMs = 0,
                                    bool canSwapAB = false);

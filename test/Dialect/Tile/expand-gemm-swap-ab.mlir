@@ -1,4 +1,5 @@
 // RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s
+// RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_80}))' | FileCheck %s --check-prefix=SM80
 
 // The transposed product (swap_ab) for decode GEMMs: tile.gemm's block
 // program computes Cᵀ = Bᵀ Aᵀ on transposed views of the same memory, so
@@ -24,6 +25,9 @@
 // CHECK: %[[BIASF:.+]] = arith.extf %[[BIAS]] : tensor<64xbf16> to tensor<64xf32>
 // CHECK: tile.expand_dims %[[BIASF]] axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
 // CHECK: tile.store %{{.+}}, %[[YT]][%[[N0]], %[[M0]]] : tensor<64x16xbf16>, !tile.view<?x?xbf16, strides = [1, ?]>
+// SM80-LABEL: tile.kernel @swap_config
+// SM80: tile.dot {{.*}} : tensor<64x128xbf16>, tensor<128x16xbf16> -> tensor<64x16xf32>
+// SM80: tile.store {{.*}} : tensor<64x16xbf16>, !tile.view<?x?xbf16, strides = [1, ?]>
 tile.kernel @swap_config(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>, %bias: !tile.ptr<bf16>, %SA: !tile.ptr<f32>,
                          %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
   %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
@@ -44,9 +48,15 @@ tile.kernel @swap_config(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr
 // tiles with 128-wide K steps, M = 48 64-token tiles, 128 weights each
 // where N is at least 8192; M = 65 is past the rule's bound, and a
 // row-major B cannot run transposed (the weights would be an MN-major A).
+// On sm_80 (mma.sync) the rule takes 64 x 16 tiles with 64-wide K steps
+// in an 8-deep cp.async ring, and 64 x 32 ones from M = 17.
 // CHECK-LABEL: tile.kernel @swap_rule_m1
 // CHECK-SAME: grid(64) warps(4)
 // CHECK: tile.dot {{.*}} : tensor<64x128xbf16>, tensor<128x16xbf16> -> tensor<64x16xf32>
+// SM80-LABEL: tile.kernel @swap_rule_m1
+// SM80-SAME: grid(64) warps(4)
+// SM80: tile.dot {{.*}} : tensor<64x64xbf16>, tensor<64x16xbf16> -> tensor<64x16xf32>
+// SM80: } {tile.num_stages = 8 : i64}
 tile.kernel @swap_rule_m1(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>) {
   %a = tile.make_view %A[1, 4096] strides [4096, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[4096, 4096] strides [1, 4096] : !tile.ptr<bf16>
@@ -60,6 +70,10 @@ tile.kernel @swap_rule_m1(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.pt
 // CHECK-LABEL: tile.kernel @swap_rule_m48
 // CHECK-SAME: grid(112) warps(8)
 // CHECK: tile.dot {{.*}} : tensor<128x64xbf16>, tensor<64x64xbf16> -> tensor<128x64xf32>
+// SM80-LABEL: tile.kernel @swap_rule_m48
+// SM80-SAME: grid(448) warps(4)
+// SM80: tile.dot {{.*}} : tensor<64x64xbf16>, tensor<64x32xbf16> -> tensor<64x32xf32>
+// SM80: } {tile.num_stages = 4 : i64}
 tile.kernel @swap_rule_m48(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>) {
   %a = tile.make_view %A[48, 4096] strides [4096, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[4096, 14336] strides [1, 4096] : !tile.ptr<bf16>
@@ -72,6 +86,8 @@ tile.kernel @swap_rule_m48(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.p
 
 // CHECK-LABEL: tile.kernel @no_swap_m65
 // CHECK: tile.dot {{.*}} : tensor<128x64xbf16>, tensor<64x64xbf16> -> tensor<128x64xf32>
+// SM80-LABEL: tile.kernel @no_swap_m65
+// SM80: tile.dot {{.*}} : tensor<128x32xbf16>, tensor<32x256xbf16> -> tensor<128x256xf32>
 tile.kernel @no_swap_m65(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>) {
   %a = tile.make_view %A[65, 4096] strides [4096, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[4096, 4096] strides [1, 4096] : !tile.ptr<bf16>
@@ -84,6 +100,8 @@ tile.kernel @no_swap_m65(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr
 
 // CHECK-LABEL: tile.kernel @no_swap_row_major_b
 // CHECK: tile.dot {{.*}} : tensor<128x64xbf16>, tensor<64x64xbf16> -> tensor<128x64xf32>
+// SM80-LABEL: tile.kernel @no_swap_row_major_b
+// SM80: tile.dot {{.*}} : tensor<128x32xbf16>, tensor<32x256xbf16> -> tensor<128x256xf32>
 tile.kernel @no_swap_row_major_b(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>) {
   %a = tile.make_view %A[1, 4096] strides [4096, 1] : !tile.ptr<bf16>
   %b = tile.make_view %B[4096, 4096] strides [4096, 1] : !tile.ptr<bf16>

@@ -155,6 +155,8 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
         c.blockK = value;
       else if (field == "warps")
         c.warps = value;
+      else if (field == "stages")
+        c.stages = value;
       else if (field == "swap_ab")
         c.swapAB = value != 0;
       else if (field == "tma_store")
