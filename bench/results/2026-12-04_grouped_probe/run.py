@@ -79,7 +79,6 @@ def main():
         out["rows"].append(row)
         print(experts, "skewed" if skewed else "balanced",
               " ".join(f"{n}={v:.0f}" for n, v in sorted(tf.items())), flush=True)
-        del w, b, a
     with open(os.path.join(os.environ.get("OUT", HERE), "grouped_probe.json"), "w") as f:
         json.dump(out, f, indent=1)
 
