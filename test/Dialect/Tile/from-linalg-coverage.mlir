@@ -110,12 +110,39 @@ func.func @vecmat(%x: tensor<?xf16>, %b: tensor<?x64xf16>) -> tensor<64xf32> {
 
 // -----
 
+// batch_reduce_matmul: one batch-reduce tile.gemm (3-D A and B, a 2-D C
+// that sums the batch's products) in one launch. It accumulates into its
+// init, which the kernel reads (beta = 1).
 // CHECK-LABEL: func.func @batch_reduce_matmul
-// CHECK: linalg.batch_reduce_matmul
+// CHECK-NOT: linalg.batch_reduce_matmul
+// CHECK: tile.launch @batch_reduce_matmul_gemm0({{.*}} : tensor<4x64x32xbf16>, tensor<4x32x16xbf16>) outs({{.*}} : tensor<64x16xf32>)
+// CHECK: tile.kernel @batch_reduce_matmul_gemm0(%[[PA:.+]]: !tile.ptr<bf16>, %[[PB:.+]]: !tile.ptr<bf16>, %[[PC:.+]]: !tile.ptr<f32>)
+// CHECK-NEXT: tile.make_view %[[PA]][4, 64, 32] strides [2048, 32, 1]
+// CHECK-NEXT: tile.make_view %[[PB]][4, 32, 16] strides [512, 16, 1]
+// CHECK-NEXT: tile.make_view %[[PC]][64, 16] strides [16, 1]
+// CHECK: tile.gemm {{.*}} beta(%{{.+}}) : !tile.view<4x64x32xbf16, strides = [2048, 32, 1]>, !tile.view<4x32x16xbf16, strides = [512, 16, 1]>, !tile.view<64x16xf32, strides = [16, 1]>
 func.func @batch_reduce_matmul(%a: tensor<4x64x32xbf16>, %b: tensor<4x32x16xbf16>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
-  // expected-remark @+1 {{'linalg.batch_reduce_matmul' left unconverted: a contraction of another form (linalg.batch_reduce_matmul); tile-from-linalg converts linalg.matmul, linalg.batch_matmul, linalg.matvec and linalg.vecmat}}
   %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<4x64x32xbf16>, tensor<4x32x16xbf16>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
   return %r : tensor<64x16xf32>
+}
+
+// -----
+
+// A zero-filled init is not read, and a dynamic batch is a parameter of the
+// launch (the kernel's K loop runs through every matrix).
+// CHECK-LABEL: func.func @batch_reduce_matmul_dynamic
+// CHECK: tile.kernel @batch_reduce_matmul_dynamic_gemm0(%[[PA:.+]]: !tile.ptr<f16>, %[[PB:.+]]: !tile.ptr<f16>, %[[PC:.+]]: !tile.ptr<f16>, %[[BATCH:.+]]: i32)
+// CHECK-NEXT: tile.make_view %[[PA]][%[[BATCH]], 128, 64] strides [8192, 64, 1]
+// CHECK-NEXT: tile.make_view %[[PB]][%[[BATCH]], 64, 256] strides [16384, 256, 1]
+// CHECK-NEXT: tile.make_view %[[PC]][128, 256] strides [256, 1]
+// CHECK-NOT: beta
+// CHECK: tile.return
+func.func @batch_reduce_matmul_dynamic(%a: tensor<?x128x64xf16>, %b: tensor<?x64x256xf16>) -> tensor<128x256xf16> {
+  %cst = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<128x256xf16>
+  %z = linalg.fill ins(%cst : f16) outs(%e : tensor<128x256xf16>) -> tensor<128x256xf16>
+  %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<?x128x64xf16>, tensor<?x64x256xf16>) outs(%z : tensor<128x256xf16>) -> tensor<128x256xf16>
+  return %r : tensor<128x256xf16>
 }
 
 // -----

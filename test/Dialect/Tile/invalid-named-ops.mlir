@@ -3,7 +3,7 @@
 // One case per verifier error of the named ops tile.gemm and tile.attention.
 
 func.func @gemm_0(%a: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
-  // expected-error @+1 {{expected 2-D views for A, B and C, or 3-D ones [batch, rows, cols] for a batched GEMM}}
+  // expected-error @+1 {{expected 2-D views for A, B and C, 3-D ones [batch, rows, cols] for a batched GEMM, or 3-D A and B with a 2-D C for a batch-reduce GEMM}}
   tile.gemm %a, %b, %c : !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
@@ -644,6 +644,24 @@ func.func @gemm_grouped_scales(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %
 func.func @gemm_grouped_k(%a: !tile.view<?x64xbf16, strides = [?, 1]>, %b: !tile.view<?x32x?xbf16, strides = [?, 1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %o: !tile.view<?xi32, strides = [1]>) {
   // expected-error @+1 {{K differs between A and B}}
   tile.gemm %a, %b, %c group_offsets(%o : !tile.view<?xi32, strides = [1]>) : !tile.view<?x64xbf16, strides = [?, 1]>, !tile.view<?x32x?xbf16, strides = [?, 1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+// Batch-reduce GEMMs (3-D A and B, 2-D C): no scales; other rank mixes
+// are refused.
+func.func @gemm_batch_reduce_scales(%a: !tile.view<?x?x?xf8E4M3FN, strides = [?, ?, 1]>, %b: !tile.view<?x?x?xf8E4M3FN, strides = [?, 1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %s: !tile.view<?xf32, strides = [1]>) {
+  // expected-error @+1 {{a batch-reduce GEMM takes no scale_a / scale_b}}
+  tile.gemm %a, %b, %c scale_a(%s : !tile.view<?xf32, strides = [1]>) : !tile.view<?x?x?xf8E4M3FN, strides = [?, ?, 1]>, !tile.view<?x?x?xf8E4M3FN, strides = [?, 1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_rank_mix(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{expected 2-D views for A, B and C, 3-D ones [batch, rows, cols] for a batched GEMM, or 3-D A and B with a 2-D C for a batch-reduce GEMM}}
+  tile.gemm %a, %b, %c : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   return
 }
 

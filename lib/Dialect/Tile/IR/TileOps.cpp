@@ -1524,18 +1524,21 @@ LogicalResult GemmOp::verify() {
     if (failed(verifyGroupOffsets(*this)))
       return failure();
   } else if ((rank != 2 && rank != 3) || b.getRank() != rank ||
-             c.getRank() != rank) {
-    return emitOpError("expected 2-D views for A, B and C, or 3-D ones "
-                       "[batch, rows, cols] for a batched GEMM");
+             (c.getRank() != rank && !isBatchReduce())) {
+    return emitOpError("expected 2-D views for A, B and C, 3-D ones [batch, "
+                       "rows, cols] for a batched GEMM, or 3-D A and B with "
+                       "a 2-D C for a batch-reduce GEMM");
   }
-  // Matrix dimensions: o (rows) and o + 1 (columns) of A and C, ob and
-  // ob + 1 of B (a grouped GEMM's B leads with the group).
-  unsigned o = rank - 2, ob = b.getRank() - 2;
+  // Matrix dimensions: o (rows) and o + 1 (columns) of A, ob and ob + 1 of
+  // B (a grouped GEMM's B leads with the group), oc and oc + 1 of C (a
+  // batch-reduce GEMM's C has no batch).
+  unsigned o = rank - 2, ob = b.getRank() - 2, oc = c.getRank() - 2;
   if (o == 1 && (!compatibleDim(a.getShape()[0], b.getShape()[0]) ||
-                 !compatibleDim(a.getShape()[0], c.getShape()[0])))
+                 (oc == 1 && !compatibleDim(a.getShape()[0], c.getShape()[0]))))
     return emitOpError("the batch size differs between A, B and C");
   if (o == 1 && (getScaleA() || getScaleB()))
-    return emitOpError("a batched GEMM takes no scale_a / scale_b");
+    return emitOpError("a ") << (isBatchReduce() ? "batch-reduce" : "batched")
+                             << " GEMM takes no scale_a / scale_b";
   Type et = a.getElementType();
   bool fp8 = isFp8Type(et);
   bool int8 = et.isInteger(8);
@@ -1569,13 +1572,13 @@ LogicalResult GemmOp::verify() {
   if (b.getStrides()[ob + 1] != 1 && b.getStrides()[ob] != 1)
     return emitOpError("expected B contiguous along N (row-major, strides = "
                        "[?, 1]) or along K (column-major, strides = [1, ?])");
-  if (c.getStrides()[o + 1] != 1)
+  if (c.getStrides()[oc + 1] != 1)
     return emitOpError("expected C contiguous along N (strides = [?, 1])");
   if (!compatibleDim(a.getShape()[o + 1], b.getShape()[ob]))
     return emitOpError("K differs between A and B");
-  if (!compatibleDim(a.getShape()[o], c.getShape()[o]))
+  if (!compatibleDim(a.getShape()[o], c.getShape()[oc]))
     return emitOpError("M differs between A and C");
-  if (!compatibleDim(b.getShape()[ob + 1], c.getShape()[o + 1]))
+  if (!compatibleDim(b.getShape()[ob + 1], c.getShape()[oc + 1]))
     return emitOpError("N differs between B and C");
   // Row and column scales: contiguous f32 vectors of length M and N.
   std::pair<StringRef, Value> scales[] = {{"scale_a", getScaleA()},
@@ -1607,7 +1610,7 @@ LogicalResult GemmOp::verify() {
       return emitOpError("expected a 1-D bias view");
     if (bt.getStrides()[0] != 1)
       return emitOpError("expected a contiguous bias (strides = [1])");
-    if (!compatibleDim(bt.getShape()[0], c.getShape()[o + 1]))
+    if (!compatibleDim(bt.getShape()[0], c.getShape()[oc + 1]))
       return emitOpError("bias length differs from N");
     Type bet = bt.getElementType();
     if (!bet.isBF16() && !bet.isF16() && !bet.isF32())

@@ -486,6 +486,34 @@ static scf::ForOp emitGemmLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
       });
 }
 
+/// The K loop of a batch-reduce GEMM: one loop over the K steps of every
+/// matrix of the batch in turn (step t: matrix t / steps, K offset
+/// (t % steps) * BK; a matrix's last step reads zeros past K), so that the
+/// pipeliners see one loop. Result 0 is the sum of all the products.
+static scf::ForOp emitBatchReduceLoop(ImplicitLocOpBuilder &b, GemmOp op,
+                                      Value a, Value bv, Value K, Value batch,
+                                      Value m0, Value n0,
+                                      RankedTensorType aTile,
+                                      RankedTensorType bTile, Value zero,
+                                      const GemmConfig &c) {
+  Value blockK = constI32(b, c.blockK);
+  Value steps = arith::CeilDivSIOp::create(b, K, blockK);
+  Value total = arith::MulIOp::create(b, steps, batch);
+  return scf::ForOp::create(
+      b, constI32(b, 0), total, constI32(b, 1), ValueRange{zero},
+      [&](OpBuilder &ob, Location loc, Value t, ValueRange iters) {
+        ImplicitLocOpBuilder lb(loc, ob);
+        Value matrix = arith::DivSIOp::create(lb, t, steps);
+        Value k = arith::MulIOp::create(
+            lb, arith::RemSIOp::create(lb, t, steps), blockK);
+        auto [ta, tb] = loadOperandTiles(lb, a, bv, aTile, bTile, matrix,
+                                         matrix, m0, n0, k);
+        Value d = DotOp::create(lb, zero.getType(), ta, tb, iters[0],
+                                op.getPrecision());
+        scf::YieldOp::create(lb, d);
+      });
+}
+
 /// The K loop of a block-scaled GEMM (DeepGEMM's recipe). Each K step's
 /// product goes into a fresh accumulator (FP8 wgmma accumulates in reduced
 /// precision), is scaled by its rows' 1x128 scales and the tile's 128x128
@@ -533,46 +561,13 @@ static scf::ForOp emitBlockScaledLoop(ImplicitLocOpBuilder &b, GemmOp op,
   return loop;
 }
 
-static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
-                                const TargetInfo &target) {
-  if (failed(checkOnlyComputation(kernel, op)))
-    return failure();
-  FailureOr<GemmConfig> config = getGemmConfig(op, target);
-  if (failed(config))
-    return failure();
-  const GemmConfig &c = *config;
-  // (fp8 A and B may differ: e4m3 x e5m2.)
-  Type aType = op.getA().getType().getElementType();
-  Type bType = op.getB().getType().getElementType();
-
-  ImplicitLocOpBuilder b(op.getLoc(), op);
-  Value a = op.getA(), bv = op.getB(), cv = op.getC();
-  // Matrix dimensions start at `o`; a batched GEMM's views lead with the
-  // batch.
-  unsigned o = op.getBatchRank();
-  Value M = getViewSize(b, a, o), K = getViewSize(b, a, o + 1);
-  Value N = getViewSize(b, cv, o + 1);
-  // The transposed product Cᵀ = Bᵀ Aᵀ: from here on the block program
-  // computes a GEMM of N x M (2-D views, as getGemmConfig checked).
-  if (c.swapAB) {
-    SmallVector<Value> transposed;
-    for (Value view : {bv, a, cv}) {
-      auto make = view.getDefiningOp<MakeViewOp>();
-      if (!make)
-        return op.emitOpError("swap_ab needs views made by tile.make_view");
-      transposed.push_back(make.createTransposed(b, b.getLoc()));
-    }
-    a = transposed[0];
-    bv = transposed[1];
-    cv = transposed[2];
-    std::swap(M, N);
-  }
-  Value batchSize = o ? getViewSize(b, a, 0) : Value();
-  Value offsets = op.getGroupOffsets();
-  Value numGroups = offsets ? getViewSize(b, offsets, 0) : Value();
-
-  // Grid rule: ceildiv(M, BM) * ceildiv(N, BN) programs along x per matrix
-  // (at most one per SM for the persistent kernel).
+/// The launch grid of a GEMM of M x N (a batch of them, or E groups
+/// stacked in M rows): ceildiv(M, BM) * ceildiv(N, BN) programs along x per
+/// matrix (at most one per SM for the persistent kernel), as a rule over
+/// the kernel's parameters.
+static LogicalResult setGemmGrid(GemmOp op, KernelOp kernel, Value M, Value N,
+                                 Value batchSize, Value numGroups,
+                                 const GemmConfig &c) {
   SmallVector<int64_t> params;
   FailureOr<AffineExpr> mExpr = getParamExpr(M, kernel, params);
   FailureOr<AffineExpr> nExpr = getParamExpr(N, kernel, params);
@@ -599,8 +594,54 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
     // Each group adds at most one partial row tile to ceildiv(M, BM).
     grid = (mExpr->ceilDiv(c.blockM) + *groupsExpr) * nExpr->ceilDiv(c.blockN);
   }
-  kernel.setGridRule(AffineMap::get(0, params.size(), grid, b.getContext()),
+  kernel.setGridRule(AffineMap::get(0, params.size(), grid, op.getContext()),
                      params);
+  return success();
+}
+
+static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
+                                const TargetInfo &target) {
+  if (failed(checkOnlyComputation(kernel, op)))
+    return failure();
+  FailureOr<GemmConfig> config = getGemmConfig(op, target);
+  if (failed(config))
+    return failure();
+  const GemmConfig &c = *config;
+  // (fp8 A and B may differ: e4m3 x e5m2.)
+  Type aType = op.getA().getType().getElementType();
+  Type bType = op.getB().getType().getElementType();
+
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Value a = op.getA(), bv = op.getB(), cv = op.getC();
+  // Matrix dimensions start at `o`; a batched GEMM's views lead with the
+  // batch.
+  unsigned o = op.getBatchRank();
+  Value M = getViewSize(b, a, o), K = getViewSize(b, a, o + 1);
+  Value N = getViewSize(b, cv, op.getC().getType().getRank() - 1);
+  // The transposed product Cᵀ = Bᵀ Aᵀ: from here on the block program
+  // computes a GEMM of N x M (2-D views, as getGemmConfig checked).
+  if (c.swapAB) {
+    SmallVector<Value> transposed;
+    for (Value view : {bv, a, cv}) {
+      auto make = view.getDefiningOp<MakeViewOp>();
+      if (!make)
+        return op.emitOpError("swap_ab needs views made by tile.make_view");
+      transposed.push_back(make.createTransposed(b, b.getLoc()));
+    }
+    a = transposed[0];
+    bv = transposed[1];
+    cv = transposed[2];
+    std::swap(M, N);
+  }
+  Value batchSize = o ? getViewSize(b, a, 0) : Value();
+  Value offsets = op.getGroupOffsets();
+  Value numGroups = offsets ? getViewSize(b, offsets, 0) : Value();
+
+  // (A batch-reduce GEMM's programs are C's tiles alone.)
+  bool reduce = op.isBatchReduce();
+  if (failed(setGemmGrid(op, kernel, M, N, reduce ? Value() : batchSize,
+                         numGroups, c)))
+    return failure();
   kernel.setNumWarps(c.warps);
 
   // TMA stores write whole 16-byte chunks of a row: C's columns up to the
@@ -647,7 +688,7 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   // Batched: matrix pid / tiles, tile pid % tiles (a matrix's tiles run
   // next to each other, in grouped order).
   Value batch;
-  if (batchSize) {
+  if (batchSize && !reduce) {
     Value tiles = arith::MulIOp::create(
         b, arith::CeilDivSIOp::create(b, M, constI32(b, c.blockM)),
         arith::CeilDivSIOp::create(b, N, constI32(b, c.blockN)));
@@ -684,8 +725,10 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   scf::ForOp loop =
       op.isBlockScaled()
           ? emitBlockScaledLoop(b, op, a, bv, K, m0, n0, aTile, bTile, zero, c)
-          : emitGemmLoop(b, op, a, bv, kEnd, batch, bBatch, m0, n0, aTile,
-                         bTile, zero, c);
+      : reduce ? emitBatchReduceLoop(b, op, a, bv, K, batchSize, m0, n0, aTile,
+                                     bTile, zero, c)
+               : emitGemmLoop(b, op, a, bv, kEnd, batch, bBatch, m0, n0, aTile,
+                              bTile, zero, c);
   // The warp-specialized schedule carries the depth of its TMA ring; a
   // loop attribute would also ask tile-pipeline for a cp.async ring (and,
   // finding the loads taken, for a drain and a barrier before every tile).

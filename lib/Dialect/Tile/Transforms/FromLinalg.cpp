@@ -35,9 +35,10 @@
 //  - tile.gemm accumulates in f32 and rounds once when storing C; a linalg
 //    matmul with bf16/f16 `outs` rounds at every step, and an epilogue with
 //    casts in the middle rounds there. The kernels are at least as accurate.
-//  - a batch_matmul becomes one batched tile.gemm (3-D views), one launch;
-//    only the transpose kernel of an fp8/i8/f32 B [K, N] is still launched
-//    per matrix (tile.launch `batch`).
+//  - a batch_matmul becomes one batched tile.gemm (3-D views), one launch,
+//    and a batch_reduce_matmul one batch-reduce tile.gemm (3-D A and B, 2-D
+//    C); only the transpose kernel of an fp8/i8/f32 B [K, N] is still
+//    launched per matrix (tile.launch `batch`).
 //  - tile.attention's scale defaults to 1/sqrt(head_dim); the matched scale
 //    (1.0 without a scale op) is always written.
 //
@@ -306,6 +307,9 @@ struct ContractionInfo {
   Value lhs, rhs, init, result;
   /// batch_matmul: every operand has a leading batch dimension.
   bool batched = false;
+  /// batch_reduce_matmul (with `batched`): A and B have the batch
+  /// dimension, the result sums over it and has none.
+  bool batchReduce = false;
   VectorForm vector = VectorForm::None;
   /// `rhs` is stored [N, K] (transposed-B maps, or a linalg.transpose that
   /// was looked through).
@@ -336,16 +340,19 @@ static FailureOr<ContractionInfo> getContractionInfo(Operation *op,
     info.rhsTransposed = matvec;
     return info;
   }
-  if (!linalgOp || !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+  if (!linalgOp || !isa<linalg::MatmulOp, linalg::BatchMatmulOp,
+                        linalg::BatchReduceMatmulOp>(op))
     return fail(why, Twine("a contraction of another form (") +
                          op->getName().getStringRef() +
                          "); tile-from-linalg converts linalg.matmul, "
-                         "linalg.batch_matmul, linalg.matvec and "
-                         "linalg.vecmat, and linalg.generic / "
-                         "linalg.contract ops that are one of them");
+                         "linalg.batch_matmul, linalg.batch_reduce_matmul, "
+                         "linalg.matvec and linalg.vecmat, and "
+                         "linalg.generic / linalg.contract ops that are one "
+                         "of them");
   // On tensors or on buffers: linalg's verifier allows no mix.
   ContractionInfo info;
-  info.batched = isa<linalg::BatchMatmulOp>(op);
+  info.batchReduce = isa<linalg::BatchReduceMatmulOp>(op);
+  info.batched = isa<linalg::BatchMatmulOp>(op) || info.batchReduce;
   MLIRContext *ctx = op->getContext();
   // Loops: [b,] m, n, k.
   unsigned o = info.batched ? 1 : 0;
@@ -359,6 +366,8 @@ static FailureOr<ContractionInfo> getContractionInfo(Operation *op,
   };
   AffineMap lhsMap = map({d(o), d(o + 2)}), rhsMap = map({d(o + 2), d(o + 1)});
   AffineMap rhsTMap = map({d(o + 1), d(o + 2)}), outMap = map({d(o), d(o + 1)});
+  if (info.batchReduce) // (the batch is summed over)
+    outMap = AffineMap::get(3 + o, 0, {d(o), d(o + 1)}, ctx);
   SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
   if (maps[0] == map({d(o + 2), d(o)}))
     return fail(why, "A is transposed; tile.gemm needs A contiguous along K");
@@ -1161,7 +1170,8 @@ static bool isReluSelect(arith::SelectOp sel, Value x) {
 /// or a compare and select), with extf/truncf in between. tile.gemm
 /// computes the chain in f32 and rounds once when storing C.
 static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
-  unsigned rank = plan.contraction.batched ? 3 : 2;
+  const ContractionInfo &c = plan.contraction;
+  unsigned rank = c.batched && !c.batchReduce ? 3 : 2;
   if (op->getBlock() != plan.result.getDefiningOp()->getBlock() ||
       !isElementwise(op) || op.getNumLoops() != rank ||
       !op.getIndexingMapsArray().back().isIdentity())
@@ -1295,10 +1305,13 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
   return success();
 }
 
-/// Whether a matmul / batch_matmul extends integer inputs as signed.
+/// Whether a matmul / batch_matmul / batch_reduce_matmul extends integer
+/// inputs as signed.
 static bool castsSigned(Operation *op) {
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
     return matmul.getCast() == linalg::TypeFn::cast_signed;
+  if (auto reduce = dyn_cast<linalg::BatchReduceMatmulOp>(op))
+    return reduce.getCast() == linalg::TypeFn::cast_signed;
   return cast<linalg::BatchMatmulOp>(op).getCast() ==
          linalg::TypeFn::cast_signed;
 }
@@ -1476,6 +1489,8 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
     bias = sig.addOperand("bias", plan.bias);
   unsigned cArg = sig.addOperand("C", plan.dest);
   unsigned o = c.batched ? 1 : 0;
+  // (C's matrix dimensions: a batch-reduce GEMM's C has no batch.)
+  unsigned oc = c.batchReduce ? 0 : o;
   unsigned bK = kMajorB ? o + 1 : o, bN = kMajorB ? o : o + 1;
   Extent one = Extent::get(1);
   Extent m = one, n = one, k;
@@ -1486,9 +1501,9 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
     k = sig.getSize("K", {{a, 0}, {b, 0}});
     n = sig.getSize("N", {{b, 1}, {cArg, 0}});
   } else {
-    m = sig.getSize("M", {{a, o}, {cArg, o}});
+    m = sig.getSize("M", {{a, o}, {cArg, oc}});
     SmallVector<std::pair<unsigned, unsigned>> nSources = {{b, bN},
-                                                           {cArg, o + 1}};
+                                                           {cArg, oc + 1}};
     if (bias)
       nSources.push_back({*bias, 0});
     n = sig.getSize("N", nSources);
@@ -1503,10 +1518,14 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
                                         : ShapedType::kDynamic;
   };
   if (c.batched) {
-    batch = sig.getSize("batch", {{a, 0}, {b, 0}, {cArg, 0}});
+    SmallVector<std::pair<unsigned, unsigned>> batchSources = {{a, 0}, {b, 0}};
+    if (!c.batchReduce)
+      batchSources.push_back({cArg, 0});
+    batch = sig.getSize("batch", batchSources);
     strideA = sig.getStride("stride_a", a, 0, product(m, k));
     strideB = sig.getStride("stride_b", b, 0, product(k, n));
-    strideC = sig.getStride("stride_c", cArg, 0, product(m, n));
+    if (!c.batchReduce)
+      strideC = sig.getStride("stride_c", cArg, 0, product(m, n));
   }
   OutlinedKernel kernel = outlineReplacing(rewriter, anchor, "gemm", sig,
                                            plan.result, /*batchArgs=*/{});
@@ -1517,7 +1536,7 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
   // (a vector is a matrix of one row; matvec's y one column, stride 1).
   auto view = [&](unsigned arg, Extent rows, Extent cols, Extent rowStride,
                   Extent colStride, Extent batchStride) {
-    if (!c.batched)
+    if (!c.batched || (c.batchReduce && arg == cArg))
       return kernel.makeView(rewriter, loc, arg, {rows, cols},
                              {rowStride, colStride});
     return kernel.makeView(rewriter, loc, arg, {batch, rows, cols},
@@ -1578,6 +1597,8 @@ private:
 
 using MatmulToTileGemm = ContractionToTileGemm<linalg::MatmulOp>;
 using BatchMatmulToTileGemm = ContractionToTileGemm<linalg::BatchMatmulOp>;
+using BatchReduceMatmulToTileGemm =
+    ContractionToTileGemm<linalg::BatchReduceMatmulOp>;
 using MatvecToTileGemm = ContractionToTileGemm<linalg::MatvecOp>;
 using VecmatToTileGemm = ContractionToTileGemm<linalg::VecmatOp>;
 
@@ -1617,6 +1638,8 @@ void mlir::tilec::tile::populateTileFromLinalgPatterns(
   MLIRContext *ctx = patterns.getContext();
   patterns.add<MatmulToTileGemm>(ctx, options.f32Precision); // linalg.matmul
   patterns.add<BatchMatmulToTileGemm>(ctx, options.f32Precision); // batched
+  patterns.add<BatchReduceMatmulToTileGemm>(ctx,
+                                            options.f32Precision); // summed
   patterns.add<MatvecToTileGemm>(ctx, options.f32Precision);      // A x
   patterns.add<VecmatToTileGemm>(ctx, options.f32Precision);      // x A
   patterns.add<NamedSoftmaxToTileAttention>(ctx);      // linalg.softmax

@@ -133,14 +133,16 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
   unsigned o = op.getBatchRank();
   int64_t m = op.getA().getType().getShape()[o];
   int64_t k = op.getA().getType().getShape()[o + 1];
-  int64_t n = op.getC().getType().getShape()[o + 1];
+  int64_t n = op.getC().getType().getShape().back();
   // A batch fills the device as that many more rows would: the shape class
-  // of a batched GEMM is that of its matrices stacked.
+  // of a batched GEMM is that of its matrices stacked (of a batch-reduce
+  // one, that of its K steps strung together).
   if (o != 0) {
     int64_t batch = op.getA().getType().getShape()[0];
-    m = ShapedType::isDynamic(batch) || ShapedType::isDynamic(m)
-            ? ShapedType::kDynamic
-            : m * batch;
+    int64_t &stacked = op.isBatchReduce() ? k : m;
+    stacked = ShapedType::isDynamic(batch) || ShapedType::isDynamic(stacked)
+                  ? ShapedType::kDynamic
+                  : stacked * batch;
   }
   if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
       !ShapedType::isDynamic(k)) {

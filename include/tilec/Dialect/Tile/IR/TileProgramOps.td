@@ -480,6 +480,12 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     `bias` shared by all (as `torch.baddbmm` with a broadcast bias). Row,
     column and block scales take 2-D views only.
 
+    Batch-reduce (`linalg.batch_reduce_matmul`): 3-D A `[batch, M, K]` and
+    B `[batch, K, N]` with a 2-D C `[M, N]` compute the sum of the batch's
+    products, C = act(alpha * sum_b A[b] B[b] + beta * C + bias), in one
+    launch (each program's K loop runs through every matrix of the batch).
+    No scales.
+
     Grouped (MoE experts, `torch._grouped_mm`): with `group_offsets`, a 1-D
     i32 view of E cumulative row ends, A is `[M, K]` and C `[M, N]` with
     the rows of every group stacked, and B is 3-D `[E, K, N]`: group g's
@@ -541,6 +547,12 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     unsigned getBatchRank() { return getA().getType().getRank() - 2; }
     /// True for a grouped GEMM (`group_offsets`): 2-D A and C, 3-D B.
     bool isGrouped() { return static_cast<bool>(getGroupOffsets()); }
+    /// True for a batch-reduce GEMM: 3-D A and B, 2-D C (the sum of the
+    /// batch's products).
+    bool isBatchReduce() {
+      return !isGrouped() && getA().getType().getRank() == 3 &&
+             getC().getType().getRank() == 2;
+    }
     /// True with 2-D (block) scales: 1x128 for A, 128x128 for B.
     bool isBlockScaled();
     /// The side of a scale block (K blocks of A's rows, B's square blocks).
