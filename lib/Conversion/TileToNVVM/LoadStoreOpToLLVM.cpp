@@ -32,6 +32,40 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
+/// The fields of a lowered view of rank `rank`: its base pointer, and its
+/// sizes and strides (i32, in elements).
+static Value unpackView(OpBuilder &b, Location loc, Value view, unsigned rank,
+                        SmallVectorImpl<Value> &sizes,
+                        SmallVectorImpl<Value> &strides) {
+  Value base = LLVM::ExtractValueOp::create(b, loc, view, ArrayRef<int64_t>{0});
+  for (unsigned i = 0; i < rank; ++i) {
+    sizes.push_back(LLVM::ExtractValueOp::create(
+        b, loc, view, ArrayRef<int64_t>{1 + static_cast<int64_t>(i)}));
+    strides.push_back(LLVM::ExtractValueOp::create(
+        b, loc, view, ArrayRef<int64_t>{1 + rank + static_cast<int64_t>(i)}));
+  }
+  return base;
+}
+
+/// The i64 element offset of `indices` (one per leading dimension, with
+/// those dimensions' `sizes` and `strides`) and whether all of them lie
+/// inside the sizes (null for no index).
+static std::pair<Value, Value> getIndexedOffset(OpBuilder &b, Location loc,
+                                                ValueRange indices,
+                                                ArrayRef<Value> sizes,
+                                                ArrayRef<Value> strides) {
+  Value offset = i64Val(b, loc, 0), inBounds;
+  for (auto [i, index] : llvm::enumerate(indices)) {
+    offset = addNsw(
+        b, loc, offset,
+        mulNsw(b, loc, extIndex(b, loc, index), extIndex(b, loc, strides[i])));
+    Value inb = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
+                                      sizes[i]);
+    inBounds = inBounds ? arith::AndIOp::create(b, loc, inBounds, inb) : inb;
+  }
+  return {offset, inBounds};
+}
+
 namespace {
 
 /// Addressing of one tile access through a view, and the per-thread parts
@@ -81,13 +115,7 @@ GlobalAccess::GlobalAccess(OpBuilder &b, Location loc, Value view,
       elemBytes(getStorageBytes(tileType.getElementType())) {
   unsigned rank = viewType.getRank();
   lead = rank - tileType.getRank();
-  base = LLVM::ExtractValueOp::create(b, loc, view, ArrayRef<int64_t>{0});
-  for (unsigned i = 0; i < rank; ++i) {
-    sizes.push_back(LLVM::ExtractValueOp::create(
-        b, loc, view, ArrayRef<int64_t>{1 + static_cast<int64_t>(i)}));
-    strides.push_back(LLVM::ExtractValueOp::create(
-        b, loc, view, ArrayRef<int64_t>{1 + rank + static_cast<int64_t>(i)}));
-  }
+  base = unpackView(b, loc, view, rank, sizes, strides);
 
   // Vector groups: the leading register bases must walk the contiguous
   // dimension one element at a time. Booleans are never vectorized (LLVM
@@ -109,18 +137,8 @@ GlobalAccess::GlobalAccess(OpBuilder &b, Location loc, Value view,
   }
 
   // Leading view dimensions are indexed by their offset alone.
-  Type i64 = b.getI64Type();
-  leadOffset = i64Val(b, loc, 0);
-  for (unsigned i = 0; i < lead; ++i) {
-    leadOffset = addNsw(b, loc, leadOffset,
-                        mulNsw(b, loc, extIndex(b, loc, offsets[i]),
-                               extIndex(b, loc, strides[i])));
-    Value inb = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                      offsets[i], sizes[i]);
-    leadInBounds = leadInBounds
-                       ? arith::AndIOp::create(b, loc, leadInBounds, inb)
-                       : inb;
-  }
+  std::tie(leadOffset, leadInBounds) =
+      getIndexedOffset(b, loc, offsets.take_front(lead), sizes, strides);
   SmallVector<Value> threadCoord = emitThreadCoord(b, loc, layout, ids);
   for (unsigned d = 0; d < tileType.getRank(); ++d)
     threadIndex.push_back(addNsw(b, loc, offsets[lead + d], threadCoord[d]));
@@ -363,27 +381,12 @@ struct LoadScalarOpLowering : public OpConversionPattern<LoadScalarOp> {
   matchAndRewrite(LoadScalarOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value view = adaptor.getView();
-    int64_t rank = op.getView().getType().getRank();
     Type elemType = getTypeConverter()->convertType(op.getType());
-    Value base =
-        LLVM::ExtractValueOp::create(rewriter, loc, view, ArrayRef<int64_t>{0});
-    Value offset = i64Val(rewriter, loc, 0);
-    Value inBounds;
-    for (auto [i, index] : llvm::enumerate(adaptor.getIndices())) {
-      int64_t d = static_cast<int64_t>(i);
-      Value size = LLVM::ExtractValueOp::create(rewriter, loc, view,
-                                                ArrayRef<int64_t>{1 + d});
-      Value stride = LLVM::ExtractValueOp::create(
-          rewriter, loc, view, ArrayRef<int64_t>{1 + rank + d});
-      offset = addNsw(rewriter, loc, offset,
-                      mulNsw(rewriter, loc, extIndex(rewriter, loc, index),
-                             extIndex(rewriter, loc, stride)));
-      Value inb = arith::CmpIOp::create(rewriter, loc,
-                                        arith::CmpIPredicate::ult, index, size);
-      inBounds =
-          inBounds ? arith::AndIOp::create(rewriter, loc, inBounds, inb) : inb;
-    }
+    SmallVector<Value> sizes, strides;
+    Value base = unpackView(rewriter, loc, adaptor.getView(),
+                            op.getView().getType().getRank(), sizes, strides);
+    auto [offset, inBounds] =
+        getIndexedOffset(rewriter, loc, adaptor.getIndices(), sizes, strides);
     Value ptr = gepElems(rewriter, loc, base, elemType, offset);
     Value zero = getPaddingValue(rewriter, loc, elemType, Padding::Zero);
     unsigned align = getStorageBytes(op.getType());

@@ -401,9 +401,10 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
   // (Block scales were applied to each K block's product in the loop.)
   std::tuple<Value, Value, int64_t, unsigned> scales[] = {
       {op.getScaleA(), m0, c.blockM, 1}, {op.getScaleB(), n0, c.blockN, 0}};
-  if (c.swapAB)
-    scales[0] = {op.getScaleA(), n0, c.blockN, 0},
+  if (c.swapAB) {
+    scales[0] = {op.getScaleA(), n0, c.blockN, 0};
     scales[1] = {op.getScaleB(), m0, c.blockM, 1};
+  }
   for (auto [scale, at, extent, alongDim] : scales) {
     if (!scale || op.isBlockScaled())
       continue;
@@ -468,6 +469,18 @@ loadOperandTiles(ImplicitLocOpBuilder &b, Value a, Value bv,
   return {ta, tb};
 }
 
+/// One K step of a GEMM loop body: the operand tiles of step `k` (of
+/// matrices `aBatch` and `bBatch`) multiplied into `acc`, yielded.
+static void emitKStep(ImplicitLocOpBuilder &lb, GemmOp op, Value a, Value bv,
+                      RankedTensorType aTile, RankedTensorType bTile,
+                      Value aBatch, Value bBatch, Value m0, Value n0, Value k,
+                      Value acc) {
+  auto [ta, tb] =
+      loadOperandTiles(lb, a, bv, aTile, bTile, aBatch, bBatch, m0, n0, k);
+  Value d = DotOp::create(lb, acc.getType(), ta, tb, acc, op.getPrecision());
+  scf::YieldOp::create(lb, d);
+}
+
 /// The K loop of a GEMM: result 0 is the sum of the K steps' products.
 static scf::ForOp emitGemmLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
                                Value bv, Value K, Value aBatch, Value bBatch,
@@ -478,11 +491,8 @@ static scf::ForOp emitGemmLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
       b, constI32(b, 0), K, constI32(b, c.blockK), ValueRange{zero},
       [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
         ImplicitLocOpBuilder lb(loc, ob);
-        auto [ta, tb] = loadOperandTiles(lb, a, bv, aTile, bTile, aBatch,
-                                         bBatch, m0, n0, k);
-        Value d = DotOp::create(lb, zero.getType(), ta, tb, iters[0],
-                                op.getPrecision());
-        scf::YieldOp::create(lb, d);
+        emitKStep(lb, op, a, bv, aTile, bTile, aBatch, bBatch, m0, n0, k,
+                  iters[0]);
       });
 }
 
@@ -506,11 +516,8 @@ static scf::ForOp emitBatchReduceLoop(ImplicitLocOpBuilder &b, GemmOp op,
         Value matrix = arith::DivSIOp::create(lb, t, steps);
         Value k = arith::MulIOp::create(
             lb, arith::RemSIOp::create(lb, t, steps), blockK);
-        auto [ta, tb] = loadOperandTiles(lb, a, bv, aTile, bTile, matrix,
-                                         matrix, m0, n0, k);
-        Value d = DotOp::create(lb, zero.getType(), ta, tb, iters[0],
-                                op.getPrecision());
-        scf::YieldOp::create(lb, d);
+        emitKStep(lb, op, a, bv, aTile, bTile, matrix, matrix, m0, n0, k,
+                  iters[0]);
       });
 }
 
