@@ -2,7 +2,8 @@
 tilec.grouped_gemm (one launch, the sm_90a kernel, precompiled) against
 torch._grouped_mm(a, b, offs=offs) and a Python loop of torch.mm per expert
 (host-known group sizes, what an MoE layer without a grouped kernel runs),
-bf16 in and out, in alternating rounds (median of CUDA-event timings).
+bf16 in and out, in alternating rounds (block_programs.time_rounds: short
+samples in rotating order, medians of CUDA-event timings).
 
 Shapes: the issue's MoE up projection -- 4096 tokens x top-2 = 8192 rows,
 hidden 4096, ffn 14336: a [8192, 4096] x b [E, 4096, 14336], b the
@@ -24,18 +25,20 @@ Build here: TILEC_LIBRARY=build/lib/libtilec-c.so \\
 Run there (from the repository root; no compiler needed):
     python3 bench/grouped_gemm.py --artifacts .gpu/grouped_python [--json OUT]
 ($TILEC_COMMIT, else the artifacts' commit.txt, is the JSON's commit.)"""
-import argparse, datetime, json, os, statistics, sys, time
+import argparse, datetime, json, os, sys, time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 # No compiler on the GPU machine: make sure none is picked up by accident.
 os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", "libtilec-c.so")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import torch  # noqa: E402
 
 import tilec  # noqa: E402
 from artifact_record import read_commit  # noqa: E402
+from block_programs import time_rounds  # noqa: E402
 from tilec import ops  # noqa: E402
 
 #: (name, experts, rows, hidden K, ffn N, routing)
@@ -114,25 +117,6 @@ def check(fns, ref):
     return errors, failures
 
 
-def timings(fns, flops, rounds):
-    """Median ms per call of each variant, in alternating rounds."""
-    iters = max(3, min(50, int(0.03 / (flops / 5e14))))  # about 30 ms a measurement
-    times = {name: [] for name in fns}
-    for fn in fns.values():
-        fn()
-    torch.cuda.synchronize()
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            for _ in range(iters):
-                fn()
-            e.record()
-            e.synchronize()
-            times[name].append(s.elapsed_time(e) / iters)
-    return {name: statistics.median(t) for name, t in times.items()}, iters
-
-
 def bench(shape, artifacts, rounds):
     name, experts, rows, k, n, routing = shape
     sizes = group_sizes(routing, experts, rows)
@@ -149,14 +133,14 @@ def bench(shape, artifacts, rounds):
     ok = all(err == err and err <= TOLERANCE for err in errors.values()) \
         and "tilec_sm90a" not in failures
     flops = 2 * rows * n * k
-    med, iters = timings(fns, flops, rounds) if fns else ({}, 0)
+    med = time_rounds(fns, rounds) if fns else {}
     tf = {v: flops / (ms * 1e-3) / 1e12 for v, ms in med.items()}
     torch_best = max([tf[v] for v in ("torch_grouped_mm", "torch_loop") if v in tf], default=None)
     row = dict(name=name, experts=experts, rows=rows, hidden_k=k, ffn_n=n, routing=routing,
                group_rows=sizes if experts <= 8 else [min(sizes), max(sizes)],
                a=[rows, k], b=[experts, k, n], b_strides=list(b.stride()),
                tflops={v: round(x, 1) for v, x in tf.items()},
-               us={v: round(ms * 1e3, 1) for v, ms in med.items()}, iters=iters,
+               us={v: round(ms * 1e3, 1) for v, ms in med.items()},
                max_rel_err=errors, unavailable=failures, tilec_kernels=kernels, ok=ok)
     if "tilec_sm90a" in tf:
         row["tilec_vs_best_torch"] = round(tf["tilec_sm90a"] / torch_best, 3) if torch_best else None

@@ -9,11 +9,11 @@ Kernels: bf16 in, bf16 or f32 out, B row- or column-major, with and
 without beta, for sm_90a and sm_80 (assembled for sm_90). Checks: random
 inputs, odd sizes (rows padded to 16 bytes), C poisoned with NaN where it
 is not read, a float32 reference; one large shape timed against torch's
-A.bmm(B).sum(0) and its einsum in alternating rounds. Writes
+A.bmm(B).sum(0) and its einsum in alternating rounds
+(block_programs.time_rounds). Writes
 $OUT/batch_reduce_check.json."""
 import json
 import os
-import statistics
 import subprocess
 import sys
 
@@ -67,6 +67,8 @@ def padded(torch, *shape, dtype):
 def run(out):
     import torch
     sys.path.insert(0, os.path.join(ROOT, "python"))
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from block_programs import time_rounds
     from tilec.runtime import Kernel
     torch.manual_seed(5)
     cases, ok = [], True
@@ -110,20 +112,8 @@ def run(out):
     runs = {"tilec": lambda: kern(a, b, c, batch, m, n, k, k, n, n, m * k, k * n),
             "torch_bmm_sum": lambda: a.bmm(b).sum(0),
             "torch_einsum": lambda: torch.einsum("bmk,bkn->mn", a, b)}
-    times = {name: [] for name in runs}
-    for fn in runs.values():
-        fn()
-    for _ in range(5):
-        for name, fn in runs.items():
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            for _ in range(10):
-                fn()
-            e.record()
-            e.synchronize()
-            times[name].append(s.elapsed_time(e) / 10)
-    tflops = {name: 2 * batch * m * n * k / (statistics.median(t) * 1e-3) / 1e12
-              for name, t in times.items()}
+    ms = time_rounds(runs, rounds=5)
+    tflops = {name: 2 * batch * m * n * k / (t * 1e-3) / 1e12 for name, t in ms.items()}
     print("speed 16 x 4096 x 4096 x 512:", {n: round(v) for n, v in tflops.items()})
     record = {"gpu": torch.cuda.get_device_name(), "commit": os.environ.get("TILEC_COMMIT"),
               "cases": cases, "passed": sum(x["ok"] for x in cases), "total": len(cases),
