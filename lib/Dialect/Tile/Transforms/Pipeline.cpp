@@ -742,6 +742,32 @@ static void stageThroughSharedMemory(ConvertLayoutOp cvt) {
   cvt.erase();
 }
 
+/// Waits for each wgmma no ring schedules right after it: a dot in a loop
+/// whose loads stayed synchronous (operands staged per use, or loaded once
+/// before the loop) is issued asynchronously like any wgmma, and nothing
+/// else retires its group before the accumulator is read. tile-async-wgmma
+/// may later relax these waits where groups can stay in flight.
+static void waitForUnscheduledWgmma(KernelOp kernel) {
+  kernel.walk([](DotOp dot) {
+    // Only a wait, or another wgmma taking it as accumulator, may read a
+    // result still in flight.
+    auto readsInFlight = [&](Operation *user) {
+      if (isa<WarpgroupWaitOp>(user))
+        return false;
+      auto next = dyn_cast<DotOp>(user);
+      return !next || !isWgmma(next) || next.getAcc() != dot.getResult() ||
+             next.getA() == dot.getResult() || next.getB() == dot.getResult();
+    };
+    if (!isWgmma(dot) || !llvm::any_of(dot->getUsers(), readsInFlight))
+      return;
+    OpBuilder b(dot->getContext());
+    b.setInsertionPointAfter(dot);
+    auto wait = WarpgroupWaitOp::create(b, dot.getLoc(), dot.getType(), 0,
+                                        ValueRange{dot.getResult()});
+    dot.getResult().replaceAllUsesExcept(wait.getResult(0), wait);
+  });
+}
+
 namespace {
 struct TilePipelinePass : tile::impl::TilePipelineBase<TilePipelinePass> {
   using Base::Base;
@@ -806,4 +832,5 @@ void TilePipelinePass::runOnOperation() {
                  "it through a buffer");
     stageThroughSharedMemory(cvt);
   }
+  waitForUnscheduledWgmma(getOperation());
 }

@@ -239,7 +239,12 @@ void mlir::tilec::tile::remarkMissed(Operation *op, StringRef pass,
 
 void mlir::tilec::tile::remarkPassed(Operation *op, StringRef pass,
                                      StringRef name, const Twine &what) {
+  remarkPassed(op->getLoc(), pass, name, what);
+}
+
+void mlir::tilec::tile::remarkPassed(Location loc, StringRef pass,
+                                     StringRef name, const Twine &what) {
   std::string text = what.str();
-  remark::passed(op->getLoc(), remark::RemarkOpts::name(name).category(pass))
+  remark::passed(loc, remark::RemarkOpts::name(name).category(pass))
       << remark::add("{0}", text);
 }

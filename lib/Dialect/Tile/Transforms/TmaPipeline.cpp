@@ -938,8 +938,9 @@ void TileTmaPipelinePass::runOnOperation() {
       remarkMissed(load, kPassName, "NotLoaded", "left to the threads: " + why);
       continue;
     }
+    Location loc = load.getLoc(); // (loadOnce erases the load)
     loadOnce(*op, dot, takenStaging);
-    remarkPassed(load, kPassName, "LoadedOnce",
+    remarkPassed(loc, kPassName, "LoadedOnce",
                  takenStaging.contains(op->ring)
                      ? "one TMA copy into the buffer a later TMA store "
                        "stages its tile in, which the dot reads in place"

@@ -103,6 +103,9 @@ void remarkMissed(Operation *op, StringRef pass, StringRef name,
 /// Emits a passed remark of `pass` on `op`.
 void remarkPassed(Operation *op, StringRef pass, StringRef name,
                   const Twine &what);
+/// The same at `loc` (for an op the pass has already replaced).
+void remarkPassed(Location loc, StringRef pass, StringRef name,
+                  const Twine &what);
 
 } // namespace mlir::tilec::tile
 
