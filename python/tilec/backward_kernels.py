@@ -1,0 +1,438 @@
+"""Attention backward as block programs (FlashAttention-2's algorithm).
+
+Three kernels per (dtype, head dim, causal), written as a user writes block
+programs: the scheduling passes make them fast on each chip (TMA rings,
+wgmma and warp specialization on sm_90a; cp.async rings, ldmatrix and
+mma.sync on sm_80 / sm_89), as they do for the forward block program of
+``examples/attention_block_bf16.mlir``.
+
+* ``..._pre``: ``Delta = rowsum(dO * O)`` and ``lse2 = lse * log2(e)`` (the
+  forward's natural-log row log-sum-exp in the exp2 domain; a row that saw
+  no key, lse = -inf, gets +inf so that its probabilities are 0, not NaN).
+* ``..._dq``: one program per 128 queries of a (batch, query head) walks the
+  key blocks: ``S = Q Kᵀ``, ``P = exp2(S * qk_scale - lse2)``,
+  ``dP = dO Vᵀ``, ``dS = P * (dP - Delta)``, ``dQ += dS K``; ``dQ *
+  sm_scale`` is stored.
+* ``..._dkdv``: one program per 128 keys of a (batch, query head) walks the
+  query blocks with the transposed products (``Sᵀ = K Qᵀ``, ``dV += Pᵀ dO``,
+  ``dPᵀ = V dOᵀ``, ``dK += dSᵀ Q``), so that no tile is transposed in
+  registers.
+
+dQ is computed by its own kernel instead of being accumulated with atomics:
+the result is deterministic (the same bits on every run) at the cost of
+computing ``S`` and ``dP`` twice. With grouped-query attention (K/V heads
+``HK`` dividing the query heads ``H``), the dK/dV kernel writes one
+gradient per query head, ``[B, H, SK, D]``, and the caller sums each group
+(FlashAttention-2 does the same).
+
+Causal attention uses FlashAttention's bottom-right aligned mask (query
+``i`` sees key ``j <= i + SK - SQ``). Tiles outside the sequences read zero:
+rows past SQ contribute nothing to dK / dV (their dO rows are zero), keys
+past SK are masked in the dQ kernel and never stored by the dK/dV kernel.
+
+Parameters (strides in elements, each tensor contiguous in its last two
+dimensions, batch and head strides multiples of 8):
+
+* pre: ``O, dO, LSE, L2, DELTA, B, H, SQ, o_batch, o_head, do_batch,
+  do_head, lse_batch`` (LSE is ``[B, H, SQ]`` with row stride SQ; L2 and
+  DELTA are contiguous ``[B, H, SQ]`` f32 scratch);
+* dq: ``Q, K, V, dO, L2, DELTA, dQ, B, H, HK, SQ, SK, q_batch, q_head,
+  kv_batch, kv_head, do_batch, do_head, dq_batch, dq_head, qk_scale,
+  sm_scale``;
+* dkdv: ``Q, K, V, dO, L2, DELTA, dK, dV, B, H, HK, SQ, SK, q_batch,
+  q_head, kv_batch, kv_head, do_batch, do_head, dkv_batch, dkv_head,
+  qk_scale, sm_scale`` (dK and dV ``[B, H, SK, D]``, one per query head).
+
+``qk_scale`` is the softmax scale times log2(e), ``sm_scale`` the softmax
+scale.
+"""
+
+from typing import NamedTuple
+
+DTYPES = ("bf16", "f16")
+HEAD_DIMS = (64, 128)
+
+
+class Tiles(NamedTuple):
+    """The dQ kernel's queries per program, keys per step and warps; the
+    dK/dV kernel's keys per program, queries per step and warps."""
+    dq_m: int = 128
+    dq_n: int = 64
+    dq_warps: int = 8
+    dkv_n: int = 128
+    dkv_m: int = 64
+    dkv_warps: int = 8
+
+    def tag(self):
+        return (f"dq{self.dq_m}x{self.dq_n}w{self.dq_warps}"
+                f"_dkv{self.dkv_n}x{self.dkv_m}w{self.dkv_warps}")
+
+
+#: Per (chip, head dim), the fastest of the variants measured on the H200
+#: (scripts/build_backward_artifacts.py, bench/results/
+#: 2026-12-04_attention_backward_h200.json). sm_90a: two consumer
+#: warpgroups, m64 wgmmas per warpgroup; at head dim 64 the dQ kernel takes
+#: 128 keys a step (+4%). sm_80 / sm_89 (mma.sync, cp.async rings): at head
+#: dim 128, 32-wide steps keep the registers under 255 and two ring stages
+#: in shared memory (2.2x the 64-wide steps); at head dim 64, one-warpgroup
+#: programs of 64 rows.
+_TILES = {
+    ("sm_90a", 64): Tiles(dq_n=128),
+    ("sm_90a", 128): Tiles(),
+    ("mma.sync", 64): Tiles(dq_m=64, dq_warps=4, dkv_n=64, dkv_warps=4),
+    ("mma.sync", 128): Tiles(dq_n=32, dkv_m=32),
+}
+
+
+def tiles_for(chip, head_dim=128):
+    """The tiles tilec.attention_backward uses on ``chip`` at ``head_dim``."""
+    key = (chip if chip == "sm_90a" else "mma.sync", head_dim)
+    return _TILES.get(key, Tiles())
+#: The row statistics' preprocessing: rows per program and its warps.
+PRE_M, PRE_WARPS = 128, 4
+
+_ALIGN = "{tile.align = 16 : i64}"
+_DIV = "{tile.divisibility = 8 : i64}"
+
+
+def names(dtype="bf16", head_dim=128, causal=False):
+    """``(pre, dq, dkdv)`` kernel names."""
+    base = f"attention_bwd_{dtype}_d{head_dim}"
+    tag = "_causal" if causal else ""
+    return base + "_pre", base + tag + "_dq", base + tag + "_dkdv"
+
+
+def _check(dtype, head_dim):
+    if dtype not in DTYPES or head_dim not in HEAD_DIMS:
+        raise ValueError(f"attention backward supports {'/'.join(DTYPES)} at head dims "
+                         f"{'/'.join(map(str, HEAD_DIMS))}, not {dtype} at {head_dim}")
+
+
+def _ptrs(names_types):
+    return ",\n    ".join(f"%{n}: !tile.ptr<{t}> {_ALIGN}" for n, t in names_types)
+
+
+def _strides(names_):
+    return ",\n    ".join(f"%{n}: i32 {_DIV}" for n in names_)
+
+
+def _view4(name, ptr, t, d, heads, seq, batch_stride, head_stride):
+    return (f"  %{name} = tile.make_view %{ptr}[%B, %{heads}, %{seq}, {d}] strides "
+            f"[%{batch_stride}, %{head_stride}, {d}, 1] : !tile.ptr<{t}>")
+
+
+def _vt(t, d):
+    return f"!tile.view<?x?x?x{d}x{t}, strides = [?, ?, {d}, 1]>"
+
+
+_ROWS_VIEW = "!tile.view<?x?x?xf32, strides = [?, ?, 1]>"
+
+
+def _rows_views(*pairs):
+    lines = ["  %HSQ = arith.muli %H, %SQ : i32"]
+    lines += [f"  %{n} = tile.make_view %{p}[%B, %H, %SQ] strides [%HSQ, %SQ, 1] : !tile.ptr<f32>"
+              for n, p in pairs]
+    return lines
+
+
+def pre_source(dtype="bf16", head_dim=128):
+    """The preprocessing kernel ``(name, source)``."""
+    _check(dtype, head_dim)
+    t, d, m = dtype, head_dim, PRE_M
+    name = names(dtype, head_dim)[0]
+    vt = _vt(t, d)
+    return name, "\n".join([
+        f"tile.kernel @{name}({_ptrs([('O', t), ('dO', t), ('LSE', 'f32'), ('L2', 'f32'), ('DELTA', 'f32')])},",
+        "    %B: i32, %H: i32, %SQ: i32,",
+        f"    {_strides(['o_batch', 'o_head', 'do_batch', 'do_head'])},",
+        "    %lse_batch: i32)",
+        f"    grid(ceildiv(%SQ, {m}), %H, %B) warps({PRE_WARPS}) {{",
+        "  %c0 = arith.constant 0 : i32",
+        f"  %cm = arith.constant {m} : i32",
+        "  %mb = tile.program_id x",
+        "  %h = tile.program_id y",
+        "  %b = tile.program_id z",
+        "  %m0 = arith.muli %mb, %cm : i32",
+        _view4("o", "O", t, d, "H", "SQ", "o_batch", "o_head"),
+        _view4("do", "dO", t, d, "H", "SQ", "do_batch", "do_head"),
+        "  %l = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %SQ, 1] : !tile.ptr<f32>",
+        *_rows_views(("l2", "L2"), ("dl", "DELTA")),
+        f"  %to = tile.load %o[%b, %h, %m0, %c0] : {vt} -> tensor<{m}x{d}x{t}>",
+        f"  %tdo = tile.load %do[%b, %h, %m0, %c0] : {vt} -> tensor<{m}x{d}x{t}>",
+        f"  %of = arith.extf %to : tensor<{m}x{d}x{t}> to tensor<{m}x{d}xf32>",
+        f"  %dof = arith.extf %tdo : tensor<{m}x{d}x{t}> to tensor<{m}x{d}xf32>",
+        f"  %prod = arith.mulf %of, %dof : tensor<{m}x{d}xf32>",
+        f"  %delta = tile.reduce sum %prod axis = 1 : tensor<{m}x{d}xf32> -> tensor<{m}xf32>",
+        f"  tile.store %delta, %dl[%b, %h, %m0] : tensor<{m}xf32>, {_ROWS_VIEW}",
+        f"  %tl = tile.load %l[%b, %h, %m0] : {_ROWS_VIEW} -> tensor<{m}xf32>",
+        f"  %log2e = arith.constant dense<1.44269504> : tensor<{m}xf32>",
+        f"  %ninf = arith.constant dense<0xFF800000> : tensor<{m}xf32>",
+        f"  %pinf = arith.constant dense<0x7F800000> : tensor<{m}xf32>",
+        f"  %tl2 = arith.mulf %tl, %log2e : tensor<{m}xf32>",
+        f"  %empty = arith.cmpf oeq, %tl, %ninf : tensor<{m}xf32>",
+        f"  %tl3 = arith.select %empty, %pinf, %tl2 : tensor<{m}xi1>, tensor<{m}xf32>",
+        f"  tile.store %tl3, %l2[%b, %h, %m0] : tensor<{m}xf32>, {_ROWS_VIEW}",
+        "  tile.return",
+        "}",
+        "",
+    ])
+
+
+_COMMON_SCALARS = ("    %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32,")
+
+
+def _kv_head():
+    # The K/V head of query head %h: heads come in groups of H / HK.
+    return ["  %group = arith.divui %H, %HK : i32", "  %hk = arith.divui %h, %group : i32"]
+
+
+def _bcast(name, src, n, to, axis):
+    """%name: the vector %src [n] broadcast along ``axis`` to ``to``."""
+    shape = f"{n}x1" if axis == 1 else f"1x{n}"
+    return [f"  %{name}_e = tile.expand_dims %{src} axis = {axis} : tensor<{n}xf32> -> tensor<{shape}xf32>",
+            f"  %{name} = tile.broadcast %{name}_e : tensor<{shape}xf32> -> tensor<{to}xf32>"]
+
+
+def dq_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles()):
+    """The dQ kernel ``(name, source)``; with ``shared_loads`` one load of K
+    feeds both products (see :func:`source`)."""
+    _check(dtype, head_dim)
+    t, d, m, n = dtype, head_dim, tiles.dq_m, tiles.dq_n
+    name = names(dtype, head_dim, causal)[1]
+    vt = _vt(t, d)
+    mn = f"{m}x{n}"
+    if causal:
+        # Query i sees key j <= i + SK - SQ: the loop ends after the block's
+        # last query's last key; keys [0, full) are visible to every row.
+        bounds = [
+            "  %off = arith.subi %SK, %SQ : i32",
+            "  %last = arith.addi %m0, %cm : i32",
+            "  %end0 = arith.addi %last, %off : i32",
+            "  %end1 = arith.minsi %end0, %SK : i32",
+            "  %end = arith.maxsi %end1, %c0 : i32",
+            "  %f0 = arith.addi %m0, %off : i32",
+            "  %f1 = arith.addi %f0, %c1 : i32",
+            "  %f2 = arith.maxsi %f1, %c0 : i32",
+            "  %f3 = arith.divsi %f2, %cn : i32",
+            "  %f4 = arith.muli %f3, %cn : i32",
+            "  %full = arith.minsi %f4, %end : i32",
+            f"  %rows = tile.range 0 to {m} : tensor<{m}xi32>",
+            f"  %offs = tile.splat %f0 : tensor<{m}xi32>",
+            f"  %qi = arith.addi %rows, %offs : tensor<{m}xi32>",
+            f"  %qi2 = tile.expand_dims %qi axis = 1 : tensor<{m}xi32> -> tensor<{m}x1xi32>",
+            f"  %qlim = tile.broadcast %qi2 : tensor<{m}x1xi32> -> tensor<{mn}xi32>",
+        ]
+        keep = f"      %keep = arith.cmpi sle, %kjb, %qlim : tensor<{mn}xi32>"
+    else:
+        # Keys past SK (read as zero) are masked in the last blocks.
+        bounds = [
+            "  %f0 = arith.divsi %SK, %cn : i32",
+            "  %full = arith.muli %f0, %cn : i32",
+            f"  %klim = tile.splat %SK : tensor<{mn}xi32>",
+        ]
+        keep = f"      %keep = arith.cmpi slt, %kjb, %klim : tensor<{mn}xi32>"
+    return name, "\n".join([
+        f"tile.kernel @{name}({_ptrs([('Q', t), ('K', t), ('V', t), ('dO', t), ('L2', 'f32'), ('DELTA', 'f32'), ('dQ', t)])},",
+        _COMMON_SCALARS,
+        f"    {_strides(['q_batch', 'q_head', 'kv_batch', 'kv_head', 'do_batch', 'do_head', 'dq_batch', 'dq_head'])},",
+        "    %qk_scale: f32, %sm_scale: f32)",
+        f"    grid(ceildiv(%SQ, {m}), %H, %B) warps({tiles.dq_warps}) {{",
+        "  %c0 = arith.constant 0 : i32",
+        "  %c1 = arith.constant 1 : i32",
+        f"  %cm = arith.constant {m} : i32",
+        f"  %cn = arith.constant {n} : i32",
+        "  %mb = tile.program_id x",
+        "  %h = tile.program_id y",
+        "  %b = tile.program_id z",
+        "  %m0 = arith.muli %mb, %cm : i32",
+        *_kv_head(),
+        _view4("q", "Q", t, d, "H", "SQ", "q_batch", "q_head"),
+        _view4("k", "K", t, d, "HK", "SK", "kv_batch", "kv_head"),
+        _view4("v", "V", t, d, "HK", "SK", "kv_batch", "kv_head"),
+        _view4("do", "dO", t, d, "H", "SQ", "do_batch", "do_head"),
+        _view4("dq", "dQ", t, d, "H", "SQ", "dq_batch", "dq_head"),
+        *_rows_views(("l2", "L2"), ("dl", "DELTA")),
+        f"  %tq = tile.load %q[%b, %h, %m0, %c0] : {vt} -> tensor<{m}x{d}x{t}>",
+        f"  %tdo = tile.load %do[%b, %h, %m0, %c0] : {vt} -> tensor<{m}x{d}x{t}>",
+        f"  %tl = tile.load %l2[%b, %h, %m0] : {_ROWS_VIEW} -> tensor<{m}xf32>",
+        f"  %td = tile.load %dl[%b, %h, %m0] : {_ROWS_VIEW} -> tensor<{m}xf32>",
+        *_bcast("lb", "tl", m, mn, 1),
+        f"  %negl = arith.negf %lb : tensor<{mn}xf32>",
+        *_bcast("db", "td", m, mn, 1),
+        *bounds,
+        f"  %cols = tile.range 0 to {n} : tensor<{n}xi32>",
+        f"  %scale = tile.splat %qk_scale : tensor<{mn}xf32>",
+        f"  %ninf = arith.constant dense<0xFF800000> : tensor<{mn}xf32>",
+        f"  %s0 = arith.constant dense<0.0> : tensor<{mn}xf32>",
+        f"  %acc0 = arith.constant dense<0.0> : tensor<{m}x{d}xf32>",
+        f"  %res = scf.for %n = %c0 to {'%end' if causal else '%SK'} step %cn iter_args(%acc = %acc0) -> (tensor<{m}x{d}xf32>) : i32 {{",
+        f"    %tk = tile.load %k[%b, %hk, %n, %c0] : {vt} -> tensor<{n}x{d}x{t}>",
+        f"    %kt = tile.trans %tk : tensor<{n}x{d}x{t}> -> tensor<{d}x{n}x{t}>",
+        f"    %s = tile.dot %tq, %kt, %s0 : tensor<{m}x{d}x{t}>, tensor<{d}x{n}x{t}> -> tensor<{mn}xf32>",
+        "    %edge = arith.cmpi sge, %n, %full : i32",
+        f"    %sm = scf.if %edge -> (tensor<{mn}xf32>) {{",
+        f"      %ns = tile.splat %n : tensor<{n}xi32>",
+        f"      %kj = arith.addi %cols, %ns : tensor<{n}xi32>",
+        f"      %kj2 = tile.expand_dims %kj axis = 0 : tensor<{n}xi32> -> tensor<1x{n}xi32>",
+        f"      %kjb = tile.broadcast %kj2 : tensor<1x{n}xi32> -> tensor<{mn}xi32>",
+        keep,
+        f"      %masked = arith.select %keep, %s, %ninf : tensor<{mn}xi1>, tensor<{mn}xf32>",
+        f"      scf.yield %masked : tensor<{mn}xf32>",
+        "    } else {",
+        f"      scf.yield %s : tensor<{mn}xf32>",
+        "    }",
+        f"    %e = math.fma %sm, %scale, %negl : tensor<{mn}xf32>",
+        f"    %p = math.exp2 %e fastmath<afn> : tensor<{mn}xf32>",
+        f"    %tv = tile.load %v[%b, %hk, %n, %c0] : {vt} -> tensor<{n}x{d}x{t}>",
+        f"    %vt = tile.trans %tv : tensor<{n}x{d}x{t}> -> tensor<{d}x{n}x{t}>",
+        f"    %dp = tile.dot %tdo, %vt, %s0 : tensor<{m}x{d}x{t}>, tensor<{d}x{n}x{t}> -> tensor<{mn}xf32>",
+        f"    %dpd = arith.subf %dp, %db : tensor<{mn}xf32>",
+        f"    %ds = arith.mulf %p, %dpd : tensor<{mn}xf32>",
+        f"    %dsb = arith.truncf %ds : tensor<{mn}xf32> to tensor<{mn}x{t}>",
+        *([] if shared_loads else
+          [f"    %tk2 = tile.load %k[%b, %hk, %n, %c0] : {vt} -> tensor<{n}x{d}x{t}>"]),
+        f"    %acc_new = tile.dot %dsb, {'%tk' if shared_loads else '%tk2'}, %acc : tensor<{mn}x{t}>, tensor<{n}x{d}x{t}> -> tensor<{m}x{d}xf32>",
+        f"    scf.yield %acc_new : tensor<{m}x{d}xf32>",
+        "  }",
+        f"  %smv = tile.splat %sm_scale : tensor<{m}x{d}xf32>",
+        f"  %out = arith.mulf %res, %smv : tensor<{m}x{d}xf32>",
+        f"  %ob = arith.truncf %out : tensor<{m}x{d}xf32> to tensor<{m}x{d}x{t}>",
+        f"  tile.store %ob, %dq[%b, %h, %m0, %c0] : tensor<{m}x{d}x{t}>, {vt}",
+        "  tile.return",
+        "}",
+        "",
+    ])
+
+
+def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles()):
+    """The dK/dV kernel ``(name, source)``; with ``shared_loads`` one load
+    of Q and one of dO feed both of their products (see :func:`source`)."""
+    _check(dtype, head_dim)
+    t, d, n, m = dtype, head_dim, tiles.dkv_n, tiles.dkv_m
+    name = names(dtype, head_dim, causal)[2]
+    vt = _vt(t, d)
+    nm = f"{n}x{m}"
+    if causal:
+        # Key j is seen by queries i >= j - (SK - SQ): the loop starts at the
+        # query block holding the first query that sees key n0, and blocks
+        # from `full` on see all the program's keys.
+        bounds = [
+            "  %off = arith.subi %SK, %SQ : i32",
+            "  %s0i = arith.subi %n0, %off : i32",
+            "  %s1 = arith.maxsi %s0i, %c0 : i32",
+            "  %s2 = arith.divsi %s1, %cm : i32",
+            "  %s3 = arith.muli %s2, %cm : i32",
+            "  %start = arith.minsi %s3, %SQ : i32",
+            "  %f0 = arith.addi %s0i, %cn : i32",
+            "  %f1 = arith.maxsi %f0, %start : i32",
+            "  %full = arith.minsi %f1, %SQ : i32",
+            f"  %rows = tile.range 0 to {n} : tensor<{n}xi32>",
+            f"  %lims = tile.splat %s0i : tensor<{n}xi32>",
+            f"  %kq = arith.addi %rows, %lims : tensor<{n}xi32>",
+            f"  %kq2 = tile.expand_dims %kq axis = 1 : tensor<{n}xi32> -> tensor<{n}x1xi32>",
+            f"  %kqb = tile.broadcast %kq2 : tensor<{n}x1xi32> -> tensor<{nm}xi32>",
+            f"  %cols = tile.range 0 to {m} : tensor<{m}xi32>",
+            f"  %ninf = arith.constant dense<0xFF800000> : tensor<{nm}xf32>",
+        ]
+        st = "%stm"
+        mask = [
+            # Sᵀ[j, i] is kept where query i sees key j: i >= j - off.
+            "    %edge = arith.cmpi slt, %m, %full : i32",
+            f"    %stm = scf.if %edge -> (tensor<{nm}xf32>) {{",
+            f"      %ms = tile.splat %m : tensor<{m}xi32>",
+            f"      %qi = arith.addi %cols, %ms : tensor<{m}xi32>",
+            f"      %qi2 = tile.expand_dims %qi axis = 0 : tensor<{m}xi32> -> tensor<1x{m}xi32>",
+            f"      %qib = tile.broadcast %qi2 : tensor<1x{m}xi32> -> tensor<{nm}xi32>",
+            f"      %keep = arith.cmpi sge, %qib, %kqb : tensor<{nm}xi32>",
+            f"      %masked = arith.select %keep, %st, %ninf : tensor<{nm}xi1>, tensor<{nm}xf32>",
+            f"      scf.yield %masked : tensor<{nm}xf32>",
+            "    } else {",
+            f"      scf.yield %st : tensor<{nm}xf32>",
+            "    }",
+        ]
+    else:
+        bounds = []
+        st, mask = "%st", []
+    return name, "\n".join([
+        f"tile.kernel @{name}({_ptrs([('Q', t), ('K', t), ('V', t), ('dO', t), ('L2', 'f32'), ('DELTA', 'f32'), ('dK', t), ('dV', t)])},",
+        _COMMON_SCALARS,
+        f"    {_strides(['q_batch', 'q_head', 'kv_batch', 'kv_head', 'do_batch', 'do_head', 'dkv_batch', 'dkv_head'])},",
+        "    %qk_scale: f32, %sm_scale: f32)",
+        f"    grid(ceildiv(%SK, {n}), %H, %B) warps({tiles.dkv_warps}) {{",
+        "  %c0 = arith.constant 0 : i32",
+        f"  %cm = arith.constant {m} : i32",
+        f"  %cn = arith.constant {n} : i32",
+        "  %nb = tile.program_id x",
+        "  %h = tile.program_id y",
+        "  %b = tile.program_id z",
+        "  %n0 = arith.muli %nb, %cn : i32",
+        *_kv_head(),
+        _view4("q", "Q", t, d, "H", "SQ", "q_batch", "q_head"),
+        _view4("k", "K", t, d, "HK", "SK", "kv_batch", "kv_head"),
+        _view4("v", "V", t, d, "HK", "SK", "kv_batch", "kv_head"),
+        _view4("do", "dO", t, d, "H", "SQ", "do_batch", "do_head"),
+        _view4("dk", "dK", t, d, "H", "SK", "dkv_batch", "dkv_head"),
+        _view4("dv", "dV", t, d, "H", "SK", "dkv_batch", "dkv_head"),
+        *_rows_views(("l2", "L2"), ("dl", "DELTA")),
+        f"  %tk = tile.load %k[%b, %hk, %n0, %c0] : {vt} -> tensor<{n}x{d}x{t}>",
+        f"  %tv = tile.load %v[%b, %hk, %n0, %c0] : {vt} -> tensor<{n}x{d}x{t}>",
+        *bounds,
+        f"  %scale = tile.splat %qk_scale : tensor<{nm}xf32>",
+        f"  %z = arith.constant dense<0.0> : tensor<{nm}xf32>",
+        f"  %acc0 = arith.constant dense<0.0> : tensor<{n}x{d}xf32>",
+        f"  %res:2 = scf.for %m = {'%start' if causal else '%c0'} to %SQ step %cm iter_args(%adk = %acc0, %adv = %acc0)"
+        f" -> (tensor<{n}x{d}xf32>, tensor<{n}x{d}xf32>) : i32 {{",
+        f"    %tq = tile.load %q[%b, %h, %m, %c0] : {vt} -> tensor<{m}x{d}x{t}>",
+        f"    %qt = tile.trans %tq : tensor<{m}x{d}x{t}> -> tensor<{d}x{m}x{t}>",
+        f"    %st = tile.dot %tk, %qt, %z : tensor<{n}x{d}x{t}>, tensor<{d}x{m}x{t}> -> tensor<{nm}xf32>",
+        *mask,
+        f"    %tl = tile.load %l2[%b, %h, %m] : {_ROWS_VIEW} -> tensor<{m}xf32>",
+        *["  " + x for x in _bcast("lb", "tl", m, nm, 0)],
+        f"    %negl = arith.negf %lb : tensor<{nm}xf32>",
+        f"    %e = math.fma {st}, %scale, %negl : tensor<{nm}xf32>",
+        f"    %pt = math.exp2 %e fastmath<afn> : tensor<{nm}xf32>",
+        f"    %ptb = arith.truncf %pt : tensor<{nm}xf32> to tensor<{nm}x{t}>",
+        f"    %tdo = tile.load %do[%b, %h, %m, %c0] : {vt} -> tensor<{m}x{d}x{t}>",
+        f"    %adv2 = tile.dot %ptb, %tdo, %adv : tensor<{nm}x{t}>, tensor<{m}x{d}x{t}> -> tensor<{n}x{d}xf32>",
+        *([] if shared_loads else
+          [f"    %tdo2 = tile.load %do[%b, %h, %m, %c0] : {vt} -> tensor<{m}x{d}x{t}>"]),
+        f"    %dot = tile.trans {'%tdo' if shared_loads else '%tdo2'} : tensor<{m}x{d}x{t}> -> tensor<{d}x{m}x{t}>",
+        f"    %dpt = tile.dot %tv, %dot, %z : tensor<{n}x{d}x{t}>, tensor<{d}x{m}x{t}> -> tensor<{nm}xf32>",
+        f"    %td = tile.load %dl[%b, %h, %m] : {_ROWS_VIEW} -> tensor<{m}xf32>",
+        *["  " + x for x in _bcast("db", "td", m, nm, 0)],
+        f"    %dpd = arith.subf %dpt, %db : tensor<{nm}xf32>",
+        f"    %dst = arith.mulf %pt, %dpd : tensor<{nm}xf32>",
+        f"    %dstb = arith.truncf %dst : tensor<{nm}xf32> to tensor<{nm}x{t}>",
+        *([] if shared_loads else
+          [f"    %tq2 = tile.load %q[%b, %h, %m, %c0] : {vt} -> tensor<{m}x{d}x{t}>"]),
+        f"    %adk2 = tile.dot %dstb, {'%tq' if shared_loads else '%tq2'}, %adk : tensor<{nm}x{t}>, tensor<{m}x{d}x{t}> -> tensor<{n}x{d}xf32>",
+        f"    scf.yield %adk2, %adv2 : tensor<{n}x{d}xf32>, tensor<{n}x{d}xf32>",
+        "  }",
+        f"  %smv = tile.splat %sm_scale : tensor<{n}x{d}xf32>",
+        f"  %dko = arith.mulf %res#0, %smv : tensor<{n}x{d}xf32>",
+        f"  %dkb = arith.truncf %dko : tensor<{n}x{d}xf32> to tensor<{n}x{d}x{t}>",
+        f"  tile.store %dkb, %dk[%b, %h, %n0, %c0] : tensor<{n}x{d}x{t}>, {vt}",
+        f"  %dvb = arith.truncf %res#1 : tensor<{n}x{d}xf32> to tensor<{n}x{d}x{t}>",
+        f"  tile.store %dvb, %dv[%b, %h, %n0, %c0] : tensor<{n}x{d}x{t}>, {vt}",
+        "  tile.return",
+        "}",
+        "",
+    ])
+
+
+def source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles()):
+    """All three kernels in one module: ``(names, source)``.
+
+    A tile that two products read (K in the dQ kernel; Q and dO in the dK/dV
+    kernel, once transposed and once not) is loaded once per use by
+    default: on sm_90a each load becomes a TMA ring slot that one wgmma
+    reads in place. ``shared_loads`` loads it once for both: on sm_90a the
+    products then fall back to mma.sync, and on sm_80 the dK/dV loop's
+    registers and ring fit worse; measured on the H200 (bench/results/
+    2026-12-04_attention_backward_h200.json) it is 0.19-0.81x the default
+    on both paths, so it stays a knob for A/B runs.
+    """
+    parts = [pre_source(dtype, head_dim), dq_source(dtype, head_dim, causal, shared_loads, tiles),
+             dkdv_source(dtype, head_dim, causal, shared_loads, tiles)]
+    return tuple(n for n, _ in parts), "\n".join(s for _, s in parts)
+

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Writes examples/attention_backward_bf16.mlir: the attention backward
+block programs of python/tilec/backward_kernels.py (what tilec.attention's
+autograd formula runs) at head dim 128, bf16, causal and not.
+test/Examples/attention-backward-template.test keeps the example equal to
+this output.
+
+    python3 scripts/attention_backward_example.py > examples/attention_backward_bf16.mlir
+"""
+
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from tilec import backward_kernels as bk  # noqa: E402
+
+HEADER = """\
+// FlashAttention-2's backward as block programs, the kernels behind
+// tilec.attention's autograd formula (python/tilec/backward_kernels.py,
+// written out by scripts/attention_backward_example.py): bf16, head dim 128,
+// [batch, heads, seq, 128] tensors, grouped-query K/V, causal (bottom-right
+// aligned) and not.
+//
+//  * @attention_bwd_bf16_d128_pre: Delta = rowsum(dO * O) and the forward's
+//    log-sum-exp in the exp2 domain (+inf for a row that saw no key).
+//  * @attention_bwd_bf16_d128[_causal]_dq: per 128 queries, the key blocks:
+//    S = Q Kᵀ, P = exp2(S * qk_scale - lse2), dP = dO Vᵀ,
+//    dS = P (dP - Delta), dQ += dS K.
+//  * @attention_bwd_bf16_d128[_causal]_dkdv: per 128 keys, the query blocks
+//    with the transposed products: Sᵀ = K Qᵀ, dV += Pᵀ dO, dPᵀ = V dOᵀ,
+//    dK += dSᵀ Q (one dK/dV per query head; the caller sums a group's).
+//
+// These are the sm_90a tiles; on sm_80 / sm_89 tilec.attention_backward
+// takes 32-wide steps at head dim 128 (backward_kernels.tiles_for).
+//
+// dQ has its own kernel instead of atomics: deterministic. Each tile that
+// two products read is loaded once per product, so that on sm_90a each
+// becomes a TMA ring slot that one wgmma reads in place.
+//
+// What the passes make of it (`tilec FILE --remarks=tile-`): on sm_90a, TMA
+// rings with a producer warpgroup, wgmma (Pᵀ and dSᵀ from registers), TMA
+// stores of dQ, dK and dV; on sm_80 / sm_89, cp.async rings, ldmatrix and
+// mma.sync.
+"""
+
+
+def main():
+    _, src = bk.source("bf16", 128, False)
+    causal = [bk.dq_source("bf16", 128, True)[1], bk.dkdv_source("bf16", 128, True)[1]]
+    sys.stdout.write(HEADER + "\n" + src + "\n" + "\n".join(causal))
+
+
+if __name__ == "__main__":
+    main()

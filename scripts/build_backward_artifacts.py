@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Compiles the attention backward block programs (python/tilec/
+backward_kernels.py) that scripts/attention_backward_check.py checks and
+times on the GPU machine (no compiler there) into OUT/<chip>/: bf16 at head
+dims 64 and 128, causal and not, each kernel as the package builds it and
+in tile variants (`<name>__<tiles>`) for A/B runs. sm_80 PTX is assembled for sm_90 (the H200). Writes each kernel's
+compile time (tilec, ptxas included) to OUT/compile_times.json.
+
+    build_backward_artifacts.py [--out .gpu/backward] [--chips sm_80,sm_90a]
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from artifact_record import stamp_commit  # noqa: E402
+from tilec import backward_kernels  # noqa: E402
+
+
+#: Tile variants per chip for A/B runs: (suffix, tiles); "" is the
+#: package's choice (backward_kernels.tiles_for).
+T = backward_kernels.Tiles
+TILE_VARIANTS = {
+    "sm_90a": [T(), T(dq_n=128), T(dkv_m=32)],
+    "sm_80": [T(), T(dq_n=32, dkv_m=32), T(dq_m=64, dq_warps=4, dkv_n=64, dkv_warps=4)],
+}
+
+
+def variants(chip, d, causal):
+    """(suffix, source) of the package's kernels and of each tile variant
+    (`<name>__<tiles>`)."""
+    default = backward_kernels.tiles_for(chip, d)
+    out = [("", backward_kernels.source("bf16", d, causal, tiles=default)[1])]
+    for tiles in TILE_VARIANTS.get(chip, []):
+        if tiles == default:
+            continue
+        suffix = "__" + tiles.tag()
+        _, src = backward_kernels.source("bf16", d, causal, tiles=tiles)
+        src = re.sub(r"^tile\.kernel @(\w+)\(",
+                     lambda m: f"tile.kernel @{m.group(1)}{suffix}(", src, flags=re.M)
+        out.append((suffix, src))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "backward"))
+    ap.add_argument("--chips", default="sm_80,sm_90a")
+    ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    stamp_commit(args.out)
+    times, found = {}, {}
+    for chip in args.chips.split(","):
+        arch = "sm_90" if chip in ("sm_80", "sm_89") else chip
+        for d in backward_kernels.HEAD_DIMS:
+            for causal in (False, True):
+                for suffix, src in variants(chip, d, causal):
+                    found.setdefault(f"{chip}/d{d}", set()).add(suffix)
+                    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+                        f.write(src)
+                    t0 = time.time()
+                    subprocess.run([args.tilec, f.name, f"--chip={chip}", f"--cubin-arch={arch}",
+                                    "--emit=cubin", "-o", os.path.join(args.out, chip)],
+                                   check=True)
+                    dt = time.time() - t0
+                    os.unlink(f.name)
+                    key = f"{chip}/" + ",".join(re.findall(r"^tile\.kernel @(\w+)", src, re.M))
+                    times[key] = round(dt, 3)
+                    print(f"{key}: {dt:.2f} s", flush=True)
+    with open(os.path.join(args.out, "compile_times.json"), "w") as f:
+        json.dump(times, f, indent=1)
+    with open(os.path.join(args.out, "variants.json"), "w") as f:
+        json.dump({key: sorted(v) for key, v in found.items()}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
