@@ -33,6 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import tilec  # noqa: E402
 from artifact_record import stamp_commit  # noqa: E402
+from tilec import backward_kernels  # noqa: E402
 from tilec.kernels import (attention_name, attention_shape_config, attention_source,  # noqa: E402
                            gemm_config_suffix, gemm_name, gemm_source)
 
@@ -54,6 +55,15 @@ VARIANTS = [
     {"dtype": "f8e4m3", "b_dtype": "f8e5m2", "b_layout": "col"},
     {"dtype": "i8", "b_layout": "col"},
 ]
+
+#: The bf16 variants scripts/training_check.py runs through autograd (bias,
+#: activations, both layouts of b), with the default tiles and the variant
+#: for any strides: tilec.gemm falls back to the default kernel where a shape
+#: class's variant is missing.
+TRAINING_VARIANTS = [{"b_layout": layout, "bias": bias, "activation": act}
+                     for layout in ("row", "col") for bias in (False, True)
+                     for act in (None, "relu", "gelu", "silu")]
+TRAINING_CONFIGS = [None, {"aligned": 0}]
 
 #: The batched variants (tilec.bmm) scripts/bmm_check.py exercises.
 BMM_VARIANTS = [
@@ -124,6 +134,12 @@ def main():
     ap.add_argument("--attention-dtypes", default="bf16,f16,f8e4m3",
                     help="the attention kernels' input dtypes, comma-separated")
     ap.add_argument("--attention-only", action="store_true", help="no GEMM kernels")
+    ap.add_argument("--training", action="store_true",
+                    help="only the GEMM variants of scripts/training_check.py (default tiles "
+                         "and any strides) and the bf16 attention kernels")
+    ap.add_argument("--attention-scales", default="",
+                    help="also bf16 attention (not causal) with these softmax scales, "
+                         "comma-separated (scripts/training_check.py uses 0.1)")
     ap.add_argument("--bmm", action="store_true",
                     help="also the batched GEMM kernels of tilec.bmm (scripts/bmm_check.py)")
     ap.add_argument("--bmm-only", action="store_true",
@@ -143,9 +159,14 @@ def main():
                 if not args.attention_only
                 and (args.dtype is None or v.get("dtype", "bf16") in args.dtype.split(","))]
     written, failed = {}, []
+    pairs = {chip: [(v, c) for v in variants for c in CONFIGS[chip]] for chip in chips}
+    if args.training:
+        attention_dtypes = ["bf16"]
+        pairs = {chip: [(v, c) for v in TRAINING_VARIANTS for c in TRAINING_CONFIGS]
+                 for chip in chips}
     for chip in chips:
         jobs = []
-        for variant, config in [(v, c) for v in variants for c in CONFIGS[chip]
+        for variant, config in [(v, c) for v, c in pairs[chip]
                                 if not (chip == "sm_80" and v.get("dtype") in FP8_DTYPES)]:
             if variant.get("block_scales") and (config or {}).get("block_n", 0) > 128:
                 continue  # (tilec.gemm drops block_n 256 for block scales)
@@ -172,6 +193,25 @@ def main():
                         jobs.append((dict(variant, config=config),
                                      attention_source(dtype=dtype, head_dim=head_dim,
                                                       causal=causal, config=config, name=name)))
+        for value in [float(x) for x in args.attention_scales.split(",") if x]:
+            for head_dim in backward_kernels.HEAD_DIMS:
+                scale = tilec.ops._attention_scale("build", value)
+                jobs.append(({"attention": True, "dtype": "bf16", "head_dim": head_dim,
+                              "scale": value},
+                             attention_source(dtype="bf16", head_dim=head_dim, scale=scale)))
+        # tilec.attention's backward (tilec.training): bf16 and f16, each
+        # kernel its own module (the artifacts' source check is per module).
+        for dtype in [t for t in ("bf16", "f16") if t in attention_dtypes] \
+                if args.dtype is None and not only else ():
+            for head_dim in backward_kernels.HEAD_DIMS:
+                variant = {"attention_backward": True, "dtype": dtype, "head_dim": head_dim}
+                jobs.append((variant, backward_kernels.pre_source(dtype, head_dim)))
+                for causal in (False, True):
+                    tiles = backward_kernels.tiles_for(chip, head_dim)
+                    jobs += [(dict(variant, causal=causal), make(dtype, head_dim, causal,
+                                                                 tiles=tiles))
+                             for make in (backward_kernels.dq_source,
+                                          backward_kernels.dkdv_source)]
         # FP8 attention where FP8 tensor cores exist.
         if (args.dtype is None and not only and chip != "sm_80"
                 and "f8e4m3" in attention_dtypes):

@@ -117,6 +117,27 @@ def test_shape_class_dispatch(tmp_path, launches, shape, suffix):
     assert launches[0][0].name == name
 
 
+def test_dispatch_falls_back_to_the_default_gemm(tmp_path, launches, monkeypatch):
+    """Artifacts without a shape class's variant and no compiler: the
+    default kernel runs (the variant is only faster); a config the caller
+    asked for is not replaced."""
+    from tilec import _capi
+    name, source = gemm_source()
+    write_artifact(str(tmp_path), name, source, gemm_metadata(name))
+    monkeypatch.setenv("TILEC_LIBRARY", str(tmp_path / "missing.so"))
+    _capi.reset_library()
+    try:
+        a, b = FakeTensor((128, 8192)), FakeTensor((8192, 8192))
+        assert ops.gemm_shape_config(128, 8192, 8192, "sm_90a") == {"block_n": 64}
+        tilec.gemm(a, b, chip="sm_90a", artifacts=str(tmp_path))
+        assert [launcher.name for launcher, _ in launches] == [name]
+        with pytest.raises(tilec.KernelNotAvailableError, match="_block_n64 for sm_90a"):
+            tilec.gemm(a, b, chip="sm_90a", artifacts=str(tmp_path), config={"block_n": 64})
+    finally:
+        monkeypatch.undo()
+        _capi.reset_library()
+
+
 def test_decode_shape_dispatch_mma_sync(tmp_path, launches):
     """sm_80: decode shapes run transposed too, on mma.sync tiles."""
     config = ops.gemm_shape_config(1, 4096, 4096, "sm_80", can_swap_ab=True)
@@ -618,6 +639,24 @@ def test_attention_dispatch_falls_back_to_the_default(launches, tmp_path, monkey
     finally:
         monkeypatch.undo()
         _capi.reset_library()
+
+
+def test_attention_scale_selects_its_kernel(launches, tmp_path):
+    """A scale other than 1/sqrt(head_dim) runs the kernel compiled with it;
+    the default scale, given explicitly, runs the default kernel."""
+    from overhead_bench import attention_meta
+    from tilec.kernels import attention_source
+    for scale in ("3dcccccd", None):  # 0.1, and the default
+        name, source = attention_source("bf16", 64, scale=scale)
+        write_artifact(str(tmp_path), name, source, attention_meta(name, "sm_90a", 64))
+    q = FakeTensor((2, 4, 300, 64))
+    tilec.attention(q, q, q, scale=0.1, chip="sm_90a", artifacts=str(tmp_path))
+    tilec.attention(q, q, q, scale=0.125, chip="sm_90a", artifacts=str(tmp_path))
+    assert [launcher.name for launcher, _ in launches] == [
+        "attention_bf16_d64_scale3dcccccd", "attention_bf16_d64"]
+    with pytest.raises(tilec.ArgumentError, match="not supported for FP8 attention"):
+        f8 = FakeTensor((2, 4, 300, 64), "float8_e4m3fn")
+        tilec.attention(f8, f8, f8, scale=0.1, chip="sm_90a", artifacts=str(tmp_path))
 
 
 def fp8_attention_meta(name, chip="sm_90a"):

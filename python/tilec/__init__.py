@@ -9,6 +9,11 @@ artifacts (``TILEC_ARTIFACTS``) on machines without the compiler;
 ``tilec.runtime`` loads a cubin plus its ``<kernel>.json`` and launches it
 through the CUDA driver API. torch and the
 CUDA bindings are imported only when something is launched.
+
+Training: ``tilec.attention`` and ``tilec.gemm`` are differentiable on torch
+tensors, and torch.compile(fullgraph=True) holds them as single graph nodes
+(``torch.ops.tilec.*``, :mod:`tilec.torch_ops`); ``tilec.attention_backward``
+computes attention's gradients from the forward's output and lse.
 """
 
 __version__ = "0.1.0"
@@ -18,11 +23,13 @@ from .artifacts import ArtifactError
 from .compiler import CompiledKernel, CompileError, CompileResult, compile
 from .grid import evaluate_grid
 from .specialize import specialization
+from .training import attention_backward
 from .ops import (ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError,
                   attention, bmm, default_precision, gemm, grouped_gemm)
 
 __all__ = [
-    "compile", "gemm", "bmm", "grouped_gemm", "attention", "default_precision", "evaluate_grid",
+    "compile", "gemm", "bmm", "grouped_gemm", "attention", "attention_backward",
+    "default_precision", "evaluate_grid",
     "specialization",
     "CompileResult", "CompiledKernel",
     "CompileError", "CompilerNotFoundError", "ArtifactError", "ArgumentError", "DTypeError",

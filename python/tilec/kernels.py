@@ -236,9 +236,12 @@ def gemm_config_suffix(config):
     return "_" + "_".join(f"{key}{int(value)}" for key, value in sorted(config.items()))
 
 
-def attention_name(dtype="bf16", head_dim=128, causal=False, descale_tensors=False):
+def attention_name(dtype="bf16", head_dim=128, causal=False, descale_tensors=False, scale=None):
+    """``scale``: a softmax scale other than the default, as the hex digits
+    of its float32 bits."""
     return (f"attention_{dtype}_d{head_dim}" + ("_causal" if causal else "")
-            + ("_descale_tensors" if descale_tensors else ""))
+            + ("_descale_tensors" if descale_tensors else "")
+            + (f"_scale{scale}" if scale else ""))
 
 
 def attention_shape_config(seq_q, head_dim, causal, chip="sm_90a"):
@@ -257,7 +260,7 @@ _FP8_TILE_TYPES = {"f8e4m3": "f8E4M3FN", "f8e5m2": "f8E5M2"}
 
 
 def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name=None,
-                     descale_tensors=False):
+                     descale_tensors=False, scale=None):
     """A kernel computing ``tile.attention`` over [batch, heads, seq, head_dim]
     tensors with a contiguous head dimension and the row log-sum-exp.
 
@@ -272,21 +275,24 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
     descales are f32 tensors [B, HK] read on the device instead (per batch
     and K/V head, FlashAttention-3's): pointers DQ, DK, DV and their
     strides dq_batch, dq_head, dk_batch, dk_head, dv_batch, dv_head (0
-    broadcasts one factor).
+    broadcasts one factor). ``scale``: the softmax scale when not
+    ``1/sqrt(head_dim)``, as the hex digits of its float32 bits.
     """
     fp8 = dtype in _FP8_TILE_TYPES
     if not (fp8 or dtype in ("bf16", "f16")) or head_dim not in (64, 128, 256):
         raise ValueError(f"unsupported attention {dtype} head_dim {head_dim}")
     if descale_tensors and not fp8:
         raise ValueError("descale tensors are for FP8 attention only")
-    name = name or attention_name(dtype, head_dim, causal, descale_tensors)
+    name = name or attention_name(dtype, head_dim, causal, descale_tensors, scale)
     d = head_dim
     et = _FP8_TILE_TYPES.get(dtype, dtype)
     ot = "bf16" if fp8 else dtype
     view = f"!tile.view<?x?x?x{d}x{et}, strides = [?, ?, {d}, 1]>"
     o_view = f"!tile.view<?x?x?x{d}x{ot}, strides = [?, ?, {d}, 1]>"
     v_view = f"!tile.view<?x?x?x{d}x{et}, strides = [?, ?, 1, ?]>" if fp8 else view
-    extras = " causal" if causal else ""
+    # The softmax scale (default 1/sqrt(head_dim)), as float32 bits.
+    extras = f" scale(0x{scale.upper()})" if scale else ""
+    extras += " causal" if causal else ""
     extras += config_clause(config)
     fp8_params = ", %v_batch: i32, %v_head: i32, %v_ld: i32" if fp8 else ""
     descale_views = []

@@ -30,6 +30,8 @@ re-packed in place), at most ``_PLAN_LIMIT`` of them, all dropped by
 
 import math
 import os
+import struct
+import sys
 import threading
 import weakref
 
@@ -525,12 +527,35 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     compiler. ``config``: tile configuration overrides (e.g.
     ``{"block_n": 128, "stages": 3}``).
 
+    Differentiable (torch tensors): when a gradient is needed, or while
+    torch.compile traces, the call goes through ``torch.ops.tilec.gemm``
+    (:mod:`tilec.torch_ops`; its backward is two tilec GEMMs). Calls with
+    ``out``, ``beta``, scales or ``config`` take the direct path only.
+
     Tensors: torch, CuPy (``__cuda_array_interface__``) or any DLPack
     object; an allocated ``out`` is a CuPy array for CuPy inputs, else a
     torch tensor. Runs on the current torch stream (CuPy's for CuPy arrays)
     and returns ``out``. Invalid arguments raise :class:`ArgumentError` /
     :class:`DTypeError` before anything is launched.
     """
+    if (out is None and beta is None and scale_a is None and scale_b is None and config is None
+            and _torch_op_route(a, b, bias)):
+        from . import torch_ops
+        if out_dtype is not None:
+            out_dtype = dtype_name(out_dtype)
+        if precision is None and str(a.dtype) == "torch.float32":
+            precision = default_precision()
+        return torch_ops.gemm(a, b, bias, None if alpha is None else float(alpha), activation,
+                              out_dtype, precision, chip, artifacts)
+    return _gemm_direct(a, b, out=out, bias=bias, alpha=alpha, beta=beta, activation=activation,
+                        out_dtype=out_dtype, precision=precision, scale_a=scale_a,
+                        scale_b=scale_b, chip=chip, artifacts=artifacts, config=config)
+
+
+def _gemm_direct(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None,
+                 out_dtype=None, precision=None, scale_a=None, scale_b=None, chip=None,
+                 artifacts=None, config=None):
+    """tilec.gemm's kernels, called directly (no torch operator)."""
     key = None
     if precision is None and str(getattr(a, "dtype", "")) == "torch.float32":
         precision = default_precision()
@@ -697,7 +722,8 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
                    b_dtype=B.dtype if B.dtype != A.dtype else None,
                    scale_a=SA is not None, scale_b=SB is not None,
                    block_scales=block is not None)
-    if config is None:  # the per-shape-class dispatch
+    dispatched = config is None
+    if dispatched:  # the per-shape-class dispatch
         # (Decode shapes run transposed where the operands allow it.)
         can_swap_ab = A.dtype in ("bf16", "f16") and b_layout == "col" and block is None
         config = gemm_shape_config(m, n, k, chip, can_swap_ab=can_swap_ab)
@@ -714,7 +740,20 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         if _needs_unaligned_variant([(A, lda), (B, ldb)]
                                     + ([(O, ldc_now)] if O is not None and c_by_tma else [])):
             config = dict(_UNALIGNED)
-    launcher, meta = _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts, device_index)
+    try:
+        launcher, meta = _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts,
+                                      device_index)
+    except KernelNotAvailableError:
+        # A shape class's variant is only faster: without it (artifacts
+        # built without it and no compiler), the default kernel computes the
+        # same, unless its TMA-store epilogue cannot take this out.
+        if not dispatched or not config or config == _UNALIGNED or (
+                O is not None and chip == "sm_90a"
+                and _needs_unaligned_variant([(O, _row_major_ld(op, O, "N"))])):
+            raise
+        config = None
+        launcher, meta = _gemm_kernel(op, variant, None, chip, cubin_arch, artifacts,
+                                      device_index)
 
     allocate = None
     if O is None:
@@ -1266,8 +1305,8 @@ def _grouped_checked(a, b, offsets, out, bias, activation, out_dtype, chip, arti
 _ATTENTION_DYNAMIC = ("Q", "K", "V", "O", "LSE")
 
 
-def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, artifacts=None,
-              q_descale=None, k_descale=None, v_descale=None):
+def attention(q, k, v, *, causal=False, scale=None, out=None, return_lse=False, chip=None,
+              artifacts=None, q_descale=None, k_descale=None, v_descale=None):
     """Scaled dot-product attention ``softmax(q @ k^T / sqrt(head_dim) [+
     causal mask]) @ v`` over ``[batch, heads, seq, head_dim]`` tensors
     (``tile.attention``: FlashAttention-2 forward).
@@ -1285,6 +1324,16 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     of a ``[batch, heads, head_dim, seq]`` tensor, rows 16-byte aligned:
     FP8 tensor cores read it K-major). The output is bf16; P is quantized
     to e4m3 after the online softmax.
+
+    ``scale``: the softmax scale (default ``1/sqrt(head_dim)``, as SDPA's
+    ``scale=``). It is a constant of the kernel: another value is another
+    kernel, compiled on first use (precompiled artifacts hold the default).
+
+    Differentiable (torch tensors): when a gradient is needed, the call
+    goes through ``torch.ops.tilec.attention`` (:mod:`tilec.torch_ops`),
+    whose backward is :func:`tilec.attention_backward`; under
+    ``torch.compile`` it is one graph node. bf16/f16 only; ``out=`` and FP8
+    calls are not differentiable.
 
     ``k``/``v`` may have fewer heads than ``q`` (grouped-query attention;
     they must divide q's) and another sequence length; ``causal`` aligns the
@@ -1307,11 +1356,29 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
     :class:`DTypeError` before anything is launched.
     """
     descales = (q_descale, k_descale, v_descale)
+    if out is None and descales == (None, None, None) and _torch_op_route(q, k, v):
+        from . import torch_ops
+        o, lse = torch_ops.attention(q, k, v, causal, scale, chip, artifacts)
+        return (o, lse) if return_lse else o
+    return _attention_direct(q, k, v, causal=causal, scale=scale, out=out, return_lse=return_lse,
+                             chip=chip, artifacts=artifacts, q_descale=q_descale,
+                             k_descale=k_descale, v_descale=v_descale)
+
+
+def _attention_direct(q, k, v, *, causal=False, scale=None, out=None, return_lse=False,
+                      chip=None, artifacts=None, q_descale=None, k_descale=None,
+                      v_descale=None):
+    """tilec.attention's kernels, called directly (no torch operator)."""
+    descales = (q_descale, k_descale, v_descale)
+    if scale is not None:
+        scale = _attention_scale("tilec.attention", scale)
     if descales != (None, None, None):
+        if scale is not None:
+            raise ArgumentError("tilec.attention: scale= is not supported with FP8 descales")
         return _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales)
     try:  # torch tensors: the plan of this call's metadata (module doc)
         key = _attention_plan_key("attention", q, k, v, out, causal, return_lse, chip,
-                                  artifacts)
+                                  artifacts, extra=scale)
         plan = _tls.plans.get(key)
     except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
         key = plan = None
@@ -1321,8 +1388,36 @@ def attention(q, k, v, *, causal=False, out=None, return_lse=False, chip=None, a
             return result
     # FP8 calls have plans of their own (keyed by how descales are given).
     if str(getattr(q, "dtype", "")).endswith(("float8_e4m3fn", "float8_e5m2")):
+        if scale is not None:
+            raise ArgumentError("tilec.attention: scale= is not supported for FP8 attention")
         return _attention_fp8(q, k, v, causal, out, return_lse, chip, artifacts, descales)
-    return _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key)
+    return _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key, scale)
+
+
+def _attention_scale(op, scale):
+    """``scale`` as a float32 bit pattern's hex digits (the kernel constant
+    and its name), after checking it."""
+    value = float(scale)
+    if not math.isfinite(value) or value == 0:
+        raise ArgumentError(f"{op}: scale must be finite and nonzero, got {scale}")
+    return "%08x" % struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def _torch_op_route(*tensors):
+    """Whether a call on ``tensors`` goes through the torch operators of
+    :mod:`tilec.torch_ops`: torch tensors while torch.compile traces, or
+    when autograd needs a gradient of one of them."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    compiler = getattr(torch, "compiler", None)
+    if compiler is not None and compiler.is_compiling():
+        return True
+    grad_enabled = getattr(torch, "is_grad_enabled", None)
+    if grad_enabled is None or not grad_enabled():
+        return False
+    tensor = getattr(torch, "Tensor", ())
+    return any(isinstance(t, tensor) and getattr(t, "requires_grad", False) for t in tensors)
 
 
 def _attention_plan_key(kind, q, k, v, out, causal, return_lse, chip, artifacts, extra=None):
@@ -1408,7 +1503,7 @@ def _is_contiguous(info):
                                                      _contiguous_strides(info.shape)))
 
 
-def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=None):
+def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=None, scale=None):
     """tilec.attention with every check spelled out (and its error
     messages); stores a plan under ``key`` when one is given."""
     op = "tilec.attention"
@@ -1440,7 +1535,7 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     if O is None and not _is_contiguous(Q) or O is not None and (
             O.strides[3] != 1 or (sq > 1 and O.strides[2] != d)
             or _outer_strides(O) != _outer_strides(Q)):
-        return _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts)
+        return _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts, scale)
 
     allocated = out is None
     out, O, lse = _attention_outputs(Q, out, O, (b, h, sq, d), Q.dtype)
@@ -1449,19 +1544,22 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     chip, cubin_arch = _chip_and_arch(chip, device_index)
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
     config = attention_shape_config(sq, d, causal, chip)  # the per-shape-class dispatch
-    default = attention_name(Q.dtype, d, causal)
+    if scale == _attention_scale(op, 1.0 / math.sqrt(d)):
+        scale = None  # the default: the kernels without a scale
+    default = attention_name(Q.dtype, d, causal, scale=scale)
     name = default + gemm_config_suffix(config)
     try:
         launcher, meta = _resolve(op, name,
                                   lambda: attention_source(Q.dtype, d, causal, config=config,
-                                                           name=name)[1],
+                                                           name=name, scale=scale)[1],
                                   chip, cubin_arch, directory, device_index)
     except KernelNotAvailableError:
         if name == default:
             raise
         # The variant is only faster: without it (artifacts built before it
         # and no compiler), the default kernel computes the same.
-        launcher, meta = _resolve(op, default, lambda: attention_source(Q.dtype, d, causal)[1],
+        launcher, meta = _resolve(op, default,
+                                  lambda: attention_source(Q.dtype, d, causal, scale=scale)[1],
                                   chip, cubin_arch, directory, device_index)
     values = {"Q": Q, "K": K, "V": V, "O": O, "LSE": describe(lse, "lse"), "B": b, "H": h,
               "HK": hk, "SQ": sq, "SK": sk, "q_batch": Q.strides[0], "q_head": Q.strides[1],
@@ -1620,7 +1718,7 @@ def _attention_fp8_checked(q, k, v, causal, out, return_lse, chip, artifacts, de
     return (out, lse) if return_lse else out
 
 
-def _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts):
+def _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts, scale=None):
     """tilec.attention through contiguous q and out: copies q when it is
     not contiguous, and out (after the kernel) when it is not."""
     if Q.kind == "cai":
@@ -1629,8 +1727,10 @@ def _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts):
     else:
         q = Q.obj if _is_contiguous(Q) else Q.as_torch().contiguous()
     if O is not None and _is_contiguous(O):
-        return _attention_checked(q, k, v, causal, O.obj, return_lse, chip, artifacts)
-    result = _attention_checked(q, k, v, causal, None, return_lse, chip, artifacts)
+        return _attention_checked(q, k, v, causal, O.obj, return_lse, chip, artifacts,
+                                  scale=scale)
+    result = _attention_checked(q, k, v, causal, None, return_lse, chip, artifacts,
+                                scale=scale)
     if O is None:
         return result
     written = result[0] if return_lse else result
