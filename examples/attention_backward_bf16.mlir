@@ -197,11 +197,15 @@ tile.kernel @attention_bwd_bf16_d128_dkdv(%Q: !tile.ptr<bf16> {tile.align = 16 :
   %scale = tile.splat %qk_scale : tensor<128x64xf32>
   %z = arith.constant dense<0.0> : tensor<128x64xf32>
   %acc0 = arith.constant dense<0.0> : tensor<128x128xf32>
-  %res:2 = scf.for %m = %c0 to %SQ step %cm iter_args(%adk = %acc0, %adv = %acc0) -> (tensor<128x128xf32>, tensor<128x128xf32>) : i32 {
+  %tl0 = tile.load %l2[%b, %h, %c0] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
+  %td0 = tile.load %dl[%b, %h, %c0] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
+  %res:4 = scf.for %m = %c0 to %SQ step %cm iter_args(%adk = %acc0, %adv = %acc0, %tl = %tl0, %td = %td0) -> (tensor<128x128xf32>, tensor<128x128xf32>, tensor<64xf32>, tensor<64xf32>) : i32 {
+    %mn = arith.addi %m, %cm : i32
+    %tln = tile.load %l2[%b, %h, %mn] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
+    %tdn = tile.load %dl[%b, %h, %mn] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
     %tq = tile.load %q[%b, %h, %m, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x128xbf16>
     %qt = tile.trans %tq : tensor<64x128xbf16> -> tensor<128x64xbf16>
     %st = tile.dot %tk, %qt, %z : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
-    %tl = tile.load %l2[%b, %h, %m] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
     %lb_e = tile.expand_dims %tl axis = 0 : tensor<64xf32> -> tensor<1x64xf32>
     %lb = tile.broadcast %lb_e : tensor<1x64xf32> -> tensor<128x64xf32>
     %negl = arith.negf %lb : tensor<128x64xf32>
@@ -213,7 +217,6 @@ tile.kernel @attention_bwd_bf16_d128_dkdv(%Q: !tile.ptr<bf16> {tile.align = 16 :
     %tdo2 = tile.load %do[%b, %h, %m, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x128xbf16>
     %dot = tile.trans %tdo2 : tensor<64x128xbf16> -> tensor<128x64xbf16>
     %dpt = tile.dot %tv, %dot, %z : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
-    %td = tile.load %dl[%b, %h, %m] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
     %db_e = tile.expand_dims %td axis = 0 : tensor<64xf32> -> tensor<1x64xf32>
     %db = tile.broadcast %db_e : tensor<1x64xf32> -> tensor<128x64xf32>
     %dpd = arith.subf %dpt, %db : tensor<128x64xf32>
@@ -221,7 +224,7 @@ tile.kernel @attention_bwd_bf16_d128_dkdv(%Q: !tile.ptr<bf16> {tile.align = 16 :
     %dstb = arith.truncf %dst : tensor<128x64xf32> to tensor<128x64xbf16>
     %tq2 = tile.load %q[%b, %h, %m, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x128xbf16>
     %adk2 = tile.dot %dstb, %tq2, %adk : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
-    scf.yield %adk2, %adv2 : tensor<128x128xf32>, tensor<128x128xf32>
+    scf.yield %adk2, %adv2, %tln, %tdn : tensor<128x128xf32>, tensor<128x128xf32>, tensor<64xf32>, tensor<64xf32>
   }
   %smv = tile.splat %sm_scale : tensor<128x128xf32>
   %dko = arith.mulf %res#0, %smv : tensor<128x128xf32>
@@ -391,7 +394,12 @@ tile.kernel @attention_bwd_bf16_d128_causal_dkdv(%Q: !tile.ptr<bf16> {tile.align
   %scale = tile.splat %qk_scale : tensor<128x64xf32>
   %z = arith.constant dense<0.0> : tensor<128x64xf32>
   %acc0 = arith.constant dense<0.0> : tensor<128x128xf32>
-  %res:2 = scf.for %m = %start to %SQ step %cm iter_args(%adk = %acc0, %adv = %acc0) -> (tensor<128x128xf32>, tensor<128x128xf32>) : i32 {
+  %tl0 = tile.load %l2[%b, %h, %start] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
+  %td0 = tile.load %dl[%b, %h, %start] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
+  %res:4 = scf.for %m = %start to %SQ step %cm iter_args(%adk = %acc0, %adv = %acc0, %tl = %tl0, %td = %td0) -> (tensor<128x128xf32>, tensor<128x128xf32>, tensor<64xf32>, tensor<64xf32>) : i32 {
+    %mn = arith.addi %m, %cm : i32
+    %tln = tile.load %l2[%b, %h, %mn] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
+    %tdn = tile.load %dl[%b, %h, %mn] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
     %tq = tile.load %q[%b, %h, %m, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x128xbf16>
     %qt = tile.trans %tq : tensor<64x128xbf16> -> tensor<128x64xbf16>
     %st = tile.dot %tk, %qt, %z : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
@@ -407,7 +415,6 @@ tile.kernel @attention_bwd_bf16_d128_causal_dkdv(%Q: !tile.ptr<bf16> {tile.align
     } else {
       scf.yield %st : tensor<128x64xf32>
     }
-    %tl = tile.load %l2[%b, %h, %m] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
     %lb_e = tile.expand_dims %tl axis = 0 : tensor<64xf32> -> tensor<1x64xf32>
     %lb = tile.broadcast %lb_e : tensor<1x64xf32> -> tensor<128x64xf32>
     %negl = arith.negf %lb : tensor<128x64xf32>
@@ -419,7 +426,6 @@ tile.kernel @attention_bwd_bf16_d128_causal_dkdv(%Q: !tile.ptr<bf16> {tile.align
     %tdo2 = tile.load %do[%b, %h, %m, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x128xbf16>
     %dot = tile.trans %tdo2 : tensor<64x128xbf16> -> tensor<128x64xbf16>
     %dpt = tile.dot %tv, %dot, %z : tensor<128x128xbf16>, tensor<128x64xbf16> -> tensor<128x64xf32>
-    %td = tile.load %dl[%b, %h, %m] : !tile.view<?x?x?xf32, strides = [?, ?, 1]> -> tensor<64xf32>
     %db_e = tile.expand_dims %td axis = 0 : tensor<64xf32> -> tensor<1x64xf32>
     %db = tile.broadcast %db_e : tensor<1x64xf32> -> tensor<128x64xf32>
     %dpd = arith.subf %dpt, %db : tensor<128x64xf32>
@@ -427,7 +433,7 @@ tile.kernel @attention_bwd_bf16_d128_causal_dkdv(%Q: !tile.ptr<bf16> {tile.align
     %dstb = arith.truncf %dst : tensor<128x64xf32> to tensor<128x64xbf16>
     %tq2 = tile.load %q[%b, %h, %m, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x128xbf16>
     %adk2 = tile.dot %dstb, %tq2, %adk : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
-    scf.yield %adk2, %adv2 : tensor<128x128xf32>, tensor<128x128xf32>
+    scf.yield %adk2, %adv2, %tln, %tdn : tensor<128x128xf32>, tensor<128x128xf32>, tensor<64xf32>, tensor<64xf32>
   }
   %smv = tile.splat %sm_scale : tensor<128x128xf32>
   %dko = arith.mulf %res#0, %smv : tensor<128x128xf32>

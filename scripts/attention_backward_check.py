@@ -72,6 +72,23 @@ class Backward:
                     dk=torch.full((B, H, SK, D), nan, device="cuda", dtype=q.dtype),
                     dv=torch.full((B, H, SK, D), nan, device="cuda", dtype=q.dtype))
 
+    def parts(self, q, k, v, o, do, lse, scale, t):
+        """The three launches as separate calls (a per-kernel breakdown)."""
+        B, H, SQ, D = q.shape
+        HK, SK = k.shape[1], k.shape[2]
+        sq, sk, so, sd = q.stride(), k.stride(), o.stride(), do.stride()
+        common = (B, H, HK, SQ, SK, sq[0], sq[1], sk[0], sk[1], sd[0], sd[1])
+        qk = scale * math.log2(math.e)
+        dqs, dks = t["dq"].stride(), t["dk"].stride()
+        return {
+            "pre": lambda: self.pre(o, do, lse, t["l2"], t["delta"], B, H, SQ, so[0], so[1],
+                                    sd[0], sd[1], lse.stride(0)),
+            "dq": lambda: self.dq(q, k, v, do, t["l2"], t["delta"], t["dq"], *common, dqs[0],
+                                  dqs[1], qk, scale),
+            "dkdv": lambda: self.dkdv(q, k, v, do, t["l2"], t["delta"], t["dk"], t["dv"],
+                                      *common, dks[0], dks[1], qk, scale),
+        }
+
     def __call__(self, q, k, v, o, do, lse, scale, t):
         B, H, SQ, D = q.shape
         HK, SK = k.shape[1], k.shape[2]
@@ -199,7 +216,15 @@ def bench(kernels, rounds, log):
                                             bwd(q, k, v, o, do, lse, scale, t))
         ms = time_rounds(fns, rounds)
         tf = {n: flops / (m * 1e-3) / 1e12 for n, m in ms.items()}
-        row = dict(B=B, H=H, S=S, D=d, causal=causal, ms=ms, tflops=tf,
+        # Where the package's kernels spend the time (separate rounds).
+        parts = {}
+        for key, bwd in kernels.items():
+            if (key[1], key[2], key[3]) == (d, causal, ""):
+                t = bwd.scratch(q, k)
+                for part, fn in bwd.parts(q, k, v, o, do, lse, scale, t).items():
+                    parts[f"tilec_{key[0]}:{part}"] = fn
+        breakdown = time_rounds(parts, rounds) if parts else {}
+        row = dict(B=B, H=H, S=S, D=d, causal=causal, ms=ms, tflops=tf, breakdown_ms=breakdown,
                    vs_cudnn={n: tf[n] / tf["cudnn"] for n in tf if n.startswith("tilec")},
                    vs_flash={n: tf[n] / tf["flash"] for n in tf if n.startswith("tilec")})
         log(json.dumps(row))

@@ -25,12 +25,12 @@ from artifact_record import stamp_commit  # noqa: E402
 from tilec import backward_kernels  # noqa: E402
 
 
-#: Tile variants per chip for A/B runs: (suffix, tiles); "" is the
-#: package's choice (backward_kernels.tiles_for).
+#: Tile variants per chip for A/B runs, besides the package's choice
+#: (backward_kernels.tiles_for) and that choice with prefetch_rows toggled.
 T = backward_kernels.Tiles
 TILE_VARIANTS = {
-    "sm_90a": [T(), T(dq_n=128), T(dkv_m=32)],
-    "sm_80": [T(), T(dq_n=32, dkv_m=32), T(dq_m=64, dq_warps=4, dkv_n=64, dkv_warps=4)],
+    "sm_90a": [],
+    "sm_80": [],
 }
 
 
@@ -39,7 +39,8 @@ def variants(chip, d, causal):
     (`<name>__<tiles>`)."""
     default = backward_kernels.tiles_for(chip, d)
     out = [("", backward_kernels.source("bf16", d, causal, tiles=default)[1])]
-    for tiles in TILE_VARIANTS.get(chip, []):
+    toggled = default._replace(prefetch_rows=not default.prefetch_rows)
+    for tiles in [toggled] + TILE_VARIANTS.get(chip, []):
         if tiles == default:
             continue
         suffix = "__" + tiles.tag()
