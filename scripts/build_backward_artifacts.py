@@ -25,12 +25,13 @@ from artifact_record import stamp_commit  # noqa: E402
 from tilec import backward_kernels  # noqa: E402
 
 
-#: Tile variants per chip for A/B runs, besides the package's choice
-#: (backward_kernels.tiles_for) and that choice with prefetch_rows toggled.
+#: Tile variants per (chip, head dim) for A/B runs, besides the package's
+#: choice (backward_kernels.tiles_for) and that choice with prefetch_rows
+#: toggled.
 T = backward_kernels.Tiles
 TILE_VARIANTS = {
-    "sm_90a": [],
-    "sm_80": [],
+    ("sm_90a", 64): [T(dq_n=128, dkv_m=128)],
+    ("sm_80", 64): [T(dq_m=64, dq_warps=4, dkv_n=64, dkv_m=128, dkv_warps=4)],
 }
 
 
@@ -40,7 +41,7 @@ def variants(chip, d, causal):
     default = backward_kernels.tiles_for(chip, d)
     out = [("", backward_kernels.source("bf16", d, causal, tiles=default)[1])]
     toggled = default._replace(prefetch_rows=not default.prefetch_rows)
-    for tiles in [toggled] + TILE_VARIANTS.get(chip, []):
+    for tiles in [toggled] + TILE_VARIANTS.get((chip, d), []):
         if tiles == default:
             continue
         suffix = "__" + tiles.tag()

@@ -13,12 +13,14 @@
 * torch.compile(fullgraph=True) of a function calling tilec.attention and
   tilec.gemm: no graph break, the same results as eager, gradients through
   the compiled function;
-* CUDA graph capture and replay of tilec.gemm and tilec.attention.
+* CUDA graph capture and replay of tilec.gemm and tilec.attention;
+* with --bench: forward + backward through autograd against SDPA on cuDNN
+  and on flash, alternating rounds.
 
 Needs the artifacts of scripts/build_python_artifacts.py (TILEC_ARTIFACTS,
 with --attention-scales 0.1 for the scale case).
 
-    training_check.py --out OUT
+    training_check.py --out OUT [--bench [--rounds 5]]
 """
 
 import argparse
@@ -34,6 +36,7 @@ import torch.nn.functional as F
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 import tilec  # noqa: E402
 from artifact_record import open_log, read_commit, write_result  # noqa: E402
 
@@ -250,9 +253,49 @@ def check_cuda_graph(log):
     return [row]
 
 
+# (B, H, S, D, causal): B*S = 16k, H*D = 2048, as attention_backward_check.py.
+BENCH = [(4, 16, 4096, 128, False), (4, 16, 4096, 128, True), (1, 16, 16384, 128, False),
+         (1, 16, 16384, 128, True), (4, 32, 4096, 64, False), (4, 32, 4096, 64, True)]
+
+
+def bench_forward_backward(log, rounds):
+    """Forward + backward through autograd (a training step's attention):
+    tilec.attention against SDPA on cuDNN and on flash, alternating rounds.
+    FLOPs: 3.5x the forward's (causal counted half)."""
+    from block_programs import time_rounds
+    rows = []
+    for (B, H, S, D, causal) in BENCH:
+        torch.manual_seed(0)
+        q, k, v = leaves(*(torch.randn(B, H, S, D, device="cuda").bfloat16() for _ in range(3)))
+        do = torch.randn(B, H, S, D, device="cuda").bfloat16()
+
+        def step(attend):
+            out = attend(q, k, v)
+            torch.autograd.backward(out, do)
+
+        fns = {"tilec": lambda: step(lambda q, k, v: tilec.attention(q, k, v, causal=causal))}
+        for backend, name in ((torch.nn.attention.SDPBackend.CUDNN_ATTENTION, "cudnn"),
+                              (torch.nn.attention.SDPBackend.FLASH_ATTENTION, "flash")):
+            def sdpa(q, k, v, backend=backend):
+                with torch.nn.attention.sdpa_kernel(backend):
+                    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            fns[name] = lambda sdpa=sdpa: step(sdpa)
+        ms = time_rounds(fns, rounds)
+        flops = 3.5 * 4 * B * H * S * S * D * (0.5 if causal else 1.0)
+        tf = {n: flops / (m * 1e-3) / 1e12 for n, m in ms.items()}
+        row = dict(check="forward_backward_speed", B=B, H=H, S=S, D=D, causal=causal, ms=ms,
+                   tflops=tf, vs_cudnn=tf["tilec"] / tf["cudnn"], vs_flash=tf["tilec"] / tf["flash"])
+        log(json.dumps(row))
+        rows.append(row)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/out"))
+    ap.add_argument("--bench", action="store_true",
+                    help="also time forward + backward against SDPA (cuDNN, flash)")
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     log = open_log(args.out, "training_check.log")
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
@@ -266,6 +309,8 @@ def main():
             row = dict(check=part.__name__, error=f"{type(e).__name__}: {e}"[:2000], ok=False)
             log(json.dumps(row))
             result["correctness"].append(row)
+    if args.bench:
+        result["speed"] = bench_forward_backward(log, args.rounds)
     return write_result(result, args.out, "training_check.json", log)
 
 
