@@ -192,6 +192,26 @@ def _kv_head():
     return ["  %group = arith.divui %H, %HK : i32", "  %hk = arith.divui %h, %group : i32"]
 
 
+def _program(index, start, block):
+    """The program's block index along x, its first row (`%start` =
+    `%index` * `%block`), its query head %h and batch %b."""
+    return [f"  %{index} = tile.program_id x", "  %h = tile.program_id y",
+            "  %b = tile.program_id z", f"  %{start} = arith.muli %{index}, %{block} : i32"]
+
+
+def _views(t, d, outputs):
+    """The views the dQ and dK/dV kernels read (Q and dO at query head %h,
+    K and V at its K/V head %hk, lse2 and Delta) and write: ``outputs``,
+    (name, pointer, seq, batch stride, head stride) of [B, H, seq, d] views."""
+    return [*_kv_head(),
+            _view4("q", "Q", t, d, "H", "SQ", "q_batch", "q_head"),
+            _view4("k", "K", t, d, "HK", "SK", "kv_batch", "kv_head"),
+            _view4("v", "V", t, d, "HK", "SK", "kv_batch", "kv_head"),
+            _view4("do", "dO", t, d, "H", "SQ", "do_batch", "do_head"),
+            *(_view4(name, ptr, t, d, "H", seq, bs, hs) for name, ptr, seq, bs, hs in outputs),
+            *_rows_views(("l2", "L2"), ("dl", "DELTA"))]
+
+
 def _bcast(name, src, n, to, axis):
     """%name: the vector %src [n] broadcast along ``axis`` to ``to``."""
     shape = f"{n}x1" if axis == 1 else f"1x{n}"
@@ -199,13 +219,8 @@ def _bcast(name, src, n, to, axis):
             f"  %{name} = tile.broadcast %{name}_e : tensor<{shape}xf32> -> tensor<{to}xf32>"]
 
 
-def dq_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles()):
-    """The dQ kernel ``(name, source)``; with ``shared_loads`` one load of K
-    feeds both products (see :func:`source`)."""
-    _check(dtype, head_dim)
-    t, d, m, n = dtype, head_dim, tiles.dq_m, tiles.dq_n
-    name = names(dtype, head_dim, causal)[1]
-    vt = _vt(t, d)
+def _dq_bounds(m, n, causal):
+    """(bounds before the loop, the mask's keep line) of the dQ loop."""
     mn = f"{m}x{n}"
     if causal:
         # Query i sees key j <= i + SK - SQ: the loop ends after the block's
@@ -237,6 +252,18 @@ def dq_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tile
             f"  %klim = tile.splat %SK : tensor<{mn}xi32>",
         ]
         keep = f"      %keep = arith.cmpi slt, %kjb, %klim : tensor<{mn}xi32>"
+    return bounds, keep
+
+
+def dq_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles()):
+    """The dQ kernel ``(name, source)``; with ``shared_loads`` one load of K
+    feeds both products (see :func:`source`)."""
+    _check(dtype, head_dim)
+    t, d, m, n = dtype, head_dim, tiles.dq_m, tiles.dq_n
+    name = names(dtype, head_dim, causal)[1]
+    vt = _vt(t, d)
+    mn = f"{m}x{n}"
+    bounds, keep = _dq_bounds(m, n, causal)
     return name, "\n".join([
         f"tile.kernel @{name}({_ptrs([('Q', t), ('K', t), ('V', t), ('dO', t), ('L2', 'f32'), ('DELTA', 'f32'), ('dQ', t)])},",
         _COMMON_SCALARS,
@@ -247,17 +274,8 @@ def dq_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tile
         "  %c1 = arith.constant 1 : i32",
         f"  %cm = arith.constant {m} : i32",
         f"  %cn = arith.constant {n} : i32",
-        "  %mb = tile.program_id x",
-        "  %h = tile.program_id y",
-        "  %b = tile.program_id z",
-        "  %m0 = arith.muli %mb, %cm : i32",
-        *_kv_head(),
-        _view4("q", "Q", t, d, "H", "SQ", "q_batch", "q_head"),
-        _view4("k", "K", t, d, "HK", "SK", "kv_batch", "kv_head"),
-        _view4("v", "V", t, d, "HK", "SK", "kv_batch", "kv_head"),
-        _view4("do", "dO", t, d, "H", "SQ", "do_batch", "do_head"),
-        _view4("dq", "dQ", t, d, "H", "SQ", "dq_batch", "dq_head"),
-        *_rows_views(("l2", "L2"), ("dl", "DELTA")),
+        *_program("mb", "m0", "cm"),
+        *_views(t, d, [("dq", "dQ", "SQ", "dq_batch", "dq_head")]),
         f"  %tq = tile.load %q[%b, %h, %m0, %c0] : {vt} -> tensor<{m}x{d}x{t}>",
         f"  %tdo = tile.load %do[%b, %h, %m0, %c0] : {vt} -> tensor<{m}x{d}x{t}>",
         f"  %tl = tile.load %l2[%b, %h, %m0] : {_ROWS_VIEW} -> tensor<{m}xf32>",
@@ -310,59 +328,56 @@ def dq_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tile
     ])
 
 
-def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles()):
-    """The dK/dV kernel ``(name, source)``; with ``shared_loads`` one load
-    of Q and one of dO feed both of their products (see :func:`source`)."""
-    _check(dtype, head_dim)
-    t, d, n, m = dtype, head_dim, tiles.dkv_n, tiles.dkv_m
-    name = names(dtype, head_dim, causal)[2]
-    vt = _vt(t, d)
+def _dkdv_causal_mask(n, m):
+    """(bounds, masked Sᵀ value, mask lines) of the causal dK/dV loop."""
     nm = f"{n}x{m}"
-    if causal:
-        # Key j is seen by queries i >= j - (SK - SQ): the loop starts at the
-        # query block holding the first query that sees key n0, and blocks
-        # from `full` on see all the program's keys.
-        bounds = [
-            "  %off = arith.subi %SK, %SQ : i32",
-            "  %s0i = arith.subi %n0, %off : i32",
-            "  %s1 = arith.maxsi %s0i, %c0 : i32",
-            "  %s2 = arith.divsi %s1, %cm : i32",
-            "  %s3 = arith.muli %s2, %cm : i32",
-            "  %start = arith.minsi %s3, %SQ : i32",
-            "  %f0 = arith.addi %s0i, %cn : i32",
-            "  %f1 = arith.maxsi %f0, %start : i32",
-            "  %full = arith.minsi %f1, %SQ : i32",
-            f"  %rows = tile.range 0 to {n} : tensor<{n}xi32>",
-            f"  %lims = tile.splat %s0i : tensor<{n}xi32>",
-            f"  %kq = arith.addi %rows, %lims : tensor<{n}xi32>",
-            f"  %kq2 = tile.expand_dims %kq axis = 1 : tensor<{n}xi32> -> tensor<{n}x1xi32>",
-            f"  %kqb = tile.broadcast %kq2 : tensor<{n}x1xi32> -> tensor<{nm}xi32>",
-            f"  %cols = tile.range 0 to {m} : tensor<{m}xi32>",
-            f"  %ninf = arith.constant dense<0xFF800000> : tensor<{nm}xf32>",
-        ]
-        st = "%stm"
-        mask = [
-            # Sᵀ[j, i] is kept where query i sees key j: i >= j - off.
-            "    %edge = arith.cmpi slt, %m, %full : i32",
-            f"    %stm = scf.if %edge -> (tensor<{nm}xf32>) {{",
-            f"      %ms = tile.splat %m : tensor<{m}xi32>",
-            f"      %qi = arith.addi %cols, %ms : tensor<{m}xi32>",
-            f"      %qi2 = tile.expand_dims %qi axis = 0 : tensor<{m}xi32> -> tensor<1x{m}xi32>",
-            f"      %qib = tile.broadcast %qi2 : tensor<1x{m}xi32> -> tensor<{nm}xi32>",
-            f"      %keep = arith.cmpi sge, %qib, %kqb : tensor<{nm}xi32>",
-            f"      %masked = arith.select %keep, %st, %ninf : tensor<{nm}xi1>, tensor<{nm}xf32>",
-            f"      scf.yield %masked : tensor<{nm}xf32>",
-            "    } else {",
-            f"      scf.yield %st : tensor<{nm}xf32>",
-            "    }",
-        ]
-    else:
-        bounds = []
-        st, mask = "%st", []
-    pf = tiles.prefetch_rows
-    start = "%start" if causal else "%c0"
+    # Key j is seen by queries i >= j - (SK - SQ): the loop starts at the
+    # query block holding the first query that sees key n0, and blocks
+    # from `full` on see all the program's keys.
+    bounds = [
+        "  %off = arith.subi %SK, %SQ : i32",
+        "  %s0i = arith.subi %n0, %off : i32",
+        "  %s1 = arith.maxsi %s0i, %c0 : i32",
+        "  %s2 = arith.divsi %s1, %cm : i32",
+        "  %s3 = arith.muli %s2, %cm : i32",
+        "  %start = arith.minsi %s3, %SQ : i32",
+        "  %f0 = arith.addi %s0i, %cn : i32",
+        "  %f1 = arith.maxsi %f0, %start : i32",
+        "  %full = arith.minsi %f1, %SQ : i32",
+        f"  %rows = tile.range 0 to {n} : tensor<{n}xi32>",
+        f"  %lims = tile.splat %s0i : tensor<{n}xi32>",
+        f"  %kq = arith.addi %rows, %lims : tensor<{n}xi32>",
+        f"  %kq2 = tile.expand_dims %kq axis = 1 : tensor<{n}xi32> -> tensor<{n}x1xi32>",
+        f"  %kqb = tile.broadcast %kq2 : tensor<{n}x1xi32> -> tensor<{nm}xi32>",
+        f"  %cols = tile.range 0 to {m} : tensor<{m}xi32>",
+        f"  %ninf = arith.constant dense<0xFF800000> : tensor<{nm}xf32>",
+    ]
+    st = "%stm"
+    mask = [
+        # Sᵀ[j, i] is kept where query i sees key j: i >= j - off.
+        "    %edge = arith.cmpi slt, %m, %full : i32",
+        f"    %stm = scf.if %edge -> (tensor<{nm}xf32>) {{",
+        f"      %ms = tile.splat %m : tensor<{m}xi32>",
+        f"      %qi = arith.addi %cols, %ms : tensor<{m}xi32>",
+        f"      %qi2 = tile.expand_dims %qi axis = 0 : tensor<{m}xi32> -> tensor<1x{m}xi32>",
+        f"      %qib = tile.broadcast %qi2 : tensor<1x{m}xi32> -> tensor<{nm}xi32>",
+        f"      %keep = arith.cmpi sge, %qib, %kqb : tensor<{nm}xi32>",
+        f"      %masked = arith.select %keep, %st, %ninf : tensor<{nm}xi1>, tensor<{nm}xf32>",
+        f"      scf.yield %masked : tensor<{nm}xf32>",
+        "    } else {",
+        f"      scf.yield %st : tensor<{nm}xf32>",
+        "    }",
+    ]
+    return bounds, st, mask
+
+
+def _dkdv_rows(m, start, prefetch):
+    """How the dK/dV loop gets each query block's lse2 and Delta: the lines
+    before the loop, its extra iter_args and their types, the lines at the
+    top of the body, the in-body loads of each, and the extra yields and
+    their types (see Tiles.prefetch_rows)."""
     rows = f"tensor<{m}xf32>"
-    if pf:
+    if prefetch:
         # lse2 and Delta of the first block before the loop; each step loads
         # the next block's (past SQ: zeros, never used).
         first = [f"  %tl0 = tile.load %l2[%b, %h, {start}] : {_ROWS_VIEW} -> {rows}",
@@ -378,6 +393,22 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
         load_l = [f"    %tl = tile.load %l2[%b, %h, %m] : {_ROWS_VIEW} -> {rows}"]
         load_d = [f"    %td = tile.load %dl[%b, %h, %m] : {_ROWS_VIEW} -> {rows}"]
         yields = yield_types = ""
+    return dict(first=first, carried=carried, carried_types=carried_types,
+                next_rows=next_rows, load_l=load_l, load_d=load_d, yields=yields,
+                yield_types=yield_types)
+
+
+def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles()):
+    """The dK/dV kernel ``(name, source)``; with ``shared_loads`` one load
+    of Q and one of dO feed both of their products (see :func:`source`)."""
+    _check(dtype, head_dim)
+    t, d, n, m = dtype, head_dim, tiles.dkv_n, tiles.dkv_m
+    name = names(dtype, head_dim, causal)[2]
+    vt = _vt(t, d)
+    nm = f"{n}x{m}"
+    bounds, st, mask = _dkdv_causal_mask(n, m) if causal else ([], "%st", [])
+    start = "%start" if causal else "%c0"
+    rows = _dkdv_rows(m, start, tiles.prefetch_rows)
     return name, "\n".join([
         f"tile.kernel @{name}({_ptrs([('Q', t), ('K', t), ('V', t), ('dO', t), ('L2', 'f32'), ('DELTA', 'f32'), ('dK', t), ('dV', t)])},",
         _COMMON_SCALARS,
@@ -387,33 +418,25 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
         "  %c0 = arith.constant 0 : i32",
         f"  %cm = arith.constant {m} : i32",
         f"  %cn = arith.constant {n} : i32",
-        "  %nb = tile.program_id x",
-        "  %h = tile.program_id y",
-        "  %b = tile.program_id z",
-        "  %n0 = arith.muli %nb, %cn : i32",
-        *_kv_head(),
-        _view4("q", "Q", t, d, "H", "SQ", "q_batch", "q_head"),
-        _view4("k", "K", t, d, "HK", "SK", "kv_batch", "kv_head"),
-        _view4("v", "V", t, d, "HK", "SK", "kv_batch", "kv_head"),
-        _view4("do", "dO", t, d, "H", "SQ", "do_batch", "do_head"),
-        _view4("dk", "dK", t, d, "H", "SK", "dkv_batch", "dkv_head"),
-        _view4("dv", "dV", t, d, "H", "SK", "dkv_batch", "dkv_head"),
-        *_rows_views(("l2", "L2"), ("dl", "DELTA")),
+        *_program("nb", "n0", "cn"),
+        *_views(t, d, [("dk", "dK", "SK", "dkv_batch", "dkv_head"),
+                       ("dv", "dV", "SK", "dkv_batch", "dkv_head")]),
         f"  %tk = tile.load %k[%b, %hk, %n0, %c0] : {vt} -> tensor<{n}x{d}x{t}>",
         f"  %tv = tile.load %v[%b, %hk, %n0, %c0] : {vt} -> tensor<{n}x{d}x{t}>",
         *bounds,
         f"  %scale = tile.splat %qk_scale : tensor<{nm}xf32>",
         f"  %z = arith.constant dense<0.0> : tensor<{nm}xf32>",
         f"  %acc0 = arith.constant dense<0.0> : tensor<{n}x{d}xf32>",
-        *first,
-        f"  %res:{4 if pf else 2} = scf.for %m = {start} to %SQ step %cm iter_args(%adk = %acc0, "
-        f"%adv = %acc0{carried}) -> (tensor<{n}x{d}xf32>, tensor<{n}x{d}xf32>{carried_types}) : i32 {{",
-        *next_rows,
+        *rows["first"],
+        f"  %res:{4 if tiles.prefetch_rows else 2} = scf.for %m = {start} to %SQ step %cm "
+        f"iter_args(%adk = %acc0, %adv = %acc0{rows['carried']}) -> (tensor<{n}x{d}xf32>, "
+        f"tensor<{n}x{d}xf32>{rows['carried_types']}) : i32 {{",
+        *rows["next_rows"],
         f"    %tq = tile.load %q[%b, %h, %m, %c0] : {vt} -> tensor<{m}x{d}x{t}>",
         f"    %qt = tile.trans %tq : tensor<{m}x{d}x{t}> -> tensor<{d}x{m}x{t}>",
         f"    %st = tile.dot %tk, %qt, %z : tensor<{n}x{d}x{t}>, tensor<{d}x{m}x{t}> -> tensor<{nm}xf32>",
         *mask,
-        *load_l,
+        *rows["load_l"],
         *["  " + x for x in _bcast("lb", "tl", m, nm, 0)],
         f"    %negl = arith.negf %lb : tensor<{nm}xf32>",
         f"    %e = math.fma {st}, %scale, %negl : tensor<{nm}xf32>",
@@ -425,7 +448,7 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
           [f"    %tdo2 = tile.load %do[%b, %h, %m, %c0] : {vt} -> tensor<{m}x{d}x{t}>"]),
         f"    %dot = tile.trans {'%tdo' if shared_loads else '%tdo2'} : tensor<{m}x{d}x{t}> -> tensor<{d}x{m}x{t}>",
         f"    %dpt = tile.dot %tv, %dot, %z : tensor<{n}x{d}x{t}>, tensor<{d}x{m}x{t}> -> tensor<{nm}xf32>",
-        *load_d,
+        *rows["load_d"],
         *["  " + x for x in _bcast("db", "td", m, nm, 0)],
         f"    %dpd = arith.subf %dpt, %db : tensor<{nm}xf32>",
         f"    %dst = arith.mulf %pt, %dpd : tensor<{nm}xf32>",
@@ -433,7 +456,8 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
         *([] if shared_loads else
           [f"    %tq2 = tile.load %q[%b, %h, %m, %c0] : {vt} -> tensor<{m}x{d}x{t}>"]),
         f"    %adk2 = tile.dot %dstb, {'%tq' if shared_loads else '%tq2'}, %adk : tensor<{nm}x{t}>, tensor<{m}x{d}x{t}> -> tensor<{n}x{d}xf32>",
-        f"    scf.yield %adk2, %adv2{yields} : tensor<{n}x{d}xf32>, tensor<{n}x{d}xf32>{yield_types}",
+        f"    scf.yield %adk2, %adv2{rows['yields']} : tensor<{n}x{d}xf32>, "
+        f"tensor<{n}x{d}xf32>{rows['yield_types']}",
         "  }",
         f"  %smv = tile.splat %sm_scale : tensor<{n}x{d}xf32>",
         f"  %dko = arith.mulf %res#0, %smv : tensor<{n}x{d}xf32>",
