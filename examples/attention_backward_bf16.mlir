@@ -13,8 +13,10 @@
 //    with the transposed products: Sᵀ = K Qᵀ, dV += Pᵀ dO, dPᵀ = V dOᵀ,
 //    dK += dSᵀ Q (one dK/dV per query head; the caller sums a group's).
 //
-// These are the sm_90a tiles; on sm_80 / sm_89 tilec.attention_backward
-// takes 32-wide steps at head dim 128 (backward_kernels.tiles_for).
+// These are the sm_90a tiles (the dK/dV kernels ask for 240 consumer
+// registers, a schedule knob other chips ignore); on sm_80 / sm_89
+// tilec.attention_backward takes 32-wide steps at head dim 128
+// (backward_kernels.tiles_for).
 //
 // dQ has its own kernel instead of atomics: deterministic. Each tile that
 // two products read is loaded once per product, so that on sm_90a each
@@ -173,7 +175,7 @@ tile.kernel @attention_bwd_bf16_d128_dkdv(%Q: !tile.ptr<bf16> {tile.align = 16 :
     %dkv_batch: i32 {tile.divisibility = 8 : i64},
     %dkv_head: i32 {tile.divisibility = 8 : i64},
     %qk_scale: f32, %sm_scale: f32)
-    grid(ceildiv(%SK, 128), %H, %B) warps(8) {
+    grid(ceildiv(%SK, 128), %H, %B) warps(8) schedule<producer_regs = 24, consumer_regs = 240> {
   %c0 = arith.constant 0 : i32
   %cm = arith.constant 64 : i32
   %cn = arith.constant 128 : i32
@@ -354,7 +356,7 @@ tile.kernel @attention_bwd_bf16_d128_causal_dkdv(%Q: !tile.ptr<bf16> {tile.align
     %dkv_batch: i32 {tile.divisibility = 8 : i64},
     %dkv_head: i32 {tile.divisibility = 8 : i64},
     %qk_scale: f32, %sm_scale: f32)
-    grid(ceildiv(%SK, 128), %H, %B) warps(8) {
+    grid(ceildiv(%SK, 128), %H, %B) warps(8) schedule<producer_regs = 24, consumer_regs = 240> {
   %c0 = arith.constant 0 : i32
   %cm = arith.constant 64 : i32
   %cn = arith.constant 128 : i32

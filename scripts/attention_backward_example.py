@@ -31,8 +31,10 @@ HEADER = """\
 //    with the transposed products: Sᵀ = K Qᵀ, dV += Pᵀ dO, dPᵀ = V dOᵀ,
 //    dK += dSᵀ Q (one dK/dV per query head; the caller sums a group's).
 //
-// These are the sm_90a tiles; on sm_80 / sm_89 tilec.attention_backward
-// takes 32-wide steps at head dim 128 (backward_kernels.tiles_for).
+// These are the sm_90a tiles (the dK/dV kernels ask for 240 consumer
+// registers, a schedule knob other chips ignore); on sm_80 / sm_89
+// tilec.attention_backward takes 32-wide steps at head dim 128
+// (backward_kernels.tiles_for).
 //
 // dQ has its own kernel instead of atomics: deterministic. Each tile that
 // two products read is loaded once per product, so that on sm_90a each
@@ -46,8 +48,10 @@ HEADER = """\
 
 
 def main():
-    _, src = bk.source("bf16", 128, False)
-    causal = [bk.dq_source("bf16", 128, True)[1], bk.dkdv_source("bf16", 128, True)[1]]
+    tiles = bk.tiles_for("sm_90a", 128)
+    _, src = bk.source("bf16", 128, False, tiles=tiles)
+    causal = [bk.dq_source("bf16", 128, True, tiles=tiles)[1],
+              bk.dkdv_source("bf16", 128, True, tiles=tiles)[1]]
     sys.stdout.write(HEADER + "\n" + src + "\n" + "\n".join(causal))
 
 

@@ -30,8 +30,8 @@ from tilec import backward_kernels  # noqa: E402
 #: toggled.
 T = backward_kernels.Tiles
 TILE_VARIANTS = {
-    ("sm_90a", 64): [T(dq_n=128, dkv_m=128)],
-    ("sm_80", 64): [T(dq_m=64, dq_warps=4, dkv_n=64, dkv_m=128, dkv_warps=4)],
+    ("sm_90a", 64): [T(dq_n=128, dkv_consumer_regs=240)],
+    ("sm_90a", 128): [T(dkv_consumer_regs=240)],
 }
 
 

@@ -67,11 +67,16 @@ class Tiles(NamedTuple):
     #: (their loads are the threads' own, outside any ring): +7-12% on the
     #: sm_80 path, +0-7% on sm_90a.
     prefetch_rows: bool = True
+    #: sm_90a: the consumer warps' setmaxnreg budget of the dK/dV kernel
+    #: (schedule<producer_regs = 24, consumer_regs = N>), 0 for the pass's
+    #: default (40 producer registers, 232 for the consumers).
+    dkv_consumer_regs: int = 0
 
     def tag(self):
         return (f"dq{self.dq_m}x{self.dq_n}w{self.dq_warps}"
                 f"_dkv{self.dkv_n}x{self.dkv_m}w{self.dkv_warps}"
-                + ("" if self.prefetch_rows else "_noprefetch"))
+                + ("" if self.prefetch_rows else "_noprefetch")
+                + (f"_regs{self.dkv_consumer_regs}" if self.dkv_consumer_regs else ""))
 
 
 #: Per (chip, head dim), the fastest of the variants measured on the H200
@@ -81,10 +86,12 @@ class Tiles(NamedTuple):
 #: 128 keys a step (+4%). sm_80 / sm_89 (mma.sync, cp.async rings): at head
 #: dim 128, 32-wide steps keep the registers under 255 and two ring stages
 #: in shared memory (2.2x the 64-wide steps); at head dim 64, one-warpgroup
-#: programs of 64 rows.
+#: programs of 64 rows. The sm_90a dK/dV consumers get 240 registers
+#: (fewer spills: +3-6% at head dim 128, bench/results/
+#: 2026-12-04_attention_backward_regs240_h200.json).
 _TILES = {
-    ("sm_90a", 64): Tiles(dq_n=128),
-    ("sm_90a", 128): Tiles(),
+    ("sm_90a", 64): Tiles(dq_n=128, dkv_consumer_regs=240),
+    ("sm_90a", 128): Tiles(dkv_consumer_regs=240),
     ("mma.sync", 64): Tiles(dq_m=64, dq_warps=4, dkv_n=64, dkv_warps=4),
     ("mma.sync", 128): Tiles(dq_n=32, dkv_m=32),
 }
@@ -404,6 +411,8 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
     _check(dtype, head_dim)
     t, d, n, m = dtype, head_dim, tiles.dkv_n, tiles.dkv_m
     name = names(dtype, head_dim, causal)[2]
+    schedule = (f" schedule<producer_regs = 24, consumer_regs = {tiles.dkv_consumer_regs}>"
+                if tiles.dkv_consumer_regs else "")
     vt = _vt(t, d)
     nm = f"{n}x{m}"
     bounds, st, mask = _dkdv_causal_mask(n, m) if causal else ([], "%st", [])
@@ -414,7 +423,7 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
         _COMMON_SCALARS,
         f"    {_strides(['q_batch', 'q_head', 'kv_batch', 'kv_head', 'do_batch', 'do_head', 'dkv_batch', 'dkv_head'])},",
         "    %qk_scale: f32, %sm_scale: f32)",
-        f"    grid(ceildiv(%SK, {n}), %H, %B) warps({tiles.dkv_warps}) {{",
+        f"    grid(ceildiv(%SK, {n}), %H, %B) warps({tiles.dkv_warps}){schedule} {{",
         "  %c0 = arith.constant 0 : i32",
         f"  %cm = arith.constant {m} : i32",
         f"  %cn = arith.constant {n} : i32",
