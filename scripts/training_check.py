@@ -13,6 +13,8 @@
 * torch.compile(fullgraph=True) of a function calling tilec.attention and
   tilec.gemm: no graph break, the same results as eager, gradients through
   the compiled function;
+* refusals: tilec.attention_backward on bad arguments raises the error that
+  names them;
 * CUDA graph capture and replay of tilec.gemm and tilec.attention;
 * with --bench: forward + backward through autograd against SDPA on cuDNN
   and on flash, alternating rounds.
@@ -290,6 +292,39 @@ def bench_forward_backward(log, rounds):
     return rows
 
 
+def check_refusals(log):
+    """Bad arguments to tilec.attention_backward raise before any launch,
+    with a message naming what is wrong."""
+    q = torch.randn(1, 2, 64, 64, device="cuda").bfloat16()
+    lse = torch.zeros(1, 2, 64, device="cuda")
+    cases = {
+        "head_dim": ((q[..., :48].contiguous(),) * 3 + (q[..., :48].contiguous(), lse,
+                                                         q[..., :48].contiguous()),
+                     tilec.ArgumentError, "head_dim must be one of"),
+        "dtype": ((q.float(),) * 3 + (q.float(), lse, q.float()), tilec.DTypeError,
+                  "bf16 or f16"),
+        "kv_heads": ((q, q[:, :1], q, q, lse, q), tilec.ArgumentError, "incompatible shapes"),
+        "lse": ((q, q, q, q, lse[..., :10], q), tilec.ArgumentError, "lse must be float32"),
+        "device": ((q.cpu(), q, q, q, lse, q), tilec.ArgumentError, "need CUDA tensors"),
+        "other_device": ((q, q, q, q, lse.cpu(), q), tilec.ArgumentError,
+                         "lse is on cpu; all tensors must be on q's device"),
+    }
+    rows = []
+    for name, (args, error, text) in cases.items():
+        try:
+            tilec.attention_backward(*args)
+            got = "no error"
+        except Exception as e:  # noqa: BLE001 - the type and text are checked
+            got = f"{type(e).__name__}: {e}"
+            ok = isinstance(e, error) and text in str(e)
+        else:
+            ok = False
+        row = dict(check="attention_backward_refusal", case=name, got=got[:300], ok=ok)
+        log(json.dumps(row))
+        rows.append(row)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/out"))
@@ -302,7 +337,7 @@ def main():
                   commit=os.environ.get("TILEC_COMMIT")
                   or read_commit(os.environ.get("TILEC_ARTIFACTS", "")),
                   torch=torch.__version__, correctness=[])
-    for part in (check_attention, check_gemm, check_compile, check_cuda_graph):
+    for part in (check_attention, check_refusals, check_gemm, check_compile, check_cuda_graph):
         try:
             result["correctness"] += part(log)
         except Exception as e:  # noqa: BLE001 - one part's failure is a failed check

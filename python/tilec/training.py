@@ -22,9 +22,12 @@ def _check(op, q, k, v, out, lse, grad_out):
     for name, t in list(tensors.items()) + [("lse", lse)]:
         if not isinstance(t, torch.Tensor):
             raise ArgumentError(f"{op}: {name} must be a torch tensor, got {type(t).__name__}")
-        if t.device.type != "cuda" or t.device != q.device:
+    if q.device.type != "cuda":
+        raise ArgumentError(f"{op}: q is on {q.device}; tilec kernels need CUDA tensors")
+    for name, t in list(tensors.items()) + [("lse", lse)]:
+        if t.device != q.device:
             raise ArgumentError(f"{op}: {name} is on {t.device}; all tensors must be on q's "
-                                f"CUDA device ({q.device})")
+                                f"device ({q.device})")
     for name, t in tensors.items():
         if t.dim() != 4:
             raise ArgumentError(f"{op}: {name} must be [batch, heads, seq, head_dim], got "
