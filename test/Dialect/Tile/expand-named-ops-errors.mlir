@@ -66,7 +66,7 @@ tile.kernel @two_named_ops(%A: !tile.ptr<bf16>, %M: i32) {
 tile.kernel @tma_store_f32(%A: !tile.ptr<bf16>, %C: !tile.ptr<f32>, %M: i32) {
   %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
   %c = tile.make_view %C[%M, %M] strides [%M, 1] : !tile.ptr<f32>
-  // expected-error @+1 {{tma_store needs the warp-specialized kernel, a bf16/f16 output, block_n a multiple of 64 and a 2-D (not batched or grouped) GEMM}}
+  // expected-error @+1 {{tma_store needs the warp-specialized kernel, a bf16/f16 output, block_n a multiple of 64 and a 2-D (not batched, batch-reduce or grouped) GEMM}}
   tile.gemm %a, %a, %c config <tma_store = true> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xf32, strides = [?, 1]>
   tile.return
 }

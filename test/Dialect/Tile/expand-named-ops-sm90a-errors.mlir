@@ -156,6 +156,17 @@ tile.kernel @batched_cluster(%A: !tile.ptr<bf16>, %B: i32, %M: i32) {
   tile.return
 }
 
+// -----
+
+// Nor does a batch-reduce one (3-D A and B, 2-D C), and the error says which.
+tile.kernel @batch_reduce_cluster(%A: !tile.ptr<bf16>, %B: i32, %M: i32) {
+  %a = tile.make_view %A[%B, %M, 256] strides [%M, 256, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %A[%B, 256, 256] strides [%M, 256, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %A[%M, 256] strides [256, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{a batch-reduce GEMM takes no clusters (cluster_m = 2, cluster_n = 1)}}
+  tile.gemm %a, %b, %c config <cluster_m = 2> : !tile.view<?x?x256xbf16, strides = [?, 256, 1]>, !tile.view<?x256x256xbf16, strides = [?, 256, 1]>, !tile.view<?x256xbf16, strides = [256, 1]>
+  tile.return
+}
 
 // -----
 
@@ -185,7 +196,7 @@ tile.kernel @swap_ab_row_major_b(%A: !tile.ptr<bf16>, %M: i32) {
 tile.kernel @swap_ab_batched(%A: !tile.ptr<bf16>, %B: i32, %M: i32) {
   %a = tile.make_view %A[%B, %M, 256] strides [%M, 256, 1] : !tile.ptr<bf16>
   %b = tile.make_view %A[%B, 256, 256] strides [%M, 1, 256] : !tile.ptr<bf16>
-  // expected-error @+1 {{swap_ab needs a 2-D GEMM (not batched or grouped)}}
+  // expected-error @+1 {{swap_ab needs a 2-D GEMM (not batched, batch-reduce or grouped)}}
   tile.gemm %a, %b, %a config <swap_ab = true> : !tile.view<?x?x256xbf16, strides = [?, 256, 1]>, !tile.view<?x256x256xbf16, strides = [?, 1, 256]>, !tile.view<?x?x256xbf16, strides = [?, 256, 1]>
   tile.return
 }

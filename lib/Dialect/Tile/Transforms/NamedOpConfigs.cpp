@@ -115,7 +115,7 @@ static std::string getSwapABProblem(GemmOp op) {
   if (!op.isRhsColumnMajor())
     return "a column-major B (an nn.Linear weight, strides = [1, ?])";
   if (op.getBatchRank() != 0 || op.isGrouped())
-    return "a 2-D GEMM (not batched or grouped)";
+    return "a 2-D GEMM (not batched, batch-reduce or grouped)";
   if (op.isBlockScaled())
     return "no block scales";
   return "";
@@ -361,7 +361,9 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
   bool batched = op.getBatchRank() != 0 || op.isGrouped();
   if (batched && (c.clusterM != 1 || c.clusterN != 1))
     return op.emitOpError("a ")
-           << (op.isGrouped() ? "grouped" : "batched")
+           << (op.isGrouped()       ? "grouped"
+               : op.isBatchReduce() ? "batch-reduce"
+                                    : "batched")
            << " GEMM takes no clusters (cluster_m = " << c.clusterM
            << ", cluster_n = " << c.clusterN << ")";
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
@@ -373,7 +375,8 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
     if (tmaStoreRequested && !c.tmaStore)
       return op.emitOpError("tma_store needs the warp-specialized kernel, "
                             "a bf16/f16 output, block_n a multiple of 64 "
-                            "and a 2-D (not batched or grouped) GEMM");
+                            "and a 2-D (not batched, batch-reduce or grouped) "
+                            "GEMM");
     c.tmaStore = tmaStoreRequested;
   }
   bool wsRequested =
