@@ -74,33 +74,17 @@ class Backward:
 
     def parts(self, q, k, v, o, do, lse, scale, t):
         """The three launches as separate calls (a per-kernel breakdown)."""
-        B, H, SQ, D = q.shape
-        HK, SK = k.shape[1], k.shape[2]
-        sq, sk, so, sd = q.stride(), k.stride(), o.stride(), do.stride()
-        common = (B, H, HK, SQ, SK, sq[0], sq[1], sk[0], sk[1], sd[0], sd[1])
-        qk = scale * math.log2(math.e)
-        dqs, dks = t["dq"].stride(), t["dk"].stride()
-        return {
-            "pre": lambda: self.pre(o, do, lse, t["l2"], t["delta"], B, H, SQ, so[0], so[1],
-                                    sd[0], sd[1], lse.stride(0)),
-            "dq": lambda: self.dq(q, k, v, do, t["l2"], t["delta"], t["dq"], *common, dqs[0],
-                                  dqs[1], qk, scale),
-            "dkdv": lambda: self.dkdv(q, k, v, do, t["l2"], t["delta"], t["dk"], t["dv"],
-                                      *common, dks[0], dks[1], qk, scale),
-        }
+        args = backward_kernels.launch_args(q, k, v, o, do, lse, t["l2"], t["delta"], t["dq"],
+                                            t["dk"], t["dv"], scale)
+        return {name: (lambda kernel=kernel, a=a: kernel(*a))
+                for name, kernel, a in zip(("pre", "dq", "dkdv"),
+                                           (self.pre, self.dq, self.dkdv), args)}
 
     def __call__(self, q, k, v, o, do, lse, scale, t):
+        for launch in self.parts(q, k, v, o, do, lse, scale, t).values():
+            launch()
         B, H, SQ, D = q.shape
         HK, SK = k.shape[1], k.shape[2]
-        sq, sk, so, sd = q.stride(), k.stride(), o.stride(), do.stride()
-        self.pre(o, do, lse, t["l2"], t["delta"], B, H, SQ, so[0], so[1], sd[0], sd[1],
-                 lse.stride(0))
-        common = (B, H, HK, SQ, SK, sq[0], sq[1], sk[0], sk[1], sd[0], sd[1])
-        qk = scale * math.log2(math.e)
-        dqs, dks = t["dq"].stride(), t["dk"].stride()
-        self.dq(q, k, v, do, t["l2"], t["delta"], t["dq"], *common, dqs[0], dqs[1], qk, scale)
-        self.dkdv(q, k, v, do, t["l2"], t["delta"], t["dk"], t["dv"], *common, dks[0], dks[1],
-                  qk, scale)
         if HK == H:
             return t["dq"], t["dk"], t["dv"]
         g = H // HK
@@ -114,18 +98,24 @@ def bottom_right_mask(SQ, SK):
     return j <= i + (SK - SQ)
 
 
-def reference(q, k, v, do, causal, scale):
-    """float32 O, lse (natural log; -inf for rows that see no key) and
-    gradients."""
+def forward_reference(q, k, v, causal, scale):
+    """Attention in q's dtype through autograd-tracked torch ops: the output
+    (0 for rows that see no key) and the natural-log lse (-inf there)."""
     g = q.shape[1] // k.shape[1]
-    qf, kf, vf = (x.detach().float().requires_grad_() for x in (q, k, v))
-    s = qf @ kf.repeat_interleave(g, 1).transpose(-1, -2) * scale
+    s = q @ k.repeat_interleave(g, 1).transpose(-1, -2) * scale
     if causal:
         s = s.masked_fill(~bottom_right_mask(q.shape[2], k.shape[2]), float("-inf"))
     lse = torch.logsumexp(s, -1)
     p = torch.where(torch.isfinite(lse)[..., None], torch.exp(s - lse[..., None]),
                     torch.zeros_like(s))
-    o = p @ vf.repeat_interleave(g, 1)
+    return p @ v.repeat_interleave(g, 1), lse
+
+
+def reference(q, k, v, do, causal, scale):
+    """float32 O, lse (natural log; -inf for rows that see no key) and
+    gradients."""
+    qf, kf, vf = (x.detach().float().requires_grad_() for x in (q, k, v))
+    o, lse = forward_reference(qf, kf, vf, causal, scale)
     grads = torch.autograd.grad(o, (qf, kf, vf), do.float())
     return o.detach(), lse.detach(), grads
 
@@ -139,16 +129,18 @@ def torch_bf16_grads(q, k, v, do, causal, scale):
 
 
 def rel_err(x, ref):
-    """max |x - ref| / max |ref|."""
-    if not torch.isfinite(x.float()).all():
+    """max |x - ref| / max |ref| (inf for a missing or non-finite x)."""
+    if x is None or not torch.isfinite(x.float()).all():
         return float("inf")
+    ref = ref.float()
     return ((x.float() - ref).abs().max() / ref.abs().max().clamp_min(1e-30)).item()
 
 
 def rms_err(x, ref):
-    """||x - ref|| / ||ref|| (Frobenius)."""
-    if not torch.isfinite(x.float()).all():
+    """||x - ref|| / ||ref|| (Frobenius; inf for a missing or non-finite x)."""
+    if x is None or not torch.isfinite(x.float()).all():
         return float("inf")
+    ref = ref.float()
     return (torch.linalg.vector_norm(x.float() - ref)
             / torch.linalg.vector_norm(ref).clamp_min(1e-30)).item()
 

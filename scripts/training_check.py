@@ -41,6 +41,8 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import tilec  # noqa: E402
 from artifact_record import open_log, read_commit, write_result  # noqa: E402
+from attention_backward_check import (bottom_right_mask, forward_reference,  # noqa: E402
+                                      rel_err, rms_err)
 
 # (B, H, HK, SQ, SK, D, causal)
 ATTENTION = [(2, 4, 4, 255, 255, 64, False), (1, 8, 2, 1023, 1023, 128, True),
@@ -48,38 +50,6 @@ ATTENTION = [(2, 4, 4, 255, 255, 64, False), (1, 8, 2, 1023, 1023, 128, True),
              (2, 2, 2, 4097, 4097, 128, False), (1, 8, 8, 1, 129, 64, False)]
 # (M, N, K)
 GEMM = [(256, 512, 384), (100, 200, 136), (1, 64, 4096)]
-
-
-def rel_err(x, ref):
-    """max |x - ref| / max |ref|."""
-    if x is None or not torch.isfinite(x.float()).all():
-        return float("inf")
-    return ((x.float() - ref.float()).abs().max() / ref.float().abs().max().clamp_min(1e-30)).item()
-
-
-def rms_err(x, ref):
-    """||x - ref|| / ||ref||."""
-    if x is None or not torch.isfinite(x.float()).all():
-        return float("inf")
-    return (torch.linalg.vector_norm(x.float() - ref.float())
-            / torch.linalg.vector_norm(ref.float()).clamp_min(1e-30)).item()
-
-
-def mask_br(sq, sk):
-    i = torch.arange(sq, device="cuda")[:, None]
-    return torch.arange(sk, device="cuda")[None, :] <= i + (sk - sq)
-
-
-def attention_ref(q, k, v, causal, scale):
-    """float32 attention (rows that see no key give 0) and its lse."""
-    g = q.shape[1] // k.shape[1]
-    s = q.float() @ k.float().repeat_interleave(g, 1).transpose(-1, -2) * scale
-    if causal:
-        s = s.masked_fill(~mask_br(q.shape[2], k.shape[2]), float("-inf"))
-    lse = torch.logsumexp(s, -1)
-    p = torch.where(torch.isfinite(lse)[..., None], torch.exp(s - lse[..., None]),
-                    torch.zeros_like(s))
-    return p @ v.float().repeat_interleave(g, 1), lse
 
 
 def leaves(*xs):
@@ -106,18 +76,15 @@ def check_attention(log):
                 return loss + (lse * dl).sum() if mode == "lse" else loss
 
             rq, rk, rv = leaves(q.float(), k.float(), v.float())
-            ro, rl = attention_ref(rq, rk, rv, causal, scale)
+            ro, rl = forward_reference(rq, rk, rv, causal, scale)
             ref = torch.autograd.grad(loss_of(ro, rl), (rq, rk, rv))
             # torch's bf16 SDPA (explicit bottom-right mask) as the error bar.
             tq, tk, tv = leaves(q, k, v)
             to = F.scaled_dot_product_attention(
-                tq, tk, tv, attn_mask=mask_br(SQ, SK) if causal else None, scale=scale,
-                enable_gqa=H != HK)
-            tl = torch.logsumexp(  # its lse, recomputed in f32 from the bf16 inputs
-                (tq.float() @ tk.float().repeat_interleave(H // HK, 1).transpose(-1, -2) * scale)
-                .masked_fill(~mask_br(SQ, SK) if causal else torch.zeros((), dtype=torch.bool,
-                                                                        device="cuda"),
-                             float("-inf")), -1)
+                tq, tk, tv, attn_mask=bottom_right_mask(SQ, SK) if causal else None,
+                scale=scale, enable_gqa=H != HK)
+            # Its lse, recomputed in f32 from the bf16 inputs.
+            tl = forward_reference(tq.float(), tk.float(), tv.float(), causal, scale)[1]
             tref = torch.autograd.grad(loss_of(to, tl), (tq, tk, tv))
             gq, gk, gv = leaves(q, k, v)
             if mode == "lse":

@@ -93,3 +93,43 @@ def test_torch_operator_route(monkeypatch):
     # A stand-in torch without these attributes (tests' fakes): direct.
     monkeypatch.setitem(sys.modules, "torch", types.ModuleType("torch"))
     assert not ops._torch_op_route(_Tensor(True))
+
+
+class _Named:
+    """A tensor stand-in: a name, a shape and contiguous strides."""
+
+    def __init__(self, name, shape):
+        from fake_cuda import contiguous_strides
+        self.name, self.shape, self._strides = name, shape, contiguous_strides(shape)
+
+    def stride(self, dim=None):
+        return self._strides if dim is None else self._strides[dim]
+
+
+def test_launch_args_follow_the_kernels_parameters(library, tmp_path):
+    """backward_kernels.launch_args gives each kernel its tensors, sizes,
+    strides and scales in the order of the parameters it was compiled
+    with (GQA 4:1, seq_q != seq_k)."""
+    b, h, hk, sq, sk, d = 2, 8, 2, 100, 300, 64
+    t = {n: _Named(n, s) for n, s in [
+        ("q", (b, h, sq, d)), ("k", (b, hk, sk, d)), ("v", (b, hk, sk, d)),
+        ("out", (b, h, sq, d)), ("grad_out", (b, h, sq, d)), ("lse", (b, h, sq)),
+        ("l2", (b, h, sq)), ("delta", (b, h, sq)), ("dq", (b, h, sq, d)),
+        ("dk", (b, h, sk, d)), ("dv", (b, h, sk, d))]}
+    args = backward_kernels.launch_args(*t.values(), scale=0.125)
+    expected = {"O": "out", "dO": "grad_out", "LSE": "lse", "L2": "l2", "DELTA": "delta",
+                "Q": "q", "K": "k", "V": "v", "dQ": "dq", "dK": "dk", "dV": "dv",
+                "B": b, "H": h, "HK": hk, "SQ": sq, "SK": sk, "lse_batch": h * sq,
+                "o_batch": h * sq * d, "o_head": sq * d, "do_batch": h * sq * d,
+                "do_head": sq * d, "q_batch": h * sq * d, "q_head": sq * d,
+                "kv_batch": hk * sk * d, "kv_head": sk * d, "dq_batch": h * sq * d,
+                "dq_head": sq * d, "dkv_batch": h * sk * d, "dkv_head": sk * d,
+                "qk_scale": pytest.approx(0.125 * 1.4426950408889634), "sm_scale": 0.125}
+    _, source = backward_kernels.source("bf16", d, causal=True)
+    result = tilec.compile(source, chip="sm_90a", emit="ptx", cache_dir=tmp_path)
+    for name, values in zip(result.names, args):
+        params = [p["name"] for p in result[name].metadata["params"]]
+        assert len(params) == len(values), name
+        for param, value in zip(params, values):
+            got = value.name if isinstance(value, _Named) else value
+            assert got == expected[param], (name, param)

@@ -47,6 +47,7 @@ dimensions, batch and head strides multiples of 8):
 scale.
 """
 
+import math
 from typing import NamedTuple
 
 DTYPES = ("bf16", "f16")
@@ -495,4 +496,22 @@ def source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=T
     parts = [pre_source(dtype, head_dim), dq_source(dtype, head_dim, causal, shared_loads, tiles),
              dkdv_source(dtype, head_dim, causal, shared_loads, tiles)]
     return tuple(n for n, _ in parts), "\n".join(s for _, s in parts)
+
+
+def launch_args(q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv, scale):
+    """The arguments of the three kernels, in their parameter order (see the
+    module doc): ``(pre, dq, dkdv)`` tuples from tensors with ``shape`` and
+    ``stride()`` (torch's); ``dk`` / ``dv`` are ``[B, H, SK, D]``, one per
+    query head, ``l2`` / ``delta`` contiguous ``[B, H, SQ]`` f32 scratch."""
+    b, h, sq, _ = q.shape
+    hk, sk = k.shape[1], k.shape[2]
+    qs, ks, dos = q.stride(), k.stride(), grad_out.stride()
+    common = (b, h, hk, sq, sk, qs[0], qs[1], ks[0], ks[1], dos[0], dos[1])
+    scales = (scale * math.log2(math.e), scale)
+    pre = (out, grad_out, lse, l2, delta, b, h, sq, out.stride(0), out.stride(1), dos[0],
+           dos[1], lse.stride(0))
+    dq_args = (q, k, v, grad_out, l2, delta, dq, *common, dq.stride(0), dq.stride(1), *scales)
+    dkdv = (q, k, v, grad_out, l2, delta, dk, dv, *common, dk.stride(0), dk.stride(1),
+            *scales)
+    return pre, dq_args, dkdv
 

@@ -32,6 +32,8 @@ from typing import Optional
 import torch
 
 from . import ops
+from .kernels import default_out_dtype
+from .tensors import TORCH_DTYPES, dtype_name
 from .training import attention_backward as _attention_backward
 
 Tensor = torch.Tensor
@@ -49,16 +51,11 @@ def gemm(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, alpha: Optional[fl
                             artifacts=artifacts)
 
 
-_OUT_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
-               "i32": torch.int32}
-
-
 def _gemm_out_dtype(a, out_dtype):
-    if out_dtype is not None:
-        return _OUT_DTYPES[out_dtype]
-    if a.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
-        return torch.bfloat16
-    return torch.int32 if a.dtype == torch.int8 else a.dtype
+    """The torch dtype of tilec.gemm's output (tilec's default for ``a``'s
+    dtype when ``out_dtype`` is None)."""
+    name = out_dtype or default_out_dtype(dtype_name(a.dtype))
+    return getattr(torch, TORCH_DTYPES[name])
 
 
 @gemm.register_fake

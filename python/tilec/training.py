@@ -56,12 +56,6 @@ def _check(op, q, k, v, out, lse, grad_out):
     return dtype
 
 
-def _contiguous(t):
-    # Rows of head_dim elements (64 or 128) keep every stride a multiple of
-    # 8 elements, which the kernels' TMA descriptors and cp.async need.
-    return t if t.is_contiguous() else t.contiguous()
-
-
 def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None, grad_lse=None,
                        chip=None, artifacts=None):
     """Gradients ``(dq, dk, dv)`` of ``out = softmax(scale * q @ k^T [+
@@ -87,7 +81,10 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
     scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
     if not math.isfinite(scale):
         raise ArgumentError(f"{op}: scale must be finite, got {scale}")
-    q, k, v, out, grad_out, lse = (_contiguous(t) for t in (q, k, v, out, grad_out, lse))
+    # Contiguous rows of head_dim elements (64 or 128) keep every stride a
+    # multiple of 8 elements, which the kernels' TMA descriptors and
+    # cp.async need (contiguous() returns a contiguous tensor itself).
+    q, k, v, out, grad_out, lse = (t.contiguous() for t in (q, k, v, out, grad_out, lse))
     dq = torch.empty_like(q)
     # One dK / dV per query head; a group's heads are summed below.
     dk = torch.empty((b, h, sk, d), dtype=q.dtype, device=q.device)
@@ -105,20 +102,16 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
                              backward_kernels.dkdv_source(dtype, d, causal, tiles=tiles)))
     l2 = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
     delta = torch.empty_like(l2)
+    pre_args, dq_args, dkdv_args = backward_kernels.launch_args(
+        q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv, scale)
     with torch.cuda.device(q.device):
-        pre(out, grad_out, lse, l2, delta, b, h, sq, out.stride(0), out.stride(1),
-            grad_out.stride(0), grad_out.stride(1), lse.stride(0))
+        pre(*pre_args)
         if grad_lse is not None:
             # d lse / d S = P: a gradient on lse enters dS = P (dP - Delta)
             # as a shift of Delta.
             delta -= grad_lse.float()
-        common = (b, h, hk, sq, sk, q.stride(0), q.stride(1), k.stride(0), k.stride(1),
-                  grad_out.stride(0), grad_out.stride(1))
-        qk_scale = scale * math.log2(math.e)
-        dq_k(q, k, v, grad_out, l2, delta, dq, *common, dq.stride(0), dq.stride(1), qk_scale,
-             scale)
-        dkdv_k(q, k, v, grad_out, l2, delta, dk, dv, *common, dk.stride(0), dk.stride(1),
-               qk_scale, scale)
+        dq_k(*dq_args)
+        dkdv_k(*dkdv_args)
     if hk != h:
         g = h // hk
         dk = dk.view(b, hk, g, sk, d).sum(2, dtype=torch.float32).to(q.dtype)
