@@ -892,9 +892,10 @@ static void loadOnce(TmaOperand &op, DotOp dot,
   rewriter.replaceOpWithNewOp<LocalLoadOp>(op.cvt, op.cvt.getType(), op.ring,
                                            zero);
   rewriter.eraseOp(op.load);
-  // A dot in a loop gets its wait from the loop's schedule (tile-pipeline);
-  // one outside any loop needs its own before the accumulator is read
-  // (once, when both operands were loaded once).
+  // A dot in a loop gets its wait from tile-pipeline (its ring's schedule,
+  // or, when no ring forms, a wait right after it); one outside any loop
+  // needs its own before the accumulator is read (once, when both operands
+  // were loaded once).
   if (dot->getParentOfType<scf::ForOp>() || getWaitFor(dot))
     return;
   rewriter.setInsertionPointAfter(dot);
