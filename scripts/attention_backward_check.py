@@ -55,12 +55,16 @@ BENCH = [(4, 16, 4096, 128, False), (4, 16, 4096, 128, True), (1, 16, 16384, 128
 
 
 class Backward:
-    """The three kernels of one (chip, head dim, causal, suffix)."""
+    """The three kernels of one (chip, head dim, causal, suffix); a suffix
+    starting with ``__atomic`` names the atomic mode's kernels (pre_zero_dq,
+    dkdv_dq, dq_scale)."""
 
     def __init__(self, art, chip, d, causal, suffix=""):
-        names = backward_kernels.names("bf16", d, causal)
-        self.pre, self.dq, self.dkdv = (
-            Kernel(os.path.join(art, chip, n + suffix + ".json")) for n in names)
+        self.atomic = suffix.startswith("__atomic")
+        names = (backward_kernels.atomic_names if self.atomic
+                 else backward_kernels.names)("bf16", d, causal)
+        self.kernels = [Kernel(os.path.join(art, chip, n + suffix + ".json")) for n in names]
+        self.labels = ("pre", "dkdv_dq", "dq_scale") if self.atomic else ("pre", "dq", "dkdv")
 
     def scratch(self, q, k):
         B, H, SQ, D = q.shape
@@ -70,15 +74,21 @@ class Backward:
                     delta=torch.full((B, H, SQ), nan, device="cuda"),
                     dq=torch.full_like(q, nan),
                     dk=torch.full((B, H, SK, D), nan, device="cuda", dtype=q.dtype),
-                    dv=torch.full((B, H, SK, D), nan, device="cuda", dtype=q.dtype))
+                    dv=torch.full((B, H, SK, D), nan, device="cuda", dtype=q.dtype),
+                    # (the atomic mode's accumulator: zeroed by its pre kernel)
+                    dqa=torch.full((B, H, SQ, D), nan, device="cuda") if self.atomic else None)
 
     def parts(self, q, k, v, o, do, lse, scale, t):
         """The three launches as separate calls (a per-kernel breakdown)."""
-        args = backward_kernels.launch_args(q, k, v, o, do, lse, t["l2"], t["delta"], t["dq"],
-                                            t["dk"], t["dv"], scale)
+        if self.atomic:
+            args = backward_kernels.atomic_launch_args(q, k, v, o, do, lse, t["l2"], t["delta"],
+                                                       t["dqa"], t["dq"], t["dk"], t["dv"],
+                                                       scale)
+        else:
+            args = backward_kernels.launch_args(q, k, v, o, do, lse, t["l2"], t["delta"],
+                                                t["dq"], t["dk"], t["dv"], scale)
         return {name: (lambda kernel=kernel, a=a: kernel(*a))
-                for name, kernel, a in zip(("pre", "dq", "dkdv"),
-                                           (self.pre, self.dq, self.dkdv), args)}
+                for name, kernel, a in zip(self.labels, self.kernels, args)}
 
     def __call__(self, q, k, v, o, do, lse, scale, t):
         for launch in self.parts(q, k, v, o, do, lse, scale, t).values():
@@ -211,10 +221,10 @@ def bench(kernels, rounds, log):
         # Where the package's kernels spend the time (separate rounds).
         parts = {}
         for key, bwd in kernels.items():
-            if (key[1], key[2], key[3]) == (d, causal, ""):
+            if key[1:3] == (d, causal) and key[3] in ("", "__atomic"):
                 t = bwd.scratch(q, k)
                 for part, fn in bwd.parts(q, k, v, o, do, lse, scale, t).items():
-                    parts[f"tilec_{key[0]}:{part}"] = fn
+                    parts[f"tilec_{key[0]}{key[3]}:{part}"] = fn
         breakdown = time_rounds(parts, rounds) if parts else {}
         row = dict(B=B, H=H, S=S, D=d, causal=causal, ms=ms, tflops=tf, breakdown_ms=breakdown,
                    vs_cudnn={n: tf[n] / tf["cudnn"] for n in tf if n.startswith("tilec")},
@@ -245,7 +255,7 @@ def main():
             found = json.load(f)
     for chip in chips:
         for d in backward_kernels.HEAD_DIMS:
-            suffixes = found.get(f"{chip}/d{d}", [""])
+            suffixes = found.get(f"{chip}/d{d}", ["", "__atomic"])
             for causal in (False, True):
                 for s in suffixes:
                     kernels[(chip, d, causal, s)] = Backward(args.artifacts, chip, d, causal, s)
@@ -257,7 +267,9 @@ def main():
         result["speed"] = bench(kernels, args.rounds, log)
     sass = {}
     for chip in chips:
-        for name in backward_kernels.names("bf16", 128, False)[1:]:
+        for name in (backward_kernels.names("bf16", 128, False)[1:]
+                     + backward_kernels.atomic_names("bf16", 128, False)[1:2]):
+            name += "__atomic" if "dkdv_dq" in name else ""
             cubin = os.path.join(args.artifacts, chip, name + ".cubin")
             out = subprocess.run(["cuobjdump", "-sass", cubin], capture_output=True,
                                  text=True).stdout

@@ -3,7 +3,8 @@
 backward_kernels.py) that scripts/attention_backward_check.py checks and
 times on the GPU machine (no compiler there) into OUT/<chip>/: bf16 at head
 dims 64 and 128, causal and not, each kernel as the package builds it and
-in tile variants (`<name>__<tiles>`) for A/B runs. sm_80 PTX is assembled for sm_90 (the H200). Writes each kernel's
+in tile variants (`<name>__<tiles>`) for A/B runs, and the atomic mode's
+kernels (`__atomic[_<tiles>]`). sm_80 PTX is assembled for sm_90 (the H200). Writes each kernel's
 compile time (tilec, ptxas included) to OUT/compile_times.json.
 
     build_backward_artifacts.py [--out .gpu/backward] [--chips sm_80,sm_90a]
@@ -36,9 +37,27 @@ TILE_VARIANTS = {
 }
 
 
+#: The atomic mode's dK/dV/dQ kernel (backward_kernels.atomic_sources) in
+#: tile variants per (chip, head dim), besides atomic_tiles_for's choice:
+#: one warpgroup of 64 keys, or narrower query steps (the fifth product
+#: and the second copy of the keys fit the registers and shared memory).
+ATOMIC_TILE_VARIANTS = {
+    ("sm_90a", 64): [T(dkv_n=64, dkv_warps=4, dkv_consumer_regs=240)],
+    ("sm_90a", 128): [T(dkv_n=64, dkv_warps=4, dkv_consumer_regs=240)],
+    ("sm_80", 64): [T(dkv_n=64, dkv_m=64, dkv_warps=4)],
+    ("sm_80", 128): [T(dkv_n=64, dkv_m=64, dkv_warps=4), T(dkv_m=16)],
+}
+
+
+def _renamed(src, suffix):
+    return re.sub(r"^tile\.kernel @(\w+)\(",
+                  lambda m: f"tile.kernel @{m.group(1)}{suffix}(", src, flags=re.M)
+
+
 def variants(chip, d, causal):
     """(suffix, source) of the package's kernels and of each tile variant
-    (`<name>__<tiles>`)."""
+    (`<name>__<tiles>`), and of the atomic mode's kernels
+    (`<atomic name>__atomic[_<tiles>]`)."""
     default = backward_kernels.tiles_for(chip, d)
     out = [("", backward_kernels.source("bf16", d, causal, tiles=default)[1])]
     toggled = default._replace(prefetch_rows=not default.prefetch_rows)
@@ -47,9 +66,15 @@ def variants(chip, d, causal):
             continue
         suffix = "__" + tiles.tag()
         _, src = backward_kernels.source("bf16", d, causal, tiles=tiles)
-        src = re.sub(r"^tile\.kernel @(\w+)\(",
-                     lambda m: f"tile.kernel @{m.group(1)}{suffix}(", src, flags=re.M)
-        out.append((suffix, src))
+        out.append((suffix, _renamed(src, suffix)))
+    atomic = backward_kernels.atomic_tiles_for(chip, d)
+    for tiles in [atomic] + ATOMIC_TILE_VARIANTS.get((chip, d), []):
+        if tiles == atomic and out[-1][0].startswith("__atomic"):
+            continue
+        suffix = "__atomic" + ("" if tiles == atomic else "_" + tiles.tag())
+        src = "\n".join(s for _, s in backward_kernels.atomic_sources("bf16", d, causal,
+                                                                       tiles=tiles))
+        out.append((suffix, _renamed(src, suffix)))
     return out
 
 
@@ -71,9 +96,13 @@ def main():
                     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
                         f.write(src)
                     t0 = time.time()
-                    subprocess.run([args.tilec, f.name, f"--chip={chip}", f"--cubin-arch={arch}",
-                                    "--emit=cubin", "-o", os.path.join(args.out, chip)],
-                                   check=True)
+                    run = subprocess.run([args.tilec, f.name, f"--chip={chip}",
+                                          f"--cubin-arch={arch}", "--emit=cubin", "-o",
+                                          os.path.join(args.out, chip)])
+                    if run.returncode != 0:
+                        print(f"{chip}/d{d}{suffix}: FAILED (left out)", flush=True)
+                        found[f"{chip}/d{d}"].discard(suffix)
+                        continue
                     dt = time.time() - t0
                     os.unlink(f.name)
                     key = f"{chip}/" + ",".join(re.findall(r"^tile\.kernel @(\w+)", src, re.M))

@@ -212,6 +212,15 @@ def main():
                                                                  tiles=tiles))
                              for make in (backward_kernels.dq_source,
                                           backward_kernels.dkdv_source)]
+                    # The atomic mode (deterministic=False): its dK/dV kernel
+                    # also accumulates dQ.
+                    jobs.append((dict(variant, causal=causal, atomic_dq=True),
+                                 backward_kernels.dkdv_source(
+                                     dtype, head_dim, causal, atomic_dq=True,
+                                     tiles=backward_kernels.atomic_tiles_for(chip, head_dim))))
+                jobs += [(dict(variant, atomic_dq=True), make(dtype, head_dim))
+                         for make in (lambda t, d: backward_kernels.pre_source(t, d, zero_dq=True),
+                                      backward_kernels.dq_scale_source)]
         # FP8 attention where FP8 tensor cores exist.
         if (args.dtype is None and not only and chip != "sm_80"
                 and "f8e4m3" in attention_dtypes):

@@ -20,7 +20,19 @@ mma.sync on sm_80 / sm_89), as they do for the forward block program of
 
 dQ is computed by its own kernel instead of being accumulated with atomics:
 the result is deterministic (the same bits on every run) at the cost of
-computing ``S`` and ``dP`` twice. With grouped-query attention (K/V heads
+computing ``S`` and ``dP`` twice.
+
+The atomic mode (``atomic_sources``, FlashAttention-2's own) computes dQ in
+the dK/dV kernel instead, five products per block pair instead of seven:
+
+* ``..._pre_zero_dq``: the preprocessing, which also zeroes an f32 dQ
+  accumulator ``[B, H, SQ, D]``;
+* ``..._dkdv_dq``: the dK/dV kernel, whose steps also add ``dS K``
+  (``dS = (dSᵀ)ᵀ``) into the accumulator with ``tile.atomic_add``;
+* ``..._dq_scale``: ``dQ = accumulator * sm_scale`` in the input dtype.
+
+The atomic adds of the programs of one query block come in any order, so
+dQ may differ in its last bits from run to run. With grouped-query attention (K/V heads
 ``HK`` dividing the query heads ``H``), the dK/dV kernel writes one
 gradient per query head, ``[B, H, SK, D]``, and the caller sums each group
 (FlashAttention-2 does the same).
@@ -42,6 +54,10 @@ dimensions, batch and head strides multiples of 8):
 * dkdv: ``Q, K, V, dO, L2, DELTA, dK, dV, B, H, HK, SQ, SK, q_batch,
   q_head, kv_batch, kv_head, do_batch, do_head, dkv_batch, dkv_head,
   qk_scale, sm_scale`` (dK and dV ``[B, H, SK, D]``, one per query head).
+
+The atomic mode's kernels take ``DQA`` (the contiguous f32 accumulator)
+after ``DELTA`` (pre_zero_dq) and after ``dV`` (dkdv_dq); dq_scale takes
+``DQA, dQ, B, H, SQ, dq_batch, dq_head, sm_scale``.
 
 ``qk_scale`` is the softmax scale times log2(e), ``sm_scale`` the softmax
 scale.
@@ -102,6 +118,24 @@ def tiles_for(chip, head_dim=128):
     """The tiles tilec.attention_backward uses on ``chip`` at ``head_dim``."""
     key = (chip if chip == "sm_90a" else "mma.sync", head_dim)
     return _TILES.get(key, Tiles())
+
+
+#: The atomic mode's dK/dV/dQ kernel, per (chip, head dim): its step holds
+#: a fifth product (dS K, from a transposed dSᵀ) and the program's keys a
+#: second time in shared memory (see atomic_tiles_for).
+_ATOMIC_TILES = {
+    ("sm_90a", 64): Tiles(dkv_n=64, dkv_warps=4),
+    ("sm_90a", 128): Tiles(dkv_n=64, dkv_warps=4),
+    ("mma.sync", 64): Tiles(dkv_n=64, dkv_m=32, dkv_warps=4),
+    ("mma.sync", 128): Tiles(dkv_n=64, dkv_m=32, dkv_warps=4),
+}
+
+
+def atomic_tiles_for(chip, head_dim=128):
+    """The tiles of the atomic mode's ``_dkdv_dq`` kernel (only the dK/dV
+    fields are used) on ``chip`` at ``head_dim``."""
+    key = (chip if chip == "sm_90a" else "mma.sync", head_dim)
+    return _ATOMIC_TILES.get(key, tiles_for(chip, head_dim))
 #: The row statistics' preprocessing: rows per program and its warps.
 PRE_M, PRE_WARPS = 128, 4
 
@@ -114,6 +148,13 @@ def names(dtype="bf16", head_dim=128, causal=False):
     base = f"attention_bwd_{dtype}_d{head_dim}"
     tag = "_causal" if causal else ""
     return base + "_pre", base + tag + "_dq", base + tag + "_dkdv"
+
+
+def atomic_names(dtype="bf16", head_dim=128, causal=False):
+    """``(pre, dkdv, scale)`` kernel names of the atomic mode."""
+    base = f"attention_bwd_{dtype}_d{head_dim}"
+    tag = "_causal" if causal else ""
+    return base + "_pre_zero_dq", base + tag + "_dkdv_dq", base + "_dq_scale"
 
 
 def _check(dtype, head_dim):
@@ -149,14 +190,34 @@ def _rows_views(*pairs):
     return lines
 
 
-def pre_source(dtype="bf16", head_dim=128):
-    """The preprocessing kernel ``(name, source)``."""
+def _dqa_view(d):
+    """%dqa: the contiguous f32 dQ accumulator [B, H, SQ, d] (after
+    _rows_views, which defines %HSQ)."""
+    return [f"  %cd = arith.constant {d} : i32",
+            "  %SQD = arith.muli %SQ, %cd : i32",
+            "  %HSQD = arith.muli %HSQ, %cd : i32",
+            f"  %dqa = tile.make_view %DQA[%B, %H, %SQ, {d}] strides [%HSQD, %SQD, {d}, 1] "
+            ": !tile.ptr<f32>"]
+
+
+def _dqa_type(d):
+    return f"!tile.view<?x?x?x{d}xf32, strides = [?, ?, {d}, 1]>"
+
+
+def pre_source(dtype="bf16", head_dim=128, zero_dq=False):
+    """The preprocessing kernel ``(name, source)``; with ``zero_dq`` (the
+    atomic mode's) it also zeroes the f32 dQ accumulator."""
     _check(dtype, head_dim)
     t, d, m = dtype, head_dim, PRE_M
-    name = names(dtype, head_dim)[0]
+    name = atomic_names(dtype, head_dim)[0] if zero_dq else names(dtype, head_dim)[0]
     vt = _vt(t, d)
+    dqa = [('DQA', 'f32')] if zero_dq else []
+    zero = ([*_dqa_view(d),
+             f"  %zq = arith.constant dense<0.0> : tensor<{m}x{d}xf32>",
+             f"  tile.store %zq, %dqa[%b, %h, %m0, %c0] : tensor<{m}x{d}xf32>, {_dqa_type(d)}"]
+            if zero_dq else [])
     return name, "\n".join([
-        f"tile.kernel @{name}({_ptrs([('O', t), ('dO', t), ('LSE', 'f32'), ('L2', 'f32'), ('DELTA', 'f32')])},",
+        f"tile.kernel @{name}({_ptrs([('O', t), ('dO', t), ('LSE', 'f32'), ('L2', 'f32'), ('DELTA', 'f32')] + dqa)},",
         "    %B: i32, %H: i32, %SQ: i32,",
         f"    {_strides(['o_batch', 'o_head', 'do_batch', 'do_head'])},",
         "    %lse_batch: i32)",
@@ -186,6 +247,7 @@ def pre_source(dtype="bf16", head_dim=128):
         f"  %empty = arith.cmpf oeq, %tl, %ninf : tensor<{m}xf32>",
         f"  %tl3 = arith.select %empty, %pinf, %tl2 : tensor<{m}xi1>, tensor<{m}xf32>",
         f"  tile.store %tl3, %l2[%b, %h, %m0] : tensor<{m}xf32>, {_ROWS_VIEW}",
+        *zero,
         "  tile.return",
         "}",
         "",
@@ -406,12 +468,28 @@ def _dkdv_rows(m, start, prefetch):
                 yield_types=yield_types)
 
 
-def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles()):
+def _atomic_dq(t, d, n, m):
+    """The dK/dV step's dQ part in the atomic mode: ``dS K`` (dS the
+    transposed dSᵀ of the step, K the program's keys, loaded once more
+    before the loop as %tkq) added into the accumulator's rows %m."""
+    return [f"    %dsb = tile.trans %dstb : tensor<{n}x{m}x{t}> -> tensor<{m}x{n}x{t}>",
+            f"    %zq = arith.constant dense<0.0> : tensor<{m}x{d}xf32>",
+            f"    %dqp = tile.dot %dsb, %tkq, %zq : tensor<{m}x{n}x{t}>, tensor<{n}x{d}x{t}> "
+            f"-> tensor<{m}x{d}xf32>",
+            f"    tile.atomic_add %dqp, %dqa[%b, %h, %m, %c0] : tensor<{m}x{d}xf32>, "
+            f"{_dqa_type(d)}"]
+
+
+def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles(),
+                atomic_dq=False):
     """The dK/dV kernel ``(name, source)``; with ``shared_loads`` one load
-    of Q and one of dO feed both of their products (see :func:`source`)."""
+    of Q and one of dO feed both of their products (see :func:`source`);
+    with ``atomic_dq`` (the atomic mode's ``_dkdv_dq``) its steps also add
+    their dQ part into the f32 accumulator."""
     _check(dtype, head_dim)
     t, d, n, m = dtype, head_dim, tiles.dkv_n, tiles.dkv_m
-    name = names(dtype, head_dim, causal)[2]
+    name = (atomic_names if atomic_dq else names)(dtype, head_dim, causal)[1 if atomic_dq else 2]
+    dqa = [('DQA', 'f32')] if atomic_dq else []
     schedule = (f" schedule<producer_regs = 24, consumer_regs = {tiles.dkv_consumer_regs}>"
                 if tiles.dkv_consumer_regs else "")
     vt = _vt(t, d)
@@ -420,7 +498,7 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
     start = "%start" if causal else "%c0"
     rows = _dkdv_rows(m, start, tiles.prefetch_rows)
     return name, "\n".join([
-        f"tile.kernel @{name}({_ptrs([('Q', t), ('K', t), ('V', t), ('dO', t), ('L2', 'f32'), ('DELTA', 'f32'), ('dK', t), ('dV', t)])},",
+        f"tile.kernel @{name}({_ptrs([('Q', t), ('K', t), ('V', t), ('dO', t), ('L2', 'f32'), ('DELTA', 'f32'), ('dK', t), ('dV', t)] + dqa)},",
         _COMMON_SCALARS,
         f"    {_strides(['q_batch', 'q_head', 'kv_batch', 'kv_head', 'do_batch', 'do_head', 'dkv_batch', 'dkv_head'])},",
         "    %qk_scale: f32, %sm_scale: f32)",
@@ -433,6 +511,8 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
                        ("dv", "dV", "SK", "dkv_batch", "dkv_head")]),
         f"  %tk = tile.load %k[%b, %hk, %n0, %c0] : {vt} -> tensor<{n}x{d}x{t}>",
         f"  %tv = tile.load %v[%b, %hk, %n0, %c0] : {vt} -> tensor<{n}x{d}x{t}>",
+        *([*_dqa_view(d), f"  %tkq = tile.load %k[%b, %hk, %n0, %c0] : {vt} -> tensor<{n}x{d}x{t}>"]
+          if atomic_dq else []),
         *bounds,
         f"  %scale = tile.splat %qk_scale : tensor<{nm}xf32>",
         f"  %z = arith.constant dense<0.0> : tensor<{nm}xf32>",
@@ -466,6 +546,7 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
         *([] if shared_loads else
           [f"    %tq2 = tile.load %q[%b, %h, %m, %c0] : {vt} -> tensor<{m}x{d}x{t}>"]),
         f"    %adk2 = tile.dot %dstb, {'%tq' if shared_loads else '%tq2'}, %adk : tensor<{nm}x{t}>, tensor<{m}x{d}x{t}> -> tensor<{n}x{d}xf32>",
+        *(_atomic_dq(t, d, n, m) if atomic_dq else []),
         f"    scf.yield %adk2, %adv2{rows['yields']} : tensor<{n}x{d}xf32>, "
         f"tensor<{n}x{d}xf32>{rows['yield_types']}",
         "  }",
@@ -479,6 +560,47 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
         "}",
         "",
     ])
+
+
+def dq_scale_source(dtype="bf16", head_dim=128):
+    """The atomic mode's last kernel ``(name, source)``: ``dQ = DQA *
+    sm_scale`` in the input dtype."""
+    _check(dtype, head_dim)
+    t, d, m = dtype, head_dim, PRE_M
+    name = atomic_names(dtype, head_dim)[2]
+    vt = _vt(t, d)
+    return name, "\n".join([
+        f"tile.kernel @{name}({_ptrs([('DQA', 'f32'), ('dQ', t)])},",
+        "    %B: i32, %H: i32, %SQ: i32,",
+        f"    {_strides(['dq_batch', 'dq_head'])},",
+        "    %sm_scale: f32)",
+        f"    grid(ceildiv(%SQ, {m}), %H, %B) warps({PRE_WARPS}) {{",
+        "  %c0 = arith.constant 0 : i32",
+        f"  %cm = arith.constant {m} : i32",
+        "  %mb = tile.program_id x",
+        "  %h = tile.program_id y",
+        "  %b = tile.program_id z",
+        "  %m0 = arith.muli %mb, %cm : i32",
+        "  %HSQ = arith.muli %H, %SQ : i32",
+        *_dqa_view(d),
+        _view4("dq", "dQ", t, d, "H", "SQ", "dq_batch", "dq_head"),
+        f"  %acc = tile.load %dqa[%b, %h, %m0, %c0] : {_dqa_type(d)} -> tensor<{m}x{d}xf32>",
+        f"  %smv = tile.splat %sm_scale : tensor<{m}x{d}xf32>",
+        f"  %out = arith.mulf %acc, %smv : tensor<{m}x{d}xf32>",
+        f"  %ob = arith.truncf %out : tensor<{m}x{d}xf32> to tensor<{m}x{d}x{t}>",
+        f"  tile.store %ob, %dq[%b, %h, %m0, %c0] : tensor<{m}x{d}x{t}>, {vt}",
+        "  tile.return",
+        "}",
+        "",
+    ])
+
+
+def atomic_sources(dtype="bf16", head_dim=128, causal=False, tiles=Tiles()):
+    """The atomic mode's three kernels, ``[(name, source)]`` in launch
+    order: pre_zero_dq, dkdv_dq, dq_scale."""
+    return [pre_source(dtype, head_dim, zero_dq=True),
+            dkdv_source(dtype, head_dim, causal, tiles=tiles, atomic_dq=True),
+            dq_scale_source(dtype, head_dim)]
 
 
 def source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles()):
@@ -515,3 +637,12 @@ def launch_args(q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv, scale):
             *scales)
     return pre, dq_args, dkdv
 
+
+def atomic_launch_args(q, k, v, out, grad_out, lse, l2, delta, dqa, dq, dk, dv, scale):
+    """The arguments of the atomic mode's kernels ``(pre_zero_dq, dkdv_dq,
+    dq_scale)``, as :func:`launch_args`; ``dqa`` is the contiguous f32
+    ``[B, H, SQ, D]`` accumulator."""
+    pre, _, dkdv = launch_args(q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv, scale)
+    b, h, sq, _ = q.shape
+    return ((*pre[:5], dqa, *pre[5:]), (*dkdv[:8], dqa, *dkdv[8:]),
+            (dqa, dq, b, h, sq, dq.stride(0), dq.stride(1), scale))

@@ -1306,7 +1306,8 @@ _ATTENTION_DYNAMIC = ("Q", "K", "V", "O", "LSE")
 
 
 def attention(q, k, v, *, causal=False, scale=None, out=None, return_lse=False, chip=None,
-              artifacts=None, q_descale=None, k_descale=None, v_descale=None):
+              artifacts=None, q_descale=None, k_descale=None, v_descale=None,
+              deterministic=True):
     """Scaled dot-product attention ``softmax(q @ k^T / sqrt(head_dim) [+
     causal mask]) @ v`` over ``[batch, heads, seq, head_dim]`` tensors
     (``tile.attention``: FlashAttention-2 forward).
@@ -1333,7 +1334,9 @@ def attention(q, k, v, *, causal=False, scale=None, out=None, return_lse=False, 
     goes through ``torch.ops.tilec.attention`` (:mod:`tilec.torch_ops`),
     whose backward is :func:`tilec.attention_backward`; under
     ``torch.compile`` it is one graph node. bf16/f16 only; ``out=`` and FP8
-    calls are not differentiable.
+    calls are not differentiable. ``deterministic`` picks the backward's dQ:
+    its own kernel (True, the same bits on every run) or f32 atomic adds in
+    the dK/dV kernel (False; see :func:`tilec.attention_backward`).
 
     ``k``/``v`` may have fewer heads than ``q`` (grouped-query attention;
     they must divide q's) and another sequence length; ``causal`` aligns the
@@ -1358,7 +1361,7 @@ def attention(q, k, v, *, causal=False, scale=None, out=None, return_lse=False, 
     descales = (q_descale, k_descale, v_descale)
     if out is None and descales == (None, None, None) and _torch_op_route(q, k, v):
         from . import torch_ops
-        o, lse = torch_ops.attention(q, k, v, causal, scale, chip, artifacts)
+        o, lse = torch_ops.attention(q, k, v, causal, scale, deterministic, chip, artifacts)
         return (o, lse) if return_lse else o
     return _attention_direct(q, k, v, causal=causal, scale=scale, out=out, return_lse=return_lse,
                              chip=chip, artifacts=artifacts, q_descale=q_descale,

@@ -5,10 +5,10 @@ first call that needs it) registers, through ``torch.library.custom_op``:
 
 * ``torch.ops.tilec.gemm(a, b, bias, alpha, activation, out_dtype,
   precision, chip, artifacts) -> Tensor``;
-* ``torch.ops.tilec.attention(q, k, v, causal, scale, chip, artifacts) ->
-  (out, lse)``;
+* ``torch.ops.tilec.attention(q, k, v, causal, scale, deterministic, chip,
+  artifacts) -> (out, lse)``;
 * ``torch.ops.tilec.attention_backward(grad_out, grad_lse, q, k, v, out,
-  lse, causal, scale, chip, artifacts) -> (dq, dk, dv)``.
+  lse, causal, scale, deterministic, chip, artifacts) -> (dq, dk, dv)``.
 
 Each has a fake (meta) implementation, so ``torch.compile(fullgraph=True)``
 traces through ``tilec.gemm`` and ``tilec.attention`` without a graph break,
@@ -116,14 +116,15 @@ gemm.register_autograd(_gemm_backward, setup_context=_gemm_setup)
 
 @torch.library.custom_op("tilec::attention", mutates_args=())
 def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False,
-              scale: Optional[float] = None, chip: Optional[str] = None,
+              scale: Optional[float] = None, deterministic: bool = True,
+              chip: Optional[str] = None,
               artifacts: Optional[str] = None) -> tuple[Tensor, Tensor]:
     return ops._attention_direct(q, k, v, causal=causal, scale=scale, return_lse=True,
                                  chip=chip, artifacts=artifacts)
 
 
 @attention.register_fake
-def _(q, k, v, causal=False, scale=None, chip=None, artifacts=None):
+def _(q, k, v, causal=False, scale=None, deterministic=True, chip=None, artifacts=None):
     if q.dim() != 4:
         raise ops.ArgumentError(f"tilec.attention: q must be [batch, heads, seq, head_dim], "
                                 f"got {list(q.shape)}")
@@ -134,33 +135,36 @@ def _(q, k, v, causal=False, scale=None, chip=None, artifacts=None):
 @torch.library.custom_op("tilec::attention_backward", mutates_args=())
 def attention_backward(grad_out: Tensor, grad_lse: Optional[Tensor], q: Tensor, k: Tensor,
                        v: Tensor, out: Tensor, lse: Tensor, causal: bool = False,
-                       scale: Optional[float] = None, chip: Optional[str] = None,
+                       scale: Optional[float] = None, deterministic: bool = True,
+                       chip: Optional[str] = None,
                        artifacts: Optional[str] = None) -> tuple[Tensor, Tensor, Tensor]:
     return _attention_backward(q, k, v, out, lse, grad_out, causal=causal, scale=scale,
-                               grad_lse=grad_lse, chip=chip, artifacts=artifacts)
+                               grad_lse=grad_lse, deterministic=deterministic, chip=chip,
+                               artifacts=artifacts)
 
 
 @attention_backward.register_fake
-def _(grad_out, grad_lse, q, k, v, out, lse, causal=False, scale=None, chip=None,
-      artifacts=None):
+def _(grad_out, grad_lse, q, k, v, out, lse, causal=False, scale=None, deterministic=True,
+      chip=None, artifacts=None):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
 def _attention_setup(ctx, inputs, output):
-    q, k, v, causal, scale, chip, artifacts = inputs
+    q, k, v, causal, scale, deterministic, chip, artifacts = inputs
     out, lse = output
     ctx.save_for_backward(q, k, v, out, lse)
-    ctx.opts = (causal, scale, chip, artifacts)
+    ctx.opts = (causal, scale, deterministic, chip, artifacts)
 
 
 def _attention_grad(ctx, grad_out, grad_lse):
     q, k, v, out, lse = ctx.saved_tensors
-    causal, scale, chip, artifacts = ctx.opts
+    causal, scale, deterministic, chip, artifacts = ctx.opts
     if grad_out is None:
         grad_out = torch.zeros_like(out)
     dq, dk, dv = torch.ops.tilec.attention_backward(grad_out.contiguous(), grad_lse, q, k, v,
-                                                    out, lse, causal, scale, chip, artifacts)
-    return dq, dk, dv, None, None, None, None
+                                                    out, lse, causal, scale, deterministic,
+                                                    chip, artifacts)
+    return dq, dk, dv, None, None, None, None, None
 
 
 attention.register_autograd(_attention_grad, setup_context=_attention_setup)

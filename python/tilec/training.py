@@ -57,7 +57,7 @@ def _check(op, q, k, v, out, lse, grad_out):
 
 
 def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None, grad_lse=None,
-                       chip=None, artifacts=None):
+                       deterministic=True, chip=None, artifacts=None):
     """Gradients ``(dq, dk, dv)`` of ``out = softmax(scale * q @ k^T [+
     causal mask]) @ v`` given ``grad_out``, from the forward's ``out`` and
     natural-log row log-sum-exp ``lse`` (f32 [batch, heads, seq_q], as
@@ -70,8 +70,11 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
     the forward. ``scale`` defaults to ``1/sqrt(head_dim)``. ``grad_lse``:
     the gradient of a returned lse, if the loss used it.
 
-    Deterministic: dQ comes from its own kernel, not from atomics, so the
-    same inputs give the same bits. Runs on the current torch stream.
+    ``deterministic=True``: dQ comes from its own kernel, not from atomics,
+    so the same inputs give the same bits. ``deterministic=False``: the
+    dK/dV kernel also accumulates dQ with f32 atomic adds (five products
+    per block pair instead of seven; dQ may differ in its last bits from
+    run to run). Runs on the current torch stream.
     """
     import torch
     op = "tilec.attention_backward"
@@ -94,24 +97,37 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
     device_index = q.device.index if q.device.index is not None else torch.cuda.current_device()
     chip, cubin_arch = _chip_and_arch(chip, device_index)
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
-    tiles = backward_kernels.tiles_for(chip, d)
-    pre, dq_k, dkdv_k = (
+    if deterministic:
+        tiles = backward_kernels.tiles_for(chip, d)
+        sources = (backward_kernels.pre_source(dtype, d),
+                   backward_kernels.dq_source(dtype, d, causal, tiles=tiles),
+                   backward_kernels.dkdv_source(dtype, d, causal, tiles=tiles))
+    else:
+        sources = backward_kernels.atomic_sources(
+            dtype, d, causal, tiles=backward_kernels.atomic_tiles_for(chip, d))
+    pre, first, second = (
         _resolve(op, name, lambda: source, chip, cubin_arch, directory, device_index)[0]
-        for name, source in (backward_kernels.pre_source(dtype, d),
-                             backward_kernels.dq_source(dtype, d, causal, tiles=tiles),
-                             backward_kernels.dkdv_source(dtype, d, causal, tiles=tiles)))
+        for name, source in sources)
     l2 = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
     delta = torch.empty_like(l2)
-    pre_args, dq_args, dkdv_args = backward_kernels.launch_args(
-        q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv, scale)
+    if deterministic:
+        pre_args, first_args, second_args = backward_kernels.launch_args(
+            q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv, scale)
+    else:
+        # The f32 dQ accumulator, zeroed by the preprocessing kernel.
+        dqa = torch.empty((b, h, sq, d), dtype=torch.float32, device=q.device)
+        pre_args, first_args, second_args = backward_kernels.atomic_launch_args(
+            q, k, v, out, grad_out, lse, l2, delta, dqa, dq, dk, dv, scale)
     with torch.cuda.device(q.device):
         pre(*pre_args)
         if grad_lse is not None:
             # d lse / d S = P: a gradient on lse enters dS = P (dP - Delta)
             # as a shift of Delta.
             delta -= grad_lse.float()
-        dq_k(*dq_args)
-        dkdv_k(*dkdv_args)
+        # Deterministic: the dQ kernel, then the dK/dV one; atomic: the
+        # dK/dV kernel accumulating dQ, then dQ's scaling.
+        first(*first_args)
+        second(*second_args)
     if hk != h:
         g = h // hk
         dk = dk.view(b, hk, g, sk, d).sum(2, dtype=torch.float32).to(q.dtype)

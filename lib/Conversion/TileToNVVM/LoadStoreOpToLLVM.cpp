@@ -6,7 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file lowers tile.load and tile.store on views of global memory.
+// This file lowers tile.load, tile.store and tile.atomic_add on views of
+// global memory.
 //
 // Each thread accesses the elements its layout gives it. Registers that are
 // consecutive along the view's contiguous dimension form vector groups of up
@@ -373,6 +374,57 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
   }
 };
 
+/// tile.atomic_add -> per element, under its bounds, mask and canonical-
+/// thread predicate, a relaxed device-scope atomic add whose result is
+/// unused (ptxas makes it red.global.add.f32). The value keeps its layout
+/// (an accumulator fragment as it is): the adds are per element whatever
+/// the layout, so converting it first would only cost a round trip through
+/// shared memory.
+struct AtomicAddOpLowering : public OpConversionPattern<AtomicAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AtomicAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto tileType = cast<RankedTensorType>(op.getValue().getType());
+    if (!getDistributedLayout(tileType))
+      return rewriter.notifyMatchFailure(op, "tile has no layout");
+    GlobalAccess access(rewriter, loc, adaptor.getView(),
+                        op.getView().getType(), adaptor.getOffsets(),
+                        tileType);
+    Type elemType = access.getElemType();
+    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getValue());
+    SmallVector<Value> mask;
+    if (adaptor.getMask())
+      mask = unpackVector(rewriter, loc, adaptor.getMask());
+    Value canonical = emitIsCanonicalThread(rewriter, loc, access.getLayout(),
+                                            access.getThreadIds());
+    unsigned vec = access.getVectorWidth();
+    for (unsigned reg = 0; reg < access.getNumRegs(); reg += vec) {
+      Value ptr = access.getAddress(reg);
+      SmallVector<Value> inb = access.getInBounds(reg, vec);
+      for (unsigned j = 0; j < vec; ++j) {
+        Value pred = andAll(rewriter, loc,
+                            {inb[j], mask.empty() ? Value() : mask[reg + j],
+                             canonical});
+        Value pj = j == 0 ? ptr
+                          : gepElems(rewriter, loc, ptr, elemType,
+                                     i32Val(rewriter, loc, j));
+        Value v = values[reg + j];
+        scf::IfOp::create(rewriter, loc, pred, [&](OpBuilder &b, Location l) {
+          LLVM::AtomicRMWOp::create(b, l, LLVM::AtomicBinOp::fadd, pj, v,
+                                    LLVM::AtomicOrdering::monotonic,
+                                    /*syncscope=*/"device",
+                                    /*alignment=*/4);
+          scf::YieldOp::create(b, l);
+        });
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// tile.load_scalar -> one load of invariant memory (ld.global.nc) when
 /// every index is inside the view, else zero.
 struct LoadScalarOpLowering : public OpConversionPattern<LoadScalarOp> {
@@ -411,6 +463,7 @@ void mlir::tilec::populateLoadStoreOpToLLVMPatterns(
     TileTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<LoadOpLowering,       // tile.load
                LoadScalarOpLowering, // tile.load_scalar
-               StoreOpLowering       // tile.store
+               StoreOpLowering,      // tile.store
+               AtomicAddOpLowering   // tile.atomic_add
                >(converter, patterns.getContext());
 }

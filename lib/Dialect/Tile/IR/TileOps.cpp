@@ -775,6 +775,17 @@ LogicalResult StoreOp::verify() {
                       cast<RankedTensorType>(getValue().getType()), getMask());
 }
 
+LogicalResult AtomicAddOp::verify() {
+  auto tile = cast<RankedTensorType>(getValue().getType());
+  if (failed(verifyAccess(*this, getView().getType(), getOffsets().size(), tile,
+                          getMask())))
+    return failure();
+  if (!tile.getElementType().isF32())
+    return emitOpError("adds f32 elements only (red.global.add.f32), got ")
+           << tile.getElementType();
+  return success();
+}
+
 LogicalResult LoadScalarOp::verify() {
   ViewType view = getView().getType();
   if (getIndices().size() != static_cast<size_t>(view.getRank()))

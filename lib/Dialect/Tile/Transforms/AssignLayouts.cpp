@@ -76,6 +76,7 @@ private:
   /// results (null: no requirement).
   Attribute getRequiredLayout(Operation *op, unsigned idx);
   Attribute getStoreLayout(StoreOp store);
+  Attribute getAtomicAddLayout(AtomicAddOp add);
   Attribute getDefaultLayout(RankedTensorType type);
 
   KernelOp kernel;
@@ -158,6 +159,18 @@ Attribute LayoutAssignment::getStoreLayout(StoreOp store) {
       getBitWidth(type.getElementType()), numWarps);
 }
 
+Attribute LayoutAssignment::getAtomicAddLayout(AtomicAddOp add) {
+  // Atomic adds are per element in any layout: the value is added as it is
+  // computed (an accumulator fragment as it is), with no round trip through
+  // shared memory.
+  if (Attribute own = get(add.getValue()))
+    return own;
+  auto type = cast<RankedTensorType>(add.getValue().getType());
+  return getCoalescedLayout(
+      ctx, type.getShape(), getContiguousTileDim(add.getView().getType(), type),
+      getBitWidth(type.getElementType()), numWarps);
+}
+
 /// Walks the values computed from `roots` (adding them to `seen`), through
 /// scf.yield into what its parent defines with the yielded value: branch
 /// and loop results and the next iteration's iter_args. Stops, returning
@@ -198,7 +211,9 @@ static bool feedsAnotherDot(DotOp op) {
 
 /// True when the A operand of `op` is computed from another tile.dot (in
 /// the same iteration: loop-carried values are not followed; branch results
-/// are, through their yields).
+/// are, through their yields). A transposed tile is not followed: it reaches
+/// its dot through shared memory whatever the warps of the two dots (e.g.
+/// dS = (dSᵀ)ᵀ of an attention backward's dQ product).
 static bool fedByAnotherDot(DotOp op) {
   SmallVector<Value> worklist{op.getA()};
   DenseSet<Value> seen;
@@ -218,7 +233,7 @@ static bool fedByAnotherDot(DotOp op) {
           worklist.push_back(
               cast<scf::YieldOp>(r->front().getTerminator()).getOperand(idx));
     }
-    if (isa<scf::ForOp>(def))
+    if (isa<scf::ForOp, TransOp>(def))
       continue;
     llvm::append_range(worklist, def->getOperands());
   }
@@ -573,6 +588,8 @@ Attribute LayoutAssignment::getRequiredLayout(Operation *op, unsigned idx) {
     return get(load.getResult()); // the mask
   if (auto store = dyn_cast<StoreOp>(op))
     return getStoreLayout(store);
+  if (auto add = dyn_cast<AtomicAddOp>(op))
+    return getAtomicAddLayout(add);
   if (auto dot = dyn_cast<DotOp>(op)) {
     Attribute acc = dotLayouts.lookup(dot);
     if (idx == 2)
@@ -693,7 +710,7 @@ void LayoutAssignment::visit(Operation *op) {
   // A store converts its value right before it (where the element type is
   // narrowest, e.g. after an epilogue's truncation) rather than pulling its
   // coalesced layout back into the computation.
-  if (isa<StoreOp>(op))
+  if (isa<StoreOp, AtomicAddOp>(op))
     return;
   for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
     Attribute required = getRequiredLayout(op, i);

@@ -233,6 +233,34 @@ def Tile_StoreOp : Tile_Op<"store", [
   let hasVerifier = 1;
 }
 
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [
+    AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Adds a tile into a view, element by element, atomically";
+  let description = [{
+    Adds `value` to the elements at `offsets` of `view` (same indexing as
+    `tile.store`; elements outside the view's sizes, or where `mask` is
+    false, are left alone). Each element's add is one relaxed, device-scope
+    atomic read-modify-write (`red.global.add.f32`): programs may add into
+    the same elements concurrently, in an unspecified order, so the sums
+    may differ in their last bits from run to run. The reduction of several
+    programs' partial results, e.g. the dQ of an attention backward
+    accumulated over key blocks. f32 elements only.
+
+    ```mlir
+    tile.atomic_add %dq, %v[%b, %h, %m, %c0]
+        : tensor<64x128xf32>, !tile.view<?x?x?x128xf32, strides = [?, ?, 128, 1]>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$value, Tile_ViewType:$view,
+                       Variadic<I32>:$offsets,
+                       Optional<Tile_BoolTensor>:$mask);
+  let assemblyFormat = [{
+    $value `,` $view `[` $offsets `]` (`mask` `(` $mask^ `:` type($mask) `)`)?
+    attr-dict `:` type($value) `,` qualified(type($view))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_LoadScalarOp : Tile_Op<"load_scalar", [Pure]> {
   let summary = "Reads one element of a view that the kernel does not write";
   let description = [{
