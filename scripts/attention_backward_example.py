@@ -40,6 +40,14 @@ HEADER = """\
 // two products read is loaded once per product, so that on sm_90a each
 // becomes a TMA ring slot that one wgmma reads in place.
 //
+// The atomic mode (tilec.attention(..., deterministic=False)) follows:
+//  * @attention_bwd_bf16_d128_pre_zero_dq: the preprocessing, also zeroing
+//    an f32 dQ accumulator;
+//  * @attention_bwd_bf16_d128_dkdv_dq: per 64 keys (one warpgroup), the
+//    dK/dV steps plus dQ += dS K (dS = (dSᵀ)ᵀ), added into the accumulator
+//    with tile.atomic_add (red.global.add.f32);
+//  * @attention_bwd_bf16_d128_dq_scale: dQ = accumulator * sm_scale.
+//
 // What the passes make of it (`tilec FILE --remarks=tile-`): on sm_90a, TMA
 // rings with a producer warpgroup, wgmma (Pᵀ and dSᵀ from registers), TMA
 // stores of dQ, dK and dV; on sm_80 / sm_89, cp.async rings, ldmatrix and
@@ -52,7 +60,9 @@ def main():
     _, src = bk.source("bf16", 128, False, tiles=tiles)
     causal = [bk.dq_source("bf16", 128, True, tiles=tiles)[1],
               bk.dkdv_source("bf16", 128, True, tiles=tiles)[1]]
-    sys.stdout.write(HEADER + "\n" + src + "\n" + "\n".join(causal))
+    atomic = [s for _, s in bk.atomic_sources("bf16", 128, False,
+                                              tiles=bk.atomic_tiles_for("sm_90a", 128))]
+    sys.stdout.write(HEADER + "\n" + src + "\n" + "\n".join(causal) + "\n" + "\n".join(atomic))
 
 
 if __name__ == "__main__":

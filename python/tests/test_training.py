@@ -45,6 +45,27 @@ def test_backward_kernel_variants_compile(library, tmp_path):
         assert ("wgmma" in result[names[2]].ptx) != shared
 
 
+@pytest.mark.parametrize("chip,dot", [
+    ("sm_90a", "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"),
+    ("sm_80", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+])
+def test_atomic_mode_kernels(library, tmp_path, chip, dot):
+    """The atomic mode: the dK/dV kernel's fifth product (dS K, with dS the
+    transposed dSᵀ) adds into the f32 accumulator with atomics; the pre
+    kernel zeroes it and dq_scale converts it."""
+    tiles = backward_kernels.atomic_tiles_for(chip, 128)
+    kernels = backward_kernels.atomic_sources("bf16", 128, True, tiles=tiles)
+    assert [n for n, _ in kernels] == list(backward_kernels.atomic_names("bf16", 128, True))
+    result = tilec.compile("\n".join(s for _, s in kernels), chip=chip, emit="ptx",
+                           cache_dir=tmp_path)
+    pre, dkdv, scale = (result[n] for n, _ in kernels)
+    assert "atom.global.add.f32" in dkdv.ptx and dot in dkdv.ptx
+    assert "atom.global" not in pre.ptx + scale.ptx
+    params = [[p["name"] for p in k.metadata["params"]] for k in (pre, dkdv, scale)]
+    assert params[0][5] == "DQA" and params[1][8] == "DQA"
+    assert params[2] == ["DQA", "dQ", "B", "H", "SQ", "dq_batch", "dq_head", "sm_scale"]
+
+
 def test_backward_kernels_refuse_what_they_lack():
     with pytest.raises(ValueError, match="head dims 64/128, not bf16 at 256"):
         backward_kernels.source("bf16", 256)
@@ -127,9 +148,17 @@ def test_launch_args_follow_the_kernels_parameters(library, tmp_path):
                 "qk_scale": pytest.approx(0.125 * 1.4426950408889634), "sm_scale": 0.125}
     _, source = backward_kernels.source("bf16", d, causal=True)
     result = tilec.compile(source, chip="sm_90a", emit="ptx", cache_dir=tmp_path)
-    for name, values in zip(result.names, args):
-        params = [p["name"] for p in result[name].metadata["params"]]
-        assert len(params) == len(values), name
-        for param, value in zip(params, values):
-            got = value.name if isinstance(value, _Named) else value
-            assert got == expected[param], (name, param)
+    atomic = backward_kernels.atomic_sources("bf16", d, causal=True)
+    atomic_result = tilec.compile("\n".join(s for _, s in atomic), chip="sm_90a", emit="ptx",
+                                  cache_dir=tmp_path)
+    dqa = _Named("dqa", (b, h, sq, d))
+    expected["DQA"] = "dqa"
+    atomic_args = backward_kernels.atomic_launch_args(
+        *list(t.values())[:8], dqa, *list(t.values())[8:], scale=0.125)
+    for compiled, arg_lists in ((result, args), (atomic_result, atomic_args)):
+        for name, values in zip(compiled.names, arg_lists):
+            params = [p["name"] for p in compiled[name].metadata["params"]]
+            assert len(params) == len(values), name
+            for param, value in zip(params, values):
+                got = value.name if isinstance(value, _Named) else value
+                assert got == expected[param], (name, param)

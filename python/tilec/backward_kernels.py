@@ -122,12 +122,18 @@ def tiles_for(chip, head_dim=128):
 
 #: The atomic mode's dK/dV/dQ kernel, per (chip, head dim): its step holds
 #: a fifth product (dS K, from a transposed dSᵀ) and the program's keys a
-#: second time in shared memory (see atomic_tiles_for).
+#: second time in shared memory. sm_90a: one consumer warpgroup of 64 keys
+#: (dS K is then an m64 wgmma per warpgroup; with 128 keys over two
+#: warpgroups its 64 query rows fall back to mma.sync and the ring no
+#: longer fits). mma.sync: at head dim 128, 16-query steps of 128 keys
+#: (fastest of the variants of scripts/build_backward_artifacts.py on the
+#: H200, bench/results/2026-12-04_attention_backward_atomic_h200.json); at
+#: head dim 64, 32-query steps of 64 keys.
 _ATOMIC_TILES = {
     ("sm_90a", 64): Tiles(dkv_n=64, dkv_warps=4),
     ("sm_90a", 128): Tiles(dkv_n=64, dkv_warps=4),
     ("mma.sync", 64): Tiles(dkv_n=64, dkv_m=32, dkv_warps=4),
-    ("mma.sync", 128): Tiles(dkv_n=64, dkv_m=32, dkv_warps=4),
+    ("mma.sync", 128): Tiles(dkv_m=16),
 }
 
 

@@ -390,8 +390,7 @@ struct AtomicAddOpLowering : public OpConversionPattern<AtomicAddOp> {
     if (!getDistributedLayout(tileType))
       return rewriter.notifyMatchFailure(op, "tile has no layout");
     GlobalAccess access(rewriter, loc, adaptor.getView(),
-                        op.getView().getType(), adaptor.getOffsets(),
-                        tileType);
+                        op.getView().getType(), adaptor.getOffsets(), tileType);
     Type elemType = access.getElemType();
     SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getValue());
     SmallVector<Value> mask;
@@ -404,9 +403,9 @@ struct AtomicAddOpLowering : public OpConversionPattern<AtomicAddOp> {
       Value ptr = access.getAddress(reg);
       SmallVector<Value> inb = access.getInBounds(reg, vec);
       for (unsigned j = 0; j < vec; ++j) {
-        Value pred = andAll(rewriter, loc,
-                            {inb[j], mask.empty() ? Value() : mask[reg + j],
-                             canonical});
+        Value pred =
+            andAll(rewriter, loc,
+                   {inb[j], mask.empty() ? Value() : mask[reg + j], canonical});
         Value pj = j == 0 ? ptr
                           : gepElems(rewriter, loc, ptr, elemType,
                                      i32Val(rewriter, loc, j));

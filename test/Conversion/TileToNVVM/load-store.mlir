@@ -127,3 +127,30 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     tile.return
   }
 }
+
+// -----
+
+// tile.atomic_add: one relaxed device-scope atomic add per element (its
+// result unused: red.global.add.f32), under the element's bounds and mask
+// predicate; threads holding copies leave the add to one of them.
+#b = #tile.blocked<sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @atomic_add
+  // CHECK: %[[M:.+]] = vector.extract %{{.*}}[0] : i1 from vector<2xi1>
+  // CHECK: %[[P:.+]] = arith.andi %{{.*}}, %[[M]] : i1
+  // CHECK: scf.if %{{.*}} {
+  // CHECK:   llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr<1>, f32
+  // CHECK: scf.if %{{.*}} {
+  // CHECK:   llvm.atomicrmw fadd
+  // CHECK-NOT: llvm.atomicrmw
+  // CHECK-NOT: llvm.store
+  // CHECK: llvm.return
+  tile.kernel @atomic_add(%x: !tile.ptr<f32>, %n: i32) warps(1) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %x[%n, 8] strides [8, 1] : !tile.ptr<f32>
+    %t = arith.constant dense<1.0> : tensor<8x8xf32, #b>
+    %mask = arith.constant dense<true> : tensor<8x8xi1, #b>
+    tile.atomic_add %t, %v[%c0, %c0] mask(%mask : tensor<8x8xi1, #b>) : tensor<8x8xf32, #b>, !tile.view<?x8xf32, strides = [8, 1]>
+    tile.return
+  }
+}

@@ -207,6 +207,41 @@ tile.kernel @chained_dots_through_branch(%q: !tile.ptr<bf16>, %n: i32, %k: i32) 
 
 // -----
 
+// A dot fed through tile.trans (an attention backward's dQ = (dSᵀ)ᵀ K) is
+// not chained: its A operand goes through shared memory anyway, so its
+// warps may split columns too (a 32x128 accumulator over 8 warps); the
+// first dot feeds no dot directly and takes its own split. tile.atomic_add
+// adds the accumulator fragment as it is: no conversion before it.
+
+// CHECK-DAG: #[[$MMA1:.+]] = #tile.mma<warpsPerCTA = [8, 1]>
+// CHECK-DAG: #[[$MMA2:.+]] = #tile.mma<warpsPerCTA = [2, 4]>
+// CHECK-LABEL: tile.kernel @transposed_chain_atomic_add
+// CHECK: tile.dot {{.*}} -> tensor<128x32xf32, #[[$MMA1]]>
+// CHECK: tile.trans
+// CHECK: tile.dot {{.*}} -> tensor<32x128xf32, #[[$MMA2]]>
+// CHECK-NEXT: tile.atomic_add %{{.*}} : tensor<32x128xf32, #[[$MMA2]]>
+tile.kernel @transposed_chain_atomic_add(%k: !tile.ptr<bf16>, %q: !tile.ptr<bf16>,
+                                         %dq: !tile.ptr<f32>, %n: i32) warps(8) {
+  %c0 = arith.constant 0 : i32
+  %vk = tile.make_view %k[%n, 128] strides [128, 1] : !tile.ptr<bf16>
+  %vq = tile.make_view %q[%n, 128] strides [128, 1] : !tile.ptr<bf16>
+  %vdq = tile.make_view %dq[%n, 128] strides [128, 1] : !tile.ptr<f32>
+  %tk = tile.load %vk[%c0, %c0] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<128x128xbf16>
+  %tq = tile.load %vq[%c0, %c0] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<32x128xbf16>
+  %qt = tile.trans %tq : tensor<32x128xbf16> -> tensor<128x32xbf16>
+  %z = arith.constant dense<0.0> : tensor<128x32xf32>
+  %st = tile.dot %tk, %qt, %z : tensor<128x128xbf16>, tensor<128x32xbf16> -> tensor<128x32xf32>
+  %stb = arith.truncf %st : tensor<128x32xf32> to tensor<128x32xbf16>
+  %s = tile.trans %stb : tensor<128x32xbf16> -> tensor<32x128xbf16>
+  %tk2 = tile.load %vk[%c0, %c0] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<128x128xbf16>
+  %z2 = arith.constant dense<0.0> : tensor<32x128xf32>
+  %p = tile.dot %s, %tk2, %z2 : tensor<32x128xbf16>, tensor<128x128xbf16> -> tensor<32x128xf32>
+  tile.atomic_add %p, %vdq[%c0, %c0] : tensor<32x128xf32>, !tile.view<?x128xf32, strides = [128, 1]>
+  tile.return
+}
+
+// -----
+
 // Per-step scales of a K loop (a block-scaled GEMM): 1-D loads that only
 // multiply the accumulator, carried a step ahead through iter_args, take a
 // slice of the accumulator's layout (before the loop, in the loop and as

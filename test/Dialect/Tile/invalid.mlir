@@ -245,6 +245,26 @@ tile.kernel @k(%p: !tile.ptr<f32>, %n: i32) {
 
 // -----
 
+tile.kernel @k(%p: !tile.ptr<bf16>, %n: i32) {
+  %v = tile.make_view %p[%n] strides [1] : !tile.ptr<bf16>
+  %t = arith.constant dense<0.0> : tensor<4xbf16>
+  // expected-error @+1 {{adds f32 elements only (red.global.add.f32), got 'bf16'}}
+  tile.atomic_add %t, %v[%n] : tensor<4xbf16>, !tile.view<?xbf16, strides = [1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: i32) {
+  %v = tile.make_view %p[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %t = arith.constant dense<0.0> : tensor<4x4xf32>
+  // expected-error @+1 {{expected 2 offsets for a rank-2 view, got 1}}
+  tile.atomic_add %t, %v[%n] : tensor<4x4xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
 tile.kernel @k() {
   // expected-error @+1 {{range [0, 4) has 4 elements but the result has 8}}
   %r = tile.range 0 to 4 : tensor<8xi32>

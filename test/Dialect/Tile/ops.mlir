@@ -33,7 +33,7 @@ tile.kernel @program_ids() {
 }
 
 // CHECK-LABEL: tile.kernel @views_and_access
-tile.kernel @views_and_access(%p: !tile.ptr<f16>, %m: i32, %n: i32, %ld: i32) {
+tile.kernel @views_and_access(%p: !tile.ptr<f16>, %m: i32, %n: i32, %ld: i32, %pf: !tile.ptr<f32>) {
   %c0 = arith.constant 0 : i32
   // CHECK: tile.make_view %p[%m, 64] strides [%ld, 1] : !tile.ptr<f16>
   %v = tile.make_view %p[%m, 64] strides [%ld, 1] : !tile.ptr<f16>
@@ -49,6 +49,10 @@ tile.kernel @views_and_access(%p: !tile.ptr<f16>, %m: i32, %n: i32, %ld: i32) {
   %t3 = tile.load %v3[%c0, %c0, %c0] : !tile.view<4x?x?xf16, strides = [?, 1, ?]> -> tensor<32x16xf16>
   // CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] mask(%{{.*}} : tensor<16x64xi1>) : tensor<16x64xf16>, !tile.view<?x64xf16, strides = [?, 1]>
   tile.store %t2, %v[%c0, %c0] mask(%mask : tensor<16x64xi1>) : tensor<16x64xf16>, !tile.view<?x64xf16, strides = [?, 1]>
+  %vf = tile.make_view %pf[%m, 64] strides [%ld, 1] : !tile.ptr<f32>
+  %tf = arith.constant dense<1.0> : tensor<16x64xf32>
+  // CHECK: tile.atomic_add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] mask(%{{.*}} : tensor<16x64xi1>) : tensor<16x64xf32>, !tile.view<?x64xf32, strides = [?, 1]>
+  tile.atomic_add %tf, %vf[%c0, %c0] mask(%mask : tensor<16x64xi1>) : tensor<16x64xf32>, !tile.view<?x64xf32, strides = [?, 1]>
   // CHECK: %{{.*}} = tile.load_scalar %{{.*}}[%{{.*}}, %{{.*}}] : !tile.view<?x64xf16, strides = [?, 1]> -> f16
   %e = tile.load_scalar %v[%c0, %m] : !tile.view<?x64xf16, strides = [?, 1]> -> f16
   tile.return

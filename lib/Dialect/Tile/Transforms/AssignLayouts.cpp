@@ -166,9 +166,9 @@ Attribute LayoutAssignment::getAtomicAddLayout(AtomicAddOp add) {
   if (Attribute own = get(add.getValue()))
     return own;
   auto type = cast<RankedTensorType>(add.getValue().getType());
-  return getCoalescedLayout(
-      ctx, type.getShape(), getContiguousTileDim(add.getView().getType(), type),
-      getBitWidth(type.getElementType()), numWarps);
+  return getCoalescedLayout(ctx, type.getShape(),
+                            getContiguousTileDim(add.getView().getType(), type),
+                            getBitWidth(type.getElementType()), numWarps);
 }
 
 /// Walks the values computed from `roots` (adding them to `seen`), through
