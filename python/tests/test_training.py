@@ -63,7 +63,9 @@ def test_atomic_mode_kernels(library, tmp_path, chip, dot):
     assert "atom.global" not in pre.ptx + scale.ptx
     params = [[p["name"] for p in k.metadata["params"]] for k in (pre, dkdv, scale)]
     assert params[0][5] == "DQA" and params[1][8] == "DQA"
-    assert params[2] == ["DQA", "dQ", "B", "H", "SQ", "dq_batch", "dq_head", "sm_scale"]
+    assert params[2] == ["DQA", "dQ", "B", "H", "SQ", "dq_batch", "dq_head", "sm_scale",
+                         "dqa_batch", "dqa_head"]
+    assert params[0][-2:] == params[1][-2:] == ["dqa_batch", "dqa_head"]
 
 
 def test_backward_kernels_refuse_what_they_lack():
@@ -152,7 +154,7 @@ def test_launch_args_follow_the_kernels_parameters(library, tmp_path):
     atomic_result = tilec.compile("\n".join(s for _, s in atomic), chip="sm_90a", emit="ptx",
                                   cache_dir=tmp_path)
     dqa = _Named("dqa", (b, h, sq, d))
-    expected["DQA"] = "dqa"
+    expected.update(DQA="dqa", dqa_batch=h * sq * d, dqa_head=sq * d)
     atomic_args = backward_kernels.atomic_launch_args(
         *list(t.values())[:8], dqa, *list(t.values())[8:], scale=0.125)
     for compiled, arg_lists in ((result, args), (atomic_result, atomic_args)):

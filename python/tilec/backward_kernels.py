@@ -55,9 +55,10 @@ dimensions, batch and head strides multiples of 8):
   q_head, kv_batch, kv_head, do_batch, do_head, dkv_batch, dkv_head,
   qk_scale, sm_scale`` (dK and dV ``[B, H, SK, D]``, one per query head).
 
-The atomic mode's kernels take ``DQA`` (the contiguous f32 accumulator)
-after ``DELTA`` (pre_zero_dq) and after ``dV`` (dkdv_dq); dq_scale takes
-``DQA, dQ, B, H, SQ, dq_batch, dq_head, sm_scale``.
+The atomic mode's kernels take ``DQA`` (the f32 accumulator, rows of D
+elements) after ``DELTA`` (pre_zero_dq) and after ``dV`` (dkdv_dq), and its
+strides ``dqa_batch, dqa_head`` last; dq_scale takes ``DQA, dQ, B, H, SQ,
+dq_batch, dq_head, sm_scale, dqa_batch, dqa_head``.
 
 ``qk_scale`` is the softmax scale times log2(e), ``sm_scale`` the softmax
 scale.
@@ -197,13 +198,14 @@ def _rows_views(*pairs):
 
 
 def _dqa_view(d):
-    """%dqa: the contiguous f32 dQ accumulator [B, H, SQ, d] (after
-    _rows_views, which defines %HSQ)."""
-    return [f"  %cd = arith.constant {d} : i32",
-            "  %SQD = arith.muli %SQ, %cd : i32",
-            "  %HSQD = arith.muli %HSQ, %cd : i32",
-            f"  %dqa = tile.make_view %DQA[%B, %H, %SQ, {d}] strides [%HSQD, %SQD, {d}, 1] "
-            ": !tile.ptr<f32>"]
+    """%dqa: the f32 dQ accumulator [B, H, SQ, d], rows of d elements, its
+    batch and head strides kernel parameters (a view TMA can serve: on
+    sm_90a its atomic adds become bulk reductions)."""
+    return [f"  %dqa = tile.make_view %DQA[%B, %H, %SQ, {d}] strides [%dqa_batch, %dqa_head, "
+            f"{d}, 1] : !tile.ptr<f32>"]
+
+
+_DQA_STRIDES = f"{_strides(['dqa_batch', 'dqa_head'])}"
 
 
 def _dqa_type(d):
@@ -226,7 +228,7 @@ def pre_source(dtype="bf16", head_dim=128, zero_dq=False):
         f"tile.kernel @{name}({_ptrs([('O', t), ('dO', t), ('LSE', 'f32'), ('L2', 'f32'), ('DELTA', 'f32')] + dqa)},",
         "    %B: i32, %H: i32, %SQ: i32,",
         f"    {_strides(['o_batch', 'o_head', 'do_batch', 'do_head'])},",
-        "    %lse_batch: i32)",
+        "    %lse_batch: i32" + (f", {_DQA_STRIDES})" if zero_dq else ")"),
         f"    grid(ceildiv(%SQ, {m}), %H, %B) warps({PRE_WARPS}) {{",
         "  %c0 = arith.constant 0 : i32",
         f"  %cm = arith.constant {m} : i32",
@@ -474,16 +476,31 @@ def _dkdv_rows(m, start, prefetch):
                 yield_types=yield_types)
 
 
+#: Columns of dQ per atomic add: on sm_90a each add is staged through
+#: shared memory for a bulk reduction, and 64 columns keep that buffer at
+#: 16 KB (two adds share it), so that the ring keeps two stages.
+_DQ_ADD_COLUMNS = 64
+
+
 def _atomic_dq(t, d, n, m):
     """The dK/dV step's dQ part in the atomic mode: ``dS K`` (dS the
     transposed dSᵀ of the step, K the program's keys, loaded once more
-    before the loop as %tkq) added into the accumulator's rows %m."""
-    return [f"    %dsb = tile.trans %dstb : tensor<{n}x{m}x{t}> -> tensor<{m}x{n}x{t}>",
-            f"    %zq = arith.constant dense<0.0> : tensor<{m}x{d}xf32>",
-            f"    %dqp = tile.dot %dsb, %tkq, %zq : tensor<{m}x{n}x{t}>, tensor<{n}x{d}x{t}> "
-            f"-> tensor<{m}x{d}xf32>",
-            f"    tile.atomic_add %dqp, %dqa[%b, %h, %m, %c0] : tensor<{m}x{d}xf32>, "
-            f"{_dqa_type(d)}"]
+    before the loop as %tkq) added into the accumulator's rows %m, in
+    slices of _DQ_ADD_COLUMNS columns."""
+    lines = [f"    %dsb = tile.trans %dstb : tensor<{n}x{m}x{t}> -> tensor<{m}x{n}x{t}>",
+             f"    %zq = arith.constant dense<0.0> : tensor<{m}x{d}xf32>",
+             f"    %dqp = tile.dot %dsb, %tkq, %zq : tensor<{m}x{n}x{t}>, tensor<{n}x{d}x{t}> "
+             f"-> tensor<{m}x{d}xf32>"]
+    w = min(d, _DQ_ADD_COLUMNS)
+    for j in range(0, d, w):
+        part, col = ("%dqp", "%c0") if w == d else (f"%dqp{j}", f"%cq{j}")
+        if w != d:
+            lines += [f"    %dqp{j} = tile.extract_slice %dqp offsets [0, {j}] : "
+                      f"tensor<{m}x{d}xf32> -> tensor<{m}x{w}xf32>",
+                      f"    %cq{j} = arith.constant {j} : i32"]
+        lines.append(f"    tile.atomic_add {part}, %dqa[%b, %h, %m, {col}] : tensor<{m}x{w}xf32>, "
+                     f"{_dqa_type(d)}")
+    return lines
 
 
 def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tiles=Tiles(),
@@ -507,7 +524,7 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
         f"tile.kernel @{name}({_ptrs([('Q', t), ('K', t), ('V', t), ('dO', t), ('L2', 'f32'), ('DELTA', 'f32'), ('dK', t), ('dV', t)] + dqa)},",
         _COMMON_SCALARS,
         f"    {_strides(['q_batch', 'q_head', 'kv_batch', 'kv_head', 'do_batch', 'do_head', 'dkv_batch', 'dkv_head'])},",
-        "    %qk_scale: f32, %sm_scale: f32)",
+        "    %qk_scale: f32, %sm_scale: f32" + (f", {_DQA_STRIDES})" if atomic_dq else ")"),
         f"    grid(ceildiv(%SK, {n}), %H, %B) warps({tiles.dkv_warps}){schedule} {{",
         "  %c0 = arith.constant 0 : i32",
         f"  %cm = arith.constant {m} : i32",
@@ -579,7 +596,7 @@ def dq_scale_source(dtype="bf16", head_dim=128):
         f"tile.kernel @{name}({_ptrs([('DQA', 'f32'), ('dQ', t)])},",
         "    %B: i32, %H: i32, %SQ: i32,",
         f"    {_strides(['dq_batch', 'dq_head'])},",
-        "    %sm_scale: f32)",
+        f"    %sm_scale: f32, {_DQA_STRIDES})",
         f"    grid(ceildiv(%SQ, {m}), %H, %B) warps({PRE_WARPS}) {{",
         "  %c0 = arith.constant 0 : i32",
         f"  %cm = arith.constant {m} : i32",
@@ -587,7 +604,6 @@ def dq_scale_source(dtype="bf16", head_dim=128):
         "  %h = tile.program_id y",
         "  %b = tile.program_id z",
         "  %m0 = arith.muli %mb, %cm : i32",
-        "  %HSQ = arith.muli %H, %SQ : i32",
         *_dqa_view(d),
         _view4("dq", "dQ", t, d, "H", "SQ", "dq_batch", "dq_head"),
         f"  %acc = tile.load %dqa[%b, %h, %m0, %c0] : {_dqa_type(d)} -> tensor<{m}x{d}xf32>",
@@ -650,5 +666,6 @@ def atomic_launch_args(q, k, v, out, grad_out, lse, l2, delta, dqa, dq, dk, dv, 
     ``[B, H, SQ, D]`` accumulator."""
     pre, _, dkdv = launch_args(q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv, scale)
     b, h, sq, _ = q.shape
-    return ((*pre[:5], dqa, *pre[5:]), (*dkdv[:8], dqa, *dkdv[8:]),
-            (dqa, dq, b, h, sq, dq.stride(0), dq.stride(1), scale))
+    strides = (dqa.stride(0), dqa.stride(1))
+    return ((*pre[:5], dqa, *pre[5:], *strides), (*dkdv[:8], dqa, *dkdv[8:], *strides),
+            (dqa, dq, b, h, sq, dq.stride(0), dq.stride(1), scale, *strides))

@@ -169,7 +169,8 @@ struct TmaLoadOpLowering : public OpConversionPattern<TmaLoadOp> {
 };
 
 /// tile.tma_store -> cp.async.bulk.tensor.Nd shared::cta -> global per box
-/// and one bulk commit group, on the leader thread.
+/// (cp.reduce.async.bulk.tensor.Nd ... .add with `add`) and one bulk commit
+/// group, on the leader thread.
 struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -187,10 +188,16 @@ struct TmaStoreOpLowering : public OpConversionPattern<TmaStoreOp> {
         Value src = LLVM::GEPOp::create(b, l, stageBase.getType(),
                                         b.getI8Type(), stageBase,
                                         ArrayRef<LLVM::GEPArg>{start});
-        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-            b, l, desc, src, getBoxCoords(b, l, buffer, offsets, coord),
-            /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
-            /*predicate=*/Value());
+        SmallVector<Value> coords =
+            getBoxCoords(b, l, buffer, offsets, coord);
+        if (op.getAdd())
+          NVVM::CpAsyncBulkTensorReduceOp::create(
+              b, l, desc, src, NVVM::TMAReduxKind::ADD,
+              NVVM::TMAStoreMode::TILE, coords, /*l2CacheHint=*/Value());
+        else
+          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+              b, l, desc, src, coords, /*l2CacheHint=*/Value(),
+              NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       });
       NVVM::CpAsyncBulkCommitGroupOp::create(b, l);
     });

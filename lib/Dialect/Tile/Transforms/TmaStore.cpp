@@ -23,6 +23,12 @@
 // the view; it writes whole 16-byte chunks of a row, so the row length must
 // be known to be a multiple of 16 bytes (`tile.divisibility`).
 //
+// A tile.atomic_add of a whole f32 tile, anywhere in the program (e.g. in
+// the loop of an attention backward that accumulates dQ over key blocks),
+// is staged the same way and leaves as one bulk reduction per box
+// (`tile.tma_store add`: cp.reduce.async.bulk.tensor .add), the additions
+// made at the L2 on whole lines instead of one atomic per element.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
@@ -41,44 +47,77 @@ using namespace mlir::tilec::tile;
 
 static constexpr StringLiteral kPassName = "tile-tma-store";
 
-/// The 128-byte swizzled layout of a staging tile contiguous along its rows.
-static SharedEncodingAttr getStagingLayout(MLIRContext *ctx) {
-  return SharedEncodingAttr::getHardwareSwizzled(ctx, /*elemBytes=*/2,
+/// The 128-byte swizzled layout of a staging tile of `elemBytes`-byte
+/// elements contiguous along its rows.
+static SharedEncodingAttr getStagingLayout(MLIRContext *ctx,
+                                           unsigned elemBytes) {
+  return SharedEncodingAttr::getHardwareSwizzled(ctx, elemBytes,
                                                  /*swizzleBytes=*/128,
                                                  /*contig=*/1);
 }
 
-/// Why `store` cannot leave through TMA (empty when it can).
-static std::string checkStore(StoreOp store) {
-  if (store.getMask())
-    return "the store is masked";
-  auto type = cast<RankedTensorType>(store.getValue().getType());
-  ViewType view = store.getView().getType();
+/// The columns of one 128-byte box of a staged tile.
+static int64_t getBoxColumns(RankedTensorType type) {
+  return 128 / getStorageBytes(type.getElementType());
+}
+
+/// A whole-tile write that can leave through TMA: a tile.store, or a
+/// tile.atomic_add (a reducing TMA store).
+struct TileWrite {
+  Operation *op;
+  Value value, view, mask;
+  ValueRange offsets;
+  bool add;
+};
+
+static TileWrite getWrite(Operation *op) {
+  if (auto store = dyn_cast<StoreOp>(op))
+    return {op, store.getValue(), store.getView(), store.getMask(),
+            store.getOffsets(), false};
+  auto add = cast<AtomicAddOp>(op);
+  return {op, add.getValue(), add.getView(), add.getMask(), add.getOffsets(),
+          true};
+}
+
+/// Why `w` cannot leave through TMA (empty when it can).
+static std::string checkWrite(const TileWrite &w) {
+  if (w.mask)
+    return w.add ? "the add is masked" : "the store is masked";
+  auto type = cast<RankedTensorType>(w.value.getType());
+  ViewType view = cast<ViewType>(w.view.getType());
   if (type.getRank() != 2)
     return "only 2-D tiles are staged";
-  if (getStorageBytes(type.getElementType()) != 2)
+  unsigned bytes = getStorageBytes(type.getElementType());
+  if (!w.add && bytes != 2)
     return "only 16-bit tiles are staged (64-column boxes of 128 bytes)";
-  if (type.getDimSize(1) % 64 != 0 || type.getDimSize(0) > 256)
-    return "the tile is not made of 64-column boxes of at most 256 rows";
+  int64_t boxCols = getBoxColumns(type);
+  if (type.getDimSize(1) % boxCols != 0 || type.getDimSize(0) > 256)
+    return ("the tile is not made of " + Twine(boxCols) +
+            "-column boxes of at most 256 rows")
+        .str();
   if (view.getContiguousDim() != view.getRank() - 1)
     return "the view is not contiguous along the tile's rows";
   std::string problem =
-      MakeTensorMapOp::getViewProblem(store.getView(), view.getRank() - 1);
+      MakeTensorMapOp::getViewProblem(w.view, view.getRank() - 1);
   if (!problem.empty())
     return problem;
-  auto make = store.getView().getDefiningOp<MakeViewOp>();
+  auto make = w.view.getDefiningOp<MakeViewOp>();
   OpFoldResult rowLen = make.getMixedSize(view.getRank() - 1);
   int64_t div = isa<Value>(rowLen)
                     ? getDivisibility(cast<Value>(rowLen))
                     : cast<IntegerAttr>(cast<Attribute>(rowLen)).getInt();
-  if (div % 8 != 0)
-    return "the row length is not known to be a multiple of 8 elements (TMA "
-           "stores whole 16-byte chunks; annotate it with "
-           "{tile.divisibility = 8 : i64})";
-  // The tensor map is made once, before the store's top-level op (the tile
+  int64_t chunk = 16 / bytes;
+  if (div % chunk != 0)
+    return ("the row length is not known to be a multiple of " +
+            Twine(chunk) +
+            " elements (TMA writes whole 16-byte chunks; annotate it with "
+            "{tile.divisibility = " +
+            Twine(chunk) + " : i64})")
+        .str();
+  // The tensor map is made once, before the write's top-level op (the tile
   // loop): the view must be computable there.
-  Block &body = store->getParentOfType<KernelOp>().getBody().front();
-  Operation *top = body.findAncestorOpInBlock(*store);
+  Block &body = w.op->getParentOfType<KernelOp>().getBody().front();
+  Operation *top = body.findAncestorOpInBlock(*w.op);
   if (make->getBlock() != &body || !make->isBeforeInBlock(top))
     for (Value v : make->getOperands()) {
       Operation *d = v.getDefiningOp();
@@ -91,32 +130,42 @@ static std::string checkStore(StoreOp store) {
   return "";
 }
 
-/// Rewrites `store` as in the file comment; `staging` and `map` are created
-/// before `top` (a top-level op of the kernel).
-static void stageStore(StoreOp store, Operation *top) {
-  MLIRContext *ctx = store.getContext();
-  Location loc = store.getLoc();
-  auto type = cast<RankedTensorType>(store.getValue().getType());
-  SharedEncodingAttr enc = getStagingLayout(ctx);
-  ViewType view = store.getView().getType();
+/// Rewrites `w` as in the file comment; `staging` and `map` are created
+/// before `top` (a top-level op of the kernel). Atomic adds of one tile type
+/// share a staging buffer (`addStaging`): each waits until the previous
+/// reduction has read it. (Stores keep their own: tile-tma-pipeline may
+/// load an operand into a store's buffer for the whole loop.)
+static void stageWrite(const TileWrite &w, Operation *top,
+                       DenseMap<Type, Value> &addStaging) {
+  MLIRContext *ctx = w.op->getContext();
+  Location loc = w.op->getLoc();
+  auto type = cast<RankedTensorType>(w.value.getType());
+  SharedEncodingAttr enc =
+      getStagingLayout(ctx, getStorageBytes(type.getElementType()));
+  ViewType view = cast<ViewType>(w.view.getType());
   OpBuilder b(top);
   SmallVector<int64_t> box(view.getRank() - 2, 1);
   box.push_back(type.getDimSize(0));
-  box.push_back(64);
-  Value viewValue = store.getView();
+  box.push_back(getBoxColumns(type));
+  Value viewValue = w.view;
   Operation *viewDef = viewValue.getDefiningOp();
   if (viewDef->getBlock() != top->getBlock() || !viewDef->isBeforeInBlock(top))
     viewDef->moveBefore(top);
   Value map = MakeTensorMapOp::create(
       b, loc, TensorMapType::get(ctx, box, type.getElementType(), enc),
       viewValue);
-  Value staging = LocalAllocOp::create(
-      b, loc,
-      SmemType::get(ctx, {1, type.getDimSize(0), type.getDimSize(1)},
-                    type.getElementType(), enc));
+  auto stagingType = SmemType::get(
+      ctx, {1, type.getDimSize(0), type.getDimSize(1)}, type.getElementType(),
+      enc);
+  Value &shared = addStaging[stagingType];
+  Value staging = w.add && shared ? shared
+                                  : Value(LocalAllocOp::create(b, loc,
+                                                               stagingType));
+  if (w.add)
+    shared = staging;
 
-  b.setInsertionPoint(store);
-  Value value = store.getValue();
+  b.setInsertionPoint(w.op);
+  Value value = w.value;
   // The fragment is written as it is: no conversion to a coalesced layout.
   if (auto cvt = value.getDefiningOp<ConvertLayoutOp>();
       cvt && getDistributedLayout(cvt.getSrc().getType()))
@@ -127,9 +176,9 @@ static void stageStore(StoreOp store, Operation *top) {
   LocalStoreOp::create(b, loc, value, staging, zero);
   FenceAsyncSharedOp::create(b, loc);
   BarrierOp::create(b, loc);
-  TmaStoreOp::create(b, loc, map, store.getOffsets(), staging, zero);
-  Operation *cvt = store.getValue().getDefiningOp();
-  store.erase();
+  TmaStoreOp::create(b, loc, map, w.offsets, staging, zero, w.add);
+  Operation *cvt = w.value.getDefiningOp();
+  w.op->erase();
   if (cvt && isa<ConvertLayoutOp>(cvt) && cvt->use_empty())
     cvt->erase();
 }
@@ -154,25 +203,39 @@ void TileTmaStorePass::runOnOperation() {
   // The epilogue's stores: those outside the program's loops or, in a
   // persistent kernel, in its tile loop (a loop at the top of the body, made
   // by tile-persistent or written by the program), each writing a tile.
-  SmallVector<StoreOp> stores;
-  kernel.walk([&](StoreOp store) {
-    auto loop = store->getParentOfType<scf::ForOp>();
+  // Atomic adds anywhere: each is a reduction of its own, whose staging
+  // buffer the next one waits for.
+  SmallVector<Operation *> writes;
+  kernel.walk([&](Operation *op) {
+    if (isa<AtomicAddOp>(op)) {
+      writes.push_back(op);
+      return;
+    }
+    if (!isa<StoreOp>(op))
+      return;
+    auto loop = op->getParentOfType<scf::ForOp>();
     if (!loop ||
         (kernel.getPersistent() && loop->getParentOp() == kernel.getOperation()))
-      stores.push_back(store);
+      writes.push_back(op);
   });
   Block &body = kernel.getBody().front();
   bool staged = false;
-  for (StoreOp store : stores) {
-    std::string why = checkStore(store);
+  DenseMap<Type, Value> addStaging;
+  for (Operation *op : writes) {
+    TileWrite w = getWrite(op);
+    std::string why = checkWrite(w);
     if (!why.empty()) {
-      remarkMissed(store, kPassName, "NotStaged",
-                   "the tile is stored by the threads: " + why);
+      remarkMissed(op, kPassName, "NotStaged",
+                   w.add ? "the tile is added by the threads' atomics: " + why
+                         : "the tile is stored by the threads: " + why);
       continue;
     }
-    remarkPassed(store, kPassName, "Staged",
-                 "the tile leaves through shared memory and a TMA store");
-    stageStore(store, body.findAncestorOpInBlock(*store));
+    remarkPassed(op, kPassName, "Staged",
+                 w.add ? "the tile leaves through shared memory and a TMA "
+                         "reduction (add)"
+                       : "the tile leaves through shared memory and a TMA "
+                         "store");
+    stageWrite(w, body.findAncestorOpInBlock(*op), addStaging);
     ++numTmaStores;
     staged = true;
   }

@@ -347,15 +347,22 @@ def Tile_TmaStoreOp : Tile_HardwareOp<"tma_store", [MemoryEffects<[MemRead, MemW
     (`tile.fence_async_shared`, then a barrier); it may be rewritten after
     `tile.tma_store_wait`.
 
+    With `add`, the tile is added to the elements in global memory instead
+    (`cp.reduce.async.bulk.tensor ... .add`: each addition atomic at the
+    L2, in an unspecified order between programs): the lowering of a
+    `tile.atomic_add` staged by tile-tma-store.
+
     ```mlir
     tile.tma_store %tm[%m, %n], %cbuf[%c0]
         : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<1x128x256xbf16, #shared>
+    tile.tma_store add %tdq[%m, %c0], %qbuf[%c0]
+        : !tile.tensor_map<64x32xf32, #shared32>, !tile.smem<1x64x128xf32, #shared32>
     ```
   }];
   let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$offsets,
-                       Tile_SmemType:$buffer, I32:$stage);
+                       Tile_SmemType:$buffer, I32:$stage, UnitAttr:$add);
   let assemblyFormat = [{
-    $map `[` $offsets `]` `,` $buffer `[` $stage `]`
+    (`add` $add^)? $map `[` $offsets `]` `,` $buffer `[` $stage `]`
     attr-dict `:` qualified(type($map)) `,` qualified(type($buffer))
   }];
   let hasVerifier = 1;

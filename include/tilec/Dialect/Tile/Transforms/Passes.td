@@ -162,7 +162,7 @@ def TilePersistent : Pass<"tile-persistent", "::mlir::tilec::tile::KernelOp"> {
 }
 
 def TileTmaStore : Pass<"tile-tma-store", "::mlir::tilec::tile::KernelOp"> {
-  let summary = "Epilogue stores of whole tiles through shared memory and TMA";
+  let summary = "Epilogue stores and atomic adds of whole tiles through shared memory and TMA";
   let description = [{
     On chips with TMA, a `tile.store` of a 2-D 16-bit tile outside the
     program's loops (or in the persistent tile loop) becomes: wait until
@@ -178,6 +178,13 @@ def TileTmaStore : Pass<"tile-tma-store", "::mlir::tilec::tile::KernelOp"> {
     of 8 elements. Other stores stay, with a missed remark
     (`--remarks-filter=tile-tma-store`). `schedule<tma_store = false>`
     turns the pass off for a kernel.
+
+    A `tile.atomic_add` of a whole 2-D f32 tile, anywhere in the program
+    (also in a loop), is staged the same way and leaves as a reducing TMA
+    store (`tile.tma_store add`: one bulk `.add` reduction per 32-column
+    box, made at the L2 on whole lines) instead of one atomic per element;
+    the same conditions apply, with a row length known to be a multiple of
+    4 elements.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
