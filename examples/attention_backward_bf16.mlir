@@ -465,7 +465,8 @@ tile.kernel @attention_bwd_bf16_d128_pre_zero_dq(%O: !tile.ptr<bf16> {tile.align
     %o_head: i32 {tile.divisibility = 8 : i64},
     %do_batch: i32 {tile.divisibility = 8 : i64},
     %do_head: i32 {tile.divisibility = 8 : i64},
-    %lse_batch: i32)
+    %lse_batch: i32, %dqa_batch: i32 {tile.divisibility = 8 : i64},
+    %dqa_head: i32 {tile.divisibility = 8 : i64})
     grid(ceildiv(%SQ, 128), %H, %B) warps(4) {
   %c0 = arith.constant 0 : i32
   %cm = arith.constant 128 : i32
@@ -494,10 +495,7 @@ tile.kernel @attention_bwd_bf16_d128_pre_zero_dq(%O: !tile.ptr<bf16> {tile.align
   %empty = arith.cmpf oeq, %tl, %ninf : tensor<128xf32>
   %tl3 = arith.select %empty, %pinf, %tl2 : tensor<128xi1>, tensor<128xf32>
   tile.store %tl3, %l2[%b, %h, %m0] : tensor<128xf32>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
-  %cd = arith.constant 128 : i32
-  %SQD = arith.muli %SQ, %cd : i32
-  %HSQD = arith.muli %HSQ, %cd : i32
-  %dqa = tile.make_view %DQA[%B, %H, %SQ, 128] strides [%HSQD, %SQD, 128, 1] : !tile.ptr<f32>
+  %dqa = tile.make_view %DQA[%B, %H, %SQ, 128] strides [%dqa_batch, %dqa_head, 128, 1] : !tile.ptr<f32>
   %zq = arith.constant dense<0.0> : tensor<128x128xf32>
   tile.store %zq, %dqa[%b, %h, %m0, %c0] : tensor<128x128xf32>, !tile.view<?x?x?x128xf32, strides = [?, ?, 128, 1]>
   tile.return
@@ -521,7 +519,8 @@ tile.kernel @attention_bwd_bf16_d128_dkdv_dq(%Q: !tile.ptr<bf16> {tile.align = 1
     %do_head: i32 {tile.divisibility = 8 : i64},
     %dkv_batch: i32 {tile.divisibility = 8 : i64},
     %dkv_head: i32 {tile.divisibility = 8 : i64},
-    %qk_scale: f32, %sm_scale: f32)
+    %qk_scale: f32, %sm_scale: f32, %dqa_batch: i32 {tile.divisibility = 8 : i64},
+    %dqa_head: i32 {tile.divisibility = 8 : i64})
     grid(ceildiv(%SK, 64), %H, %B) warps(4) {
   %c0 = arith.constant 0 : i32
   %cm = arith.constant 64 : i32
@@ -543,11 +542,10 @@ tile.kernel @attention_bwd_bf16_d128_dkdv_dq(%Q: !tile.ptr<bf16> {tile.align = 1
   %dl = tile.make_view %DELTA[%B, %H, %SQ] strides [%HSQ, %SQ, 1] : !tile.ptr<f32>
   %tk = tile.load %k[%b, %hk, %n0, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x128xbf16>
   %tv = tile.load %v[%b, %hk, %n0, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x128xbf16>
-  %cd = arith.constant 128 : i32
-  %SQD = arith.muli %SQ, %cd : i32
-  %HSQD = arith.muli %HSQ, %cd : i32
-  %dqa = tile.make_view %DQA[%B, %H, %SQ, 128] strides [%HSQD, %SQD, 128, 1] : !tile.ptr<f32>
-  %tkq = tile.load %k[%b, %hk, %n0, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x128xbf16>
+  %dqa = tile.make_view %DQA[%B, %H, %SQ, 128] strides [%dqa_batch, %dqa_head, 128, 1] : !tile.ptr<f32>
+  %tkq0 = tile.load %k[%b, %hk, %n0, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x64xbf16>
+  %cq64 = arith.constant 64 : i32
+  %tkq64 = tile.load %k[%b, %hk, %n0, %cq64] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x64xbf16>
   %scale = tile.splat %qk_scale : tensor<64x64xf32>
   %z = arith.constant dense<0.0> : tensor<64x64xf32>
   %acc0 = arith.constant dense<0.0> : tensor<64x128xf32>
@@ -579,9 +577,11 @@ tile.kernel @attention_bwd_bf16_d128_dkdv_dq(%Q: !tile.ptr<bf16> {tile.align = 1
     %tq2 = tile.load %q[%b, %h, %m, %c0] : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]> -> tensor<64x128xbf16>
     %adk2 = tile.dot %dstb, %tq2, %adk : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
     %dsb = tile.trans %dstb : tensor<64x64xbf16> -> tensor<64x64xbf16>
-    %zq = arith.constant dense<0.0> : tensor<64x128xf32>
-    %dqp = tile.dot %dsb, %tkq, %zq : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
-    tile.atomic_add %dqp, %dqa[%b, %h, %m, %c0] : tensor<64x128xf32>, !tile.view<?x?x?x128xf32, strides = [?, ?, 128, 1]>
+    %zq = arith.constant dense<0.0> : tensor<64x64xf32>
+    %dqp0 = tile.dot %dsb, %tkq0, %zq : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    tile.atomic_add %dqp0, %dqa[%b, %h, %m, %c0] : tensor<64x64xf32>, !tile.view<?x?x?x128xf32, strides = [?, ?, 128, 1]>
+    %dqp64 = tile.dot %dsb, %tkq64, %zq : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    tile.atomic_add %dqp64, %dqa[%b, %h, %m, %cq64] : tensor<64x64xf32>, !tile.view<?x?x?x128xf32, strides = [?, ?, 128, 1]>
     scf.yield %adk2, %adv2, %tln, %tdn : tensor<64x128xf32>, tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>
   }
   %smv = tile.splat %sm_scale : tensor<64x128xf32>
@@ -598,7 +598,8 @@ tile.kernel @attention_bwd_bf16_d128_dq_scale(%DQA: !tile.ptr<f32> {tile.align =
     %B: i32, %H: i32, %SQ: i32,
     %dq_batch: i32 {tile.divisibility = 8 : i64},
     %dq_head: i32 {tile.divisibility = 8 : i64},
-    %sm_scale: f32)
+    %sm_scale: f32, %dqa_batch: i32 {tile.divisibility = 8 : i64},
+    %dqa_head: i32 {tile.divisibility = 8 : i64})
     grid(ceildiv(%SQ, 128), %H, %B) warps(4) {
   %c0 = arith.constant 0 : i32
   %cm = arith.constant 128 : i32
@@ -606,11 +607,7 @@ tile.kernel @attention_bwd_bf16_d128_dq_scale(%DQA: !tile.ptr<f32> {tile.align =
   %h = tile.program_id y
   %b = tile.program_id z
   %m0 = arith.muli %mb, %cm : i32
-  %HSQ = arith.muli %H, %SQ : i32
-  %cd = arith.constant 128 : i32
-  %SQD = arith.muli %SQ, %cd : i32
-  %HSQD = arith.muli %HSQ, %cd : i32
-  %dqa = tile.make_view %DQA[%B, %H, %SQ, 128] strides [%HSQD, %SQD, 128, 1] : !tile.ptr<f32>
+  %dqa = tile.make_view %DQA[%B, %H, %SQ, 128] strides [%dqa_batch, %dqa_head, 128, 1] : !tile.ptr<f32>
   %dq = tile.make_view %dQ[%B, %H, %SQ, 128] strides [%dq_batch, %dq_head, 128, 1] : !tile.ptr<bf16>
   %acc = tile.load %dqa[%b, %h, %m0, %c0] : !tile.view<?x?x?x128xf32, strides = [?, ?, 128, 1]> -> tensor<128x128xf32>
   %smv = tile.splat %sm_scale : tensor<128x128xf32>

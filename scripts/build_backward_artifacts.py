@@ -43,8 +43,9 @@ TILE_VARIANTS = {
 #: and the second copy of the keys fit the registers and shared memory).
 ATOMIC_TILE_VARIANTS = {
     ("sm_90a", 64): [T(dkv_n=64, dkv_warps=4, dkv_consumer_regs=240)],
-    ("sm_90a", 128): [T(dkv_n=64, dkv_warps=4, dkv_consumer_regs=240),
-                      T(dkv_n=64, dkv_warps=4, prefetch_rows=False)],
+    ("sm_90a", 128): [T(dkv_n=64, dkv_warps=4, dkv_consumer_regs=240, dq_add_cols=64),
+                      T(dkv_n=64, dkv_warps=4, prefetch_rows=False, dq_add_cols=64),
+                      T(dkv_n=64, dkv_warps=4)],
     ("sm_80", 64): [T(dkv_n=64, dkv_m=64, dkv_warps=4)],
     ("sm_80", 128): [T(dkv_n=64, dkv_m=64, dkv_warps=4), T(dkv_n=64, dkv_m=32, dkv_warps=4)],
 }

@@ -45,21 +45,23 @@ def test_backward_kernel_variants_compile(library, tmp_path):
         assert ("wgmma" in result[names[2]].ptx) != shared
 
 
-@pytest.mark.parametrize("chip,dot", [
-    ("sm_90a", "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"),
-    ("sm_80", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+@pytest.mark.parametrize("chip,dot,add", [
+    ("sm_90a", "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+     "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile"),
+    ("sm_80", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "atom.global.add.f32"),
 ])
-def test_atomic_mode_kernels(library, tmp_path, chip, dot):
+def test_atomic_mode_kernels(library, tmp_path, chip, dot, add):
     """The atomic mode: the dK/dV kernel's fifth product (dS K, with dS the
-    transposed dSᵀ) adds into the f32 accumulator with atomics; the pre
-    kernel zeroes it and dq_scale converts it."""
+    transposed dSᵀ) adds into the f32 accumulator (bulk TMA reductions on
+    sm_90a, per-element atomics on sm_80); the pre kernel zeroes it and
+    dq_scale converts it."""
     tiles = backward_kernels.atomic_tiles_for(chip, 128)
     kernels = backward_kernels.atomic_sources("bf16", 128, True, tiles=tiles)
     assert [n for n, _ in kernels] == list(backward_kernels.atomic_names("bf16", 128, True))
     result = tilec.compile("\n".join(s for _, s in kernels), chip=chip, emit="ptx",
                            cache_dir=tmp_path)
     pre, dkdv, scale = (result[n] for n, _ in kernels)
-    assert "atom.global.add.f32" in dkdv.ptx and dot in dkdv.ptx
+    assert add in dkdv.ptx and dot in dkdv.ptx
     assert "atom.global" not in pre.ptx + scale.ptx
     params = [[p["name"] for p in k.metadata["params"]] for k in (pre, dkdv, scale)]
     assert params[0][5] == "DQA" and params[1][8] == "DQA"

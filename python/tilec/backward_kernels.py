@@ -89,12 +89,18 @@ class Tiles(NamedTuple):
     #: (schedule<producer_regs = 24, consumer_regs = N>), 0 for the pass's
     #: default (40 producer registers, 232 for the consumers).
     dkv_consumer_regs: int = 0
+    #: The atomic mode's dK/dV kernel: columns of dQ per product dS K and
+    #: atomic add (0: all). On sm_90a each add is staged through shared
+    #: memory for a bulk reduction; 64 columns keep that buffer at 16 KB at
+    #: head dim 128 (the adds share it), so that the ring keeps two stages.
+    dq_add_cols: int = 0
 
     def tag(self):
         return (f"dq{self.dq_m}x{self.dq_n}w{self.dq_warps}"
                 f"_dkv{self.dkv_n}x{self.dkv_m}w{self.dkv_warps}"
                 + ("" if self.prefetch_rows else "_noprefetch")
-                + (f"_regs{self.dkv_consumer_regs}" if self.dkv_consumer_regs else ""))
+                + (f"_regs{self.dkv_consumer_regs}" if self.dkv_consumer_regs else "")
+                + (f"_add{self.dq_add_cols}" if self.dq_add_cols else ""))
 
 
 #: Per (chip, head dim), the fastest of the variants measured on the H200
@@ -126,13 +132,18 @@ def tiles_for(chip, head_dim=128):
 #: second time in shared memory. sm_90a: one consumer warpgroup of 64 keys
 #: (dS K is then an m64 wgmma per warpgroup; with 128 keys over two
 #: warpgroups its 64 query rows fall back to mma.sync and the ring no
-#: longer fits). mma.sync: at head dim 128, 16-query steps of 128 keys
+#: longer fits), its adds bulk TMA reductions (tile-tma-store); at head
+#: dim 128 dS K is two 64-column products, so that each add's staging
+#: buffer is 16 KB (they share it) and the ring keeps two stages
+#: (182-208 TFLOP/s against 157-189 without the split; bench/results/
+#: 2026-12-04_attention_backward_atomic_tma_h200.json). mma.sync: at head
+#: dim 128, 16-query steps of 128 keys
 #: (fastest of the variants of scripts/build_backward_artifacts.py on the
 #: H200, bench/results/2026-12-04_attention_backward_atomic_h200.json); at
 #: head dim 64, 32-query steps of 64 keys.
 _ATOMIC_TILES = {
     ("sm_90a", 64): Tiles(dkv_n=64, dkv_warps=4),
-    ("sm_90a", 128): Tiles(dkv_n=64, dkv_warps=4),
+    ("sm_90a", 128): Tiles(dkv_n=64, dkv_warps=4, dq_add_cols=64),
     ("mma.sync", 64): Tiles(dkv_n=64, dkv_m=32, dkv_warps=4),
     ("mma.sync", 128): Tiles(dkv_m=16),
 }
@@ -476,30 +487,41 @@ def _dkdv_rows(m, start, prefetch):
                 yield_types=yield_types)
 
 
-#: Columns of dQ per atomic add: on sm_90a each add is staged through
-#: shared memory for a bulk reduction, and 64 columns keep that buffer at
-#: 16 KB (two adds share it), so that the ring keeps two stages.
-_DQ_ADD_COLUMNS = 64
+def _dq_slices(d, cols):
+    """Column offsets of the atomic mode's dQ slices (``cols`` wide; 0:
+    one slice of ``d``)."""
+    w = min(d, cols or d)
+    return w, list(range(0, d, w))
 
 
-def _atomic_dq(t, d, n, m):
+def _atomic_dq_keys(t, d, n, cols):
+    """Before the dK/dV loop in the atomic mode: the program's keys once
+    more, one %tkq<j> per dQ slice (columns j to j + cols) for dS K."""
+    w, offsets = _dq_slices(d, cols)
+    vt = _vt(t, d)
+    lines = []
+    for j in offsets:
+        if j:
+            lines.append(f"  %cq{j} = arith.constant {j} : i32")
+        lines.append(f"  %tkq{j} = tile.load %k[%b, %hk, %n0, {f'%cq{j}' if j else '%c0'}] : "
+                     f"{vt} -> tensor<{n}x{w}x{t}>")
+    return lines
+
+
+def _atomic_dq(t, d, n, m, cols):
     """The dK/dV step's dQ part in the atomic mode: ``dS K`` (dS the
-    transposed dSᵀ of the step, K the program's keys, loaded once more
-    before the loop as %tkq) added into the accumulator's rows %m, in
-    slices of _DQ_ADD_COLUMNS columns."""
+    transposed dSᵀ of the step, K the program's keys) added into the
+    accumulator's rows %m, one product and add per slice of ``cols``
+    columns (0: whole): on sm_90a each add is staged through shared memory
+    for a bulk reduction, and narrower slices keep that buffer small."""
+    w, offsets = _dq_slices(d, cols)
     lines = [f"    %dsb = tile.trans %dstb : tensor<{n}x{m}x{t}> -> tensor<{m}x{n}x{t}>",
-             f"    %zq = arith.constant dense<0.0> : tensor<{m}x{d}xf32>",
-             f"    %dqp = tile.dot %dsb, %tkq, %zq : tensor<{m}x{n}x{t}>, tensor<{n}x{d}x{t}> "
-             f"-> tensor<{m}x{d}xf32>"]
-    w = min(d, _DQ_ADD_COLUMNS)
-    for j in range(0, d, w):
-        part, col = ("%dqp", "%c0") if w == d else (f"%dqp{j}", f"%cq{j}")
-        if w != d:
-            lines += [f"    %dqp{j} = tile.extract_slice %dqp offsets [0, {j}] : "
-                      f"tensor<{m}x{d}xf32> -> tensor<{m}x{w}xf32>",
-                      f"    %cq{j} = arith.constant {j} : i32"]
-        lines.append(f"    tile.atomic_add {part}, %dqa[%b, %h, %m, {col}] : tensor<{m}x{w}xf32>, "
-                     f"{_dqa_type(d)}")
+             f"    %zq = arith.constant dense<0.0> : tensor<{m}x{w}xf32>"]
+    for j in offsets:
+        lines += [f"    %dqp{j} = tile.dot %dsb, %tkq{j}, %zq : tensor<{m}x{n}x{t}>, "
+                  f"tensor<{n}x{w}x{t}> -> tensor<{m}x{w}xf32>",
+                  f"    tile.atomic_add %dqp{j}, %dqa[%b, %h, %m, {f'%cq{j}' if j else '%c0'}] : "
+                  f"tensor<{m}x{w}xf32>, {_dqa_type(d)}"]
     return lines
 
 
@@ -534,8 +556,7 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
                        ("dv", "dV", "SK", "dkv_batch", "dkv_head")]),
         f"  %tk = tile.load %k[%b, %hk, %n0, %c0] : {vt} -> tensor<{n}x{d}x{t}>",
         f"  %tv = tile.load %v[%b, %hk, %n0, %c0] : {vt} -> tensor<{n}x{d}x{t}>",
-        *([*_dqa_view(d), f"  %tkq = tile.load %k[%b, %hk, %n0, %c0] : {vt} -> tensor<{n}x{d}x{t}>"]
-          if atomic_dq else []),
+        *([*_dqa_view(d), *_atomic_dq_keys(t, d, n, tiles.dq_add_cols)] if atomic_dq else []),
         *bounds,
         f"  %scale = tile.splat %qk_scale : tensor<{nm}xf32>",
         f"  %z = arith.constant dense<0.0> : tensor<{nm}xf32>",
@@ -569,7 +590,7 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
         *([] if shared_loads else
           [f"    %tq2 = tile.load %q[%b, %h, %m, %c0] : {vt} -> tensor<{m}x{d}x{t}>"]),
         f"    %adk2 = tile.dot %dstb, {'%tq' if shared_loads else '%tq2'}, %adk : tensor<{nm}x{t}>, tensor<{m}x{d}x{t}> -> tensor<{n}x{d}xf32>",
-        *(_atomic_dq(t, d, n, m) if atomic_dq else []),
+        *(_atomic_dq(t, d, n, m, tiles.dq_add_cols) if atomic_dq else []),
         f"    scf.yield %adk2, %adv2{rows['yields']} : tensor<{n}x{d}xf32>, "
         f"tensor<{n}x{d}xf32>{rows['yield_types']}",
         "  }",

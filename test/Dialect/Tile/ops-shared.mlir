@@ -134,6 +134,7 @@ tile.kernel @async_copy_rank3(%X: !tile.ptr<f32>, %M: i32, %N: i32, %ld: i32) {
 // CHECK-NEXT: tile.fence_async_shared{{$}}
 // CHECK-NEXT: tile.barrier{{$}}
 // CHECK-NEXT: tile.tma_store %[[TMC]][%[[PID]], %[[C0]]], %[[BC]][%[[C0]]] : !tile.tensor_map<128x64xbf16, #[[$SW]]>, !tile.smem<1x128x256xbf16, #[[$SW]]>{{$}}
+// CHECK-NEXT: tile.tma_store add %[[TMC]][%[[PID]], %[[C0]]], %[[BC]][%[[C0]]] : !tile.tensor_map<128x64xbf16, #[[$SW]]>, !tile.smem<1x128x256xbf16, #[[$SW]]>{{$}}
 // CHECK-NEXT: tile.tma_store_wait 0{{$}}
 // CHECK-NEXT: tile.warpgroup_wait 0{{$}}
 // CHECK-NEXT: } partition warps(4) regs(40) {
@@ -177,6 +178,7 @@ tile.kernel @tma_warp_specialized(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %
     tile.fence_async_shared
     tile.barrier
     tile.tma_store %tmc[%pid, %c0], %bc[%c0] : !tile.tensor_map<128x64xbf16, #sw128>, !tile.smem<1x128x256xbf16, #sw128>
+    tile.tma_store add %tmc[%pid, %c0], %bc[%c0] : !tile.tensor_map<128x64xbf16, #sw128>, !tile.smem<1x128x256xbf16, #sw128>
     tile.tma_store_wait 0
     tile.warpgroup_wait 0
   } partition warps(4) regs(40) {

@@ -430,3 +430,50 @@ module attributes {gpu.container_module} {
   }
 }
 
+
+// -----
+
+// Atomic adds of whole f32 tiles, here in a loop (an attention backward's
+// dQ, accumulated over the program's query blocks in 64-column slices):
+// each becomes a write of the fragment into a 128-byte swizzled staging
+// buffer (32-column f32 boxes) and a reducing TMA store (`add`). The two
+// adds share one staging buffer: each waits until the previous reduction
+// has read it. A masked add stays a per-element atomic.
+
+// CHECK:      #[[$SW32:.+]] = #tile.shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 32>
+// CHECK-LABEL: tile.kernel @atomic_adds_in_loop
+// CHECK:      %[[MAP0:.+]] = tile.make_tensor_map %[[VQ:.+]] : !tile.view<?x128xf32, strides = [?, 1]> -> !tile.tensor_map<64x32xf32, #[[$SW32]]>
+// CHECK-NEXT: %[[BUF:.+]] = tile.local_alloc : !tile.smem<1x64x64xf32, #[[$SW32]]>
+// CHECK:      %[[MAP1:.+]] = tile.make_tensor_map %[[VQ]]
+// CHECK-NOT:  tile.local_alloc
+// CHECK:      scf.for
+// CHECK:        tile.tma_store_wait 0
+// CHECK-NEXT:   tile.barrier
+// CHECK-NEXT:   tile.local_store %{{.+}}, %[[BUF]][%{{.+}}] : tensor<64x64xf32, #mma>, !tile.smem<1x64x64xf32, #[[$SW32]]>
+// CHECK-NEXT:   tile.fence_async_shared
+// CHECK-NEXT:   tile.barrier
+// CHECK-NEXT:   tile.tma_store add %[[MAP0]][%{{.+}}, %{{.+}}], %[[BUF]][%{{.+}}] : !tile.tensor_map<64x32xf32, #[[$SW32]]>, !tile.smem<1x64x64xf32, #[[$SW32]]>
+// CHECK:        tile.tma_store add %[[MAP1]][%{{.+}}, %{{.+}}], %[[BUF]]
+// CHECK:        tile.atomic_add
+// CHECK:      tile.tma_store_wait 0
+// CHECK-NEXT: tile.return
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+module attributes {gpu.container_module} {
+  gpu.module @dq [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    tile.kernel @atomic_adds_in_loop(%DQ: !tile.ptr<f32> {tile.align = 16 : i64}, %M: i32, %ld: i32 {tile.divisibility = 8 : i64}) warps(4) {
+      %c0 = arith.constant 0 : i32
+      %c64 = arith.constant 64 : i32
+      %vq = tile.make_view %DQ[%M, 128] strides [%ld, 1] : !tile.ptr<f32>
+      %part = arith.constant dense<1.0> : tensor<64x64xf32, #mma>
+      %mask = arith.constant dense<true> : tensor<64x64xi1, #mma>
+      scf.for %m = %c0 to %M step %c64 : i32 {
+        tile.atomic_add %part, %vq[%m, %c0] : tensor<64x64xf32, #mma>, !tile.view<?x128xf32, strides = [?, 1]>
+        tile.atomic_add %part, %vq[%m, %c64] : tensor<64x64xf32, #mma>, !tile.view<?x128xf32, strides = [?, 1]>
+        // expected-remark @+1 {{the tile is added by the threads' atomics: the add is masked}}
+        tile.atomic_add %part, %vq[%m, %c0] mask(%mask : tensor<64x64xi1, #mma>) : tensor<64x64xf32, #mma>, !tile.view<?x128xf32, strides = [?, 1]>
+      }
+      tile.return
+    }
+  }
+}
