@@ -3,7 +3,8 @@
 
 * autograd through tilec.attention (FlashAttention's test matrix: odd
   sequence lengths, Sq != Sk, GQA, causal and not, head dims 64 and 128),
-  through a returned lse, with ``scale=``; gradients against a float32
+  through a returned lse, with ``scale=``, and with ``deterministic=False``
+  (the atomic backward; its determinism is not checked); gradients against a float32
   autograd reference, each relative RMS error at most twice torch's bf16
   SDPA backward error against the same reference (max errors recorded
   too); the backward is deterministic (the same bits twice);
@@ -59,7 +60,7 @@ def leaves(*xs):
 def check_attention(log):
     rows = []
     for (B, H, HK, SQ, SK, D, causal) in ATTENTION:
-        for mode in ("out", "lse", "scale"):
+        for mode in ("out", "lse", "scale", "atomic"):
             if mode == "scale" and causal:
                 continue  # (the artifacts hold scale 0.1 without the mask)
             torch.manual_seed(SQ + SK + D)
@@ -69,7 +70,8 @@ def check_attention(log):
             do = torch.randn(B, H, SQ, D, device="cuda").bfloat16()
             dl = torch.randn(B, H, SQ, device="cuda")
             scale = 0.1 if mode == "scale" else 1 / math.sqrt(D)
-            kw = dict(scale=0.1) if mode == "scale" else {}
+            kw = (dict(scale=0.1) if mode == "scale"
+                  else dict(deterministic=False) if mode == "atomic" else {})
 
             def loss_of(out, lse):
                 loss = (out.float() * do.float()).sum()
@@ -96,7 +98,7 @@ def check_attention(log):
             got = torch.autograd.grad(loss_of(out, lse), (gq, gk, gv))
             again = torch.autograd.grad(loss_of(*(tilec.attention(
                 gq, gk, gv, causal=causal, return_lse=True, **kw))),
-                (gq, gk, gv)) if mode != "out" else got
+                (gq, gk, gv)) if mode not in ("out", "atomic") else got
             err = [rel_err(x, r) for x, r in zip(got, ref)]
             terr = [rel_err(x, r) for x, r in zip(tref, ref)]
             rms = [rms_err(x, r) for x, r in zip(got, ref)]
