@@ -223,6 +223,14 @@ def _dqa_type(d):
     return f"!tile.view<?x?x?x{d}xf32, strides = [?, ?, {d}, 1]>"
 
 
+def _row_program(m):
+    """The prologue of a program over ``m`` rows of a (batch %b, head %h):
+    its first row %m0 (and %c0, %cm)."""
+    return ["  %c0 = arith.constant 0 : i32", f"  %cm = arith.constant {m} : i32",
+            "  %mb = tile.program_id x", "  %h = tile.program_id y", "  %b = tile.program_id z",
+            "  %m0 = arith.muli %mb, %cm : i32"]
+
+
 def pre_source(dtype="bf16", head_dim=128, zero_dq=False):
     """The preprocessing kernel ``(name, source)``; with ``zero_dq`` (the
     atomic mode's) it also zeroes the f32 dQ accumulator."""
@@ -241,12 +249,7 @@ def pre_source(dtype="bf16", head_dim=128, zero_dq=False):
         f"    {_strides(['o_batch', 'o_head', 'do_batch', 'do_head'])},",
         "    %lse_batch: i32" + (f", {_DQA_STRIDES})" if zero_dq else ")"),
         f"    grid(ceildiv(%SQ, {m}), %H, %B) warps({PRE_WARPS}) {{",
-        "  %c0 = arith.constant 0 : i32",
-        f"  %cm = arith.constant {m} : i32",
-        "  %mb = tile.program_id x",
-        "  %h = tile.program_id y",
-        "  %b = tile.program_id z",
-        "  %m0 = arith.muli %mb, %cm : i32",
+        *_row_program(m),
         _view4("o", "O", t, d, "H", "SQ", "o_batch", "o_head"),
         _view4("do", "dO", t, d, "H", "SQ", "do_batch", "do_head"),
         "  %l = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %SQ, 1] : !tile.ptr<f32>",
@@ -619,12 +622,7 @@ def dq_scale_source(dtype="bf16", head_dim=128):
         f"    {_strides(['dq_batch', 'dq_head'])},",
         f"    %sm_scale: f32, {_DQA_STRIDES})",
         f"    grid(ceildiv(%SQ, {m}), %H, %B) warps({PRE_WARPS}) {{",
-        "  %c0 = arith.constant 0 : i32",
-        f"  %cm = arith.constant {m} : i32",
-        "  %mb = tile.program_id x",
-        "  %h = tile.program_id y",
-        "  %b = tile.program_id z",
-        "  %m0 = arith.muli %mb, %cm : i32",
+        *_row_program(m),
         *_dqa_view(d),
         _view4("dq", "dQ", t, d, "H", "SQ", "dq_batch", "dq_head"),
         f"  %acc = tile.load %dqa[%b, %h, %m0, %c0] : {_dqa_type(d)} -> tensor<{m}x{d}xf32>",

@@ -303,6 +303,20 @@ struct LoadOpLowering : public OpConversionPattern<LoadOp> {
   }
 };
 
+/// The registers of a tile write's value and mask (none without a mask);
+/// returns whether this thread writes its elements (threads holding copies
+/// of an element leave the write to one of them).
+static Value unpackWrite(OpBuilder &b, Location loc, const GlobalAccess &access,
+                         Value value, Value mask,
+                         SmallVectorImpl<Value> &values,
+                         SmallVectorImpl<Value> &maskValues) {
+  values = unpackVector(b, loc, value);
+  if (mask)
+    maskValues = unpackVector(b, loc, mask);
+  return emitIsCanonicalThread(b, loc, access.getLayout(),
+                               access.getThreadIds());
+}
+
 /// tile.store -> per vector group: a vector store when the group is in
 /// bounds and aligned, predicated scalar stores otherwise. Threads holding
 /// copies of an element leave the store to one of them.
@@ -319,12 +333,9 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
                         op.getView().getType(), adaptor.getOffsets(),
                         tileType);
     Type elemType = access.getElemType();
-    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getValue());
-    SmallVector<Value> mask;
-    if (adaptor.getMask())
-      mask = unpackVector(rewriter, loc, adaptor.getMask());
-    Value canonical = emitIsCanonicalThread(rewriter, loc, access.getLayout(),
-                                            access.getThreadIds());
+    SmallVector<Value> values, mask;
+    Value canonical = unpackWrite(rewriter, loc, access, adaptor.getValue(),
+                                  adaptor.getMask(), values, mask);
     unsigned vec = access.getVectorWidth();
     unsigned align = access.getElemBytes();
 
@@ -392,12 +403,9 @@ struct AtomicAddOpLowering : public OpConversionPattern<AtomicAddOp> {
     GlobalAccess access(rewriter, loc, adaptor.getView(),
                         op.getView().getType(), adaptor.getOffsets(), tileType);
     Type elemType = access.getElemType();
-    SmallVector<Value> values = unpackVector(rewriter, loc, adaptor.getValue());
-    SmallVector<Value> mask;
-    if (adaptor.getMask())
-      mask = unpackVector(rewriter, loc, adaptor.getMask());
-    Value canonical = emitIsCanonicalThread(rewriter, loc, access.getLayout(),
-                                            access.getThreadIds());
+    SmallVector<Value> values, mask;
+    Value canonical = unpackWrite(rewriter, loc, access, adaptor.getValue(),
+                                  adaptor.getMask(), values, mask);
     unsigned vec = access.getVectorWidth();
     for (unsigned reg = 0; reg < access.getNumRegs(); reg += vec) {
       Value ptr = access.getAddress(reg);

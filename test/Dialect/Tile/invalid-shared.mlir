@@ -444,6 +444,15 @@ func.func @tma_store_num_offsets(%tm: !tile.tensor_map<128x64xbf16, #sw>, %buf: 
 
 // -----
 
+#sw = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 128>
+func.func @tma_store_add_element_type(%tm: !tile.tensor_map<128x128xf8E4M3FN, #sw>, %buf: !tile.smem<1x128x128xf8E4M3FN, #sw>, %i: i32) {
+  // expected-error @+1 {{add needs f32, f16, bf16, i32 or i64 elements (a reducing TMA store), got 'f8E4M3FN'}}
+  tile.tma_store add %tm[%i, %i], %buf[%i] : !tile.tensor_map<128x128xf8E4M3FN, #sw>, !tile.smem<1x128x128xf8E4M3FN, #sw>
+  return
+}
+
+// -----
+
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 func.func @tma_load_element_type(%tm: !tile.tensor_map<128x64xbf16, #sw>, %buf: !tile.smem<2x128x64xf16, #sw>, %bar: !tile.mbarrier<2>, %i: i32) {
   // expected-error @+1 {{map element type 'bf16' does not match buffer element type 'f16'}}

@@ -1271,6 +1271,14 @@ LogicalResult TmaStoreOp::verify() {
     return emitOpError("expected ")
            << getMap().getType().getShape().size()
            << " offsets (the map's rank), got " << getOffsets().size();
+  // cp.reduce.async.bulk.tensor .add: f32, f16 / bf16 (.noftz), 32- and
+  // 64-bit integers.
+  Type et = getMap().getType().getElementType();
+  if (getAdd() && !et.isF32() && !et.isF16() && !et.isBF16() &&
+      !et.isInteger(32) && !et.isInteger(64))
+    return emitOpError("add needs f32, f16, bf16, i32 or i64 elements (a "
+                       "reducing TMA store), got ")
+           << et;
   return verifyBoxesTileBuffer(*this, getMap().getType(),
                                getBuffer().getType());
 }
