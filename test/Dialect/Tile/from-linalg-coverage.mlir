@@ -221,6 +221,140 @@ func.func @unfused_tanh(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>) -> tenso
 
 // -----
 
+// GELU (erf form) after a bias add, as torch-mlir decomposes aten.gelu:
+// x * (0.5 * (1 + erf((x - 0) / (1 * sqrt(2))))), the constants unfolded,
+// computed in f32 and truncated: the epilogue takes it (tile.gemm's gelu).
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+// CHECK-LABEL: func.func @bias_gelu_erf
+// CHECK-NOT: linalg.generic
+// CHECK: tile.kernel @bias_gelu_erf_gemm0
+// CHECK: tile.gemm {{.*}} bias(%{{.+}}) activation(gelu) :
+func.func @bias_gelu_erf(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>, %bias: tensor<16xf32>) -> tensor<64x16xbf16> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xbf16>, tensor<32x16xbf16>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %o = tensor.empty() : tensor<64x16xbf16>
+  %t = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %bias : tensor<64x16xf32>, tensor<16xf32>) outs(%o : tensor<64x16xbf16>) {
+  ^bb0(%x: f32, %bv: f32, %y: bf16):
+    %s = arith.addf %x, %bv : f32
+    %mean = arith.constant 0.0 : f32
+    %sigma = arith.constant 1.0 : f32
+    %sqrt2 = arith.constant 1.41421354 : f32
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %xm = arith.subf %s, %mean : f32
+    %den = arith.mulf %sigma, %sqrt2 : f32
+    %arg = arith.divf %xm, %den : f32
+    %erf = math.erf %arg : f32
+    %p1 = arith.addf %one, %erf : f32
+    %cdf = arith.mulf %half, %p1 : f32
+    %g = arith.mulf %s, %cdf : f32
+    %gt = arith.truncf %g : f32 to bf16
+    linalg.yield %gt : bf16
+  } -> tensor<64x16xbf16>
+  return %t : tensor<64x16xbf16>
+}
+
+// -----
+
+// SiLU as written by hand, x / (1 + exp(-x)), and as x * sigmoid(x) with
+// -x = 0 - x: both fuse (tile.gemm's silu).
+#id = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @silu_forms
+// CHECK-NOT: linalg.generic
+// CHECK: tile.kernel @silu_forms_gemm0
+// CHECK: tile.gemm {{.*}} activation(silu) :
+// CHECK: tile.kernel @silu_forms_gemm1
+// CHECK: tile.gemm {{.*}} activation(silu) :
+func.func @silu_forms(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>) -> (tensor<64x16xf32>, tensor<64x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xbf16>, tensor<32x16xbf16>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %r2 = linalg.matmul ins(%a, %b : tensor<64x32xbf16>, tensor<32x16xbf16>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %o = tensor.empty() : tensor<64x16xf32>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<64x16xf32>) outs(%o : tensor<64x16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %x : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %ex, %one : f32
+    %q = arith.divf %x, %d : f32
+    linalg.yield %q : f32
+  } -> tensor<64x16xf32>
+  %o2 = tensor.empty() : tensor<64x16xf32>
+  %t2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r2 : tensor<64x16xf32>) outs(%o2 : tensor<64x16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %zero = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %n = arith.subf %zero, %x : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %one, %ex : f32
+    %sig = arith.divf %one, %d : f32
+    %q = arith.mulf %sig, %x : f32
+    linalg.yield %q : f32
+  } -> tensor<64x16xf32>
+  return %t, %t2 : tensor<64x16xf32>, tensor<64x16xf32>
+}
+
+// -----
+
+// Look-alikes stay on the host, with a remark: GELU's tanh approximation
+// (tile.gemm computes the erf form), and an erf GELU with the wrong scale
+// inside the erf (x * 0.5 instead of x / sqrt(2)).
+#id = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @not_gelu
+// CHECK-COUNT-2: linalg.generic
+func.func @not_gelu(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>) -> (tensor<64x16xf32>, tensor<64x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xbf16>, tensor<32x16xbf16>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %r2 = linalg.matmul ins(%a, %b : tensor<64x32xbf16>, tensor<32x16xbf16>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %o = tensor.empty() : tensor<64x16xf32>
+  // expected-remark @+1 {{this linalg.generic reads the result of kernel @not_gelu_gemm0 and stays outside it}}
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<64x16xf32>) outs(%o : tensor<64x16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %k = arith.constant 0.797884583 : f32
+    %k3 = arith.constant 0.044715 : f32
+    %x2 = arith.mulf %x, %x : f32
+    %x3 = arith.mulf %x2, %x : f32
+    %a3 = arith.mulf %x3, %k3 : f32
+    %in = arith.addf %x, %a3 : f32
+    %in2 = arith.mulf %in, %k : f32
+    %th = math.tanh %in2 : f32
+    %p1 = arith.addf %th, %one : f32
+    %hx = arith.mulf %x, %half : f32
+    %g = arith.mulf %hx, %p1 : f32
+    linalg.yield %g : f32
+  } -> tensor<64x16xf32>
+  %o2 = tensor.empty() : tensor<64x16xf32>
+  // expected-remark @+1 {{this linalg.generic reads the result of kernel @not_gelu_gemm1 and stays outside it}}
+  %t2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r2 : tensor<64x16xf32>) outs(%o2 : tensor<64x16xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %arg = arith.mulf %x, %half : f32
+    %erf = math.erf %arg : f32
+    %p1 = arith.addf %erf, %one : f32
+    %hx = arith.mulf %x, %half : f32
+    %g = arith.mulf %hx, %p1 : f32
+    linalg.yield %g : f32
+  } -> tensor<64x16xf32>
+  return %t, %t2 : tensor<64x16xf32>, tensor<64x16xf32>
+}
+
+// -----
+
 // nn.Linear as a generic (B stored [N, K]): upstream's specializer drops
 // the transposed map (an invalid linalg.matmul, docs/known-issues.md); the
 // named op keeps the generic's maps and converts with B read K-major.

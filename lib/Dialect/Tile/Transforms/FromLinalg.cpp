@@ -47,6 +47,8 @@
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
+#include "LinalgActivations.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1083,9 +1085,10 @@ struct GemmPlan {
   /// accumulates into an initialized tensor).
   Value dest;
   bool readsC = false;
-  /// Fused epilogue: a length-N bias and ReLU, in tile.gemm's order.
+  /// Fused epilogue: a length-N bias and an activation, in tile.gemm's
+  /// order.
   Value bias;
-  bool relu = false;
+  Activation activation = Activation::None;
   /// The value the kernel's C replaces.
   Value result;
   SmallVector<Operation *> ops;
@@ -1166,9 +1169,11 @@ static bool isReluSelect(arith::SelectOp sel, Value x) {
 /// payload must be a chain from the accumulator through (in this order,
 /// each optional) the additions of a bias (length N, broadcast along rows)
 /// and of a residual (a whole M x N tensor of the output type, which
-/// becomes C, read with beta = 1), and a ReLU (`maximumf`/`maxnumf` with 0,
-/// or a compare and select), with extf/truncf in between. tile.gemm
-/// computes the chain in f32 and rounds once when storing C.
+/// becomes C, read with beta = 1), and an activation: a ReLU
+/// (`maximumf`/`maxnumf` with 0, or a compare and select), or a GELU (erf
+/// form) or SiLU that makes up the rest of the payload (matchActivation),
+/// with extf/truncf in between. tile.gemm computes the chain in f32 and
+/// rounds once when storing C.
 static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
   const ContractionInfo &c = plan.contraction;
   unsigned rank = c.batched && !c.batchReduce ? 3 : 2;
@@ -1215,6 +1220,7 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
   // the residual).
   Value cur = acc, bias = biasArg, res = residualArg;
   bool sawBias = false, sawResidual = false, sawRelu = false;
+  std::optional<Activation> act;
   for (Operation *inner : getPayload(op)) {
     if (isa<arith::ExtFOp, arith::TruncFOp>(inner) &&
         inner->getOperand(0) == bias && bias == biasArg) {
@@ -1233,11 +1239,12 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
     }
     if (isa<arith::ConstantOp>(inner))
       continue;
-    if (auto add = dyn_cast<arith::AddFOp>(inner)) {
+    auto add = dyn_cast<arith::AddFOp>(inner);
+    if (add && (add.getLhs() == cur || add.getRhs() == cur)) {
       Value a = add.getLhs(), b = add.getRhs();
       if (a != cur)
         std::swap(a, b);
-      if (a != cur || sawRelu || plan.relu)
+      if (a != cur || sawRelu || plan.activation != Activation::None)
         return failure();
       if (bias && b == bias && !sawBias && !plan.bias) {
         sawBias = true;
@@ -1249,12 +1256,13 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
       cur = add;
       continue;
     }
-    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(inner)) {
+    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(inner) &&
+        llvm::is_contained(inner->getOperands(), cur)) {
       Value a = inner->getOperand(0), b = inner->getOperand(1);
       if (a != cur)
         std::swap(a, b);
       if (a != cur || !matchPattern(b, m_AnyZeroFloat()) || sawRelu ||
-          plan.relu)
+          plan.activation != Activation::None)
         return failure();
       sawRelu = true;
       cur = inner->getResult(0);
@@ -1267,15 +1275,23 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
       continue;
     }
     if (auto sel = dyn_cast<arith::SelectOp>(inner)) {
-      if (!isReluSelect(sel, cur) || sawRelu || plan.relu)
+      if (!isReluSelect(sel, cur) || sawRelu ||
+          plan.activation != Activation::None)
         return failure();
       sawRelu = true;
       cur = sel;
       continue;
     }
-    return failure();
+    // The rest of the payload: an activation of the chain's value (GELU,
+    // SiLU), the yielded value, or nothing the epilogue computes.
+    if (sawRelu || plan.activation != Activation::None)
+      return failure();
+    act = matchActivation(getYielded(op), cur);
+    if (!act)
+      return failure();
+    break;
   }
-  if (getYielded(op) != cur || (biasArg && !sawBias) ||
+  if ((!act && getYielded(op) != cur) || (biasArg && !sawBias) ||
       (residualArg && !sawResidual))
     return failure();
   Type outType = getElementType(op->getResult(0));
@@ -1297,7 +1313,10 @@ static LogicalResult fuseEpilogue(GemmPlan &plan, linalg::GenericOp op) {
     plan.dest = residual;
     plan.readsC = true;
   }
-  plan.relu |= sawRelu;
+  if (sawRelu)
+    plan.activation = Activation::ReLU;
+  else if (act)
+    plan.activation = *act;
   if (!inPlace && !sawResidual)
     plan.dest = init->get();
   plan.result = op->getResult(0);
@@ -1557,7 +1576,7 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
   GemmOp::create(rewriter, loc, av, bv, cv, /*group_offsets=*/Value(),
                  /*alpha=*/Value(), beta,
                  /*scale_a=*/Value(), /*scale_b=*/Value(), biasView,
-                 plan.relu ? Activation::ReLU : Activation::None,
+                 plan.activation,
                  plan.precision, /*config=*/GemmConfigAttr());
   ReturnOp::create(rewriter, loc);
   remarkOutlined(anchor, kernel.kernel, "tile.gemm");
@@ -1821,7 +1840,9 @@ void TileFromLinalgPass::runOnOperation() {
             << " and stays outside it: tile.gemm's epilogue fuses a "
                "row-broadcast bias add, a residual add (a whole tensor of "
                "the output's type, into a matmul that does not accumulate), "
-               "ReLU (maximumf/maxnumf with 0, or compare and select) and "
+               "ReLU (maximumf/maxnumf with 0, or compare and select), GELU "
+               "(x * 0.5 * (1 + erf(x / sqrt(2)))), SiLU (x / (1 + "
+               "exp(-x))) and "
                "casts, each the only user of the one before; "
                "tile.attention's fuses none";
       return;

@@ -483,8 +483,12 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
       into a new `[N, K]` tensor by a `<func>_transpose<i>` kernel (a
       block program, 64 x 64 tiles through shared memory, one extra pass
       over B); the transposed-B maps or a `linalg.transpose` need none. A following elementwise `linalg.generic` that adds
-      a row-broadcast bias, applies ReLU (`maximumf`/`maxnumf` with 0) and/or
-      casts the result is fused as `bias(...)`/`activation(relu)`. A matmul
+      a row-broadcast bias and/or a residual, applies ReLU
+      (`maximumf`/`maxnumf` with 0, or compare + select), GELU (erf form,
+      `x * 0.5 * (1 + erf(x / sqrt(2)))` in any grouping, as torch-mlir
+      writes it) or SiLU (`x / (1 + exp(-x))`, `x * sigmoid(x)`) and/or
+      casts the result is fused as `bias(...)`/`activation(...)`; GELU's
+      tanh approximation is not (tile.gemm computes the erf form). A matmul
       whose `outs` is not a zero fill accumulates into it (`beta(1.0)`).
     - `matmul(Q, K^T)` -> optional scale (`mulf`/`divf` by a constant) ->
       softmax along the last dimension (`linalg.softmax`, or its upstream
