@@ -1576,8 +1576,7 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
   GemmOp::create(rewriter, loc, av, bv, cv, /*group_offsets=*/Value(),
                  /*alpha=*/Value(), beta,
                  /*scale_a=*/Value(), /*scale_b=*/Value(), biasView,
-                 plan.activation,
-                 plan.precision, /*config=*/GemmConfigAttr());
+                 plan.activation, plan.precision, /*config=*/GemmConfigAttr());
   ReturnOp::create(rewriter, loc);
   remarkOutlined(anchor, kernel.kernel, "tile.gemm");
   eraseMatchedOps(rewriter, plan.ops);

@@ -63,7 +63,8 @@ static bool isX(Value v, Value x) {
   if (isa_and_nonnull<arith::SubFOp>(def))
     return isX(def->getOperand(0), x) && isConstant(def->getOperand(1), 0.0);
   if (isa_and_nonnull<arith::AddFOp>(def))
-    return (isX(def->getOperand(0), x) && isConstant(def->getOperand(1), 0.0)) ||
+    return (isX(def->getOperand(0), x) &&
+            isConstant(def->getOperand(1), 0.0)) ||
            (isX(def->getOperand(1), x) && isConstant(def->getOperand(0), 0.0));
   return false;
 }
