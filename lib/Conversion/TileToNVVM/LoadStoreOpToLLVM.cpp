@@ -317,6 +317,20 @@ static Value unpackWrite(OpBuilder &b, Location loc, const GlobalAccess &access,
                                access.getThreadIds());
 }
 
+/// The predicates of the `vec` elements of the write's vector group at
+/// register `reg`: in bounds, unmasked, and this thread's to write.
+static SmallVector<Value> getWritePredicates(OpBuilder &b, Location loc,
+                                             GlobalAccess &access, unsigned reg,
+                                             unsigned vec, ArrayRef<Value> mask,
+                                             Value canonical) {
+  SmallVector<Value> inb = access.getInBounds(reg, vec);
+  SmallVector<Value> preds;
+  for (unsigned j = 0; j < vec; ++j)
+    preds.push_back(andAll(
+        b, loc, {inb[j], mask.empty() ? Value() : mask[reg + j], canonical}));
+  return preds;
+}
+
 /// tile.store -> per vector group: a vector store when the group is in
 /// bounds and aligned, predicated scalar stores otherwise. Threads holding
 /// copies of an element leave the store to one of them.
@@ -349,12 +363,8 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
 
     for (unsigned reg = 0; reg < access.getNumRegs(); reg += vec) {
       Value ptr = access.getAddress(reg);
-      SmallVector<Value> inb = access.getInBounds(reg, vec);
-      SmallVector<Value> preds;
-      for (unsigned j = 0; j < vec; ++j)
-        preds.push_back(andAll(rewriter, loc,
-                               {inb[j], mask.empty() ? Value() : mask[reg + j],
-                                canonical}));
+      SmallVector<Value> preds =
+          getWritePredicates(rewriter, loc, access, reg, vec, mask, canonical);
       if (vec == 1) {
         storeScalar(rewriter, loc, preds[0], values[reg], ptr);
         continue;
@@ -409,22 +419,21 @@ struct AtomicAddOpLowering : public OpConversionPattern<AtomicAddOp> {
     unsigned vec = access.getVectorWidth();
     for (unsigned reg = 0; reg < access.getNumRegs(); reg += vec) {
       Value ptr = access.getAddress(reg);
-      SmallVector<Value> inb = access.getInBounds(reg, vec);
+      SmallVector<Value> preds =
+          getWritePredicates(rewriter, loc, access, reg, vec, mask, canonical);
       for (unsigned j = 0; j < vec; ++j) {
-        Value pred =
-            andAll(rewriter, loc,
-                   {inb[j], mask.empty() ? Value() : mask[reg + j], canonical});
         Value pj = j == 0 ? ptr
                           : gepElems(rewriter, loc, ptr, elemType,
                                      i32Val(rewriter, loc, j));
         Value v = values[reg + j];
-        scf::IfOp::create(rewriter, loc, pred, [&](OpBuilder &b, Location l) {
-          LLVM::AtomicRMWOp::create(b, l, LLVM::AtomicBinOp::fadd, pj, v,
-                                    LLVM::AtomicOrdering::monotonic,
-                                    /*syncscope=*/"device",
-                                    /*alignment=*/4);
-          scf::YieldOp::create(b, l);
-        });
+        scf::IfOp::create(
+            rewriter, loc, preds[j], [&](OpBuilder &b, Location l) {
+              LLVM::AtomicRMWOp::create(b, l, LLVM::AtomicBinOp::fadd, pj, v,
+                                        LLVM::AtomicOrdering::monotonic,
+                                        /*syncscope=*/"device",
+                                        /*alignment=*/4);
+              scf::YieldOp::create(b, l);
+            });
       }
     }
     rewriter.eraseOp(op);

@@ -77,6 +77,8 @@ private:
   Attribute getRequiredLayout(Operation *op, unsigned idx);
   Attribute getStoreLayout(StoreOp store);
   Attribute getAtomicAddLayout(AtomicAddOp add);
+  /// The coalesced layout of a tile written to `view`.
+  Attribute getCoalescedWriteLayout(RankedTensorType type, ViewType view);
   Attribute getDefaultLayout(RankedTensorType type);
 
   KernelOp kernel;
@@ -154,9 +156,7 @@ Attribute LayoutAssignment::getStoreLayout(StoreOp store) {
       mma && getBitWidth(type.getElementType()) >= 32 &&
       getContiguousTileDim(store.getView().getType(), type) == 1)
     return mma;
-  return getCoalescedLayout(
-      ctx, type.getShape(), getContiguousTileDim(store.getView().getType(), type),
-      getBitWidth(type.getElementType()), numWarps);
+  return getCoalescedWriteLayout(type, store.getView().getType());
 }
 
 Attribute LayoutAssignment::getAtomicAddLayout(AtomicAddOp add) {
@@ -165,9 +165,15 @@ Attribute LayoutAssignment::getAtomicAddLayout(AtomicAddOp add) {
   // shared memory.
   if (Attribute own = get(add.getValue()))
     return own;
-  auto type = cast<RankedTensorType>(add.getValue().getType());
+  return getCoalescedWriteLayout(
+      cast<RankedTensorType>(add.getValue().getType()),
+      add.getView().getType());
+}
+
+Attribute LayoutAssignment::getCoalescedWriteLayout(RankedTensorType type,
+                                                    ViewType view) {
   return getCoalescedLayout(ctx, type.getShape(),
-                            getContiguousTileDim(add.getView().getType(), type),
+                            getContiguousTileDim(view, type),
                             getBitWidth(type.getElementType()), numWarps);
 }
 

@@ -49,9 +49,15 @@ static std::optional<double> getConstant(Value v) {
   return isa<arith::MulFOp>(def) ? *a * *b : *a / *b;
 }
 
+/// Whether `got` is `want` within the matchers' tolerance (1e-6, relative
+/// above 1).
+static bool isNear(double got, double want) {
+  return std::abs(got - want) <= 1e-6 * std::max(1.0, std::abs(want));
+}
+
 static bool isConstant(Value v, double want) {
   std::optional<double> c = getConstant(v);
-  return c && std::abs(*c - want) <= 1e-6 * std::max(1.0, std::abs(want));
+  return c && isNear(*c, want);
 }
 
 /// Whether `v` is `x` (or x - 0, x + 0).
@@ -68,11 +74,6 @@ static bool isX(Value v, Value x) {
            (isX(def->getOperand(1), x) && isConstant(def->getOperand(0), 0.0));
   return false;
 }
-
-/// Whether `v` is `x` times a constant: the product (as flattened factors)
-/// of x once and constants, or x divided by a constant. Returns the
-/// constant.
-static std::optional<double> getScaleOf(Value v, Value x);
 
 /// Flattens the arith.mulf tree at `v` into `factors`.
 static void getFactors(Value v, SmallVectorImpl<Value> &factors) {
@@ -98,6 +99,9 @@ static double splitConstants(ArrayRef<Value> factors,
   return k;
 }
 
+/// Whether `v` is `x` times a constant: the product (as flattened factors)
+/// of x once and constants, or x divided by a constant. Returns the
+/// constant.
 static std::optional<double> getScaleOf(Value v, Value x) {
   v = stripCasts(v);
   if (auto div = v.getDefiningOp<arith::DivFOp>()) {
@@ -115,28 +119,28 @@ static std::optional<double> getScaleOf(Value v, Value x) {
   return k;
 }
 
+/// Whether `v` is 1 + t (either order) with `isTerm(t)`.
+static bool isOnePlus(Value v, function_ref<bool(Value)> isTerm) {
+  auto add = stripCasts(v).getDefiningOp<arith::AddFOp>();
+  return add && ((isConstant(add.getLhs(), 1.0) && isTerm(add.getRhs())) ||
+                 (isConstant(add.getRhs(), 1.0) && isTerm(add.getLhs())));
+}
+
 /// Whether `v` is 1 + erf(x / sqrt(2)).
 static bool isOnePlusErf(Value v, Value x) {
-  auto add = stripCasts(v).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  for (auto [one, other] : {std::pair(add.getLhs(), add.getRhs()),
-                            std::pair(add.getRhs(), add.getLhs())}) {
-    auto erf = stripCasts(other).getDefiningOp<math::ErfOp>();
-    if (!isConstant(one, 1.0) || !erf)
-      continue;
-    std::optional<double> k = getScaleOf(erf.getOperand(), x);
-    if (k && std::abs(*k - M_SQRT1_2) <= 1e-6)
-      return true;
-  }
-  return false;
+  return isOnePlus(v, [&](Value t) {
+    auto erf = stripCasts(t).getDefiningOp<math::ErfOp>();
+    std::optional<double> k =
+        erf ? getScaleOf(erf.getOperand(), x) : std::nullopt;
+    return k && isNear(*k, M_SQRT1_2);
+  });
 }
 
 static bool isGelu(Value out, Value x) {
   SmallVector<Value> factors, rest;
   getFactors(out, factors);
   double k = splitConstants(factors, rest);
-  if (rest.size() != 2 || std::abs(k - 0.5) > 1e-6)
+  if (rest.size() != 2 || !isNear(k, 0.5))
     return false;
   return (isX(rest[0], x) && isOnePlusErf(rest[1], x)) ||
          (isX(rest[1], x) && isOnePlusErf(rest[0], x));
@@ -150,21 +154,15 @@ static bool isNegX(Value v, Value x) {
   if (auto sub = v.getDefiningOp<arith::SubFOp>())
     return isConstant(sub.getLhs(), 0.0) && isX(sub.getRhs(), x);
   std::optional<double> k = getScaleOf(v, x);
-  return k && std::abs(*k + 1.0) <= 1e-6;
+  return k && isNear(*k, -1.0);
 }
 
 /// Whether `v` is 1 + exp(-x).
 static bool isOnePlusExpNegX(Value v, Value x) {
-  auto add = stripCasts(v).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  for (auto [one, other] : {std::pair(add.getLhs(), add.getRhs()),
-                            std::pair(add.getRhs(), add.getLhs())}) {
-    auto exp = stripCasts(other).getDefiningOp<math::ExpOp>();
-    if (isConstant(one, 1.0) && exp && isNegX(exp.getOperand(), x))
-      return true;
-  }
-  return false;
+  return isOnePlus(v, [&](Value t) {
+    auto exp = stripCasts(t).getDefiningOp<math::ExpOp>();
+    return exp && isNegX(exp.getOperand(), x);
+  });
 }
 
 static bool isSilu(Value out, Value x) {
@@ -176,7 +174,7 @@ static bool isSilu(Value out, Value x) {
   SmallVector<Value> factors, rest;
   getFactors(out, factors);
   double k = splitConstants(factors, rest);
-  if (rest.size() != 2 || std::abs(k - 1.0) > 1e-6)
+  if (rest.size() != 2 || !isNear(k, 1.0))
     return false;
   auto isSigmoid = [&](Value v) {
     auto div = stripCasts(v).getDefiningOp<arith::DivFOp>();

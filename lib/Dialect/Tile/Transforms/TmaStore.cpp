@@ -157,12 +157,11 @@ static void stageWrite(const TileWrite &w, Operation *top,
   auto stagingType = SmemType::get(
       ctx, {1, type.getDimSize(0), type.getDimSize(1)}, type.getElementType(),
       enc);
-  Value &shared = addStaging[stagingType];
-  Value staging = w.add && shared ? shared
-                                  : Value(LocalAllocOp::create(b, loc,
-                                                               stagingType));
+  Value staging = w.add ? addStaging.lookup(stagingType) : Value();
+  if (!staging)
+    staging = LocalAllocOp::create(b, loc, stagingType);
   if (w.add)
-    shared = staging;
+    addStaging[stagingType] = staging;
 
   b.setInsertionPoint(w.op);
   Value value = w.value;
