@@ -97,27 +97,26 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
     device_index = q.device.index if q.device.index is not None else torch.cuda.current_device()
     chip, cubin_arch = _chip_and_arch(chip, device_index)
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
+    l2 = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
+    delta = torch.empty_like(l2)
     if deterministic:
         tiles = backward_kernels.tiles_for(chip, d)
         sources = (backward_kernels.pre_source(dtype, d),
                    backward_kernels.dq_source(dtype, d, causal, tiles=tiles),
                    backward_kernels.dkdv_source(dtype, d, causal, tiles=tiles))
+        args = backward_kernels.launch_args(q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv,
+                                            scale)
     else:
         sources = backward_kernels.atomic_sources(
             dtype, d, causal, tiles=backward_kernels.atomic_tiles_for(chip, d))
+        # The f32 dQ accumulator, zeroed by the preprocessing kernel.
+        dqa = torch.empty((b, h, sq, d), dtype=torch.float32, device=q.device)
+        args = backward_kernels.atomic_launch_args(q, k, v, out, grad_out, lse, l2, delta, dqa,
+                                                   dq, dk, dv, scale)
     pre, first, second = (
         _resolve(op, name, lambda: source, chip, cubin_arch, directory, device_index)[0]
         for name, source in sources)
-    l2 = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
-    delta = torch.empty_like(l2)
-    if deterministic:
-        pre_args, first_args, second_args = backward_kernels.launch_args(
-            q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv, scale)
-    else:
-        # The f32 dQ accumulator, zeroed by the preprocessing kernel.
-        dqa = torch.empty((b, h, sq, d), dtype=torch.float32, device=q.device)
-        pre_args, first_args, second_args = backward_kernels.atomic_launch_args(
-            q, k, v, out, grad_out, lse, l2, delta, dqa, dq, dk, dv, scale)
+    pre_args, first_args, second_args = args
     with torch.cuda.device(q.device):
         pre(*pre_args)
         if grad_lse is not None:
