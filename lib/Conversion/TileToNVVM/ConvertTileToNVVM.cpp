@@ -366,6 +366,9 @@ KernelOpLowering::matchAndRewrite(KernelOp kernel, OpAdaptor adaptor,
   func->setAttr(kLaunchAttr, buildLaunchInfo(kernel, rewriter));
   func->setAttr(kNumWarpsAttr,
                 rewriter.getI64IntegerAttr(kernel.getNumWarps()));
+  if (kernel.walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    func->setAttr(kUniformWarpIdAttr, rewriter.getUnitAttr());
   if (Attribute a = kernel->getAttr(kSmemBytesAttr))
     func->setAttr(kSmemBytesAttr, a);
   rewriter.inlineRegionBefore(kernel.getBody(), func.getBody(), func.end());

@@ -191,16 +191,17 @@ struct NamedBarrierOpLowering : public OpConversionPattern<NamedBarrierOp> {
   }
 };
 
-/// tile.warpgroup_id -> %tid.x / 128.
+/// tile.warpgroup_id -> warp / 4 (%tid.x / 128; warp-uniform for ptxas in
+/// warp-specialized kernels, see getThreadIds).
 struct WarpgroupIdOpLowering : public OpConversionPattern<WarpgroupIdOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(WarpgroupIdOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    rewriter.replaceOpWithNewOp<arith::DivUIOp>(op, tid,
-                                                i32Val(rewriter, loc, 128));
+    Value warp = getThreadIds(rewriter, loc).warp;
+    rewriter.replaceOpWithNewOp<arith::ShRUIOp>(op, warp,
+                                                i32Val(rewriter, loc, 2));
     return success();
   }
 };

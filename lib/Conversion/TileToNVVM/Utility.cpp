@@ -44,10 +44,50 @@ Value mlir::tilec::i64Val(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 64);
 }
 
+/// tid.x / 32, broadcast from lane 0 with shfl.sync.idx, for kernels marked
+/// kUniformWarpIdAttr (the warp-specialized ones); null elsewhere. The value
+/// is the same as tid.x / 32; the broadcast tells ptxas that it is
+/// warp-uniform (as CUTLASS's canonical_warp_idx_sync and Triton's warp id
+/// do), so that the values derived from it (the role branch, a warpgroup's
+/// rows, the wgmma descriptors of its slice) can stay on the uniform
+/// datapath. It is emitted once, at the start of the kernel, where all
+/// threads are converged (shfl.sync needs every lane of its mask), and
+/// reused by later calls (the op carries the attribute too).
+///
+/// Only warp-specialized kernels get it: interleaved A/B on the H200
+/// (bench/results/2026-12-04_uniform_warp_id_h200.json): warp-specialized
+/// attention up to 1.065x (head dim 256 causal), the sm_80 GEMM with a
+/// column-major B 0.93x.
+static Value getUniformWarpId(OpBuilder &b) {
+  Operation *at = b.getInsertionBlock()->getParentOp();
+  auto func = dyn_cast<LLVM::LLVMFuncOp>(at);
+  if (!func)
+    func = at->getParentOfType<LLVM::LLVMFuncOp>();
+  if (!func || !func->hasAttr(kUniformWarpIdAttr) || func.getBody().empty())
+    return {};
+  Block &entry = func.getBody().front();
+  for (Operation &op : entry)
+    if (op.hasAttr(kUniformWarpIdAttr))
+      return op.getResult(0);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&entry);
+  Location loc = func.getLoc();
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value warp = arith::ShRUIOp::create(b, loc, tid, i32Val(b, loc, 5));
+  auto shfl = NVVM::ShflOp::create(
+      b, loc, b.getI32Type(), i32Val(b, loc, -1), warp, i32Val(b, loc, 0),
+      i32Val(b, loc, 0x1f),
+      NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::idx), UnitAttr());
+  shfl->setAttr(kUniformWarpIdAttr, b.getUnitAttr());
+  return shfl;
+}
+
 ThreadIds mlir::tilec::getThreadIds(OpBuilder &b, Location loc) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   Value lane = arith::AndIOp::create(b, loc, tid, i32Val(b, loc, 31));
-  Value warp = arith::ShRUIOp::create(b, loc, tid, i32Val(b, loc, 5));
+  Value warp = getUniformWarpId(b);
+  if (!warp)
+    warp = arith::ShRUIOp::create(b, loc, tid, i32Val(b, loc, 5));
   return {tid, lane, warp};
 }
 

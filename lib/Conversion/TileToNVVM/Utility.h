@@ -40,6 +40,10 @@ constexpr StringLiteral kSmemOffsetAttr = "tile.smem_offset";
 constexpr StringLiteral kParamIndexAttr = "tile.param_index";
 /// The kernel's warps(n), kept on the llvm.func.
 constexpr StringLiteral kNumWarpsAttr = "tile.num_warps";
+/// On the llvm.func of a kernel with tile.warp_specialize: its warp index is
+/// broadcast with shfl.sync so that ptxas sees it warp-uniform
+/// (getThreadIds).
+constexpr StringLiteral kUniformWarpIdAttr = "tile.uniform_warp_id";
 /// Set by convert-tile-to-nvvm on ops inside tile.warp_specialize regions
 /// before conversion: [named barrier id, threads, first thread] of the
 /// warps executing the op.

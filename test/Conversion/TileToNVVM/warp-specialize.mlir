@@ -1,6 +1,9 @@
 // RUN: tilec-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(convert-tile-to-nvvm))' | FileCheck %s
 
-// tile.warp_specialize is a branch on the warp index (tid.x >> 5). The
+// tile.warp_specialize is a branch on the warp index (tid.x >> 5). In a
+// warp-specialized kernel that index is computed once, at the kernel's
+// entry, and broadcast from lane 0 with shfl.sync so that ptxas knows it is
+// warp-uniform (the kernel is marked tile.uniform_warp_id). The
 // kernel's 8 warps run the default region, the 4 added warps (the block is
 // 384 threads) the partition, which only their first warp (warp 8) enters.
 // Each side first moves its register budget with setmaxnreg from the 168
@@ -11,7 +14,7 @@
 // side's threads: a tile.barrier is named barrier 1 of the default's 256
 // threads, or barrier 2 of the partition warp's 32; the leader of a
 // tile.tma_load / tile.mbarrier_expect_tx in the partition is thread 256.
-// tile.warpgroup_id is tid.x / 128; tile.named_barrier is bar.sync (or
+// tile.warpgroup_id is that warp index / 4; tile.named_barrier is bar.sync (or
 // bar.arrive) with its id and thread count, here the ping-pong of two
 // consumer warpgroups on barriers 3 and 4.
 
@@ -21,6 +24,11 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK-SAME: nvvm.reqntid = array<i32: 384, 1, 1>
   // CHECK-SAME: block = [384, 1, 1]
   // CHECK-SAME: num_warps = 8
+  // CHECK-SAME: tile.uniform_warp_id
+  // CHECK-NEXT: %[[ETID:.+]] = nvvm.read.ptx.sreg.tid.x : i32
+  // CHECK-NEXT: %[[C5:.+]] = arith.constant 5 : i32
+  // CHECK-NEXT: %[[TIDW:.+]] = arith.shrui %[[ETID]], %[[C5]] : i32
+  // CHECK: %[[WARP:.+]] = nvvm.shfl.sync idx %{{.+}}, %[[TIDW]], %{{.+}}, %{{.+}} {tile.uniform_warp_id} : i32 -> i32
   // CHECK: %[[C0:.+]] = arith.constant 0 : i32
   // CHECK: %[[C1:.+]] = arith.constant 1 : i32
   // CHECK: %[[C3:.+]] = arith.constant 3 : i32
@@ -31,8 +39,6 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK-NEXT: %[[TID:.+]] = nvvm.read.ptx.sreg.tid.x : i32
   // CHECK-NEXT: %[[C31:.+]] = arith.constant 31 : i32
   // CHECK-NEXT: %{{.+}} = arith.andi %[[TID]], %[[C31]] : i32
-  // CHECK-NEXT: %[[C5:.+]] = arith.constant 5 : i32
-  // CHECK-NEXT: %[[WARP:.+]] = arith.shrui %[[TID]], %[[C5]] : i32
   // CHECK-NEXT: %[[NW:.+]] = arith.constant 8 : i32
   // CHECK-NEXT: %[[ISDEF:.+]] = arith.cmpi ult, %[[WARP]], %[[NW]] : i32
   // CHECK-NEXT: scf.if %[[ISDEF]] {
@@ -41,9 +47,11 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK-NEXT: %[[FULL0:.+]] = llvm.getelementptr %[[FULL]][%[[C0]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i64
   // CHECK-NEXT: %{{.+}} = arith.constant 10000000 : i32
   // CHECK-NEXT: nvvm.mbarrier.try_wait.parity %[[FULL0]], %[[C0]], %{{.+}} : !llvm.ptr<3>, i32, i32
-  // CHECK-NEXT: %[[WGTID:.+]] = nvvm.read.ptx.sreg.tid.x : i32
-  // CHECK-NEXT: %[[C128:.+]] = arith.constant 128 : i32
-  // CHECK-NEXT: %[[WG:.+]] = arith.divui %[[WGTID]], %[[C128]] : i32
+  // CHECK-NEXT: %{{.+}} = nvvm.read.ptx.sreg.tid.x : i32
+  // CHECK-NEXT: %{{.+}} = arith.constant 31 : i32
+  // CHECK-NEXT: %{{.+}} = arith.andi
+  // CHECK-NEXT: %[[C2:.+]] = arith.constant 2 : i32
+  // CHECK-NEXT: %[[WG:.+]] = arith.shrui %[[WARP]], %[[C2]] : i32
   // CHECK-NEXT: %[[MINE:.+]] = arith.addi %[[WG]], %[[C3]] : i32
   // CHECK-NEXT: %[[OTHER:.+]] = arith.subi %{{.+}}, %[[WG]] : i32
   // CHECK-NEXT: %[[OTHERID:.+]] = arith.addi %[[OTHER]], %[[C1]] : i32
@@ -128,8 +136,8 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
 gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK-LABEL: llvm.func @budget_directions
   // CHECK-SAME: nvvm.reqntid = array<i32: 256, 1, 1>
-  // CHECK: %[[WARP:.+]] = arith.shrui %{{.+}}, %{{.+}} : i32
-  // CHECK-NEXT: %[[NW:.+]] = arith.constant 4 : i32
+  // CHECK: %[[WARP:.+]] = nvvm.shfl.sync idx
+  // CHECK: %[[NW:.+]] = arith.constant 4 : i32
   // CHECK-NEXT: %[[ISDEF:.+]] = arith.cmpi ult, %[[WARP]], %[[NW]] : i32
   // CHECK-NEXT: scf.if %[[ISDEF]] {
   // CHECK-NEXT: nvvm.setmaxregister decrease 200
