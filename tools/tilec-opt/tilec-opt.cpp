@@ -7,7 +7,11 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements `tilec-opt`, the mlir-opt of tilec: every tilec dialect,
-// pass and pipeline, plus the upstream passes tilec's pipelines use.
+// pass and pipeline, plus the upstream passes that work on the dialects it
+// loads (registerUpstreamPasses). `--help` lists those and MLIR's own
+// options; LLVM's code-generation options (the AArch64, AMDGPU, ... flags
+// libLLVM registers) still work but are listed only by `--help-hidden`. For
+// every upstream pass, load tilec into `mlir-opt-22` as a plugin (README).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,16 +19,78 @@
 #include "tilec/Compiler/Diagnostics.h"
 #include "tilec/InitAll.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/thread.h"
 
+/// The upstream passes on the dialects tilec-opt loads (arith, bufferization,
+/// cf, func, gpu, linalg, llvm, math, memref, nvvm, scf, tensor, vector):
+/// the generic transforms (canonicalize, cse, inline, ...), those dialects'
+/// own passes, and the conversions between them down to LLVM/NVVM.
+static void registerUpstreamPasses() {
+  mlir::registerTransformsPasses();
+  mlir::arith::registerArithPasses();
+  mlir::bufferization::registerBufferizationPasses();
+  mlir::func::registerFuncPasses();
+  mlir::registerGPUPasses();
+  mlir::registerLinalgPasses();
+  mlir::math::registerMathPasses();
+  mlir::memref::registerMemRefPasses();
+  mlir::registerSCFPasses();
+  mlir::tensor::registerTensorPasses();
+  mlir::vector::registerVectorPasses();
+  mlir::registerArithToLLVMConversionPass();
+  mlir::registerConvertBufferizationToMemRefPass();
+  mlir::registerConvertControlFlowToLLVMPass();
+  mlir::registerConvertFuncToLLVMPass();
+  mlir::registerConvertGpuOpsToNVVMOpsPass();
+  mlir::registerConvertIndexToLLVMPass();
+  mlir::registerConvertLinalgToStandardPass();
+  mlir::registerConvertMathToLLVMPass();
+  mlir::registerConvertNVVMToLLVMPass();
+  mlir::registerConvertToLLVMPass();
+  mlir::registerConvertVectorToLLVMPass();
+  mlir::registerConvertVectorToSCFPass();
+  mlir::registerFinalizeMemRefToLLVMConversionPass();
+  mlir::registerReconcileUnrealizedCastsPass();
+  mlir::registerSCFToControlFlowPass();
+  mlir::registerUBToLLVMConversionPass();
+}
+
+/// Hides from `--help` the options registered before main runs: libLLVM's
+/// global code-generation and analysis flags (hundreds of them: AArch64,
+/// AMDGPU, Polly, ...; none about MLIR), all but --help, --version and
+/// --color. MLIR's and tilec's options are registered later, by
+/// registerAndParseCLIOptions, and stay listed. The hidden ones still parse,
+/// and `--help-hidden` lists them.
+static void hideLLVMOptions() {
+  for (auto &entry : llvm::cl::getRegisteredOptions()) {
+    llvm::cl::Option *option = entry.second;
+    bool kept = llvm::is_contained({"help", "help-list", "version", "color"},
+                                   entry.first);
+    if (!kept && option->getOptionHiddenFlag() == llvm::cl::NotHidden)
+      option->setHiddenFlag(llvm::cl::Hidden);
+  }
+}
+
 int main(int argc, char **argv) {
-  mlir::registerAllPasses();
+  hideLLVMOptions();
+  registerUpstreamPasses();
   mlir::tilec::registerAllPasses();
   mlir::tilec::registerAllPipelines();
   mlir::DialectRegistry registry;
