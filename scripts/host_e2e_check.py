@@ -2,7 +2,7 @@
 """Issue 19's proof that the host side runs: the frontend modules of examples/host/ (a layer with a
 fused bias+ReLU and a host-side tanh, a batch_matmul, the attention pattern, a matmul pair on
 memrefs, a residual add and compare-select ReLU fused into the GEMM, a batch_reduce_matmul
-accumulating into a caller's tensor) compiled by
+accumulating into a caller's tensor, matmuls on strided windows of larger buffers) compiled by
 `tilec --emit=host` into host programs that launch their kernels, run on the GPU, checked against
 double-precision references.
 
@@ -16,7 +16,8 @@ double-precision references.
 """
 import argparse, datetime, json, os, shutil, subprocess, sys
 
-MODULES = ("mlp", "batch_matmul", "attention", "matmul_memref", "residual", "batch_reduce")
+MODULES = ("mlp", "batch_matmul", "attention", "matmul_memref", "residual", "batch_reduce",
+           "matmul_strided")
 CHIPS = (("sm_90a", None), ("sm_80", "sm_90"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

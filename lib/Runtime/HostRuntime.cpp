@@ -127,7 +127,10 @@ extern "C" void tilecHostLaunch(const char *cubin, int64_t cubinBytes,
   const tilec::KernelSpec &spec = kernel.getSpec();
   if (badOperand >= 0)
     return fail(st, spec.name + ": operand " + std::to_string(badOperand) +
-                        " of the tile.launch is not a dense row-major buffer");
+                        " of the tile.launch does not have the strides its "
+                        "kernel assumes (a dense row-major buffer, or rows "
+                        "of unit stride where the kernel takes the leading "
+                        "strides)");
   if (numArgs != static_cast<int64_t>(spec.params.size()))
     return fail(st, spec.name + ": " + std::to_string(numArgs) +
                         " arguments for " + std::to_string(spec.params.size()) +

@@ -132,7 +132,7 @@ int main() {
 // CHECK-NOT: cuModuleLoadData
 // CHECK: mock: cuLaunchKernelEx
 // CHECK: mlp again: ok (launches so far: 2)
-// CHECK: bad operand: tilec host runtime: gemm_bf16: operand 2 of the tile.launch is not a dense row-major buffer (launches so far: 2)
+// CHECK: bad operand: tilec host runtime: gemm_bf16: operand 2 of the tile.launch does not have the strides its kernel assumes (a dense row-major buffer, or rows of unit stride where the kernel takes the leading strides) (launches so far: 2)
 // CHECK-NEXT: argument count: tilec host runtime: gemm_bf16: 3 arguments for 9 parameters (launches so far: 2)
 // CHECK-NEXT: host memory: tilec host runtime: gemm_bf16: parameter A points at memory the GPU cannot access (pass device or managed memory, e.g. tilecHostAlloc) (launches so far: 2)
 // CHECK: mock: cuLaunchKernelEx

@@ -42,8 +42,10 @@ extern "C" {
    with one 64-bit slot per kernel parameter: a device address, an integer
    (sign-extended), or the bits of a double for floating-point parameters.
    The module is loaded once per context. `badOperand` >= 0 reports that
-   operand `badOperand` of the tile.launch is not a dense row-major buffer:
-   an error, nothing is launched. Asynchronous. */
+   operand `badOperand` of the tile.launch does not have the strides its
+   kernel assumes (a dense row-major buffer, or rows of unit stride where the
+   kernel takes the leading strides): an error, nothing is launched.
+   Asynchronous. */
 void tilecHostLaunch(const char *cubin, int64_t cubinBytes,
                      const char *metadata, int64_t metadataBytes,
                      const int64_t *args, int64_t numArgs, int64_t badOperand);

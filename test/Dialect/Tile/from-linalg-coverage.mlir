@@ -180,8 +180,44 @@ func.func @matmul_memref_zeroed(%a: memref<?x32xf16>, %b: memref<32x16xf16>, %c:
 
 // -----
 
+// Strided memrefs whose rows are contiguous: one-shot bufferization's fully
+// dynamic layouts and subviews of larger buffers. The kernel takes each
+// such operand's leading stride (lda, ldb, ldc: the launch passes the
+// memref's strides, `{arg, stride}`, static ones included) and its base
+// moved by the offset; its innermost stride is 1 (the launch checks a
+// dynamic one). A dense operand (B's subview) keeps its static stride.
+// CHECK-LABEL: func.func @matmul_strided_memrefs
+// CHECK: tile.launch @matmul_strided_memrefs_gemm0(%{{.+}}, %{{.+}} : memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>) outs(%{{.+}} : memref<?x?xf32, strided<[?, ?], offset: ?>>) args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}, {arg = 1 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}, {arg = 0 : i64, stride = 0 : i64}, {arg = 1 : i64, stride = 0 : i64}, {arg = 2 : i64, stride = 0 : i64}]{{$}}
+// CHECK-LABEL: func.func @matmul_subviews
+// CHECK: %[[AS:.+]] = memref.subview
+// CHECK: %[[BS:.+]] = memref.subview
+// CHECK: tile.launch @matmul_subviews_gemm0(%[[AS]], %[[BS]] : memref<100x72xbf16, strided<[128, 1], offset: 392>>, memref<72x64xbf16, strided<[64, 1]>>) outs(%{{.+}} : memref<100x64xf32>) args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, stride = 0 : i64}]{{$}}
+// CHECK: tile.kernel @matmul_strided_memrefs_gemm0(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32)
+// CHECK: tile.make_view %A[%M, %K] strides [%lda, 1]
+// CHECK: tile.make_view %B[%K, %N] strides [%ldb, 1]
+// CHECK: tile.make_view %C[%M, %N] strides [%ldc, 1]
+// CHECK: tile.kernel @matmul_subviews_gemm0(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<f32>, %lda: i32)
+// CHECK: tile.make_view %A[100, 72] strides [%lda, 1]
+// CHECK: tile.make_view %B[72, 64] strides [64, 1]
+func.func @matmul_strided_memrefs(%a: memref<?x?xbf16, strided<[?, ?], offset: ?>>, %b: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %c: memref<?x?xf32, strided<[?, ?], offset: ?>>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x?xf32, strided<[?, ?], offset: ?>>)
+  linalg.matmul ins(%a, %b : memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>)
+                outs(%c : memref<?x?xf32, strided<[?, ?], offset: ?>>)
+  return
+}
+func.func @matmul_subviews(%a: memref<256x128xbf16>, %b: memref<128x64xbf16>, %c: memref<100x64xf32>) {
+  %as = memref.subview %a[3, 8] [100, 72] [1, 1] : memref<256x128xbf16> to memref<100x72xbf16, strided<[128, 1], offset: 392>>
+  %bs = memref.subview %b[0, 0] [72, 64] [1, 1] : memref<128x64xbf16> to memref<72x64xbf16, strided<[64, 1]>>
+  linalg.matmul ins(%as, %bs : memref<100x72xbf16, strided<[128, 1], offset: 392>>, memref<72x64xbf16, strided<[64, 1]>>)
+                outs(%c : memref<100x64xf32>)
+  return
+}
+
+// -----
+
 // What memrefs cannot do: an fp8 B stored [K, N] (its transpose kernel needs
-// a new buffer), and a non-contiguous operand.
+// a new buffer), and an operand whose rows are not contiguous.
 // CHECK-LABEL: func.func @negative_memrefs
 // CHECK-COUNT-2: linalg.matmul
 // CHECK-NOT: tile.kernel
@@ -189,7 +225,7 @@ func.func @negative_memrefs(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3F
                             %s: memref<16x32xbf16, strided<[64, 2]>>, %t: memref<32x16xbf16>, %u: memref<16x16xf32>) {
   // expected-remark @+1 {{'linalg.matmul' left unconverted: a f8E4M3FN matmul on memrefs with B stored [K, N]: tensor cores read it K-major, and the transpose kernel needs a new buffer; convert it on tensors (before bufferization) or store B [N, K]}}
   linalg.matmul ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%c : memref<64x64xf32>)
-  // expected-remark @+1 {{'linalg.matmul' left unconverted: A is a non-contiguous strided memref (memref<16x32xbf16, strided<[64, 2]>>)}}
+  // expected-remark @+1 {{'linalg.matmul' left unconverted: A is a strided memref whose rows are not contiguous (memref<16x32xbf16, strided<[64, 2]>>, inner stride 2); tile views read rows of unit stride: copy it into a dense buffer first (memref.copy)}}
   linalg.matmul ins(%s, %t : memref<16x32xbf16, strided<[64, 2]>>, memref<32x16xbf16>) outs(%u : memref<16x16xf32>)
   return
 }

@@ -736,9 +736,9 @@ func.func @negative_fp8_bf16(%a: tensor<16x32xf8E4M3FN>, %b: tensor<32x16xbf16>,
 // CHECK-LABEL: func.func @negative_strided_buffer
 // CHECK: linalg.matmul
 // CHECK-NOT: tile.kernel
-// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': B is a non-contiguous strided memref (memref<32x16xbf16, strided<[32, 2]>>)
+// STRICT: error: tile-from-linalg: cannot convert 'linalg.matmul': B is a strided memref whose rows are not contiguous (memref<32x16xbf16, strided<[32, 2]>>, inner stride 2); tile views read rows of unit stride: copy it into a dense buffer first (memref.copy)
 func.func @negative_strided_buffer(%a: memref<16x32xbf16>, %b: memref<32x16xbf16, strided<[32, 2]>>, %c: memref<16x16xf32>) {
-  // expected-remark @+1 {{B is a non-contiguous strided memref}}
+  // expected-remark @+1 {{B is a strided memref whose rows are not contiguous}}
   linalg.matmul ins(%a, %b : memref<16x32xbf16>, memref<32x16xbf16, strided<[32, 2]>>)
                 outs(%c : memref<16x16xf32>)
   return

@@ -135,3 +135,26 @@ func.func @sliced(%a: tensor<64x128xbf16>) -> tensor<64x64xbf16> {
   return %r : tensor<64x64xbf16>
 }
 }
+
+// -----
+
+// A strided memref whose leading stride the kernel takes (`{arg, stride}`,
+// tile-from-linalg's form for subviews and bufferized layouts): the slot
+// gets the stride, and the run-time check covers only the strides the
+// kernel assumes, here the innermost, which must be 1.
+// CHECK-LABEL: func.func @strided_rows
+// CHECK: %{{.+}}, %{{.+}}, %{{.+}}:2, %[[STRIDES:.+]]:2 = memref.extract_strided_metadata %{{.+}} : memref<64x64xbf16, strided<[?, ?], offset: ?>>
+// CHECK: %[[LD:.+]] = arith.index_cast %[[STRIDES]]#0 : index to i64
+// CHECK: %[[SLOT:.+]] = llvm.getelementptr %{{.+}}[2]
+// CHECK: llvm.store %[[LD]], %[[SLOT]]
+// CHECK-NOT: arith.cmpi eq, %[[STRIDES]]#0
+// CHECK: %[[INNER:.+]] = arith.cmpi eq, %[[STRIDES]]#1, %{{.+}} : index
+// CHECK-NOT: arith.cmpi eq, %[[STRIDES]]#0
+// CHECK: call @tilecHostLaunch
+module attributes {gpu.container_module} {
+gpu.binary @k [#gpu.object<#nvvm.target<chip = "sm_90a">, properties = {"tilec.launch" = "{}"}, bin = "K">]
+func.func @strided_rows(%a: memref<64x64xbf16, strided<[?, ?], offset: ?>>, %c: memref<64x64xf32>) {
+  tile.launch @k(%a : memref<64x64xbf16, strided<[?, ?], offset: ?>>) outs(%c : memref<64x64xf32>) args [{arg = 0}, {arg = 1}, {arg = 0, stride = 0}]
+  return
+}
+}

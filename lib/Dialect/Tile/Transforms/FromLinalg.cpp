@@ -176,12 +176,43 @@ static LogicalResult checkDenseMemRef(MemRefType memref, StringRef name,
   return success();
 }
 
+/// Checks that the memref `memref`, named `name`, can be read through a
+/// strided kernel view: dense row-major, or a strided layout (a subview, a
+/// buffer with padded rows, one-shot bufferization's fully dynamic layout)
+/// whose rows are contiguous. Such an operand's outer strides become kernel
+/// parameters and its offset moves the base (KernelSignature::
+/// getLayoutStride); a dynamic innermost stride is checked to be 1 at the
+/// launch (tile-lower-launches). Vectors must be dense.
+static LogicalResult checkRowStridedMemRef(MemRefType memref, StringRef name,
+                                           std::string *why) {
+  if (memref.getRank() < 2 ||
+      succeeded(checkDenseMemRef(memref, name, nullptr)))
+    return checkDenseMemRef(memref, name, why);
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(memref.getStridesAndOffset(strides, offset)))
+    return fail(why, name + " is a memref with a non-strided layout");
+  int64_t inner = strides.back();
+  if (!ShapedType::isDynamic(inner) && inner != 1 &&
+      memref.getShape().back() != 1)
+    return fail(why, name +
+                         " is a strided memref whose rows are not "
+                         "contiguous (" +
+                         typeToString(memref) + ", inner stride " +
+                         Twine(inner) +
+                         "); tile views read rows of unit stride: copy "
+                         "it into a dense buffer first (memref.copy)");
+  return success();
+}
+
 /// Checks that `v` can be handed to a kernel as a pointer to a dense,
 /// row-major buffer: a ranked tensor without encoding (when it is read from
 /// a memref, `bufferization.to_tensor`, that memref must be dense), or a
-/// dense memref.
+/// dense memref. With `rowStrided`, a memref may also be strided with
+/// contiguous rows (checkRowStridedMemRef).
 static LogicalResult checkDenseOperand(Value v, StringRef name,
-                                       std::string *why) {
+                                       std::string *why,
+                                       bool rowStrided = false) {
   auto shaped = dyn_cast<ShapedType>(v.getType());
   auto tensor = dyn_cast<RankedTensorType>(v.getType());
   auto memref = dyn_cast<MemRefType>(v.getType());
@@ -199,7 +230,8 @@ static LogicalResult checkDenseOperand(Value v, StringRef name,
                            " elements; kernel sizes are 32-bit");
   }
   if (memref)
-    return checkDenseMemRef(memref, name, why);
+    return rowStrided ? checkRowStridedMemRef(memref, name, why)
+                      : checkDenseMemRef(memref, name, why);
   auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>();
   if (!toTensor)
     return success();
@@ -447,6 +479,25 @@ public:
                    int64_t product) {
     if (!ShapedType::isDynamic(product))
       return Extent::get(product);
+    return getScalar(name, {{"arg", arg}, {"stride", dim}});
+  }
+
+  /// Whether launch operand `arg` is a memref whose layout is not provably
+  /// dense row-major (a strided one, checkRowStridedMemRef): the kernel then
+  /// takes its strides (getLayoutStride).
+  bool isStrided(unsigned arg) const {
+    auto memref = dyn_cast<MemRefType>(operands[arg].getType());
+    return memref && failed(checkDenseMemRef(memref, "", nullptr));
+  }
+
+  /// Stride `dim` of the strided launch operand `arg` (isStrided): 1 for
+  /// its innermost dimension (the launch checks that a dynamic one is 1),
+  /// else an i32 parameter read from the memref at the launch, static
+  /// strides included (the launch checks every stride it does not pass).
+  Extent getLayoutStride(StringRef name, unsigned arg, unsigned dim) {
+    auto memref = cast<MemRefType>(operands[arg].getType());
+    if (dim + 1 == static_cast<unsigned>(memref.getRank()))
+      return Extent::get(1);
     return getScalar(name, {{"arg", arg}, {"stride", dim}});
   }
 
@@ -1382,7 +1433,7 @@ static FailureOr<GemmPlan> matchGemm(Operation *op, DotPrecision f32Precision,
   bool int8 = getElementType(info->lhs).isInteger(8);
   for (auto [name, v] :
        {std::pair<StringRef, Value>{"A", info->lhs}, {"B", info->rhs}})
-    if (failed(checkDenseOperand(v, name, why)))
+    if (failed(checkDenseOperand(v, name, why, /*rowStrided=*/true)))
       return failure();
   plan.ops.push_back(op);
   if (info->transpose && info->transpose->getResult(0).hasOneUse())
@@ -1411,7 +1462,7 @@ static FailureOr<GemmPlan> matchGemm(Operation *op, DotPrecision f32Precision,
     if (!user || failed(fuseEpilogue(plan, user)))
       break;
   }
-  if (failed(checkDenseOperand(plan.dest, "C", why)))
+  if (failed(checkDenseOperand(plan.dest, "C", why, /*rowStrided=*/true)))
     return failure();
   return plan;
 }
@@ -1536,16 +1587,32 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
     return x.isStatic() && y.isStatic() ? x.staticValue * y.staticValue
                                         : ShapedType::kDynamic;
   };
+  // A strided memref operand passes its own strides (getLayoutStride).
+  auto stride = [&](StringRef name, unsigned arg, unsigned dim,
+                    function_ref<Extent()> rowMajor) {
+    return sig.isStrided(arg) ? sig.getLayoutStride(name, arg, dim)
+                              : rowMajor();
+  };
   if (c.batched) {
     SmallVector<std::pair<unsigned, unsigned>> batchSources = {{a, 0}, {b, 0}};
     if (!c.batchReduce)
       batchSources.push_back({cArg, 0});
     batch = sig.getSize("batch", batchSources);
-    strideA = sig.getStride("stride_a", a, 0, product(m, k));
-    strideB = sig.getStride("stride_b", b, 0, product(k, n));
+    strideA = stride("stride_a", a, 0, [&] {
+      return sig.getStride("stride_a", a, 0, product(m, k));
+    });
+    strideB = stride("stride_b", b, 0, [&] {
+      return sig.getStride("stride_b", b, 0, product(k, n));
+    });
     if (!c.batchReduce)
-      strideC = sig.getStride("stride_c", cArg, 0, product(m, n));
+      strideC = stride("stride_c", cArg, 0, [&] {
+        return sig.getStride("stride_c", cArg, 0, product(m, n));
+      });
   }
+  // The matrices' leading strides: their row lengths unless strided.
+  Extent lda = stride("lda", a, o, [&] { return k; });
+  Extent ldb = stride("ldb", b, o, [&] { return kMajorB ? k : n; });
+  Extent ldc = stride("ldc", cArg, oc, [&] { return n; });
   OutlinedKernel kernel = outlineReplacing(rewriter, anchor, "gemm", sig,
                                            plan.result, /*batchArgs=*/{});
   OpBuilder::InsertionGuard guard(rewriter);
@@ -1561,11 +1628,11 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
     return kernel.makeView(rewriter, loc, arg, {batch, rows, cols},
                            {batchStride, rowStride, colStride});
   };
-  Value av = view(a, m, k, k, one, strideA);
-  Value bv =
-      kMajorB ? view(b, k, n, one, k, strideB) : view(b, k, n, n, one, strideB);
-  Value cv =
-      view(cArg, m, n, c.vector == VectorForm::Matvec ? one : n, one, strideC);
+  Value av = view(a, m, k, lda, one, strideA);
+  Value bv = kMajorB ? view(b, k, n, one, ldb, strideB)
+                     : view(b, k, n, ldb, one, strideB);
+  Value cv = view(cArg, m, n, c.vector == VectorForm::Matvec ? one : ldc, one,
+                  strideC);
   Value biasView;
   if (bias)
     biasView = kernel.makeView(rewriter, loc, *bias, {n}, {one});

@@ -38,6 +38,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::tilec::tile {
@@ -210,8 +211,10 @@ private:
   /// The address of element 0 of operand `i`, advanced by `batchIndex`
   /// leading strides when given.
   Value getAddress(unsigned i, Value batchIndex = {});
-  /// -1 when every operand is a dense row-major buffer, else the first
-  /// that is not.
+  /// -1 when every operand has the strides its kernel assumes, else the
+  /// first that does not: each stride the launch does not pass (an `args`
+  /// entry {arg, stride}) must be the dense row-major one, so a passed
+  /// leading stride leaves the innermost, which must be 1.
   Value getBadOperand();
 
   LaunchOp launch;
@@ -239,14 +242,26 @@ Value LaunchLowering::getAddress(unsigned i, Value batchIndex) {
 
 Value LaunchLowering::getBadOperand() {
   Value bad = i64(-1);
+  llvm::SmallDenseSet<std::pair<int64_t, int64_t>> passed;
+  for (Attribute attr : launch.getArgs()) {
+    auto desc = cast<DictionaryAttr>(attr);
+    if (auto stride = desc.getAs<IntegerAttr>("stride"))
+      passed.insert({desc.getAs<IntegerAttr>("arg").getInt(), stride.getInt()});
+  }
   for (int i = launch->getNumOperands() - 1; i >= 0; --i) {
     auto type = cast<MemRefType>(launch->getOperand(i).getType());
     if (type.getLayout().isIdentity())
       continue;
-    // Dense row-major: stride[d] == product of the sizes inside d.
+    // Dense row-major: stride[d] == product of the sizes inside d, for the
+    // strides the kernel does not take.
     Value dense = arith::ConstantIntOp::create(b, loc, 1, 1);
     Value product = arith::ConstantIndexOp::create(b, loc, 1);
     for (int d = type.getRank() - 1; d >= 0; --d) {
+      if (passed.contains({i, d})) {
+        product =
+            arith::MulIOp::create(b, loc, product, metadata[i].getSizes()[d]);
+        continue;
+      }
       Value stride = metadata[i].getStrides()[d];
       Value size = metadata[i].getSizes()[d];
       // A dimension of size 1 may have any stride.
