@@ -7,8 +7,12 @@
 //      (memref.subview at dynamic offsets), outside untouched;
 //   3. @matmul_strided with an A whose rows are not contiguous (inner
 //      stride 2): the runtime must refuse the launch with an error and
-//      leave C as it was.
-// One JSON line (host_test.h's fields) sums up all three.
+//      leave C as it was;
+//   4. @matmul_strided with K = 13 and A's rows 21 elements apart (not
+//      16-byte chunks): the fast kernel cannot take them, so the runtime
+//      must launch the `aligned = false` fallback (tilecHostFallbackLaunches
+//      counts it; cases 1 and 2 must not need it), and C must be A B.
+// One JSON line (host_test.h's fields) sums up all four.
 #include "host_test.h"
 
 #include <string>
@@ -148,16 +152,48 @@ int main() {
                    "the strides its kernel assumes") != std::string::npos &&
       written == 0;
 
+  // 4. Rows the fast kernel cannot take: the fallback runs.
+  const int64_t fastFallbacks = tilecHostFallbackLaunches();
+  const int64_t K4 = 13, M4 = 77, N4 = 40;
+  auto abig4 = allocTensor<bf16, 2>({M4 + 1, K4 + 8});
+  auto bbig4 = allocTensor<bf16, 2>({K4, N4});
+  auto cbig4 = allocTensor<float, 2>({M4, N4});
+  fillRandom(abig4, rng);
+  fillRandom(bbig4, rng);
+  for (int64_t i = 0; i < cbig4.count(); ++i)
+    cbig4.aligned[i] = nan;
+  StridedBf16 a4 = window(abig4, 1, 3, M4, K4);
+  StridedBf16 b4 = window(bbig4, 0, 0, K4, N4);
+  StridedF32 c4 = window(cbig4, 0, 0, M4, N4);
+  _mlir_ciface_matmul_strided(&a4, &b4, &c4);
+  std::vector<double> ref4(M4 * N4);
+  for (int64_t i = 0; i < M4; ++i)
+    for (int64_t j = 0; j < N4; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < K4; ++k)
+        acc += double(bf16ToFloat(at(a4, i, k))) * bf16ToFloat(at(b4, k, j));
+      ref4[i * N4 + j] = acc;
+    }
+  check.compare(cbig4, 0, 0, M4, N4, ref4,
+                [&](int64_t, int64_t) { return nan; });
+  const char *error4 = tilecHostGetError();
+  if (firstError.empty() && error4)
+    firstError = error4;
+  const int64_t fallbacks = tilecHostFallbackLaunches() - fastFallbacks;
+
   double rel = check.maxRef > 0 ? check.maxErr / check.maxRef : check.maxErr;
   bool ok = check.finite && firstError.empty() && rel <= 1e-4 &&
-            check.outsideWritten == 0 && refusedOk;
+            check.outsideWritten == 0 && refusedOk && fastFallbacks == 0 &&
+            fallbacks == 1;
   std::printf("{\"module\": \"matmul_strided\", \"shape\": [%lld, %lld, %lld], "
               "\"max_rel_err\": %.3g, \"bound\": 1e-4, "
               "\"outside_written\": %lld, \"runtime_error\": \"%s\", "
-              "\"inner_stride_2_refused\": %s, \"ok\": %s}\n",
+              "\"inner_stride_2_refused\": %s, \"fallbacks_aligned\": %lld, "
+              "\"fallbacks_k13\": %lld, \"ok\": %s}\n",
               (long long)M, (long long)N, (long long)K, rel,
               (long long)check.outsideWritten, firstError.c_str(),
-              refusedOk ? "true" : "false", ok ? "true" : "false");
+              refusedOk ? "true" : "false", (long long)fastFallbacks,
+              (long long)fallbacks, ok ? "true" : "false");
   if (!refusedOk)
     std::fprintf(stderr, "refusal: '%s', elements written: %lld\n",
                  refused.c_str(), (long long)written);

@@ -35,6 +35,8 @@ struct HostState {
   std::string error;
   bool failed = false;
   CUstream stream = nullptr;
+  /// Launches that took a tile.launch's fallback kernel.
+  int64_t fallbackLaunches = 0;
 };
 
 HostState &getState() {
@@ -101,6 +103,68 @@ bool isDeviceAccessible(uint64_t address) {
          CUDA_SUCCESS;
 }
 
+/// The kernel of `cubin` (loaded once, keyed by the constant's address);
+/// null after reporting a failure.
+tilec::Kernel *getKernel(HostState &st, const char *cubin, int64_t cubinBytes,
+                         const char *metadata, int64_t metadataBytes) {
+  auto it = st.kernels.find(cubin);
+  if (it == st.kernels.end()) {
+    tilec::StatusOr<tilec::Kernel> kernel = tilec::Kernel::fromMemory(
+        std::string(cubin, static_cast<size_t>(cubinBytes)),
+        std::string_view(metadata, static_cast<size_t>(metadataBytes)));
+    if (!kernel.ok()) {
+      fail(st, kernel.getStatus().message());
+      return nullptr;
+    }
+    it =
+        st.kernels
+            .emplace(cubin, std::make_unique<tilec::Kernel>(std::move(*kernel)))
+            .first;
+  }
+  return it->second.get();
+}
+
+/// The launch's arguments for `spec`'s parameters from their 64-bit slots;
+/// false after reporting a failure.
+bool getArgs(HostState &st, const tilec::KernelSpec &spec, const int64_t *args,
+             int64_t numArgs, int64_t badOperand,
+             std::vector<tilec::Arg> &list) {
+  if (badOperand >= 0) {
+    fail(st, spec.name + ": operand " + std::to_string(badOperand) +
+                 " of the tile.launch does not have the strides its "
+                 "kernel assumes (a dense row-major buffer, or rows "
+                 "of unit stride where the kernel takes the leading "
+                 "strides)");
+    return false;
+  }
+  if (numArgs != static_cast<int64_t>(spec.params.size())) {
+    fail(st, spec.name + ": " + std::to_string(numArgs) + " arguments for " +
+                 std::to_string(spec.params.size()) + " parameters");
+    return false;
+  }
+  list.reserve(spec.params.size());
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    const tilec::ParamSpec &p = spec.params[i];
+    if (p.kind == tilec::ParamSpec::Kind::Pointer) {
+      uint64_t address = static_cast<uint64_t>(args[i]);
+      if (address && !isDeviceAccessible(address)) {
+        fail(st, spec.name + ": parameter " + p.name +
+                     " points at memory the GPU cannot access (pass "
+                     "device or managed memory, e.g. tilecHostAlloc)");
+        return false;
+      }
+      list.push_back(tilec::Arg::ptr(address));
+    } else if (isFloatDType(p.dtype)) {
+      double value;
+      std::memcpy(&value, &args[i], sizeof(value));
+      list.push_back(tilec::Arg(value));
+    } else {
+      list.push_back(tilec::Arg(args[i]));
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 extern "C" void tilecHostLaunch(const char *cubin, int64_t cubinBytes,
@@ -111,52 +175,56 @@ extern "C" void tilecHostLaunch(const char *cubin, int64_t cubinBytes,
   std::lock_guard<std::mutex> lock(st.mutex);
   if (st.failed || !ensureContext(st))
     return;
-  auto it = st.kernels.find(cubin);
-  if (it == st.kernels.end()) {
-    tilec::StatusOr<tilec::Kernel> kernel = tilec::Kernel::fromMemory(
-        std::string(cubin, static_cast<size_t>(cubinBytes)),
-        std::string_view(metadata, static_cast<size_t>(metadataBytes)));
-    if (!kernel.ok())
-      return fail(st, kernel.getStatus().message());
-    it =
-        st.kernels
-            .emplace(cubin, std::make_unique<tilec::Kernel>(std::move(*kernel)))
-            .first;
-  }
-  tilec::Kernel &kernel = *it->second;
-  const tilec::KernelSpec &spec = kernel.getSpec();
-  if (badOperand >= 0)
-    return fail(st, spec.name + ": operand " + std::to_string(badOperand) +
-                        " of the tile.launch does not have the strides its "
-                        "kernel assumes (a dense row-major buffer, or rows "
-                        "of unit stride where the kernel takes the leading "
-                        "strides)");
-  if (numArgs != static_cast<int64_t>(spec.params.size()))
-    return fail(st, spec.name + ": " + std::to_string(numArgs) +
-                        " arguments for " + std::to_string(spec.params.size()) +
-                        " parameters");
+  tilec::Kernel *kernel =
+      getKernel(st, cubin, cubinBytes, metadata, metadataBytes);
   std::vector<tilec::Arg> list;
-  list.reserve(spec.params.size());
-  for (size_t i = 0; i < spec.params.size(); ++i) {
-    const tilec::ParamSpec &p = spec.params[i];
-    if (p.kind == tilec::ParamSpec::Kind::Pointer) {
-      uint64_t address = static_cast<uint64_t>(args[i]);
-      if (address && !isDeviceAccessible(address))
-        return fail(st, spec.name + ": parameter " + p.name +
-                            " points at memory the GPU cannot access (pass "
-                            "device or managed memory, e.g. tilecHostAlloc)");
-      list.push_back(tilec::Arg::ptr(address));
-    } else if (isFloatDType(p.dtype)) {
-      double value;
-      std::memcpy(&value, &args[i], sizeof(value));
-      list.push_back(tilec::Arg(value));
-    } else {
-      list.push_back(tilec::Arg(args[i]));
-    }
-  }
-  tilec::Status status = kernel.launch(list, st.stream);
+  if (!kernel ||
+      !getArgs(st, kernel->getSpec(), args, numArgs, badOperand, list))
+    return;
+  tilec::Status status = kernel->launch(list, st.stream);
   if (!status.ok())
     fail(st, status.message());
+}
+
+extern "C" void tilecHostLaunchWithFallback(
+    const char *cubin, int64_t cubinBytes, const char *metadata,
+    int64_t metadataBytes, const char *fallbackCubin,
+    int64_t fallbackCubinBytes, const char *fallbackMetadata,
+    int64_t fallbackMetadataBytes, const int64_t *args, int64_t numArgs,
+    int64_t badOperand) {
+  HostState &st = getState();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  if (st.failed || !ensureContext(st))
+    return;
+  tilec::Kernel *kernel =
+      getKernel(st, cubin, cubinBytes, metadata, metadataBytes);
+  std::vector<tilec::Arg> list;
+  if (!kernel ||
+      !getArgs(st, kernel->getSpec(), args, numArgs, badOperand, list))
+    return;
+  // The first kernel when its requirements hold (hints, alignment, tensor
+  // maps); else the fallback, which must then take the arguments.
+  if (!kernel->validate(list).ok()) {
+    kernel = getKernel(st, fallbackCubin, fallbackCubinBytes, fallbackMetadata,
+                       fallbackMetadataBytes);
+    if (!kernel)
+      return;
+    if (kernel->getSpec().params.size() != list.size())
+      return fail(st, kernel->getSpec().name + ": the fallback has " +
+                          std::to_string(kernel->getSpec().params.size()) +
+                          " parameters, the launch " +
+                          std::to_string(list.size()) + " arguments");
+    ++st.fallbackLaunches;
+  }
+  tilec::Status status = kernel->launch(list, st.stream);
+  if (!status.ok())
+    fail(st, status.message());
+}
+
+extern "C" int64_t tilecHostFallbackLaunches(void) {
+  HostState &st = getState();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  return st.fallbackLaunches;
 }
 
 extern "C" void tilecHostSynchronize(void) {

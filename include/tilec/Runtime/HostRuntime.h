@@ -50,6 +50,22 @@ void tilecHostLaunch(const char *cubin, int64_t cubinBytes,
                      const char *metadata, int64_t metadataBytes,
                      const int64_t *args, int64_t numArgs, int64_t badOperand);
 
+/* tilecHostLaunch for a tile.launch with a `fallback` kernel (the same
+   parameters, any operands): launches the first kernel when the arguments
+   meet its requirements (alignment and divisibility hints, tensor-map
+   rules), else the fallback. */
+void tilecHostLaunchWithFallback(const char *cubin, int64_t cubinBytes,
+                                 const char *metadata, int64_t metadataBytes,
+                                 const char *fallbackCubin,
+                                 int64_t fallbackCubinBytes,
+                                 const char *fallbackMetadata,
+                                 int64_t fallbackMetadataBytes,
+                                 const int64_t *args, int64_t numArgs,
+                                 int64_t badOperand);
+
+/* How many launches took their fallback kernel so far. */
+int64_t tilecHostFallbackLaunches(void);
+
 /* Waits for the launches on the runtime's stream. */
 void tilecHostSynchronize(void);
 

@@ -186,12 +186,14 @@ func.func @matmul_memref_zeroed(%a: memref<?x32xf16>, %b: memref<32x16xf16>, %c:
 // memref's strides, `{arg, stride}`, static ones included) and its base
 // moved by the offset; its innermost stride is 1 (the launch checks a
 // dynamic one). A dense operand (B's subview) keeps its static stride.
+// Both launches have `aligned = false` fallbacks (the offsets and strides
+// are run-time values).
 // CHECK-LABEL: func.func @matmul_strided_memrefs
-// CHECK: tile.launch @matmul_strided_memrefs_gemm0(%{{.+}}, %{{.+}} : memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>) outs(%{{.+}} : memref<?x?xf32, strided<[?, ?], offset: ?>>) args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}, {arg = 1 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}, {arg = 0 : i64, stride = 0 : i64}, {arg = 1 : i64, stride = 0 : i64}, {arg = 2 : i64, stride = 0 : i64}]{{$}}
+// CHECK: tile.launch @matmul_strided_memrefs_gemm0(%{{.+}}, %{{.+}} : memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, 1], offset: ?>>) outs(%{{.+}} : memref<?x?xf32, strided<[?, ?], offset: ?>>) args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}, {arg = 1 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}, {arg = 0 : i64, stride = 0 : i64}, {arg = 1 : i64, stride = 0 : i64}, {arg = 2 : i64, stride = 0 : i64}] fallback @matmul_strided_memrefs_gemm0_aligned0{{$}}
 // CHECK-LABEL: func.func @matmul_subviews
 // CHECK: %[[AS:.+]] = memref.subview
 // CHECK: %[[BS:.+]] = memref.subview
-// CHECK: tile.launch @matmul_subviews_gemm0(%[[AS]], %[[BS]] : memref<100x72xbf16, strided<[128, 1], offset: 392>>, memref<72x64xbf16, strided<[64, 1]>>) outs(%{{.+}} : memref<100x64xf32>) args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, stride = 0 : i64}]{{$}}
+// CHECK: tile.launch @matmul_subviews_gemm0(%[[AS]], %[[BS]] : memref<100x72xbf16, strided<[128, 1], offset: 392>>, memref<72x64xbf16, strided<[64, 1]>>) outs(%{{.+}} : memref<100x64xf32>) args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, stride = 0 : i64}] fallback @matmul_subviews_gemm0_aligned0{{$}}
 // CHECK: tile.kernel @matmul_strided_memrefs_gemm0(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32)
 // CHECK: tile.make_view %A[%M, %K] strides [%lda, 1]
 // CHECK: tile.make_view %B[%K, %N] strides [%ldb, 1]

@@ -2,6 +2,7 @@
 // RUN: tilec-opt %s -split-input-file -tile-from-linalg -verify-diagnostics -o /dev/null
 // RUN: tilec-opt %s -split-input-file -tile-from-linalg --remarks-filter-passed=tile-from-linalg --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=PASSED
 // RUN: not tilec-opt %s -split-input-file -tile-from-linalg=strict=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT
+// RUN: tilec-opt %s -split-input-file -tile-from-linalg=fallbacks=false 2>/dev/null | FileCheck %s --check-prefix=NOFALLBACK
 
 // tile-from-linalg outlines linalg contractions and attention patterns into
 // tile.kernels holding tile.gemm / tile.attention, and replaces them with a
@@ -41,17 +42,28 @@ func.func @matmul_static_bf16_f32(%a: tensor<256x128xbf16>, %b: tensor<128x512xb
 
 // Dynamic sizes become i32 parameters (M, N, K), read by the host from the
 // operands' dimensions; the row strides of the row-major operands reuse them.
+// The launch's fallback is the same kernel with `aligned = false`, for
+// sizes the fast kernel's 16-byte rows cannot take (K = 13, say); with
+// `fallbacks=false` there is none.
 
 // CHECK-LABEL: func.func @matmul_dynamic_bf16
 // CHECK: tile.launch @matmul_dynamic_bf16_gemm0({{.*}} : tensor<?x?xbf16>, tensor<?x?xbf16>) outs({{.*}} : tensor<?x?xbf16>)
-// CHECK-SAME: args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}, {arg = 1 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}] -> tensor<?x?xbf16>
+// CHECK-SAME: args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}, {arg = 1 : i64, dim = 1 : i64}, {arg = 0 : i64, dim = 1 : i64}] fallback @matmul_dynamic_bf16_gemm0_aligned0 -> tensor<?x?xbf16>
 // CHECK-NOT: func.func private
 // CHECK: tile.kernel @matmul_dynamic_bf16_gemm0(%[[PA:.+]]: !tile.ptr<bf16>, %[[PB:.+]]: !tile.ptr<bf16>, %[[PC:.+]]: !tile.ptr<bf16>, %[[M:.+]]: i32, %[[N:.+]]: i32, %[[K:.+]]: i32)
 // CHECK-NEXT: tile.make_view %[[PA]][%[[M]], %[[K]]] strides [%[[K]], 1]
 // CHECK-NEXT: tile.make_view %[[PB]][%[[K]], %[[N]]] strides [%[[N]], 1]
 // CHECK-NEXT: tile.make_view %[[PC]][%[[M]], %[[N]]] strides [%[[N]], 1]
 // CHECK-NEXT: tile.gemm
+// CHECK-NOT: config
 // CHECK-SAME: !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+// CHECK: tile.kernel @matmul_dynamic_bf16_gemm0_aligned0(%{{.+}}: !tile.ptr<bf16>, %{{.+}}: !tile.ptr<bf16>, %{{.+}}: !tile.ptr<bf16>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
+// CHECK: tile.gemm {{.*}} config <aligned = false>
+// NOFALLBACK-LABEL: func.func @matmul_dynamic_bf16
+// NOFALLBACK: tile.launch @matmul_dynamic_bf16_gemm0(
+// NOFALLBACK-NOT: fallback
+// NOFALLBACK-NOT: aligned0
+// NOFALLBACK: func.func
 func.func @matmul_dynamic_bf16(%a: tensor<?x?xbf16>, %b: tensor<?x?xbf16>, %m: index, %n: index) -> tensor<?x?xbf16> {
   %cst = arith.constant 0.0 : bf16
   %e = tensor.empty(%m, %n) : tensor<?x?xbf16>
@@ -134,7 +146,7 @@ func.func @matmul_accumulate(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>, %
 
 // CHECK-LABEL: func.func @batch_matmul
 // CHECK: tile.launch @batch_matmul_gemm0({{.*}} : tensor<?x128x64xbf16>, tensor<?x64x256xbf16>) outs({{.*}} : tensor<?x128x256xf32>)
-// CHECK-SAME: args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}] -> tensor<?x128x256xf32>
+// CHECK-SAME: args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 2 : i64}, {arg = 0 : i64, dim = 0 : i64}] fallback @batch_matmul_gemm0_aligned0 -> tensor<?x128x256xf32>
 // CHECK: tile.kernel @batch_matmul_gemm0(%[[PA:.+]]: !tile.ptr<bf16>, %[[PB:.+]]: !tile.ptr<bf16>, %[[PC:.+]]: !tile.ptr<f32>, %[[BATCH:.+]]: i32)
 // CHECK-NEXT: tile.make_view %[[PA]][%[[BATCH]], 128, 64] strides [8192, 64, 1]
 // CHECK-NEXT: tile.make_view %[[PB]][%[[BATCH]], 64, 256] strides [16384, 256, 1]

@@ -27,6 +27,17 @@ func.func @launch_memrefs_batched(%x: memref<?x8x16xf16>, %y: memref<?x16x8xf16>
 
 // -----
 
+// A fallback kernel, after the batch list.
+// CHECK-LABEL: func.func @launch_fallback
+// CHECK: tile.launch @k(%{{.+}} : memref<?x8x16xf16>) outs(%{{.+}} : memref<?x16x8xf16>) args [{arg = 0 : i64}, {arg = 1 : i64}, {arg = 0 : i64, dim = 0 : i64}] batch [0, 1] fallback @k_aligned0{{$}}
+func.func @launch_fallback(%x: memref<?x8x16xf16>, %y: memref<?x16x8xf16>) {
+  tile.launch @k(%x : memref<?x8x16xf16>) outs(%y : memref<?x16x8xf16>)
+      args [{arg = 0}, {arg = 1}, {arg = 0, dim = 0} ] batch [0, 1] fallback @k_aligned0
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @launch_no_inputs
 // CHECK: tile.launch @fill() outs(%{{.+}} : tensor<4xf32>) args [{arg = 0 : i64}] -> tensor<4xf32>
 func.func @launch_no_inputs(%c: tensor<4xf32>) -> tensor<4xf32> {
@@ -95,5 +106,13 @@ func.func @unknown_key(%c: tensor<4xf32>) -> tensor<4xf32> {
 func.func @bad_batch(%c: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf32> {
   // expected-error @+1 {{'tile.launch' op batch operand 0 is not an operand with a leading dimension}}
   %r = tile.launch @k(%s : tensor<f32>) outs(%c : tensor<4xf32>) args [{arg = 0} ] batch [0] -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @fallback_is_kernel(%c: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tile.launch' op fallback names the launched kernel @k itself}}
+  %r = tile.launch @k() outs(%c : tensor<4xf32>) args [{arg = 0} ] fallback @k -> tensor<4xf32>
   return %r : tensor<4xf32>
 }

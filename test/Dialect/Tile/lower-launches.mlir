@@ -158,3 +158,27 @@ func.func @strided_rows(%a: memref<64x64xbf16, strided<[?, ?], offset: ?>>, %c: 
   return
 }
 }
+
+// -----
+
+// A launch with a fallback kernel: both kernels' constants, one call of
+// tilecHostLaunchWithFallback (the runtime picks the kernel whose
+// requirements the arguments meet).
+// CHECK-DAG: llvm.mlir.global internal constant @__tilec_cubin_k("FAST")
+// CHECK-DAG: llvm.mlir.global internal constant @__tilec_cubin_k_aligned0("ANY")
+// CHECK-LABEL: func.func @with_fallback
+// CHECK: %[[K:.+]] = llvm.mlir.addressof @__tilec_cubin_k : !llvm.ptr
+// CHECK: %[[KJ:.+]] = llvm.mlir.addressof @__tilec_launch_k : !llvm.ptr
+// CHECK: %[[F:.+]] = llvm.mlir.addressof @__tilec_cubin_k_aligned0 : !llvm.ptr
+// CHECK: %[[FJ:.+]] = llvm.mlir.addressof @__tilec_launch_k_aligned0 : !llvm.ptr
+// CHECK: call @tilecHostLaunchWithFallback(%[[K]], %{{.+}}, %[[KJ]], %{{.+}}, %[[F]], %{{.+}}, %[[FJ]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) : (!llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, i64) -> ()
+// CHECK-NOT: call @tilecHostLaunch(
+// CHECK-NOT: gpu.binary
+module attributes {gpu.container_module} {
+gpu.binary @k [#gpu.object<#nvvm.target<chip = "sm_90a">, properties = {"tilec.launch" = "{fast}"}, bin = "FAST">]
+gpu.binary @k_aligned0 [#gpu.object<#nvvm.target<chip = "sm_90a">, properties = {"tilec.launch" = "{any}"}, bin = "ANY">]
+func.func @with_fallback(%a: memref<64x64xbf16>, %c: memref<64x64xf32>) {
+  tile.launch @k(%a : memref<64x64xbf16>) outs(%c : memref<64x64xf32>) args [{arg = 0}, {arg = 1}] fallback @k_aligned0
+  return
+}
+}

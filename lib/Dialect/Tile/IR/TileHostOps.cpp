@@ -66,6 +66,9 @@ LogicalResult LaunchOp::verify() {
       return emitOpError("args[")
              << p << "] has keys other than `arg`, `dim` and `stride`";
   }
+  if (getFallback() && getFallback() == getKernel())
+    return emitOpError("fallback names the launched kernel @")
+           << getKernel() << " itself";
   if (std::optional<ArrayRef<int64_t>> batch = getBatch()) {
     for (int64_t i : *batch)
       if (i < 0 || i >= numOperands || rankOf(i) < 1)
@@ -122,8 +125,8 @@ struct LaunchOpInterface
       return failure();
     rewriter.setInsertionPoint(op);
     LaunchOp::create(rewriter, op->getLoc(), Type(), launch.getKernelAttr(),
-                     inputs, *init, launch.getArgsAttr(),
-                     launch.getBatchAttr());
+                     inputs, *init, launch.getArgsAttr(), launch.getBatchAttr(),
+                     launch.getFallbackAttr());
     bufferization::replaceOpWithBufferizedValues(rewriter, op, *init);
     return success();
   }

@@ -503,6 +503,15 @@ public:
 
   ArrayRef<Value> getOperands() const { return operands; }
 
+  /// Whether the kernel's launch requirements depend on values known only
+  /// at run time: a size or stride parameter (its hints), or a strided
+  /// memref (its offset moves the base).
+  bool hasRuntimeExtents() const {
+    return !scalars.empty() ||
+           llvm::any_of(llvm::seq<unsigned>(0, operands.size()),
+                        [&](unsigned i) { return isStrided(i); });
+  }
+
   /// Parameter types, names and host descriptors, pointers first.
   void getParams(SmallVectorImpl<Type> &types,
                  SmallVectorImpl<std::string> &names,
@@ -558,6 +567,7 @@ private:
 struct OutlinedKernel {
   KernelOp kernel;
   const KernelSignature *signature;
+  LaunchOp launch;
   /// The tile.launch's result: the destination's new value.
   Value result;
 
@@ -649,8 +659,9 @@ static OutlinedKernel outline(PatternRewriter &rewriter, Operation *anchor,
       rewriter, loc, resultType, FlatSymbolRefAttr::get(ctx, name),
       operands.drop_back(), dest, rewriter.getArrayAttr(descriptors),
       batchArgs.empty() ? DenseI64ArrayAttr()
-                        : rewriter.getDenseI64ArrayAttr(batchArgs));
-  return {kernel, &sig, launch.getResult()};
+                        : rewriter.getDenseI64ArrayAttr(batchArgs),
+      /*fallback=*/FlatSymbolRefAttr());
+  return {kernel, &sig, launch, launch.getResult()};
 }
 
 /// Outlines a kernel whose launch replaces `result`, called right before
@@ -665,6 +676,31 @@ static OutlinedKernel outlineReplacing(PatternRewriter &rewriter,
       outline(rewriter, anchor, kind, sig, result.getDefiningOp(), batchArgs);
   rewriter.replaceAllUsesWith(result, kernel.result);
   return kernel;
+}
+
+/// Adds the launch's fallback: a copy `<kernel>_aligned0` of the GEMM kernel
+/// whose tile.gemm takes any operands (`aligned = false`: plain loads, no
+/// TMA or cp.async). The host runtime launches it when the operands break
+/// the first kernel's requirements (tile.launch's `fallback`), as tilec.gemm
+/// picks its `_aligned0` variant in Python.
+static void addAlignedFallback(PatternRewriter &rewriter,
+                               OutlinedKernel &outlined) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointAfter(outlined.kernel);
+  auto copy = cast<KernelOp>(rewriter.clone(*outlined.kernel));
+  auto module = outlined.kernel->getParentOfType<ModuleOp>();
+  std::string name = getUniqueKernelName(
+      module, (outlined.kernel.getSymName() + "_aligned").str());
+  copy.setSymName(name);
+  MLIRContext *ctx = rewriter.getContext();
+  copy.walk([&](GemmOp gemm) {
+    gemm.setConfigAttr(GemmConfigAttr::get(
+        ctx, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+        std::nullopt, std::nullopt, BoolAttr(), std::nullopt, std::nullopt,
+        BoolAttr(), std::nullopt, std::nullopt, BoolAttr::get(ctx, false),
+        BoolAttr()));
+  });
+  outlined.launch.setFallbackAttr(FlatSymbolRefAttr::get(ctx, name));
 }
 
 /// Emits the remark of a successful outlining.
@@ -1541,9 +1577,11 @@ static Value outlineTranspose(PatternRewriter &rewriter, Operation *anchor,
 }
 
 /// Outlines a matched GEMM into a tile.gemm kernel (batched for a
-/// batch_matmul: one launch for the whole batch).
+/// batch_matmul: one launch for the whole batch), with an `aligned = false`
+/// fallback kernel when `fallbacks` asks for one and run-time values decide
+/// which kernel can run (addAlignedFallback).
 static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
-                        const GemmPlan &plan) {
+                        const GemmPlan &plan, bool fallbacks) {
   const ContractionInfo &c = plan.contraction;
   // B as the kernel reads it: [N, K] when transposed (by the maps, a
   // linalg.transpose or the transpose kernel), else [K, N].
@@ -1645,6 +1683,10 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
                  /*scale_a=*/Value(), /*scale_b=*/Value(), biasView,
                  plan.activation, plan.precision, /*config=*/GemmConfigAttr());
   ReturnOp::create(rewriter, loc);
+  // Sizes, strides or bases known only at run time may break the fast
+  // kernel's requirements (16-byte rows and bases): a fallback takes any.
+  if (fallbacks && sig.hasRuntimeExtents())
+    addAlignedFallback(rewriter, kernel);
   remarkOutlined(anchor, kernel.kernel, "tile.gemm");
   eraseMatchedOps(rewriter, plan.ops);
 }
@@ -1659,8 +1701,10 @@ namespace {
 /// attention patterns.
 template <typename OpTy>
 struct ContractionToTileGemm : OpRewritePattern<OpTy> {
-  ContractionToTileGemm(MLIRContext *ctx, DotPrecision f32Precision)
-      : OpRewritePattern<OpTy>(ctx), f32Precision(f32Precision) {}
+  ContractionToTileGemm(MLIRContext *ctx, DotPrecision f32Precision,
+                        bool fallbacks)
+      : OpRewritePattern<OpTy>(ctx), f32Precision(f32Precision),
+        fallbacks(fallbacks) {}
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -1672,12 +1716,13 @@ struct ContractionToTileGemm : OpRewritePattern<OpTy> {
     FailureOr<GemmPlan> plan = matchGemm(op, f32Precision, &why);
     if (failed(plan))
       return rewriter.notifyMatchFailure(op, why);
-    rewriteGemm(rewriter, op, *plan);
+    rewriteGemm(rewriter, op, *plan, fallbacks);
     return success();
   }
 
 private:
   DotPrecision f32Precision;
+  bool fallbacks;
 };
 
 using MatmulToTileGemm = ContractionToTileGemm<linalg::MatmulOp>;
@@ -1721,12 +1766,14 @@ using DecomposedSoftmaxToTileAttention =
 void mlir::tilec::tile::populateTileFromLinalgPatterns(
     RewritePatternSet &patterns, const TileFromLinalgOptions &options) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<MatmulToTileGemm>(ctx, options.f32Precision); // linalg.matmul
-  patterns.add<BatchMatmulToTileGemm>(ctx, options.f32Precision); // batched
-  patterns.add<BatchReduceMatmulToTileGemm>(ctx,
-                                            options.f32Precision); // summed
-  patterns.add<MatvecToTileGemm>(ctx, options.f32Precision);      // A x
-  patterns.add<VecmatToTileGemm>(ctx, options.f32Precision);      // x A
+  DotPrecision precision = options.f32Precision;
+  bool fallbacks = options.fallbacks;
+  patterns.add<MatmulToTileGemm>(ctx, precision, fallbacks); // linalg.matmul
+  patterns.add<BatchMatmulToTileGemm>(ctx, precision, fallbacks); // batched
+  patterns.add<BatchReduceMatmulToTileGemm>(ctx, precision,
+                                            fallbacks);      // summed
+  patterns.add<MatvecToTileGemm>(ctx, precision, fallbacks); // A x
+  patterns.add<VecmatToTileGemm>(ctx, precision, fallbacks); // x A
   patterns.add<NamedSoftmaxToTileAttention>(ctx);      // linalg.softmax
   patterns.add<DecomposedSoftmaxToTileAttention>(ctx); // linalg.generic
 }
@@ -1844,6 +1891,7 @@ void TileFromLinalgPass::runOnOperation() {
   RewritePatternSet patterns(ctx);
   TileFromLinalgOptions options;
   options.f32Precision = f32Precision;
+  options.fallbacks = fallbacks;
   populateTileFromLinalgPatterns(patterns, options);
   FrozenRewritePatternSet frozen(std::move(patterns));
 

@@ -17,6 +17,8 @@
 //   llvm.store <address of %a>, slot 0 ... llvm.store <dim 0 of %a>, slot 3
 //   func.call @tilecHostLaunch(@__tilec_cubin_k, size, @__tilec_launch_k,
 //                              size, %slots, 4, %bad_operand)
+//   (with `fallback @k2`: tilecHostLaunchWithFallback(<k's cubin and
+//    metadata>, <k2's>, %slots, 4, %bad_operand))
 //   ...                                // ops that touch no memory
 //   func.call @tilecHostSynchronize()  // before the first one that may
 //
@@ -51,6 +53,8 @@ using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
 static constexpr StringLiteral kLaunchFn = "tilecHostLaunch";
+static constexpr StringLiteral kLaunchWithFallbackFn =
+    "tilecHostLaunchWithFallback";
 static constexpr StringLiteral kSyncFn = "tilecHostSynchronize";
 static constexpr StringLiteral kMetadataKey = "tilec.launch";
 
@@ -113,13 +117,13 @@ selectObject(Operation *user, gpu::BinaryOp binary, StringRef chip) {
   return failure();
 }
 
-/// The cubin and metadata constants of the kernel `launch` names, created
-/// from its gpu.binary the first time.
+/// The cubin and metadata constants of the kernel `name` that `launch`
+/// launches (its kernel or its fallback), created from its gpu.binary the
+/// first time.
 static FailureOr<KernelImage>
-getKernelImage(LaunchOp launch, StringRef chip,
+getKernelImage(LaunchOp launch, StringRef name, StringRef chip,
                llvm::StringMap<KernelImage> &images,
                llvm::SetVector<Operation *> &usedBinaries) {
-  StringRef name = launch.getKernel();
   auto it = images.find(name);
   if (it != images.end())
     return it->second;
@@ -191,10 +195,14 @@ namespace {
 /// Builds the host code of one launch.
 class LaunchLowering {
 public:
-  LaunchLowering(LaunchOp launch, func::FuncOp launchFn)
-      : launch(launch), launchFn(launchFn), b(launch), loc(launch.getLoc()) {}
+  LaunchLowering(LaunchOp launch, func::FuncOp launchFn,
+                 func::FuncOp fallbackFn)
+      : launch(launch), launchFn(launchFn), fallbackFn(fallbackFn), b(launch),
+        loc(launch.getLoc()) {}
 
-  LogicalResult lower(KernelImage image);
+  /// The launch of `image`, or with a fallback (tile.launch's `fallback`)
+  /// of `image` or else `fallback`.
+  LogicalResult lower(KernelImage image, std::optional<KernelImage> fallback);
 
 private:
   Value i64(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); }
@@ -218,7 +226,7 @@ private:
   Value getBadOperand();
 
   LaunchOp launch;
-  func::FuncOp launchFn;
+  func::FuncOp launchFn, fallbackFn;
   OpBuilder b;
   Location loc;
   SmallVector<memref::ExtractStridedMetadataOp> metadata;
@@ -279,7 +287,8 @@ Value LaunchLowering::getBadOperand() {
   return bad;
 }
 
-LogicalResult LaunchLowering::lower(KernelImage image) {
+LogicalResult LaunchLowering::lower(KernelImage image,
+                                    std::optional<KernelImage> fallback) {
   for (Value operand : launch->getOperands()) {
     auto type = cast<MemRefType>(operand.getType());
     if (type.getElementTypeBitWidth() % 8 != 0)
@@ -307,12 +316,17 @@ LogicalResult LaunchLowering::lower(KernelImage image) {
   }
   Value bad = getBadOperand();
   auto launchWith = [&] {
-    Value cubin = LLVM::AddressOfOp::create(b, loc, image.cubin);
-    Value json = LLVM::AddressOfOp::create(b, loc, image.metadata);
-    func::CallOp::create(
-        b, loc, launchFn,
-        ValueRange{cubin, i64(image.cubinBytes), json, i64(image.metadataBytes),
-                   slots, i64(static_cast<int64_t>(args.size())), bad});
+    SmallVector<Value> operands;
+    for (const KernelImage &k : {image, fallback.value_or(KernelImage())}) {
+      if (!k.cubin)
+        continue;
+      operands.append({LLVM::AddressOfOp::create(b, loc, k.cubin),
+                       i64(k.cubinBytes),
+                       LLVM::AddressOfOp::create(b, loc, k.metadata),
+                       i64(k.metadataBytes)});
+    }
+    operands.append({slots, i64(static_cast<int64_t>(args.size())), bad});
+    func::CallOp::create(b, loc, fallback ? fallbackFn : launchFn, operands);
   };
   if (batch.empty()) {
     launchWith();
@@ -354,27 +368,45 @@ struct TileLowerLaunchesPass
 
     auto ptrType = LLVM::LLVMPointerType::get(ctx);
     Type i64 = IntegerType::get(ctx, 64);
-    func::FuncOp launchFn, syncFn;
-    if (!launches.empty()) {
-      launchFn = getRuntimeFunction(
-          module, kLaunchFn,
-          FunctionType::get(
-              ctx, {ptrType, i64, ptrType, i64, ptrType, i64, i64}, {}));
+    func::FuncOp launchFn, fallbackFn, syncFn;
+    for (LaunchOp launch : launches) {
+      if (!launch.getFallback() && !launchFn)
+        launchFn = getRuntimeFunction(
+            module, kLaunchFn,
+            FunctionType::get(
+                ctx, {ptrType, i64, ptrType, i64, ptrType, i64, i64}, {}));
+      if (launch.getFallback() && !fallbackFn)
+        fallbackFn = getRuntimeFunction(
+            module, kLaunchWithFallbackFn,
+            FunctionType::get(ctx,
+                              {ptrType, i64, ptrType, i64, ptrType, i64,
+                               ptrType, i64, ptrType, i64, i64},
+                              {}));
+    }
+    if (!launches.empty())
       syncFn =
           getRuntimeFunction(module, kSyncFn, FunctionType::get(ctx, {}, {}));
-    }
 
     llvm::StringMap<KernelImage> images;
     llvm::SetVector<Operation *> usedBinaries;
     llvm::SetVector<Operation *> syncPoints;
     for (LaunchOp launch : launches) {
-      FailureOr<KernelImage> image =
-          getKernelImage(launch, chip, images, usedBinaries);
+      FailureOr<KernelImage> image = getKernelImage(launch, launch.getKernel(),
+                                                    chip, images, usedBinaries);
       if (failed(image))
         return signalPassFailure();
+      std::optional<KernelImage> fallback;
+      if (std::optional<StringRef> name = launch.getFallback()) {
+        FailureOr<KernelImage> f =
+            getKernelImage(launch, *name, chip, images, usedBinaries);
+        if (failed(f))
+          return signalPassFailure();
+        fallback = *f;
+      }
       if (Operation *point = getSyncPoint(launch))
         syncPoints.insert(point);
-      if (failed(LaunchLowering(launch, launchFn).lower(*image)))
+      if (failed(LaunchLowering(launch, launchFn, fallbackFn)
+                     .lower(*image, fallback)))
         return signalPassFailure();
       launch.erase();
       ++numLaunches;

@@ -50,6 +50,13 @@ def Tile_LaunchOp : Tile_Op<"launch", [
     (`tilec --emit=host` makes one per kernel); tile-lower-launches checks
     it.
 
+    `fallback @k2` names a second kernel with the same parameters that takes
+    any operands (tile-from-linalg's `aligned = false` variant of a GEMM
+    whose sizes, strides or bases are only known at run time). The host
+    runtime launches it instead when the operands break `@kernel`'s launch
+    requirements: 16-byte aligned bases, sizes and strides that are
+    multiples of its hints, the tensor-map rules.
+
     ```mlir
     %r = tile.launch @f_gemm0(%a, %b : tensor<?x64xbf16>, tensor<64x32xbf16>)
         outs(%e : tensor<?x32xbf16>)
@@ -62,13 +69,15 @@ def Tile_LaunchOp : Tile_Op<"launch", [
     Variadic<AnyShaped>:$inputs,
     AnyShaped:$init,
     DictArrayAttr:$args,
-    OptionalAttr<DenseI64ArrayAttr>:$batch
+    OptionalAttr<DenseI64ArrayAttr>:$batch,
+    OptionalAttr<FlatSymbolRefAttr>:$fallback
   );
   let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     $kernel `(` ($inputs^ `:` type($inputs))? `)`
     `outs` `(` $init `:` type($init) `)`
-    `args` $args (`batch` $batch^)? attr-dict (`->` type($result)^)?
+    `args` $args (`batch` $batch^)? (`fallback` $fallback^)? attr-dict
+    (`->` type($result)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

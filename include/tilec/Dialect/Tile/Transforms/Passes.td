@@ -522,13 +522,24 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
     (`beta(1.0)`) unless a `linalg.fill` of zero into C comes right before
     (which is then dropped). There is no epilogue fusion on memrefs, and an
     fp8, i8 or f32 B stored `[K, N]` is left alone (its transpose kernel
-    would need a new buffer).
+    would need a new buffer). A GEMM's A, B and C may be strided memrefs
+    whose rows are contiguous (subviews, one-shot bufferization's
+    `strided<[?, ?], offset: ?>`): the kernel takes their leading strides
+    (`{arg, stride}` in `args`), each base moves by its offset, and the
+    launch checks that the innermost stride is 1.
+
+    A GEMM kernel whose sizes, strides or base offsets are known only at
+    run time gets a fallback (with `fallbacks`, the default): a copy
+    `<kernel>_aligned0` whose tile.gemm takes any operands
+    (`aligned = false`), named by the launch's `fallback`. The host runtime
+    launches it when the operands break the first kernel's requirements
+    (16-byte aligned bases, rows of whole 16-byte chunks), e.g. K = 13.
 
     Operands may be function arguments, results of other ops, or
     `bufferization.to_tensor` of contiguous memrefs. Everything else
-    (other contractions such as `batch_reduce_matmul` or `mmt4d`,
-    unsigned i8, transposed A, non-contiguous
-    memrefs, an attention pattern with an unsupported head dimension, ...)
+    (other contractions such as `mmt4d`, unsigned i8, transposed A,
+    memrefs whose rows are not contiguous, an attention pattern with an
+    unsupported head dimension, ...)
     is left alone with a remark saying why (`quiet` silences them), as is
     an elementwise consumer of a converted kernel that its epilogue cannot
     take; with `strict`, a contraction or softmax left alone is an error
@@ -543,6 +554,12 @@ def TileFromLinalg : Pass<"tile-from-linalg", "::mlir::ModuleOp"> {
            "contraction or softmax not converted, and every elementwise "
            "consumer of a converted kernel not fused into it, gets a "
            "remark saying why)">,
+    Option<"fallbacks", "fallbacks", "bool", /*default=*/"true",
+           "Give each GEMM kernel whose sizes, strides or base offsets are "
+           "known only at run time an `aligned = false` fallback kernel, "
+           "launched when the operands break the first kernel's "
+           "requirements (false: such a launch fails, and each GEMM "
+           "compiles once)">,
     Option<"f32Precision", "f32-precision", "::mlir::tilec::tile::DotPrecision",
            /*default=*/"::mlir::tilec::tile::DotPrecision::TF32x3",
            "How the tile.gemm of an f32 matmul multiplies",
