@@ -165,48 +165,31 @@ bool getArgs(HostState &st, const tilec::KernelSpec &spec, const int64_t *args,
   return true;
 }
 
-} // namespace
+/// An embedded kernel: its cubin and launch metadata.
+struct Image {
+  const char *cubin;
+  int64_t cubinBytes;
+  const char *metadata;
+  int64_t metadataBytes;
+};
 
-extern "C" void tilecHostLaunch(const char *cubin, int64_t cubinBytes,
-                                const char *metadata, int64_t metadataBytes,
-                                const int64_t *args, int64_t numArgs,
-                                int64_t badOperand) {
+/// Launches `image`'s kernel, or, when given and the arguments break that
+/// kernel's requirements (hints, alignment, tensor-map rules), `fallback`'s.
+void launch(const Image &image, const Image *fallback, const int64_t *args,
+            int64_t numArgs, int64_t badOperand) {
   HostState &st = getState();
   std::lock_guard<std::mutex> lock(st.mutex);
   if (st.failed || !ensureContext(st))
     return;
-  tilec::Kernel *kernel =
-      getKernel(st, cubin, cubinBytes, metadata, metadataBytes);
+  tilec::Kernel *kernel = getKernel(st, image.cubin, image.cubinBytes,
+                                    image.metadata, image.metadataBytes);
   std::vector<tilec::Arg> list;
   if (!kernel ||
       !getArgs(st, kernel->getSpec(), args, numArgs, badOperand, list))
     return;
-  tilec::Status status = kernel->launch(list, st.stream);
-  if (!status.ok())
-    fail(st, status.message());
-}
-
-extern "C" void tilecHostLaunchWithFallback(
-    const char *cubin, int64_t cubinBytes, const char *metadata,
-    int64_t metadataBytes, const char *fallbackCubin,
-    int64_t fallbackCubinBytes, const char *fallbackMetadata,
-    int64_t fallbackMetadataBytes, const int64_t *args, int64_t numArgs,
-    int64_t badOperand) {
-  HostState &st = getState();
-  std::lock_guard<std::mutex> lock(st.mutex);
-  if (st.failed || !ensureContext(st))
-    return;
-  tilec::Kernel *kernel =
-      getKernel(st, cubin, cubinBytes, metadata, metadataBytes);
-  std::vector<tilec::Arg> list;
-  if (!kernel ||
-      !getArgs(st, kernel->getSpec(), args, numArgs, badOperand, list))
-    return;
-  // The first kernel when its requirements hold (hints, alignment, tensor
-  // maps); else the fallback, which must then take the arguments.
-  if (!kernel->validate(list).ok()) {
-    kernel = getKernel(st, fallbackCubin, fallbackCubinBytes, fallbackMetadata,
-                       fallbackMetadataBytes);
+  if (fallback && !kernel->validate(list).ok()) {
+    kernel = getKernel(st, fallback->cubin, fallback->cubinBytes,
+                       fallback->metadata, fallback->metadataBytes);
     if (!kernel)
       return;
     if (kernel->getSpec().params.size() != list.size())
@@ -219,6 +202,28 @@ extern "C" void tilecHostLaunchWithFallback(
   tilec::Status status = kernel->launch(list, st.stream);
   if (!status.ok())
     fail(st, status.message());
+}
+
+} // namespace
+
+extern "C" void tilecHostLaunch(const char *cubin, int64_t cubinBytes,
+                                const char *metadata, int64_t metadataBytes,
+                                const int64_t *args, int64_t numArgs,
+                                int64_t badOperand) {
+  launch({cubin, cubinBytes, metadata, metadataBytes}, /*fallback=*/nullptr,
+         args, numArgs, badOperand);
+}
+
+extern "C" void tilecHostLaunchWithFallback(
+    const char *cubin, int64_t cubinBytes, const char *metadata,
+    int64_t metadataBytes, const char *fallbackCubin,
+    int64_t fallbackCubinBytes, const char *fallbackMetadata,
+    int64_t fallbackMetadataBytes, const int64_t *args, int64_t numArgs,
+    int64_t badOperand) {
+  Image fallback{fallbackCubin, fallbackCubinBytes, fallbackMetadata,
+                 fallbackMetadataBytes};
+  launch({cubin, cubinBytes, metadata, metadataBytes}, &fallback, args, numArgs,
+         badOperand);
 }
 
 extern "C" int64_t tilecHostFallbackLaunches(void) {
