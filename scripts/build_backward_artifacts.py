@@ -45,7 +45,11 @@ ATOMIC_TILE_VARIANTS = {
     ("sm_90a", 64): [T(dkv_n=64, dkv_warps=4, dkv_consumer_regs=240)],
     ("sm_90a", 128): [T(dkv_n=64, dkv_warps=4, dkv_consumer_regs=240, dq_add_cols=64),
                       T(dkv_n=64, dkv_warps=4, prefetch_rows=False, dq_add_cols=64),
-                      T(dkv_n=64, dkv_warps=4)],
+                      T(dkv_n=64, dkv_warps=4),
+                      # Two warpgroups of 32-query steps: its TMA ring left
+                      # no room for the cp.async ring of the mma.sync dots
+                      # until tile-tma-pipeline reserved it (4 stages).
+                      T(dkv_m=32)],
     ("sm_80", 64): [T(dkv_n=64, dkv_m=64, dkv_warps=4)],
     ("sm_80", 128): [T(dkv_n=64, dkv_m=64, dkv_warps=4), T(dkv_n=64, dkv_m=32, dkv_warps=4)],
 }

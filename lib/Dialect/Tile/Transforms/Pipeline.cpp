@@ -550,6 +550,15 @@ static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
   return n;
 }
 
+int64_t mlir::tilec::tile::getMinCpAsyncRingBytes(
+    scf::ForOp loop, const llvm::DenseSet<Operation *> &broughtElsewhere) {
+  int64_t bytes = 0;
+  for (Candidate &c : findCandidates(loop, /*stages=*/2))
+    if (!broughtElsewhere.contains(c.load))
+      bytes += llvm::alignTo(c.bufferType.getSizeInBytes(), 1024);
+  return bytes;
+}
+
 /// The deepest ring of at most `stages` (and at least 2) stages for the
 /// loads of `loop` that fits in the shared memory the kernel's buffers
 /// leave.

@@ -797,6 +797,14 @@ static FailureOr<int64_t> chooseStages(scf::ForOp loop,
   auto kernel = loop->getParentOfType<KernelOp>();
   // Every alloc rounds up to 1024 bytes; barriers take 16 bytes a stage.
   int64_t used = estimateSharedMemory(kernel) + 1024 * (1 + 2 * groups.size());
+  // The loop's other loads that tile-pipeline rings later (for dots left to
+  // mma.sync), at its smallest ring: without that room the TMA ring took it
+  // all (a 6-stage ring beside a 2-stage cp.async one, 247296 bytes).
+  llvm::DenseSet<Operation *> onTma;
+  for (const TmaGroup &g : groups)
+    for (const TmaOperand &op : g.operands)
+      onTma.insert(op.load);
+  used += getMinCpAsyncRingBytes(loop, onTma);
   // A tile the loop's inner loops read (a query tile per tile): the inner
   // loops' rings (two stages each) come first, and one tile ahead is all
   // the producer can use.

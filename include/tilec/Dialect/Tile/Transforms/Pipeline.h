@@ -18,6 +18,9 @@
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Target/TargetInfo.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
+
 namespace mlir::tilec::tile {
 
 /// Whether `load`, at the top level of an scf.for body, can become a 16-byte
@@ -32,6 +35,15 @@ bool canPipelineLoad(LoadOp load);
 /// single-use, unmasked, zero-padded, at the top level of the kernel or of
 /// an scf.for body): in a ring when it is in a loop, once otherwise.
 bool canTmaLoad(LoadOp load, const TargetInfo &target);
+
+/// The shared memory tile-pipeline's cp.async ring for `loop` will take at
+/// its smallest (two stages, each buffer 1024-byte aligned), counting the
+/// loads it can ring other than those in `broughtElsewhere` (the loads
+/// tile-tma-pipeline brings in itself): passes that run before it reserve
+/// this much.
+int64_t
+getMinCpAsyncRingBytes(scf::ForOp loop,
+                       const llvm::DenseSet<Operation *> &broughtElsewhere);
 
 } // namespace mlir::tilec::tile
 
