@@ -54,10 +54,11 @@ Value mlir::tilec::i64Val(OpBuilder &b, Location loc, int64_t v) {
 /// threads are converged (shfl.sync needs every lane of its mask), and
 /// reused by later calls (the op carries the attribute too).
 ///
-/// Only warp-specialized kernels get it: interleaved A/B on the H200
+/// Only warp-specialized kernels get it. Interleaved A/B on the H200
 /// (bench/results/2026-12-04_uniform_warp_id_h200.json): warp-specialized
-/// attention up to 1.065x (head dim 256 causal), the sm_80 GEMM with a
-/// column-major B 0.93x.
+/// attention 0.98-1.04x (up to 1.04x at head dim 256 causal), GEMM
+/// 0.99-1.04x; given to every kernel, the sm_80 GEMM with a column-major B
+/// ran 0.93x.
 static Value getUniformWarpId(OpBuilder &b) {
   Operation *at = b.getInsertionBlock()->getParentOp();
   auto func = dyn_cast<LLVM::LLVMFuncOp>(at);

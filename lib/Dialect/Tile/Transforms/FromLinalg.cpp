@@ -185,9 +185,10 @@ static LogicalResult checkDenseMemRef(MemRefType memref, StringRef name,
 /// launch (tile-lower-launches). Vectors must be dense.
 static LogicalResult checkRowStridedMemRef(MemRefType memref, StringRef name,
                                            std::string *why) {
-  if (memref.getRank() < 2 ||
-      succeeded(checkDenseMemRef(memref, name, nullptr)))
+  if (memref.getRank() < 2)
     return checkDenseMemRef(memref, name, why);
+  if (succeeded(checkDenseMemRef(memref, name, nullptr)))
+    return success();
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(memref.getStridesAndOffset(strides, offset)))
