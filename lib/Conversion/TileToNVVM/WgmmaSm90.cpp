@@ -40,6 +40,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using namespace mlir::tilec;
@@ -139,25 +140,72 @@ struct FenceAsyncSharedOpLowering
 
 } // namespace
 
-/// A swizzled (`swizzleBytes`: 128 or 64) matrix descriptor for the shared
-/// address `ptr`.
-static Value makeDescriptor(OpBuilder &b, Location loc, Value ptr,
-                            int64_t leadingBytes, int64_t strideBytes,
-                            int64_t swizzleBytes) {
-  // Layout type in bits [62, 64): 1 = 128-byte, 2 = 64-byte swizzle.
-  uint64_t layoutType = swizzleBytes == 128 ? 1 : 2;
-  Type i64 = b.getI64Type();
-  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
-  addr = arith::ExtUIOp::create(b, loc, i64, addr);
-  // ((addr & 0x3FFFF) >> 4) in bits [0, 14).
-  Value start = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, addr, i64Val(b, loc, 0x3FFFF)),
-      i64Val(b, loc, 4));
-  uint64_t fixed = (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16) |
-                   (uint64_t((strideBytes >> 4) & 0x3FFF) << 32) |
-                   (layoutType << 62);
-  return arith::OrIOp::create(b, loc, start,
-                              i64Val(b, loc, static_cast<int64_t>(fixed)));
+/// Swizzled (128- or 64-byte) matrix descriptors of one shared tile: the
+/// start-address field of the tile's base is computed once, and the
+/// descriptor at a byte offset adds offset / 16 to it, one 32-bit add per K
+/// step (CUTLASS's descriptor iterator does the same). The field cannot
+/// carry: shared addresses are below 2^18 (228 KB), so (base + offset) >> 4
+/// fits its 14 bits.
+class SharedDescriptors {
+public:
+  SharedDescriptors(OpBuilder &b, Location loc, Value base,
+                    int64_t leadingBytes, int64_t strideBytes,
+                    int64_t swizzleBytes) {
+    Type i32 = b.getI32Type();
+    Value addr = LLVM::PtrToIntOp::create(b, loc, i32, base);
+    // ((addr & 0x3FFFF) >> 4) in bits [0, 14).
+    start = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, addr, i32Val(b, loc, 0x3FFFF)),
+        i32Val(b, loc, 4));
+    // Layout type in bits [62, 64): 1 = 128-byte, 2 = 64-byte swizzle.
+    uint64_t layoutType = swizzleBytes == 128 ? 1 : 2;
+    fixed = (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16) |
+            (uint64_t((strideBytes >> 4) & 0x3FFF) << 32) | (layoutType << 62);
+  }
+
+  /// The descriptor of the matrix `offsetBytes` (a multiple of 16) past the
+  /// base.
+  Value at(OpBuilder &b, Location loc, int64_t offsetBytes) const {
+    assert(offsetBytes % 16 == 0 && "descriptor offsets are 16-byte units");
+    Value field = start;
+    if (offsetBytes)
+      field = arith::AddIOp::create(b, loc, start,
+                                    i32Val(b, loc, offsetBytes >> 4));
+    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), field);
+    return arith::OrIOp::create(b, loc, wide,
+                                i64Val(b, loc, static_cast<int64_t>(fixed)));
+  }
+
+private:
+  Value start;
+  uint64_t fixed;
+};
+
+/// Whether `operand` of `op` is defined outside the innermost loop around
+/// `op` (attention's Q tile in the key loop).
+static bool isDefinedOutsideLoop(Operation *op, Value operand) {
+  auto loop = op->getParentOfType<LoopLikeOpInterface>();
+  return loop && loop.isDefinedOutsideOfLoop(operand);
+}
+
+/// `ptr` through an empty side-effecting asm: the descriptors built from it
+/// stay where the wgmma group is. For a tile defined outside the dot's loop
+/// LLVM would hoist them out of the loop otherwise (2 registers per K step
+/// live through the loop, as many as the accumulator of an m64n32 dot).
+/// Rebuilt each iteration, as CUTLASS's descriptor iterators do, they cost
+/// a few uniform instructions; hoisted, they made ptxas spill the head-dim
+/// 128 attention kernel and slowed it 2-4%
+/// (bench/results/2026-12-04_wgmma_descriptor_remat_h200.json).
+static Value pinSharedPointer(OpBuilder &b, Location loc, Value ptr) {
+  Type i32 = b.getI32Type();
+  Value addr = LLVM::PtrToIntOp::create(b, loc, i32, ptr);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, i32, addr, b.getStringAttr(""), b.getStringAttr("=r,0"),
+      /*has_side_effects=*/b.getUnitAttr(), /*is_align_stack=*/nullptr,
+      LLVM::TailCallKindAttr(),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/nullptr);
+  return LLVM::IntToPtrOp::create(b, loc, ptr.getType(), asmOp.getResult(0));
 }
 
 /// Byte offset of element (`r`, `c`) of a shared tile with `enc` before
@@ -447,29 +495,31 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   for (int64_t i = 0; i < regs; ++i)
     inout = LLVM::InsertValueOp::create(rewriter, loc, inout, acc[i], i);
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+  if (aBase && isDefinedOutsideLoop(op, op.getA()))
+    aBase = pinSharedPointer(rewriter, loc, aBase);
+  if (isDefinedOutsideLoop(op, op.getB()))
+    bBase = pinSharedPointer(rewriter, loc, bBase);
   int64_t bRows = w.bType.getDimSize(w.bKMajor ? 1 : 0);
+  // MN-major: LBO steps between 64-wide N segments of all K rows.
+  SharedDescriptors bDescs(rewriter, loc, bBase,
+                           /*leading=*/w.bKMajor ? 16 : bRows * 128,
+                           /*stride=*/8 * w.bSwizzle, w.bSwizzle);
+  std::optional<SharedDescriptors> aDescs;
+  if (!w.aRegs)
+    aDescs.emplace(rewriter, loc, aBase, /*leading=*/16,
+                   /*stride=*/8 * w.aSwizzle, w.aSwizzle);
   for (int64_t kk = 0; kk < w.k; kk += w.kStep) {
-    int64_t bOff =
-        getUnswizzledOffset(w.bEnc, w.bType.getShape(), kk, 0, w.elemBytes);
-    Value bPtr = LLVM::GEPOp::create(rewriter, loc, bBase.getType(),
-                                     rewriter.getI8Type(), bBase,
-                                     ArrayRef<LLVM::GEPArg>{bOff});
-    // MN-major: LBO steps between 64-wide N segments of all K rows.
-    int64_t leading = w.bKMajor ? 16 : bRows * 128;
-    Value descB = makeDescriptor(rewriter, loc, bPtr, leading,
-                                 /*stride=*/8 * w.bSwizzle, w.bSwizzle);
+    Value descB = bDescs.at(
+        rewriter, loc,
+        getUnswizzledOffset(w.bEnc, w.bType.getShape(), kk, 0, w.elemBytes));
     if (w.aRegs) {
       inout = emitWgmmaRS(rewriter, loc, inout, regs, w.n, w.et, w.bt,
                           aFrags[kk / w.kStep], descB, !w.bKMajor);
       continue;
     }
-    int64_t aOff =
-        getUnswizzledOffset(w.aEnc, w.aType.getShape(), 0, kk, w.elemBytes);
-    Value aPtr = LLVM::GEPOp::create(rewriter, loc, aBase.getType(),
-                                     rewriter.getI8Type(), aBase,
-                                     ArrayRef<LLVM::GEPArg>{aOff});
-    Value descA = makeDescriptor(rewriter, loc, aPtr, /*leading=*/16,
-                                 /*stride=*/8 * w.aSwizzle, w.aSwizzle);
+    Value descA = aDescs->at(
+        rewriter, loc,
+        getUnswizzledOffset(w.aEnc, w.aType.getShape(), 0, kk, w.elemBytes));
     inout = emitWgmmaSS(rewriter, loc, inout, w, descA, descB);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
