@@ -215,8 +215,8 @@ tile.kernel @gemm_cluster_2x2_bcol(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C:
 // -----
 
 // On sm_90a tile.attention is warp-specialized. The hand-built schedule
-// (`by_passes = 0`; the default without the causal mask, persistent and at
-// head dim 256): a producer warp loads Q once
+// (`by_passes = 0`; the default at head dim 256): a producer warp loads Q
+// once
 // and the Kᵀ and V tiles of each key block with TMA (4-D maps over one
 // head; Kᵀ K-major) into a 2-stage ring with full and empty barriers per
 // operand; two consumer warpgroups, taking turns to issue their products
@@ -325,8 +325,8 @@ tile.kernel @attention_ws(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.pt
 
 // -----
 
-// Without the causal mask the warp-specialized attention is persistent: one
-// program per SM walks the (query block, head, batch) tiles from its
+// Without the causal mask the hand-built attention (`by_passes = false`) is
+// persistent: one program per SM walks the (query block, head, batch) tiles from its
 // program id in steps of the program count, in the producer and in the
 // consumers alike, both carrying the K/V ring position from tile to tile.
 // Q is double-buffered (slot and parity carried too): the producer waits
@@ -377,7 +377,7 @@ tile.kernel @attention_persistent(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: 
   %k = tile.make_view %K[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
-  tile.attention %q, %k, %v, %o
+  tile.attention %q, %k, %v, %o config <by_passes = false>
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
@@ -455,8 +455,9 @@ tile.kernel @attention_persistent_causal(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16
 
 // -----
 
-// With `by_passes = 1` the warp-specialized attention is the block program a
-// user writes (Q loaded once, a key loop of loads and two dots with the
+// By default up to head dim 128 (`by_passes = 1`; here 128 without the
+// causal mask) the warp-specialized attention is the block program a user
+// writes (Q loaded once, a key loop of loads and two dots with the
 // online softmax, the edge blocks masked in a branch, O and the lse stored)
 // and a schedule that asks the scheduling passes for the rest: no TMA,
 // mbarrier, shared-memory or warp_specialize op is created here. Without the
@@ -502,7 +503,7 @@ tile.kernel @attention_by_passes(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !
   %v = tile.make_view %V[%B, %HK, %SK, 128] strides [%kb, %kh, 128, 1] : !tile.ptr<bf16>
   %o = tile.make_view %O[%B, %H, %SQ, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<bf16>
   %l = tile.make_view %L[%B, %H, %SQ] strides [%lb, %SQ, 1] : !tile.ptr<f32>
-  tile.attention %q, %k, %v, %o lse(%l) config <by_passes = true>
+  tile.attention %q, %k, %v, %o lse(%l)
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?xf32, strides = [?, ?, 1]>

@@ -24,10 +24,9 @@
 //
 // The program holds no hardware op. Its schedule attribute says what the
 // config chose, and the scheduling passes build the kernel from it. (On
-// sm_90a at head dim 128 without the causal mask and at head dim 256, the
-// default is still the hand-built FlashAttention-3 kernel of
-// ExpandAttentionHandBuilt.cpp, which is faster there; config
-// `by_passes = 1` takes the path below for those too.)
+// sm_90a at head dim 256 the default is still the hand-built
+// FlashAttention-3 kernel of ExpandAttentionHandBuilt.cpp, which is faster
+// there; config `by_passes = 1` takes the path below for it too.)
 //  * sm_90a (the warp-specialized schedule): tile-tma-pipeline turns the
 //    loads of Q, Kᵀ and V into TMA copies into mbarrier rings read in place
 //    by wgmma; tile-wgmma-overlap runs each block's softmax beside the

@@ -9,15 +9,13 @@
 // tile.attention's sm_90a kernel as this file writes it: the finished
 // FlashAttention-3 program (TMA producer warp, mbarrier rings, async wgmma,
 // ping-pong, the persistent tile loop with a double-buffered Q and O stored
-// through Q's buffer), taken with `by_passes = 0`. The scheduling passes
-// build the causal kernel of one query block per program (head dims 64 and
-// 128) from the block program of ExpandAttention.cpp by default, as fast as
-// this one (0.98-1.06x on the H200,
-// bench/results/2026-12-02_attention_causal_default_by_passes_h200.json);
-// this file stays the default without the causal mask (the pass-built
-// kernel: 0.91-0.97x), for causal pairs and at head dim 256. It is
-// 7f22ed6's warp-specialized path (its PTX is byte-identical), and is
-// deleted once the passes reach it everywhere.
+// through Q's buffer), taken with `by_passes = 0`. Up to head dim 128 the
+// scheduling passes build the kernel from the block program of
+// ExpandAttention.cpp by default, as fast as this one (0.98-1.06x on the
+// H200: bench/results/2026-12-02_attention_causal_default_by_passes_h200.json,
+// 2026-12-04_wgmma_descriptor_remat_h200.json); this file stays the default
+// at head dim 256 (the pass-built kernel: 0.94-0.98x). It is 7f22ed6's
+// warp-specialized path, and is deleted once the passes reach it there.
 //
 //===----------------------------------------------------------------------===//
 

@@ -590,20 +590,20 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
            << target.chip;
   // Who builds the warp-specialized kernel: the scheduling passes from the
   // block program (by_passes), or ExpandAttentionHandBuilt.cpp. The passes
-  // by default where they keep the hand-built kernel's speed: causal
-  // attention at head dims 64 and 128, and head dim 64 without the mask
-  // (persistent, S = 1k / 4k / 16k: 1.02 / 1.01 / 1.00x,
-  // bench/results/2026-12-02_attention_split_loops_h200.json). Interleaved
-  // A/B on the H200,
-  // B*S = 16k: one query block per program, S = 1k / 4k / 16k, head dim 64
-  // 1.06 / 1.02 / 1.01x, head dim 128 1.03 / 0.99 / 0.98x the hand-built
-  // kernel (bench/results/2026-12-02_attention_causal_default_by_passes_
-  // h200.json); the persistent causal pairs, S = 1k / 2k, head dim 64
-  // 1.07 / 1.04x, head dim 128 1.03 / 1.04x
-  // (bench/results/2026-12-02_attention_split_loops_h200.json). Not yet at
-  // head dim 128 without the causal mask (0.97-0.99x) or at head dim 256
-  // (0.93-0.99x).
-  c.byPasses = flags.byPasses.value_or(op.getCausal() ? d <= 128 : d <= 64);
+  // by default up to head dim 128, where they keep the hand-built kernel's
+  // speed (interleaved A/B on the H200, B*S = 16k):
+  // - head dim 64 without the mask (persistent, S = 1k / 4k / 16k: 1.02 /
+  //   1.01 / 1.00x, bench/results/2026-12-02_attention_split_loops_h200.json);
+  // - head dim 128 without the mask (persistent, 1.00-1.01x since the wgmma
+  //   descriptors of Q are rebuilt in the key loop,
+  //   bench/results/2026-12-04_wgmma_descriptor_remat_h200.json);
+  // - causal: one query block per program, S = 1k / 4k / 16k, head dim 64
+  //   1.06 / 1.02 / 1.01x, head dim 128 1.03 / 0.99 / 0.98x
+  //   (bench/results/2026-12-02_attention_causal_default_by_passes_h200.json);
+  //   the persistent causal pairs, S = 1k / 2k, head dim 64 1.07 / 1.04x,
+  //   head dim 128 1.03 / 1.04x (the split-loops results).
+  // Not yet at head dim 256 (0.94-0.98x).
+  c.byPasses = flags.byPasses.value_or(d <= 128);
   // tile-split-loops on the persistent kernels (measured, ExpandAttention)
   // and on FP8: unsplit 0.90-0.94x (the same results).
   c.splitLoops = flags.splitLoops.value_or(c.persistent || fp8);

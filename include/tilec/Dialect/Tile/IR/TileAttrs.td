@@ -406,7 +406,7 @@ def Tile_AttentionConfigAttr : Tile_Attr<"AttentionConfig", "attention_config"> 
     | `pingpong` | the two consumer warpgroups take turns issuing wgmma (the default with 8 warps, not for FP8) |
     | `tma_store` | O leaves through shared memory and a TMA store (the default there) |
     | `persistent` | one program per SM walks the query-block tiles, Q double-buffered (the default without the causal mask, not for FP8; with it, each program takes pairs of one head's longest and shortest query blocks) |
-    | `by_passes` | the scheduling passes build the warp-specialized kernel from the block program instead of the hand-built FlashAttention-3 schedule (the default for causal, not persistent, head dims 64 and 128; always for FP8) |
+    | `by_passes` | the scheduling passes build the warp-specialized kernel from the block program instead of the hand-built FlashAttention-3 schedule (the default up to head dim 128; always for FP8) |
     | `q_in_smem` | without the producer warp: Q stays in shared memory and its fragments are read per key block (the mma.sync default) |
     | `split_loops` | the key blocks every query sees whole run in a loop without the mask, the rest in a second one (the default up to head dim 128 on the cp.async schedule; on the warp-specialized one, tile-split-loops splits the one loop: the default for persistent kernels and FP8) |
 

@@ -95,9 +95,8 @@ struct AttentionConfig {
   /// block program (tile-tma-pipeline, tile-wgmma-overlap,
   /// tile-warp-specialize, tile-persistent, tile-tma-store) instead of the
   /// hand-built FlashAttention-3 schedule (ExpandAttentionHandBuilt.cpp).
-  /// The default for the causal kernel of one query block per program at
-  /// head dims 64 and 128, where it is as fast; the hand-built schedule
-  /// elsewhere, while it is faster.
+  /// The default up to head dim 128, where it is as fast; the hand-built
+  /// schedule at head dim 256, while it is faster.
   bool byPasses = false;
   /// The cp.async schedule keeps Q in shared memory and reads its fragments
   /// there for every key block (ldmatrix) instead of holding them in
