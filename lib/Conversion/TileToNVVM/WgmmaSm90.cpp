@@ -140,44 +140,67 @@ struct FenceAsyncSharedOpLowering
 
 } // namespace
 
-/// Swizzled (128- or 64-byte) matrix descriptors of one shared tile: the
-/// start-address field of the tile's base is computed once, and the
-/// descriptor at a byte offset adds offset / 16 to it, one 32-bit add per K
-/// step (CUTLASS's descriptor iterator does the same). The field cannot
-/// carry: shared addresses are below 2^18 (228 KB), so (base + offset) >> 4
-/// fits its 14 bits.
+/// Swizzled (128- or 64-byte) matrix descriptors of one shared tile, one
+/// per K step.
+///
+/// A tile read in place from a ring stage gets each step's descriptor from
+/// its own address ((addr & 0x3FFFF) >> 4 | fixed fields). A tile defined
+/// outside the dot's loop (`incremental`: attention's Q in the key loop) is
+/// rebuilt in each iteration from its pinned base: the start field is
+/// computed once and each step adds its offset / 16 (CUTLASS's descriptor
+/// iterator does the same); the field cannot carry, as shared addresses are
+/// below 2^18 (228 KB). Measured on the H200: the incremental form on every
+/// operand cost the pass-built head-dim-64 attention 2-7%; on the pinned Q
+/// alone it is what brings the head-dim-128 kernel to the hand-built one's
+/// speed (bench/results/2026-12-04_wgmma_descriptor_remat_h200.json).
 class SharedDescriptors {
 public:
   SharedDescriptors(OpBuilder &b, Location loc, Value base,
                     int64_t leadingBytes, int64_t strideBytes,
-                    int64_t swizzleBytes) {
-    Type i32 = b.getI32Type();
-    Value addr = LLVM::PtrToIntOp::create(b, loc, i32, base);
-    // ((addr & 0x3FFFF) >> 4) in bits [0, 14).
-    start = arith::ShRUIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, addr, i32Val(b, loc, 0x3FFFF)),
-        i32Val(b, loc, 4));
+                    int64_t swizzleBytes, bool incremental)
+      : base(base) {
     // Layout type in bits [62, 64): 1 = 128-byte, 2 = 64-byte swizzle.
     uint64_t layoutType = swizzleBytes == 128 ? 1 : 2;
     fixed = (uint64_t((leadingBytes >> 4) & 0x3FFF) << 16) |
             (uint64_t((strideBytes >> 4) & 0x3FFF) << 32) | (layoutType << 62);
+    if (!incremental)
+      return;
+    Type i32 = b.getI32Type();
+    Value addr = LLVM::PtrToIntOp::create(b, loc, i32, base);
+    start = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, addr, i32Val(b, loc, 0x3FFFF)),
+        i32Val(b, loc, 4));
   }
 
   /// The descriptor of the matrix `offsetBytes` (a multiple of 16) past the
   /// base.
   Value at(OpBuilder &b, Location loc, int64_t offsetBytes) const {
     assert(offsetBytes % 16 == 0 && "descriptor offsets are 16-byte units");
-    Value field = start;
-    if (offsetBytes)
-      field = arith::AddIOp::create(b, loc, start,
-                                    i32Val(b, loc, offsetBytes >> 4));
-    Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), field);
-    return arith::OrIOp::create(b, loc, wide,
+    Type i64 = b.getI64Type();
+    Value field;
+    if (start) {
+      field = start;
+      if (offsetBytes)
+        field = arith::AddIOp::create(b, loc, start,
+                                      i32Val(b, loc, offsetBytes >> 4));
+      field = arith::ExtUIOp::create(b, loc, i64, field);
+    } else {
+      Value ptr =
+          LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                              ArrayRef<LLVM::GEPArg>{offsetBytes});
+      Value addr = arith::ExtUIOp::create(
+          b, loc, i64, LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr));
+      field = arith::ShRUIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, addr, i64Val(b, loc, 0x3FFFF)),
+          i64Val(b, loc, 4));
+    }
+    return arith::OrIOp::create(b, loc, field,
                                 i64Val(b, loc, static_cast<int64_t>(fixed)));
   }
 
 private:
-  Value start;
+  Value base;
+  Value start; // the incremental form's start field
   uint64_t fixed;
 };
 
@@ -495,19 +518,27 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   for (int64_t i = 0; i < regs; ++i)
     inout = LLVM::InsertValueOp::create(rewriter, loc, inout, acc[i], i);
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-  if (aBase && isDefinedOutsideLoop(op, op.getA()))
+  // Tiles defined outside the dot's loop, up to 8 K steps: pinned, rebuilt
+  // incrementally. Their hoisted descriptors hold 2 registers per K step
+  // through the loop; rebuilding them costs an add per step and iteration.
+  // At 8 steps (attention at head dim 128) the rebuild won 2-4%; at 16 (head
+  // dim 256) it lost 2.5% on the causal kernel (H200, the results above).
+  bool fewSteps = w.k / w.kStep <= 8;
+  bool aInvariant = fewSteps && aBase && isDefinedOutsideLoop(op, op.getA());
+  bool bInvariant = fewSteps && isDefinedOutsideLoop(op, op.getB());
+  if (aInvariant)
     aBase = pinSharedPointer(rewriter, loc, aBase);
-  if (isDefinedOutsideLoop(op, op.getB()))
+  if (bInvariant)
     bBase = pinSharedPointer(rewriter, loc, bBase);
   int64_t bRows = w.bType.getDimSize(w.bKMajor ? 1 : 0);
   // MN-major: LBO steps between 64-wide N segments of all K rows.
   SharedDescriptors bDescs(rewriter, loc, bBase,
                            /*leading=*/w.bKMajor ? 16 : bRows * 128,
-                           /*stride=*/8 * w.bSwizzle, w.bSwizzle);
+                           /*stride=*/8 * w.bSwizzle, w.bSwizzle, bInvariant);
   std::optional<SharedDescriptors> aDescs;
   if (!w.aRegs)
     aDescs.emplace(rewriter, loc, aBase, /*leading=*/16,
-                   /*stride=*/8 * w.aSwizzle, w.aSwizzle);
+                   /*stride=*/8 * w.aSwizzle, w.aSwizzle, aInvariant);
   for (int64_t kk = 0; kk < w.k; kk += w.kStep) {
     Value descB = bDescs.at(
         rewriter, loc,

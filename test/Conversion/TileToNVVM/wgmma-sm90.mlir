@@ -8,8 +8,6 @@
 //
 // Both operands are read through 64-bit matrix descriptors:
 //   (addr & 0x3FFFF) >> 4  |  LBO >> 4 << 16  |  SBO >> 4 << 32  |  1 << 62
-// The start field ((addr & 0x3FFFF) >> 4, i32) of each operand's base is
-// computed once per group; each K step adds its byte offset / 16 to it.
 // with SBO = 1024 (8 rows of 128 bytes) and the 128-byte swizzle (1 << 62).
 // A (64x64 per warpgroup, K-major): LBO 16, the constant
 // 4611686293305360384 = 1 << 62 | 64 << 32 | 1 << 16; +32 bytes per K step.
@@ -46,40 +44,30 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK-NEXT: %[[ABASE:.+]] = llvm.getelementptr %[[ASTAGE]][%[[AROWS]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
   // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "{{(=f,){32}0}},1,2,
   // CHECK: nvvm.wgmma.fence.aligned
-  // The start fields of B's and A's bases, once.
-  // CHECK-NEXT: %[[BI:.+]] = llvm.ptrtoint %[[BSTAGE]] : !llvm.ptr<3> to i32
-  // CHECK-NEXT: %[[SH:.+]] = arith.constant 4 : i32
-  // CHECK-NEXT: %[[MASK:.+]] = arith.constant 262143 : i32
-  // CHECK-NEXT: %[[BM:.+]] = arith.andi %[[BI]], %[[MASK]] : i32
-  // CHECK-NEXT: %[[BS:.+]] = arith.shrui %[[BM]], %[[SH]] : i32
-  // CHECK-NEXT: %[[AI:.+]] = llvm.ptrtoint %[[ABASE]] : !llvm.ptr<3> to i32
-  // CHECK: %[[AM:.+]] = arith.andi %[[AI]], %{{.+}} : i32
-  // CHECK-NEXT: %[[AS:.+]] = arith.shrui %[[AM]], %{{.+}} : i32
   // K step 0: B's descriptor, then A's.
-  // CHECK-NEXT: %[[B0L:.+]] = arith.extui %[[BS]] : i32 to i64
+  // CHECK: %[[B0:.+]] = llvm.getelementptr %[[BSTAGE]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK-NEXT: %[[B0I:.+]] = llvm.ptrtoint %[[B0]] : !llvm.ptr<3> to i32
+  // CHECK-NEXT: %[[B0L:.+]] = arith.extui %[[B0I]] : i32 to i64
+  // CHECK-NEXT: %[[SH:.+]] = arith.constant 4 : i64
+  // CHECK-NEXT: %[[MASK:.+]] = arith.constant 262143 : i64
+  // CHECK-NEXT: %[[B0M:.+]] = arith.andi %[[B0L]], %[[MASK]] : i64
+  // CHECK-NEXT: %[[B0S:.+]] = arith.shrui %[[B0M]], %[[SH]] : i64
   // CHECK-NEXT: %[[BFIX:.+]] = arith.constant 4611686293338849280 : i64
-  // CHECK-NEXT: %[[DB0:.+]] = arith.ori %[[B0L]], %[[BFIX]] : i64
-  // CHECK-NEXT: %[[A0L:.+]] = arith.extui %[[AS]] : i32 to i64
-  // CHECK-NEXT: %[[AFIX:.+]] = arith.constant 4611686293305360384 : i64
-  // CHECK-NEXT: %[[DA0:.+]] = arith.ori %[[A0L]], %[[AFIX]] : i64
+  // CHECK-NEXT: %[[DB0:.+]] = arith.ori %[[B0S]], %[[BFIX]] : i64
+  // CHECK-NEXT: %[[A0:.+]] = llvm.getelementptr %[[ABASE]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: %[[AFIX:.+]] = arith.constant 4611686293305360384 : i64
+  // CHECK-NEXT: %[[DA0:.+]] = arith.ori %{{.+}}, %[[AFIX]] : i64
   // CHECK-NEXT: %[[D0:.+]] = nvvm.wgmma.mma_async %[[DA0]], %[[DB0]], %{{.+}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
   // CHECK-SAME: : !llvm.struct<({{(f32, ){31}f}}32)> -> !llvm.struct<({{(f32, ){31}f}}32)>
-  // K steps 1 to 3: B +2048 bytes (128 units of 16), A +32 bytes (2).
-  // CHECK-NEXT: %[[B1O:.+]] = arith.constant 128 : i32
-  // CHECK-NEXT: %[[B1S:.+]] = arith.addi %[[BS]], %[[B1O]] : i32
-  // CHECK-NEXT: %[[B1L:.+]] = arith.extui %[[B1S]] : i32 to i64
-  // CHECK: %[[A1O:.+]] = arith.constant 2 : i32
-  // CHECK-NEXT: arith.addi %[[AS]], %[[A1O]] : i32
+  // K steps 1 to 3.
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][2048]
+  // CHECK: llvm.getelementptr %[[ABASE]][32]
   // CHECK: %[[D1:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[D0]], <m = 64, n = 64, k = 16>
-  // CHECK-NEXT: arith.constant 256 : i32
-  // CHECK-NEXT: arith.addi %[[BS]]
-  // CHECK: arith.constant 4 : i32
-  // CHECK-NEXT: arith.addi %[[AS]]
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][4096]
+  // CHECK: llvm.getelementptr %[[ABASE]][64]
   // CHECK: %[[D2:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[D1]], <m = 64, n = 64, k = 16>
-  // CHECK-NEXT: arith.constant 384 : i32
-  // CHECK-NEXT: arith.addi %[[BS]]
-  // CHECK: arith.constant 6 : i32
-  // CHECK-NEXT: arith.addi %[[AS]]
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][6144]
+  // CHECK: llvm.getelementptr %[[ABASE]][96]
   // CHECK: %[[D3:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[D2]], <m = 64, n = 64, k = 16>
   // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
   // CHECK-NEXT: llvm.extractvalue %[[D3]][0]
@@ -117,24 +105,18 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK-NEXT: %[[AROWS:.+]] = arith.muli %[[WG]], %[[WGB]] : i32
   // CHECK-NEXT: %[[ABASE:.+]] = llvm.getelementptr %{{.+}}[%[[AROWS]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.fence.aligned
-  // CHECK-NEXT: llvm.ptrtoint %{{.+}} : !llvm.ptr<3> to i32
-  // CHECK: %[[BS:.+]] = arith.shrui %{{.+}}, %{{.+}} : i32
-  // CHECK-NEXT: llvm.ptrtoint %[[ABASE]] : !llvm.ptr<3> to i32
-  // CHECK: %[[AS:.+]] = arith.shrui %{{.+}}, %{{.+}} : i32
+  // CHECK: %[[B0:.+]] = llvm.getelementptr %[[BSTAGE:.+]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: %[[BFIX:.+]] = arith.constant 4611686293305360384 : i64
   // CHECK-NEXT: %[[DB0:.+]] = arith.ori %{{.+}}, %[[BFIX]] : i64
+  // CHECK-NEXT: llvm.getelementptr %[[ABASE]][0]
   // CHECK: nvvm.wgmma.mma_async %{{.+}}, %[[DB0]], %{{.+}}, <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
   // CHECK-SAME: : !llvm.struct<({{(f32, ){15}f}}32)> -> !llvm.struct<({{(f32, ){15}f}}32)>
-  // CHECK-NEXT: %[[B1O:.+]] = arith.constant 2 : i32
-  // CHECK-NEXT: arith.addi %[[BS]], %[[B1O]] : i32
-  // CHECK: %[[A1O:.+]] = arith.constant 2 : i32
-  // CHECK-NEXT: arith.addi %[[AS]], %[[A1O]] : i32
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][32]
+  // CHECK: llvm.getelementptr %[[ABASE]][32]
   // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
-  // CHECK-NEXT: arith.constant 4 : i32
-  // CHECK-NEXT: arith.addi %[[BS]]
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][64]
   // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
-  // CHECK-NEXT: arith.constant 6 : i32
-  // CHECK-NEXT: arith.addi %[[BS]]
+  // CHECK-NEXT: llvm.getelementptr %[[BSTAGE]][96]
   // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
   // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
   // CHECK-NOT: nvvm.wgmma.mma_async
@@ -180,9 +162,7 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $69, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, {{(\$[0-9]+, ){30}\$}}31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;\0A}"
   // CHECK-SAME: "{{(=f,){32}0}},{{([0-9]+,){31}r}},r,r,r,l,r"
   // CHECK-SAME: %[[FA0]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[DB0]], %{{[^ ]+}} :
-  // The next K step: B +2048 bytes (128 units of 16).
-  // CHECK-NEXT: arith.constant 128 : i32
-  // CHECK-NEXT: arith.addi
+  // CHECK: llvm.getelementptr %{{.+}}[2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
   // CHECK-SAME: %[[FA4]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} :
   // CHECK-NOT: wgmma.mma_async
@@ -213,17 +193,14 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
 gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK-LABEL: llvm.func @ss_fp8
   // CHECK: nvvm.wgmma.fence.aligned
-  // CHECK: %[[AS:.+]] = arith.shrui %{{.+}}, %{{.+}} : i32
+  // CHECK: %[[A0:.+]] = llvm.getelementptr %{{.+}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.mma_async
   // CHECK-SAME: <m = 64, n = 64, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
-  // CHECK: %[[A1:.+]] = arith.constant 2 : i32
-  // CHECK: arith.addi %[[AS]], %[[A1]] : i32
+  // CHECK: llvm.getelementptr %{{.+}}[32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.mma_async
-  // CHECK: %[[A2:.+]] = arith.constant 4 : i32
-  // CHECK: arith.addi %[[AS]], %[[A2]] : i32
+  // CHECK: llvm.getelementptr %{{.+}}[64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.mma_async
-  // CHECK: %[[A3:.+]] = arith.constant 6 : i32
-  // CHECK: arith.addi %[[AS]], %[[A3]] : i32
+  // CHECK: llvm.getelementptr %{{.+}}[96] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.mma_async
   // CHECK-NOT: nvvm.wgmma.mma_async
   // CHECK: nvvm.wgmma.commit.group.sync.aligned
@@ -258,13 +235,13 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK-NEXT: %[[WGB:.+]] = arith.constant 4096 : i32
   // CHECK-NEXT: arith.muli %[[WG]], %[[WGB]] : i32
   // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: llvm.getelementptr %{{.+}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: %[[BFIX:.+]] = arith.constant -9223371899415756800 : i64
   // CHECK: %[[AFIX:.+]] = arith.constant -9223371899415756800 : i64
   // CHECK: nvvm.wgmma.mma_async
   // CHECK-SAME: <m = 64, n = 64, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
-  // Both start fields +2 (32 bytes).
-  // CHECK: arith.constant 2 : i32
-  // CHECK: arith.constant 2 : i32
+  // CHECK: llvm.getelementptr %{{.+}}[32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: llvm.getelementptr %{{.+}}[32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.mma_async
   // CHECK-NOT: nvvm.wgmma.mma_async
   // CHECK: nvvm.wgmma.commit.group.sync.aligned
@@ -355,11 +332,11 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK: nvvm.wgmma.fence.aligned
   // CHECK: nvvm.wgmma.mma_async
   // CHECK-SAME: <m = 64, n = 64, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
-  // CHECK: arith.constant 2 : i32
+  // CHECK: llvm.getelementptr %{{.+}}[32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.mma_async
-  // CHECK: arith.constant 4 : i32
+  // CHECK: llvm.getelementptr %{{.+}}[64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.mma_async
-  // CHECK: arith.constant 6 : i32
+  // CHECK: llvm.getelementptr %{{.+}}[96] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.mma_async
   // CHECK-NOT: nvvm.wgmma.mma_async
   // CHECK: nvvm.wgmma.commit.group.sync.aligned
@@ -411,8 +388,10 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
 // A dot in a loop whose A tile is defined outside it (attention's Q in the
 // key loop): A's base goes through an empty side-effecting asm after the
 // fence, so its descriptors are rebuilt in the loop instead of hoisted out
-// of it (2 registers per K step live through the loop). B, loaded in the
-// loop from the loop's stage, is used as it is.
+// of it (2 registers per K step live through the loop), incrementally: the
+// start field ((addr & 0x3FFFF) >> 4, i32) once, then + offset / 16 per K
+// step (+2 for 32 bytes). B, loaded in the loop from the loop's stage, keeps
+// a descriptor per step from its own address.
 
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
@@ -423,15 +402,26 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK-NEXT: %[[AI:.+]] = llvm.ptrtoint %[[ABASE]] : !llvm.ptr<3> to i32
   // CHECK-NEXT: %[[AP:.+]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=r,0" %[[AI]] : (i32) -> i32
   // CHECK-NEXT: %[[APTR:.+]] = llvm.inttoptr %[[AP]] : i32 to !llvm.ptr<3>
-  // CHECK-NEXT: llvm.ptrtoint %[[BSTAGE:.+]] : !llvm.ptr<3> to i32
+  // CHECK-NEXT: %[[AI2:.+]] = llvm.ptrtoint %[[APTR]] : !llvm.ptr<3> to i32
+  // CHECK-NEXT: %[[SH:.+]] = arith.constant 4 : i32
+  // CHECK-NEXT: %[[MASK:.+]] = arith.constant 262143 : i32
+  // CHECK-NEXT: %[[AM:.+]] = arith.andi %[[AI2]], %[[MASK]] : i32
+  // CHECK-NEXT: %[[AS:.+]] = arith.shrui %[[AM]], %[[SH]] : i32
+  // K step 0: B from its own address, A from the start field.
+  // CHECK-NEXT: llvm.getelementptr %{{.+}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK-NOT: llvm.inline_asm
-  // CHECK: llvm.ptrtoint %[[APTR]] : !llvm.ptr<3> to i32
+  // CHECK: arith.extui %[[AS]] : i32 to i64
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK-NEXT: llvm.getelementptr %{{.+}}[2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: %[[A1:.+]] = arith.constant 2 : i32
+  // CHECK-NEXT: arith.addi %[[AS]], %[[A1]] : i32
   // CHECK: nvvm.wgmma.mma_async
   // CHECK: nvvm.wgmma.commit.group.sync.aligned
-  // The dot after the loop reads A where it is defined: no asm.
+  // The dot after the loop reads A where it is defined: no asm, and A's
+  // descriptors from its own addresses.
   // CHECK: nvvm.wgmma.fence.aligned
-  // CHECK-NEXT: llvm.ptrtoint
   // CHECK-NOT: llvm.inline_asm has_side_effects asm_dialect = att "", "=r,0"
+  // CHECK: llvm.getelementptr %{{.+}}[32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.commit.group.sync.aligned
   tile.kernel @loop_invariant_a(%n: i32) warps(4) {
     %c0 = arith.constant 0 : i32
