@@ -22,6 +22,11 @@ counted half).
 
     attention_backward_check.py --artifacts .gpu/backward --out OUT
         [--rounds 5] [--chips sm_90a,sm_80] [--variants]
+        [--old-artifacts .gpu/backward_old]
+
+--old-artifacts times the same kernels of another build in the same rounds
+(names ending "@old", not checked again), and each speed row gets
+vs_old = new / old per kernel: an interleaved A/B of a compiler change.
 """
 
 import argparse
@@ -172,7 +177,7 @@ def check(kernels, chips, log, cases=None):
                 srms = [rms_err(x, r) for x, r in zip(sdpa, ref)]
                 for key, bwd in kernels.items():
                     chip, kd, kc, suffix = key
-                    if (kd, kc) != (d, causal):
+                    if (kd, kc) != (d, causal) or suffix.endswith("@old"):
                         continue
                     t = bwd.scratch(q, k)
                     got = bwd(q, k, v, o.bfloat16(), do, lse, scale, t)
@@ -228,7 +233,8 @@ def bench(kernels, rounds, log):
         breakdown = time_rounds(parts, rounds) if parts else {}
         row = dict(B=B, H=H, S=S, D=d, causal=causal, ms=ms, tflops=tf, breakdown_ms=breakdown,
                    vs_cudnn={n: tf[n] / tf["cudnn"] for n in tf if n.startswith("tilec")},
-                   vs_flash={n: tf[n] / tf["flash"] for n in tf if n.startswith("tilec")})
+                   vs_flash={n: tf[n] / tf["flash"] for n in tf if n.startswith("tilec")},
+                   vs_old={n: tf[n] / tf[n + "@old"] for n in tf if n + "@old" in tf})
         log(json.dumps(row))
         rows.append(row)
     return rows
@@ -243,6 +249,8 @@ def main():
     ap.add_argument("--variants", action="store_true",
                     help="also the tile variants (variants.json)")
     ap.add_argument("--no-bench", action="store_true")
+    ap.add_argument("--old-artifacts", default=None,
+                    help="another build's artifacts, timed beside these (@old)")
     ap.add_argument("--cases", type=int, default=None,
                     help="only the first N shapes of the test matrix (compute-sanitizer runs)")
     args = ap.parse_args()
@@ -259,6 +267,9 @@ def main():
             for causal in (False, True):
                 for s in suffixes:
                     kernels[(chip, d, causal, s)] = Backward(args.artifacts, chip, d, causal, s)
+                    if args.old_artifacts:
+                        kernels[(chip, d, causal, s + "@old")] = Backward(
+                            args.old_artifacts, chip, d, causal, s)
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
                   commit=os.environ.get("TILEC_COMMIT") or read_commit(args.artifacts),
                   torch=torch.__version__)

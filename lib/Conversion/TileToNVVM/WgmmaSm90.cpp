@@ -211,6 +211,26 @@ static bool isDefinedOutsideLoop(Operation *op, Value operand) {
   return loop && loop.isDefinedOutsideOfLoop(operand);
 }
 
+/// The wgmma K steps (32 bytes of K each) of the shared-memory dot operands
+/// defined outside `loop`, over the dots whose innermost loop it is: how
+/// many descriptors the loop would rebuild per iteration.
+static int64_t countLoopInvariantKSteps(LoopLikeOpInterface loop) {
+  int64_t bytes = 0;
+  loop->walk([&](DotOp dot) {
+    if (dot->getParentOfType<LoopLikeOpInterface>() != loop)
+      return;
+    auto aType = cast<RankedTensorType>(dot.getA().getType());
+    int64_t kBytes =
+        aType.getDimSize(1) * getStorageBytes(aType.getElementType());
+    for (Value v : {dot.getA(), dot.getB()})
+      if (isa_and_nonnull<SharedEncodingAttr>(
+              cast<RankedTensorType>(v.getType()).getEncoding()) &&
+          loop.isDefinedOutsideOfLoop(v))
+        bytes += kBytes;
+  });
+  return bytes / 32;
+}
+
 /// `ptr` through an empty side-effecting asm: the descriptors built from it
 /// stay where the wgmma group is. For a tile defined outside the dot's loop
 /// LLVM would hoist them out of the loop otherwise (2 registers per K step
@@ -518,12 +538,15 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   for (int64_t i = 0; i < regs; ++i)
     inout = LLVM::InsertValueOp::create(rewriter, loc, inout, acc[i], i);
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-  // Tiles defined outside the dot's loop, up to 8 K steps: pinned, rebuilt
-  // incrementally. Their hoisted descriptors hold 2 registers per K step
-  // through the loop; rebuilding them costs an add per step and iteration.
-  // At 8 steps (attention at head dim 128) the rebuild won 2-4%; at 16 (head
-  // dim 256) it lost 2.5% on the causal kernel (H200, the results above).
-  bool fewSteps = w.k / w.kStep <= 8;
+  // Tiles defined outside the dot's loop: pinned and rebuilt incrementally
+  // when the loop's dots have at most 8 such K steps in all. Hoisted, their
+  // descriptors hold 2 registers per K step through the loop; rebuilt, they
+  // cost an add per step and iteration. Measured on the H200 (the results
+  // above): at 8 steps (attention's Q at head dim 128) the rebuild won 2-4%;
+  // at 16 it lost 1-2.5% (Q at head dim 256 in the hand-built causal
+  // kernel; Q and dO, or K and V, in the head-dim-128 backward kernels).
+  auto loop = op->getParentOfType<LoopLikeOpInterface>();
+  bool fewSteps = loop && countLoopInvariantKSteps(loop) <= 8;
   bool aInvariant = fewSteps && aBase && isDefinedOutsideLoop(op, op.getA());
   bool bInvariant = fewSteps && isDefinedOutsideLoop(op, op.getB());
   if (aInvariant)
