@@ -442,3 +442,36 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     tile.return
   }
 }
+
+// -----
+
+// The same loop with K = 256 (16 K steps of an invariant A): more than 8
+// such steps in the loop, so A's descriptors are not rebuilt in it (no asm;
+// per-step descriptors from A's own addresses, which LLVM may hoist).
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @loop_invariant_a_k256
+  // CHECK-NOT: llvm.inline_asm has_side_effects asm_dialect = att "", "=r,0"
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK-NEXT: llvm.getelementptr %{{.+}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK-NOT: llvm.inline_asm has_side_effects asm_dialect = att "", "=r,0"
+  // CHECK-COUNT-16: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  tile.kernel @loop_invariant_a_k256(%n: i32) warps(4) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x256xbf16, #sw>
+    %bb = tile.local_alloc : !tile.smem<2x256x64xbf16, #sw>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x256xbf16, #sw> -> tensor<64x256xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %z) -> (tensor<64x64xf32, #mma>) : i32 {
+      %b = tile.local_load %bb[%i] : !tile.smem<2x256x64xbf16, #sw> -> tensor<256x64xbf16, #sw>
+      %d = tile.dot %a, %b, %c : tensor<64x256xbf16, #sw>, tensor<256x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+      %w = tile.warpgroup_wait 0, %d : tensor<64x64xf32, #mma>
+      scf.yield %w : tensor<64x64xf32, #mma>
+    }
+    tile.return
+  }
+}
