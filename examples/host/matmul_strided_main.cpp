@@ -98,6 +98,13 @@ int main() {
   const float nan = std::nanf("");
   std::mt19937 rng(11);
   Check check;
+  // The first runtime error of the cases that must succeed.
+  std::string firstError;
+  auto noteError = [&] {
+    const char *error = tilecHostGetError();
+    if (firstError.empty() && error)
+      firstError = error;
+  };
 
   // 1. Windows of larger buffers: A at (5, 16) of [M + 7, K + 24], B at
   // (0, 40) of [K, N + 40], C at (2, 4) of [M + 3, N + 8]. The bases stay
@@ -115,8 +122,7 @@ int main() {
   _mlir_ciface_matmul_strided(&a, &b, &c);
   check.compare(cbig, 2, 4, M, N, product(a, b),
                 [&](int64_t, int64_t) { return nan; });
-  const char *error1 = tilecHostGetError();
-  std::string firstError = error1 ? error1 : "";
+  noteError();
 
   // 2. The module's own windows: A and C at (3, 8), C accumulated.
   const int64_t row = 3, col = 8, m = 250;
@@ -135,9 +141,7 @@ int main() {
   check.compare(cbig2, row, col, m, N, ref2, [&](int64_t i, int64_t j) {
     return before[i * cbig2.strides[0] + j];
   });
-  const char *error2 = tilecHostGetError();
-  if (firstError.empty() && error2)
-    firstError = error2;
+  noteError();
 
   // 3. Rows that are not contiguous: refused, C unchanged.
   StridedBf16 a3 = a;
@@ -173,9 +177,7 @@ int main() {
   _mlir_ciface_matmul_strided(&a4, &b4, &c4);
   check.compare(cbig4, 0, 0, M4, N4, product(a4, b4),
                 [&](int64_t, int64_t) { return nan; });
-  const char *error4 = tilecHostGetError();
-  if (firstError.empty() && error4)
-    firstError = error4;
+  noteError();
   const int64_t fallbacks = tilecHostFallbackLaunches() - fastFallbacks;
 
   double rel = check.maxRef > 0 ? check.maxErr / check.maxRef : check.maxErr;

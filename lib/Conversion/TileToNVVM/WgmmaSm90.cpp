@@ -204,13 +204,6 @@ private:
   uint64_t fixed;
 };
 
-/// Whether `operand` of `op` is defined outside the innermost loop around
-/// `op` (attention's Q tile in the key loop).
-static bool isDefinedOutsideLoop(Operation *op, Value operand) {
-  auto loop = op->getParentOfType<LoopLikeOpInterface>();
-  return loop && loop.isDefinedOutsideOfLoop(operand);
-}
-
 /// The wgmma K steps (32 bytes of K each) of the shared-memory dot operands
 /// defined outside `loop`, over the dots whose innermost loop it is: how
 /// many descriptors the loop would rebuild per iteration.
@@ -547,8 +540,9 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   // kernel; Q and dO, or K and V, in the head-dim-128 backward kernels).
   auto loop = op->getParentOfType<LoopLikeOpInterface>();
   bool fewSteps = loop && countLoopInvariantKSteps(loop) <= 8;
-  bool aInvariant = fewSteps && aBase && isDefinedOutsideLoop(op, op.getA());
-  bool bInvariant = fewSteps && isDefinedOutsideLoop(op, op.getB());
+  bool aInvariant =
+      fewSteps && aBase && loop.isDefinedOutsideOfLoop(op.getA());
+  bool bInvariant = fewSteps && loop.isDefinedOutsideOfLoop(op.getB());
   if (aInvariant)
     aBase = pinSharedPointer(rewriter, loc, aBase);
   if (bInvariant)
