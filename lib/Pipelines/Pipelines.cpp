@@ -31,6 +31,9 @@ static void buildTilePasses(OpPassManager &pm,
   tile::TileAttachTargetOptions attach;
   attach.chip = options.chip;
   attach.optLevel = options.optLevel;
+  // A tile.attention_backward kernel becomes one kernel per stage before
+  // the kernels are wrapped into gpu.modules.
+  pm.addPass(tile::createTileSplitAttentionBackward());
   pm.addPass(tile::createTileAttachTarget(attach));
   OpPassManager &kernelPm =
       pm.nest<gpu::GPUModuleOp>().nest<tile::KernelOp>();

@@ -122,7 +122,9 @@ _TILES = {
 
 
 def tiles_for(chip, head_dim=128):
-    """The tiles tilec.attention_backward uses on ``chip`` at ``head_dim``."""
+    """The tiles tilec.attention_backward uses on ``chip`` at ``head_dim``
+    (tile-expand-named-ops picks the same for tile.attention_backward:
+    NamedOpConfigs.cpp)."""
     key = (chip if chip == "sm_90a" else "mma.sync", head_dim)
     return _TILES.get(key, Tiles())
 
@@ -149,9 +151,18 @@ _ATOMIC_TILES = {
 }
 
 
+#: Chips with 99 KB of shared memory per block: the mma.sync atomic kernel
+#: at head dim 128 (its 128 keys twice and the ring, 102912 bytes) does not
+#: fit there and takes head dim 64's tiles (not measured on such a chip).
+_SMALL_SMEM_CHIPS = ("sm_86", "sm_89")
+
+
 def atomic_tiles_for(chip, head_dim=128):
     """The tiles of the atomic mode's ``_dkdv_dq`` kernel (only the dK/dV
-    fields are used) on ``chip`` at ``head_dim``."""
+    fields are used) on ``chip`` at ``head_dim`` (tile-expand-named-ops
+    picks the same for tile.attention_backward: NamedOpConfigs.cpp)."""
+    if chip in _SMALL_SMEM_CHIPS and head_dim == 128:
+        return Tiles(dkv_n=64, dkv_m=32, dkv_warps=4)
     key = (chip if chip == "sm_90a" else "mma.sync", head_dim)
     return _ATOMIC_TILES.get(key, tiles_for(chip, head_dim))
 #: The row statistics' preprocessing: rows per program and its warps.

@@ -182,6 +182,30 @@ tile.kernel @named_attention_fp8(%Q: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<bf16>, %
   tile.return
 }
 
+// The attention backward: the op as written (every stage) and one stage of
+// the atomic mode, with its f32 dQ accumulator and a runtime scale.
+// CHECK-LABEL: tile.kernel @named_attention_backward
+// CHECK: tile.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} grads(%{{.*}}, %{{.*}}, %{{.*}}) scratch(%{{.*}}, %{{.*}}) causal :
+// CHECK: tile.attention_backward {{.*}} scratch(%{{.*}}, %{{.*}}, %{{.*}} : !tile.view<?x?x?x64xf32, strides = [?, ?, 64, 1]>) scale(%s) atomic stage(dkdv_dq) :
+tile.kernel @named_attention_backward(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %H: i32,
+                                      %S: i32, %s: f32) {
+  %t = tile.make_view %P[%B, %H, %S, 64] strides [%H, %S, 64, 1] : !tile.ptr<bf16>
+  %r = tile.make_view %F[%B, %H, %S] strides [%H, %S, 1] : !tile.ptr<f32>
+  %a = tile.make_view %F[%B, %H, %S, 64] strides [%H, %S, 64, 1] : !tile.ptr<f32>
+  tile.attention_backward %t, %t, %t, %t, %t, %r grads(%t, %t, %t) scratch(%r, %r) causal
+      : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,
+        !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>,
+        !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,
+        !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.attention_backward %t, %t, %t, %t, %t, %r grads(%t, %t, %t) scratch(%r, %r, %a : !tile.view<?x?x?x64xf32, strides = [?, ?, 64, 1]>)
+      scale(%s) atomic stage(dkdv_dq)
+      : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,
+        !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>,
+        !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,
+        !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.return
+}
+
 // A tiled GEMM block program: C[BM x BN] = A[BM x K] * B[K x BN].
 // CHECK-LABEL: tile.kernel @gemm_block_program
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (tensor<128x128xf32>)

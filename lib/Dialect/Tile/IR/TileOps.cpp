@@ -1742,6 +1742,122 @@ LogicalResult AttentionOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// AttentionBackwardOp
+//===----------------------------------------------------------------------===//
+
+SmallVector<AttentionBackwardStage, 3> AttentionBackwardOp::getModeStages() {
+  if (getAtomic())
+    return {AttentionBackwardStage::PreZeroDq, AttentionBackwardStage::DkdvDq,
+            AttentionBackwardStage::DqScale};
+  return {AttentionBackwardStage::Pre, AttentionBackwardStage::Dq,
+          AttentionBackwardStage::Dkdv};
+}
+
+LogicalResult AttentionBackwardOp::verify() {
+  auto type = [](Value v) { return cast<ViewType>(v.getType()); };
+  ViewType q = type(getQ()), k = type(getK());
+  // The [batch, heads, seq, head_dim] views, and which of Q's (query heads
+  // and seq) or K's (keys) extents they have.
+  enum Rows { QueryRows, KeyRows, PerQueryHeadKeyRows };
+  struct Operand {
+    StringRef name;
+    ViewType type;
+    Rows rows;
+  };
+  Operand tiles[] = {{"Q", q, QueryRows},
+                     {"K", k, KeyRows},
+                     {"V", type(getV()), KeyRows},
+                     {"O", type(getO()), QueryRows},
+                     {"dO", type(getDout()), QueryRows},
+                     {"dQ", type(getDq()), QueryRows},
+                     {"dK", type(getDk()), PerQueryHeadKeyRows},
+                     {"dV", type(getDv()), PerQueryHeadKeyRows}};
+  Type et = q.getElementType();
+  if (!et.isBF16() && !et.isF16())
+    return emitOpError("expected bf16 or f16 Q, K, V, O, dO and gradients, "
+                       "got ")
+           << et;
+  for (const Operand &t : tiles)
+    if (t.type.getRank() != 4)
+      return emitOpError("expected a 4-D [batch, heads, seq, head_dim] view "
+                         "for ")
+             << t.name;
+  int64_t d = q.getShape()[3];
+  if (d != 64 && d != 128)
+    return emitOpError("expected a static head_dim of 64 or 128");
+  for (const Operand &t : tiles) {
+    if (t.type.getElementType() != et)
+      return emitOpError("expected ")
+             << t.name << " of Q's element type " << et;
+    if (t.type.getShape()[3] != d)
+      return emitOpError("expected ") << t.name << " with Q's head_dim " << d;
+    if (t.type.getStrides()[3] != 1)
+      return emitOpError("expected ")
+             << t.name << " contiguous along head_dim (last stride 1)";
+    ArrayRef<int64_t> shape = t.type.getShape();
+    if (!compatibleDim(shape[0], q.getShape()[0]))
+      return emitOpError("batch size of ") << t.name << " differs from Q's";
+    int64_t heads = t.rows == KeyRows ? k.getShape()[1] : q.getShape()[1];
+    int64_t seq = t.rows == QueryRows ? q.getShape()[2] : k.getShape()[2];
+    if (!compatibleDim(shape[1], heads) || !compatibleDim(shape[2], seq))
+      return emitOpError("expected ")
+             << t.name
+             << (t.rows == QueryRows ? " to have Q's heads and seq"
+                 : t.rows == KeyRows ? " to have K's heads and seq"
+                                     : " to have Q's heads (one gradient per "
+                                       "query head) and K's seq");
+  }
+  int64_t hq = q.getShape()[1], hk = k.getShape()[1];
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) &&
+      (hk == 0 || hq % hk != 0))
+    return emitOpError("K/V heads (")
+           << hk << ") must divide Q heads (" << hq << ")";
+  // The f32 rows: the forward's lse and the two scratch views.
+  std::pair<StringRef, Value> rows[] = {
+      {"lse", getLse()}, {"lse2", getLse2()}, {"delta", getDelta()}};
+  for (auto [name, value] : rows) {
+    ViewType r = type(value);
+    if (r.getRank() != 3 || !r.getElementType().isF32())
+      return emitOpError("expected an f32 [batch, heads, seq] view for ")
+             << name;
+    if (r.getStrides()[2] != 1)
+      return emitOpError("expected ") << name << " contiguous along seq";
+    if (!compatibleDim(r.getShape()[0], q.getShape()[0]) ||
+        !compatibleDim(r.getShape()[1], hq) ||
+        !compatibleDim(r.getShape()[2], q.getShape()[2]))
+      return emitOpError("expected ")
+             << name << " to have Q's [batch, heads, seq]";
+  }
+  if (Value acc = getDqAccum()) {
+    if (!getAtomic())
+      return emitOpError("a dQ accumulator (the third scratch view) is for "
+                         "the atomic mode only");
+    ViewType a = type(acc);
+    if (a.getRank() != 4 || !a.getElementType().isF32() ||
+        a.getShape()[3] != d || a.getStrides()[3] != 1)
+      return emitOpError("expected an f32 [batch, heads, seq, ")
+             << d << "] dQ accumulator contiguous along head_dim";
+    if (!compatibleDim(a.getShape()[0], q.getShape()[0]) ||
+        !compatibleDim(a.getShape()[1], hq) ||
+        !compatibleDim(a.getShape()[2], q.getShape()[2]))
+      return emitOpError("expected the dQ accumulator to have Q's batch, "
+                         "heads and seq");
+  } else if (getAtomic()) {
+    return emitOpError("the atomic mode needs a third scratch view, the f32 "
+                       "dQ accumulator [batch, heads, seq, head_dim]");
+  }
+  if (std::optional<AttentionBackwardStage> stage = getStage())
+    if (!llvm::is_contained(getModeStages(), *stage))
+      return emitOpError("stage '")
+             << stringifyAttentionBackwardStage(*stage) << "' is "
+             << (getAtomic() ? "not one of the atomic mode's"
+                             : "the atomic mode's; add `atomic`");
+  if (!isa<KernelOp>((*this)->getParentOp()))
+    return emitOpError("expected to be directly inside a tile.kernel");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // tile.attention's descale list
 //===----------------------------------------------------------------------===//
 

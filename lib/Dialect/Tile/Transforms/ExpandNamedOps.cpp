@@ -200,6 +200,18 @@ void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
       mergeSchedules(ctx, kernel.getScheduleAttr(), defaults));
 }
 
+void expand::setRegisterBudgets(KernelOp kernel, int64_t producerRegs,
+                                int64_t consumerRegs) {
+  MLIRContext *ctx = kernel.getContext();
+  ScheduleAttr budgets = ScheduleAttr::get(
+      ctx, /*stages=*/std::nullopt, /*tma=*/nullptr, /*asyncWgmma=*/nullptr,
+      /*warpSpecialize=*/nullptr, producerRegs, consumerRegs,
+      /*persistent=*/nullptr, /*tmaStore=*/nullptr, /*pingpong=*/nullptr,
+      /*splitLoops=*/nullptr, /*operandsInSmem=*/nullptr);
+  kernel.setScheduleAttr(
+      mergeSchedules(ctx, kernel.getScheduleAttr(), budgets));
+}
+
 LogicalResult expand::checkOnlyComputation(KernelOp kernel, Operation *named) {
   for (Operation &op : kernel.getBody().front()) {
     if (&op == named || isa<MakeViewOp, ReturnOp, arith::ConstantOp>(op))
@@ -763,7 +775,7 @@ void TileExpandNamedOpsPass::runOnOperation() {
   KernelOp kernel = getOperation();
   SmallVector<Operation *> named;
   kernel.walk([&](Operation *op) {
-    if (isa<GemmOp, AttentionOp>(op))
+    if (isa<GemmOp, AttentionOp, AttentionBackwardOp>(op))
       named.push_back(op);
   });
   if (named.empty())
@@ -778,8 +790,11 @@ void TileExpandNamedOpsPass::runOnOperation() {
   LogicalResult result = success();
   if (auto gemm = dyn_cast<GemmOp>(named[0]))
     result = expandGemm(gemm, kernel, *target);
+  else if (auto attention = dyn_cast<AttentionOp>(named[0]))
+    result = expandAttention(attention, kernel, *target);
   else
-    result = expandAttention(cast<AttentionOp>(named[0]), kernel, *target);
+    result = expandAttentionBackward(cast<AttentionBackwardOp>(named[0]),
+                                     kernel, *target);
   if (failed(result))
     return signalPassFailure();
   // The level boundary (DESIGN.md, "The levels"): the expansion writes a

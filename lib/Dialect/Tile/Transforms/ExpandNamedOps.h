@@ -1,4 +1,5 @@
-//===- ExpandNamedOps.h - Pieces shared by the named-op expansions -*- C++ -*-===//
+//===- ExpandNamedOps.h - Pieces shared by the named-op expansions -*- C++
+//-*-===//
 //
 // Part of the tilec project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
@@ -8,9 +9,10 @@
 //
 // tile-expand-named-ops writes the block program of a named op
 // (ExpandNamedOps.cpp: the driver and tile.gemm; ExpandAttention.cpp:
-// tile.attention). These are the helpers both expansions use: reading the
-// sizes of the op's views, the launch grid rule, the alignment facts the
-// fast path records on the kernel's parameters, and small tile builders.
+// tile.attention; ExpandAttentionBackward.cpp: tile.attention_backward). These
+// are the helpers both expansions use: reading the sizes of the op's views, the
+// launch grid rule, the alignment facts the fast path records on the kernel's
+// parameters, and small tile builders.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +82,12 @@ void setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
                                 std::optional<bool> pingpong,
                                 std::optional<bool> splitLoops = std::nullopt);
 
+/// Sets the setmaxnreg budgets of a warp-specialized schedule (the producer
+/// warpgroup's and the consumers'), for the scheduling passes to use if
+/// they specialize the kernel. Budgets the kernel's own schedule sets win.
+void setRegisterBudgets(KernelOp kernel, int64_t producerRegs,
+                        int64_t consumerRegs);
+
 /// The kernel attribute (a string naming what) of the expansion that still
 /// writes hardware-level ops itself, which the level check of
 /// tile-expand-named-ops lets through: the hand-built FlashAttention-3
@@ -97,6 +105,11 @@ LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
 /// scheduling passes match it.
 LogicalResult expandAttentionHandBuilt(AttentionOp op, KernelOp kernel,
                                        const TargetInfo &target);
+
+/// Replaces `op` (the only computation of `kernel`, with its stage set) with
+/// the block program of its stage (ExpandAttentionBackward.cpp).
+LogicalResult expandAttentionBackward(AttentionBackwardOp op, KernelOp kernel,
+                                      const TargetInfo &target);
 
 } // namespace mlir::tilec::tile::expand
 

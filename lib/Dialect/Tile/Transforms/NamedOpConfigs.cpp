@@ -695,3 +695,61 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   c.warpSpecialize = false;
   return checkCpAsyncConfig(op, target, c, d, elemBytes, flags);
 }
+
+//===----------------------------------------------------------------------===//
+// tile.attention_backward
+//===----------------------------------------------------------------------===//
+
+AttentionBackwardTiles
+mlir::tilec::tile::getAttentionBackwardTiles(const TargetInfo &target,
+                                             int64_t headDim, bool atomic) {
+  // The fastest of the variants measured on the H200 (python/tilec/
+  // backward_kernels.py's Tiles, scripts/build_backward_artifacts.py;
+  // bench/results/2026-12-04_attention_backward*_h200.json).
+  AttentionBackwardTiles t;
+  if (target.hasWgmma) {
+    // Two consumer warpgroups of m64 wgmmas. The dK/dV consumers get 240
+    // registers (fewer spills: +3-6% at head dim 128); at head dim 64 the
+    // dQ kernel takes 128 keys a step (+4%).
+    t.dkvConsumerRegs = 240;
+    if (headDim == 64)
+      t.dqN = 128;
+    if (atomic) {
+      // The atomic dK/dV/dQ kernel: one warpgroup of 64 keys, so that dS K
+      // is an m64 wgmma per warpgroup; at head dim 128 dS K is two
+      // 64-column products, whose add buffers (16 KB, shared) leave the
+      // ring two stages (182-208 TFLOP/s against 157-189).
+      t.dkvN = 64;
+      t.dkvWarps = 4;
+      t.dkvConsumerRegs = 0;
+      if (headDim == 128)
+        t.dqAddCols = 64;
+    }
+    return t;
+  }
+  // mma.sync: at head dim 128, 32-wide steps keep the registers under 255
+  // and two ring stages in shared memory (2.2x the 64-wide steps); at head
+  // dim 64, one-warpgroup programs of 64 rows.
+  if (headDim == 64) {
+    t.dqM = 64;
+    t.dqWarps = 4;
+    t.dkvN = 64;
+    t.dkvWarps = 4;
+    if (atomic)
+      t.dkvM = 32;
+  } else {
+    t.dqN = 32;
+    // The atomic step holds a fifth product: 16-query steps.
+    t.dkvM = atomic ? 16 : 32;
+    // Its 128 keys, twice, and the ring need 102912 bytes of shared memory:
+    // chips with less per block (sm_86, sm_89: 99 KB) take 64 keys with one
+    // warpgroup and 32-query steps, head dim 64's tiles (not measured on
+    // such a chip).
+    if (atomic && target.maxSmemPerBlock < 102912) {
+      t.dkvN = 64;
+      t.dkvWarps = 4;
+      t.dkvM = 32;
+    }
+  }
+  return t;
+}

@@ -67,6 +67,18 @@ def Tile_Activation : I32EnumAttr<"Activation",
   let cppNamespace = "::mlir::tilec::tile";
 }
 
+def Tile_AttentionBackwardStage : I32EnumAttr<"AttentionBackwardStage",
+    "one kernel of a tile.attention_backward", [
+    I32EnumAttrCase<"Pre", 0, "pre">,
+    I32EnumAttrCase<"Dq", 1, "dq">,
+    I32EnumAttrCase<"Dkdv", 2, "dkdv">,
+    I32EnumAttrCase<"PreZeroDq", 3, "pre_zero_dq">,
+    I32EnumAttrCase<"DkdvDq", 4, "dkdv_dq">,
+    I32EnumAttrCase<"DqScale", 5, "dq_scale">
+  ]> {
+  let cppNamespace = "::mlir::tilec::tile";
+}
+
 //===----------------------------------------------------------------------===//
 // Layout encodings
 //===----------------------------------------------------------------------===//

@@ -653,4 +653,80 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
   }];
 }
 
+def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
+    AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "dQ, dK, dV of tile.attention from Q, K, V, O, dO and the lse";
+  let description = [{
+    The gradients of `tile.attention` (FlashAttention-2's backward) over 4-D
+    global views `[batch, heads, seq, head_dim]` (contiguous head
+    dimension), bf16 or f16, head dims 64 and 128: Q, O, dO and dQ have
+    `Hq` heads, K and V `Hkv` heads dividing `Hq`, and dK and dV one
+    gradient per query head, `[batch, Hq, Sk, head_dim]` (with grouped-query
+    attention the caller sums the heads of each group, as FlashAttention-2
+    does). `lse` is the forward's natural-log row log-sum-exp `[batch, Hq,
+    Sq]` (f32, `tile.attention`'s `lse`). With `causal`, query `i` sees key
+    `j <= i + (Sk - Sq)` (the forward's bottom-right aligned mask). `scale`
+    is an optional f32 value, the forward's softmax scale (default
+    `1/sqrt(head_dim)`).
+
+    `scratch(%lse2, %delta)` are two f32 `[batch, Hq, Sq]` views (contiguous
+    along seq) the op writes and reads: the lse in the exp2 domain and
+    `Delta = rowsum(dO * O)`. The `atomic` mode (FlashAttention-2's own)
+    computes dQ in the dK/dV kernel and adds it into a third scratch view,
+    an f32 `[batch, Hq, Sq, head_dim]` accumulator, with `tile.atomic_add`:
+    five products per pair of blocks instead of seven, but dQ may differ in
+    its last bits from run to run. Without it dQ has its own kernel and is
+    the same bits on every run.
+
+    The backward is several kernels, launched in order with the same
+    arguments; `stage` names the one a kernel computes:
+
+    | mode | stages, in launch order |
+    | --- | --- |
+    | deterministic | `pre` (lse2, Delta), `dq`, `dkdv` |
+    | `atomic` | `pre_zero_dq` (also zeroes the accumulator), `dkdv_dq`, `dq_scale` (dQ = accumulator * scale) |
+
+    `tile-split-attention-backward` replaces a kernel `@k` holding the op
+    without a `stage` by one kernel per stage, `@k_pre`, `@k_dq`, ... (the
+    same parameters, each the op with its stage), and
+    `tile-expand-named-ops{chip=...}` writes each stage's block program: on
+    sm_90a TMA rings, wgmma and warp specialization, on sm_80 / sm_89
+    cp.async rings and mma.sync, from the tiles of the chip's rule. The op
+    must be the only computation of its kernel.
+
+    ```mlir
+    tile.attention_backward %q, %k, %v, %o, %do, %lse
+        grads(%dq, %dk, %dv) scratch(%lse2, %delta) causal
+        : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, ... (11 types)
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$q, Tile_ViewType:$k, Tile_ViewType:$v,
+                       Tile_ViewType:$o, Tile_ViewType:$dout,
+                       Tile_ViewType:$lse, Tile_ViewType:$dq,
+                       Tile_ViewType:$dk, Tile_ViewType:$dv,
+                       Tile_ViewType:$lse2, Tile_ViewType:$delta,
+                       Optional<Tile_ViewType>:$dq_accum,
+                       Optional<F32>:$scale, UnitAttr:$causal,
+                       UnitAttr:$atomic,
+                       OptionalAttr<Tile_AttentionBackwardStage>:$stage);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $o `,` $dout `,` $lse
+    `grads` `(` $dq `,` $dk `,` $dv `)`
+    `scratch` `(` $lse2 `,` $delta
+      (`,` $dq_accum^ `:` qualified(type($dq_accum)))? `)`
+    (`scale` `(` $scale^ `)`)? (`causal` $causal^)? (`atomic` $atomic^)?
+    (`stage` `(` $stage^ `)`)? attr-dict
+    `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v))
+    `,` qualified(type($o)) `,` qualified(type($dout))
+    `,` qualified(type($lse)) `,` qualified(type($dq))
+    `,` qualified(type($dk)) `,` qualified(type($dv))
+    `,` qualified(type($lse2)) `,` qualified(type($delta))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The stages of this op's mode, in launch order.
+    ::llvm::SmallVector<AttentionBackwardStage, 3> getModeStages();
+  }];
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILEPROGRAMOPS_TD
