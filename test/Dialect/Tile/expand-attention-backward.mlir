@@ -31,10 +31,24 @@
 // SM90A:         tile.store
 // SM90A-LABEL: tile.kernel @attention_bwd_op_bf16_d128_dkdv(
 // SM90A-SAME:    grid(ceildiv(%SK, 128), %H, %B) warps(8) schedule<producer_regs = 24, consumer_regs = 240>
+// SM90A:         %[[DKH:.*]] = tile.make_view %dKH
 // SM90A:         scf.for {{.*}} to %SQ step %c64_i32 {{.*}} -> (tensor<128x128xf32>, tensor<128x128xf32>, tensor<64xf32>, tensor<64xf32>)
 // SM90A-COUNT-4:   tile.dot
 // SM90A:           scf.yield
-// SM90A-COUNT-2: tile.store
+// SM90A:         tile.store %{{.*}}, %[[DKH]][
+// SM90A:         tile.store
+// With expanded(...), the last stage sums each group's per-query-head
+// gradients into dK and dV (K's heads), in f32, one after the other.
+// SM90A-LABEL: tile.kernel @attention_bwd_op_bf16_d128_dkdv_sum(
+// SM90A-SAME:    grid(ceildiv(%SK, 64), %HK, %B) warps(4) {
+// SM90A:         %[[DK:.*]] = tile.make_view %dK[
+// SM90A:         %[[DKH2:.*]] = tile.make_view %dKH[
+// SM90A:         %[[GROUP:.*]] = arith.divui %H, %HK
+// SM90A:         scf.for {{.*}} to %[[GROUP]] {{.*}} -> (tensor<64x128xf32>)
+// SM90A:           tile.load %[[DKH2]]
+// SM90A:           arith.addf
+// SM90A:         tile.store %{{.*}}, %[[DK]][
+// SM90A:         scf.for {{.*}} to %[[GROUP]] {{.*}} -> (tensor<64x128xf32>)
 // The atomic mode: 64 keys per program (one warpgroup), dS K as two
 // 64-column products, each added into the accumulator.
 // SM90A-LABEL: tile.kernel @attention_bwd_op_bf16_d128_atomic_pre_zero_dq(

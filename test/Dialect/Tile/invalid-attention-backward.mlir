@@ -122,27 +122,6 @@ tile.kernel @strided_head_dim(%Pbf16: !tile.ptr<bf16>, %Pf32: !tile.ptr<f32>, %B
 
 // -----
 
-// dK and dV are per query head ([B, Hq, Sk, D]): the caller sums a group's.
-tile.kernel @dk_per_kv_head(%Pbf16: !tile.ptr<bf16>, %Pf32: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %s0: i32, %s1: i32) {
-  %q = tile.make_view %Pbf16[%B, 8, %S, 128] strides [%s0, %s1, 128, 1] : !tile.ptr<bf16>
-  %k = tile.make_view %Pbf16[%B, 2, %S, 128] strides [%s0, %s1, 128, 1] : !tile.ptr<bf16>
-  %v = tile.make_view %Pbf16[%B, 2, %S, 128] strides [%s0, %s1, 128, 1] : !tile.ptr<bf16>
-  %o = tile.make_view %Pbf16[%B, 8, %S, 128] strides [%s0, %s1, 128, 1] : !tile.ptr<bf16>
-  %do = tile.make_view %Pbf16[%B, 8, %S, 128] strides [%s0, %s1, 128, 1] : !tile.ptr<bf16>
-  %lse = tile.make_view %Pf32[%B, %H, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
-  %dq = tile.make_view %Pbf16[%B, 8, %S, 128] strides [%s0, %s1, 128, 1] : !tile.ptr<bf16>
-  %dk = tile.make_view %Pbf16[%B, 2, %S, 128] strides [%s0, %s1, 128, 1] : !tile.ptr<bf16>
-  %dv = tile.make_view %Pbf16[%B, 8, %S, 128] strides [%s0, %s1, 128, 1] : !tile.ptr<bf16>
-  %l2 = tile.make_view %Pf32[%B, %H, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
-  %dl = tile.make_view %Pf32[%B, %H, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
-  // expected-error @+1 {{expected dK to have Q's heads (one gradient per query head) and K's seq}}
-  tile.attention_backward %q, %k, %v, %o, %do, %lse grads(%dq, %dk, %dv) scratch(%l2, %dl)
-      : !tile.view<?x8x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x2x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x2x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x8x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x8x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x8x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x2x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x8x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
-  tile.return
-}
-
-// -----
-
 tile.kernel @batch_mismatch(%Pbf16: !tile.ptr<bf16>, %Pf32: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %s0: i32, %s1: i32) {
   %q = tile.make_view %Pbf16[2, %H, %S, 128] strides [%s0, %s1, 128, 1] : !tile.ptr<bf16>
   %k = tile.make_view %Pbf16[3, %H, %S, 128] strides [%s0, %s1, 128, 1] : !tile.ptr<bf16>
@@ -331,4 +310,43 @@ func.func @outside_kernel(%v: !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.attention_backward %v, %v, %v, %v, %v, %r grads(%v, %v, %v) scratch(%r, %r)
       : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
   return
+}
+
+// -----
+
+tile.kernel @expanded_dk_per_query_head(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %S: i32, %s0: i32, %s1: i32) {
+  %q = tile.make_view %P[%B, 8, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %P[%B, 2, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %g = tile.make_view %P[%B, 8, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %r = tile.make_view %F[%B, 8, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{expected dK to have K's heads and seq (the gradient of K or V; expanded(...) holds the per-query-head ones)}}
+  tile.attention_backward %q, %k, %k, %q, %q, %r grads(%q, %g, %g) scratch(%r, %r) expanded(%q, %q : !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>)
+      : !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x2x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x2x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @dk_of_kv_heads_without_expanded(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %S: i32, %s0: i32, %s1: i32) {
+  %q = tile.make_view %P[%B, 8, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %P[%B, 2, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %g = tile.make_view %P[%B, 2, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %r = tile.make_view %F[%B, 8, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{expected dK to have Q's heads (one gradient per query head) and K's seq (with expanded(...), dK and dV get K's heads)}}
+  tile.attention_backward %q, %k, %k, %q, %q, %r grads(%q, %g, %g) scratch(%r, %r)
+      : !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x2x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x2x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x2x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x2x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @sum_stage_without_expanded(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %S: i32, %s0: i32, %s1: i32) {
+  %q = tile.make_view %P[%B, 8, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %P[%B, 2, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %g = tile.make_view %P[%B, 8, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %r = tile.make_view %F[%B, 8, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{stage 'dkdv_sum' needs expanded(...) views}}
+  tile.attention_backward %q, %k, %k, %q, %q, %r grads(%q, %g, %g) scratch(%r, %r) stage(dkdv_sum)
+      : !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x2x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x2x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>
+  tile.return
 }

@@ -10,6 +10,9 @@
 // CHECK:         tile.attention_backward {{.*}} causal stage(dq)
 // CHECK-LABEL: tile.kernel @attention_bwd_op_bf16_d128_dkdv(
 // CHECK:         tile.attention_backward {{.*}} causal stage(dkdv)
+// With expanded(...) views, dK and dV are summed over each group last.
+// CHECK-LABEL: tile.kernel @attention_bwd_op_bf16_d128_dkdv_sum(
+// CHECK:         tile.attention_backward {{.*}} expanded({{.*}}) scale(%scale) causal stage(dkdv_sum)
 // CHECK-LABEL: tile.kernel @attention_bwd_op_bf16_d128_atomic_pre_zero_dq(
 // CHECK:         tile.attention_backward {{.*}} causal atomic stage(pre_zero_dq)
 // CHECK-LABEL: tile.kernel @attention_bwd_op_bf16_d128_atomic_dkdv_dq(
@@ -22,6 +25,7 @@ tile.kernel @attention_bwd_op_bf16_d128(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>
     %O: !tile.ptr<bf16>, %dO: !tile.ptr<bf16>, %LSE: !tile.ptr<f32>,
     %dQ: !tile.ptr<bf16>, %dK: !tile.ptr<bf16>, %dV: !tile.ptr<bf16>,
     %L2: !tile.ptr<f32>, %DELTA: !tile.ptr<f32>,
+    %dKH: !tile.ptr<bf16>, %dVH: !tile.ptr<bf16>,
     %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32,
     %q_batch: i32, %q_head: i32, %kv_batch: i32, %kv_head: i32,
     %lse_batch: i32, %lse_head: i32, %dkv_batch: i32, %dkv_head: i32,
@@ -33,12 +37,15 @@ tile.kernel @attention_bwd_op_bf16_d128(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>
   %do = tile.make_view %dO[%B, %H, %SQ, 128] strides [%q_batch, %q_head, 128, 1] : !tile.ptr<bf16>
   %lse = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %lse_head, 1] : !tile.ptr<f32>
   %dq = tile.make_view %dQ[%B, %H, %SQ, 128] strides [%q_batch, %q_head, 128, 1] : !tile.ptr<bf16>
-  %dk = tile.make_view %dK[%B, %H, %SK, 128] strides [%dkv_batch, %dkv_head, 128, 1] : !tile.ptr<bf16>
-  %dv = tile.make_view %dV[%B, %H, %SK, 128] strides [%dkv_batch, %dkv_head, 128, 1] : !tile.ptr<bf16>
+  %dk = tile.make_view %dK[%B, %HK, %SK, 128] strides [%kv_batch, %kv_head, 128, 1] : !tile.ptr<bf16>
+  %dv = tile.make_view %dV[%B, %HK, %SK, 128] strides [%kv_batch, %kv_head, 128, 1] : !tile.ptr<bf16>
+  %dkh = tile.make_view %dKH[%B, %H, %SK, 128] strides [%dkv_batch, %dkv_head, 128, 1] : !tile.ptr<bf16>
+  %dvh = tile.make_view %dVH[%B, %H, %SK, 128] strides [%dkv_batch, %dkv_head, 128, 1] : !tile.ptr<bf16>
   %l2 = tile.make_view %L2[%B, %H, %SQ] strides [%rows_batch, %SQ, 1] : !tile.ptr<f32>
   %dl = tile.make_view %DELTA[%B, %H, %SQ] strides [%rows_batch, %SQ, 1] : !tile.ptr<f32>
   tile.attention_backward %q, %k, %v, %o, %do, %lse grads(%dq, %dk, %dv)
-      scratch(%l2, %dl) scale(%scale) causal
+      scratch(%l2, %dl) expanded(%dkh, %dvh : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>)
+      scale(%scale) causal
     : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
       !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>,
       !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,

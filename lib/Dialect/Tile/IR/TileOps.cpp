@@ -1745,12 +1745,17 @@ LogicalResult AttentionOp::verify() {
 // AttentionBackwardOp
 //===----------------------------------------------------------------------===//
 
-SmallVector<AttentionBackwardStage, 3> AttentionBackwardOp::getModeStages() {
+SmallVector<AttentionBackwardStage, 4> AttentionBackwardOp::getModeStages() {
+  SmallVector<AttentionBackwardStage, 4> stages;
   if (getAtomic())
-    return {AttentionBackwardStage::PreZeroDq, AttentionBackwardStage::DkdvDq,
-            AttentionBackwardStage::DqScale};
-  return {AttentionBackwardStage::Pre, AttentionBackwardStage::Dq,
-          AttentionBackwardStage::Dkdv};
+    stages = {AttentionBackwardStage::PreZeroDq, AttentionBackwardStage::DkdvDq,
+              AttentionBackwardStage::DqScale};
+  else
+    stages = {AttentionBackwardStage::Pre, AttentionBackwardStage::Dq,
+              AttentionBackwardStage::Dkdv};
+  if (getDkExpanded())
+    stages.push_back(AttentionBackwardStage::DkdvSum);
+  return stages;
 }
 
 LogicalResult AttentionBackwardOp::verify() {
@@ -1759,19 +1764,30 @@ LogicalResult AttentionBackwardOp::verify() {
   // The [batch, heads, seq, head_dim] views, and which of Q's (query heads
   // and seq) or K's (keys) extents they have.
   enum Rows { QueryRows, KeyRows, PerQueryHeadKeyRows };
+  bool expanded = static_cast<bool>(getDkExpanded());
+  if (expanded != static_cast<bool>(getDvExpanded()))
+    return emitOpError("expected both expanded views (dK's and dV's per "
+                       "query head) or neither");
+  Rows gradRows = expanded ? KeyRows : PerQueryHeadKeyRows;
   struct Operand {
     StringRef name;
     ViewType type;
     Rows rows;
   };
-  Operand tiles[] = {{"Q", q, QueryRows},
-                     {"K", k, KeyRows},
-                     {"V", type(getV()), KeyRows},
-                     {"O", type(getO()), QueryRows},
-                     {"dO", type(getDout()), QueryRows},
-                     {"dQ", type(getDq()), QueryRows},
-                     {"dK", type(getDk()), PerQueryHeadKeyRows},
-                     {"dV", type(getDv()), PerQueryHeadKeyRows}};
+  SmallVector<Operand, 10> tiles = {{"Q", q, QueryRows},
+                                    {"K", k, KeyRows},
+                                    {"V", type(getV()), KeyRows},
+                                    {"O", type(getO()), QueryRows},
+                                    {"dO", type(getDout()), QueryRows},
+                                    {"dQ", type(getDq()), QueryRows},
+                                    {"dK", type(getDk()), gradRows},
+                                    {"dV", type(getDv()), gradRows}};
+  if (expanded) {
+    tiles.push_back(
+        {"expanded dK", type(getDkExpanded()), PerQueryHeadKeyRows});
+    tiles.push_back(
+        {"expanded dV", type(getDvExpanded()), PerQueryHeadKeyRows});
+  }
   Type et = q.getElementType();
   if (!et.isBF16() && !et.isF16())
     return emitOpError("expected bf16 or f16 Q, K, V, O, dO and gradients, "
@@ -1803,9 +1819,16 @@ LogicalResult AttentionBackwardOp::verify() {
       return emitOpError("expected ")
              << t.name
              << (t.rows == QueryRows ? " to have Q's heads and seq"
-                 : t.rows == KeyRows ? " to have K's heads and seq"
-                                     : " to have Q's heads (one gradient per "
-                                       "query head) and K's seq");
+                 : t.rows == KeyRows
+                     ? " to have K's heads and seq"
+                     : " to have Q's heads (one gradient per query head) and "
+                       "K's seq")
+             << (t.rows == KeyRows && expanded && t.name.starts_with("d")
+                     ? " (the gradient of K or V; expanded(...) holds the "
+                       "per-query-head ones)"
+                 : t.rows == PerQueryHeadKeyRows && !expanded
+                     ? " (with expanded(...), dK and dV get K's heads)"
+                     : "");
   }
   int64_t hq = q.getShape()[1], hk = k.getShape()[1];
   if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) &&
@@ -1846,12 +1869,15 @@ LogicalResult AttentionBackwardOp::verify() {
     return emitOpError("the atomic mode needs a third scratch view, the f32 "
                        "dQ accumulator [batch, heads, seq, head_dim]");
   }
-  if (std::optional<AttentionBackwardStage> stage = getStage())
+  if (std::optional<AttentionBackwardStage> stage = getStage()) {
+    if (*stage == AttentionBackwardStage::DkdvSum && !expanded)
+      return emitOpError("stage 'dkdv_sum' needs expanded(...) views");
     if (!llvm::is_contained(getModeStages(), *stage))
       return emitOpError("stage '")
              << stringifyAttentionBackwardStage(*stage) << "' is "
              << (getAtomic() ? "not one of the atomic mode's"
                              : "the atomic mode's; add `atomic`");
+  }
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");
   return success();

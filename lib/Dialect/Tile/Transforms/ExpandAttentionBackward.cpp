@@ -23,6 +23,9 @@
 //    transposed in registers; dkdv_dq also adds dS K (dS = (dSᵀ)ᵀ) into
 //    the accumulator with tile.atomic_add.
 //  * dq_scale: dQ = accumulator * scale.
+//  * dkdv_sum (with `expanded`): per 64 keys of a (batch, K/V head), dK and
+//    dV as the sums of the group's per-query-head gradients, which the dK/dV
+//    stage wrote into the expanded views.
 //
 // A tile that two products read (K in the dQ loop; Q and dO in the dK/dV
 // loop) is loaded once per product: on sm_90a each load becomes a TMA ring
@@ -439,10 +442,50 @@ static void emitDkdv(ImplicitLocOpBuilder &b, const BackwardProblem &p,
         scf::YieldOp::create(lb, yields);
       });
   SmallVector<Value, 4> outAt{pr.bi, pr.h, pr.start, c0};
-  StoreOp::create(b, scaleAndTrunc(b, p, loop.getResult(0)), op.getDk(), outAt,
-                  Value());
-  StoreOp::create(b, truncTo(b, loop.getResult(1), p.et), op.getDv(), outAt,
-                  Value());
+  StoreOp::create(b, scaleAndTrunc(b, p, loop.getResult(0)),
+                  op.getDkPerQueryHead(), outAt, Value());
+  StoreOp::create(b, truncTo(b, loop.getResult(1), p.et),
+                  op.getDvPerQueryHead(), outAt, Value());
+}
+
+//===----------------------------------------------------------------------===//
+// dkdv_sum
+//===----------------------------------------------------------------------===//
+
+/// `to`[b, hk, rows] = the sum over the query heads h of K/V head hk of
+/// `from`[b, h, rows], in f32, rounded once.
+static void emitGroupSum(ImplicitLocOpBuilder &b, const BackwardProblem &p,
+                         int64_t rows, const Program &pr, Value group,
+                         Value from, Value to) {
+  Value c0 = constI32(b, 0);
+  Value first = arith::MulIOp::create(b, pr.h, group);
+  Value zero = splatF32(b, {rows, p.d}, 0.0);
+  auto loop = scf::ForOp::create(
+      b, c0, group, constI32(b, 1), ValueRange{zero},
+      [&](OpBuilder &ob, Location loc, Value g, ValueRange it) {
+        ImplicitLocOpBuilder lb(loc, ob);
+        Value h = arith::AddIOp::create(lb, first, g);
+        Value t = loadTile(lb, from, {rows, p.d}, p.et,
+                           ValueRange{pr.bi, h, pr.start, c0});
+        Value tf = arith::ExtFOp::create(
+            lb, tensorOf({rows, p.d}, lb.getF32Type()), t);
+        scf::YieldOp::create(lb,
+                             ValueRange{arith::AddFOp::create(lb, it[0], tf)});
+      });
+  StoreOp::create(b, truncTo(b, loop.getResult(0), p.et), to,
+                  ValueRange{pr.bi, pr.h, pr.start, c0}, Value());
+}
+
+/// Per `rows` keys of a (batch, K/V head): dK and dV, the sums of the
+/// per-query-head gradients of the head's group (one after the other, so
+/// that one f32 tile is live).
+static void emitDkdvSum(ImplicitLocOpBuilder &b, const BackwardProblem &p,
+                        int64_t rows) {
+  AttentionBackwardOp op = p.op;
+  Program pr = emitProgram(b, constI32(b, rows));
+  Value group = arith::DivUIOp::create(b, p.hq, p.hk);
+  emitGroupSum(b, p, rows, pr, group, op.getDkExpanded(), op.getDk());
+  emitGroupSum(b, p, rows, pr, group, op.getDvExpanded(), op.getDv());
 }
 
 //===----------------------------------------------------------------------===//
@@ -474,12 +517,14 @@ static BackwardProblem getProblem(ImplicitLocOpBuilder &b,
   return p;
 }
 
-/// The launch grid: (ceildiv(rows, block), Hq, B) programs of `warps` warps.
+/// The launch grid: (ceildiv(rows, block), heads, B) programs of `warps`
+/// warps.
 static LogicalResult setGrid(KernelOp kernel, const BackwardProblem &p,
-                             Value rows, int64_t block, int64_t warps) {
+                             Value rows, int64_t block, int64_t warps,
+                             Value heads) {
   SmallVector<int64_t> params;
   FailureOr<AffineExpr> rowsExpr = getParamExpr(rows, kernel, params);
-  FailureOr<AffineExpr> hqExpr = getParamExpr(p.hq, kernel, params);
+  FailureOr<AffineExpr> hqExpr = getParamExpr(heads, kernel, params);
   FailureOr<AffineExpr> bExpr = getParamExpr(p.batch, kernel, params);
   if (failed(rowsExpr) || failed(hqExpr) || failed(bExpr))
     return AttentionBackwardOp(p.op).emitOpError(
@@ -527,7 +572,7 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
   case AttentionBackwardStage::Pre:
   case AttentionBackwardStage::PreZeroDq: {
     bool zero = *stage == AttentionBackwardStage::PreZeroDq;
-    grid = setGrid(kernel, p, p.sq, t.rowM, t.rowWarps);
+    grid = setGrid(kernel, p, p.sq, t.rowM, t.rowWarps, p.hq);
     SmallVector<Value> tiles{o, dout};
     if (zero)
       tiles.push_back(acc);
@@ -537,7 +582,7 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
     break;
   }
   case AttentionBackwardStage::Dq:
-    grid = setGrid(kernel, p, p.sq, t.dqM, t.dqWarps);
+    grid = setGrid(kernel, p, p.sq, t.dqM, t.dqWarps, p.hq);
     requireAlignment(kernel, {q, k, v, dout, op.getDq()}, {lse2, delta});
     if (succeeded(grid))
       emitDq(b, p, t);
@@ -545,8 +590,9 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
   case AttentionBackwardStage::Dkdv:
   case AttentionBackwardStage::DkdvDq: {
     bool atomicDq = *stage == AttentionBackwardStage::DkdvDq;
-    grid = setGrid(kernel, p, p.sk, t.dkvN, t.dkvWarps);
-    SmallVector<Value> tiles{q, k, v, dout, op.getDk(), op.getDv()};
+    grid = setGrid(kernel, p, p.sk, t.dkvN, t.dkvWarps, p.hq);
+    SmallVector<Value> tiles{
+        q, k, v, dout, op.getDkPerQueryHead(), op.getDvPerQueryHead()};
     if (atomicDq)
       tiles.push_back(acc);
     requireAlignment(kernel, tiles, {lse2, delta});
@@ -556,8 +602,16 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
       emitDkdv(b, p, t, atomicDq);
     break;
   }
+  case AttentionBackwardStage::DkdvSum:
+    grid = setGrid(kernel, p, p.sk, t.sumN, t.rowWarps, p.hk);
+    requireAlignment(
+        kernel,
+        {op.getDk(), op.getDv(), op.getDkExpanded(), op.getDvExpanded()}, {});
+    if (succeeded(grid))
+      emitDkdvSum(b, p, t.sumN);
+    break;
   case AttentionBackwardStage::DqScale:
-    grid = setGrid(kernel, p, p.sq, t.rowM, t.rowWarps);
+    grid = setGrid(kernel, p, p.sq, t.rowM, t.rowWarps, p.hq);
     requireAlignment(kernel, {acc, op.getDq()}, {});
     if (succeeded(grid))
       emitDqScale(b, p, t);

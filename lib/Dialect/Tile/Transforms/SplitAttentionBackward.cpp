@@ -38,7 +38,7 @@ static std::string getStageName(KernelOp kernel, AttentionBackwardStage stage) {
 /// Replaces `kernel` (whose only computation is `op`) by its stage kernels.
 static LogicalResult splitKernel(KernelOp kernel, AttentionBackwardOp op,
                                  ModuleOp module) {
-  SmallVector<AttentionBackwardStage, 3> stages = op.getModeStages();
+  SmallVector<AttentionBackwardStage, 4> stages = op.getModeStages();
   auto stageList = [&] {
     std::string list;
     for (AttentionBackwardStage stage : stages)

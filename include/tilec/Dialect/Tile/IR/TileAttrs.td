@@ -74,7 +74,8 @@ def Tile_AttentionBackwardStage : I32EnumAttr<"AttentionBackwardStage",
     I32EnumAttrCase<"Dkdv", 2, "dkdv">,
     I32EnumAttrCase<"PreZeroDq", 3, "pre_zero_dq">,
     I32EnumAttrCase<"DkdvDq", 4, "dkdv_dq">,
-    I32EnumAttrCase<"DqScale", 5, "dq_scale">
+    I32EnumAttrCase<"DqScale", 5, "dq_scale">,
+    I32EnumAttrCase<"DkdvSum", 6, "dkdv_sum">
   ]> {
   let cppNamespace = "::mlir::tilec::tile";
 }

@@ -660,10 +660,14 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
     The gradients of `tile.attention` (FlashAttention-2's backward) over 4-D
     global views `[batch, heads, seq, head_dim]` (contiguous head
     dimension), bf16 or f16, head dims 64 and 128: Q, O, dO and dQ have
-    `Hq` heads, K and V `Hkv` heads dividing `Hq`, and dK and dV one
-    gradient per query head, `[batch, Hq, Sk, head_dim]` (with grouped-query
-    attention the caller sums the heads of each group, as FlashAttention-2
-    does). `lse` is the forward's natural-log row log-sum-exp `[batch, Hq,
+    `Hq` heads, K and V `Hkv` heads dividing `Hq`. dK and dV are K's and
+    V's gradients, `[batch, Hkv, Sk, head_dim]`, when the op has
+    `expanded(%dk_h, %dv_h)`: two `[batch, Hq, Sk, head_dim]` scratch views
+    of one gradient per query head, which a last stage sums over each group
+    of query heads. Without it dK and dV are those per-query-head gradients
+    themselves, `[batch, Hq, Sk, head_dim]` (the gradients of K and V when
+    `Hq = Hkv`; with grouped-query attention the caller sums each group, as
+    FlashAttention-2 does). `lse` is the forward's natural-log row log-sum-exp `[batch, Hq,
     Sq]` (f32, `tile.attention`'s `lse`). With `causal`, query `i` sees key
     `j <= i + (Sk - Sq)` (the forward's bottom-right aligned mask). `scale`
     is an optional f32 value, the forward's softmax scale (default
@@ -686,6 +690,9 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
     | deterministic | `pre` (lse2, Delta), `dq`, `dkdv` |
     | `atomic` | `pre_zero_dq` (also zeroes the accumulator), `dkdv_dq`, `dq_scale` (dQ = accumulator * scale) |
 
+    With `expanded`, both modes end with `dkdv_sum` (dK and dV as sums of
+    the per-query-head gradients, in f32, rounded once).
+
     `tile-split-attention-backward` replaces a kernel `@k` holding the op
     without a `stage` by one kernel per stage, `@k_pre`, `@k_dq`, ... (the
     same parameters, each the op with its stage), and
@@ -698,6 +705,10 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
     tile.attention_backward %q, %k, %v, %o, %do, %lse
         grads(%dq, %dk, %dv) scratch(%lse2, %delta) causal
         : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, ... (11 types)
+    tile.attention_backward %q, %k, %v, %o, %do, %lse
+        grads(%dq, %dk, %dv) scratch(%lse2, %delta, %acc : !tile.view<...>)
+        expanded(%dkh, %dvh : !tile.view<...>, !tile.view<...>) atomic
+        : ...
     ```
   }];
   let arguments = (ins Tile_ViewType:$q, Tile_ViewType:$k, Tile_ViewType:$v,
@@ -706,6 +717,8 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
                        Tile_ViewType:$dk, Tile_ViewType:$dv,
                        Tile_ViewType:$lse2, Tile_ViewType:$delta,
                        Optional<Tile_ViewType>:$dq_accum,
+                       Optional<Tile_ViewType>:$dk_expanded,
+                       Optional<Tile_ViewType>:$dv_expanded,
                        Optional<F32>:$scale, UnitAttr:$causal,
                        UnitAttr:$atomic,
                        OptionalAttr<Tile_AttentionBackwardStage>:$stage);
@@ -714,6 +727,8 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
     `grads` `(` $dq `,` $dk `,` $dv `)`
     `scratch` `(` $lse2 `,` $delta
       (`,` $dq_accum^ `:` qualified(type($dq_accum)))? `)`
+    (`expanded` `(` $dk_expanded^ `,` $dv_expanded `:`
+      qualified(type($dk_expanded)) `,` qualified(type($dv_expanded)) `)`)?
     (`scale` `(` $scale^ `)`)? (`causal` $causal^)? (`atomic` $atomic^)?
     (`stage` `(` $stage^ `)`)? attr-dict
     `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v))
@@ -725,7 +740,15 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The stages of this op's mode, in launch order.
-    ::llvm::SmallVector<AttentionBackwardStage, 3> getModeStages();
+    ::llvm::SmallVector<AttentionBackwardStage, 4> getModeStages();
+    /// Where the dK/dV stage stores dK and dV: the per-query-head scratch
+    /// views with `expanded`, else dK and dV.
+    ::mlir::Value getDkPerQueryHead() {
+      return getDkExpanded() ? getDkExpanded() : getDk();
+    }
+    ::mlir::Value getDvPerQueryHead() {
+      return getDvExpanded() ? getDvExpanded() : getDv();
+    }
   }];
 }
 

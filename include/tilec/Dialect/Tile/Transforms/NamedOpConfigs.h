@@ -127,6 +127,9 @@ struct AttentionBackwardTiles {
   int64_t dqM = 128, dqN = 64, dqWarps = 8;
   int64_t dkvN = 128, dkvM = 64, dkvWarps = 8;
   int64_t rowM = 128, rowWarps = 4;
+  /// dkdv_sum: keys per program (4 warps), one f32 [sumN, head_dim] sum
+  /// live at a time.
+  int64_t sumN = 64;
   /// The dK/dV loop loads the next query block's lse2 and Delta one step
   /// ahead (carried through the loop), off the critical path of the step:
   /// +7-12% on the mma.sync path, +0-7% on sm_90a.
