@@ -27,6 +27,13 @@ counted half).
 --old-artifacts times the same kernels of another build in the same rounds
 (names ending "@old", not checked again), and each speed row gets
 vs_old = new / old per kernel: an interleaved A/B of a compiler change.
+
+--op also checks and times the kernels of the named op
+tile.attention_backward (python/tilec/backward_op.py; built by
+build_backward_artifacts.py --op): "__op" (deterministic, dK/dV summed over
+each group by the op's dkdv_sum stage) and "__op_atomic" (atomic, the
+caller sums). Each speed row gets vs_text = op / the text block programs
+(the same programs, expected 1.00x).
 """
 
 import argparse
@@ -46,7 +53,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from artifact_record import open_log, read_commit, write_result  # noqa: E402
 from block_programs import time_rounds  # noqa: E402
-from tilec import backward_kernels  # noqa: E402
+from tilec import backward_kernels, backward_op  # noqa: E402
 from tilec.runtime import Kernel  # noqa: E402
 
 # (B, H, HK, SQ, SK)
@@ -101,6 +108,56 @@ class Backward:
         B, H, SQ, D = q.shape
         HK, SK = k.shape[1], k.shape[2]
         if HK == H:
+            return t["dq"], t["dk"], t["dv"]
+        g = H // HK
+        return (t["dq"], t["dk"].view(B, HK, g, SK, D).float().sum(2).to(q.dtype),
+                t["dv"].view(B, HK, g, SK, D).float().sum(2).to(q.dtype))
+
+
+class OpBackward:
+    """The stage kernels of tile.attention_backward for one (chip, head
+    dim, causal, mode): suffix "__op" (deterministic, expanded: dK and dV of
+    K's shape from the op) or "__op_atomic" (atomic, one dK/dV per query
+    head, summed here as for the text kernels)."""
+
+    def __init__(self, art, chip, d, causal, suffix):
+        self.atomic = suffix == "__op_atomic"
+        self.expanded = not self.atomic
+        names = backward_op.stage_names("bf16", d, causal, self.atomic, self.expanded)
+        self.kernels = [Kernel(os.path.join(art, chip, n + ".json")) for n in names]
+        self.labels = backward_op.stages(self.atomic, self.expanded)
+
+    def scratch(self, q, k):
+        B, H, SQ, D = q.shape
+        HK, SK = k.shape[1], k.shape[2]
+        nan = float("nan")
+        heads = HK if self.expanded else H
+        t = dict(l2=torch.full((B, H, SQ), nan, device="cuda"),
+                 delta=torch.full((B, H, SQ), nan, device="cuda"),
+                 dq=torch.full_like(q, nan),
+                 dk=torch.full((B, heads, SK, D), nan, device="cuda", dtype=q.dtype),
+                 dv=torch.full((B, heads, SK, D), nan, device="cuda", dtype=q.dtype))
+        if self.atomic:
+            t["dqa"] = torch.full((B, H, SQ, D), nan, device="cuda")
+        if self.expanded:
+            t["dkh"] = torch.full((B, H, SK, D), nan, device="cuda", dtype=q.dtype)
+            t["dvh"] = torch.full_like(t["dkh"], nan)
+        return t
+
+    def parts(self, q, k, v, o, do, lse, scale, t):
+        values = backward_op.launch_values(q, k, v, o, do, lse, t["l2"], t["delta"], t["dq"],
+                                           t["dk"], t["dv"], scale, dqa=t.get("dqa"),
+                                           dkh=t.get("dkh"), dvh=t.get("dvh"))
+        return {label: (lambda kernel=kernel: kernel(*backward_op.launch_args(kernel.params,
+                                                                              values)))
+                for label, kernel in zip(self.labels, self.kernels)}
+
+    def __call__(self, q, k, v, o, do, lse, scale, t):
+        for launch in self.parts(q, k, v, o, do, lse, scale, t).values():
+            launch()
+        B, H, SQ, D = q.shape
+        HK, SK = k.shape[1], k.shape[2]
+        if self.expanded or HK == H:
             return t["dq"], t["dk"], t["dv"]
         g = H // HK
         return (t["dq"], t["dk"].view(B, HK, g, SK, D).float().sum(2).to(q.dtype),
@@ -234,7 +291,10 @@ def bench(kernels, rounds, log):
         row = dict(B=B, H=H, S=S, D=d, causal=causal, ms=ms, tflops=tf, breakdown_ms=breakdown,
                    vs_cudnn={n: tf[n] / tf["cudnn"] for n in tf if n.startswith("tilec")},
                    vs_flash={n: tf[n] / tf["flash"] for n in tf if n.startswith("tilec")},
-                   vs_old={n: tf[n] / tf[n + "@old"] for n in tf if n + "@old" in tf})
+                   vs_old={n: tf[n] / tf[n + "@old"] for n in tf if n + "@old" in tf},
+                   vs_text={n: tf[n] / tf[n.replace("__op", "").replace("_atomic", "__atomic")]
+                            for n in tf if "__op" in n
+                            and n.replace("__op", "").replace("_atomic", "__atomic") in tf})
         log(json.dumps(row))
         rows.append(row)
     return rows
@@ -251,6 +311,8 @@ def main():
     ap.add_argument("--no-bench", action="store_true")
     ap.add_argument("--old-artifacts", default=None,
                     help="another build's artifacts, timed beside these (@old)")
+    ap.add_argument("--op", action="store_true",
+                    help="also tile.attention_backward's kernels (__op, __op_atomic)")
     ap.add_argument("--cases", type=int, default=None,
                     help="only the first N shapes of the test matrix (compute-sanitizer runs)")
     args = ap.parse_args()
@@ -263,13 +325,18 @@ def main():
             found = json.load(f)
     for chip in chips:
         for d in backward_kernels.HEAD_DIMS:
-            suffixes = found.get(f"{chip}/d{d}", ["", "__atomic"])
+            suffixes = [s for s in found.get(f"{chip}/d{d}", ["", "__atomic"])
+                        if not s.startswith("__op")]
             for causal in (False, True):
                 for s in suffixes:
                     kernels[(chip, d, causal, s)] = Backward(args.artifacts, chip, d, causal, s)
                     if args.old_artifacts:
                         kernels[(chip, d, causal, s + "@old")] = Backward(
                             args.old_artifacts, chip, d, causal, s)
+                if args.op:
+                    for s in ("__op", "__op_atomic"):
+                        kernels[(chip, d, causal, s)] = OpBackward(args.artifacts, chip, d,
+                                                                   causal, s)
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
                   commit=os.environ.get("TILEC_COMMIT") or read_commit(args.artifacts),
                   torch=torch.__version__)

@@ -7,7 +7,11 @@ in tile variants (`<name>__<tiles>`) for A/B runs, and the atomic mode's
 kernels (`__atomic[_<tiles>]`). sm_80 PTX is assembled for sm_90 (the H200). Writes each kernel's
 compile time (tilec, ptxas included) to OUT/compile_times.json.
 
-    build_backward_artifacts.py [--out .gpu/backward] [--chips sm_80,sm_90a]
+    build_backward_artifacts.py [--out .gpu/backward] [--chips sm_80,sm_90a] [--op]
+
+--op also compiles the named op tile.attention_backward
+(python/tilec/backward_op.py): deterministic with dK/dV of K's shape
+(expanded), and atomic.
 """
 
 import argparse
@@ -23,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from artifact_record import stamp_commit  # noqa: E402
-from tilec import backward_kernels  # noqa: E402
+from tilec import backward_kernels, backward_op  # noqa: E402
 
 
 #: Tile variants per (chip, head dim) for A/B runs, besides the package's
@@ -84,11 +88,20 @@ def variants(chip, d, causal):
     return out
 
 
+def op_sources(d, causal):
+    """(suffix, source) of the named op's kernels (their stage kernels are
+    named by backward_op.stage_names)."""
+    return [(suffix, backward_op.source("bf16", d, causal, atomic, expanded)[1])
+            for suffix, atomic, expanded in (("__op", False, True),
+                                             ("__op_atomic", True, False))]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "backward"))
     ap.add_argument("--chips", default="sm_80,sm_90a")
     ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    ap.add_argument("--op", action="store_true", help="also tile.attention_backward's kernels")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     stamp_commit(args.out)
@@ -97,7 +110,8 @@ def main():
         arch = "sm_90" if chip in ("sm_80", "sm_89") else chip
         for d in backward_kernels.HEAD_DIMS:
             for causal in (False, True):
-                for suffix, src in variants(chip, d, causal):
+                for suffix, src in variants(chip, d, causal) + (
+                        op_sources(d, causal) if args.op else []):
                     found.setdefault(f"{chip}/d{d}", set()).add(suffix)
                     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
                         f.write(src)

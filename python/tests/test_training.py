@@ -73,6 +73,48 @@ def test_atomic_mode_kernels(library, tmp_path, chip, dot, add):
     assert params[0][-2:] == params[1][-2:] == ["dqa_batch", "dqa_head"]
 
 
+@pytest.mark.parametrize("atomic,expanded", [(False, True), (True, False), (False, False)])
+def test_backward_op_kernels(library, tmp_path, atomic, expanded):
+    """tile.attention_backward (tilec.backward_op): one kernel per stage,
+    each with the op kernel's parameters, which launch_values fills by
+    name; with expanded views dK and dV have K's heads and dkdv_sum adds up
+    each group's."""
+    from tilec import backward_op
+    name, source = backward_op.source("bf16", 128, True, atomic, expanded)
+    result = tilec.compile(source, chip="sm_90a", emit="ptx", cache_dir=tmp_path)
+    names = backward_op.stage_names("bf16", 128, True, atomic, expanded)
+    assert result.names == names
+    assert [n[len(name) + 1:] for n in names] == backward_op.stages(atomic, expanded)
+    b, h, hk, sq, sk, d = 2, 8, 2, 300, 500, 128
+    q, out, grad_out, dq = (FakeTensor((b, h, sq, d)) for _ in range(4))
+    k, v = FakeTensor((b, hk, sk, d)), FakeTensor((b, hk, sk, d))
+    lse, l2, delta = (FakeTensor((b, h, sq), "float32") for _ in range(3))
+    heads = hk if expanded else h
+    dk, dv = FakeTensor((b, heads, sk, d)), FakeTensor((b, heads, sk, d))
+    extra = {}
+    if atomic:
+        extra["dqa"] = FakeTensor((b, h, sq, d), "float32")
+    if expanded:
+        extra["dkh"], extra["dvh"] = FakeTensor((b, h, sk, d)), FakeTensor((b, h, sk, d))
+    values = backward_op.launch_values(q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv, 0.1,
+                                       **extra)
+    params = result[names[0]].metadata["params"]
+    for n in names:  # (each stage records the alignment its own copies need)
+        assert [p["name"] for p in result[n].metadata["params"]] == [p["name"] for p in params]
+    args = backward_op.launch_args(params, values)
+    by_name = dict(zip((p["name"] for p in params), args))
+    assert by_name["dK"] is dk and by_name["HK"] == hk and by_name["scale"] == 0.1
+    assert by_name["k_head"] == sk * d and by_name["rows_batch"] == h * sq
+    assert ("DQA" in by_name) == atomic and ("dKH" in by_name) == expanded
+    assert "wgmma.mma_async" in result[names[1]].ptx
+    if expanded:
+        summed = result[names[-1]]
+        assert "wgmma" not in summed.ptx
+        assert summed.metadata["grid"] == ["ceildiv(SK, 64)", "HK", "B"]
+    with pytest.raises(KeyError, match="dKH"):
+        backward_op.launch_args([{"name": "dKH"}], {})
+
+
 def test_backward_kernels_refuse_what_they_lack():
     with pytest.raises(ValueError, match="head dims 64/128, not bf16 at 256"):
         backward_kernels.source("bf16", 256)
