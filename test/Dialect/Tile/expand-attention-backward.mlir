@@ -7,7 +7,7 @@
 // RUN: tilec-opt %examples/attention_backward_op_bf16.mlir --pass-pipeline='builtin.module(tile-split-attention-backward, tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefix=SM90A
 // RUN: tilec-opt %examples/attention_backward_op_bf16.mlir --pass-pipeline='builtin.module(tile-split-attention-backward, tile.kernel(tile-expand-named-ops{chip=sm_80}))' | FileCheck %s --check-prefix=SM80
 // RUN: tilec-opt %examples/attention_backward_op_bf16.mlir --pass-pipeline='builtin.module(tile-split-attention-backward, tile.kernel(tile-expand-named-ops{chip=sm_89}))' | FileCheck %s --check-prefix=SM89
-// RUN: tilec-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_90a}))'
+// RUN: tilec-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefix=CHECK-CONFIG
 
 // sm_90a: rows of 128 (4 warps) for Delta and lse2; dQ programs of 128
 // queries stepping 64 keys; dK/dV programs of 128 keys stepping 64 queries
@@ -102,5 +102,35 @@ tile.kernel @only_computation(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, 
   tile.attention_backward %t, %t, %t, %t, %t, %r grads(%t, %t, %t) scratch(%r, %r) stage(dq)
       : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
   %x = arith.muli %c2, %B : i32
+  tile.return
+}
+
+// -----
+
+// config <...> overrides the rule's tiles: 128-key dQ steps, 32-column dQ
+// slices for the atomic adds.
+// CHECK-CONFIG-LABEL: tile.kernel @overrides(
+// CHECK-CONFIG-SAME:    grid(ceildiv(%S, 64), %H, %B) warps(4) {
+// CHECK-CONFIG-COUNT-2: tile.atomic_add {{.*}} : tensor<64x32xf32>
+tile.kernel @overrides(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %s0: i32, %s1: i32) {
+  %t = tile.make_view %P[%B, %H, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %r = tile.make_view %F[%B, %H, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
+  %a = tile.make_view %F[%B, %H, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<f32>
+  tile.attention_backward %t, %t, %t, %t, %t, %r grads(%t, %t, %t) scratch(%r, %r, %a : !tile.view<?x?x?x64xf32, strides = [?, ?, 64, 1]>)
+      atomic stage(dkdv_dq) config <dkv_n = 64, dkv_warps = 4, dq_add_cols = 32>
+      : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @add_cols_past_head_dim(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %s0: i32, %s1: i32) {
+  %t = tile.make_view %P[%B, %H, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %r = tile.make_view %F[%B, %H, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
+  %a = tile.make_view %F[%B, %H, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{config dq_add_cols = 128 is wider than the head dim 64}}
+  tile.attention_backward %t, %t, %t, %t, %t, %r grads(%t, %t, %t) scratch(%r, %r, %a : !tile.view<?x?x?x64xf32, strides = [?, ?, 64, 1]>)
+      atomic stage(dkdv_dq) config <dq_add_cols = 128>
+      : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
   tile.return
 }

@@ -350,3 +350,39 @@ tile.kernel @sum_stage_without_expanded(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>,
       : !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x2x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x2x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>, !tile.view<?x8x?xf32, strides = [?, ?, 1]>
   tile.return
 }
+
+// -----
+
+tile.kernel @config_not_power_of_two(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %s0: i32, %s1: i32) {
+  %t = tile.make_view %P[%B, %H, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %r = tile.make_view %F[%B, %H, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
+  // expected-error @+2 {{dq_n = 96 must be a power of two}}
+  tile.attention_backward %t, %t, %t, %t, %t, %r grads(%t, %t, %t) scratch(%r, %r)
+      config <dq_n = 96>
+      : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @config_small_warps(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %s0: i32, %s1: i32) {
+  %t = tile.make_view %P[%B, %H, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %r = tile.make_view %F[%B, %H, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
+  // expected-error @+2 {{dkv_warps = 2 must be at least 4}}
+  tile.attention_backward %t, %t, %t, %t, %t, %r grads(%t, %t, %t) scratch(%r, %r)
+      config <dkv_warps = 2>
+      : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @config_registers(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %s0: i32, %s1: i32) {
+  %t = tile.make_view %P[%B, %H, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
+  %r = tile.make_view %F[%B, %H, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
+  // expected-error @+2 {{consumer_regs must be a multiple of 8 in [24, 256], got 250}}
+  tile.attention_backward %t, %t, %t, %t, %t, %r grads(%t, %t, %t) scratch(%r, %r)
+      config <consumer_regs = 250>
+      : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
+  tile.return
+}

@@ -530,6 +530,25 @@ LogicalResult AttentionConfigAttr::verify(
        {"producer_regs", producerRegs.has_value()}});
 }
 
+LogicalResult AttentionBackwardConfigAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, std::optional<int64_t> dqM,
+    std::optional<int64_t> dqN, std::optional<int64_t> dqWarps,
+    std::optional<int64_t> dkvN, std::optional<int64_t> dkvM,
+    std::optional<int64_t> dkvWarps, BoolAttr prefetchRows,
+    std::optional<int64_t> consumerRegs, std::optional<int64_t> producerRegs,
+    std::optional<int64_t> dqAddCols) {
+  if (failed(verifyConfigCounts(emitError,
+                                {{"dq_m", dqM, 256, /*min=*/16, true},
+                                 {"dq_n", dqN, 256, /*min=*/16, true},
+                                 {"dq_warps", dqWarps, 16, /*min=*/4, true},
+                                 {"dkv_n", dkvN, 256, /*min=*/16, true},
+                                 {"dkv_m", dkvM, 256, /*min=*/16, true},
+                                 {"dkv_warps", dkvWarps, 16, /*min=*/4, true},
+                                 {"dq_add_cols", dqAddCols, 256, 16, true}})))
+    return failure();
+  return verifySetmaxnregBudgets(emitError, producerRegs, consumerRegs);
+}
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//

@@ -560,10 +560,13 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
         "(tile-split-attention-backward makes one per stage)");
   if (failed(checkOnlyComputation(kernel, op)))
     return failure();
+  FailureOr<AttentionBackwardTiles> tiles =
+      getAttentionBackwardTiles(op, target);
+  if (failed(tiles))
+    return failure();
+  const AttentionBackwardTiles &t = *tiles;
   ImplicitLocOpBuilder b(op.getLoc(), op);
   BackwardProblem p = getProblem(b, op);
-  AttentionBackwardTiles t =
-      getAttentionBackwardTiles(target, p.d, op.getAtomic());
   Value q = op.getQ(), k = op.getK(), v = op.getV(), o = op.getO(),
         dout = op.getDout(), lse2 = op.getLse2(), delta = op.getDelta(),
         acc = op.getDqAccum();
@@ -597,7 +600,7 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
       tiles.push_back(acc);
     requireAlignment(kernel, tiles, {lse2, delta});
     if (t.dkvConsumerRegs)
-      setRegisterBudgets(kernel, /*producerRegs=*/24, t.dkvConsumerRegs);
+      setRegisterBudgets(kernel, t.dkvProducerRegs, t.dkvConsumerRegs);
     if (succeeded(grid))
       emitDkdv(b, p, t, atomicDq);
     break;

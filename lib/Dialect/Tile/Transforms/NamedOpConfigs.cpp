@@ -700,9 +700,10 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
 // tile.attention_backward
 //===----------------------------------------------------------------------===//
 
-AttentionBackwardTiles
-mlir::tilec::tile::getAttentionBackwardTiles(const TargetInfo &target,
-                                             int64_t headDim, bool atomic) {
+/// The chip's tiles at head dim `headDim`, in the `atomic` mode or not.
+static AttentionBackwardTiles
+getDefaultAttentionBackwardTiles(const TargetInfo &target, int64_t headDim,
+                                 bool atomic) {
   // The fastest of the variants measured on the H200 (python/tilec/
   // backward_kernels.py's Tiles, scripts/build_backward_artifacts.py;
   // bench/results/2026-12-04_attention_backward*_h200.json).
@@ -712,6 +713,7 @@ mlir::tilec::tile::getAttentionBackwardTiles(const TargetInfo &target,
     // registers (fewer spills: +3-6% at head dim 128); at head dim 64 the
     // dQ kernel takes 128 keys a step (+4%).
     t.dkvConsumerRegs = 240;
+    t.dkvProducerRegs = 24;
     if (headDim == 64)
       t.dqN = 128;
     if (atomic) {
@@ -721,7 +723,7 @@ mlir::tilec::tile::getAttentionBackwardTiles(const TargetInfo &target,
       // ring two stages (182-208 TFLOP/s against 157-189).
       t.dkvN = 64;
       t.dkvWarps = 4;
-      t.dkvConsumerRegs = 0;
+      t.dkvConsumerRegs = t.dkvProducerRegs = 0;
       if (headDim == 128)
         t.dqAddCols = 64;
     }
@@ -751,5 +753,39 @@ mlir::tilec::tile::getAttentionBackwardTiles(const TargetInfo &target,
       t.dkvM = 32;
     }
   }
+  return t;
+}
+
+FailureOr<AttentionBackwardTiles>
+mlir::tilec::tile::getAttentionBackwardTiles(AttentionBackwardOp op,
+                                             const TargetInfo &target) {
+  int64_t d = op.getQ().getType().getShape()[3];
+  AttentionBackwardTiles t =
+      getDefaultAttentionBackwardTiles(target, d, op.getAtomic());
+  AttentionBackwardConfigAttr config = op.getConfigAttr();
+  if (!config)
+    return t;
+  auto set = [](int64_t &field, std::optional<int64_t> value) {
+    if (value)
+      field = *value;
+  };
+  set(t.dqM, config.getDqM());
+  set(t.dqN, config.getDqN());
+  set(t.dqWarps, config.getDqWarps());
+  set(t.dkvN, config.getDkvN());
+  set(t.dkvM, config.getDkvM());
+  set(t.dkvWarps, config.getDkvWarps());
+  if (BoolAttr prefetch = config.getPrefetchRows())
+    t.prefetchRows = prefetch.getValue();
+  if (config.getConsumerRegs() || config.getProducerRegs()) {
+    // Either budget set: both are the config's (24 and 240 where only one
+    // is given: the producer's minimum, the rule's consumer budget).
+    t.dkvConsumerRegs = config.getConsumerRegs().value_or(240);
+    t.dkvProducerRegs = config.getProducerRegs().value_or(24);
+  }
+  set(t.dqAddCols, config.getDqAddCols());
+  if (t.dqAddCols > d)
+    return op.emitOpError("config dq_add_cols = ")
+           << t.dqAddCols << " is wider than the head dim " << d;
   return t;
 }

@@ -15,7 +15,13 @@ by op (SSA names dropped). Expected differences only:
   f32 constants and products are dropped);
 * the order of the hoisted constants (compared as a multiset).
 
-Usage: backward_matches_python.py TILEC_OPT PYTHON_DIR
+Then the same for the tile variants scripts/build_backward_artifacts.py
+times on the GPU (and each rule's tiles with prefetch_rows toggled),
+written as the op's `config <...>`. Variants that leave the dK/dV budgets
+to the scheduling passes are skipped: the op's config sets budgets, it
+cannot unset the rule's.
+
+Usage: backward_matches_python.py TILEC_OPT PYTHON_DIR SCRIPTS_DIR
 """
 
 import collections
@@ -23,12 +29,27 @@ import re
 import subprocess
 import sys
 
-TILEC_OPT, PYTHON_DIR = sys.argv[1], sys.argv[2]
+TILEC_OPT, PYTHON_DIR, SCRIPTS_DIR = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, PYTHON_DIR)
+sys.path.insert(0, SCRIPTS_DIR)
 from tilec import backward_kernels as bk  # noqa: E402
+import build_backward_artifacts as artifacts  # noqa: E402
 
 
-def named_kernel(d, causal, atomic):
+def config_of(tiles, d):
+    """The op's config for backward_kernels.Tiles ``tiles`` at head dim
+    ``d`` (dq_add_cols 0, all columns, is the head dim)."""
+    fields = [f"dq_m = {tiles.dq_m}", f"dq_n = {tiles.dq_n}", f"dq_warps = {tiles.dq_warps}",
+              f"dkv_n = {tiles.dkv_n}", f"dkv_m = {tiles.dkv_m}",
+              f"dkv_warps = {tiles.dkv_warps}",
+              f"prefetch_rows = {'true' if tiles.prefetch_rows else 'false'}"]
+    if tiles.dkv_consumer_regs:
+        fields += [f"consumer_regs = {tiles.dkv_consumer_regs}", "producer_regs = 24"]
+    fields.append(f"dq_add_cols = {tiles.dq_add_cols or d}")
+    return " config <" + ", ".join(fields) + ">"
+
+
+def named_kernel(d, causal, atomic, config=""):
     """A kernel holding tile.attention_backward with Python's parameters."""
     v4 = f"!tile.view<?x?x?x{d}xbf16, strides = [?, ?, {d}, 1]>"
     r3 = "!tile.view<?x?x?xf32, strides = [?, ?, 1]>"
@@ -59,7 +80,7 @@ def named_kernel(d, causal, atomic):
         scratch += f", %dqa : {a4}"
     lines.append(f"  tile.attention_backward %q, %k, %v, %o, %do, %lse grads(%dq, %dk, %dv) "
                  f"scratch({scratch}) scale(%scale)" + (" causal" if causal else "")
-                 + (" atomic" if atomic else "") + " : "
+                 + (" atomic" if atomic else "") + config + " : "
                  + ", ".join([v4] * 5 + [r3] + [v4] * 3 + [r3, r3]))
     lines += ["  tile.return", "}"]
     return "\n".join(lines) + "\n"
@@ -118,43 +139,62 @@ def body(lines, named):
     return ops, consts
 
 
+def compare(chip, d, causal, atomic, tiles, config=""):
+    """Compares the op's stage kernels with the Python module's; returns the
+    number of differing kernels."""
+    failures = 0
+    if atomic:
+        stages = ("pre_zero_dq", "dkdv_dq", "dq_scale")
+        py_src = "\n".join(s for _, s in bk.atomic_sources("bf16", d, causal, tiles))
+        py_names = bk.atomic_names("bf16", d, causal)
+    else:
+        stages = ("pre", "dq", "dkdv")
+        py_names, py_src = bk.source("bf16", d, causal, tiles=tiles)
+    python = run(py_src, chip, split=False)
+    named = run(named_kernel(d, causal, atomic, config), chip, split=True)
+    for stage, py_name in zip(stages, py_names):
+        what = (f"{chip} d{d} {'causal ' if causal else ''}{stage}"
+                + (f" {tiles.tag()}" if config else ""))
+        py_attrs, py_body = python[py_name]
+        op_attrs, op_body = named[f"bwd_{stage}"]
+        # grid(...) warps(...) schedule<...>: the op's grid is over
+        # the same parameters, named alike.
+        if py_attrs != op_attrs:
+            print(f"FAIL {what}: kernel attributes\n  python: {py_attrs}\n"
+                  f"  op:     {op_attrs}")
+            failures += 1
+            continue
+        (a_ops, a_consts), (b_ops, b_consts) = body(py_body, False), body(op_body, True)
+        if a_ops != b_ops or a_consts != b_consts:
+            print(f"FAIL {what}: the block programs differ")
+            for x, y in zip(a_ops, b_ops):
+                if x != y:
+                    print(f"  python: {x}\n  op:     {y}")
+                    break
+            print(f"  constants: python {dict(a_consts - b_consts)}, "
+                  f"op {dict(b_consts - a_consts)}")
+            failures += 1
+        else:
+            print(f"same {what}: {len(a_ops)} ops")
+    return failures
+
+
 failures = 0
 for chip in ("sm_90a", "sm_80", "sm_89"):
     for d in (64, 128):
         for causal in (False, True):
-            for atomic in (False, True):
-                if atomic:
-                    tiles = bk.atomic_tiles_for(chip, d)
-                    stages = ("pre_zero_dq", "dkdv_dq", "dq_scale")
-                    py_src = "\n".join(s for _, s in bk.atomic_sources("bf16", d, causal, tiles))
-                    py_names = bk.atomic_names("bf16", d, causal)
-                else:
-                    tiles = bk.tiles_for(chip, d)
-                    stages = ("pre", "dq", "dkdv")
-                    py_names, py_src = bk.source("bf16", d, causal, tiles=tiles)
-                python = run(py_src, chip, split=False)
-                named = run(named_kernel(d, causal, atomic), chip, split=True)
-                for stage, py_name in zip(stages, py_names):
-                    what = f"{chip} d{d} {'causal ' if causal else ''}{stage}"
-                    py_attrs, py_body = python[py_name]
-                    op_attrs, op_body = named[f"bwd_{stage}"]
-                    # grid(...) warps(...) schedule<...>: the op's grid is over
-                    # the same parameters, named alike.
-                    if py_attrs != op_attrs:
-                        print(f"FAIL {what}: kernel attributes\n  python: {py_attrs}\n"
-                              f"  op:     {op_attrs}")
-                        failures += 1
-                        continue
-                    (a_ops, a_consts), (b_ops, b_consts) = body(py_body, False), body(op_body, True)
-                    if a_ops != b_ops or a_consts != b_consts:
-                        print(f"FAIL {what}: the block programs differ")
-                        for x, y in zip(a_ops, b_ops):
-                            if x != y:
-                                print(f"  python: {x}\n  op:     {y}")
-                                break
-                        print(f"  constants: python {dict(a_consts - b_consts)}, "
-                              f"op {dict(b_consts - a_consts)}")
-                        failures += 1
-                    else:
-                        print(f"same {what}: {len(a_ops)} ops")
+            failures += compare(chip, d, causal, False, bk.tiles_for(chip, d))
+            failures += compare(chip, d, causal, True, bk.atomic_tiles_for(chip, d))
+for chip in ("sm_90a", "sm_80"):
+    for d in (64, 128):
+        rule = bk.tiles_for(chip, d)
+        variants = [rule._replace(prefetch_rows=not rule.prefetch_rows)]
+        variants += artifacts.TILE_VARIANTS.get((chip, d), [])
+        atomic = artifacts.ATOMIC_TILE_VARIANTS.get((chip, d), [])
+        for is_atomic, group in ((False, variants), (True, atomic)):
+            for tiles in group:
+                if chip == "sm_90a" and not tiles.dkv_consumer_regs and not is_atomic:
+                    continue  # the rule's 240-register budget cannot be unset
+                for causal in (False, True):
+                    failures += compare(chip, d, causal, is_atomic, tiles, config_of(tiles, d))
 sys.exit(1 if failures else 0)

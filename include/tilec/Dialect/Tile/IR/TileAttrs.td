@@ -397,6 +397,45 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
   ];
 }
 
+def Tile_AttentionBackwardConfigAttr
+    : Tile_Attr<"AttentionBackwardConfig", "attention_backward_config"> {
+  let summary = "Overrides of tile.attention_backward's per-chip tiles";
+  let description = [{
+    What a `tile.attention_backward` sets differently from the per-chip rule
+    of `tile-expand-named-ops` (`config <...>` on the op; every field
+    optional). The verifier rejects what no chip can run (sizes that are not
+    powers of two or out of range, register budgets setmaxnreg cannot
+    take); what a given chip cannot run (shared memory, registers) is
+    diagnosed when the stage kernels are compiled for it.
+
+    | field | meaning |
+    | --- | --- |
+    | `dq_m`, `dq_n`, `dq_warps` | the dQ kernel: queries per program, keys per step, warps |
+    | `dkv_n`, `dkv_m`, `dkv_warps` | the dK/dV kernel (and the atomic mode's dK/dV/dQ kernel): keys per program, queries per step, warps |
+    | `prefetch_rows` | the dK/dV loop loads the next query block's lse2 and Delta one step ahead |
+    | `consumer_regs`, `producer_regs` | sm_90a: the dK/dV kernel's setmaxnreg budgets if it is warp-specialized (the producer's default 24 when only `consumer_regs` is set) |
+    | `dq_add_cols` | the atomic mode: columns of dQ per product dS K and atomic add (at most the head dim) |
+
+    ```mlir
+    tile.attention_backward ... config <dq_n = 128, consumer_regs = 240> : ...
+    ```
+  }];
+  let parameters = (ins
+    Tile_ConfigCount<"queries per dQ program">:$dq_m,
+    Tile_ConfigCount<"keys per dQ step">:$dq_n,
+    Tile_ConfigCount<"warps of the dQ kernel">:$dq_warps,
+    Tile_ConfigCount<"keys per dK/dV program">:$dkv_n,
+    Tile_ConfigCount<"queries per dK/dV step">:$dkv_m,
+    Tile_ConfigCount<"warps of the dK/dV kernel">:$dkv_warps,
+    Tile_ConfigFlag<"lse2 and Delta loaded a step ahead">:$prefetch_rows,
+    Tile_ConfigCount<"setmaxnreg of the dK/dV consumers">:$consumer_regs,
+    Tile_ConfigCount<"setmaxnreg of the dK/dV producer">:$producer_regs,
+    Tile_ConfigCount<"dQ columns per atomic add">:$dq_add_cols
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Tile_AttentionConfigAttr : Tile_Attr<"AttentionConfig", "attention_config"> {
   let summary = "Overrides of tile.attention's per-chip configuration";
   let description = [{

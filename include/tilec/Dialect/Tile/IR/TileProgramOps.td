@@ -699,7 +699,8 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
     `tile-expand-named-ops{chip=...}` writes each stage's block program: on
     sm_90a TMA rings, wgmma and warp specialization, on sm_80 / sm_89
     cp.async rings and mma.sync, from the tiles of the chip's rule. The op
-    must be the only computation of its kernel.
+    must be the only computation of its kernel. A `config`
+    (`#tile.attention_backward_config`) overrides the rule's tiles.
 
     ```mlir
     tile.attention_backward %q, %k, %v, %o, %do, %lse
@@ -721,7 +722,8 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
                        Optional<Tile_ViewType>:$dv_expanded,
                        Optional<F32>:$scale, UnitAttr:$causal,
                        UnitAttr:$atomic,
-                       OptionalAttr<Tile_AttentionBackwardStage>:$stage);
+                       OptionalAttr<Tile_AttentionBackwardStage>:$stage,
+                       OptionalAttr<Tile_AttentionBackwardConfigAttr>:$config);
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $o `,` $dout `,` $lse
     `grads` `(` $dq `,` $dk `,` $dv `)`
@@ -730,7 +732,7 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
     (`expanded` `(` $dk_expanded^ `,` $dv_expanded `:`
       qualified(type($dk_expanded)) `,` qualified(type($dv_expanded)) `)`)?
     (`scale` `(` $scale^ `)`)? (`causal` $causal^)? (`atomic` $atomic^)?
-    (`stage` `(` $stage^ `)`)? attr-dict
+    (`stage` `(` $stage^ `)`)? (`config` $config^)? attr-dict
     `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v))
     `,` qualified(type($o)) `,` qualified(type($dout))
     `,` qualified(type($lse)) `,` qualified(type($dq))

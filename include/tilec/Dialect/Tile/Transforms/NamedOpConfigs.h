@@ -134,18 +134,18 @@ struct AttentionBackwardTiles {
   /// ahead (carried through the loop), off the critical path of the step:
   /// +7-12% on the mma.sync path, +0-7% on sm_90a.
   bool prefetchRows = true;
-  /// sm_90a: the setmaxnreg budget of the dK/dV kernel's consumer warps
-  /// (with 24 for the producer); 0 for the scheduling passes' default.
-  int64_t dkvConsumerRegs = 0;
+  /// sm_90a: the setmaxnreg budgets of the dK/dV kernel's consumer warps
+  /// and producer; 0 for the scheduling passes' defaults.
+  int64_t dkvConsumerRegs = 0, dkvProducerRegs = 0;
   /// The atomic mode's dK/dV kernel: columns of dQ per product dS K and
   /// atomic add (0: all of them).
   int64_t dqAddCols = 0;
 };
 
-/// The chip's tiles for tile.attention_backward at head dim `headDim`, in
-/// the `atomic` mode or not.
-AttentionBackwardTiles getAttentionBackwardTiles(const TargetInfo &target,
-                                                 int64_t headDim, bool atomic);
+/// The tiles of `op` on `target`: the chip's rule (by head dim and mode),
+/// then the op's `config` overrides.
+FailureOr<AttentionBackwardTiles>
+getAttentionBackwardTiles(AttentionBackwardOp op, const TargetInfo &target);
 
 } // namespace mlir::tilec::tile
 
