@@ -35,7 +35,7 @@
 #define TILEC_RULES_EXPORTED __attribute__((visibility("default")))
 #endif
 
-#define TILEC_RULES_API_VERSION 2
+#define TILEC_RULES_API_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +65,12 @@ TILEC_RULES_EXPORTED size_t tilecAttentionShapeConfig(const char *chip,
                                                       bool causal,
                                                       char *buffer,
                                                       size_t size);
+
+/** The tiles of tile.attention_backward's kernels at `head_dim`, in the
+ *  atomic mode or not: the #tile.attention_backward_config fields that
+ *  differ from its defaults (since API version 3). */
+TILEC_RULES_EXPORTED size_t tilecAttentionBackwardConfig(
+    const char *chip, int64_t head_dim, bool atomic, char *buffer, size_t size);
 
 /** The chip and cubin ISA for compute capability major.minor; false (and
  *  empty strings) where tilec has no kernels for it. */

@@ -57,6 +57,13 @@ size_t tilecAttentionShapeConfig(const char *chip, int64_t seqQ,
       size);
 }
 
+size_t tilecAttentionBackwardConfig(const char *chip, int64_t headDim,
+                                    bool atomic, char *buffer, size_t size) {
+  return writeOverrides(
+      getAttentionBackwardConfig(chip ? chip : "", headDim, atomic), buffer,
+      size);
+}
+
 bool tilecChipForCapability(int major, int minor, char *chip, size_t chipSize,
                             char *cubinArch, size_t cubinArchSize) {
   std::string c, arch;

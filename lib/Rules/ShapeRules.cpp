@@ -109,6 +109,56 @@ ConfigOverrides tilec::rules::getAttentionShapeConfig(std::string_view chip,
   return config;
 }
 
+ConfigOverrides tilec::rules::getAttentionBackwardConfig(std::string_view chip,
+                                                         int64_t headDim,
+                                                         bool atomic) {
+  ConfigOverrides config;
+  if (chip == "sm_90a") {
+    if (atomic) {
+      // The atomic dK/dV/dQ kernel: one warpgroup of 64 keys, so that dS K
+      // is an m64 wgmma per warpgroup (with 128 keys over two warpgroups
+      // its 64 query rows fall back to mma.sync and the ring no longer
+      // fits); at head dim 128 dS K is two 64-column products, whose add
+      // buffers (16 KB, shared) leave the ring two stages (182-208 TFLOP/s
+      // against 157-189: ..._atomic_tma_h200.json).
+      config = {{"dkv_n", 64}, {"dkv_warps", 4}};
+      if (headDim == 128)
+        config.emplace_back("dq_add_cols", 64);
+    } else {
+      // Two consumer warpgroups of m64 wgmmas. The dK/dV consumers get 240
+      // registers (fewer spills: +3-6% at head dim 128,
+      // ..._regs240_h200.json); at head dim 64 the dQ kernel takes 128
+      // keys a step (+4%).
+      config = {{"consumer_regs", 240}, {"producer_regs", 24}};
+      if (headDim == 64)
+        config.emplace_back("dq_n", 128);
+    }
+  } else if (headDim == 64) {
+    // mma.sync (cp.async rings): one-warpgroup programs of 64 rows; the
+    // atomic kernel steps 32 queries.
+    config = {{"dkv_n", 64}, {"dkv_warps", 4}};
+    if (atomic)
+      config.emplace_back("dkv_m", 32);
+    else
+      config.insert(config.end(), {{"dq_m", 64}, {"dq_warps", 4}});
+  } else if (atomic && (chip == "sm_86" || chip == "sm_89")) {
+    // 99 KB of shared memory per block: the atomic kernel's 128 keys (twice)
+    // and its ring need 102912 bytes; head dim 64's tiles (not measured on
+    // such a chip).
+    config = {{"dkv_m", 32}, {"dkv_n", 64}, {"dkv_warps", 4}};
+  } else {
+    // mma.sync at head dim 128: 32-wide steps keep the registers under 255
+    // and two ring stages in shared memory (2.2x the 64-wide steps); the
+    // atomic step holds a fifth product: 16-query steps
+    // (..._atomic_h200.json).
+    config = {{"dkv_m", atomic ? 16 : 32}};
+    if (!atomic)
+      config.emplace_back("dq_n", 32);
+  }
+  std::sort(config.begin(), config.end());
+  return config;
+}
+
 bool tilec::rules::getChipForCapability(int major, int minor,
                                         std::string &chip,
                                         std::string &cubinArch) {

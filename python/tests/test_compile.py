@@ -259,6 +259,20 @@ def test_shape_rules_come_from_the_compiler(monkeypatch, tmp_path):
         assert kernels.attention_shape_config(4096, 128, True, "sm_90a") is None
         assert kernels.attention_shape_config(1024, 256, True, "sm_90a") is None
         assert ops.chip_for_capability((10, 0)) == ("sm_90", "sm_100")
+        # The attention backward's tiles (tile.attention_backward's rule):
+        # 240 consumer registers for sm_90a's dK/dV kernel, 32-wide steps on
+        # the mma.sync path at head dim 128, and on 99 KB chips an atomic
+        # kernel of 64 keys.
+        from tilec import backward_kernels
+        assert _rules.attention_backward_config("sm_90a", 128, False) == {
+            "consumer_regs": 240, "producer_regs": 24}
+        assert backward_kernels.tiles_for("sm_90a", 64) == backward_kernels.Tiles(
+            dq_n=128, dkv_consumer_regs=240)
+        assert backward_kernels.tiles_for("sm_80", 128) == backward_kernels.Tiles(
+            dq_n=32, dkv_m=32)
+        assert backward_kernels.atomic_tiles_for("sm_80", 128).dkv_m == 16
+        assert backward_kernels.atomic_tiles_for("sm_89", 128) == backward_kernels.Tiles(
+            dkv_n=64, dkv_m=32, dkv_warps=4)
         monkeypatch.setenv("TILEC_RULES_LIBRARY", str(tmp_path / "missing.so"))
         _rules.reset()
         with pytest.raises(_rules.RulesNotFoundError, match="libtilec-rules.so.*missing.so"):

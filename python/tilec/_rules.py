@@ -1,6 +1,7 @@
 """ctypes bindings of ``libtilec-rules.so`` (``include/tilec-c/Rules.h``):
-the compiler's shape-class dispatch of ``tile.gemm`` / ``tile.attention``
-and its chip choice per compute capability. The library needs no LLVM or
+the compiler's shape-class dispatch of ``tile.gemm`` / ``tile.attention``,
+the tiles of ``tile.attention_backward`` and its chip choice per compute
+capability. The library needs no LLVM or
 MLIR, so it loads on a machine that only runs precompiled kernels; Python
 does not repeat the rule.
 
@@ -17,7 +18,7 @@ import threading
 from ._capi import checkout_paths
 
 LIBRARY_NAME = "libtilec-rules.so"
-API_VERSION = 2
+API_VERSION = 3
 _BUFFER = 256
 
 
@@ -69,6 +70,8 @@ def _load():
                                                  size]
             lib.tilecAttentionShapeConfig.restype = size
             lib.tilecAttentionShapeConfig.argtypes = [buf, i64, i64, ctypes.c_bool, buf, size]
+            lib.tilecAttentionBackwardConfig.restype = size
+            lib.tilecAttentionBackwardConfig.argtypes = [buf, i64, ctypes.c_bool, buf, size]
             lib.tilecChipForCapability.restype = ctypes.c_bool
             lib.tilecChipForCapability.argtypes = [ctypes.c_int, ctypes.c_int, buf, size,
                                                    buf, size]
@@ -116,6 +119,15 @@ def gemm_shape_config(m, n, k, chip, num_sms=0, can_swap_ab=False):
 def attention_shape_config(seq_q, head_dim, causal, chip):
     out = ctypes.create_string_buffer(_BUFFER)
     _load().tilecAttentionShapeConfig(chip.encode(), seq_q, head_dim, bool(causal), out, _BUFFER)
+    return _overrides(out.value.decode())
+
+
+def attention_backward_config(chip, head_dim, atomic):
+    """The tiles of tile.attention_backward's kernels (the
+    #tile.attention_backward_config fields the rule sets; ``None`` for
+    none)."""
+    out = ctypes.create_string_buffer(_BUFFER)
+    _load().tilecAttentionBackwardConfig(chip.encode(), head_dim, bool(atomic), out, _BUFFER)
     return _overrides(out.value.decode())
 
 

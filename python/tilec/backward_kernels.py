@@ -103,68 +103,45 @@ class Tiles(NamedTuple):
                 + (f"_add{self.dq_add_cols}" if self.dq_add_cols else ""))
 
 
-#: Per (chip, head dim), the fastest of the variants measured on the H200
-#: (scripts/build_backward_artifacts.py, bench/results/
-#: 2026-12-04_attention_backward_h200.json). sm_90a: two consumer
-#: warpgroups, m64 wgmmas per warpgroup; at head dim 64 the dQ kernel takes
-#: 128 keys a step (+4%). sm_80 / sm_89 (mma.sync, cp.async rings): at head
-#: dim 128, 32-wide steps keep the registers under 255 and two ring stages
-#: in shared memory (2.2x the 64-wide steps); at head dim 64, one-warpgroup
-#: programs of 64 rows. The sm_90a dK/dV consumers get 240 registers
-#: (fewer spills: +3-6% at head dim 128, bench/results/
-#: 2026-12-04_attention_backward_regs240_h200.json).
-_TILES = {
-    ("sm_90a", 64): Tiles(dq_n=128, dkv_consumer_regs=240),
-    ("sm_90a", 128): Tiles(dkv_consumer_regs=240),
-    ("mma.sync", 64): Tiles(dq_m=64, dq_warps=4, dkv_n=64, dkv_warps=4),
-    ("mma.sync", 128): Tiles(dq_n=32, dkv_m=32),
-}
+#: Tiles fields by the #tile.attention_backward_config field the compiler's
+#: rule sets (producer_regs: the 24 the schedule below writes with a
+#: consumer budget).
+_RULE_FIELDS = {"dq_m": "dq_m", "dq_n": "dq_n", "dq_warps": "dq_warps", "dkv_n": "dkv_n",
+                "dkv_m": "dkv_m", "dkv_warps": "dkv_warps", "prefetch_rows": "prefetch_rows",
+                "consumer_regs": "dkv_consumer_regs", "dq_add_cols": "dq_add_cols"}
+
+
+def _rule_tiles(chip, head_dim, atomic):
+    """The compiler's tiles (rules::getAttentionBackwardConfig, read from
+    libtilec-rules.so: the fastest of the variants measured on the H200,
+    scripts/build_backward_artifacts.py), which tile-expand-named-ops also
+    gives tile.attention_backward."""
+    from . import _rules
+    fields = {}
+    for field, value in (_rules.attention_backward_config(chip, head_dim, atomic)
+                         or {}).items():
+        if field == "producer_regs":
+            if value != 24:
+                raise ValueError(f"the rule's producer_regs {value} is not the 24 the "
+                                 f"kernels' schedule writes")
+            continue
+        fields[_RULE_FIELDS[field]] = bool(value) if field == "prefetch_rows" else value
+    return Tiles(**fields)
 
 
 def tiles_for(chip, head_dim=128):
     """The tiles tilec.attention_backward uses on ``chip`` at ``head_dim``
-    (tile-expand-named-ops picks the same for tile.attention_backward:
-    NamedOpConfigs.cpp)."""
-    key = (chip if chip == "sm_90a" else "mma.sync", head_dim)
-    return _TILES.get(key, Tiles())
-
-
-#: The atomic mode's dK/dV/dQ kernel, per (chip, head dim): its step holds
-#: a fifth product (dS K, from a transposed dSᵀ) and the program's keys a
-#: second time in shared memory. sm_90a: one consumer warpgroup of 64 keys
-#: (dS K is then an m64 wgmma per warpgroup; with 128 keys over two
-#: warpgroups its 64 query rows fall back to mma.sync and the ring no
-#: longer fits), its adds bulk TMA reductions (tile-tma-store); at head
-#: dim 128 dS K is two 64-column products, so that each add's staging
-#: buffer is 16 KB (they share it) and the ring keeps two stages
-#: (182-208 TFLOP/s against 157-189 without the split; bench/results/
-#: 2026-12-04_attention_backward_atomic_tma_h200.json). mma.sync: at head
-#: dim 128, 16-query steps of 128 keys
-#: (fastest of the variants of scripts/build_backward_artifacts.py on the
-#: H200, bench/results/2026-12-04_attention_backward_atomic_h200.json); at
-#: head dim 64, 32-query steps of 64 keys.
-_ATOMIC_TILES = {
-    ("sm_90a", 64): Tiles(dkv_n=64, dkv_warps=4),
-    ("sm_90a", 128): Tiles(dkv_n=64, dkv_warps=4, dq_add_cols=64),
-    ("mma.sync", 64): Tiles(dkv_n=64, dkv_m=32, dkv_warps=4),
-    ("mma.sync", 128): Tiles(dkv_m=16),
-}
-
-
-#: Chips with 99 KB of shared memory per block: the mma.sync atomic kernel
-#: at head dim 128 (its 128 keys twice and the ring, 102912 bytes) does not
-#: fit there and takes head dim 64's tiles (not measured on such a chip).
-_SMALL_SMEM_CHIPS = ("sm_86", "sm_89")
+    (the compiler's rule, which tile-expand-named-ops applies to
+    tile.attention_backward too)."""
+    return _rule_tiles(chip, head_dim, atomic=False)
 
 
 def atomic_tiles_for(chip, head_dim=128):
     """The tiles of the atomic mode's ``_dkdv_dq`` kernel (only the dK/dV
-    fields are used) on ``chip`` at ``head_dim`` (tile-expand-named-ops
-    picks the same for tile.attention_backward: NamedOpConfigs.cpp)."""
-    if chip in _SMALL_SMEM_CHIPS and head_dim == 128:
-        return Tiles(dkv_n=64, dkv_m=32, dkv_warps=4)
-    key = (chip if chip == "sm_90a" else "mma.sync", head_dim)
-    return _ATOMIC_TILES.get(key, tiles_for(chip, head_dim))
+    fields are used) on ``chip`` at ``head_dim`` (the compiler's rule)."""
+    return _rule_tiles(chip, head_dim, atomic=True)
+
+
 #: The row statistics' preprocessing: rows per program and its warps.
 PRE_M, PRE_WARPS = 128, 4
 

@@ -68,6 +68,17 @@ constexpr int64_t kAttentionPersistentCausalMaxSeq = 2048;
 ConfigOverrides getAttentionShapeConfig(std::string_view chip, int64_t seqQ,
                                         int64_t headDim, bool causal);
 
+/// The tiles of tile.attention_backward's kernels on `chip` at `headDim`,
+/// in the atomic mode or not: the fields of #tile.attention_backward_config
+/// that differ from its defaults (the dQ kernel 128 queries x 64 keys on 8
+/// warps, the dK/dV kernel 128 keys x 64 queries on 8 warps, prefetch_rows,
+/// no register budgets, dQ added whole). The fastest of the variants
+/// measured on the H200 (scripts/build_backward_artifacts.py,
+/// bench/results/2026-12-04_attention_backward*_h200.json). The Python
+/// package reads the same rule for the kernels it writes.
+ConfigOverrides getAttentionBackwardConfig(std::string_view chip,
+                                           int64_t headDim, bool atomic);
+
 /// The chip tilec targets on a device of compute capability major.minor
 /// and the ISA its cubin is assembled for: the device's own ISA where tilec
 /// has one (sm_90a on Hopper), else the closest older chip's PTX assembled

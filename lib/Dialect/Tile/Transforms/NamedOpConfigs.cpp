@@ -24,6 +24,7 @@
 #include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Rules/ShapeRules.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -700,68 +701,39 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
 // tile.attention_backward
 //===----------------------------------------------------------------------===//
 
-/// The chip's tiles at head dim `headDim`, in the `atomic` mode or not.
-static AttentionBackwardTiles
-getDefaultAttentionBackwardTiles(const TargetInfo &target, int64_t headDim,
-                                 bool atomic) {
-  // The fastest of the variants measured on the H200 (python/tilec/
-  // backward_kernels.py's Tiles, scripts/build_backward_artifacts.py;
-  // bench/results/2026-12-04_attention_backward*_h200.json).
-  AttentionBackwardTiles t;
-  if (target.hasWgmma) {
-    // Two consumer warpgroups of m64 wgmmas. The dK/dV consumers get 240
-    // registers (fewer spills: +3-6% at head dim 128); at head dim 64 the
-    // dQ kernel takes 128 keys a step (+4%).
-    t.dkvConsumerRegs = 240;
-    t.dkvProducerRegs = 24;
-    if (headDim == 64)
-      t.dqN = 128;
-    if (atomic) {
-      // The atomic dK/dV/dQ kernel: one warpgroup of 64 keys, so that dS K
-      // is an m64 wgmma per warpgroup; at head dim 128 dS K is two
-      // 64-column products, whose add buffers (16 KB, shared) leave the
-      // ring two stages (182-208 TFLOP/s against 157-189).
-      t.dkvN = 64;
-      t.dkvWarps = 4;
-      t.dkvConsumerRegs = t.dkvProducerRegs = 0;
-      if (headDim == 128)
-        t.dqAddCols = 64;
-    }
-    return t;
-  }
-  // mma.sync: at head dim 128, 32-wide steps keep the registers under 255
-  // and two ring stages in shared memory (2.2x the 64-wide steps); at head
-  // dim 64, one-warpgroup programs of 64 rows.
-  if (headDim == 64) {
-    t.dqM = 64;
-    t.dqWarps = 4;
-    t.dkvN = 64;
-    t.dkvWarps = 4;
-    if (atomic)
-      t.dkvM = 32;
-  } else {
-    t.dqN = 32;
-    // The atomic step holds a fifth product: 16-query steps.
-    t.dkvM = atomic ? 16 : 32;
-    // Its 128 keys, twice, and the ring need 102912 bytes of shared memory:
-    // chips with less per block (sm_86, sm_89: 99 KB) take 64 keys with one
-    // warpgroup and 32-query steps, head dim 64's tiles (not measured on
-    // such a chip).
-    if (atomic && target.maxSmemPerBlock < 102912) {
-      t.dkvN = 64;
-      t.dkvWarps = 4;
-      t.dkvM = 32;
-    }
-  }
-  return t;
+/// Sets the field of `t` named as the #tile.attention_backward_config field
+/// `name` (what rules::getAttentionBackwardConfig returns).
+static void setBackwardTile(AttentionBackwardTiles &t, StringRef name,
+                            int64_t value) {
+  int64_t *field = llvm::StringSwitch<int64_t *>(name)
+                       .Case("dq_m", &t.dqM)
+                       .Case("dq_n", &t.dqN)
+                       .Case("dq_warps", &t.dqWarps)
+                       .Case("dkv_n", &t.dkvN)
+                       .Case("dkv_m", &t.dkvM)
+                       .Case("dkv_warps", &t.dkvWarps)
+                       .Case("consumer_regs", &t.dkvConsumerRegs)
+                       .Case("producer_regs", &t.dkvProducerRegs)
+                       .Case("dq_add_cols", &t.dqAddCols)
+                       .Default(nullptr);
+  if (name == "prefetch_rows")
+    t.prefetchRows = value != 0;
+  else if (field)
+    *field = value;
+  else
+    llvm_unreachable("unknown tile.attention_backward rule field");
 }
 
 FailureOr<AttentionBackwardTiles>
 mlir::tilec::tile::getAttentionBackwardTiles(AttentionBackwardOp op,
                                              const TargetInfo &target) {
   int64_t d = op.getQ().getType().getShape()[3];
-  AttentionBackwardTiles t =
-      getDefaultAttentionBackwardTiles(target, d, op.getAtomic());
+  // The chip's rule (include/tilec/Rules/ShapeRules.h, which the Python
+  // package reads too), then the op's config.
+  AttentionBackwardTiles t;
+  for (const auto &[name, value] : ::tilec::rules::getAttentionBackwardConfig(
+           target.chip, d, op.getAtomic()))
+    setBackwardTile(t, name, value);
   AttentionBackwardConfigAttr config = op.getConfigAttr();
   if (!config)
     return t;

@@ -142,8 +142,9 @@ struct AttentionBackwardTiles {
   int64_t dqAddCols = 0;
 };
 
-/// The tiles of `op` on `target`: the chip's rule (by head dim and mode),
-/// then the op's `config` overrides.
+/// The tiles of `op` on `target`: the chip's rule (by head dim and mode;
+/// rules::getAttentionBackwardConfig in include/tilec/Rules/ShapeRules.h,
+/// which the Python package reads too), then the op's `config` overrides.
 FailureOr<AttentionBackwardTiles>
 getAttentionBackwardTiles(AttentionBackwardOp op, const TargetInfo &target);
 
