@@ -576,10 +576,10 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
   case AttentionBackwardStage::PreZeroDq: {
     bool zero = *stage == AttentionBackwardStage::PreZeroDq;
     grid = setGrid(kernel, p, p.sq, t.rowM, t.rowWarps, p.hq);
-    SmallVector<Value> tiles{o, dout};
+    SmallVector<Value> views{o, dout};
     if (zero)
-      tiles.push_back(acc);
-    requireAlignment(kernel, tiles, {op.getLse(), lse2, delta});
+      views.push_back(acc);
+    requireAlignment(kernel, views, {op.getLse(), lse2, delta});
     if (succeeded(grid))
       emitPre(b, p, t, zero);
     break;
@@ -594,11 +594,11 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
   case AttentionBackwardStage::DkdvDq: {
     bool atomicDq = *stage == AttentionBackwardStage::DkdvDq;
     grid = setGrid(kernel, p, p.sk, t.dkvN, t.dkvWarps, p.hq);
-    SmallVector<Value> tiles{
+    SmallVector<Value> views{
         q, k, v, dout, op.getDkPerQueryHead(), op.getDvPerQueryHead()};
     if (atomicDq)
-      tiles.push_back(acc);
-    requireAlignment(kernel, tiles, {lse2, delta});
+      views.push_back(acc);
+    requireAlignment(kernel, views, {lse2, delta});
     if (t.dkvConsumerRegs)
       setRegisterBudgets(kernel, t.dkvProducerRegs, t.dkvConsumerRegs);
     if (succeeded(grid))
