@@ -10,6 +10,16 @@
 // RUN: %mlir_opt %s --load-dialect-plugin=%tilec_plugin --load-pass-plugin=%tilec_plugin \
 // RUN:   --load-pass-plugin=%tilec_plugin --pass-pipeline='builtin.module(tilec-to-nvvm{chip=sm_80})' \
 // RUN:   | FileCheck %s --check-prefix=NVVM80
+// The attention backward's module pass, then its stages' expansion.
+// RUN: %mlir_opt %examples/attention_backward_op_bf16.mlir --load-dialect-plugin=%tilec_plugin \
+// RUN:   --load-pass-plugin=%tilec_plugin --pass-pipeline='builtin.module(tile-split-attention-backward, tile.kernel(tile-expand-named-ops{chip=sm_90a}))' \
+// RUN:   | FileCheck %s --check-prefix=BWD
+// BWD-LABEL: tile.kernel @attention_bwd_op_bf16_d128_pre(
+// BWD-LABEL: tile.kernel @attention_bwd_op_bf16_d128_dq(
+// BWD:         tile.dot
+// BWD-LABEL: tile.kernel @attention_bwd_op_bf16_d128_dkdv(
+// BWD-LABEL: tile.kernel @attention_bwd_op_bf16_d128_dkdv_sum(
+// BWD-NOT:     tile.attention_backward
 // Without the pass plugin, the pipeline is unknown (and nothing crashes).
 // RUN: not %mlir_opt %s --load-dialect-plugin=%tilec_plugin \
 // RUN:   --pass-pipeline='builtin.module(tilec-to-nvvm)' 2>&1 | FileCheck %s --check-prefix=NOPASS
