@@ -120,15 +120,17 @@ ConfigOverrides tilec::rules::getAttentionBackwardConfig(std::string_view chip,
       // its 64 query rows fall back to mma.sync and the ring no longer
       // fits); at head dim 128 dS K is two 64-column products, whose add
       // buffers (16 KB, shared) leave the ring two stages (182-208 TFLOP/s
-      // against 157-189: ..._atomic_tma_h200.json).
+      // against 157-189: bench/results/
+      // 2026-12-04_attention_backward_atomic_tma_h200.json).
       config = {{"dkv_n", 64}, {"dkv_warps", 4}};
       if (headDim == 128)
         config.emplace_back("dq_add_cols", 64);
     } else {
       // Two consumer warpgroups of m64 wgmmas. The dK/dV consumers get 240
-      // registers (fewer spills: +3-6% at head dim 128,
-      // ..._regs240_h200.json); at head dim 64 the dQ kernel takes 128
-      // keys a step (+4%).
+      // registers (fewer spills: +3-6% at head dim 128, bench/results/
+      // 2026-12-04_attention_backward_regs240_h200.json); at head dim 64
+      // the dQ kernel takes 128 keys a step (+4%, bench/results/
+      // 2026-12-04_attention_backward_h200.json).
       config = {{"consumer_regs", 240}, {"producer_regs", 24}};
       if (headDim == 64)
         config.emplace_back("dq_n", 128);
@@ -148,9 +150,10 @@ ConfigOverrides tilec::rules::getAttentionBackwardConfig(std::string_view chip,
     config = {{"dkv_m", 32}, {"dkv_n", 64}, {"dkv_warps", 4}};
   } else {
     // mma.sync at head dim 128: 32-wide steps keep the registers under 255
-    // and two ring stages in shared memory (2.2x the 64-wide steps); the
-    // atomic step holds a fifth product: 16-query steps
-    // (..._atomic_h200.json).
+    // and two ring stages in shared memory (2.2x the 64-wide steps,
+    // bench/results/2026-12-04_attention_backward_h200.json); the atomic
+    // step holds a fifth product: 16-query steps (bench/results/
+    // 2026-12-04_attention_backward_atomic_h200.json).
     config = {{"dkv_m", atomic ? 16 : 32}};
     if (!atomic)
       config.emplace_back("dq_n", 32);
