@@ -66,6 +66,18 @@ BENCH = [(4, 16, 4096, 128, False), (4, 16, 4096, 128, True), (1, 16, 16384, 128
          (4, 32, 4096, 64, True)]
 
 
+def group_sums(q, k, t):
+    """(dQ, dK, dV) from the buffers ``t`` of a run whose dK / dV hold one
+    gradient per query head: each group's heads summed in f32."""
+    B, H, SQ, D = q.shape
+    HK, SK = k.shape[1], k.shape[2]
+    if HK == H:
+        return t["dq"], t["dk"], t["dv"]
+    g = H // HK
+    return (t["dq"], t["dk"].view(B, HK, g, SK, D).float().sum(2).to(q.dtype),
+            t["dv"].view(B, HK, g, SK, D).float().sum(2).to(q.dtype))
+
+
 class Backward:
     """The three kernels of one (chip, head dim, causal, suffix); a suffix
     starting with ``__atomic`` names the atomic mode's kernels (pre_zero_dq,
@@ -105,13 +117,7 @@ class Backward:
     def __call__(self, q, k, v, o, do, lse, scale, t):
         for launch in self.parts(q, k, v, o, do, lse, scale, t).values():
             launch()
-        B, H, SQ, D = q.shape
-        HK, SK = k.shape[1], k.shape[2]
-        if HK == H:
-            return t["dq"], t["dk"], t["dv"]
-        g = H // HK
-        return (t["dq"], t["dk"].view(B, HK, g, SK, D).float().sum(2).to(q.dtype),
-                t["dv"].view(B, HK, g, SK, D).float().sum(2).to(q.dtype))
+        return group_sums(q, k, t)
 
 
 class OpBackward:
@@ -155,13 +161,8 @@ class OpBackward:
     def __call__(self, q, k, v, o, do, lse, scale, t):
         for launch in self.parts(q, k, v, o, do, lse, scale, t).values():
             launch()
-        B, H, SQ, D = q.shape
-        HK, SK = k.shape[1], k.shape[2]
-        if self.expanded or HK == H:
-            return t["dq"], t["dk"], t["dv"]
-        g = H // HK
-        return (t["dq"], t["dk"].view(B, HK, g, SK, D).float().sum(2).to(q.dtype),
-                t["dv"].view(B, HK, g, SK, D).float().sum(2).to(q.dtype))
+        # With expanded views the op summed each group itself.
+        return (t["dq"], t["dk"], t["dv"]) if self.expanded else group_sums(q, k, t)
 
 
 def bottom_right_mask(SQ, SK):

@@ -700,7 +700,7 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
     return failure();
   const AttentionConfig &c = *config;
   if (c.warpSpecialize && !c.byPasses)
-    return expandAttentionHandBuilt(op, kernel, target);
+    return expandAttentionHandBuilt(op, kernel, c);
   ImplicitLocOpBuilder b(op.getLoc(), op);
   AttentionProblem p = getProblem(b, op);
   // The persistent causal program walks its tiles in pairs of equal work;

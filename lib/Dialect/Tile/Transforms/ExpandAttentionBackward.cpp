@@ -452,13 +452,12 @@ static void emitDkdv(ImplicitLocOpBuilder &b, const BackwardProblem &p,
 // dkdv_sum
 //===----------------------------------------------------------------------===//
 
-/// `to`[b, hk, rows] = the sum over the query heads h of K/V head hk of
-/// `from`[b, h, rows], in f32, rounded once.
+/// `to`[b, hk, rows] = the sum over the `group` query heads from `first` of
+/// K/V head hk of `from`[b, h, rows], in f32, rounded once.
 static void emitGroupSum(ImplicitLocOpBuilder &b, const BackwardProblem &p,
-                         int64_t rows, const Program &pr, Value group,
-                         Value from, Value to) {
+                         int64_t rows, const Program &pr, Value first,
+                         Value group, Value from, Value to) {
   Value c0 = constI32(b, 0);
-  Value first = arith::MulIOp::create(b, pr.h, group);
   Value zero = splatF32(b, {rows, p.d}, 0.0);
   auto loop = scf::ForOp::create(
       b, c0, group, constI32(b, 1), ValueRange{zero},
@@ -484,8 +483,9 @@ static void emitDkdvSum(ImplicitLocOpBuilder &b, const BackwardProblem &p,
   AttentionBackwardOp op = p.op;
   Program pr = emitProgram(b, constI32(b, rows));
   Value group = arith::DivUIOp::create(b, p.hq, p.hk);
-  emitGroupSum(b, p, rows, pr, group, op.getDkExpanded(), op.getDk());
-  emitGroupSum(b, p, rows, pr, group, op.getDvExpanded(), op.getDv());
+  Value first = arith::MulIOp::create(b, pr.h, group);
+  emitGroupSum(b, p, rows, pr, first, group, op.getDkExpanded(), op.getDk());
+  emitGroupSum(b, p, rows, pr, first, group, op.getDvExpanded(), op.getDv());
 }
 
 //===----------------------------------------------------------------------===//

@@ -148,11 +148,7 @@ public:
   LogicalResult build();
 
 private:
-  Value cst(int64_t v) { return arith::ConstantIntOp::create(b, v, 32); }
-  Value splat(ImplicitLocOpBuilder &sb, RankedTensorType type, double value) {
-    return arith::ConstantOp::create(
-        sb, type, DenseElementsAttr::get(type, sb.getFloatAttr(f32, value)));
-  }
+  Value cst(int64_t v) { return constI32(b, v); }
 
   LogicalResult setGrid();
   void setTile(ImplicitLocOpBuilder &tb, Value mb, Value hh, Value bb);
@@ -598,8 +594,8 @@ void HandBuiltFa3::createMaskValues() {
       b, qi, SplatOp::create(b, RankedTensorType::get({bm}, i32), shift));
   qLimitB = broadcastAlong(b, qLimit, 1, {bm, bn});
   skB = SplatOp::create(b, RankedTensorType::get({bm, bn}, i32), sk);
-  scaleT = splat(b, sType, qkScale);
-  ninf = splat(b, sType, -INFINITY);
+  scaleT = splatF32(b, sType.getShape(), qkScale);
+  ninf = splatF32(b, sType.getShape(), -INFINITY);
   colsI = RangeOp::create(b, RankedTensorType::get({bn}, i32), 0, bn);
   pType = RankedTensorType::get({bm, bn}, et);
 }
@@ -630,16 +626,19 @@ HandBuiltFa3::Softmax HandBuiltFa3::emitSoftmax(ImplicitLocOpBuilder &lb,
   // p = exp2(s * scale - m).
   auto rowMaxScaled = [&](Value x) -> Value {
     Value rowMax = ReduceOp::create(lb, rowType, ReduceKind::Max, x, 1);
-    return arith::MulFOp::create(lb, rowMax, splat(lb, rowType, qkScale));
+    return arith::MulFOp::create(lb, rowMax,
+                                 splatF32(lb, rowType.getShape(), qkScale));
   };
   Value mUse, mNew;
   if (masked) {
     sc = applyMask(lb, sc, n);
     mNew = arith::MaximumFOp::create(lb, mi, rowMaxScaled(sc));
     // A row that has seen no key yet keeps m = -inf; subtract 0 then.
-    Value noKey = arith::CmpFOp::create(lb, arith::CmpFPredicate::OEQ, mNew,
-                                        splat(lb, rowType, -INFINITY));
-    mUse = arith::SelectOp::create(lb, noKey, splat(lb, rowType, 0.0), mNew);
+    Value noKey =
+        arith::CmpFOp::create(lb, arith::CmpFPredicate::OEQ, mNew,
+                              splatF32(lb, rowType.getShape(), -INFINITY));
+    mUse = arith::SelectOp::create(lb, noKey,
+                                   splatF32(lb, rowType.getShape(), 0.0), mNew);
   } else {
     // Every row sees every key of the block: m is finite from here on.
     mNew = mUse = arith::MaximumFOp::create(lb, mi, rowMaxScaled(sc));
@@ -706,8 +705,8 @@ void HandBuiltFa3::emitStep(ImplicitLocOpBuilder &lb, Value n, ValueRange it,
   Value sPrev = it[4], phPrev = it[5];
   auto [s, ph] = advanceRing(lb, sPrev, phPrev, c.stages);
   beginTurn(lb);
-  Value sc =
-      DotOp::create(lb, sType, tq, waitK(lb, s, ph), splat(lb, sType, 0.0));
+  Value sc = DotOp::create(lb, sType, tq, waitK(lb, s, ph),
+                           splatF32(lb, sType.getShape(), 0.0));
   Value accP =
       DotOp::create(lb, accType, it[3], waitV(lb, sPrev, phPrev), it[0]);
   endTurn(lb);
@@ -743,24 +742,25 @@ void HandBuiltFa3::emitKeyLoops() {
         Value z = arith::ConstantIntOp::create(lb, 0, 32);
         beginTurn(lb);
         Value sc0 = DotOp::create(lb, sType, tq, waitK(lb, ringS0, ringPh0),
-                                  splat(lb, sType, 0.0));
+                                  splatF32(lb, sType.getShape(), 0.0));
         endTurn(lb);
         Value sc = retire(lb, sc0, 0);
         MBarrierArriveOp::create(lb, emptyK, ringS0);
-        Softmax sm = emitSoftmax(lb, sc, z, splat(lb, rowType, -INFINITY),
-                                 splat(lb, rowType, 0.0), /*masked=*/true);
+        Softmax sm =
+            emitSoftmax(lb, sc, z, splatF32(lb, rowType.getShape(), -INFINITY),
+                        splatF32(lb, rowType.getShape(), 0.0), /*masked=*/true);
         scf::YieldOp::create(lb, ValueRange{sm.p, sm.m, sm.l});
       },
       [&](OpBuilder &ob, Location loc) {
         ImplicitLocOpBuilder lb(loc, ob);
         auto pZero = RankedTensorType::get({bm, bn}, et);
         scf::YieldOp::create(
-            lb,
-            ValueRange{
-                arith::ConstantOp::create(
-                    lb, pZero,
-                    DenseElementsAttr::get(pZero, lb.getFloatAttr(et, 0.0))),
-                splat(lb, rowType, -INFINITY), splat(lb, rowType, 0.0)});
+            lb, ValueRange{arith::ConstantOp::create(
+                               lb, pZero,
+                               DenseElementsAttr::get(
+                                   pZero, lb.getFloatAttr(et, 0.0))),
+                           splatF32(lb, rowType.getShape(), -INFINITY),
+                           splatF32(lb, rowType.getShape(), 0.0)});
       });
   auto step = [&](bool masked) {
     return [this, masked](ImplicitLocOpBuilder &lb, Value n, ValueRange it) {
@@ -771,8 +771,8 @@ void HandBuiltFa3::emitKeyLoops() {
   Value mid = arith::MaxSIOp::create(b, full, lo);
   auto unmasked =
       makeLoop(lo, mid,
-               {splat(b, accType, 0.0), first.getResult(1), first.getResult(2),
-                first.getResult(0), ringS0, ringPh0},
+               {splatF32(b, accType.getShape(), 0.0), first.getResult(1),
+                first.getResult(2), first.getResult(0), ringS0, ringPh0},
                step(false));
   auto masked = makeLoop(mid, end, unmasked.getResults(), step(true));
   // P·V of the last block.
@@ -808,12 +808,14 @@ void HandBuiltFa3::emitKeyLoops() {
 /// persistent kernel's tile loop closed.
 void HandBuiltFa3::emitEpilogue() {
   Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l,
-                                      splat(b, rowType, 0.0));
-  Value lSafe = arith::SelectOp::create(b, empty, splat(b, rowType, 1.0), l);
+                                      splatF32(b, rowType.getShape(), 0.0));
+  Value lSafe = arith::SelectOp::create(
+      b, empty, splatF32(b, rowType.getShape(), 1.0), l);
   // One division per row, then a multiply per element (FlashAttention's
   // order): a division per element (div.rn.f32, about ten instructions
   // each) was a tenth of a program's instructions at S = 1024.
-  Value inv = arith::DivFOp::create(b, splat(b, rowType, 1.0), lSafe);
+  Value inv =
+      arith::DivFOp::create(b, splatF32(b, rowType.getShape(), 1.0), lSafe);
   Value out = arith::MulFOp::create(b, acc, broadcastAlong(b, inv, 1, {bm, d}));
   out = arith::TruncFOp::create(b, RankedTensorType::get({bm, d}, et), out);
   if (c.tmaStore) {
@@ -834,7 +836,8 @@ void HandBuiltFa3::emitEpilogue() {
   if (Value lse = op.getLse()) {
     // Natural log: (m + log2 l) * ln 2; -inf for rows that saw no key.
     Value lse2 = arith::AddFOp::create(b, m, math::Log2Op::create(b, l));
-    Value lseN = arith::MulFOp::create(b, lse2, splat(b, rowType, M_LN2));
+    Value lseN =
+        arith::MulFOp::create(b, lse2, splatF32(b, rowType.getShape(), M_LN2));
     StoreOp::create(b, lseN, lse, ValueRange{bi, h, m0}, Value());
   }
   if (tileLoop) {
@@ -897,12 +900,6 @@ LogicalResult HandBuiltFa3::build() {
 }
 
 LogicalResult expand::expandAttentionHandBuilt(AttentionOp op, KernelOp kernel,
-                                               const TargetInfo &target) {
-  if (failed(checkOnlyComputation(kernel, op)))
-    return failure();
-  int64_t d = op.getQ().getType().getShape()[3];
-  FailureOr<AttentionConfig> config = getAttentionConfig(op, target, d);
-  if (failed(config))
-    return failure();
-  return HandBuiltFa3(op, kernel, *config).build();
+                                               const AttentionConfig &config) {
+  return HandBuiltFa3(op, kernel, config).build();
 }

@@ -25,6 +25,10 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
+namespace mlir::tilec::tile {
+struct AttentionConfig;
+} // namespace mlir::tilec::tile
+
 namespace mlir::tilec::tile::expand {
 
 /// Size of dimension `dim` of a view made by tile.make_view, as an i32 value.
@@ -100,11 +104,12 @@ inline constexpr llvm::StringLiteral kHandScheduledAttr = "tile.hand_scheduled";
 LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                               const TargetInfo &target);
 
-/// Replaces `op` with the finished sm_90a FlashAttention-3 kernel written by
-/// hand (ExpandAttentionHandBuilt.cpp): the default on sm_90a until the
-/// scheduling passes match it.
+/// Replaces `op` (the only computation of `kernel`) with the finished sm_90a
+/// FlashAttention-3 kernel written by hand (ExpandAttentionHandBuilt.cpp)
+/// for `config` (expandAttention's, with the warp-specialized schedule): the
+/// default at head dim 256 until the scheduling passes match it.
 LogicalResult expandAttentionHandBuilt(AttentionOp op, KernelOp kernel,
-                                       const TargetInfo &target);
+                                       const AttentionConfig &config);
 
 /// Replaces `op` (the only computation of `kernel`, with its stage set) with
 /// the block program of its stage (ExpandAttentionBackward.cpp).

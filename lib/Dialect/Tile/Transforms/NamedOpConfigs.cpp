@@ -737,25 +737,20 @@ mlir::tilec::tile::getAttentionBackwardTiles(AttentionBackwardOp op,
   AttentionBackwardConfigAttr config = op.getConfigAttr();
   if (!config)
     return t;
-  auto set = [](int64_t &field, std::optional<int64_t> value) {
-    if (value)
-      field = *value;
-  };
-  set(t.dqM, config.getDqM());
-  set(t.dqN, config.getDqN());
-  set(t.dqWarps, config.getDqWarps());
-  set(t.dkvN, config.getDkvN());
-  set(t.dkvM, config.getDkvM());
-  set(t.dkvWarps, config.getDkvWarps());
-  if (BoolAttr prefetch = config.getPrefetchRows())
-    t.prefetchRows = prefetch.getValue();
+  override(t.dqM, config.getDqM());
+  override(t.dqN, config.getDqN());
+  override(t.dqWarps, config.getDqWarps());
+  override(t.dkvN, config.getDkvN());
+  override(t.dkvM, config.getDkvM());
+  override(t.dkvWarps, config.getDkvWarps());
+  t.prefetchRows = getFlag(config.getPrefetchRows()).value_or(t.prefetchRows);
   if (config.getConsumerRegs() || config.getProducerRegs()) {
     // Either budget set: both are the config's (24 and 240 where only one
     // is given: the producer's minimum, the rule's consumer budget).
     t.dkvConsumerRegs = config.getConsumerRegs().value_or(240);
     t.dkvProducerRegs = config.getProducerRegs().value_or(24);
   }
-  set(t.dqAddCols, config.getDqAddCols());
+  override(t.dqAddCols, config.getDqAddCols());
   if (t.dqAddCols > d)
     return op.emitOpError("config dq_add_cols = ")
            << t.dqAddCols << " is wider than the head dim " << d;
