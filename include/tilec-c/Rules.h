@@ -35,7 +35,7 @@
 #define TILEC_RULES_EXPORTED __attribute__((visibility("default")))
 #endif
 
-#define TILEC_RULES_API_VERSION 3
+#define TILEC_RULES_API_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +48,10 @@ TILEC_RULES_EXPORTED unsigned tilecRulesGetAPIVersion(void);
  *  bf16/f16 inputs, a column-major B, 2-D, aligned operands, no block
  *  scales), as decode shapes then do. */
 #define TILEC_GEMM_SHAPE_CAN_SWAP_AB 1u
+/** `flags` of tilecGemmShapeConfig: the caller can pass tile.gemm a
+ *  split-K workspace (a 2-D GEMM without block scales or i8 inputs), so
+ *  shapes with too few tiles may take `split_k` (since API version 4). */
+#define TILEC_GEMM_SHAPE_CAN_SPLIT_K 2u
 
 /** Config overrides of tile.gemm for M x N x K on `chip`, on a device of
  *  `num_sms` multiprocessors (0: the chip's typical count), for operands

@@ -31,9 +31,10 @@ static void buildTilePasses(OpPassManager &pm,
   tile::TileAttachTargetOptions attach;
   attach.chip = options.chip;
   attach.optLevel = options.optLevel;
-  // A tile.attention_backward kernel becomes one kernel per stage before
+  // A kernel of a named op that runs as several kernels (the attention
+  // backward, split-K GEMMs) becomes one kernel per stage before
   // the kernels are wrapped into gpu.modules.
-  pm.addPass(tile::createTileSplitAttentionBackward());
+  pm.addPass(tile::createTileSplitStages());
   pm.addPass(tile::createTileAttachTarget(attach));
   OpPassManager &kernelPm =
       pm.nest<gpu::GPUModuleOp>().nest<tile::KernelOp>();

@@ -45,7 +45,8 @@ size_t tilecGemmShapeConfig(const char *chip, int64_t m, int64_t n, int64_t k,
                             size_t size) {
   return writeOverrides(
       getGemmShapeConfig(chip ? chip : "", m, n, k, numSMs,
-                         (flags & TILEC_GEMM_SHAPE_CAN_SWAP_AB) != 0),
+                         (flags & TILEC_GEMM_SHAPE_CAN_SWAP_AB) != 0,
+                         (flags & TILEC_GEMM_SHAPE_CAN_SPLIT_K) != 0),
       buffer, size);
 }
 

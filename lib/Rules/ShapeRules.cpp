@@ -15,7 +15,48 @@ using namespace tilec::rules;
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t tilec::rules::getTypicalNumSMs(std::string_view chip) {
-  return chip == "sm_90a" ? 132 : 0;
+  // H100 / H200 SXM, A100, A10 / A40, L40 (sm_90: Hopper without its
+  // sm_90a features, and later chips running sm_90's code).
+  if (chip == "sm_90a" || chip == "sm_90")
+    return 132;
+  if (chip == "sm_80")
+    return 108;
+  if (chip == "sm_86")
+    return 84;
+  if (chip == "sm_89")
+    return 142;
+  return 0;
+}
+
+/// The value of `field` in `config`, else `otherwise`.
+static int64_t getField(const ConfigOverrides &config, std::string_view field,
+                        int64_t otherwise) {
+  for (const auto &[name, value] : config)
+    if (name == field)
+      return value;
+  return otherwise;
+}
+
+/// Split-K for `config` (the rest of the rule's choice for M x N x K): a
+/// shape whose tiles fill at most half the SMs splits each tile's K steps
+/// into ranges, one program each, up to one wave of programs, with at least
+/// kGemmSplitKMinSteps steps per range (the operand ring's depth, so each
+/// range still streams) and at most kGemmSplitKMax ranges. The tile is
+/// tile.gemm's default where `config` keeps it: 128 x 256, K steps of 64
+/// elements on wgmma and 32 on mma.sync (16-bit inputs).
+static void addSplitK(ConfigOverrides &config, std::string_view chip, int64_t m,
+                      int64_t n, int64_t k, int64_t numSMs) {
+  int64_t blockM = getField(config, "block_m", 128);
+  int64_t blockN = getField(config, "block_n", 256);
+  int64_t blockK = getField(config, "block_k", chip == "sm_90a" ? 64 : 32);
+  int64_t programs = ceilDiv(m, blockM) * ceilDiv(n, blockN);
+  if (numSMs <= 0 || 2 * programs > numSMs)
+    return;
+  int64_t split =
+      std::min({numSMs / programs, ceilDiv(k, blockK) / kGemmSplitKMinSteps,
+                kGemmSplitKMax});
+  if (split >= 2)
+    config.emplace_back("split_k", split);
 }
 
 /// Decode shapes on the mma.sync chips (sm_80, sm_86, sm_89, and sm_90
@@ -41,19 +82,15 @@ static ConfigOverrides getMmaSyncDecodeConfig(std::string_view chip,
           {"warps", 4}};
 }
 
-ConfigOverrides tilec::rules::getGemmShapeConfig(std::string_view chip,
-                                                 int64_t m, int64_t n,
-                                                 int64_t k, int64_t numSMs,
-                                                 bool canSwapAB) {
+/// getGemmShapeConfig's tiles (everything but split-K).
+static ConfigOverrides getTileShapeConfig(std::string_view chip, int64_t m,
+                                          int64_t n, int64_t numSMs,
+                                          bool canSwapAB) {
   ConfigOverrides config;
-  if (m <= 0 || n <= 0 || k <= 0)
-    return config;
   if (canSwapAB && chip != "sm_90a")
     return getMmaSyncDecodeConfig(chip, m);
   if (chip != "sm_90a")
     return config;
-  if (numSMs <= 0)
-    numSMs = getTypicalNumSMs(chip);
   // Decode: C's tile is block_m rows of A (tokens) by block_n columns of B
   // (weights); the product runs transposed, weights x tokens. Measured on
   // the H200 (bench/results/2026-12-04_skinny_swap_ab_probe): 0.97-2.1x
@@ -95,6 +132,23 @@ ConfigOverrides tilec::rules::getGemmShapeConfig(std::string_view chip,
   if (n % 8 != 0)
     config.emplace_back("tma_store", 0);
   std::sort(config.begin(), config.end());
+  return config;
+}
+
+ConfigOverrides tilec::rules::getGemmShapeConfig(std::string_view chip,
+                                                 int64_t m, int64_t n,
+                                                 int64_t k, int64_t numSMs,
+                                                 bool canSwapAB,
+                                                 bool canSplitK) {
+  if (m <= 0 || n <= 0 || k <= 0)
+    return {};
+  if (numSMs <= 0)
+    numSMs = getTypicalNumSMs(chip);
+  ConfigOverrides config = getTileShapeConfig(chip, m, n, numSMs, canSwapAB);
+  if (canSplitK) {
+    addSplitK(config, chip, m, n, k, numSMs);
+    std::sort(config.begin(), config.end());
+  }
   return config;
 }
 

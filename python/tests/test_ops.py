@@ -735,3 +735,52 @@ def test_attention_fp8_refusals(launches):
     with pytest.raises(tilec.ArgumentError, match="out must be bf16"):
         tilec.attention(q, q, v, out=FakeTensor((2, 4, 128, 128), "float16"))
     assert launches == []
+
+
+def test_split_k_rule_dispatch():
+    """The compiler's shape rule adds split_k (with can_split_k) where the
+    tiles fill at most half the SMs and K has room for ranges of 8 steps."""
+    from tilec import kernels
+    decode = kernels.gemm_shape_config(1, 4096, 14336, "sm_90a", can_swap_ab=True,
+                                       can_split_k=True)
+    assert decode["split_k"] == 2 and decode["swap_ab"] == 1  # 64 tiles on 132 SMs
+    assert "split_k" not in kernels.gemm_shape_config(1, 4096, 14336, "sm_90a",
+                                                      can_swap_ab=True)
+    # The SM count decides: sm_80's 64 tiles fill more than half of 108 SMs.
+    assert "split_k" not in kernels.gemm_shape_config(1, 4096, 14336, "sm_80", can_swap_ab=True,
+                                                      can_split_k=True)
+    assert kernels.gemm_shape_config(1, 4096, 14336, "sm_80", num_sms=132, can_swap_ab=True,
+                                     can_split_k=True)["split_k"] == 2
+    # At most 16 ranges; none where K is too shallow or the tiles fill the GPU.
+    assert kernels.gemm_shape_config(128, 128, 65536, "sm_80", can_split_k=True) == {
+        "split_k": 16}
+    assert kernels.gemm_shape_config(128, 128, 1024, "sm_80", can_split_k=True) == {
+        "split_k": 4}  # 32 K steps
+    assert kernels.gemm_shape_config(128, 128, 480, "sm_80", can_split_k=True) is None
+    assert kernels.gemm_shape_config(4096, 4096, 4096, "sm_90a", can_split_k=True) is None
+
+
+def test_split_k_launches_both_stages(launches, library):
+    """config={"split_k": S}: the partial and reduce kernels, launched in
+    that order with the same arguments and an f32 [S, M, N] workspace."""
+    config = {"split_k": 4, "swap_ab": 1, "block_m": 16, "block_n": 64, "block_k": 128,
+              "warps": 4, "tma_store": 0}
+    a, b = FakeTensor((16, 4096)), FakeTensor((4096, 1000), strides=(1, 4096))
+    tilec.gemm(a, b, chip="sm_90a", config=config)
+    name = gemm_name(b_layout="col") + gemm_config_suffix(config)
+    assert [launcher.name for launcher, _ in launches] == [name + "_partial", name + "_reduce"]
+    first, second = params_of(launches[0]), params_of(launches[1])
+    assert first == second
+    assert (first["ldw"], first["sw"], first["M"], first["N"]) == (1000, 16 * 1000, 16, 1000)
+    assert launches[0][0].meta["grid"] == ["ceildiv(N, 64) * ceildiv(M, 16) * 4"]
+    assert launches[1][0].meta["grid"] == ["ceildiv(M, 32) * ceildiv(N, 128)"]
+
+
+def test_split_k_refusals(launches, gemm_artifacts):
+    """Split-K takes 2-D GEMMs without int8 inputs or block scales."""
+    with pytest.raises(tilec.ArgumentError, match="split_k takes no int8 inputs"):
+        tilec.gemm(FakeTensor((16, 64), "int8"), FakeTensor((64, 32), "int8", strides=(1, 64)),
+                   config={"split_k": 2}, artifacts=gemm_artifacts)
+    with pytest.raises(tilec.ArgumentError, match="split_k is for 2-D GEMMs"):
+        tilec.bmm(FakeTensor((2, 16, 64)), FakeTensor((2, 64, 32)), config={"split_k": 2},
+                  artifacts=gemm_artifacts)

@@ -18,7 +18,7 @@ import threading
 from ._capi import checkout_paths
 
 LIBRARY_NAME = "libtilec-rules.so"
-API_VERSION = 3
+API_VERSION = 4
 _BUFFER = 256
 
 
@@ -105,14 +105,16 @@ def _overrides(text):
             (item.split("=") for item in text.split(","))}
 
 
-#: tilecGemmShapeConfig's flag TILEC_GEMM_SHAPE_CAN_SWAP_AB (tilec-c/Rules.h).
+#: tilecGemmShapeConfig's flags TILEC_GEMM_SHAPE_CAN_SWAP_AB and
+#: TILEC_GEMM_SHAPE_CAN_SPLIT_K (tilec-c/Rules.h).
 CAN_SWAP_AB = 1
+CAN_SPLIT_K = 2
 
 
-def gemm_shape_config(m, n, k, chip, num_sms=0, can_swap_ab=False):
+def gemm_shape_config(m, n, k, chip, num_sms=0, can_swap_ab=False, can_split_k=False):
     out = ctypes.create_string_buffer(_BUFFER)
-    _load().tilecGemmShapeConfig(chip.encode(), m, n, k, num_sms,
-                                 CAN_SWAP_AB if can_swap_ab else 0, out, _BUFFER)
+    flags = (CAN_SWAP_AB if can_swap_ab else 0) | (CAN_SPLIT_K if can_split_k else 0)
+    _load().tilecGemmShapeConfig(chip.encode(), m, n, k, num_sms, flags, out, _BUFFER)
     return _overrides(out.value.decode())
 
 

@@ -1,7 +1,7 @@
 """Attention backward through the named op ``tile.attention_backward``.
 
 The compiler builds the kernels: one ``tile.kernel`` holding the op is split
-into one kernel per stage (``tile-split-attention-backward``) and each stage
+into one kernel per stage (``tile-split-stages``) and each stage
 is expanded with the chip's tiles (``tile-expand-named-ops``), into the
 block programs that :mod:`tilec.backward_kernels` writes as text. This
 module writes that kernel and fills its parameters by name.

@@ -95,6 +95,14 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     the last offset are not written. The bias is shared by all groups; no
     scales. Parameters: A, B, C, [bias], [alpha], [beta], offsets, groups,
     M, N, K, lda, ldb, ldc, sb.
+
+    ``config`` with ``split_k`` S > 1 (2-D, no block scales, no i8): the
+    kernel is two, ``<name>_partial`` and ``<name>_reduce`` (see
+    :func:`gemm_stage_names`), launched in that order with the same
+    arguments, and takes an f32 workspace W [S, M, N] (rows ``ldw``, matrices
+    ``sw`` elements apart; 16-byte aligned, ``ldw`` and ``sw`` multiples of
+    4) for the partial products. Parameters: as above, then W (after the
+    scales), and ``ldw``, ``sw`` last.
     """
     fp8, int8 = dtype in FP8_DTYPES, dtype == "i8"
     b_dtype = b_dtype or dtype
@@ -125,6 +133,9 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         raise ValueError(f"b_layout must be 'row' or 'col', not {b_layout!r}")
     if activation not in _ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}")
+    split_k = int((config or {}).get("split_k", 1))
+    if split_k > 1 and (batched or grouped or block_scales or int8):
+        raise ValueError("split_k needs a 2-D GEMM without block scales or i8 inputs")
     name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta,
                              precision, b_dtype, scale_a, scale_b, block_scales, batched,
                              grouped)
@@ -141,6 +152,7 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         params.append("%SA: !tile.ptr<f32>")
     if scale_b:
         params.append("%SB: !tile.ptr<f32>")
+    params += ["%W: !tile.ptr<f32>"] if split_k > 1 else []
     params += ["%batch: i32"] if batched else []
     params += ["%offsets: !tile.ptr<i32>", "%groups: i32"] if grouped else []
     params += ["%M: i32", "%N: i32", "%K: i32"]
@@ -149,6 +161,7 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     params += ["%lda: i32", "%ldb: i32", "%ldc: i32"]
     params += ["%sa: i32", "%sb: i32", "%sc: i32"] if batched else []
     params += ["%sb: i32"] if grouped else []
+    params += ["%ldw: i32", "%sw: i32"] if split_k > 1 else []
     b_strides, b_type_strides = (("%ldb, 1", "?, 1") if b_layout == "row"
                                  else ("1, %ldb", "1, ?"))
     # A batched GEMM's views lead with the batch, the matrices sa / sb / sc
@@ -171,6 +184,10 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     if grouped:
         lines.append("  %o = tile.make_view %offsets[%groups] strides [1] : !tile.ptr<i32>")
         extras += " group_offsets(%o : !tile.view<?xi32, strides = [1]>)"
+    if split_k > 1:
+        lines.append(f"  %w = tile.make_view %W[{split_k}, %M, %N] strides [%sw, %ldw, 1] : "
+                     f"!tile.ptr<f32>")
+        extras += f" workspace(%w : !tile.view<{split_k}x?x?xf32, strides = [?, ?, 1]>)"
     if alpha:
         extras += " alpha(%alpha)"
     if beta:
@@ -202,7 +219,16 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     return name, "\n".join(lines)
 
 
-def gemm_shape_config(M, N, K, chip="sm_90a", num_sms=0, can_swap_ab=False):
+def gemm_stage_names(name, config):
+    """The kernels of GEMM kernel ``name`` with ``config``, in launch order:
+    ``[name]``, or ``[name_partial, name_reduce]`` with split-K."""
+    if int((config or {}).get("split_k", 1)) > 1:
+        return [name + "_partial", name + "_reduce"]
+    return [name]
+
+
+def gemm_shape_config(M, N, K, chip="sm_90a", num_sms=0, can_swap_ab=False,
+                      can_split_k=False):
     """Configuration overrides for a GEMM of this shape (``None``: the
     chip's default rule), the dispatch a library does per shape class: the
     compiler's rule (``include/tilec/Rules/ShapeRules.h``, through
@@ -217,9 +243,12 @@ def gemm_shape_config(M, N, K, chip="sm_90a", num_sms=0, can_swap_ab=False):
     without TMA stores (``tma_store = 0``). With ``can_swap_ab``, decode
     shapes (M up to 64, and small-N ones with few tiles) run transposed:
     ``swap_ab = 1`` with C's token x weight tile in ``block_m`` x
-    ``block_n``.
+    ``block_n``. With ``can_split_k`` (a 2-D GEMM without block scales or
+    i8 inputs, whose caller passes a workspace), shapes whose tiles fill at
+    most half the SMs also split K: ``split_k``, up to one wave of programs
+    (``num_sms`` matters here: pass the device's count).
     """
-    return _rules.gemm_shape_config(M, N, K, chip, num_sms, can_swap_ab)
+    return _rules.gemm_shape_config(M, N, K, chip, num_sms, can_swap_ab, can_split_k)
 
 
 def gemm_shape_tag(config):

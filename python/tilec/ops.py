@@ -39,6 +39,7 @@ from . import artifacts as _artifacts
 from .errors import ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError
 from . import _rules
 from .kernels import (FP8_DTYPES, PRECISIONS, attention_name, attention_shape_config,
+                      gemm_stage_names,
                       attention_source, default_out_dtype, gemm_config_suffix, gemm_name,
                       gemm_shape_config, gemm_source)
 from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, describe, dtype_name
@@ -120,9 +121,11 @@ def clear_kernel_memo():
             holder.plans.clear()
 
 
-def _resolve(op, name, make_source, chip, cubin_arch, directory, device_index):
-    """(launcher, metadata) of kernel ``name``: precompiled from
-    ``directory`` if it has it, else compiled."""
+def _resolve(op, name, make_source, chip, cubin_arch, directory, device_index, kernel=None):
+    """(launcher, metadata) of kernel ``name`` (or of ``kernel``, one of the
+    kernels its source defines: a stage of a named op that is several):
+    precompiled from ``directory`` if it has it, else compiled."""
+    name = kernel or name
     key = (name, chip, cubin_arch, directory, device_index)
     found = _kernels.get(key)
     if found is not None:
@@ -722,6 +725,7 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
                    b_dtype=B.dtype if B.dtype != A.dtype else None,
                    scale_a=SA is not None, scale_b=SB is not None,
                    block_scales=block is not None)
+    workspace = _split_k_values(op, A, config, m, n, int8, block is not None)
     dispatched = config is None
     if dispatched:  # the per-shape-class dispatch
         # (Decode shapes run transposed where the operands allow it.)
@@ -741,8 +745,7 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
                                     + ([(O, ldc_now)] if O is not None and c_by_tma else [])):
             config = dict(_UNALIGNED)
     try:
-        launcher, meta = _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts,
-                                      device_index)
+        stages = _gemm_stages(op, variant, config, chip, cubin_arch, artifacts, device_index)
     except KernelNotAvailableError:
         # A shape class's variant is only faster: without it (artifacts
         # built without it and no compiler), the default kernel computes the
@@ -752,14 +755,18 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
                 and _needs_unaligned_variant([(O, _row_major_ld(op, O, "N"))])):
             raise
         config = None
-        launcher, meta = _gemm_kernel(op, variant, None, chip, cubin_arch, artifacts,
-                                      device_index)
+        stages = _gemm_stages(op, variant, None, chip, cubin_arch, artifacts, device_index)
+    # (Split-K's two kernels take no plan: plans launch one kernel.)
+    if len(stages) > 1:
+        key = None
+    meta = stages[-1][1]
 
     allocate = None
     if O is None:
         out, O, allocate = _allocate_out(A, (m, n), out_dtype, meta, key is not None)
     ldc = _row_major_ld(op, O, "N")
     values = {"A": A, "B": B, "C": O, "M": m, "N": n, "K": k, "lda": lda, "ldb": ldb, "ldc": ldc}
+    values.update(workspace)
     if BIAS is not None:
         values["bias"] = BIAS
     if alpha is not None:
@@ -777,9 +784,11 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
                  "lda": "the row stride of a (a.stride(0))",
                  "ldb": f"the leading dimension of b (b.stride({0 if b_layout == 'row' else 1}))",
                  "ldc": "the row stride of out (out.stride(0))"}
-    _check_metadata(op, meta, values, described)
-    _launch_checked(key, launcher, meta, values, A.kind, device_index, _GEMM_DYNAMIC,
-                    allocate=allocate)
+    for launcher, meta in stages:
+        _check_metadata(op, meta, values, described)
+    for launcher, meta in stages:
+        _launch_checked(key, launcher, meta, values, A.kind, device_index, _GEMM_DYNAMIC,
+                        allocate=allocate)
     return out
 
 
@@ -850,15 +859,44 @@ def _check_k_major(op, A, B, b_layout, example):
                             f"{tuple(B.strides)}")
 
 
-def _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts, device_index):
-    """(launcher, metadata) of the GEMM kernel ``variant`` (keyword
+def _gemm_stages(op, variant, config, chip, cubin_arch, artifacts, device_index):
+    """[(launcher, metadata)] of the GEMM kernel ``variant`` (keyword
     arguments of :func:`gemm_source`) with ``config``, named as
     :func:`gemm_name` and :func:`gemm_config_suffix` say: precompiled in
-    ``artifacts`` (default ``$TILEC_ARTIFACTS``), else compiled."""
+    ``artifacts`` (default ``$TILEC_ARTIFACTS``), else compiled. One kernel,
+    or a split-K config's two (launched in this order)."""
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
     name = gemm_name(**variant) + gemm_config_suffix(config)
-    return _resolve(op, name, lambda: gemm_source(**variant, config=config, name=name)[1],
-                    chip, cubin_arch, directory, device_index)
+    return [_resolve(op, name, lambda: gemm_source(**variant, config=config, name=name)[1],
+                     chip, cubin_arch, directory, device_index, kernel=kernel)
+            for kernel in gemm_stage_names(name, config)]
+
+
+def _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts, device_index):
+    """(launcher, metadata) of a GEMM kernel that is one (batched, grouped:
+    no split-K), as :func:`_gemm_stages` finds it."""
+    if int((config or {}).get("split_k", 1)) > 1:
+        raise ArgumentError(f"{op}: split_k is for 2-D GEMMs (tilec.gemm)")
+    return _gemm_stages(op, variant, config, chip, cubin_arch, artifacts, device_index)[0]
+
+
+def _split_k_values(op, A, config, m, n, int8, block_scaled):
+    """The launch values of a split-K config's workspace (an f32 [split_k,
+    M, N] buffer, rows padded to 16 bytes, allocated per call on the
+    current stream), or ``{}`` without split-K."""
+    split_k = int((config or {}).get("split_k", 1))
+    if split_k <= 1:
+        return {}
+    if int8 or block_scaled:
+        raise ArgumentError(f"{op}: split_k takes no int8 inputs or block scales (its partial "
+                            f"products are f32 sums of whole K ranges)")
+    ldw = _round_up(n, 4)
+    if split_k * m * ldw >= 2 ** 31:
+        raise ArgumentError(f"{op}: split_k = {split_k} needs a workspace of {split_k} x {m} x "
+                            f"{ldw} f32 elements, more than 2^31; use fewer ranges (split-K is "
+                            f"for shapes with few tiles)")
+    W = describe(_allocate(A, (split_k, m, ldw), "f32"), "the split-K workspace")
+    return {"W": W, "ldw": ldw, "sw": m * ldw}
 
 
 #: The config of tilec.gemm's variant for operands of any alignment.

@@ -12,7 +12,7 @@
 // RUN:   | FileCheck %s --check-prefix=NVVM80
 // The attention backward's module pass, then its stages' expansion.
 // RUN: %mlir_opt %examples/attention_backward_op_bf16.mlir --load-dialect-plugin=%tilec_plugin \
-// RUN:   --load-pass-plugin=%tilec_plugin --pass-pipeline='builtin.module(tile-split-attention-backward, tile.kernel(tile-expand-named-ops{chip=sm_90a}))' \
+// RUN:   --load-pass-plugin=%tilec_plugin --pass-pipeline='builtin.module(tile-split-stages, tile.kernel(tile-expand-named-ops{chip=sm_90a}))' \
 // RUN:   | FileCheck %s --check-prefix=BWD
 // BWD-LABEL: tile.kernel @attention_bwd_op_bf16_d128_pre(
 // BWD-LABEL: tile.kernel @attention_bwd_op_bf16_d128_dq(

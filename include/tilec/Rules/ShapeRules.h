@@ -31,7 +31,8 @@ namespace tilec::rules {
 using ConfigOverrides = std::vector<std::pair<std::string, int64_t>>;
 
 /// Streaming multiprocessors of the GPU the rule is tuned for on `chip`
-/// (sm_90a: the H100 / H200 SXM's 132); 0 where no rule needs them.
+/// (sm_90a and sm_90: the H100 / H200 SXM's 132; sm_80: A100's 108; sm_86:
+/// A40's 84; sm_89: L40S's 142); 0 for other chips.
 int64_t getTypicalNumSMs(std::string_view chip);
 
 /// tile.gemm of M x N x K on `chip` with `numSMs` multiprocessors (0: the
@@ -46,12 +47,21 @@ int64_t getTypicalNumSMs(std::string_view chip);
 /// the MMA's M, 64 per program (128 for long ones at M > 32 on sm_90a), and
 /// A's rows its N, M rounded up to 16, 32 or 64, so no MMA row is padding
 /// (sm_90a's wgmma; mma.sync chips take 16- or 32-token tiles).
+/// With `canSplitK` (a 2-D GEMM without block scales or i8 inputs, whose
+/// caller can pass tile.gemm a workspace), a shape whose tiles fill at most
+/// half the SMs also takes `split_k`: each tile's K in up to one wave's
+/// worth of ranges of at least kGemmSplitKMinSteps K steps.
 ConfigOverrides getGemmShapeConfig(std::string_view chip, int64_t m, int64_t n,
                                    int64_t k, int64_t numSMs = 0,
-                                   bool canSwapAB = false);
+                                   bool canSwapAB = false,
+                                   bool canSplitK = false);
 
 /// The largest M the transposed product (swap_ab) takes.
 constexpr int64_t kGemmSwapABMaxM = 64;
+
+/// Split-K: the fewest K steps per range, and the most ranges.
+constexpr int64_t kGemmSplitKMinSteps = 8;
+constexpr int64_t kGemmSplitKMax = 16;
 
 /// Longest causal query sequence for which tile.attention takes the
 /// persistent sm_90a kernel.

@@ -4,9 +4,9 @@
 // with python/tilec/backward_kernels.py's (the kernels measured on the H200)
 // in attention-backward-matches-python.test.
 
-// RUN: tilec-opt %examples/attention_backward_op_bf16.mlir --pass-pipeline='builtin.module(tile-split-attention-backward, tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefix=SM90A
-// RUN: tilec-opt %examples/attention_backward_op_bf16.mlir --pass-pipeline='builtin.module(tile-split-attention-backward, tile.kernel(tile-expand-named-ops{chip=sm_80}))' | FileCheck %s --check-prefix=SM80
-// RUN: tilec-opt %examples/attention_backward_op_bf16.mlir --pass-pipeline='builtin.module(tile-split-attention-backward, tile.kernel(tile-expand-named-ops{chip=sm_89}))' | FileCheck %s --check-prefix=SM89
+// RUN: tilec-opt %examples/attention_backward_op_bf16.mlir --pass-pipeline='builtin.module(tile-split-stages, tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefix=SM90A
+// RUN: tilec-opt %examples/attention_backward_op_bf16.mlir --pass-pipeline='builtin.module(tile-split-stages, tile.kernel(tile-expand-named-ops{chip=sm_80}))' | FileCheck %s --check-prefix=SM80
+// RUN: tilec-opt %examples/attention_backward_op_bf16.mlir --pass-pipeline='builtin.module(tile-split-stages, tile.kernel(tile-expand-named-ops{chip=sm_89}))' | FileCheck %s --check-prefix=SM89
 // RUN: tilec-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefix=CHECK-CONFIG
 
 // sm_90a: rows of 128 (4 warps) for Delta and lse2; dQ programs of 128
@@ -84,7 +84,7 @@
 tile.kernel @no_stage(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %s0: i32, %s1: i32) {
   %t = tile.make_view %P[%B, %H, %S, 64] strides [%s0, %s1, 64, 1] : !tile.ptr<bf16>
   %r = tile.make_view %F[%B, %H, %S] strides [%s0, %S, 1] : !tile.ptr<f32>
-  // expected-error @+1 {{needs a stage to be expanded: the backward is several kernels (tile-split-attention-backward makes one per stage)}}
+  // expected-error @+1 {{needs a stage to be expanded: the backward is several kernels (tile-split-stages makes one per stage)}}
   tile.attention_backward %t, %t, %t, %t, %t, %r grads(%t, %t, %t) scratch(%r, %r)
       : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
   tile.return

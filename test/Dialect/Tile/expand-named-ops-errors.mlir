@@ -153,3 +153,20 @@ tile.kernel @gemm_block_scales_block_n(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8
         !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// A split-K GEMM is two kernels: tile-split-stages must run first.
+tile.kernel @gemm_split_unstaged(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+    %W: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32, %ldw: i32, %sw: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %w = tile.make_view %W[2, %M, %N] strides [%sw, %ldw, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{split_k = 2 needs a stage to be expanded: the GEMM is two kernels, the partial products and their sum (tile-split-stages makes one per stage)}}
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<2x?x?xf32, strides = [?, ?, 1]>)
+      config <split_k = 2>
+    : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>,
+      !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

@@ -690,3 +690,109 @@ func.func @gemm_batch_k_major(%a: !tile.view<?x?x?xbf16, strides = [?, 1, ?]>, %
   return
 }
 
+
+// -----
+
+// Split-K: a workspace exactly with split_k > 1, a stage only then, and a
+// 2-D GEMM without block scales or i8 inputs.
+func.func @gemm_workspace_without_split(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %w: !tile.view<2x?x?xf32, strides = [?, ?, 1]>) {
+  // expected-error @+1 {{a workspace is for split-K (config <split_k = S> with S > 1)}}
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<2x?x?xf32, strides = [?, ?, 1]>) : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_stage_without_split(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{a stage is for split-K (config <split_k = S> with S > 1)}}
+  tile.gemm %a, %b, %c stage(reduce) config <split_k = 1> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_without_workspace(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{split_k = 4 needs a workspace(%ws : !tile.view<4x?x?xf32, strides = [?, ?, 1]>) for the partial products}}
+  tile.gemm %a, %b, %c config <split_k = 4> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_batched(%a: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %b: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %c: !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, %w: !tile.view<2x?x?xf32, strides = [?, ?, 1]>) {
+  // expected-error @+1 {{split_k needs a 2-D GEMM (not batched, batch-reduce or grouped)}}
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<2x?x?xf32, strides = [?, ?, 1]>) config <split_k = 2> : !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, !tile.view<?x?x?xbf16, strides = [?, ?, 1]>, !tile.view<?x?x?xbf16, strides = [?, ?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_i8(%a: !tile.view<?x?xi8, strides = [?, 1]>, %b: !tile.view<?x?xi8, strides = [1, ?]>, %c: !tile.view<?x?xi32, strides = [?, 1]>, %w: !tile.view<2x?x?xf32, strides = [?, ?, 1]>) {
+  // expected-error @+1 {{split_k takes no i8 inputs (its partial sums are f32)}}
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<2x?x?xf32, strides = [?, ?, 1]>) config <split_k = 2> : !tile.view<?x?xi8, strides = [?, 1]>, !tile.view<?x?xi8, strides = [1, ?]>, !tile.view<?x?xi32, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_block_scales(%a: !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, %b: !tile.view<?x?xf8E4M3FN, strides = [1, ?]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %sa: !tile.view<?x?xf32, strides = [?, 1]>, %sb: !tile.view<?x?xf32, strides = [?, 1]>, %w: !tile.view<2x?x?xf32, strides = [?, ?, 1]>) {
+  // expected-error @+1 {{split_k takes no block scales}}
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<2x?x?xf32, strides = [?, ?, 1]>) scale_a(%sa : !tile.view<?x?xf32, strides = [?, 1]>) scale_b(%sb : !tile.view<?x?xf32, strides = [?, 1]>) config <split_k = 2> : !tile.view<?x?xf8E4M3FN, strides = [?, 1]>, !tile.view<?x?xf8E4M3FN, strides = [1, ?]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_workspace_type(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %w: !tile.view<2x?x?xbf16, strides = [?, ?, 1]>) {
+  // expected-error @+1 {{expected an f32 workspace [split_k, M, N] contiguous along N (strides = [?, ?, 1]), got '!tile.view<2x?x?xbf16, strides = [?, ?, 1]>'}}
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<2x?x?xbf16, strides = [?, ?, 1]>) config <split_k = 2> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_workspace_strided(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %w: !tile.view<2x?x?xf32, strides = [?, 1, ?]>) {
+  // expected-error @+1 {{expected an f32 workspace [split_k, M, N] contiguous along N}}
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<2x?x?xf32, strides = [?, 1, ?]>) config <split_k = 2> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_workspace_count(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>, %w: !tile.view<3x?x?xf32, strides = [?, ?, 1]>) {
+  // expected-error @+1 {{the workspace holds 3 partial products, expected split_k = 2}}
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<3x?x?xf32, strides = [?, ?, 1]>) config <split_k = 2> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_workspace_shape(%a: !tile.view<16x?xbf16, strides = [?, 1]>, %b: !tile.view<?x64xbf16, strides = [?, 1]>, %c: !tile.view<16x64xbf16, strides = [?, 1]>, %w: !tile.view<2x64x16xf32, strides = [?, ?, 1]>) {
+  // expected-error @+1 {{the workspace's matrices differ from C's M x N}}
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<2x64x16xf32, strides = [?, ?, 1]>) config <split_k = 2> : !tile.view<16x?xbf16, strides = [?, 1]>, !tile.view<?x64xbf16, strides = [?, 1]>, !tile.view<16x64xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_tma_store(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{split_k takes no tma_store or clusters (the partial products are stored by the threads, in f32)}}
+  tile.gemm %a, %b, %c config <split_k = 2, tma_store = true> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_too_many(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{split_k = 65 is larger than 64}}
+  tile.gemm %a, %b, %c config <split_k = 65> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}
+
+// -----
+
+func.func @gemm_split_zero(%a: !tile.view<?x?xbf16, strides = [?, 1]>, %b: !tile.view<?x?xbf16, strides = [?, 1]>, %c: !tile.view<?x?xbf16, strides = [?, 1]>) {
+  // expected-error @+1 {{split_k = 0 must be at least 1}}
+  tile.gemm %a, %b, %c config <split_k = 0> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
+  return
+}

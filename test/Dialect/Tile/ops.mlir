@@ -143,6 +143,22 @@ tile.kernel @named_gemm_grouped(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !t
   tile.return
 }
 
+// CHECK-LABEL: tile.kernel @named_gemm_split_k
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} workspace(%{{.*}} : !tile.view<4x?x?xf32, strides = [?, ?, 1]>) alpha(%alpha) stage(reduce) config <split_k = 4> :
+tile.kernel @named_gemm_split_k(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+                                %W: !tile.ptr<f32>, %alpha: f32, %M: i32, %N: i32, %K: i32,
+                                %ldw: i32, %sw: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [1, %K] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %w = tile.make_view %W[4, %M, %N] strides [%sw, %ldw, 1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<4x?x?xf32, strides = [?, ?, 1]>) alpha(%alpha)
+      stage(reduce) config <split_k = 4>
+      : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [1, ?]>,
+        !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
 // CHECK-LABEL: tile.kernel @named_attention
 // CHECK: tile.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lse(%{{.*}}) scale(0.0883883461) causal
 tile.kernel @named_attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,

@@ -474,7 +474,8 @@ LogicalResult GemmConfigAttr::verify(
     std::optional<int64_t> groupM, BoolAttr warpSpecialize,
     std::optional<int64_t> consumerRegs, std::optional<int64_t> producerRegs,
     BoolAttr tmaStore, std::optional<int64_t> clusterM,
-    std::optional<int64_t> clusterN, BoolAttr aligned, BoolAttr swapAB) {
+    std::optional<int64_t> clusterN, BoolAttr aligned, BoolAttr swapAB,
+    std::optional<int64_t> splitK) {
   // The transposed product stores Cᵀ's tiles by the threads.
   if (isTrue(swapAB) && (isTrue(tmaStore) || clusterM.value_or(1) != 1 ||
                          clusterN.value_or(1) != 1))
@@ -485,16 +486,23 @@ LogicalResult GemmConfigAttr::verify(
        clusterN.value_or(1) != 1))
     return emitError() << "aligned = false takes no tma_store or clusters "
                           "(TMA needs 16-byte aligned operands)";
-  if (failed(verifyConfigCounts(
-          emitError,
-          {{"block_m", blockM, 1024, 1, true},
-           {"block_n", blockN, 1024, 1, true},
-           {"block_k", blockK, 1024, 1, true},
-           {"stages", stages, 32, /*min=*/2},
-           {"warps", warps, 32, 1, true},
-           {"group_m", groupM, int64_t(1) << 16},
-           {"cluster_m", clusterM, 16},
-           {"cluster_n", clusterN, 16}})) ||
+  // Split-K's partial products leave through the threads, in f32.
+  if (splitK.value_or(1) > 1 &&
+      (isTrue(tmaStore) || clusterM.value_or(1) != 1 ||
+       clusterN.value_or(1) != 1))
+    return emitError() << "split_k takes no tma_store or clusters (the "
+                          "partial products are stored by the threads, in "
+                          "f32)";
+  if (failed(
+          verifyConfigCounts(emitError, {{"block_m", blockM, 1024, 1, true},
+                                         {"block_n", blockN, 1024, 1, true},
+                                         {"block_k", blockK, 1024, 1, true},
+                                         {"stages", stages, 32, /*min=*/2},
+                                         {"warps", warps, 32, 1, true},
+                                         {"group_m", groupM, int64_t(1) << 16},
+                                         {"cluster_m", clusterM, 16},
+                                         {"cluster_n", clusterN, 16},
+                                         {"split_k", splitK, 64}})) ||
       failed(verifySetmaxnregBudgets(emitError, producerRegs, consumerRegs)))
     return failure();
   return verifyWarpSpecializedOnly(

@@ -1450,6 +1450,72 @@ bool GemmOp::isBlockScaled() {
   return scale && cast<ViewType>(scale.getType()).getRank() == 2;
 }
 
+int64_t GemmOp::getSplitK() {
+  GemmConfigAttr config = getConfigAttr();
+  return config ? config.getSplitK().value_or(1) : 1;
+}
+
+SmallVector<StringRef, 4> GemmOp::getKernelStages() {
+  if (getSplitK() == 1)
+    return {};
+  return {stringifyGemmStage(GemmStage::Partial),
+          stringifyGemmStage(GemmStage::Reduce)};
+}
+
+std::optional<StringRef> GemmOp::getKernelStage() {
+  if (std::optional<GemmStage> stage = getStage())
+    return stringifyGemmStage(*stage);
+  return std::nullopt;
+}
+
+void GemmOp::setKernelStage(StringRef stage) {
+  setStage(symbolizeGemmStage(stage));
+}
+
+/// Split-K's rules: a workspace exactly with split_k > 1 (f32 [split_k, M,
+/// N], contiguous along N), a stage only then, and a 2-D GEMM without block
+/// scales or i8 inputs.
+static LogicalResult verifySplitK(GemmOp op) {
+  int64_t splitK = op.getSplitK();
+  Value workspace = op.getWorkspace();
+  if (splitK == 1) {
+    if (workspace)
+      return op.emitOpError("a workspace is for split-K (config <split_k = "
+                            "S> with S > 1)");
+    if (op.getStage())
+      return op.emitOpError("a stage is for split-K (config <split_k = S> "
+                            "with S > 1)");
+    return success();
+  }
+  if (op.getBatchRank() != 0 || op.isGrouped())
+    return op.emitOpError("split_k needs a 2-D GEMM (not batched, "
+                          "batch-reduce or grouped)");
+  if (op.isBlockScaled())
+    return op.emitOpError("split_k takes no block scales");
+  if (op.getA().getType().getElementType().isInteger(8))
+    return op.emitOpError("split_k takes no i8 inputs (its partial sums "
+                          "are f32)");
+  if (!workspace)
+    return op.emitOpError("split_k = ")
+           << splitK << " needs a workspace(%ws : !tile.view<" << splitK
+           << "x?x?xf32, strides = [?, ?, 1]>) for the partial products";
+  auto wt = cast<ViewType>(workspace.getType());
+  ViewType c = op.getC().getType();
+  if (wt.getRank() != 3 || !wt.getElementType().isF32() ||
+      wt.getStrides()[2] != 1)
+    return op.emitOpError("expected an f32 workspace [split_k, M, N] "
+                          "contiguous along N (strides = [?, ?, 1]), got ")
+           << wt;
+  if (!compatibleDim(wt.getShape()[0], splitK))
+    return op.emitOpError("the workspace holds ")
+           << wt.getShape()[0]
+           << " partial products, expected split_k = " << splitK;
+  if (!compatibleDim(wt.getShape()[1], c.getShape()[0]) ||
+      !compatibleDim(wt.getShape()[2], c.getShape()[1]))
+    return op.emitOpError("the workspace's matrices differ from C's M x N");
+  return success();
+}
+
 /// ceildiv(extent, GemmOp::kScaleBlock), dynamic when `extent` is.
 static int64_t getScaleBlocks(int64_t extent) {
   if (ShapedType::isDynamic(extent))
@@ -1635,6 +1701,8 @@ LogicalResult GemmOp::verify() {
     if (!bet.isBF16() && !bet.isF16() && !bet.isF32())
       return emitOpError("expected a bf16, f16 or f32 bias, got ") << bet;
   }
+  if (failed(verifySplitK(*this)))
+    return failure();
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");
   return success();
@@ -1756,6 +1824,21 @@ SmallVector<AttentionBackwardStage, 4> AttentionBackwardOp::getModeStages() {
   if (getDkExpanded())
     stages.push_back(AttentionBackwardStage::DkdvSum);
   return stages;
+}
+
+SmallVector<StringRef, 4> AttentionBackwardOp::getKernelStages() {
+  return llvm::map_to_vector<4>(getModeStages(),
+                                stringifyAttentionBackwardStage);
+}
+
+std::optional<StringRef> AttentionBackwardOp::getKernelStage() {
+  if (std::optional<AttentionBackwardStage> stage = getStage())
+    return stringifyAttentionBackwardStage(*stage);
+  return std::nullopt;
+}
+
+void AttentionBackwardOp::setKernelStage(StringRef stage) {
+  setStage(symbolizeAttentionBackwardStage(stage));
 }
 
 LogicalResult AttentionBackwardOp::verify() {
@@ -1916,6 +1999,8 @@ static void printDescales(OpAsmPrinter &p, Operation *, OperandRange operands,
     p << " : " << types;
   p << ")";
 }
+
+#include "tilec/Dialect/Tile/IR/TileOpInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"

@@ -557,7 +557,7 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
   if (!stage)
     return op.emitOpError(
         "needs a stage to be expanded: the backward is several kernels "
-        "(tile-split-attention-backward makes one per stage)");
+        "(tile-split-stages makes one per stage)");
   if (failed(checkOnlyComputation(kernel, op)))
     return failure();
   FailureOr<AttentionBackwardTiles> tiles =

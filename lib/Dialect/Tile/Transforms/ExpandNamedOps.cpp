@@ -493,14 +493,17 @@ static void emitKStep(ImplicitLocOpBuilder &lb, GemmOp op, Value a, Value bv,
   scf::YieldOp::create(lb, d);
 }
 
-/// The K loop of a GEMM: result 0 is the sum of the K steps' products.
+/// The K loop of a GEMM over K steps [kBegin, kEnd) (null kBegin: from 0):
+/// result 0 is the sum of their products.
 static scf::ForOp emitGemmLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
-                               Value bv, Value K, Value aBatch, Value bBatch,
-                               Value m0, Value n0, RankedTensorType aTile,
-                               RankedTensorType bTile, Value zero,
-                               const GemmConfig &c) {
+                               Value bv, Value kBegin, Value kEnd, Value aBatch,
+                               Value bBatch, Value m0, Value n0,
+                               RankedTensorType aTile, RankedTensorType bTile,
+                               Value zero, const GemmConfig &c) {
+  if (!kBegin)
+    kBegin = constI32(b, 0);
   return scf::ForOp::create(
-      b, constI32(b, 0), K, constI32(b, c.blockK), ValueRange{zero},
+      b, kBegin, kEnd, constI32(b, c.blockK), ValueRange{zero},
       [&](OpBuilder &ob, Location loc, Value k, ValueRange iters) {
         ImplicitLocOpBuilder lb(loc, ob);
         emitKStep(lb, op, a, bv, aTile, bTile, aBatch, bBatch, m0, n0, k,
@@ -582,11 +585,11 @@ static scf::ForOp emitBlockScaledLoop(ImplicitLocOpBuilder &b, GemmOp op,
 
 /// The launch grid of a GEMM of M x N (a batch of them, or E groups
 /// stacked in M rows): ceildiv(M, BM) * ceildiv(N, BN) programs along x per
-/// matrix (at most one per SM for the persistent kernel), as a rule over
-/// the kernel's parameters.
+/// matrix, times `perTile` (split-K's K ranges; at most one program per SM
+/// for the persistent kernel), as a rule over the kernel's parameters.
 static LogicalResult setGemmGrid(GemmOp op, KernelOp kernel, Value M, Value N,
                                  Value batchSize, Value numGroups,
-                                 const GemmConfig &c) {
+                                 const GemmConfig &c, int64_t perTile = 1) {
   SmallVector<int64_t> params;
   FailureOr<AffineExpr> mExpr = getParamExpr(M, kernel, params);
   FailureOr<AffineExpr> nExpr = getParamExpr(N, kernel, params);
@@ -613,9 +616,171 @@ static LogicalResult setGemmGrid(GemmOp op, KernelOp kernel, Value M, Value N,
     // Each group adds at most one partial row tile to ceildiv(M, BM).
     grid = (mExpr->ceilDiv(c.blockM) + *groupsExpr) * nExpr->ceilDiv(c.blockN);
   }
+  grid = grid * perTile;
   kernel.setGridRule(AffineMap::get(0, params.size(), grid, op.getContext()),
                      params);
   return success();
+}
+
+/// The views of the transposed product Cᵀ = Bᵀ Aᵀ (swap_ab): Bᵀ, Aᵀ, Cᵀ
+/// and the split-K workspace's transposed matrices (where it has one), in
+/// place of `a`, `bv`, `cv` and `ws`.
+static LogicalResult transposeForSwapAB(ImplicitLocOpBuilder &b, GemmOp op,
+                                        Value &a, Value &bv, Value &cv,
+                                        Value &ws) {
+  SmallVector<Value *> views = {&bv, &a, &cv};
+  if (ws)
+    views.push_back(&ws);
+  SmallVector<Value> transposed;
+  for (Value *view : views) {
+    auto make = view->getDefiningOp<MakeViewOp>();
+    if (!make)
+      return op.emitOpError("swap_ab needs views made by tile.make_view");
+    transposed.push_back(make.createTransposed(b, b.getLoc()));
+  }
+  a = transposed[0];
+  bv = transposed[1];
+  cv = transposed[2];
+  if (ws)
+    ws = transposed[3];
+  return success();
+}
+
+/// Whether the TMA-store epilogue of `c` can take C's N (TMA stores write
+/// whole 16-byte chunks of a row: C's columns up to the next multiple of 8
+/// past N would be written). A constant N that is not a multiple keeps the
+/// plain epilogue (runtimes dispatch other N to a tma_store = 0 variant),
+/// unless the op's config asks for the TMA store; a parameter N is required
+/// to be one.
+static FailureOr<bool> canStoreByTma(GemmOp op, KernelOp kernel, Value N,
+                                     const GemmConfig &c) {
+  if (!c.tmaStore)
+    return false;
+  int64_t chunk = getChunkElems(op.getC().getType().getElementType());
+  APInt value;
+  if (!matchPattern(N, m_ConstantInt(&value))) {
+    requireParam(kernel, N, "tile.divisibility", chunk);
+    return true;
+  }
+  if (value.getSExtValue() % chunk == 0)
+    return true;
+  if (op.getConfigAttr() && op.getConfigAttr().getTmaStore())
+    return op.emitOpError("tma_store needs N to be a multiple of ")
+           << chunk << ", got " << value.getSExtValue();
+  return false;
+}
+
+/// Split-K range `split` of K: ceildiv(ceildiv(K, BK), splitK) K steps each
+/// (the last ones shorter or empty), as [begin, end).
+static std::pair<Value, Value> emitSplitKRange(ImplicitLocOpBuilder &b,
+                                               Value split, Value K,
+                                               const GemmConfig &c) {
+  Value blockK = constI32(b, c.blockK);
+  Value steps = arith::CeilDivSIOp::create(b, K, blockK);
+  Value perRange = arith::MulIOp::create(
+      b, arith::CeilDivSIOp::create(b, steps, constI32(b, c.splitK)), blockK);
+  Value begin = arith::MulIOp::create(b, split, perRange);
+  Value end =
+      arith::MinSIOp::create(b, K, arith::AddIOp::create(b, begin, perRange));
+  // (An empty range runs no step and stores zeros.)
+  return {begin, arith::MaxSIOp::create(b, begin, end)};
+}
+
+/// Tiles along M and N of the [BM, BN] blocks of an M x N product.
+static Value emitTileCount(ImplicitLocOpBuilder &b, Value M, Value N,
+                           const GemmConfig &c) {
+  return arith::MulIOp::create(
+      b, arith::CeilDivSIOp::create(b, M, constI32(b, c.blockM)),
+      arith::CeilDivSIOp::create(b, N, constI32(b, c.blockN)));
+}
+
+/// Rows and columns of the reduce stage's tile of C, and its warps (each
+/// thread adds 32 f32 values per partial product).
+static constexpr int64_t kSplitKReduceRows = 32;
+static constexpr int64_t kSplitKReduceCols = 128;
+static constexpr int64_t kSplitKReduceWarps = 4;
+
+/// The reduce stage of a split-K GEMM: each program adds the split_k
+/// partial products of its tile of C in range order (so the sum is the same
+/// bits on every run) and applies the epilogue once, in C's orientation
+/// whatever the partial stage's (swap_ab).
+static LogicalResult expandSplitKReduce(GemmOp op, KernelOp kernel,
+                                        const GemmConfig &partial) {
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Value ws = op.getWorkspace(), cv = op.getC();
+  Value M = getViewSize(b, cv, 0), N = getViewSize(b, cv, 1);
+  GemmConfig c = partial;
+  c.blockM = kSplitKReduceRows;
+  c.blockN = kSplitKReduceCols;
+  c.swapAB = false;
+  if (failed(setGemmGrid(op, kernel, M, N, Value(), Value(), c)))
+    return failure();
+  kernel.setNumWarps(kSplitKReduceWarps);
+  requireChunkAligned(kernel, ws);
+  keepCpAsyncRing(kernel);
+  auto [m0, n0] = emitTileCoords(b, ProgramIdOp::create(b, Dim::X), M, N, c);
+  auto tile = RankedTensorType::get({c.blockM, c.blockN}, b.getF32Type());
+  auto sum = scf::ForOp::create(
+      b, constI32(b, 0), constI32(b, c.splitK), constI32(b, 1),
+      ValueRange{splatF32(b, tile.getShape(), 0.0)},
+      [&](OpBuilder &ob, Location loc, Value split, ValueRange iters) {
+        ImplicitLocOpBuilder lb(loc, ob);
+        Value t = LoadOp::create(lb, tile, ws, ValueRange{split, m0, n0},
+                                 Value(), Padding::Zero);
+        scf::YieldOp::create(
+            lb, ValueRange{arith::AddFOp::create(lb, iters[0], t)});
+      });
+  emitGemmEpilogue(b, op, sum.getResult(0), cv, Value(), m0, n0, Value(), c);
+  op.erase();
+  return success();
+}
+
+/// Sets the kernel's schedule to what `c` chose (`tmaStore`: whether the
+/// epilogue may leave through a TMA store) and its clusters.
+static void setGemmSchedule(KernelOp kernel, const GemmConfig &c,
+                            bool tmaStore) {
+  if (c.warpSpecialize)
+    setWarpSpecializedSchedule(kernel, c.stages, c.producerRegs, c.consumerRegs,
+                               /*persistent=*/true, tmaStore, std::nullopt);
+  else
+    keepCpAsyncRing(kernel);
+  int64_t clusterSize = c.clusterM * c.clusterN;
+  if (clusterSize > 1)
+    kernel.setCluster(
+        ArrayRef<int32_t>{static_cast<int32_t>(clusterSize), 1, 1});
+}
+
+/// The K loop of `op`'s program for the tile at (m0, n0): over K steps
+/// [kBegin, kEnd) (null kBegin: from 0) of matrices `batch` (A) and
+/// `bBatch` (B), or, for a
+/// batch-reduce GEMM, every step of the `batchSize` matrices.
+static scf::ForOp emitProgramLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
+                                  Value bv, Value K, Value kBegin, Value kEnd,
+                                  Value batchSize, Value batch, Value bBatch,
+                                  Value m0, Value n0, const GemmConfig &c) {
+  // (fp8 A and B may differ: e4m3 x e5m2.)
+  Type aType = op.getA().getType().getElementType();
+  Type bType = op.getB().getType().getElementType();
+  SmallVector<int64_t> accShape = {c.blockM, c.blockN};
+  // f32 sums, or i32 ones for i8 inputs.
+  bool int8 = aType.isInteger(8);
+  auto accType = RankedTensorType::get(accShape, int8 ? Type(b.getI32Type())
+                                                      : b.getF32Type());
+  auto aTile = RankedTensorType::get({c.blockM, c.blockK}, aType);
+  auto bTile = RankedTensorType::get({c.blockK, c.blockN}, bType);
+  Value zero =
+      int8 ? Value(arith::ConstantOp::create(
+                 b, DenseElementsAttr::get(accType, b.getI32IntegerAttr(0))))
+           : splatF32(b, accShape, 0.0);
+  // (A block-scaled loop takes the same schedule; tile-async-wgmma keeps
+  // its wgmma synchronous, since the sum is not the dot's accumulator.)
+  if (op.isBlockScaled())
+    return emitBlockScaledLoop(b, op, a, bv, K, m0, n0, aTile, bTile, zero, c);
+  if (op.isBatchReduce())
+    return emitBatchReduceLoop(b, op, a, bv, K, batchSize, m0, n0, aTile, bTile,
+                               zero, c);
+  return emitGemmLoop(b, op, a, bv, kBegin, kEnd, batch, bBatch, m0, n0, aTile,
+                      bTile, zero, c);
 }
 
 static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
@@ -626,12 +791,19 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   if (failed(config))
     return failure();
   const GemmConfig &c = *config;
-  // (fp8 A and B may differ: e4m3 x e5m2.)
-  Type aType = op.getA().getType().getElementType();
-  Type bType = op.getB().getType().getElementType();
+  // Split-K is two kernels: the partial products (below) and their sum.
+  std::optional<GemmStage> stage = op.getStage();
+  if (c.splitK > 1 && !stage)
+    return op.emitOpError("split_k = ")
+           << c.splitK
+           << " needs a stage to be expanded: the GEMM is two kernels, the "
+              "partial products and their sum (tile-split-stages makes one "
+              "per stage)";
+  if (stage == GemmStage::Reduce)
+    return expandSplitKReduce(op, kernel, c);
 
   ImplicitLocOpBuilder b(op.getLoc(), op);
-  Value a = op.getA(), bv = op.getB(), cv = op.getC();
+  Value a = op.getA(), bv = op.getB(), cv = op.getC(), ws = op.getWorkspace();
   // Matrix dimensions start at `o`; a batched GEMM's views lead with the
   // batch.
   unsigned o = op.getBatchRank();
@@ -640,16 +812,8 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   // The transposed product Cᵀ = Bᵀ Aᵀ: from here on the block program
   // computes a GEMM of N x M (2-D views, as getGemmConfig checked).
   if (c.swapAB) {
-    SmallVector<Value> transposed;
-    for (Value view : {bv, a, cv}) {
-      auto make = view.getDefiningOp<MakeViewOp>();
-      if (!make)
-        return op.emitOpError("swap_ab needs views made by tile.make_view");
-      transposed.push_back(make.createTransposed(b, b.getLoc()));
-    }
-    a = transposed[0];
-    bv = transposed[1];
-    cv = transposed[2];
+    if (failed(transposeForSwapAB(b, op, a, bv, cv, ws)))
+      return failure();
     std::swap(M, N);
   }
   Value batchSize = o ? getViewSize(b, a, 0) : Value();
@@ -659,64 +823,39 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   // (A batch-reduce GEMM's programs are C's tiles alone.)
   bool reduce = op.isBatchReduce();
   if (failed(setGemmGrid(op, kernel, M, N, reduce ? Value() : batchSize,
-                         numGroups, c)))
+                         numGroups, c, c.splitK)))
     return failure();
   kernel.setNumWarps(c.warps);
-
-  // TMA stores write whole 16-byte chunks of a row: C's columns up to the
-  // next multiple of 8 (16-bit elements) past N would be written. N must be
-  // a multiple of that; a constant N that is not keeps the plain epilogue
-  // (runtimes dispatch other N to a tma_store = 0 variant).
-  GemmConfig hopper = c;
-  if (c.tmaStore) {
-    int64_t chunk = getChunkElems(op.getC().getType().getElementType());
-    APInt value;
-    if (matchPattern(N, m_ConstantInt(&value))) {
-      if (value.getSExtValue() % chunk != 0) {
-        if (op.getConfigAttr() && op.getConfigAttr().getTmaStore())
-          return op.emitOpError("tma_store needs N to be a multiple of ")
-                 << chunk << ", got " << value.getSExtValue();
-        hopper.tmaStore = false;
-      }
-    } else {
-      requireParam(kernel, N, "tile.divisibility", chunk);
-    }
-  }
+  FailureOr<bool> tmaStore = canStoreByTma(op, kernel, N, c);
+  if (failed(tmaStore))
+    return failure();
 
   // cp.async and TMA load (and the TMA store of C) copy 16-byte chunks;
   // `aligned = false` asks for none of it (any strides: plain loads).
   if (c.aligned) {
     requireChunkAligned(kernel, a);
     requireChunkAligned(kernel, bv);
-    if (hopper.tmaStore)
+    if (*tmaStore)
       requireChunkAligned(kernel, cv);
   }
+  // (Both stages read the workspace with 16-byte vectors.)
+  if (ws)
+    requireChunkAligned(kernel, op.getWorkspace());
 
   // The block program; its schedule says what the config chose.
-  if (c.warpSpecialize)
-    setWarpSpecializedSchedule(kernel, hopper.stages, hopper.producerRegs,
-                               hopper.consumerRegs, /*persistent=*/true,
-                               hopper.tmaStore, std::nullopt);
-  else
-    keepCpAsyncRing(kernel);
-  int64_t clusterSize = c.clusterM * c.clusterN;
-  if (clusterSize > 1)
-    kernel.setCluster(
-        ArrayRef<int32_t>{static_cast<int32_t>(clusterSize), 1, 1});
+  setGemmSchedule(kernel, c, *tmaStore);
   Value pid = ProgramIdOp::create(b, Dim::X);
   // Batched: matrix pid / tiles, tile pid % tiles (a matrix's tiles run
-  // next to each other, in grouped order).
-  Value batch;
-  if (batchSize && !reduce) {
-    Value tiles = arith::MulIOp::create(
-        b, arith::CeilDivSIOp::create(b, M, constI32(b, c.blockM)),
-        arith::CeilDivSIOp::create(b, N, constI32(b, c.blockN)));
-    batch = arith::DivSIOp::create(b, pid, tiles);
+  // next to each other, in grouped order); split-K: K range pid / tiles.
+  Value batch, split;
+  if ((batchSize && !reduce) || ws) {
+    Value tiles = emitTileCount(b, M, N, c);
+    (ws ? split : batch) = arith::DivSIOp::create(b, pid, tiles);
     pid = arith::RemSIOp::create(b, pid, tiles);
   }
   // Grouped: B's matrix is the tile's group, C's rows end with the group's,
   // and an empty tile runs no K step.
-  Value bBatch = batch, rowEnd, kEnd = K;
+  Value bBatch = batch, rowEnd, kBegin, kEnd = K;
   Value m0, n0;
   if (numGroups) {
     GroupTile t = emitGroupTileCoords(b, offsets, numGroups, pid, N, c);
@@ -726,34 +865,26 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
     rowEnd = t.rowEnd;
     kEnd = arith::SelectOp::create(b, t.empty, constI32(b, 0), K);
   } else {
-    std::tie(m0, n0) = clusterSize > 1 ? emitClusterTileCoords(b, pid, M, N, c)
-                                       : emitTileCoords(b, pid, M, N, c);
+    std::tie(m0, n0) = c.clusterM * c.clusterN > 1
+                           ? emitClusterTileCoords(b, pid, M, N, c)
+                           : emitTileCoords(b, pid, M, N, c);
   }
-  SmallVector<int64_t> accShape = {c.blockM, c.blockN};
-  // f32 sums, or i32 ones for i8 inputs.
-  bool int8 = aType.isInteger(8);
-  auto accType =
-      RankedTensorType::get(accShape, int8 ? Type(b.getI32Type()) : b.getF32Type());
-  auto aTile = RankedTensorType::get({c.blockM, c.blockK}, aType);
-  auto bTile = RankedTensorType::get({c.blockK, c.blockN}, bType);
-  Value zero = int8 ? Value(arith::ConstantOp::create(
-                          b, DenseElementsAttr::get(accType, b.getI32IntegerAttr(0))))
-                    : splatF32(b, accShape, 0.0);
-  // (A block-scaled loop takes the same schedule; tile-async-wgmma keeps
-  // its wgmma synchronous, since the sum is not the dot's accumulator.)
-  scf::ForOp loop =
-      op.isBlockScaled()
-          ? emitBlockScaledLoop(b, op, a, bv, K, m0, n0, aTile, bTile, zero, c)
-      : reduce ? emitBatchReduceLoop(b, op, a, bv, K, batchSize, m0, n0, aTile,
-                                     bTile, zero, c)
-               : emitGemmLoop(b, op, a, bv, kEnd, batch, bBatch, m0, n0, aTile,
-                              bTile, zero, c);
+  if (split)
+    std::tie(kBegin, kEnd) = emitSplitKRange(b, split, K, c);
+  scf::ForOp loop = emitProgramLoop(b, op, a, bv, K, kBegin, kEnd, batchSize,
+                                    batch, bBatch, m0, n0, c);
   // The warp-specialized schedule carries the depth of its TMA ring; a
   // loop attribute would also ask tile-pipeline for a cp.async ring (and,
   // finding the loads taken, for a drain and a barrier before every tile).
   if (!c.warpSpecialize)
     loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
-  emitGemmEpilogue(b, op, loop.getResult(0), cv, batch, m0, n0, rowEnd, c);
+  // Split-K's partial stage stores the range's sums as they are (the reduce
+  // stage applies the epilogue to their total).
+  if (split)
+    StoreOp::create(b, loop.getResult(0), ws, ValueRange{split, m0, n0},
+                    Value());
+  else
+    emitGemmEpilogue(b, op, loop.getResult(0), cv, batch, m0, n0, rowEnd, c);
   op.erase();
   return success();
 }

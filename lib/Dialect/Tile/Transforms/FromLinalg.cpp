@@ -699,7 +699,7 @@ static void addAlignedFallback(PatternRewriter &rewriter,
         ctx, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
         std::nullopt, std::nullopt, BoolAttr(), std::nullopt, std::nullopt,
         BoolAttr(), std::nullopt, std::nullopt, BoolAttr::get(ctx, false),
-        BoolAttr()));
+        BoolAttr(), std::nullopt));
   });
   outlined.launch.setFallbackAttr(FlatSymbolRefAttr::get(ctx, name));
 }
@@ -1680,9 +1680,10 @@ static void rewriteGemm(PatternRewriter &rewriter, Operation *anchor,
     beta =
         arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0));
   GemmOp::create(rewriter, loc, av, bv, cv, /*group_offsets=*/Value(),
-                 /*alpha=*/Value(), beta,
+                 /*workspace=*/Value(), /*alpha=*/Value(), beta,
                  /*scale_a=*/Value(), /*scale_b=*/Value(), biasView,
-                 plan.activation, plan.precision, /*config=*/GemmConfigAttr());
+                 plan.activation, plan.precision, /*stage=*/GemmStageAttr(),
+                 /*config=*/GemmConfigAttr());
   ReturnOp::create(rewriter, loc);
   // Sizes, strides or bases known only at run time may break the fast
   // kernel's requirements (16-byte rows and bases): a fallback takes any.

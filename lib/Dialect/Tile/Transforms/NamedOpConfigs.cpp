@@ -207,6 +207,7 @@ static void applyConfig(GemmConfig &c, GemmConfigAttr config) {
   override(c.clusterN, config.getClusterN());
   c.aligned = getFlag(config.getAligned()).value_or(c.aligned);
   c.swapAB = getFlag(config.getSwapAb()).value_or(c.swapAB);
+  override(c.splitK, config.getSplitK());
 }
 
 /// Checks the tiles of `c` against the instructions that compute them.
@@ -370,14 +371,15 @@ mlir::tilec::tile::getGemmConfig(GemmOp op, const TargetInfo &target) {
   // The TMA store writes 64-column boxes of 128-byte swizzled rows.
   bool tmaStoreRequested = false;
   c.tmaStore = c.warpSpecialize && outBytes == 2 && c.blockN % 64 == 0 &&
-               shapeTmaStore.value_or(true) && !batched && !c.swapAB;
+               shapeTmaStore.value_or(true) && !batched && !c.swapAB &&
+               c.splitK == 1;
   if (std::optional<bool> flag = getFlag(config.getTmaStore())) {
     tmaStoreRequested = *flag;
     if (tmaStoreRequested && !c.tmaStore)
       return op.emitOpError("tma_store needs the warp-specialized kernel, "
                             "a bf16/f16 output, block_n a multiple of 64 "
                             "and a 2-D (not batched, batch-reduce or grouped) "
-                            "GEMM");
+                            "GEMM without split-K");
     c.tmaStore = tmaStoreRequested;
   }
   bool wsRequested =

@@ -87,7 +87,7 @@ def named_kernel(d, causal, atomic, config=""):
 
 
 def run(source, chip, split):
-    passes = (["--tile-split-attention-backward"] if split else []) + [
+    passes = (["--tile-split-stages"] if split else []) + [
         f"--tile-expand-named-ops=chip={chip}", "--canonicalize", "--cse"]
     r = subprocess.run([TILEC_OPT, "-", *passes], input=source, capture_output=True, text=True)
     if r.returncode:

@@ -80,6 +80,14 @@ def Tile_AttentionBackwardStage : I32EnumAttr<"AttentionBackwardStage",
   let cppNamespace = "::mlir::tilec::tile";
 }
 
+def Tile_GemmStage : I32EnumAttr<"GemmStage",
+    "one kernel of a split-K tile.gemm", [
+    I32EnumAttrCase<"Partial", 0, "partial">,
+    I32EnumAttrCase<"Reduce", 1, "reduce">
+  ]> {
+  let cppNamespace = "::mlir::tilec::tile";
+}
+
 //===----------------------------------------------------------------------===//
 // Layout encodings
 //===----------------------------------------------------------------------===//
@@ -363,6 +371,7 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
     | `cluster_m`, `cluster_n` | thread-block clusters of neighbouring tiles, operands multicast |
     | `aligned` | `false`: A, B and C may have any base address and row strides (plain loads, no cp.async or TMA; the variant runtimes pick for operands the fast path cannot take). The default, `true`, requires 16-byte aligned bases and row strides that are whole 16-byte chunks |
     | `swap_ab` | compute Cᵀ = Bᵀ Aᵀ: B's columns ride the MMA's M and A's rows its N (down to 16 wide on wgmma), for decode and other skinny GEMMs (M up to 64) with a column-major (nn.Linear) B; `block_m`, `block_n` stay C's tile. bf16/f16, 2-D, no block scales, no TMA store |
+    | `split_k` | split K into this many ranges (at most 64), one program per tile and range, for shapes with too few tiles to fill the chip: the op then needs a `workspace` and runs as two kernels, the f32 partial products and their sum in a fixed order (the same bits on every run; see tile.gemm). 2-D, no block scales, no i8, no TMA store or clusters |
 
     ```mlir
     tile.gemm %a, %b, %c config <block_n = 128, tma_store = false> : ...
@@ -382,7 +391,8 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
     Tile_ConfigCount<"cluster programs along M">:$cluster_m,
     Tile_ConfigCount<"cluster programs along N">:$cluster_n,
     Tile_ConfigFlag<"16-byte aligned operands (false: any strides, plain loads)">:$aligned,
-    Tile_ConfigFlag<"the transposed product (C^T = B^T A^T) for skinny GEMMs">:$swap_ab
+    Tile_ConfigFlag<"the transposed product (C^T = B^T A^T) for skinny GEMMs">:$swap_ab,
+    Tile_ConfigCount<"K ranges computed by separate programs (split-K)">:$split_k
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -392,7 +402,7 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
       return $_get($_ctxt, std::nullopt, std::nullopt, std::nullopt,
                    std::nullopt, std::nullopt, std::nullopt, BoolAttr(),
                    std::nullopt, std::nullopt, BoolAttr(), std::nullopt,
-                   std::nullopt, BoolAttr(), BoolAttr());
+                   std::nullopt, BoolAttr(), BoolAttr(), std::nullopt);
     }]>
   ];
 }

@@ -35,6 +35,8 @@ template <typename ConcreteType>
 class HardwareLevel : public OpTrait::TraitBase<ConcreteType, HardwareLevel> {};
 } // namespace mlir::tilec::tile
 
+#include "tilec/Dialect/Tile/IR/TileOpInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOps.h.inc"
 

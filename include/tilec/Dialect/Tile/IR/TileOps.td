@@ -20,6 +20,7 @@
 
 include "tilec/Dialect/Tile/IR/TileDialect.td"
 include "tilec/Dialect/Tile/IR/TileAttrs.td"
+include "tilec/Dialect/Tile/IR/TileInterfaces.td"
 include "tilec/Dialect/Tile/IR/TileTypes.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"

@@ -479,7 +479,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
 //===----------------------------------------------------------------------===//
 
 def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
-    MemoryEffects<[MemRead, MemWrite]>]> {
+    MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<Tile_StagedOpInterface>]> {
   let summary = "C = act(alpha * A * B + beta * C + bias) over whole views";
   let description = [{
     A named GEMM over global views: A is M x K (contiguous along K), B is
@@ -523,6 +524,19 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     host synchronization) and must not change while the kernel runs.
     Scales take no grouped form.
 
+    Split-K (`config <split_k = S>` with S > 1, for shapes whose tiles are
+    too few to fill the chip, as decode GEMMs with a deep K): each of S
+    programs per tile sums one of S ranges of K steps, and the op runs as
+    two kernels launched in order with the same arguments, `stage` naming
+    the one a kernel computes: `partial` stores each range's f32 sums in
+    the `workspace`, an f32 view `[S, M, N]` (contiguous along N; the op
+    writes and reads it), and `reduce` adds the S partial sums of each
+    element in range order and applies the epilogue (alpha, scales, beta,
+    bias, activation) once, so the result is the same bits on every run.
+    `tile-split-stages` replaces a kernel `@k` holding the op without a
+    stage by `@k_partial` and `@k_reduce`. Split-K takes 2-D views, no
+    block scales and no i8 inputs.
+
     The op must be the only computation of its `tile.kernel`;
     `tile-expand-named-ops{chip=...}` replaces the kernel body with a block
     program, sets the launch grid and the number of warps. A `config`
@@ -541,10 +555,16 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
         : !tile.view<?x?xbf16, strides = [?, 1]>,
           !tile.view<?x?x?xbf16, strides = [?, 1, ?]>,
           !tile.view<?x?xbf16, strides = [?, 1]>
+    tile.gemm %x, %w, %y workspace(%ws : !tile.view<4x?x?xf32, strides = [?, ?, 1]>)
+        config <split_k = 4>
+        : !tile.view<?x?xbf16, strides = [?, 1]>,
+          !tile.view<?x?xbf16, strides = [1, ?]>,
+          !tile.view<?x?xbf16, strides = [?, 1]>
     ```
   }];
   let arguments = (ins Tile_ViewType:$a, Tile_ViewType:$b, Tile_ViewType:$c,
                        Optional<Tile_ViewType>:$group_offsets,
+                       Optional<Tile_ViewType>:$workspace,
                        Optional<F32>:$alpha, Optional<F32>:$beta,
                        Optional<Tile_ViewType>:$scale_a,
                        Optional<Tile_ViewType>:$scale_b,
@@ -553,16 +573,19 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
                            "::mlir::tilec::tile::Activation::None">:$activation,
                        DefaultValuedAttr<Tile_DotPrecision,
                            "::mlir::tilec::tile::DotPrecision::IEEE">:$precision,
+                       OptionalAttr<Tile_GemmStage>:$stage,
                        OptionalAttr<Tile_GemmConfigAttr>:$config);
   let assemblyFormat = [{
     $a `,` $b `,` $c
     (`group_offsets` `(` $group_offsets^ `:` qualified(type($group_offsets))
      `)`)?
+    (`workspace` `(` $workspace^ `:` qualified(type($workspace)) `)`)?
     (`alpha` `(` $alpha^ `)`)? (`beta` `(` $beta^ `)`)?
     (`scale_a` `(` $scale_a^ `:` qualified(type($scale_a)) `)`)?
     (`scale_b` `(` $scale_b^ `:` qualified(type($scale_b)) `)`)?
     (`bias` `(` $bias^ `)`)? (`activation` `(` $activation^ `)`)?
-    (`precision` `(` $precision^ `)`)? (`config` $config^)? attr-dict
+    (`precision` `(` $precision^ `)`)? (`stage` `(` $stage^ `)`)?
+    (`config` $config^)? attr-dict
     `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
     (`,` qualified(type($bias))^)?
   }];
@@ -583,6 +606,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
     }
     /// True with 2-D (block) scales: 1x128 for A, 128x128 for B.
     bool isBlockScaled();
+    /// The K ranges of a split-K GEMM (`config <split_k = S>`), else 1.
+    int64_t getSplitK();
     /// The side of a scale block (K blocks of A's rows, B's square blocks).
     static constexpr int64_t kScaleBlock = 128;
   }];
@@ -654,7 +679,8 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
 }
 
 def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
-    AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>]> {
+    AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<Tile_StagedOpInterface>]> {
   let summary = "dQ, dK, dV of tile.attention from Q, K, V, O, dO and the lse";
   let description = [{
     The gradients of `tile.attention` (FlashAttention-2's backward) over 4-D
@@ -693,7 +719,7 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
     With `expanded`, both modes end with `dkdv_sum` (dK and dV as sums of
     the per-query-head gradients, in f32, rounded once).
 
-    `tile-split-attention-backward` replaces a kernel `@k` holding the op
+    `tile-split-stages` replaces a kernel `@k` holding the op
     without a `stage` by one kernel per stage, `@k_pre`, `@k_dq`, ... (the
     same parameters, each the op with its stage), and
     `tile-expand-named-ops{chip=...}` writes each stage's block program: on

@@ -54,6 +54,9 @@ struct GemmConfig {
   /// once getGemmConfig has resolved it, blockM and blockN are the tile of
   /// that product, B's columns by A's rows (the op's config names C's).
   bool swapAB = false;
+  /// Split-K: each tile's K steps in this many ranges, one program each;
+  /// the partial products meet in a workspace (two kernels, see tile.gemm).
+  int64_t splitK = 1;
 
   /// Shared memory of the operand ring and of the staged epilogue (which
   /// reuses the ring after the main loop, except in the warp-specialized

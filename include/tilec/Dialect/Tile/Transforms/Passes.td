@@ -58,16 +58,18 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::tilec::tile::Kernel
   ];
 }
 
-def TileSplitAttentionBackward : Pass<"tile-split-attention-backward", "::mlir::ModuleOp"> {
-  let summary = "Splits a tile.attention_backward kernel into its stage kernels";
+def TileSplitStages : Pass<"tile-split-stages", "::mlir::ModuleOp"> {
+  let summary = "Splits a kernel whose named op runs as several kernels into its stage kernels";
   let description = [{
-    The attention backward is several kernels launched in order (see
-    tile.attention_backward). A kernel `@k` whose op has no `stage` is
-    replaced, in place, by one copy per stage of the op's mode: `@k_pre`,
-    `@k_dq`, `@k_dkdv` (or `@k_pre_zero_dq`, `@k_dkdv_dq`, `@k_dq_scale` in
-    the atomic mode), each with the same parameters and the op with its
-    `stage` set, for tile-expand-named-ops to expand. Runs before the
-    kernels are wrapped into gpu.modules (`tilec`'s pipeline does so).
+    Some named ops run as several kernels launched in order with the same
+    arguments (the StagedOpInterface): tile.attention_backward (`pre`,
+    `dq`, `dkdv`, ...; see its modes) and a split-K tile.gemm (`partial`,
+    `reduce`). A kernel `@k` whose such op has no stage is replaced, in
+    place, by one copy per stage, `@k_<stage>` in launch order, each with
+    the same parameters and the op with its stage set, for
+    tile-expand-named-ops to expand. An op that is one kernel (a tile.gemm
+    without split-K) is left alone. Runs before the kernels are wrapped
+    into gpu.modules (`tilec`'s pipeline does so).
 
     A stage name already taken by another symbol, and a `tile.launch` of
     `@k` from host code (one launch cannot run several kernels), are errors.
@@ -79,8 +81,8 @@ def TileExpandNamedOps : Pass<"tile-expand-named-ops", "::mlir::tilec::tile::Ker
   let description = [{
     Replaces a kernel whose body is a named op (plus the tile.make_view ops
     feeding it) with a block program: tiles, loops, dots and an epilogue.
-    A tile.attention_backward must name its `stage` (the kernel's part of
-    the backward; tile-split-attention-backward sets it).
+    A tile.attention_backward, and a split-K tile.gemm, must name its
+    `stage` (the kernel's part of the op; tile-split-stages sets it).
     The configuration (tile sizes, pipeline stages, warps, rasterization)
     comes from a per-chip rule and can be overridden with the op's `config`
     dictionary. The launch grid and the number of warps are set on the

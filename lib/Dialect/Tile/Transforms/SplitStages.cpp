@@ -1,4 +1,4 @@
-//===- SplitAttentionBackward.cpp - One kernel per backward stage ---------===//
+//===- SplitStages.cpp - One kernel per stage of a named op ---------------===//
 //
 // Part of the tilec project, under the Apache License v2.0 with LLVM
 // Exceptions. See LICENSE for license information.
@@ -6,11 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements tile-split-attention-backward: a kernel holding a
-// tile.attention_backward without a stage becomes one kernel per stage of
-// the op's mode (same parameters, the op's stage set), which
-// tile-expand-named-ops then expands one by one. A module pass, because it
-// creates kernels; tile-expand-named-ops runs per kernel.
+// This file implements tile-split-stages: a kernel holding a named op that
+// runs as several kernels (StagedOpInterface: tile.attention_backward, a
+// split-K tile.gemm) without a stage becomes one kernel per stage (same
+// parameters, the op's stage set), which tile-expand-named-ops then
+// expands one by one. A module pass, because it creates kernels;
+// tile-expand-named-ops runs per kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::tilec::tile {
-#define GEN_PASS_DEF_TILESPLITATTENTIONBACKWARD
+#define GEN_PASS_DEF_TILESPLITSTAGES
 #include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
 } // namespace mlir::tilec::tile
 
@@ -30,18 +31,17 @@ using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
 /// The name of `kernel`'s kernel for `stage`: `<kernel>_<stage>`.
-static std::string getStageName(KernelOp kernel, AttentionBackwardStage stage) {
-  return (kernel.getSymName() + "_" + stringifyAttentionBackwardStage(stage))
-      .str();
+static std::string getStageName(KernelOp kernel, StringRef stage) {
+  return (kernel.getSymName() + "_" + stage).str();
 }
 
 /// Replaces `kernel` (whose only computation is `op`) by its stage kernels.
-static LogicalResult splitKernel(KernelOp kernel, AttentionBackwardOp op,
+static LogicalResult splitKernel(KernelOp kernel, StagedOpInterface op,
                                  ModuleOp module) {
-  SmallVector<AttentionBackwardStage, 4> stages = op.getModeStages();
+  SmallVector<StringRef, 4> stages = op.getKernelStages();
   auto stageList = [&] {
     std::string list;
-    for (AttentionBackwardStage stage : stages)
+    for (StringRef stage : stages)
       list += (list.empty() ? "@" : ", @") + getStageName(kernel, stage);
     return list;
   };
@@ -49,42 +49,40 @@ static LogicalResult splitKernel(KernelOp kernel, AttentionBackwardOp op,
           SymbolTable::getSymbolUses(kernel, module)) {
     for (const SymbolTable::SymbolUse &use : *uses)
       return use.getUser()->emitError("launches @")
-             << kernel.getSymName()
-             << ", whose tile.attention_backward is several kernels; launch "
-                "its stages "
-             << stageList() << " in that order instead";
+             << kernel.getSymName() << ", whose " << op->getName()
+             << " is several kernels; launch its stages " << stageList()
+             << " in that order instead";
   }
   Operation *tableOp =
       SymbolTable::getNearestSymbolTable(kernel->getParentOp());
-  for (AttentionBackwardStage stage : stages) {
+  for (StringRef stage : stages) {
     std::string name = getStageName(kernel, stage);
     if (SymbolTable::lookupSymbolIn(tableOp, name))
-      return op.emitOpError("cannot split its kernel into ")
+      return op->emitOpError("cannot split its kernel into ")
              << stageList() << ": @" << name << " is taken";
   }
   OpBuilder builder(kernel);
-  for (AttentionBackwardStage stage : stages) {
+  for (StringRef stage : stages) {
     auto clone = cast<KernelOp>(builder.clone(*kernel));
     clone.setSymName(getStageName(kernel, stage));
-    clone.walk([&](AttentionBackwardOp staged) { staged.setStage(stage); });
+    clone.walk([&](StagedOpInterface staged) { staged.setKernelStage(stage); });
   }
   kernel.erase();
   return success();
 }
 
 namespace {
-struct TileSplitAttentionBackwardPass
-    : tile::impl::TileSplitAttentionBackwardBase<
-          TileSplitAttentionBackwardPass> {
+struct TileSplitStagesPass
+    : tile::impl::TileSplitStagesBase<TileSplitStagesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<AttentionBackwardOp> ops;
-    module.walk([&](AttentionBackwardOp op) {
-      if (!op.getStage())
+    SmallVector<StagedOpInterface> ops;
+    module.walk([&](StagedOpInterface op) {
+      if (!op.getKernelStage() && op.getKernelStages().size() > 1)
         ops.push_back(op);
     });
-    for (AttentionBackwardOp op : ops) {
-      // The verifier keeps the op directly in a kernel.
+    for (StagedOpInterface op : ops) {
+      // The named ops' verifiers keep them directly in a kernel.
       auto kernel = cast<KernelOp>(op->getParentOp());
       if (failed(splitKernel(kernel, op, module)))
         return signalPassFailure();

@@ -1,4 +1,4 @@
-// RUN: tilec-opt %s -split-input-file -verify-diagnostics --tile-split-attention-backward | FileCheck %s
+// RUN: tilec-opt %s -split-input-file -verify-diagnostics --tile-split-stages | FileCheck %s
 
 // A kernel holding tile.attention_backward becomes one kernel per stage, in
 // launch order, each with the kernel's parameters and the op's stage set.
@@ -185,5 +185,61 @@ tile.kernel @bwd(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
 func.func @host(%a: memref<?xf32>) {
   // expected-error @+1 {{launches @bwd, whose tile.attention_backward is several kernels; launch its stages @bwd_pre, @bwd_dq, @bwd_dkdv in that order instead}}
   tile.launch @bwd() outs(%a : memref<?xf32>) args []
+  return
+}
+
+// -----
+
+// A split-K tile.gemm is two kernels: the partial products, then their sum.
+// CHECK-LABEL: tile.kernel @gemm_split_partial(
+// CHECK:         tile.gemm {{.*}} workspace({{.*}}) stage(partial) config <split_k = 3>
+// CHECK-LABEL: tile.kernel @gemm_split_reduce(
+// CHECK:         tile.gemm {{.*}} workspace({{.*}}) stage(reduce) config <split_k = 3>
+// CHECK-NOT:   tile.kernel @gemm_split(
+tile.kernel @gemm_split(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+    %W: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32, %ldw: i32, %sw: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %w = tile.make_view %W[3, %M, %N] strides [%sw, %ldw, 1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<3x?x?xf32, strides = [?, ?, 1]>)
+      config <split_k = 3>
+    : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>,
+      !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// A GEMM without split-K is one kernel, left alone.
+// CHECK-LABEL: tile.kernel @gemm_one(
+// CHECK-NOT:     stage(
+tile.kernel @gemm_one(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+    %M: i32, %N: i32, %K: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c config <split_k = 1>
+    : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>,
+      !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @gemm_split(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+    %W: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32, %ldw: i32, %sw: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %w = tile.make_view %W[2, %M, %N] strides [%sw, %ldw, 1] : !tile.ptr<f32>
+  tile.gemm %a, %b, %c workspace(%w : !tile.view<2x?x?xf32, strides = [?, ?, 1]>)
+      config <split_k = 2>
+    : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>,
+      !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+func.func @host(%a: memref<?xf32>) {
+  // expected-error @+1 {{launches @gemm_split, whose tile.gemm is several kernels; launch its stages @gemm_split_partial, @gemm_split_reduce in that order instead}}
+  tile.launch @gemm_split() outs(%a : memref<?xf32>) args []
   return
 }

@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Split-K GEMMs (tile.gemm's ``config <split_k = S>``) on the GPU: correctness,
+determinism and speed of tilec.gemm's two kernels (partial products, then their
+sum in range order) on both chips (sm_90a, and sm_80 PTX assembled for sm_90).
+
+Build here, with the compiler (every case's kernels into DIR/<chip>/):
+
+    TILEC_LIBRARY=build/lib/libtilec-c.so python3 scripts/split_k_check.py --build DIR
+
+Run there, from the repository root (no compiler needed):
+
+    PYTHONPATH=python python3 scripts/split_k_check.py --artifacts DIR --out OUTDIR
+
+Correctness: random bf16/f16 inputs (never zeros), odd shapes (M, N, K not
+multiples of the tiles, 1 to 16k), the outputs poisoned with NaN first; each
+case against a float32 reference by relative error (max|out - ref| /
+max|ref|, at most 1.6e-2 for 16-bit outputs, 2e-3 for f32), and run three
+times: the three results must be the same bits (the sum order is fixed).
+Variants: B column-major (nn.Linear, the transposed decode tiles) and
+row-major with bias + SiLU, f16 with alpha and beta (the reduce stage reads
+out), f32 out. Configs: the compiler's shape rule with ``can_split_k`` for
+132 SMs, and where it keeps one range, forced split_k 2 and 3; plus split_k
+larger than the K steps (empty ranges store zeros).
+
+Speed (``--bench``): decode shapes (M = 1, 16, 64 on Llama-3 8B/70B
+projections, the weights rotated over copies larger than L2 so they stream
+from HBM) with split_k 1 (the rule's tiles today), 2, 4 and 8, against
+torch.matmul, in alternating rounds (bench/block_programs.py time_rounds);
+TFLOP/s, GB/s of the weights and the ratios. Writes OUTDIR/split_k_check.json
+with the date, GPU, commit ($TILEC_COMMIT, else DIR/commit.txt).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
+NUM_SMS = 132  # the H200
+
+#: Variants (keyword arguments of tilec.kernels.gemm_source).
+VARIANTS = {
+    "bf16_col": {"b_layout": "col"},
+    "bf16_row_bias_silu": {"b_layout": "row", "bias": True, "activation": "silu"},
+    "f16_col_alpha_beta": {"dtype": "f16", "b_layout": "col", "alpha": True, "beta": True},
+    "bf16_col_f32out": {"b_layout": "col", "out_dtype": "f32"},
+}
+
+#: (M, N, K) of the correctness cases.
+SHAPES = [(1, 4096, 14336), (16, 4096, 4096), (64, 4096, 14336), (7, 1000, 4097),
+          (1, 513, 1001), (33, 257, 8200), (129, 257, 8200), (100, 100, 16384),
+          (3, 64, 64)]
+
+#: (M, N, K) of the speed rows: Llama-3 8B / 70B projections at decode.
+BENCH_SHAPES = [(m, n, k) for m in (1, 16, 64)
+                for n, k in ((4096, 14336), (4096, 4096), (8192, 28672), (8192, 8192))]
+BENCH_SPLITS = (1, 2, 4, 8)
+
+
+def case_configs(m, n, k, chip, variant):
+    """(label, config) of a correctness case: the rule's, and forced splits."""
+    from tilec import kernels
+    swap = variant.get("b_layout") == "col" and variant.get("dtype", "bf16") in ("bf16", "f16")
+    rule = kernels.gemm_shape_config(m, n, k, chip, NUM_SMS, can_swap_ab=swap,
+                                     can_split_k=True) or {}
+    configs = []
+    if rule.get("split_k", 1) > 1:
+        configs.append(("rule", rule))
+    for split in (2, 3):
+        configs.append((f"split{split}", dict(rule, split_k=split)))
+    if k <= 64 * 4:
+        configs.append(("empty_ranges", dict(rule, split_k=8)))
+    return configs
+
+
+def bench_configs(m, n, k, chip):
+    from tilec import kernels
+    rule = kernels.gemm_shape_config(m, n, k, chip, NUM_SMS, can_swap_ab=True) or {}
+    return [(split, dict(rule, split_k=split) if split > 1 else rule or None)
+            for split in BENCH_SPLITS]
+
+
+def build(directory):
+    import tilec
+    from artifact_record import stamp_commit
+    from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
+    jobs = {}
+    for chip in CHIPS:
+        for vname, variant in VARIANTS.items():
+            for m, n, k in SHAPES:
+                for _, config in case_configs(m, n, k, chip, variant):
+                    jobs[(chip, gemm_name(**variant) + gemm_config_suffix(config))] = (
+                        variant, config)
+        for m, n, k in BENCH_SHAPES:
+            for _, config in bench_configs(m, n, k, chip):
+                variant = VARIANTS["bf16_col"]
+                jobs[(chip, gemm_name(**variant) + gemm_config_suffix(config))] = (
+                    variant, config)
+    for (chip, name), (variant, config) in sorted(jobs.items(), key=lambda j: j[0]):
+        _, source = gemm_source(**variant, config=config, name=name)
+        result = tilec.compile(source, chip=chip, emit="cubin", cubin_arch=CHIPS[chip],
+                               keep=("ptx", "cubin"))
+        result.save(os.path.join(directory, chip), source=source, stages=("ptx", "cubin"))
+        print(f"{chip}/{name}")
+    stamp_commit(directory)
+    print(f"{len(jobs)} kernels in {directory}")
+
+
+def random_operands(torch, m, n, k, variant, device="cuda"):
+    dtype = torch.float16 if variant.get("dtype") == "f16" else torch.bfloat16
+    gen = torch.Generator(device=device).manual_seed(m * 1000003 + n * 1009 + k)
+
+    def rand(*shape):  # uniform in +-[0.25, 1): never zero
+        x = torch.rand(*shape, generator=gen, device=device) * 0.75 + 0.25
+        sign = torch.randint(0, 2, shape, generator=gen, device=device) * 2 - 1
+        return (x * sign).to(dtype)
+    a = rand(m, k)
+    b = rand(n, k).t() if variant.get("b_layout") == "col" else rand(k, n)
+    extra = {}
+    if variant.get("bias"):
+        extra["bias"] = rand(n)
+    if variant.get("alpha"):
+        extra["alpha"] = 0.75
+    if variant.get("beta"):
+        extra["beta"] = -0.5
+        extra["c0"] = rand(m, n)
+    return a, b, extra
+
+
+def reference(torch, a, b, extra, variant):
+    ref = a.float() @ b.float()
+    if "alpha" in extra:
+        ref = ref * extra["alpha"]
+    if "beta" in extra:
+        ref = ref + extra["beta"] * extra["c0"].float()
+    if "bias" in extra:
+        ref = ref + extra["bias"].float()
+    if variant.get("activation") == "silu":
+        ref = torch.nn.functional.silu(ref)
+    return ref
+
+
+def check_case(torch, tilec, chip, m, n, k, vname, variant, label, config, artifacts):
+    a, b, extra = random_operands(torch, m, n, k, variant)
+    out_dtype = torch.float32 if variant.get("out_dtype") == "f32" else a.dtype
+    results = []
+    for _ in range(3):
+        out = torch.full((m, n), float("nan"), dtype=out_dtype, device="cuda")
+        if "c0" in extra:
+            out.copy_(extra["c0"])
+        tilec.gemm(a, b, out=out, bias=extra.get("bias"), alpha=extra.get("alpha"),
+                   beta=extra.get("beta"), activation=variant.get("activation"),
+                   chip=chip, artifacts=artifacts, config=config)
+        results.append(out)
+    torch.cuda.synchronize()
+    ref = reference(torch, a, b, extra, variant)
+    err = ((results[0].float() - ref).abs().max() / ref.abs().max()).item()
+    def bits(t):
+        return t.view(torch.int32 if t.dtype == torch.float32 else torch.int16)
+    same = all(torch.equal(bits(results[0]), bits(r)) for r in results[1:])
+    bound = 2e-3 if out_dtype == torch.float32 else 1.6e-2
+    ok = err <= bound and same and not torch.isnan(results[0]).any().item()
+    return {"chip": chip, "shape": [m, n, k], "variant": vname, "config_label": label,
+            "config": config, "rel_err": err, "deterministic": same, "ok": ok}
+
+
+def bench(torch, tilec, artifacts, log):
+    from block_programs import time_rounds
+    rows = []
+    for chip in CHIPS:
+        for m, n, k in BENCH_SHAPES:
+            copies = max(2, (200 << 20) // (n * k * 2) + 1)  # more than L2 (50 MB)
+            ws = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16) for _ in range(copies)]
+            x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+            turn = {"i": 0}
+
+            def weight():
+                turn["i"] = (turn["i"] + 1) % copies
+                return ws[turn["i"]].t()
+            fns = {"torch": lambda: torch.matmul(x, weight())}
+            for split, config in bench_configs(m, n, k, chip):
+                fns[f"split{split}"] = (lambda c=config: tilec.gemm(
+                    x, weight(), chip=chip, artifacts=artifacts, config=c))
+            ms = time_rounds(fns, rounds=20)
+            flop, weight_bytes = 2 * m * n * k, n * k * 2
+            row = {"chip": chip, "shape": [m, n, k],
+                   "tflops": {name: flop / t / 1e9 for name, t in ms.items()},
+                   "weight_gbs": {name: weight_bytes / t / 1e6 for name, t in ms.items()},
+                   "vs_torch": {name: ms["torch"] / t for name, t in ms.items()},
+                   "vs_split1": {name: ms["split1"] / t for name, t in ms.items()}}
+            rows.append(row)
+            log(f"{chip} {m}x{n}x{k}: " + ", ".join(
+                f"{name} {row['vs_torch'][name]:.2f}x" for name in ms))
+            ws.clear()  # free the copies before the next shape
+    return rows
+
+
+def run(args):
+    # No compiler on the GPU machine: make sure none is picked up by accident.
+    os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine",
+                                               "libtilec-c.so")
+    import torch
+    import tilec
+    from artifact_record import read_commit
+    os.makedirs(args.out, exist_ok=True)
+    logf = open(os.path.join(args.out, "split_k_check.log"), "w")
+
+    def log(message):
+        print(message, flush=True)
+        logf.write(message + "\n")
+        logf.flush()
+    cases = []
+    for chip in CHIPS:
+        for vname, variant in VARIANTS.items():
+            for m, n, k in SHAPES:
+                for label, config in case_configs(m, n, k, chip, variant):
+                    try:
+                        case = check_case(torch, tilec, chip, m, n, k, vname, variant, label,
+                                          config, args.artifacts)
+                    except Exception as e:  # noqa: BLE001 - recorded as a failure
+                        case = {"chip": chip, "shape": [m, n, k], "variant": vname,
+                                "config_label": label, "config": config, "ok": False,
+                                "error": f"{type(e).__name__}: {e}"}
+                    cases.append(case)
+                    if not case["ok"]:
+                        log(f"FAIL {case}")
+    failed = [c for c in cases if not c["ok"]]
+    log(f"{len(cases) - len(failed)}/{len(cases)} correct")
+    rows = bench(torch, tilec, args.artifacts, log) if args.bench else []
+    record = {"date": datetime.date.today().isoformat(),
+              "gpu": torch.cuda.get_device_name(),
+              "commit": os.environ.get("TILEC_COMMIT") or read_commit(args.artifacts),
+              "cases": cases, "all_ok": not failed, "bench": rows}
+    with open(os.path.join(args.out, "split_k_check.json"), "w") as f:
+        json.dump(record, f, indent=1)
+    return 0 if not failed else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--build", metavar="DIR", help="compile the kernels into DIR (here)")
+    parser.add_argument("--artifacts", metavar="DIR", default=".gpu/split_k")
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--bench", action="store_true", help="also time the decode rows")
+    args = parser.parse_args()
+    if args.build:
+        build(args.build)
+        return 0
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
