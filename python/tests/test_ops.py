@@ -784,3 +784,38 @@ def test_split_k_refusals(launches, gemm_artifacts):
     with pytest.raises(tilec.ArgumentError, match="split_k is for 2-D GEMMs"):
         tilec.bmm(FakeTensor((2, 16, 64)), FakeTensor((2, 64, 32)), config={"split_k": 2},
                   artifacts=gemm_artifacts)
+
+
+def test_out_requirements_come_from_the_kernel(tmp_path, launches):
+    """Whether a caller's out needs the variant for any strides is decided
+    by the class kernel's metadata: an f32 out (no TMA store: any row
+    stride) keeps the fast kernel; a bf16 out with 33-element rows, where
+    the kernel stores through a TMA map of C, takes the variant."""
+    name32 = gemm_name(out_dtype="f32")
+    _, source = gemm_source(out_dtype="f32", name=name32)
+    meta32 = gemm_metadata(name32)
+    next(p for p in meta32["params"] if p["name"] == "C")["dtype"] = "f32"
+    write_artifact(str(tmp_path), name32, source, meta32)
+    a, b = FakeTensor((64, 64)), FakeTensor((64, 33), strides=(40, 1))
+    tilec.gemm(a, b, out=FakeTensor((64, 33), "float32", strides=(33, 1)), chip="sm_90a",
+               artifacts=str(tmp_path))
+    assert launches[-1][0].name == name32
+
+    name = gemm_name()
+    _, source = gemm_source(name=name)
+    meta = gemm_metadata(name)
+    next(p for p in meta["params"] if p["name"] == "C")["align"] = 16
+    next(p for p in meta["params"] if p["name"] == "ldc")["divisibility"] = 8
+    meta["tensor_maps"].append({"base": "C", "box": [64, 128], "dtype": "bf16",
+                                "elem_bytes": 2, "index": 10, "sizes": ["N", "M"],
+                                "strides": [1, "ldc"], "swizzle": 128})
+    write_artifact(str(tmp_path), name, source, meta)
+    unaligned = name + gemm_config_suffix(ops._UNALIGNED)
+    _, source = gemm_source(config=ops._UNALIGNED, name=unaligned)
+    write_artifact(str(tmp_path), unaligned, source, gemm_metadata(unaligned))
+    tilec.gemm(a, FakeTensor((64, 40)), out=FakeTensor((64, 40)), chip="sm_90a",
+               artifacts=str(tmp_path))
+    assert launches[-1][0].name == name
+    tilec.gemm(a, b, out=FakeTensor((64, 33), strides=(33, 1)), chip="sm_90a",
+               artifacts=str(tmp_path))
+    assert launches[-1][0].name == unaligned

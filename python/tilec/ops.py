@@ -249,39 +249,55 @@ def _check_metadata(op, meta, values, described):
     """Checks launch values against the kernel's requirements: pointer dtype
     and alignment, scalar divisibility, TMA base/stride rules. ``described``
     maps parameter names to what the user passed, for the messages."""
+    problem = _metadata_problem(op, meta, values, described)
+    if problem is not None:
+        raise problem
+
+
+def _metadata_problem(op, meta, values, described, dtypes=True):
+    """The error :func:`_check_metadata` raises for these launch values (of
+    the parameters ``values`` has), or ``None`` when they meet the kernel's
+    requirements (``dtypes=False``: its alignment requirements only)."""
     for p in meta["params"]:
         name = p["name"]
+        if name not in values:
+            continue
         value = values[name]
         what = described.get(name, name)
         if p["kind"] == "pointer":
-            if p.get("dtype") and value.dtype != p["dtype"]:
-                raise DTypeError(f"{op}: {what} must be {p['dtype']}, got {value.dtype}")
+            if dtypes and p.get("dtype") and value.dtype != p["dtype"]:
+                return DTypeError(f"{op}: {what} must be {p['dtype']}, got {value.dtype}")
             align = p.get("align")
             if align and value.ptr % align:
-                raise ArgumentError(
+                return ArgumentError(
                     f"{op}: {what} must be {align}-byte aligned, as the kernel reads it in "
                     f"{align}-byte chunks; its data pointer is {value.ptr:#x} (offset "
                     f"{value.ptr % align} bytes) -- views that start inside a row break this")
         elif p.get("divisibility"):
             div = p["divisibility"]
             if int(value) % div:
-                raise ArgumentError(
+                return ArgumentError(
                     f"{op}: {what} = {int(value)} must be a multiple of {div}, as the kernel "
                     f"requires (rows start on 16-byte boundaries); allocate with a padded row, "
                     f"e.g. torch.empty(rows, {_round_up(int(value), div)})[:, :cols]")
     for spec in meta.get("tensor_maps", []):
+        if spec["base"] not in values:
+            continue
         base = values[spec["base"]]
         if base.ptr % 16:
-            raise ArgumentError(f"{op}: {described.get(spec['base'], spec['base'])} must be "
-                                f"16-byte aligned for TMA; its data pointer is {base.ptr:#x}")
+            return ArgumentError(f"{op}: {described.get(spec['base'], spec['base'])} must be "
+                                 f"16-byte aligned for TMA; its data pointer is {base.ptr:#x}")
         for stride in spec["strides"][1:]:
+            if isinstance(stride, str) and stride not in values:
+                continue
             elements = int(values[stride]) if isinstance(stride, str) else int(stride)
             if elements * spec["elem_bytes"] % 16:
                 what = described.get(stride, stride) if isinstance(stride, str) else stride
-                raise ArgumentError(
+                return ArgumentError(
                     f"{op}: {what} = {elements} elements ({elements * spec['elem_bytes']} bytes) "
                     f"is not a multiple of 16 bytes, which TMA requires for "
                     f"{described.get(spec['base'], spec['base'])}")
+    return None
 
 
 # -- allocating and launching ------------------------------------------------
@@ -737,25 +753,19 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         # Operands the fast path cannot read (bases not 16-byte aligned, rows
         # not whole 16-byte chunks): the variant that takes any strides (one
         # per kernel variant: the shape classes tune the fast path).
-        # (out counts only where the TMA-store epilogue reads it: sm_90a's
-        # classes that keep it; the threads' stores take any out.)
-        ldc_now = _row_major_ld(op, O, "N") if O is not None else None
-        c_by_tma = chip == "sm_90a" and (config or {}).get("tma_store", 1) != 0
-        if _needs_unaligned_variant([(A, lda), (B, ldb)]
-                                    + ([(O, ldc_now)] if O is not None and c_by_tma else [])):
+        if _needs_unaligned_variant([(A, lda), (B, ldb)]):
             config = dict(_UNALIGNED)
-    try:
-        stages = _gemm_stages(op, variant, config, chip, cubin_arch, artifacts, device_index)
-    except KernelNotAvailableError:
-        # A shape class's variant is only faster: without it (artifacts
-        # built without it and no compiler), the default kernel computes the
-        # same, unless its TMA-store epilogue cannot take this out.
-        if not dispatched or not config or config == _UNALIGNED or (
-                O is not None and chip == "sm_90a"
-                and _needs_unaligned_variant([(O, _row_major_ld(op, O, "N"))])):
-            raise
-        config = None
-        stages = _gemm_stages(op, variant, None, chip, cubin_arch, artifacts, device_index)
+    stages, config = _gemm_class_stages(op, variant, config, dispatched, chip, cubin_arch,
+                                        artifacts, device_index)
+    # A caller's out the class's kernel cannot store to (what its metadata
+    # requires: the TMA-store epilogue's 16-byte base, rows and N; the
+    # threads' stores take any out) takes the variant for any strides too.
+    if dispatched and O is not None and config != _UNALIGNED:
+        stored = {"C": O, "ldc": _row_major_ld(op, O, "N"), "N": n}
+        if any(_metadata_problem(op, meta, stored, {}, dtypes=False) for _, meta in stages):
+            config = dict(_UNALIGNED)
+            stages = _gemm_stages(op, variant, config, chip, cubin_arch, artifacts,
+                                  device_index)
     # (Split-K's two kernels take no plan: plans launch one kernel.)
     if len(stages) > 1:
         key = None
@@ -901,6 +911,21 @@ def _split_k_values(op, A, config, m, n, int8, block_scaled):
 
 #: The config of tilec.gemm's variant for operands of any alignment.
 _UNALIGNED = {"aligned": 0}
+
+
+def _gemm_class_stages(op, variant, config, dispatched, chip, cubin_arch, artifacts,
+                       device_index):
+    """(stages, config) of :func:`_gemm_stages` for ``config``; where the
+    dispatch chose a shape class that is not available (artifacts built
+    without it and no compiler), the default kernel's, which computes the
+    same (a class is only faster)."""
+    try:
+        return _gemm_stages(op, variant, config, chip, cubin_arch, artifacts,
+                            device_index), config
+    except KernelNotAvailableError:
+        if not dispatched or not config or config == _UNALIGNED:
+            raise
+        return _gemm_stages(op, variant, None, chip, cubin_arch, artifacts, device_index), None
 
 
 def _needs_unaligned_variant(operands):
