@@ -1462,14 +1462,20 @@ SmallVector<StringRef, 4> GemmOp::getKernelStages() {
           stringifyGemmStage(GemmStage::Reduce)};
 }
 
+/// The name of a staged op's stage, if it has one (StagedOpInterface).
+template <typename StageT>
+static std::optional<StringRef> getStageName(std::optional<StageT> stage) {
+  if (!stage)
+    return std::nullopt;
+  return stringifyEnum(*stage);
+}
+
 std::optional<StringRef> GemmOp::getKernelStage() {
-  if (std::optional<GemmStage> stage = getStage())
-    return stringifyGemmStage(*stage);
-  return std::nullopt;
+  return getStageName(getStage());
 }
 
 void GemmOp::setKernelStage(StringRef stage) {
-  setStage(symbolizeGemmStage(stage));
+  setStage(symbolizeEnum<GemmStage>(stage));
 }
 
 /// Split-K's rules: a workspace exactly with split_k > 1 (f32 [split_k, M,
@@ -1832,13 +1838,11 @@ SmallVector<StringRef, 4> AttentionBackwardOp::getKernelStages() {
 }
 
 std::optional<StringRef> AttentionBackwardOp::getKernelStage() {
-  if (std::optional<AttentionBackwardStage> stage = getStage())
-    return stringifyAttentionBackwardStage(*stage);
-  return std::nullopt;
+  return getStageName(getStage());
 }
 
 void AttentionBackwardOp::setKernelStage(StringRef stage) {
-  setStage(symbolizeAttentionBackwardStage(stage));
+  setStage(symbolizeEnum<AttentionBackwardStage>(stage));
 }
 
 LogicalResult AttentionBackwardOp::verify() {
