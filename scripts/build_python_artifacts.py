@@ -117,10 +117,11 @@ FP8_DTYPES = ("f8e4m3", "f8e5m2")
 
 
 def can_swap_ab(variant):
-    """Whether tilec.gemm asks the shape rule for the transposed classes."""
+    """Whether the transposed classes apply: tilec.gemm asks the shape rule
+    for them; grouped GEMMs take them as a config (scripts/
+    grouped_gemm_check.py's decode cases)."""
     return (variant.get("dtype", "bf16") in ("bf16", "f16") and variant.get("b_layout") == "col"
-            and not (variant.get("batched") or variant.get("grouped")
-                     or variant.get("block_scales")))
+            and not (variant.get("batched") or variant.get("block_scales")))
 
 
 def main():
@@ -171,9 +172,12 @@ def main():
             if variant.get("block_scales") and (config or {}).get("block_n", 0) > 128:
                 continue  # (tilec.gemm drops block_n 256 for block scales)
             if (variant.get("batched") or variant.get("grouped")) and "tma_store" in (config or {}):
-                continue  # (no TMA store: tilec.bmm / tilec.grouped_gemm drop the field)
+                if not (config or {}).get("swap_ab"):
+                    continue  # (no TMA store: tilec.bmm / tilec.grouped_gemm drop the field)
+                # (A grouped decode class, given as a config without the field.)
+                config = {f: v for f, v in config.items() if f != "tma_store"}
             if (config or {}).get("swap_ab") and not can_swap_ab(variant):
-                continue  # (the decode classes of 2-D bf16/f16 GEMMs with a column-major b)
+                continue  # (the decode classes of bf16/f16 GEMMs with a column-major b)
             name = gemm_name(**variant) + gemm_config_suffix(config)
             jobs.append((variant, gemm_source(**variant, config=config, name=name)))
         # tilec.attention's kernels: bf16 for torch, f16 too (CuPy has no bf16).

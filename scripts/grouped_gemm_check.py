@@ -85,6 +85,17 @@ SHAPES = [
 ]
 
 
+#: The transposed decode classes the grouped cases are also run with,
+#: per chip (built by scripts/build_python_artifacts.py --grouped-only).
+DECODE_CONFIG = {
+    "sm_90a": {"block_k": 128, "block_m": 16, "block_n": 64, "swap_ab": 1, "warps": 4},
+    "sm_80": {"block_k": 64, "block_m": 16, "block_n": 64, "stages": 8, "swap_ab": 1,
+              "warps": 4},
+}
+#: A placeholder the run replaces with the chip's DECODE_CONFIG entry.
+DECODE_CONFIGS = ("decode",)
+
+
 def cases():
     """Every case: a dict of its sizes, routing and operand layout."""
     out = []
@@ -270,9 +281,10 @@ def run(c, chip, artifacts, generator):
             poison_allocator(m, n)
         else:
             out_buf.fill_(float("nan"))
+        config = DECODE_CONFIG[chip] if c.get("config") == "decode" else None
         result = tilec.grouped_gemm(a, b, offsets, out=out, bias=bias,
                                     activation=c.get("activation"), chip=chip,
-                                    artifacts=artifacts)
+                                    artifacts=artifacts, config=config)
         torch.cuda.synchronize()
         if out is not None and result is not out:
             raise AssertionError("tilec.grouped_gemm did not return out")

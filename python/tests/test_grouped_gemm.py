@@ -345,6 +345,20 @@ def test_grouped_compiles_when_no_artifact(launches, library):
     assert params_of(launches[1])["lda"] == 12 and params_of(launches[1])["sb"] == 96
 
 
+@pytest.mark.parametrize("chip", ["sm_90a", "sm_80"])
+def test_grouped_decode_config_compiles_and_launches(launches, library, chip):
+    """A grouped GEMM runs transposed (swap_ab) when its config asks: the
+    experts' weights ride the MMA's M, each group's few tokens its N; the
+    grid bounds the groups' token tiles."""
+    config = {"block_k": 128, "block_m": 16, "block_n": 64, "swap_ab": 1, "warps": 4}
+    # w.transpose(1, 2) of an [E, N, K] = [3, 64, 128] weight stack
+    b = FakeTensor((3, 128, 64), strides=(64 * 128, 1, 128))
+    tilec.grouped_gemm(FakeTensor((8, 128)), b, offsets_of(3), chip=chip, config=config)
+    launcher, _ = launches[-1]
+    assert launcher.name.endswith("_bcol" + gemm_config_suffix(config))
+    assert launcher.meta["grid"] == ["(ceildiv(M, 16) + groups) * ceildiv(N, 64)"]
+
+
 def test_grouped_epilogue_variant(launches, tmp_path):
     variant = dict(out_dtype="f32", bias=True, activation="relu", b_layout="col")
     name = write_grouped(str(tmp_path), **variant)

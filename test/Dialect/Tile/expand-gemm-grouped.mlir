@@ -73,3 +73,47 @@ tile.kernel @gemm_grouped_static(%A: !tile.ptr<bf16>, %Bm: !tile.ptr<bf16>, %C: 
   tile.gemm %a, %b, %c group_offsets(%o : !tile.view<8xi32, strides = [1]>) : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<8x?x?xbf16, strides = [?, ?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// Decode-time experts (a few tokens per group) run transposed (swap_ab):
+// each program computes Eᵀ's tile of 64 weights x 16 tokens, Wᵀ[g] Xᵀ, on
+// transposed views. The groups split the tokens, now the product's
+// columns: the scan counts ceildiv(rows, 16) x ceildiv(N, 64) tiles per
+// group, the group indexes Bᵀ's loads, and the store keeps to the group's
+// tokens along the tile's columns.
+// CHECK-LABEL: tile.kernel @gemm_grouped_swap
+// CHECK-SAME: grid((ceildiv(%M, 16) + %E) * ceildiv(%N, 64)) warps(4)
+// CHECK-DAG: %[[WT:.+]] = tile.make_view %Bm[%E, %N, %K] strides [%sb, %K, 1]
+// CHECK-DAG: %[[XT:.+]] = tile.make_view %A[%K, %M] strides [1, %K]
+// CHECK-DAG: %[[YT:.+]] = tile.make_view %C[%N, %M] strides [1, %N]
+// CHECK: %[[SCAN:.+]]:6 = scf.for
+// CHECK:   %[[ROWS:.+]] = arith.maxsi
+// CHECK:   arith.ceildivsi %[[ROWS]], %c16_i32
+// CHECK: %[[T0:.+]] = arith.muli %{{.+}}, %c16_i32
+// CHECK: %[[W0:.+]] = arith.muli %{{.+}}, %c64_i32
+// CHECK: %[[TOK:.+]] = arith.addi %[[SCAN]]#3, %[[T0]]
+// CHECK: %[[END:.+]] = arith.addi %[[SCAN]]#3, %[[SCAN]]#4
+// CHECK: scf.for
+// CHECK:   tile.load %[[WT]][%[[SCAN]]#2, %[[W0]], %{{.+}}] {{.*}} -> tensor<64x128xbf16>
+// CHECK:   tile.load %[[XT]][%{{.+}}, %[[TOK]]] {{.*}} -> tensor<128x16xbf16>
+// CHECK: %[[COLS:.+]] = arith.addi %{{.+}}, %{{.+}} : tensor<16xi32>
+// CHECK: %[[IN:.+]] = arith.cmpi slt, %[[COLS]], %{{.+}} : tensor<16xi32>
+// CHECK: tile.expand_dims %[[IN]] axis = 0
+// CHECK: tile.store %{{.+}}, %[[YT]][%[[W0]], %[[TOK]]] mask(%{{.+}} : tensor<64x16xi1>)
+// SM90A-LABEL: tile.kernel @gemm_grouped_swap
+// SM90A-SAME: grid((ceildiv(%M, 16) + %E) * ceildiv(%N, 64)) warps(4)
+// SM90A-SAME: warp_specialize = true
+// SM90A: tile.dot {{.*}} : tensor<64x128xbf16>, tensor<128x16xbf16> -> tensor<64x16xf32>
+tile.kernel @gemm_grouped_swap(%A: !tile.ptr<bf16>, %Bm: !tile.ptr<bf16>, %C: !tile.ptr<bf16>, %offs: !tile.ptr<i32>,
+                               %E: i32, %M: i32, %N: i32, %K: i32, %sb: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %Bm[%E, %K, %N] strides [%sb, 1, %K] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %offs[%E] strides [1] : !tile.ptr<i32>
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<?xi32, strides = [1]>)
+      config <swap_ab = true, block_m = 16, block_n = 64, block_k = 128, warps = 4, tma_store = false>
+    : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?x?xbf16, strides = [?, 1, ?]>,
+      !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

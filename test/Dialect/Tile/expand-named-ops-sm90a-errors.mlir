@@ -196,7 +196,7 @@ tile.kernel @swap_ab_row_major_b(%A: !tile.ptr<bf16>, %M: i32) {
 tile.kernel @swap_ab_batched(%A: !tile.ptr<bf16>, %B: i32, %M: i32) {
   %a = tile.make_view %A[%B, %M, 256] strides [%M, 256, 1] : !tile.ptr<bf16>
   %b = tile.make_view %A[%B, 256, 256] strides [%M, 1, 256] : !tile.ptr<bf16>
-  // expected-error @+1 {{swap_ab needs a 2-D GEMM (not batched, batch-reduce or grouped)}}
+  // expected-error @+1 {{swap_ab needs a 2-D or grouped GEMM (not batched or batch-reduce)}}
   tile.gemm %a, %b, %a config <swap_ab = true> : !tile.view<?x?x256xbf16, strides = [?, 256, 1]>, !tile.view<?x256x256xbf16, strides = [?, 1, 256]>, !tile.view<?x?x256xbf16, strides = [?, 256, 1]>
   tile.return
 }

@@ -374,19 +374,21 @@ static SmallVector<Value> tileIndices(Value batch, Value row, Value col) {
   return {row, col};
 }
 
-/// Rows of a [BM, BN] tile at row `m0` that lie before `rowEnd`, as a
-/// store mask (null without a row end).
-static Value emitRowMask(ImplicitLocOpBuilder &b, Value m0, Value rowEnd,
-                         const GemmConfig &c) {
+/// The rows of C in a [BM, BN] tile at (m0, n0) that lie before `rowEnd`
+/// (a grouped GEMM's group end), as a store mask (null without a row end).
+/// With `c.swapAB` the tile is Cᵀ's: C's rows are its columns.
+static Value emitRowMask(ImplicitLocOpBuilder &b, Value m0, Value n0,
+                         Value rowEnd, const GemmConfig &c) {
   if (!rowEnd)
     return Value();
-  auto rowsType = RankedTensorType::get({c.blockM}, b.getI32Type());
+  int64_t extent = c.swapAB ? c.blockN : c.blockM;
+  auto rowsType = RankedTensorType::get({extent}, b.getI32Type());
   Value rows =
-      arith::AddIOp::create(b, RangeOp::create(b, rowsType, 0, c.blockM),
-                            SplatOp::create(b, rowsType, m0));
+      arith::AddIOp::create(b, RangeOp::create(b, rowsType, 0, extent),
+                            SplatOp::create(b, rowsType, c.swapAB ? n0 : m0));
   Value inRows = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, rows,
                                        SplatOp::create(b, rowsType, rowEnd));
-  return broadcastAlong(b, inRows, 1, {c.blockM, c.blockN});
+  return broadcastAlong(b, inRows, c.swapAB ? 0 : 1, {c.blockM, c.blockN});
 }
 
 /// C[m0:, n0:] = act(alpha * acc + beta * C + bias), computed in f32 and
@@ -398,7 +400,7 @@ static void emitGemmEpilogue(ImplicitLocOpBuilder &b, GemmOp op, Value acc,
                              Value cv, Value batch, Value m0, Value n0,
                              Value rowEnd, const GemmConfig &c) {
   Type outType = op.getC().getType().getElementType();
-  Value mask = emitRowMask(b, m0, rowEnd, c);
+  Value mask = emitRowMask(b, m0, n0, rowEnd, c);
   // i8 x i8 -> i32 stores its exact sums (the verifier allows no epilogue).
   if (outType.isInteger(32)) {
     StoreOp::create(b, acc, cv, tileIndices(batch, m0, n0), mask);
@@ -613,8 +615,14 @@ static LogicalResult setGemmGrid(GemmOp op, KernelOp kernel, Value M, Value N,
       return op.emitOpError("the number of groups (group_offsets' size) must "
                             "be a kernel parameter or a constant (it bounds "
                             "the launch grid)");
-    // Each group adds at most one partial row tile to ceildiv(M, BM).
-    grid = (mExpr->ceilDiv(c.blockM) + *groupsExpr) * nExpr->ceilDiv(c.blockN);
+    // Each group adds at most one partial tile of its rows to ceildiv(M,
+    // BM) (transposed, swap_ab: of its columns to ceildiv(N, BN)).
+    if (c.swapAB)
+      grid =
+          (nExpr->ceilDiv(c.blockN) + *groupsExpr) * mExpr->ceilDiv(c.blockM);
+    else
+      grid =
+          (mExpr->ceilDiv(c.blockM) + *groupsExpr) * nExpr->ceilDiv(c.blockN);
   }
   grid = grid * perTile;
   kernel.setGridRule(AffineMap::get(0, params.size(), grid, op.getContext()),
@@ -751,12 +759,12 @@ static void setGemmSchedule(KernelOp kernel, const GemmConfig &c,
 }
 
 /// The K loop of `op`'s program for the tile at (m0, n0): over K steps
-/// [kBegin, kEnd) (null kBegin: from 0) of matrices `batch` (A) and
+/// [kBegin, kEnd) (null kBegin: from 0) of matrices `aBatch` (A) and
 /// `bBatch` (B), or, for a
 /// batch-reduce GEMM, every step of the `batchSize` matrices.
 static scf::ForOp emitProgramLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
                                   Value bv, Value K, Value kBegin, Value kEnd,
-                                  Value batchSize, Value batch, Value bBatch,
+                                  Value batchSize, Value aBatch, Value bBatch,
                                   Value m0, Value n0, const GemmConfig &c) {
   // (fp8 A and B may differ: e4m3 x e5m2.)
   Type aType = op.getA().getType().getElementType();
@@ -779,7 +787,7 @@ static scf::ForOp emitProgramLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
   if (op.isBatchReduce())
     return emitBatchReduceLoop(b, op, a, bv, K, batchSize, m0, n0, aTile, bTile,
                                zero, c);
-  return emitGemmLoop(b, op, a, bv, kBegin, kEnd, batch, bBatch, m0, n0, aTile,
+  return emitGemmLoop(b, op, a, bv, kBegin, kEnd, aBatch, bBatch, m0, n0, aTile,
                       bTile, zero, c);
 }
 
@@ -855,13 +863,19 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   }
   // Grouped: B's matrix is the tile's group, C's rows end with the group's,
   // and an empty tile runs no K step.
-  Value bBatch = batch, rowEnd, kBegin, kEnd = K;
+  Value aBatch = batch, bBatch = batch, rowEnd, kBegin, kEnd = K;
   Value m0, n0;
   if (numGroups) {
-    GroupTile t = emitGroupTileCoords(b, offsets, numGroups, pid, N, c);
-    m0 = t.m0;
-    n0 = t.n0;
-    bBatch = t.group;
+    // (Transposed: the groups split the product's columns, A's rows, and
+    // the group indexes its left operand, B's transpose.)
+    GemmConfig groupTiles = c;
+    if (c.swapAB)
+      std::swap(groupTiles.blockM, groupTiles.blockN);
+    GroupTile t = emitGroupTileCoords(b, offsets, numGroups, pid,
+                                      c.swapAB ? M : N, groupTiles);
+    m0 = c.swapAB ? t.n0 : t.m0;
+    n0 = c.swapAB ? t.m0 : t.n0;
+    (c.swapAB ? aBatch : bBatch) = t.group;
     rowEnd = t.rowEnd;
     kEnd = arith::SelectOp::create(b, t.empty, constI32(b, 0), K);
   } else {
@@ -872,7 +886,7 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   if (split)
     std::tie(kBegin, kEnd) = emitSplitKRange(b, split, K, c);
   scf::ForOp loop = emitProgramLoop(b, op, a, bv, K, kBegin, kEnd, batchSize,
-                                    batch, bBatch, m0, n0, c);
+                                    aBatch, bBatch, m0, n0, c);
   // The warp-specialized schedule carries the depth of its TMA ring; a
   // loop attribute would also ask tile-pipeline for a cp.async ring (and,
   // finding the loads taken, for a drain and a barrier before every tile).

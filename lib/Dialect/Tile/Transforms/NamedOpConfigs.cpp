@@ -108,15 +108,16 @@ static bool runsOnFma(GemmOp op) {
 
 /// Why `op` cannot run as the transposed product (empty: it can). Bᵀ must
 /// be a K-major wgmma A operand and Aᵀ a K-major B one (bf16/f16 inputs,
-/// B column-major), over 2-D views, with no block scales.
+/// B column-major), over 2-D views (or a grouped GEMM's, whose groups then
+/// split the product's columns), with no block scales.
 static std::string getSwapABProblem(GemmOp op) {
   Type et = op.getA().getType().getElementType();
   if (!et.isBF16() && !et.isF16())
     return "bf16 or f16 inputs";
   if (!op.isRhsColumnMajor())
     return "a column-major B (an nn.Linear weight, strides = [1, ?])";
-  if (op.getBatchRank() != 0 || op.isGrouped())
-    return "a 2-D GEMM (not batched, batch-reduce or grouped)";
+  if (op.getBatchRank() != 0 && !op.isGrouped())
+    return "a 2-D or grouped GEMM (not batched or batch-reduce)";
   if (op.isBlockScaled())
     return "no block scales";
   return "";
@@ -149,7 +150,9 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
       !ShapedType::isDynamic(k)) {
     for (const auto &[field, value] : ::tilec::rules::getGemmShapeConfig(
              target.chip.str(), m, n, k, /*numSMs=*/0,
-             /*canSwapAB=*/getSwapABProblem(op).empty())) {
+             // (A grouped GEMM's rows are its groups' together: its token
+             // count per group is known at run time only.)
+             /*canSwapAB=*/getSwapABProblem(op).empty() && !op.isGrouped())) {
       if (field == "block_n")
         c.blockN = value;
       else if (field == "block_m")
