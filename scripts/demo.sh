@@ -13,9 +13,15 @@ for ex in "$root"/examples/*.mlir; do
   case "$name" in *_fp8) chips="sm_89 sm_90a";; esac
   for chip in $chips; do
     dir="$out/$chip"
-    "$tilec" "$ex" --chip="$chip" --emit=cubin -o "$dir"
-    for json in $(grep -o '^tile.kernel @[A-Za-z0-9_]*' "$ex" | sed 's/tile.kernel @//'); do
-      printf '%-22s %-7s %s/%s.{ptx,cubin,json}\n' "$name" "$chip" "$dir" "$json"
+    # The kernels the example compiles to (a named op that runs as several
+    # kernels, split-K or the attention backward, gives one per stage).
+    tmp="$(mktemp -d)"
+    "$tilec" "$ex" --chip="$chip" --emit=cubin -o "$tmp"
+    mkdir -p "$dir"
+    for json in "$tmp"/*.json; do
+      printf '%-26s %-7s %s/%s.{ptx,cubin,json}\n' "$name" "$chip" "$dir" "$(basename "$json" .json)"
     done
+    cp "$tmp"/* "$dir"/
+    rm -rf "$tmp"
   done
 done
