@@ -120,3 +120,98 @@ gpu.module @copy_in_flight [#nvvm.target<chip = "sm_80">] {
     tile.return
   }
 }
+
+// -----
+
+// Trip counts read from memory (tile.load_scalar: a grouped GEMM's
+// offsets). The model's memory is an increasing sequence of group ends,
+// groups of 0, 1, 130, 16, 0, 257, 65 and 3 rows over and over; here both
+// sides hand off once per row of each of up to 16 groups. Every path
+// verifies.
+gpu.module @data_trip_counts [#nvvm.target<chip = "sm_90a">] {
+  // expected-remark @+1 {{asynchronous protocol verified on 34 of 34 paths}}
+  tile.kernel @k(%offs: !tile.ptr<i32>, %e: i32) warps(4) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c16 = arith.constant 16 : i32
+    %o = tile.make_view %offs[%e] strides [1] : !tile.ptr<i32>
+    %groups = arith.minsi %e, %c16 : i32
+    %full = tile.mbarrier_alloc count 1 : !tile.mbarrier<1>
+    %empty = tile.mbarrier_alloc count 4 : !tile.mbarrier<1>
+    tile.warp_specialize regs(232) {
+      %r:2 = scf.for %g = %c0 to %groups step %c1 iter_args(%start = %c0, %ph0 = %c0) -> (i32, i32) : i32 {
+        %end = tile.load_scalar %o[%g] : !tile.view<?xi32, strides = [1]> -> i32
+        %n = arith.subi %end, %start : i32
+        %q = scf.for %i = %c0 to %n step %c1 iter_args(%ph = %ph0) -> (i32) : i32 {
+          tile.mbarrier_wait %full[%c0], %ph : !tile.mbarrier<1>
+          tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<1>
+          %next = arith.xori %ph, %c1 : i32
+          scf.yield %next : i32
+        }
+        scf.yield %end, %q : i32, i32
+      }
+    } partition warps(4) regs(40) {
+      %r:2 = scf.for %g = %c0 to %groups step %c1 iter_args(%start = %c0, %ph0 = %c0) -> (i32, i32) : i32 {
+        %end = tile.load_scalar %o[%g] : !tile.view<?xi32, strides = [1]> -> i32
+        %n = arith.subi %end, %start : i32
+        %q = scf.for %i = %c0 to %n step %c1 iter_args(%ph = %ph0) -> (i32) : i32 {
+          %free = arith.xori %ph, %c1 : i32
+          tile.mbarrier_wait %empty[%c0], %free : !tile.mbarrier<1>
+          tile.mbarrier_arrive %full[%c0] : !tile.mbarrier<1>
+          %next = arith.xori %ph, %c1 : i32
+          scf.yield %next : i32
+        }
+        scf.yield %end, %q : i32, i32
+      }
+    }
+    tile.return
+  }
+}
+
+// -----
+
+// The same with a planted bug: the producer skips groups of one row, so the
+// consumer waits for a phase that never completes (group 1 of the model's
+// memory has one row).
+gpu.module @data_one_row_group [#nvvm.target<chip = "sm_90a">] {
+  tile.kernel @k(%offs: !tile.ptr<i32>, %e: i32) warps(4) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c16 = arith.constant 16 : i32
+    %o = tile.make_view %offs[%e] strides [1] : !tile.ptr<i32>
+    %groups = arith.minsi %e, %c16 : i32
+    %full = tile.mbarrier_alloc count 1 : !tile.mbarrier<1>
+    %empty = tile.mbarrier_alloc count 4 : !tile.mbarrier<1>
+    tile.warp_specialize regs(232) {
+      %r:2 = scf.for %g = %c0 to %groups step %c1 iter_args(%start = %c0, %ph0 = %c0) -> (i32, i32) : i32 {
+        %end = tile.load_scalar %o[%g] : !tile.view<?xi32, strides = [1]> -> i32
+        %n = arith.subi %end, %start : i32
+        %q = scf.for %i = %c0 to %n step %c1 iter_args(%ph = %ph0) -> (i32) : i32 {
+          // expected-error @+2 {{deadlock: waits for phase 942 of %2[0] (parity 0), which never completes: 0 of 1 arrivals, 0 of 0 expected transaction bytes}}
+          // expected-note @+1 {{on the path e = 129; 1x1x1 programs, in warp 0 (warpgroup 0) of program (0, 0, 0), iteration 15 of the loop at line}}
+          tile.mbarrier_wait %full[%c0], %ph : !tile.mbarrier<1>
+          tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<1>
+          %next = arith.xori %ph, %c1 : i32
+          scf.yield %next : i32
+        }
+        scf.yield %end, %q : i32, i32
+      }
+    } partition warps(4) regs(40) {
+      %r:2 = scf.for %g = %c0 to %groups step %c1 iter_args(%start = %c0, %ph0 = %c0) -> (i32, i32) : i32 {
+        %end = tile.load_scalar %o[%g] : !tile.view<?xi32, strides = [1]> -> i32
+        %size = arith.subi %end, %start : i32
+        %one = arith.cmpi eq, %size, %c1 : i32
+        %n = arith.select %one, %c0, %size : i32
+        %q = scf.for %i = %c0 to %n step %c1 iter_args(%ph = %ph0) -> (i32) : i32 {
+          %free = arith.xori %ph, %c1 : i32
+          tile.mbarrier_wait %empty[%c0], %free : !tile.mbarrier<1>
+          tile.mbarrier_arrive %full[%c0] : !tile.mbarrier<1>
+          %next = arith.xori %ph, %c1 : i32
+          scf.yield %next : i32
+        }
+        scf.yield %end, %q : i32, i32
+      }
+    }
+    tile.return
+  }
+}

@@ -21,6 +21,11 @@
 // that returns acquires it. cp.async / wgmma / bulk waits retire their
 // groups in order (the agent's component for them moves forward).
 //
+// Data. Integers the control flow reads from memory (tile.load_scalar)
+// come from the model's memory: element i of a view is the end of group i
+// of a fixed routing (kModelGroupSizes), what a grouped GEMM's offsets
+// hold. A path then stands for that routing only.
+//
 // Accesses. A stage of a tile.local_alloc buffer records its writes (since
 // the last write that knew every earlier one) and reads. A read must know
 // every write; a write must know every read; an async-proxy read (wgmma, TMA
@@ -641,6 +646,7 @@ StepResult Simulation::step(Agent &a) {
       })
       .Case([&](NamedBarrierOp o) { return execNamedBarrier(a, o); })
       .Case([&](MBarrierWaitOp o) { return execMBarrierWait(a, o); })
+      .Case([&](LoadScalarOp o) { return execScalar(a, o); })
       .Default([&](Operation *op) {
         if (isa<TileDialect>(op->getDialect()))
           return execAsyncOp(a, op);
@@ -871,9 +877,41 @@ StepResult Simulation::execWarpSpecialize(Agent &a, WarpSpecializeOp op) {
   return StepResult::Progress;
 }
 
+/// Sizes of consecutive groups that element i of a view read by
+/// tile.load_scalar closes: the model's memory, an increasing sequence of
+/// group ends (a grouped GEMM's offsets: empty groups, groups of one row,
+/// of less than a tile, of whole and ragged tiles).
+static constexpr int64_t kModelGroupSizes[] = {0, 1, 130, 16, 0, 257, 65, 3};
+
+/// Element `i` of the model's memory: the end of group i, the sum of the
+/// sizes of groups 0..i.
+static int64_t getModelGroupEnd(int64_t i) {
+  constexpr int64_t n = std::size(kModelGroupSizes);
+  int64_t cycle = 0;
+  for (int64_t size : kModelGroupSizes)
+    cycle += size;
+  int64_t end = (i / n) * cycle;
+  for (int64_t j = 0; j <= i % n; ++j)
+    end += kModelGroupSizes[j];
+  return end;
+}
+
 StepResult Simulation::execScalar(Agent &a, Operation *op) {
   if (!checkNotInflight(a, op, op->getOperands()))
     return StepResult::Stop;
+  // Data the control flow reads (tile.load_scalar, 1-D views) comes from
+  // the model's memory.
+  if (auto load = dyn_cast<LoadScalarOp>(op)) {
+    std::optional<int64_t> i;
+    if (load.getIndices().size() == 1)
+      i = getInt(a, load.getIndices()[0]);
+    if (i && *i >= 0)
+      a.ints[load.getResult()] = getModelGroupEnd(*i);
+    else
+      a.ints.erase(load.getResult());
+    advance(a);
+    return StepResult::Progress;
+  }
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
     if (auto attr = dyn_cast<IntegerAttr>(cst.getValue()))
       a.ints[cst.getResult()] =
