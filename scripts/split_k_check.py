@@ -34,6 +34,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -108,6 +109,8 @@ def build(directory):
                                keep=("ptx", "cubin"))
         result.save(os.path.join(directory, chip), source=source, stages=("ptx", "cubin"))
         print(f"{chip}/{name}")
+    # The shape rule travels with the kernels (the GPU machine has no compiler).
+    shutil.copy2(tilec._rules.library_path(), os.path.join(directory, "libtilec-rules.so"))
     stamp_commit(directory)
     print(f"{len(jobs)} kernels in {directory}")
 
@@ -205,16 +208,14 @@ def run(args):
     # No compiler on the GPU machine: make sure none is picked up by accident.
     os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine",
                                                "libtilec-c.so")
+    # The shape rule (for the cases' configs) from the build machine.
+    rules = os.path.join(args.artifacts, "libtilec-rules.so")
+    if os.path.isfile(rules):
+        os.environ["TILEC_RULES_LIBRARY"] = os.path.abspath(rules)
     import torch
     import tilec
-    from artifact_record import read_commit
-    os.makedirs(args.out, exist_ok=True)
-    logf = open(os.path.join(args.out, "split_k_check.log"), "w")
-
-    def log(message):
-        print(message, flush=True)
-        logf.write(message + "\n")
-        logf.flush()
+    from artifact_record import open_log, read_commit
+    log = open_log(args.out, "split_k_check.log")
     cases = []
     for chip in CHIPS:
         for vname, variant in VARIANTS.items():
