@@ -20,9 +20,15 @@
 //          per group, so that consecutive programs reuse B tiles in L2)
 //   acc = 0
 //   for k in [0, K) step BK:                     // tile-pipeline turns the
-//     acc = dot(load A[m0, k], load B[k, n0], acc) // loads into a cp.async ring
+//     acc = dot(load A[m0, k], load B[k, n0], acc) // loads into a cp.async
+//     ring
 //   acc = act(alpha * scale_a[m] * scale_b[n] * acc + beta * C + bias) // f32
 //   store C[m0, n0] = acc (cast to C's type)
+//
+// Split-K (`split_k` S > 1, two kernels made by tile-split-stages): the
+// partial stage runs S programs per tile, each over one range of K steps,
+// and stores acc to workspace[range]; the reduce stage adds a tile's S
+// partial sums in range order and applies the epilogue once.
 //
 // On sm_90a the scheduling passes make it the persistent, warp-specialized
 // TMA + wgmma kernel (tile-persistent, tile-tma-store, tile-tma-pipeline,
@@ -818,7 +824,8 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   Value M = getViewSize(b, a, o), K = getViewSize(b, a, o + 1);
   Value N = getViewSize(b, cv, op.getC().getType().getRank() - 1);
   // The transposed product Cᵀ = Bᵀ Aᵀ: from here on the block program
-  // computes a GEMM of N x M (2-D views, as getGemmConfig checked).
+  // computes a GEMM of N x M (2-D or grouped views, as getGemmConfig
+  // checked).
   if (c.swapAB) {
     if (failed(transposeForSwapAB(b, op, a, bv, cv, ws)))
       return failure();
