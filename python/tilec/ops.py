@@ -544,7 +544,11 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     the device's, ``sm_90a`` on Hopper). ``artifacts``: directory of
     precompiled kernels (default ``$TILEC_ARTIFACTS``), used before the
     compiler. ``config``: tile configuration overrides (e.g.
-    ``{"block_n": 128, "stages": 3}``).
+    ``{"block_n": 128, "stages": 3}``); with ``"split_k": S`` (S > 1) the
+    GEMM runs in split-K: two kernels, the partial products of S K ranges
+    per tile into an f32 workspace allocated per call, then their sum in a
+    fixed order (the same bits on every run; no int8 inputs or block
+    scales).
 
     Differentiable (torch tensors): when a gradient is needed, or while
     torch.compile traces, the call goes through ``torch.ops.tilec.gemm``
@@ -1257,7 +1261,9 @@ def grouped_gemm(a, b, offsets, *, out=None, bias=None, activation=None, out_dty
     aligned, or whose row or matrix strides are not whole 16-byte chunks,
     take the variant for any strides, ``{"aligned": 0}``, unless ``config``
     is given; a grouped GEMM takes no clusters and no TMA store, so
-    ``config`` must not ask for them).
+    ``config`` must not ask for them; decode-time experts, a few tokens
+    each, may run transposed with ``{"swap_ab": 1, "block_m": 16,
+    "block_n": 64, "block_k": 128, "warps": 4}``, B column-major).
 
     Zero M or N, or no groups (E = 0), launch nothing and write nothing.
     K = 0 launches nothing either and gives ``activation(bias)`` (zeros
