@@ -19,9 +19,8 @@
 //   pid -> (pid_m, pid_n) with grouped rasterization (GROUP_M block rows
 //          per group, so that consecutive programs reuse B tiles in L2)
 //   acc = 0
-//   for k in [0, K) step BK:                     // tile-pipeline turns the
-//     acc = dot(load A[m0, k], load B[k, n0], acc) // loads into a cp.async
-//     ring
+//   for k in [0, K) step BK:      // tile-pipeline turns the loads into a
+//     acc = dot(load A[m0, k], load B[k, n0], acc)        // cp.async ring
 //   acc = act(alpha * scale_a[m] * scale_b[n] * acc + beta * C + bias) // f32
 //   store C[m0, n0] = acc (cast to C's type)
 //
@@ -766,8 +765,8 @@ static void setGemmSchedule(KernelOp kernel, const GemmConfig &c,
 
 /// The K loop of `op`'s program for the tile at (m0, n0): over K steps
 /// [kBegin, kEnd) (null kBegin: from 0) of matrices `aBatch` (A) and
-/// `bBatch` (B), or, for a
-/// batch-reduce GEMM, every step of the `batchSize` matrices.
+/// `bBatch` (B), or, for a batch-reduce GEMM, every step of the
+/// `batchSize` matrices.
 static scf::ForOp emitProgramLoop(ImplicitLocOpBuilder &b, GemmOp op, Value a,
                                   Value bv, Value K, Value kBegin, Value kEnd,
                                   Value batchSize, Value aBatch, Value bBatch,
