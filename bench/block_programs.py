@@ -20,7 +20,6 @@ under the same clock and power state.
 import argparse
 import datetime
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -126,6 +125,27 @@ def time_rounds(fns, rounds, sample_ms=3.0, calls=20):
             end.synchronize()
             samples[k].append(start.elapsed_time(end) / iters[k])
     return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def time_graph_rounds(fns, rounds, calls=20):
+    """As :func:`time_rounds`, but each function's ``calls`` calls are
+    captured once into a CUDA graph and the graphs replayed: the GPU's time
+    per call, without the host's dispatch (which bounds eager calls on
+    kernels of a few microseconds, such as decode GEMMs; serving runs them
+    in graphs). Each function is called outside the capture first (kernel
+    loading, plans, allocations)."""
+    graphs = {}
+    for k, f in fns.items():
+        for _ in range(3):
+            f()
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(calls):
+                f()
+        graphs[k] = graph
+    ms = time_rounds({k: g.replay for k, g in graphs.items()}, rounds, calls=4)
+    return {k: t / calls for k, t in ms.items()}
 
 
 def triton_gemm_twin():

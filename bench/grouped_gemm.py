@@ -51,10 +51,20 @@ SHAPES = [("up_e8_balanced", 8, 8192, 4096, 14336, "balanced"),
           # tokens x top-8 over 64 (a few tokens per expert), where the
           # transposed kernel (tilec_sm90a_swap) pads tokens to 16, not 128.
           ("decode_e8_balanced", 8, 128, 4096, 14336, "balanced"),
-          ("decode_e64_skewed", 64, 256, 4096, 14336, "skewed")]
+          ("decode_e64_skewed", 64, 256, 4096, 14336, "skewed"),
+          # Where the transposed tiles stop paying: 8, 32, 64 and 128 tokens
+          # per expert.
+          ("decode_e64_t8", 64, 512, 4096, 14336, "balanced"),
+          ("decode_e8_t32", 8, 256, 4096, 14336, "balanced"),
+          ("decode_e8_t64", 8, 512, 4096, 14336, "balanced"),
+          ("mid_e8_t128", 8, 1024, 4096, 14336, "balanced")]
 
-#: The transposed class run beside the dispatched kernel (tilec_sm90a_swap).
+#: The transposed classes run beside the dispatched kernel: 16-token tiles
+#: (tilec_sm90a_swap), 32- and 64-token ones.
 DECODE_CONFIG = {"block_k": 128, "block_m": 16, "block_n": 64, "swap_ab": 1, "warps": 4}
+DECODE_CONFIGS = {"tilec_sm90a_swap": DECODE_CONFIG,
+                  "tilec_sm90a_swap32": dict(DECODE_CONFIG, block_m=32),
+                  "tilec_sm90a_swap64": dict(DECODE_CONFIG, block_m=64, block_k=64)}
 TOLERANCE = 1.6e-2
 
 
@@ -96,13 +106,15 @@ def variants(a, b, offs, sizes, artifacts):
             torch.mm(a[s:e], b[g], out=loop_out[s:e])
         return loop_out
     loop.out = loop_out  # (what check poisons)
-    return {"tilec_sm90a": lambda: tilec.grouped_gemm(a, b, offs, chip="sm_90a",
-                                                      artifacts=artifacts),
-            "tilec_sm90a_swap": lambda: tilec.grouped_gemm(a, b, offs, chip="sm_90a",
-                                                           artifacts=artifacts,
-                                                           config=DECODE_CONFIG),
-            "torch_grouped_mm": lambda: torch._grouped_mm(a, b, offs=offs),
-            "torch_loop": loop}
+    fns = {"tilec_sm90a": lambda: tilec.grouped_gemm(a, b, offs, chip="sm_90a",
+                                                     artifacts=artifacts)}
+    if a.shape[0] <= 2048:  # (the transposed tiles are for a few tokens per expert)
+        for name, config in DECODE_CONFIGS.items():
+            fns[name] = (lambda c=config: tilec.grouped_gemm(a, b, offs, chip="sm_90a",
+                                                             artifacts=artifacts, config=c))
+    fns.update({"torch_grouped_mm": lambda: torch._grouped_mm(a, b, offs=offs),
+                "torch_loop": loop})
+    return fns
 
 
 def check(fns, ref):
@@ -153,9 +165,7 @@ def bench(shape, artifacts, rounds):
                tflops={v: round(x, 1) for v, x in tf.items()},
                us={v: round(ms * 1e3, 1) for v, ms in med.items()},
                max_rel_err=errors, unavailable=failures, tilec_kernels=kernels, ok=ok)
-    for mine in ("tilec_sm90a", "tilec_sm90a_swap"):
-        if mine not in tf:
-            continue
+    for mine in [v for v in tf if v.startswith("tilec_sm90a")]:
         suffix = mine[len("tilec_sm90a"):]
         row[f"tilec{suffix}_vs_best_torch"] = (round(tf[mine] / torch_best, 3) if torch_best
                                                else None)

@@ -22,10 +22,13 @@ out), f32 out. Configs: the compiler's shape rule with ``can_split_k`` for
 132 SMs, and where it keeps one range, forced split_k 2 and 3; plus split_k
 larger than the K steps (empty ranges store zeros).
 
-Speed (``--bench``): decode shapes (M = 1, 16, 64 on Llama-3 8B/70B
-projections, the weights rotated over copies larger than L2 so they stream
-from HBM) with split_k 1 (the rule's tiles today), 2, 4 and 8, against
-torch.matmul, in alternating rounds (bench/block_programs.py time_rounds);
+Speed (``--bench``): decode shapes (M = 1, 16, 32, 64 on Llama-3 8B/70B
+projections with nn.Linear's weights, and M = 1, 16, 64 on the 8B ones with
+a row-major B; the weights rotated over copies larger than L2 so they
+stream from HBM) with split_k 1 (the rule's tiles without split-K), 2, 4 and 8, against
+torch.matmul and tilec.gemm's default dispatch, in alternating rounds, timed
+twice: CUDA graphs of the calls replayed (GPU time: time_graph_rounds) and
+eager calls (host dispatch included: time_rounds, bench/block_programs.py);
 TFLOP/s, GB/s of the weights and the ratios. Writes OUTDIR/split_k_check.json
 with the date, GPU, commit ($TILEC_COMMIT, else DIR/commit.txt).
 """
@@ -58,19 +61,29 @@ SHAPES = [(1, 4096, 14336), (16, 4096, 4096), (64, 4096, 14336), (7, 1000, 4097)
           (1, 513, 1001), (33, 257, 8200), (129, 257, 8200), (100, 100, 16384),
           (3, 64, 64)]
 
-#: (M, N, K) of the speed rows: Llama-3 8B / 70B projections at decode.
-BENCH_SHAPES = [(m, n, k) for m in (1, 16, 64)
-                for n, k in ((4096, 14336), (4096, 4096), (8192, 28672), (8192, 8192))]
+#: (M, N, K, B's layout) of the speed rows: Llama-3 8B / 70B projections at
+#: decode, nn.Linear's weights (column-major B: the transposed tiles), and
+#: a row-major B (x @ W: untransposed tiles) on the 8B ones.
+BENCH_SHAPES = ([(m, n, k, "col") for m in (1, 16, 32, 64)
+                 for n, k in ((4096, 14336), (4096, 4096), (8192, 28672), (8192, 8192))]
+                + [(m, n, k, "row") for m in (1, 16, 64) for n, k in ((4096, 14336), (4096, 4096))])
 BENCH_SPLITS = (1, 2, 4, 8)
 
 
-def case_configs(m, n, k, chip, variant):
-    """(label, config) of a correctness case: the rule's, and forced splits."""
+def dispatch_config(m, n, k, chip, variant):
+    """The config tilec.gemm's dispatch takes for a case on the H200."""
     from tilec import kernels
     swap = variant.get("b_layout") == "col" and variant.get("dtype", "bf16") in ("bf16", "f16")
-    rule = kernels.gemm_shape_config(m, n, k, chip, NUM_SMS, can_swap_ab=swap,
+    return kernels.gemm_shape_config(m, n, k, chip, NUM_SMS, can_swap_ab=swap,
                                      can_split_k=True) or {}
-    configs = []
+
+
+def case_configs(m, n, k, chip, variant):
+    """(label, config) of a correctness case: the rule's where it splits,
+    forced splits, and the default dispatch (``None``: the rule's kernel
+    through tilec.gemm's plans, split or not)."""
+    rule = dispatch_config(m, n, k, chip, variant)
+    configs = [("dispatch", None)]
     if rule.get("split_k", 1) > 1:
         configs.append(("rule", rule))
     for split in (2, 3):
@@ -80,9 +93,11 @@ def case_configs(m, n, k, chip, variant):
     return configs
 
 
-def bench_configs(m, n, k, chip):
+def bench_configs(m, n, k, chip, layout="col"):
+    """(split, config) of a speed row: the rule's tiles without split-K,
+    then forced into 2, 4 and 8 ranges."""
     from tilec import kernels
-    rule = kernels.gemm_shape_config(m, n, k, chip, NUM_SMS, can_swap_ab=True) or {}
+    rule = kernels.gemm_shape_config(m, n, k, chip, NUM_SMS, can_swap_ab=layout == "col") or {}
     return [(split, dict(rule, split_k=split) if split > 1 else rule or None)
             for split in BENCH_SPLITS]
 
@@ -96,11 +111,15 @@ def build(directory):
         for vname, variant in VARIANTS.items():
             for m, n, k in SHAPES:
                 for _, config in case_configs(m, n, k, chip, variant):
+                    if config is None:
+                        config = dispatch_config(m, n, k, chip, variant) or None
                     jobs[(chip, gemm_name(**variant) + gemm_config_suffix(config))] = (
                         variant, config)
-        for m, n, k in BENCH_SHAPES:
-            for _, config in bench_configs(m, n, k, chip):
-                variant = VARIANTS["bf16_col"]
+        for m, n, k, layout in BENCH_SHAPES:
+            variant = {"b_layout": layout}
+            configs = [c for _, c in bench_configs(m, n, k, chip, layout)]
+            configs.append(dispatch_config(m, n, k, chip, variant) or None)
+            for config in configs:
                 jobs[(chip, gemm_name(**variant) + gemm_config_suffix(config))] = (
                     variant, config)
     for (chip, name), (variant, config) in sorted(jobs.items(), key=lambda j: j[0]):
@@ -119,10 +138,11 @@ def random_operands(torch, m, n, k, variant, device="cuda"):
     dtype = torch.float16 if variant.get("dtype") == "f16" else torch.bfloat16
     gen = torch.Generator(device=device).manual_seed(m * 1000003 + n * 1009 + k)
 
-    def rand(*shape):  # uniform in +-[0.25, 1): never zero
-        x = torch.rand(*shape, generator=gen, device=device) * 0.75 + 0.25
-        sign = torch.randint(0, 2, shape, generator=gen, device=device) * 2 - 1
-        return (x * sign).to(dtype)
+    def rand(*shape):  # uniform in +-[0.25, 1): never zero; rows padded to 16 bytes
+        padded = shape[:-1] + (-(-shape[-1] // 8) * 8,)
+        x = torch.rand(*padded, generator=gen, device=device) * 0.75 + 0.25
+        sign = torch.randint(0, 2, padded, generator=gen, device=device) * 2 - 1
+        return (x * sign).to(dtype)[..., :shape[-1]]
     a = rand(m, k)
     b = rand(n, k).t() if variant.get("b_layout") == "col" else rand(k, n)
     extra = {}
@@ -154,7 +174,8 @@ def check_case(torch, tilec, chip, m, n, k, vname, variant, label, config, artif
     out_dtype = torch.float32 if variant.get("out_dtype") == "f32" else a.dtype
     results = []
     for _ in range(3):
-        out = torch.full((m, n), float("nan"), dtype=out_dtype, device="cuda")
+        out = torch.full((m, -(-n // 8) * 8), float("nan"), dtype=out_dtype,
+                         device="cuda")[:, :n]
         if "c0" in extra:
             out.copy_(extra["c0"])
         tilec.gemm(a, b, out=out, bias=extra.get("bias"), alpha=extra.get("alpha"),
@@ -174,32 +195,46 @@ def check_case(torch, tilec, chip, m, n, k, vname, variant, label, config, artif
 
 
 def bench(torch, tilec, artifacts, log):
-    from block_programs import time_rounds
+    from block_programs import time_graph_rounds, time_rounds
     rows = []
     for chip in CHIPS:
-        for m, n, k in BENCH_SHAPES:
+        for m, n, k, layout in BENCH_SHAPES:
             copies = max(2, (200 << 20) // (n * k * 2) + 1)  # more than L2 (50 MB)
-            ws = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16) for _ in range(copies)]
+            ws = [torch.randn(*((n, k) if layout == "col" else (k, n)), device="cuda",
+                              dtype=torch.bfloat16) for _ in range(copies)]
             x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
             turn = {"i": 0}
 
             def weight():
                 turn["i"] = (turn["i"] + 1) % copies
-                return ws[turn["i"]].t()
+                return ws[turn["i"]].t() if layout == "col" else ws[turn["i"]]
             fns = {"torch": lambda: torch.matmul(x, weight())}
-            for split, config in bench_configs(m, n, k, chip):
+            # The default dispatch (config=None: the shape rule, through a plan).
+            fns["tilec"] = lambda: tilec.gemm(x, weight(), chip=chip, artifacts=artifacts)
+            for split, config in bench_configs(m, n, k, chip, layout):
                 fns[f"split{split}"] = (lambda c=config: tilec.gemm(
                     x, weight(), chip=chip, artifacts=artifacts, config=c))
-            ms = time_rounds(fns, rounds=20)
+            # GPU time (CUDA graphs, as serving runs decode) and eager time
+            # (the host's dispatch included).
+            timings = {}
+            try:
+                timings["graph"] = time_graph_rounds(fns, rounds=10, calls=max(copies, 20))
+            except Exception as e:  # noqa: BLE001 - recorded; the eager times still count
+                log(f"{chip} {m}x{n}x{k} B {layout} graph: {type(e).__name__}: {e}")
+            timings["eager"] = time_rounds(fns, rounds=10)
             flop, weight_bytes = 2 * m * n * k, n * k * 2
-            row = {"chip": chip, "shape": [m, n, k],
-                   "tflops": {name: flop / t / 1e9 for name, t in ms.items()},
-                   "weight_gbs": {name: weight_bytes / t / 1e6 for name, t in ms.items()},
-                   "vs_torch": {name: ms["torch"] / t for name, t in ms.items()},
-                   "vs_split1": {name: ms["split1"] / t for name, t in ms.items()}}
+            row = {"chip": chip, "shape": [m, n, k], "b_layout": layout,
+                   "configs": {f"split{s}": c for s, c in bench_configs(m, n, k, chip, layout)}}
+            for mode, ms in timings.items():
+                row[mode] = {"us": {name: t * 1e3 for name, t in ms.items()},
+                             "tflops": {name: flop / t / 1e9 for name, t in ms.items()},
+                             "weight_gbs": {name: weight_bytes / t / 1e6
+                                            for name, t in ms.items()},
+                             "vs_torch": {name: ms["torch"] / t for name, t in ms.items()}}
+                log(f"{chip} {m}x{n}x{k} B {layout} {mode}: " + ", ".join(
+                    f"{name} {row[mode]['vs_torch'][name]:.2f}x" for name in ms)
+                    + f" (torch {row[mode]['weight_gbs']['torch']:.0f} GB/s)")
             rows.append(row)
-            log(f"{chip} {m}x{n}x{k}: " + ", ".join(
-                f"{name} {row['vs_torch'][name]:.2f}x" for name in ms))
             ws.clear()  # free the copies before the next shape
     return rows
 

@@ -37,9 +37,31 @@ static int64_t getField(const ConfigOverrides &config, std::string_view field,
   return otherwise;
 }
 
+/// How many programs per SM split-K aims for with `config`'s tiles (0: no
+/// split-K). Measured on the H200 (bench/results/
+/// 2026-12-05_split_k_decode_h200.json, CUDA graphs against cuBLAS):
+/// - sm_90a's transposed decode tiles stream the weights at 2.5-4 TB/s
+///   from one program per SM; split-K only added the reduction (0.56-0.98x
+///   of the unsplit kernel on M = 1..64 of Llama-3 projections): none.
+/// - mma.sync's 16-token tiles (an 8-deep ring): one wave; 64 programs of
+///   N = 4096 split in 2 went from 0.60-0.86x to 0.95-0.99x cuBLAS.
+/// - mma.sync's 32-token tiles (the default ring) keep fewer loads in
+///   flight: four programs per SM (64 x 4096 x 14336: 0.57x unsplit, 0.86x
+///   in 4 ranges; 2 ranges at N = 8192: 0.76-0.77x to 0.78x).
+/// - Other tiles (not measured): one wave.
+static int64_t getSplitKProgramsPerSM(const ConfigOverrides &config,
+                                      std::string_view chip) {
+  if (!getField(config, "swap_ab", 0))
+    return 1;
+  if (chip == "sm_90a")
+    return 0;
+  return getField(config, "stages", 0) >= 8 ? 1 : 4;
+}
+
 /// Split-K for `config` (the rest of the rule's choice for M x N x K): a
-/// shape whose tiles fill at most half the SMs splits each tile's K steps
-/// into ranges, one program each, up to one wave of programs, with at least
+/// shape whose tiles fill at most half the programs the SMs take
+/// (getSplitKProgramsPerSM) splits each tile's K steps into ranges, one
+/// program each, up to that many programs, with at least
 /// kGemmSplitKMinSteps steps per range (the operand ring's depth, so each
 /// range still streams) and at most kGemmSplitKMax ranges. The tile is
 /// tile.gemm's default where `config` keeps it: 128 x 256, K steps of 64
@@ -50,10 +72,11 @@ static void addSplitK(ConfigOverrides &config, std::string_view chip, int64_t m,
   int64_t blockN = getField(config, "block_n", 256);
   int64_t blockK = getField(config, "block_k", chip == "sm_90a" ? 64 : 32);
   int64_t programs = ceilDiv(m, blockM) * ceilDiv(n, blockN);
-  if (numSMs <= 0 || 2 * programs > numSMs)
+  int64_t target = numSMs * getSplitKProgramsPerSM(config, chip);
+  if (target <= 0 || 2 * programs > target)
     return;
   int64_t split =
-      std::min({numSMs / programs, ceilDiv(k, blockK) / kGemmSplitKMinSteps,
+      std::min({target / programs, ceilDiv(k, blockK) / kGemmSplitKMinSteps,
                 kGemmSplitKMax});
   if (split >= 2)
     config.emplace_back("split_k", split);

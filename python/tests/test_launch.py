@@ -399,8 +399,10 @@ def test_gemm_shape_configs_are_memoized_per_shape(fakes, artifacts_dir, monkeyp
     a, b, c = operands()
     for _ in range(3):
         tilec.gemm(a, b, out=c, chip="sm_90a", artifacts=artifacts_dir.path)
-    # (A row-major b cannot run transposed: the rule is told so.)
-    assert calls == [((M, N, K, "sm_90a"), {"can_swap_ab": False})]
+    # (A row-major b cannot run transposed: the rule is told so; bf16
+    # inputs can split K; the device's SM count.)
+    assert calls == [((M, N, K, "sm_90a", torch.cuda.get_device_properties(0)
+                       .multi_processor_count), {"can_swap_ab": False, "can_split_k": True})]
 
 
 def test_overhead_benchmark_runs():

@@ -739,19 +739,29 @@ def test_attention_fp8_refusals(launches):
 
 def test_split_k_rule_dispatch():
     """The compiler's shape rule adds split_k (with can_split_k) where the
-    tiles fill at most half the SMs and K has room for ranges of 8 steps."""
+    tiles fill at most half the programs the SMs take and K has room for
+    ranges of 8 steps; not on sm_90a's transposed decode tiles (measured
+    slower there)."""
     from tilec import kernels
     decode = kernels.gemm_shape_config(1, 4096, 14336, "sm_90a", can_swap_ab=True,
                                        can_split_k=True)
-    assert decode["split_k"] == 2 and decode["swap_ab"] == 1  # 64 tiles on 132 SMs
-    assert "split_k" not in kernels.gemm_shape_config(1, 4096, 14336, "sm_90a",
-                                                      can_swap_ab=True)
-    # The SM count decides: sm_80's 64 tiles fill more than half of 108 SMs.
+    assert decode["swap_ab"] == 1 and "split_k" not in decode
+    assert kernels.gemm_shape_config(1, 4096, 14336, "sm_90a", can_swap_ab=True) == decode
+    # mma.sync's 16-token tiles: one wave. The SM count decides: 64 tiles
+    # fill more than half of sm_80's 108 SMs, not of the H200's 132.
     assert "split_k" not in kernels.gemm_shape_config(1, 4096, 14336, "sm_80", can_swap_ab=True,
                                                       can_split_k=True)
     assert kernels.gemm_shape_config(1, 4096, 14336, "sm_80", num_sms=132, can_swap_ab=True,
                                      can_split_k=True)["split_k"] == 2
-    # At most 16 ranges; none where K is too shallow or the tiles fill the GPU.
+    # mma.sync's 32-token tiles: four programs per SM (128 tiles -> 4 ranges).
+    wide = kernels.gemm_shape_config(64, 4096, 14336, "sm_80", num_sms=132, can_swap_ab=True,
+                                     can_split_k=True)
+    assert (wide["block_m"], wide["split_k"]) == (32, 4)
+    assert kernels.gemm_shape_config(64, 8192, 8192, "sm_80", num_sms=132, can_swap_ab=True,
+                                     can_split_k=True)["split_k"] == 2
+    # Untransposed tiles: one wave, at most 16 ranges; none where K is too
+    # shallow or the tiles fill the GPU.
+    assert kernels.gemm_shape_config(1, 4096, 14336, "sm_90a", can_split_k=True)["split_k"] == 2
     assert kernels.gemm_shape_config(128, 128, 65536, "sm_80", can_split_k=True) == {
         "split_k": 16}
     assert kernels.gemm_shape_config(128, 128, 1024, "sm_80", can_split_k=True) == {

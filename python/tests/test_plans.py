@@ -112,6 +112,63 @@ def test_gemm_plan_follows_new_pointers(fakes, artifacts, chip):
     assert len(driver.launches) == 5
 
 
+def test_gemm_split_k_runs_through_a_staged_plan(fakes, tmp_path, library):
+    """The dispatch splits K where the rule says so (with the device's SM
+    count), and a repeated call runs through a staged plan: the partial and
+    reduce kernels on every call, in that order, with the same f32
+    workspace on one stream (another one on another stream), and new
+    pointers re-packed in both kernels."""
+    torch, driver = fakes
+    m, n, k, chip = 1, 2048, 14336, "sm_80"
+    config = kernels.gemm_shape_config(m, n, k, chip, 132, can_swap_ab=True, can_split_k=True)
+    assert config["split_k"] == 4  # 32 programs of 16 x 64 on 132 SMs
+    assert kernels.gemm_shape_config(m, n, k, chip, 108, can_swap_ab=True,
+                                     can_split_k=True)["split_k"] == 3  # (the SM count)
+    root = str(tmp_path / "artifacts")
+    name = kernels.gemm_name(b_layout="col") + kernels.gemm_config_suffix(config)
+    _, source = kernels.gemm_source(b_layout="col", config=config, name=name)
+    result = tilec.compile(source, chip=chip, emit="ptx")
+    stages = kernels.gemm_stage_names(name, config)
+    for stage in stages:
+        meta = dict(result[stage].metadata, cubin_arch="sm_90")
+        overhead_bench.write_kernel(root, chip, stage, meta, source)
+    driver.param_formats = formats_of(meta)
+    names = [p["name"] for p in meta["params"]]
+
+    def call(*operands):
+        first = len(driver.launches)
+        out = tilec.gemm(*operands, chip=chip, artifacts=root)
+        launched = driver.launches[first:]
+        params = [dict(zip(names, launch["params"])) for launch in launched]
+        assert [p["C"] for p in params] == [out.data_ptr()] * 2
+        return params, launched
+
+    a, w = fake_cuda.tensor((m, k)), fake_cuda.tensor((n, k))
+    b = fake_cuda.tensor((k, n), strides=(1, k), ptr=w.data_ptr())
+    (partial, reduce), launched = call(a, b)
+    assert len(ops._tls.plans) == 1 and len(launched) == 2
+    assert launched[0]["function"] != launched[1]["function"]
+    workspace = partial["W"]
+    assert reduce["W"] == workspace and (partial["ldw"], partial["sw"]) == (n, m * n)
+    assert (partial["A"], partial["B"]) == (a.data_ptr(), b.data_ptr())
+
+    # The plan: the same workspace on this stream, new pointers in both.
+    a2 = fake_cuda.tensor((m, k))
+    (partial, reduce), launched = call(a2, b)
+    assert len(ops._tls.plans) == 1
+    assert partial["W"] == reduce["W"] == workspace
+    assert partial["A"] == reduce["A"] == a2.data_ptr()
+    # Another stream gets its own workspace; back on the first, the first.
+    fake_cuda.state.streams[0] = 0x5800
+    (partial, reduce), launched = call(a2, b)
+    assert partial["W"] == reduce["W"] != workspace
+    assert [launch["stream"] for launch in launched] == [0x5800, 0x5800]
+    fake_cuda.state.streams[0] = 0x5000
+    (partial, reduce), _ = call(a, b)
+    assert partial["W"] == reduce["W"] == workspace
+    assert len(ops._tls.plans) == 1
+
+
 def test_gemm_plan_sees_in_place_changes_of_the_same_tensor(fakes, artifacts):
     """resize_ / as_strided_ / set_ change a tensor object's shape, strides
     or data pointer: the next call must not reuse the old values."""

@@ -113,10 +113,12 @@ _tls = _Local()
 
 
 def clear_kernel_memo():
-    """Forgets every resolved kernel and every thread's plans (tests; after
-    rebuilding artifacts or changing :func:`tilec.kernels.gemm_shape_config`)."""
+    """Forgets every resolved kernel, every thread's plans and the devices'
+    SM counts (tests; after rebuilding artifacts or changing
+    :func:`tilec.kernels.gemm_shape_config`)."""
     with _kernels_lock:
         _kernels.clear()
+        _num_sms.clear()
         for holder in list(_plan_caches):
             holder.plans.clear()
 
@@ -377,12 +379,19 @@ class _Plan:
     __slots__ = ("launch", "env", "index", "values", "slots", "aligns", "last", "allocate",
                  "allocate_lse", "scratch")
 
-    def bind(self, dyn):
-        """Packs the per-call values ``dyn``; ``False`` (nothing launched)
-        when a pointer breaks an alignment requirement."""
+    def fits(self, dyn):
+        """Whether the per-call values ``dyn`` keep every pointer's
+        alignment requirement."""
         for value, align in zip(dyn, self.aligns):
             if align and value % align:
                 return False
+        return True
+
+    def bind(self, dyn):
+        """Packs the per-call values ``dyn``; ``False`` (nothing launched)
+        when a pointer breaks an alignment requirement."""
+        if not self.fits(dyn):
+            return False
         values = self.values
         for slot, value in zip(self.slots, dyn):
             if slot is not None:
@@ -408,6 +417,51 @@ class _Plan:
         return lse
 
 
+class _StagedPlan:
+    """A checked call of several kernels launched in order (split-K's
+    partial products, then their sum) prepared for reuse: a :class:`_Plan`
+    per kernel, all bound to the same per-call values, and the f32
+    workspace between them, one per stream (allocated on it, so that the
+    kernels of one stream reuse it in order) and kept.
+
+    ``stages``: the plans; ``allocate``: what allocates the output when the
+    call does not pass it; ``allocate_workspace``: the workspace's;
+    ``scratch``: stream -> workspace; ``w_slots``: each stage's parameter
+    index of the workspace; ``bound``: the workspace address packed now."""
+
+    __slots__ = ("stages", "allocate", "allocate_workspace", "scratch", "w_slots", "bound")
+
+    @property
+    def last(self):
+        return self.stages[-1].last
+
+    def bind(self, dyn):
+        """As :meth:`_Plan.bind`, for every stage (none re-packed unless all
+        fit)."""
+        if not all(stage.fits(dyn) for stage in self.stages):
+            return False
+        for stage in self.stages:
+            stage.bind(dyn)
+        return True
+
+    def launch(self):
+        stages = self.stages
+        stream = stages[0].stream()
+        workspace = self.scratch.get(stream)
+        if workspace is None:
+            if len(self.scratch) >= 8:
+                self.scratch.clear()
+            workspace = self.scratch[stream] = self.allocate_workspace()
+        address = workspace.data_ptr()
+        if address != self.bound:
+            for stage, slot in zip(stages, self.w_slots):
+                stage.values[slot] = address
+                stage.launch.update(stage.values)
+            self.bound = address
+        for stage in stages:
+            stage.launch()
+
+
 def _pointer_aligns(meta):
     """Alignment each pointer parameter needs (kernel's align, 16 for TMA
     bases), by name."""
@@ -418,12 +472,12 @@ def _pointer_aligns(meta):
     return aligns
 
 
-def _make_plan(key, launcher, meta, args, device_index, names, dyn, allocate=None,
-               allocate_lse=None):
-    """Prepares the checked launch ``args`` (values in parameter order) of
-    ``launcher`` as a plan for ``key`` and stores it in this thread's cache.
-    ``names`` / ``dyn``: the parameter names and values of what may change
-    between calls with that key (data pointers, float scalars)."""
+def _prepare_plan(launcher, meta, args, device_index, names, dyn, allocate=None,
+                  allocate_lse=None):
+    """A :class:`_Plan` of the checked launch ``args`` (values in parameter
+    order) of ``launcher``. ``names`` / ``dyn``: the parameter names and
+    values of what may change between calls with that key (data pointers,
+    float scalars)."""
     positions = {p["name"]: i for i, p in enumerate(meta["params"])}
     aligns = _pointer_aligns(meta)
     plan = _Plan()
@@ -434,6 +488,11 @@ def _make_plan(key, launcher, meta, args, device_index, names, dyn, allocate=Non
     plan.aligns = tuple(aligns.get(n, 0) for n in names)
     plan.last = tuple(dyn)
     plan.allocate, plan.allocate_lse, plan.scratch = allocate, allocate_lse, {}
+    return plan
+
+
+def _store_plan(key, plan):
+    """Stores ``plan`` for ``key`` in this thread's cache."""
     cache = _tls.plans
     if len(cache) >= _PLAN_LIMIT:
         cache.clear()
@@ -441,12 +500,50 @@ def _make_plan(key, launcher, meta, args, device_index, names, dyn, allocate=Non
     return plan
 
 
+def _make_plan(key, launcher, meta, args, device_index, names, dyn, allocate=None,
+               allocate_lse=None):
+    """:func:`_prepare_plan`, stored for ``key`` in this thread's cache."""
+    return _store_plan(key, _prepare_plan(launcher, meta, args, device_index, names, dyn,
+                                          allocate, allocate_lse))
+
+
+def _launch_args(meta, values):
+    """Launch values in parameter order (pointers as integers) of a
+    checked call's ``values`` (parameter name -> value, :class:`TensorInfo`
+    for tensors)."""
+    args = [values[p["name"]] for p in meta["params"]]
+    return [v.ptr if isinstance(v, TensorInfo) else v for v in args]
+
+
+def _launch_stages(key, stages, values, kind, device_index, names, allocate, workspace):
+    """Launches the kernels ``stages`` ([(launcher, metadata)]) of one
+    checked call in order: through a new :class:`_StagedPlan` for ``key``
+    when there is one (torch tensors), else directly. ``workspace``: (the
+    f32 buffer between the stages, its allocator); ``values["W"]`` is its
+    description."""
+    if key is None or kind != "torch":
+        for launcher, meta in stages:
+            _launch(launcher, _launch_args(meta, values), kind, device_index)
+        return
+    dyn = tuple(v.ptr if isinstance(v, TensorInfo) else v
+                for v in (values.get(n) for n in names))
+    plan = _StagedPlan()
+    plan.stages = [_prepare_plan(launcher, meta, _launch_args(meta, values), device_index,
+                                 names, dyn)
+                   for launcher, meta in stages]
+    plan.w_slots = tuple(next(i for i, p in enumerate(meta["params"]) if p["name"] == "W")
+                         for _, meta in stages)
+    buffer, plan.allocate_workspace = workspace
+    plan.allocate, plan.bound = allocate, values["W"].ptr
+    plan.scratch = {plan.stages[0].stream(): buffer}
+    _store_plan(key, plan).launch()
+
+
 def _launch_checked(key, launcher, meta, values, kind, device_index, names, **allocators):
     """Launches a checked call (``values``: parameter name -> value,
     :class:`TensorInfo` for tensors): through a new plan for ``key`` when
     there is one (torch tensors), else directly."""
-    args = [values[p["name"]] for p in meta["params"]]
-    args = [v.ptr if isinstance(v, TensorInfo) else v for v in args]
+    args = _launch_args(meta, values)
     if key is not None and kind == "torch":
         dyn = [values.get(n) for n in names]
         dyn = tuple(v.ptr if isinstance(v, TensorInfo) else v for v in dyn)
@@ -745,12 +842,16 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
                    b_dtype=B.dtype if B.dtype != A.dtype else None,
                    scale_a=SA is not None, scale_b=SB is not None,
                    block_scales=block is not None)
-    workspace = _split_k_values(op, A, config, m, n, int8, block is not None)
+    _check_split_k(op, config, int8, block is not None)
     dispatched = config is None
     if dispatched:  # the per-shape-class dispatch
-        # (Decode shapes run transposed where the operands allow it.)
-        can_swap_ab = A.dtype in ("bf16", "f16") and b_layout == "col" and block is None
-        config = gemm_shape_config(m, n, k, chip, can_swap_ab=can_swap_ab)
+        # (Decode shapes run transposed where the operands allow it, and
+        # split K where the tiles leave SMs idle: 16-bit inputs, no scales.)
+        sixteen_bit = A.dtype in ("bf16", "f16")
+        can_swap_ab = sixteen_bit and b_layout == "col" and block is None
+        can_split_k = sixteen_bit and SA is None and SB is None
+        config = gemm_shape_config(m, n, k, chip, _device_num_sms(device_index),
+                                   can_swap_ab=can_swap_ab, can_split_k=can_split_k)
         if block is not None and config and config.get("block_n", 0) > _SCALE_BLOCK:
             # (a tile's columns share one 128-wide block of b's scales)
             config = {f: v for f, v in config.items() if f != "block_n"} or None
@@ -770,9 +871,6 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
             config = dict(_UNALIGNED)
             stages = _gemm_stages(op, variant, config, chip, cubin_arch, artifacts,
                                   device_index)
-    # (Split-K's two kernels take no plan: plans launch one kernel.)
-    if len(stages) > 1:
-        key = None
     meta = stages[-1][1]
 
     allocate = None
@@ -780,7 +878,10 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         out, O, allocate = _allocate_out(A, (m, n), out_dtype, meta, key is not None)
     ldc = _row_major_ld(op, O, "N")
     values = {"A": A, "B": B, "C": O, "M": m, "N": n, "K": k, "lda": lda, "ldb": ldb, "ldc": ldc}
-    values.update(workspace)
+    workspace = _split_k_workspace(op, A, config, m, n)
+    if workspace is not None:
+        buffer, allocate_workspace, ldw = workspace
+        values.update(W=describe(buffer, "the split-K workspace"), ldw=ldw, sw=m * ldw)
     if BIAS is not None:
         values["bias"] = BIAS
     if alpha is not None:
@@ -800,8 +901,11 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
                  "ldc": "the row stride of out (out.stride(0))"}
     for launcher, meta in stages:
         _check_metadata(op, meta, values, described)
-    for launcher, meta in stages:
-        _launch_checked(key, launcher, meta, values, A.kind, device_index, _GEMM_DYNAMIC,
+    if workspace is not None:
+        _launch_stages(key, stages, values, A.kind, device_index, _GEMM_DYNAMIC, allocate,
+                       workspace[:2])
+    else:
+        _launch_checked(key, *stages[0], values, A.kind, device_index, _GEMM_DYNAMIC,
                         allocate=allocate)
     return out
 
@@ -894,23 +998,44 @@ def _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts, device_index)
     return _gemm_stages(op, variant, config, chip, cubin_arch, artifacts, device_index)[0]
 
 
-def _split_k_values(op, A, config, m, n, int8, block_scaled):
-    """The launch values of a split-K config's workspace (an f32 [split_k,
-    M, N] buffer, rows padded to 16 bytes, allocated per call on the
-    current stream), or ``{}`` without split-K."""
-    split_k = int((config or {}).get("split_k", 1))
-    if split_k <= 1:
-        return {}
-    if int8 or block_scaled:
+def _check_split_k(op, config, int8, block_scaled):
+    """Refuses a ``split_k`` config for what split-K cannot take."""
+    if int((config or {}).get("split_k", 1)) > 1 and (int8 or block_scaled):
         raise ArgumentError(f"{op}: split_k takes no int8 inputs or block scales (its partial "
                             f"products are f32 sums of whole K ranges)")
+
+
+def _split_k_workspace(op, A, config, m, n):
+    """``(buffer, allocator, ldw)`` of a split-K config's workspace (an f32
+    [split_k, M, N] buffer, rows padded to ``ldw``, 16 bytes, allocated on
+    the current stream), or ``None`` without split-K."""
+    split_k = int((config or {}).get("split_k", 1))
+    if split_k <= 1:
+        return None
     ldw = _round_up(n, 4)
     if split_k * m * ldw >= 2 ** 31:
         raise ArgumentError(f"{op}: split_k = {split_k} needs a workspace of {split_k} x {m} x "
                             f"{ldw} f32 elements, more than 2^31; use fewer ranges (split-K is "
                             f"for shapes with few tiles)")
-    W = describe(_allocate(A, (split_k, m, ldw), "f32"), "the split-K workspace")
-    return {"W": W, "ldw": ldw, "sw": m * ldw}
+    allocate = _allocator(A, (split_k, m, ldw), "f32")
+    return allocate(), allocate, ldw
+
+
+_num_sms = {}
+
+
+def _device_num_sms(device_index):
+    """Multiprocessors of CUDA device ``device_index`` (the shape rule's
+    ``num_sms``), or 0 (the count the rule is tuned for) without torch/CUDA."""
+    count = _num_sms.get(device_index)
+    if count is None:
+        try:
+            import torch
+            count = torch.cuda.get_device_properties(device_index).multi_processor_count
+        except Exception:  # noqa: BLE001 - no torch, no driver: the rule's typical count
+            count = 0
+        _num_sms[device_index] = count
+    return count
 
 
 #: The config of tilec.gemm's variant for operands of any alignment.
