@@ -6,11 +6,14 @@ column-major, half the cases with 16-byte rows and bases (the fast path),
 half with rows padded at random (odd strides) and A's base 2 bytes off now
 and then (the any-strides variant), bf16 on both paths, out poisoned with NaN first,
 against a float32 reference. Every call picks its kernel as a user's would
-(the shape classes, the any-strides variant).
+(the shape classes, split-K, the any-strides variant).
 
-    gemm_sweep_check.py --artifacts DIR [--cases 120] [--out FILE]
+Build here (the kernels every case's dispatch picks on the H200's 132 SMs,
+with the compiler; the cases are drawn from the seed, so the build knows
+them), then run there:
 
-DIR: scripts/build_python_artifacts.py --dtype bf16 --chips sm_90a,sm_80.
+    TILEC_LIBRARY=build/lib/libtilec-c.so gemm_sweep_check.py --build DIR [--cases 150]
+    gemm_sweep_check.py --artifacts DIR [--cases 150] [--out FILE]
 """
 
 import argparse
@@ -18,16 +21,17 @@ import datetime
 import json
 import os
 import random
+import shutil
 import sys
-
-import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-import tilec  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 SPECIAL = [1, 2, 3, 7, 13, 17, 31, 63, 65, 127, 129, 251, 255, 257, 509, 1021, 1023, 1025,
            2047, 4093, 4097, 8191, 8193, 16381]
+CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}  # chip -> ptxas target on the H200
+NUM_SMS = 132  # the H200
 
 
 def size(rng):
@@ -43,14 +47,8 @@ def shape(rng):
             return m, n, k
 
 
-def matrix(rows, cols, ld, offset, dtype=torch.bfloat16):
-    """rows x cols with row stride ld (>= cols), `offset` elements into its
-    buffer."""
-    buf = torch.randn(offset + (rows - 1) * ld + cols, device="cuda").to(dtype)
-    return buf[offset:offset + (rows - 1) * ld + cols].as_strided((rows, cols), (ld, 1))
-
-
-def case(rng, chip, artifacts):
+def draw(rng):
+    """One case's shape, layout, row strides and A's base offset (elements)."""
     m, n, k = shape(rng)
     # Half the cases keep what the fast path needs (16-byte rows and bases);
     # the other half pad rows at random and move A's base now and then.
@@ -62,50 +60,127 @@ def case(rng, chip, artifacts):
         pad = lambda c: c + rng.choice([0, 1, 3, 8])  # noqa: E731
         offset = rng.choice([0, 0, 1])
     col_b = rng.random() < 0.5
-    a = matrix(m, k, pad(k), offset)
-    if col_b:  # b = w.t() of an N x K w
-        b = matrix(n, k, pad(k), 0).t()
+    lda = pad(k)
+    ldb = pad(k) if col_b else pad(n)
+    ldc = pad(n)
+    return dict(m=m, n=n, k=k, aligned=aligned, offset=offset, col_b=col_b, lda=lda, ldb=ldb,
+                ldc=ldc)
+
+
+def cases_of(seed, count):
+    """chip -> the drawn cases (the same sequence every time for a seed)."""
+    rng = random.Random(seed)
+    return {chip: [draw(rng) for _ in range(count)] for chip in CHIPS}
+
+
+def kernel_configs(c, chip):
+    """The configs tilec.gemm's dispatch can pick for case ``c`` on the
+    H200: the shape class (split-K included), the class without split-K
+    and the any-strides variant."""
+    from tilec import kernels
+    rule = kernels.gemm_shape_config(c["m"], c["n"], c["k"], chip, NUM_SMS,
+                                     can_swap_ab=c["col_b"], can_split_k=True) or {}
+    unsplit = {f: v for f, v in rule.items() if f != "split_k"}
+    return [rule or None, unsplit or None, {"aligned": 0}]
+
+
+def build(directory, seed, count):
+    import tilec
+    from artifact_record import stamp_commit
+    from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
+    jobs = {}
+    for chip, cases in cases_of(seed, count).items():
+        for c in cases:
+            variant = {"b_layout": "col" if c["col_b"] else "row"}
+            for config in kernel_configs(c, chip):
+                jobs[(chip, gemm_name(**variant) + gemm_config_suffix(config))] = (variant,
+                                                                                  config)
+    for (chip, name), (variant, config) in sorted(jobs.items(), key=lambda j: j[0]):
+        _, source = gemm_source(**variant, config=config, name=name)
+        result = tilec.compile(source, chip=chip, emit="cubin", cubin_arch=CHIPS[chip],
+                               keep=("ptx", "cubin"))
+        result.save(os.path.join(directory, chip), source=source, stages=("ptx", "cubin"))
+    # The shape rule travels with the kernels (the GPU machine has no compiler).
+    shutil.copy2(tilec._rules.library_path(), os.path.join(directory, "libtilec-rules.so"))
+    stamp_commit(directory)
+    print(f"{len(jobs)} kernels in {directory}")
+
+
+def matrix(torch, rows, cols, ld, offset, dtype):
+    """rows x cols with row stride ld (>= cols), `offset` elements into its
+    buffer."""
+    buf = torch.randn(offset + (rows - 1) * ld + cols, device="cuda").to(dtype)
+    return buf[offset:offset + (rows - 1) * ld + cols].as_strided((rows, cols), (ld, 1))
+
+
+def run_case(torch, tilec, c, chip, artifacts):
+    m, n, k, bf16 = c["m"], c["n"], c["k"], torch.bfloat16
+    a = matrix(torch, m, k, c["lda"], c["offset"], bf16)
+    if c["col_b"]:  # b = w.t() of an N x K w
+        b = matrix(torch, n, k, c["ldb"], 0, bf16).t()
     else:
-        b = matrix(k, n, pad(n), 0)
-    out = matrix(m, n, pad(n), 0).fill_(float("nan"))
-    tilec.gemm(a, b, out=out, chip=chip, artifacts=artifacts)
+        b = matrix(torch, k, n, c["ldb"], 0, bf16)
+    out = matrix(torch, m, n, c["ldc"], 0, bf16).fill_(float("nan"))
+    # Twice: the second call runs through the plan of the first.
+    for _ in range(2):
+        out.fill_(float("nan"))
+        tilec.gemm(a, b, out=out, chip=chip, artifacts=artifacts)
     torch.cuda.synchronize()
     ref = a.float() @ b.float()
     scale = ref.abs().max().item() or 1.0
     err = (out.float() - ref).abs().max().item() / scale
     unwritten = int(torch.isnan(out).sum().item())
-    return dict(chip=chip, shape=[m, n, k], b_layout="col" if col_b else "row",
-                fast_path_operands=aligned,
-                lda=a.stride(0), ldb=b.stride(1) if col_b else b.stride(0), ldc=out.stride(0),
-                a_offset_elems=offset, rel_err=err, unwritten=unwritten,
-                ok=bool(unwritten == 0 and err <= 1.6e-2))
+    fast = c["offset"] == 0 and c["lda"] % 8 == 0 and c["ldb"] % 8 == 0
+    picked = kernel_configs(c, chip)[0] if fast else None
+    return dict(chip=chip, shape=[m, n, k], b_layout="col" if c["col_b"] else "row",
+                fast_path_operands=c["aligned"], lda=c["lda"], ldb=c["ldb"], ldc=c["ldc"],
+                a_offset_elems=c["offset"], split_k=(picked or {}).get("split_k", 1),
+                rel_err=err, unwritten=unwritten, ok=bool(unwritten == 0 and err <= 1.6e-2))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--artifacts", required=True)
-    ap.add_argument("--cases", type=int, default=120, help="per chip")
+    ap.add_argument("--build", metavar="DIR", help="compile the cases' kernels into DIR (here)")
+    ap.add_argument("--artifacts", help="run the cases with DIR's kernels (there)")
+    ap.add_argument("--cases", type=int, default=150, help="per chip")
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."), "gemm_sweep.json"))
     args = ap.parse_args()
-    rng = random.Random(args.seed)
+    if args.build:
+        build(args.build, args.seed, args.cases)
+        return 0
+    if not args.artifacts:
+        ap.error("--build DIR or --artifacts DIR")
+    # No compiler on the GPU machine; the shape rule from the build machine.
+    os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine",
+                                               "libtilec-c.so")
+    rules = os.path.join(args.artifacts, "libtilec-rules.so")
+    if os.path.isfile(rules):
+        os.environ["TILEC_RULES_LIBRARY"] = os.path.abspath(rules)
+    import torch
+    import tilec
+    from artifact_record import read_commit
     torch.manual_seed(args.seed)
     cases = []
-    for chip in ("sm_90a", "sm_80"):
-        for _ in range(args.cases):
+    for chip, drawn in cases_of(args.seed, args.cases).items():
+        for c in drawn:
             try:
-                c = case(rng, chip, args.artifacts)
+                result = run_case(torch, tilec, c, chip, args.artifacts)
             except Exception as e:  # noqa: BLE001 - a refusal or a failure is a wrong case
-                c = dict(chip=chip, ok=False, error=f"{type(e).__name__}: {e}"[:300])
-            cases.append(c)
-            if not c["ok"]:
-                print(json.dumps(c), flush=True)
+                result = dict(chip=chip, shape=[c["m"], c["n"], c["k"]], ok=False,
+                              error=f"{type(e).__name__}: {e}"[:300])
+            cases.append(result)
+            if not result["ok"]:
+                print(json.dumps(result), flush=True)
     record = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
+                  commit=os.environ.get("TILEC_COMMIT") or read_commit(args.artifacts),
                   seed=args.seed, cases=cases, passed=sum(c["ok"] for c in cases),
-                  failed=sum(not c["ok"] for c in cases))
+                  failed=sum(not c["ok"] for c in cases),
+                  split_k_cases=sum(c.get("split_k", 1) > 1 for c in cases))
     with open(args.out, "w") as f:
         json.dump(record, f, indent=1)
-    print(f"{record['passed']} passed, {record['failed']} failed of {len(cases)}")
+    print(f"{record['passed']} passed, {record['failed']} failed of {len(cases)} "
+          f"({record['split_k_cases']} split K)")
     return 1 if record["failed"] else 0
 
 

@@ -502,6 +502,7 @@ def install():
     global module, driver
     module, driver = _build_torch(), _build_driver()
     state.current_device, state.device_switches, state.capability = 0, 0, (9, 0)
+    state.sms = 132
     state.streams = {0: 0x5000, 1: 0x5100}
     cupy_state.device, cupy_state.streams, cupy_state.copies = 0, {0: 0x6000, 1: 0x6100}, []
     cupy = _build_cupy()

@@ -117,6 +117,28 @@ def test_shape_class_dispatch(tmp_path, launches, shape, suffix):
     assert launches[0][0].name == name
 
 
+def test_dispatch_falls_back_to_the_unsplit_class(tmp_path, launches, monkeypatch):
+    """Artifacts with a shape class but not the split-K variant the rule
+    picks, and no compiler: the class runs unsplit (not the default tiles)."""
+    from tilec import _capi
+    m, n, k = 1, 2048, 14336
+    split = ops.gemm_shape_config(m, n, k, "sm_80", can_swap_ab=True, can_split_k=True)
+    assert split["split_k"] == 3  # 32 programs on sm_80's 108 SMs
+    unsplit = {f: v for f, v in split.items() if f != "split_k"}
+    name = gemm_name(b_layout="col") + gemm_config_suffix(unsplit)
+    _, source = gemm_source(b_layout="col", config=unsplit, name=name)
+    write_artifact(str(tmp_path), name, source, gemm_metadata(name, "sm_80", "sm_90"), "sm_80")
+    monkeypatch.setenv("TILEC_LIBRARY", str(tmp_path / "missing.so"))
+    _capi.reset_library()
+    try:
+        b = FakeTensor((k, n), strides=(1, k))
+        tilec.gemm(FakeTensor((m, k)), b, chip="sm_80", artifacts=str(tmp_path))
+        assert [launcher.name for launcher, _ in launches] == [name]
+    finally:
+        monkeypatch.undo()
+        _capi.reset_library()
+
+
 def test_dispatch_falls_back_to_the_default_gemm(tmp_path, launches, monkeypatch):
     """Artifacts without a shape class's variant and no compiler: the
     default kernel runs (the variant is only faster); a config the caller

@@ -119,6 +119,7 @@ def test_gemm_split_k_runs_through_a_staged_plan(fakes, tmp_path, library):
     workspace on one stream (another one on another stream), and new
     pointers re-packed in both kernels."""
     torch, driver = fakes
+    assert torch.cuda.get_device_properties(0).multi_processor_count == 132
     m, n, k, chip = 1, 2048, 14336, "sm_80"
     config = kernels.gemm_shape_config(m, n, k, chip, 132, can_swap_ab=True, can_split_k=True)
     assert config["split_k"] == 4  # 32 programs of 16 x 64 on 132 SMs

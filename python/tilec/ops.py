@@ -1046,15 +1046,22 @@ def _gemm_class_stages(op, variant, config, dispatched, chip, cubin_arch, artifa
                        device_index):
     """(stages, config) of :func:`_gemm_stages` for ``config``; where the
     dispatch chose a shape class that is not available (artifacts built
-    without it and no compiler), the default kernel's, which computes the
-    same (a class is only faster)."""
+    without it and no compiler), the class without split-K, else the
+    default kernel, which compute the same (a class is only faster)."""
     try:
         return _gemm_stages(op, variant, config, chip, cubin_arch, artifacts,
                             device_index), config
     except KernelNotAvailableError:
         if not dispatched or not config or config == _UNALIGNED:
             raise
-        return _gemm_stages(op, variant, None, chip, cubin_arch, artifacts, device_index), None
+    if "split_k" in config:
+        unsplit = {f: v for f, v in config.items() if f != "split_k"} or None
+        try:
+            return _gemm_stages(op, variant, unsplit, chip, cubin_arch, artifacts,
+                                device_index), unsplit
+        except KernelNotAvailableError:
+            pass
+    return _gemm_stages(op, variant, None, chip, cubin_arch, artifacts, device_index), None
 
 
 def _needs_unaligned_variant(operands):
