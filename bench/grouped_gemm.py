@@ -65,6 +65,8 @@ DECODE_CONFIG = {"block_k": 128, "block_m": 16, "block_n": 64, "swap_ab": 1, "wa
 DECODE_CONFIGS = {"tilec_sm90a_swap": DECODE_CONFIG,
                   "tilec_sm90a_swap32": dict(DECODE_CONFIG, block_m=32),
                   "tilec_sm90a_swap64": dict(DECODE_CONFIG, block_m=64, block_k=64)}
+SM80_DECODE_CONFIG = {"block_k": 64, "block_m": 16, "block_n": 64, "stages": 8, "swap_ab": 1,
+                      "warps": 4}
 TOLERANCE = 1.6e-2
 
 
@@ -112,6 +114,13 @@ def variants(a, b, offs, sizes, artifacts):
         for name, config in DECODE_CONFIGS.items():
             fns[name] = (lambda c=config: tilec.grouped_gemm(a, b, offs, chip="sm_90a",
                                                              artifacts=artifacts, config=c))
+        # sm_80's kernels (PTX assembled for sm_90), untransposed and on the
+        # mma.sync chips' 16-token decode tiles.
+        fns["tilec_sm80"] = lambda: tilec.grouped_gemm(a, b, offs, chip="sm_80",
+                                                       artifacts=artifacts)
+        fns["tilec_sm80_swap"] = lambda: tilec.grouped_gemm(a, b, offs, chip="sm_80",
+                                                            artifacts=artifacts,
+                                                            config=SM80_DECODE_CONFIG)
     fns.update({"torch_grouped_mm": lambda: torch._grouped_mm(a, b, offs=offs),
                 "torch_loop": loop})
     return fns
@@ -165,8 +174,8 @@ def bench(shape, artifacts, rounds):
                tflops={v: round(x, 1) for v, x in tf.items()},
                us={v: round(ms * 1e3, 1) for v, ms in med.items()},
                max_rel_err=errors, unavailable=failures, tilec_kernels=kernels, ok=ok)
-    for mine in [v for v in tf if v.startswith("tilec_sm90a")]:
-        suffix = mine[len("tilec_sm90a"):]
+    for mine in [v for v in tf if v.startswith("tilec_")]:
+        suffix = mine[len("tilec_sm90a"):] if mine.startswith("tilec_sm90a") else mine[5:]
         row[f"tilec{suffix}_vs_best_torch"] = (round(tf[mine] / torch_best, 3) if torch_best
                                                else None)
         for v in ("torch_grouped_mm", "torch_loop"):

@@ -35,7 +35,7 @@
 #define TILEC_RULES_EXPORTED __attribute__((visibility("default")))
 #endif
 
-#define TILEC_RULES_API_VERSION 4
+#define TILEC_RULES_API_VERSION 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +61,15 @@ TILEC_RULES_EXPORTED size_t tilecGemmShapeConfig(const char *chip, int64_t m,
                                                  int64_t num_sms,
                                                  unsigned flags, char *buffer,
                                                  size_t size);
+
+/** Config overrides of a grouped tile.gemm (`groups` problems sharing N
+ *  and K, `rows` rows of A in all: an MoE layer's experts) on `chip`, on a
+ *  device of `num_sms` multiprocessors (0: the chip's typical count), for
+ *  operands with `flags` (TILEC_GEMM_SHAPE_CAN_SWAP_AB; since API version
+ *  5). */
+TILEC_RULES_EXPORTED size_t tilecGroupedGemmShapeConfig(
+    const char *chip, int64_t rows, int64_t groups, int64_t n, int64_t k,
+    int64_t num_sms, unsigned flags, char *buffer, size_t size);
 
 /** Config overrides of tile.attention for `seq_q` queries at `head_dim`. */
 TILEC_RULES_EXPORTED size_t tilecAttentionShapeConfig(const char *chip,

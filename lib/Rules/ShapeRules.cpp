@@ -175,6 +175,37 @@ ConfigOverrides tilec::rules::getGemmShapeConfig(std::string_view chip,
   return config;
 }
 
+ConfigOverrides tilec::rules::getGroupedGemmShapeConfig(
+    std::string_view chip, int64_t rows, int64_t groups, int64_t n, int64_t k,
+    int64_t numSMs, bool canSwapAB) {
+  if (rows <= 0 || groups <= 0 || n <= 0 || k <= 0)
+    return {};
+  // Decode steps route a few tokens to each expert: the untransposed
+  // kernel pads each group's rows to 128 (64 on mma.sync), the transposed
+  // one to 16. Measured on the H200 (bench/results/
+  // 2026-12-05_grouped_decode_swap_h200.json, sm_90a, hidden 4096 -> ffn
+  // 14336): 16 tokens per expert (8 experts) 1.06x the better of
+  // torch._grouped_mm and a torch.mm loop, where the untransposed kernel
+  // reached 0.92x; 4 per expert (64 experts, skewed) 1.05x against 0.88x;
+  // 1024 per expert 0.18x (the untransposed kernel 0.90x).
+  if (canSwapAB && rows <= groups * kGroupedGemmSwapABMaxRows) {
+    if (chip == "sm_90a")
+      return {{"block_k", 128},
+              {"block_m", 16},
+              {"block_n", 64},
+              {"swap_ab", 1},
+              {"warps", 4}};
+    ConfigOverrides decode = getMmaSyncDecodeConfig(chip, /*m=*/16);
+    if (!decode.empty())
+      return decode;
+  }
+  ConfigOverrides config;
+  for (auto &field : getGemmShapeConfig(chip, rows, n, k, numSMs))
+    if (field.first != "tma_store" && field.first != "split_k")
+      config.push_back(field);
+  return config;
+}
+
 ConfigOverrides tilec::rules::getAttentionShapeConfig(std::string_view chip,
                                                       int64_t seqQ,
                                                       int64_t headDim,

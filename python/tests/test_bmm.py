@@ -109,6 +109,7 @@ def default_config(monkeypatch, request):
     """The chip's default configuration, except in the dispatch tests."""
     if "dispatch" not in request.node.name:
         monkeypatch.setattr(ops, "gemm_shape_config", lambda *args: None)
+        monkeypatch.setattr(ops, "grouped_gemm_shape_config", lambda *args: None)
 
 
 def params_of(call):

@@ -371,28 +371,59 @@ def test_grouped_epilogue_variant(launches, tmp_path):
     assert params_of(launches[0])["bias"] == bias.data_ptr()
 
 
-@pytest.mark.parametrize("shape,expected", [
+_DECODE = "_block_k128_block_m16_block_n64_swap_ab1_warps4"
+
+
+@pytest.mark.parametrize("shape,b_layout,expected", [
     # The MoE up projection (8192 rows = 4096 tokens x top-2): the default.
-    ((8, 8192, 14336, 4096), ""),
-    # 64 experts of 16 rows each, 1024 columns: 8 x 4 tiles of the M rows.
-    ((64, 1024, 1024, 512), "_block_n64"),
-    ((4, 512, 4096, 64), "_block_n128"),
+    ((8, 8192, 14336, 4096), "col", ""),
+    # 64 experts of 32 rows each, 1024 columns: 16 x 8 tiles of the M rows.
+    ((64, 2048, 1024, 512), "col", "_block_n128"),
+    ((64, 1024, 1024, 512), "row", "_block_n64"),
+    ((4, 512, 4096, 64), "col", "_block_n128"),
     # N not a multiple of 8: the rule's tma_store = 0 is dropped.
-    ((3, 4096, 4001, 64), ""),
+    ((3, 4096, 4001, 64), "col", ""),
+    # Decode steps (at most 16 tokens per expert on average) run transposed,
+    # where B is column-major.
+    ((64, 1024, 1024, 512), "col", _DECODE),
+    ((8, 128, 14336, 4096), "col", _DECODE),
+    ((8, 128, 14336, 4096), "row", "_block_n128"),
 ])
-def test_grouped_shape_class_dispatch(launches, tmp_path, shape, expected):
-    """sm_90a: the shape class of the M rows (as the compiler sees a
-    static grouped GEMM), never a tma_store field."""
+def test_grouped_shape_class_dispatch(launches, tmp_path, shape, b_layout, expected):
+    """sm_90a: the compiler's grouped rule (the shape class of the M rows,
+    as the compiler sees a static grouped GEMM, never a tma_store field;
+    the transposed class for a few rows per group)."""
     groups, m, n, k = shape
-    config = ops.gemm_shape_config(m, n, k, "sm_90a")
-    if config:
-        config.pop("tma_store", None)
-    assert gemm_config_suffix(config) == expected
-    name = write_grouped(str(tmp_path), config=config or None, b_layout="col")
-    b = FakeTensor((groups, k, n), strides=(k * n, 1, k))
+    config = ops.grouped_gemm_shape_config(m, groups, n, k, "sm_90a",
+                                           can_swap_ab=b_layout == "col")
+    assert "tma_store" not in (config or {}) and gemm_config_suffix(config) == expected
+    name = write_grouped(str(tmp_path), config=config, b_layout=b_layout)
+    b = (FakeTensor((groups, k, n), strides=(k * n, 1, k)) if b_layout == "col"
+         else FakeTensor((groups, k, n)))
     tilec.grouped_gemm(FakeTensor((m, k)), b, offsets_of(groups), chip="sm_90a",
                        artifacts=str(tmp_path))
-    assert launches[0][0].name == name == "gemm_grouped_bf16_bf16_bcol" + expected
+    prefix = "gemm_grouped_bf16_bf16_b" + b_layout
+    assert launches[0][0].name == name == prefix + expected
+
+
+def test_grouped_decode_dispatch_falls_back_untransposed(launches, tmp_path, monkeypatch):
+    """Artifacts without the transposed class and no compiler: the
+    untransposed class of the stacked rows runs (it computes the same)."""
+    from tilec import _capi
+    groups, m, n, k = 8, 128, 14336, 4096
+    assert gemm_config_suffix(ops.grouped_gemm_shape_config(m, groups, n, k, "sm_90a",
+                                                            can_swap_ab=True)) == _DECODE
+    name = write_grouped(str(tmp_path), config={"block_n": 128}, b_layout="col")
+    monkeypatch.setenv("TILEC_LIBRARY", str(tmp_path / "missing.so"))
+    _capi.reset_library()
+    try:
+        b = FakeTensor((groups, k, n), strides=(k * n, 1, k))
+        tilec.grouped_gemm(FakeTensor((m, k)), b, offsets_of(groups), chip="sm_90a",
+                           artifacts=str(tmp_path))
+        assert [launcher.name for launcher, _ in launches] == [name]
+    finally:
+        monkeypatch.undo()
+        _capi.reset_library()
 
 
 # -- zero sizes -------------------------------------------------------------------

@@ -18,7 +18,7 @@ import threading
 from ._capi import checkout_paths
 
 LIBRARY_NAME = "libtilec-rules.so"
-API_VERSION = 4
+API_VERSION = 5
 _BUFFER = 256
 
 
@@ -68,6 +68,9 @@ def _load():
             lib.tilecGemmShapeConfig.restype = size
             lib.tilecGemmShapeConfig.argtypes = [buf, i64, i64, i64, i64, ctypes.c_uint, buf,
                                                  size]
+            lib.tilecGroupedGemmShapeConfig.restype = size
+            lib.tilecGroupedGemmShapeConfig.argtypes = [buf, i64, i64, i64, i64, i64,
+                                                        ctypes.c_uint, buf, size]
             lib.tilecAttentionShapeConfig.restype = size
             lib.tilecAttentionShapeConfig.argtypes = [buf, i64, i64, ctypes.c_bool, buf, size]
             lib.tilecAttentionBackwardConfig.restype = size
@@ -115,6 +118,14 @@ def gemm_shape_config(m, n, k, chip, num_sms=0, can_swap_ab=False, can_split_k=F
     out = ctypes.create_string_buffer(_BUFFER)
     flags = (CAN_SWAP_AB if can_swap_ab else 0) | (CAN_SPLIT_K if can_split_k else 0)
     _load().tilecGemmShapeConfig(chip.encode(), m, n, k, num_sms, flags, out, _BUFFER)
+    return _overrides(out.value.decode())
+
+
+def grouped_gemm_shape_config(rows, groups, n, k, chip, num_sms=0, can_swap_ab=False):
+    out = ctypes.create_string_buffer(_BUFFER)
+    flags = CAN_SWAP_AB if can_swap_ab else 0
+    _load().tilecGroupedGemmShapeConfig(chip.encode(), rows, groups, n, k, num_sms, flags, out,
+                                        _BUFFER)
     return _overrides(out.value.decode())
 
 

@@ -251,6 +251,18 @@ def gemm_shape_config(M, N, K, chip="sm_90a", num_sms=0, can_swap_ab=False,
     return _rules.gemm_shape_config(M, N, K, chip, num_sms, can_swap_ab, can_split_k)
 
 
+def grouped_gemm_shape_config(rows, groups, N, K, chip="sm_90a", num_sms=0, can_swap_ab=False):
+    """Configuration overrides for a grouped GEMM (``groups`` problems
+    sharing N and K, ``rows`` rows of A in all; ``None``: the default), the
+    compiler's rule (``getGroupedGemmShapeConfig`` in
+    ``include/tilec/Rules/ShapeRules.h``): with ``can_swap_ab`` (bf16/f16,
+    column-major B, aligned operands), groups of a few rows on average
+    (decode steps) run transposed on 16-token tiles (``swap_ab = 1``);
+    otherwise the tiles :func:`gemm_shape_config` gives ``rows`` x N x K,
+    without TMA stores or split-K."""
+    return _rules.grouped_gemm_shape_config(rows, groups, N, K, chip, num_sms, can_swap_ab)
+
+
 def gemm_shape_tag(config):
     """The name suffix of a shape-class variant (``""`` for the default)."""
     if not config:

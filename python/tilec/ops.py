@@ -41,7 +41,7 @@ from . import _rules
 from .kernels import (FP8_DTYPES, PRECISIONS, attention_name, attention_shape_config,
                       gemm_stage_names,
                       attention_source, default_out_dtype, gemm_config_suffix, gemm_name,
-                      gemm_shape_config, gemm_source)
+                      gemm_shape_config, gemm_source, grouped_gemm_shape_config)
 from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, describe, dtype_name
 
 __all__ = ["gemm", "bmm", "grouped_gemm", "attention", "default_precision", "device_chip",
@@ -1213,6 +1213,22 @@ def _batched_b_layout(op, info):
     return layout, _batch_stride(info, k if layout == "row" else n, ldb), ldb
 
 
+def _grouped_class_kernel(op, variant, config, m, n, k, chip, cubin_arch, artifacts,
+                          device_index):
+    """(launcher, metadata) of the grouped GEMM class the rule picked; where
+    a transposed (decode) class is not available (artifacts built without
+    it and no compiler), the untransposed class of the stacked rows, which
+    computes the same."""
+    try:
+        return _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts, device_index)
+    except KernelNotAvailableError:
+        if not (config or {}).get("swap_ab"):
+            raise
+    config = gemm_shape_config(m, n, k, chip) or {}
+    config = {f: v for f, v in config.items() if f not in _STACKED_DROPPED} or None
+    return _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts, device_index)
+
+
 def _check_int8_epilogue(op, A, bias, activation):
     if A.dtype == "i8" and (bias is not None or activation is not None):
         raise ArgumentError(f"{op}: int8 inputs take no bias or activation: the int32 sums are "
@@ -1480,8 +1496,19 @@ def _grouped_checked(a, b, offsets, out, bias, activation, out_dtype, chip, arti
                    activation=activation, precision=precision,
                    b_dtype=B.dtype if B.dtype != A.dtype else None, grouped=True)
     if config is None:  # the per-shape-class dispatch, as the compiler's
-        config = _stacked_config(m, n, k, chip, [(A, lda), (B, ldb), (B, sb)])
-    launcher, meta = _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts, device_index)
+        # (C needs nothing: grouped GEMMs store it without TMA. Decode
+        # steps, a few tokens per expert, run transposed.)
+        if _needs_unaligned_variant([(A, lda), (B, ldb), (B, sb)]):
+            config = dict(_UNALIGNED)
+        else:
+            can_swap_ab = A.dtype in ("bf16", "f16") and b_layout == "col"
+            config = grouped_gemm_shape_config(m, groups, n, k, chip,
+                                               _device_num_sms(device_index), can_swap_ab)
+        launcher, meta = _grouped_class_kernel(op, variant, config, m, n, k, chip, cubin_arch,
+                                               artifacts, device_index)
+    else:
+        launcher, meta = _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts,
+                                      device_index)
     allocate = None
     if O is None:
         out, O, allocate = _allocate_out(A, (m, n), out_dtype, meta, key is not None)

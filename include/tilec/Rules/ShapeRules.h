@@ -59,6 +59,23 @@ ConfigOverrides getGemmShapeConfig(std::string_view chip, int64_t m, int64_t n,
 /// The largest M the transposed product (swap_ab) takes.
 constexpr int64_t kGemmSwapABMaxM = 64;
 
+/// A grouped tile.gemm (`groups` problems sharing N and K, `rows` rows of A
+/// in all: an MoE layer's experts) on `chip` with `numSMs` multiprocessors
+/// (0: the chip's typical count). With `canSwapAB` (bf16/f16, a
+/// column-major B), groups of at most kGroupedGemmSwapABMaxRows rows on
+/// average (decode steps: a few tokens per expert) take the transposed
+/// product on 16-token tiles; otherwise the tiles of getGemmShapeConfig
+/// for `rows` x N x K. Without the fields a grouped GEMM does not take
+/// (tma_store, split_k).
+ConfigOverrides getGroupedGemmShapeConfig(std::string_view chip, int64_t rows,
+                                          int64_t groups, int64_t n, int64_t k,
+                                          int64_t numSMs = 0,
+                                          bool canSwapAB = false);
+
+/// The most rows per group, on average, for which a grouped GEMM runs
+/// transposed.
+constexpr int64_t kGroupedGemmSwapABMaxRows = 16;
+
 /// Split-K: the fewest K steps per range, and the most ranges.
 constexpr int64_t kGemmSplitKMinSteps = 8;
 constexpr int64_t kGemmSplitKMax = 16;
