@@ -52,8 +52,8 @@ size_t tilecGemmShapeConfig(const char *chip, int64_t m, int64_t n, int64_t k,
 
 size_t tilecGroupedGemmShapeConfig(const char *chip, int64_t rows,
                                    int64_t groups, int64_t n, int64_t k,
-                                   int64_t numSMs, unsigned flags,
-                                   char *buffer, size_t size) {
+                                   int64_t numSMs, unsigned flags, char *buffer,
+                                   size_t size) {
   return writeOverrides(
       getGroupedGemmShapeConfig(chip ? chip : "", rows, groups, n, k, numSMs,
                                 (flags & TILEC_GEMM_SHAPE_CAN_SWAP_AB) != 0),

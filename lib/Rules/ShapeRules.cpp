@@ -175,9 +175,10 @@ ConfigOverrides tilec::rules::getGemmShapeConfig(std::string_view chip,
   return config;
 }
 
-ConfigOverrides tilec::rules::getGroupedGemmShapeConfig(
-    std::string_view chip, int64_t rows, int64_t groups, int64_t n, int64_t k,
-    int64_t numSMs, bool canSwapAB) {
+ConfigOverrides
+tilec::rules::getGroupedGemmShapeConfig(std::string_view chip, int64_t rows,
+                                        int64_t groups, int64_t n, int64_t k,
+                                        int64_t numSMs, bool canSwapAB) {
   if (rows <= 0 || groups <= 0 || n <= 0 || k <= 0)
     return {};
   // Decode steps route a few tokens to each expert: the untransposed
