@@ -117,3 +117,46 @@ tile.kernel @gemm_grouped_swap(%A: !tile.ptr<bf16>, %Bm: !tile.ptr<bf16>, %C: !t
       !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// Static sizes take the compiler's grouped rule (getGroupedGemmShapeConfig):
+// 128 rows over 8 groups, 16 tokens per expert on average, run transposed
+// on 16-token tiles ((8 + 8) x 224 programs), as tilec.grouped_gemm
+// dispatches them at run time.
+// CHECK-LABEL: tile.kernel @gemm_grouped_decode_static
+// CHECK-SAME: grid(3584) warps(4)
+// CHECK: tile.dot {{.*}} : tensor<64x64xbf16>, tensor<64x16xbf16> -> tensor<64x16xf32>
+// SM90A-LABEL: tile.kernel @gemm_grouped_decode_static
+// SM90A-SAME: grid(3584) warps(4)
+// SM90A: tile.dot {{.*}} : tensor<64x128xbf16>, tensor<128x16xbf16> -> tensor<64x16xf32>
+tile.kernel @gemm_grouped_decode_static(%A: !tile.ptr<bf16>, %Bm: !tile.ptr<bf16>, %C: !tile.ptr<bf16>, %offs: !tile.ptr<i32>) {
+  %a = tile.make_view %A[128, 4096] strides [4096, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %Bm[8, 4096, 14336] strides [58720256, 1, 4096] : !tile.ptr<bf16>
+  %c = tile.make_view %C[128, 14336] strides [14336, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %offs[8] strides [1] : !tile.ptr<i32>
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<8xi32, strides = [1]>)
+    : !tile.view<128x4096xbf16, strides = [4096, 1]>, !tile.view<8x4096x14336xbf16, strides = [58720256, 1, 4096]>,
+      !tile.view<128x14336xbf16, strides = [14336, 1]>
+  tile.return
+}
+
+// -----
+
+// 1024 rows over 8 groups (128 per expert) keep the untransposed tiles of
+// the stacked rows (8 x 56 tiles of 128 x 256 fill the SMs).
+// CHECK-LABEL: tile.kernel @gemm_grouped_prefill_static
+// CHECK-SAME: grid(896)
+// SM90A-LABEL: tile.kernel @gemm_grouped_prefill_static
+// SM90A-SAME: grid(896)
+// SM90A-NOT: tensor<128x16xbf16>
+tile.kernel @gemm_grouped_prefill_static(%A: !tile.ptr<bf16>, %Bm: !tile.ptr<bf16>, %C: !tile.ptr<bf16>, %offs: !tile.ptr<i32>) {
+  %a = tile.make_view %A[1024, 4096] strides [4096, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %Bm[8, 4096, 14336] strides [58720256, 1, 4096] : !tile.ptr<bf16>
+  %c = tile.make_view %C[1024, 14336] strides [14336, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %offs[8] strides [1] : !tile.ptr<i32>
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<8xi32, strides = [1]>)
+    : !tile.view<1024x4096xbf16, strides = [4096, 1]>, !tile.view<8x4096x14336xbf16, strides = [58720256, 1, 4096]>,
+      !tile.view<1024x14336xbf16, strides = [14336, 1]>
+  tile.return
+}

@@ -146,13 +146,21 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
                   ? ShapedType::kDynamic
                   : stacked * batch;
   }
+  // A grouped GEMM's rows are its groups' together: the rule sees their
+  // count per group on average (a static group count), as tilec.grouped_gemm
+  // does at run time.
+  int64_t groups =
+      op.isGrouped() ? op.getB().getType().getShape()[0] : int64_t(1);
   if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
-      !ShapedType::isDynamic(k)) {
-    for (const auto &[field, value] : ::tilec::rules::getGemmShapeConfig(
-             target.chip.str(), m, n, k, /*numSMs=*/0,
-             // (A grouped GEMM's rows are its groups' together: its token
-             // count per group is known at run time only.)
-             /*canSwapAB=*/getSwapABProblem(op).empty() && !op.isGrouped())) {
+      !ShapedType::isDynamic(k) && !ShapedType::isDynamic(groups)) {
+    bool canSwapAB = getSwapABProblem(op).empty();
+    auto rule =
+        op.isGrouped()
+            ? ::tilec::rules::getGroupedGemmShapeConfig(
+                  target.chip.str(), m, groups, n, k, /*numSMs=*/0, canSwapAB)
+            : ::tilec::rules::getGemmShapeConfig(target.chip.str(), m, n, k,
+                                                 /*numSMs=*/0, canSwapAB);
+    for (const auto &[field, value] : rule) {
       if (field == "block_n")
         c.blockN = value;
       else if (field == "block_m")
