@@ -146,20 +146,21 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
                   ? ShapedType::kDynamic
                   : stacked * batch;
   }
-  // A grouped GEMM's rows are its groups' together: the rule sees their
-  // count per group on average (a static group count), as tilec.grouped_gemm
-  // does at run time.
+  // A grouped GEMM's rows are its groups' together: with a static group
+  // count the rule sees their count per group on average, as
+  // tilec.grouped_gemm does at run time (else only the stacked rows).
   int64_t groups =
       op.isGrouped() ? op.getB().getType().getShape()[0] : int64_t(1);
+  bool staticGroups = !ShapedType::isDynamic(groups);
   if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
-      !ShapedType::isDynamic(k) && !ShapedType::isDynamic(groups)) {
+      !ShapedType::isDynamic(k)) {
     bool canSwapAB = getSwapABProblem(op).empty();
-    auto rule =
-        op.isGrouped()
-            ? ::tilec::rules::getGroupedGemmShapeConfig(
-                  target.chip.str(), m, groups, n, k, /*numSMs=*/0, canSwapAB)
-            : ::tilec::rules::getGemmShapeConfig(target.chip.str(), m, n, k,
-                                                 /*numSMs=*/0, canSwapAB);
+    auto rule = op.isGrouped()
+                    ? ::tilec::rules::getGroupedGemmShapeConfig(
+                          target.chip.str(), m, staticGroups ? groups : 1, n, k,
+                          /*numSMs=*/0, canSwapAB && staticGroups)
+                    : ::tilec::rules::getGemmShapeConfig(
+                          target.chip.str(), m, n, k, /*numSMs=*/0, canSwapAB);
     for (const auto &[field, value] : rule) {
       if (field == "block_n")
         c.blockN = value;
