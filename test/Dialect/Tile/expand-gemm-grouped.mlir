@@ -160,3 +160,23 @@ tile.kernel @gemm_grouped_prefill_static(%A: !tile.ptr<bf16>, %Bm: !tile.ptr<bf1
       !tile.view<1024x14336xbf16, strides = [14336, 1]>
   tile.return
 }
+
+// -----
+
+// A dynamic group count: the rule sees the stacked rows only (128 rows:
+// sm_90a's 128-column tiles), never a transposed class.
+// CHECK-LABEL: tile.kernel @gemm_grouped_dynamic_groups
+// CHECK-SAME: grid((%E + 1) * 56)
+// SM90A-LABEL: tile.kernel @gemm_grouped_dynamic_groups
+// SM90A-SAME: grid((%E + 1) * 112)
+// SM90A: tile.dot {{.*}} : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+tile.kernel @gemm_grouped_dynamic_groups(%A: !tile.ptr<bf16>, %Bm: !tile.ptr<bf16>, %C: !tile.ptr<bf16>, %offs: !tile.ptr<i32>, %E: i32) {
+  %a = tile.make_view %A[128, 4096] strides [4096, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %Bm[%E, 4096, 14336] strides [58720256, 1, 4096] : !tile.ptr<bf16>
+  %c = tile.make_view %C[128, 14336] strides [14336, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %offs[%E] strides [1] : !tile.ptr<i32>
+  tile.gemm %a, %b, %c group_offsets(%o : !tile.view<?xi32, strides = [1]>)
+    : !tile.view<128x4096xbf16, strides = [4096, 1]>, !tile.view<?x4096x14336xbf16, strides = [58720256, 1, 4096]>,
+      !tile.view<128x14336xbf16, strides = [14336, 1]>
+  tile.return
+}
