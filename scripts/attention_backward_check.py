@@ -31,9 +31,11 @@ vs_old = new / old per kernel: an interleaved A/B of a compiler change.
 --op also checks and times the kernels of the named op
 tile.attention_backward (python/tilec/backward_op.py; built by
 build_backward_artifacts.py --op): "__op" (deterministic, dK/dV summed over
-each group by the op's dkdv_sum stage) and "__op_atomic" (atomic, the
-caller sums). Each speed row gets vs_text = op / the text block programs
-(the same programs, expected 1.00x).
+each group by the op's dkdv_sum stage, a stage the text kernels do not
+have), "__op_mha" (deterministic, one dK/dV per query head as the text
+kernels write them) and "__op_atomic" (atomic, the caller sums). Each
+speed row gets vs_text = op / the text block programs (for __op_mha and
+__op_atomic the same programs, expected 1.00x).
 """
 
 import argparse
@@ -123,12 +125,13 @@ class Backward:
 class OpBackward:
     """The stage kernels of tile.attention_backward for one (chip, head
     dim, causal, mode): suffix "__op" (deterministic, expanded: dK and dV of
-    K's shape from the op) or "__op_atomic" (atomic, one dK/dV per query
-    head, summed here as for the text kernels)."""
+    K's shape from the op), "__op_mha" (deterministic, one dK/dV per query
+    head: the text kernels' algorithm, summed here as for them) or
+    "__op_atomic" (atomic, one dK/dV per query head, summed here)."""
 
     def __init__(self, art, chip, d, causal, suffix):
         self.atomic = suffix == "__op_atomic"
-        self.expanded = not self.atomic
+        self.expanded = suffix == "__op"
         names = backward_op.stage_names("bf16", d, causal, self.atomic, self.expanded)
         self.kernels = [Kernel(os.path.join(art, chip, n + ".json")) for n in names]
         self.labels = backward_op.stages(self.atomic, self.expanded)
@@ -293,12 +296,17 @@ def bench(kernels, rounds, log):
                    vs_cudnn={n: tf[n] / tf["cudnn"] for n in tf if n.startswith("tilec")},
                    vs_flash={n: tf[n] / tf["flash"] for n in tf if n.startswith("tilec")},
                    vs_old={n: tf[n] / tf[n + "@old"] for n in tf if n + "@old" in tf},
-                   vs_text={n: tf[n] / tf[n.replace("__op", "").replace("_atomic", "__atomic")]
-                            for n in tf if "__op" in n
-                            and n.replace("__op", "").replace("_atomic", "__atomic") in tf})
+                   vs_text={n: tf[n] / tf[text_twin(n)] for n in tf
+                            if "__op" in n and text_twin(n) in tf})
         log(json.dumps(row))
         rows.append(row)
     return rows
+
+
+def text_twin(name):
+    """The text kernels' variant an op variant's name compares with."""
+    return (name.replace("__op_mha", "").replace("__op_atomic", "__atomic")
+            .replace("__op", ""))
 
 
 def main():
@@ -313,7 +321,8 @@ def main():
     ap.add_argument("--old-artifacts", default=None,
                     help="another build's artifacts, timed beside these (@old)")
     ap.add_argument("--op", action="store_true",
-                    help="also tile.attention_backward's kernels (__op, __op_atomic)")
+                    help="also tile.attention_backward's kernels (__op, __op_mha, "
+                         "__op_atomic)")
     ap.add_argument("--cases", type=int, default=None,
                     help="only the first N shapes of the test matrix (compute-sanitizer runs)")
     args = ap.parse_args()
@@ -335,7 +344,7 @@ def main():
                         kernels[(chip, d, causal, s + "@old")] = Backward(
                             args.old_artifacts, chip, d, causal, s)
                 if args.op:
-                    for s in ("__op", "__op_atomic"):
+                    for s in ("__op", "__op_mha", "__op_atomic"):
                         kernels[(chip, d, causal, s)] = OpBackward(args.artifacts, chip, d,
                                                                    causal, s)
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),

@@ -93,6 +93,7 @@ def op_sources(d, causal):
     named by backward_op.stage_names)."""
     return [(suffix, backward_op.source("bf16", d, causal, atomic, expanded)[1])
             for suffix, atomic, expanded in (("__op", False, True),
+                                             ("__op_mha", False, False),
                                              ("__op_atomic", True, False))]
 
 
