@@ -37,46 +37,56 @@ static int64_t getField(const ConfigOverrides &config, std::string_view field,
   return otherwise;
 }
 
-/// How many programs per SM split-K aims for with `config`'s tiles (0: no
-/// split-K). Measured on the H200 (bench/results/
-/// 2026-12-05_split_k_decode_h200.json, CUDA graphs against cuBLAS):
-/// - sm_90a's transposed decode tiles stream the weights at 2.5-4 TB/s
-///   from one program per SM; split-K only added the reduction (0.56-0.98x
-///   of the unsplit kernel on M = 1..64 of Llama-3 projections): none.
-/// - mma.sync's 16-token tiles (an 8-deep ring): one wave; 64 programs of
-///   N = 4096 split in 2 went from 0.60-0.86x to 0.95-0.99x cuBLAS.
+/// How many weight streams per SM split-K aims for with `config`'s tiles
+/// (0: no split-K). A stream is a tile of B's columns over one K range:
+/// the transposed tiles' programs of one weight tile (its token rows) read
+/// the same weights, from L2 after the first. Measured on the H200
+/// (bench/results/2026-12-05_split_k_decode_h200.json, CUDA graphs against
+/// cuBLAS, Llama-3 projections at M = 1..64):
+/// - sm_90a's transposed tiles stream the weights at 2.5-4 TB/s from one
+///   program per SM; split-K only added the reduction (0.56-0.98x of the
+///   unsplit kernel): none.
+/// - sm_90a's untransposed tiles (a row-major B): one wave (0.34-0.53x
+///   cuBLAS unsplit, 0.53-0.68x in 2 ranges).
+/// - mma.sync's 16-token tiles (an 8-deep ring): one wave (N = 4096 in 2
+///   ranges: 0.60-0.86x -> 0.95-0.99x).
 /// - mma.sync's 32-token tiles (the default ring) keep fewer loads in
-///   flight: four programs per SM (64 x 4096 x 14336: 0.57x unsplit, 0.86x
-///   in 4 ranges; 2 ranges at N = 8192: 0.76-0.77x to 0.78x).
-/// - Other tiles (not measured): one wave.
-static int64_t getSplitKProgramsPerSM(const ConfigOverrides &config,
-                                      std::string_view chip) {
-  if (!getField(config, "swap_ab", 0))
-    return 1;
+///   flight: two per SM (4 ranges at N = 4096: 0.53-0.69x -> 0.83-0.93x;
+///   2 at N = 8192: 0.70-0.78x -> 0.71-0.98x).
+/// - mma.sync's untransposed 128 x 256 tiles: none (2 and 4 ranges took 3.3x
+///   and 1.7x the unsplit kernel's time at 1 x 4096 x 14336; the cause is
+///   not known yet).
+static int64_t getSplitKStreamsPerSM(const ConfigOverrides &config,
+                                     std::string_view chip) {
+  bool swapped = getField(config, "swap_ab", 0) != 0;
   if (chip == "sm_90a")
+    return swapped ? 0 : 1;
+  if (!swapped)
     return 0;
-  return getField(config, "stages", 0) >= 8 ? 1 : 4;
+  return getField(config, "stages", 0) >= 8 ? 1 : 2;
 }
 
 /// Split-K for `config` (the rest of the rule's choice for M x N x K): a
-/// shape whose tiles fill at most half the programs the SMs take
-/// (getSplitKProgramsPerSM) splits each tile's K steps into ranges, one
-/// program each, up to that many programs, with at least
-/// kGemmSplitKMinSteps steps per range (the operand ring's depth, so each
-/// range still streams) and at most kGemmSplitKMax ranges. The tile is
-/// tile.gemm's default where `config` keeps it: 128 x 256, K steps of 64
-/// elements on wgmma and 32 on mma.sync (16-bit inputs).
+/// shape whose weight streams (getSplitKStreamsPerSM; the tiles, where
+/// they are not transposed) fill at most half of what the SMs take splits
+/// each tile's K steps into ranges, one program each, up to that many
+/// streams, with at least kGemmSplitKMinSteps steps per range (the operand
+/// ring's depth, so each range still streams) and at most kGemmSplitKMax
+/// ranges. The tile is tile.gemm's default where `config` keeps it:
+/// 128 x 256, K steps of 64 elements on wgmma and 32 on mma.sync (16-bit
+/// inputs).
 static void addSplitK(ConfigOverrides &config, std::string_view chip, int64_t m,
                       int64_t n, int64_t k, int64_t numSMs) {
   int64_t blockM = getField(config, "block_m", 128);
   int64_t blockN = getField(config, "block_n", 256);
   int64_t blockK = getField(config, "block_k", chip == "sm_90a" ? 64 : 32);
-  int64_t programs = ceilDiv(m, blockM) * ceilDiv(n, blockN);
-  int64_t target = numSMs * getSplitKProgramsPerSM(config, chip);
-  if (target <= 0 || 2 * programs > target)
+  bool swapped = getField(config, "swap_ab", 0) != 0;
+  int64_t streams = (swapped ? 1 : ceilDiv(m, blockM)) * ceilDiv(n, blockN);
+  int64_t target = numSMs * getSplitKStreamsPerSM(config, chip);
+  if (target <= 0 || 2 * streams > target)
     return;
   int64_t split =
-      std::min({target / programs, ceilDiv(k, blockK) / kGemmSplitKMinSteps,
+      std::min({target / streams, ceilDiv(k, blockK) / kGemmSplitKMinSteps,
                 kGemmSplitKMax});
   if (split >= 2)
     config.emplace_back("split_k", split);
@@ -183,22 +193,28 @@ tilec::rules::getGroupedGemmShapeConfig(std::string_view chip, int64_t rows,
     return {};
   // Decode steps route a few tokens to each expert: the untransposed
   // kernel pads each group's rows to 128 (64 on mma.sync), the transposed
-  // one to 16. Measured on the H200 (bench/results/
-  // 2026-12-05_grouped_decode_swap_h200.json, sm_90a, hidden 4096 -> ffn
-  // 14336): 16 tokens per expert (8 experts) 1.06x the better of
-  // torch._grouped_mm and a torch.mm loop, where the untransposed kernel
-  // reached 0.92x; 4 per expert (64 experts, skewed) 1.05x against 0.88x;
-  // 1024 per expert 0.18x (the untransposed kernel 0.90x).
-  if (canSwapAB && rows <= groups * kGroupedGemmSwapABMaxRows) {
-    if (chip == "sm_90a")
-      return {{"block_k", 128},
-              {"block_m", 16},
+  // one to its token tile. Measured on the H200 (bench/results/
+  // 2026-12-05_grouped_decode_swap_h200.json, hidden 4096 -> ffn 14336,
+  // against the better of torch._grouped_mm and a torch.mm loop): on
+  // sm_90a 16-token tiles at 4-16 tokens per expert 1.05-1.18x (the
+  // untransposed kernel 0.88-0.92x), 32-token ones at 32 per expert 1.11x
+  // (1.01x), 64-token ones at 64 per expert 1.05x (1.00x), none at 128
+  // (0.30-0.66x against 0.95x); sm_80's 16-token class 1.12-1.23x up to 32
+  // per expert (0.76x untransposed at 32), 0.56x at 64 (0.77x).
+  if (canSwapAB) {
+    if (chip == "sm_90a" && rows <= groups * kGroupedGemmSwapABMaxRows) {
+      int64_t tokens = rows <= groups * 16 ? 16 : rows <= groups * 32 ? 32 : 64;
+      return {{"block_k", tokens <= 32 ? 128 : 64},
+              {"block_m", tokens},
               {"block_n", 64},
               {"swap_ab", 1},
               {"warps", 4}};
-    ConfigOverrides decode = getMmaSyncDecodeConfig(chip, /*m=*/16);
-    if (!decode.empty())
-      return decode;
+    }
+    if (rows <= groups * kGroupedGemmSwapABMaxRowsMmaSync) {
+      ConfigOverrides decode = getMmaSyncDecodeConfig(chip, /*m=*/16);
+      if (!decode.empty())
+        return decode;
+    }
   }
   ConfigOverrides config;
   for (auto &field : getGemmShapeConfig(chip, rows, n, k, numSMs))

@@ -377,16 +377,19 @@ _DECODE = "_block_k128_block_m16_block_n64_swap_ab1_warps4"
 @pytest.mark.parametrize("shape,b_layout,expected", [
     # The MoE up projection (8192 rows = 4096 tokens x top-2): the default.
     ((8, 8192, 14336, 4096), "col", ""),
-    # 64 experts of 32 rows each, 1024 columns: 16 x 8 tiles of the M rows.
-    ((64, 2048, 1024, 512), "col", "_block_n128"),
+    # 64 experts of 128 rows each, 1024 columns: 64 x 8 tiles of the M rows.
+    ((64, 8192, 1024, 512), "col", ""),
     ((64, 1024, 1024, 512), "row", "_block_n64"),
     ((4, 512, 4096, 64), "col", "_block_n128"),
     # N not a multiple of 8: the rule's tma_store = 0 is dropped.
     ((3, 4096, 4001, 64), "col", ""),
-    # Decode steps (at most 16 tokens per expert on average) run transposed,
-    # where B is column-major.
+    # Decode steps (at most 64 tokens per expert on average) run transposed
+    # where B is column-major, on 16-, 32- or 64-token tiles.
     ((64, 1024, 1024, 512), "col", _DECODE),
     ((8, 128, 14336, 4096), "col", _DECODE),
+    ((8, 256, 14336, 4096), "col", _DECODE.replace("m16", "m32")),
+    ((8, 512, 14336, 4096), "col", "_block_k64_block_m64_block_n64_swap_ab1_warps4"),
+    ((8, 1024, 14336, 4096), "col", ""),
     ((8, 128, 14336, 4096), "row", "_block_n128"),
 ])
 def test_grouped_shape_class_dispatch(launches, tmp_path, shape, b_layout, expected):

@@ -761,35 +761,39 @@ def test_attention_fp8_refusals(launches):
 
 def test_split_k_rule_dispatch():
     """The compiler's shape rule adds split_k (with can_split_k) where the
-    tiles fill at most half the programs the SMs take and K has room for
-    ranges of 8 steps; not on sm_90a's transposed decode tiles (measured
-    slower there)."""
+    weight streams (tiles of B's columns) fill at most half of what the SMs
+    take and K has room for ranges of 8 steps; not on sm_90a's transposed
+    decode tiles or mma.sync's untransposed ones (measured slower there)."""
     from tilec import kernels
     decode = kernels.gemm_shape_config(1, 4096, 14336, "sm_90a", can_swap_ab=True,
                                        can_split_k=True)
     assert decode["swap_ab"] == 1 and "split_k" not in decode
     assert kernels.gemm_shape_config(1, 4096, 14336, "sm_90a", can_swap_ab=True) == decode
-    # mma.sync's 16-token tiles: one wave. The SM count decides: 64 tiles
-    # fill more than half of sm_80's 108 SMs, not of the H200's 132.
+    # mma.sync's 16-token tiles: one stream per SM. The SM count decides:
+    # 64 weight tiles fill more than half of sm_80's 108 SMs, not of 132.
     assert "split_k" not in kernels.gemm_shape_config(1, 4096, 14336, "sm_80", can_swap_ab=True,
                                                       can_split_k=True)
     assert kernels.gemm_shape_config(1, 4096, 14336, "sm_80", num_sms=132, can_swap_ab=True,
                                      can_split_k=True)["split_k"] == 2
-    # mma.sync's 32-token tiles: four programs per SM (128 tiles -> 4 ranges).
-    wide = kernels.gemm_shape_config(64, 4096, 14336, "sm_80", num_sms=132, can_swap_ab=True,
-                                     can_split_k=True)
-    assert (wide["block_m"], wide["split_k"]) == (32, 4)
-    assert kernels.gemm_shape_config(64, 8192, 8192, "sm_80", num_sms=132, can_swap_ab=True,
-                                     can_split_k=True)["split_k"] == 2
-    # Untransposed tiles: one wave, at most 16 ranges; none where K is too
-    # shallow or the tiles fill the GPU.
+    # mma.sync's 32-token tiles: two streams per SM (64 weight tiles -> 4
+    # ranges, 128 -> 2), whatever the token rows.
+    for m in (32, 64):
+        wide = kernels.gemm_shape_config(m, 4096, 14336, "sm_80", num_sms=132, can_swap_ab=True,
+                                         can_split_k=True)
+        assert (wide["block_m"], wide["split_k"]) == (32, 4)
+        assert kernels.gemm_shape_config(m, 8192, 8192, "sm_80", num_sms=132, can_swap_ab=True,
+                                         can_split_k=True)["split_k"] == 2
+    # Untransposed tiles: one wave on sm_90a, at most 16 ranges, none where
+    # K is too shallow or the tiles fill the GPU; none on mma.sync.
     assert kernels.gemm_shape_config(1, 4096, 14336, "sm_90a", can_split_k=True)["split_k"] == 2
-    assert kernels.gemm_shape_config(128, 128, 65536, "sm_80", can_split_k=True) == {
-        "split_k": 16}
-    assert kernels.gemm_shape_config(128, 128, 1024, "sm_80", can_split_k=True) == {
-        "split_k": 4}  # 32 K steps
-    assert kernels.gemm_shape_config(128, 128, 480, "sm_80", can_split_k=True) is None
+    assert kernels.gemm_shape_config(128, 128, 65536, "sm_90a", can_split_k=True) == {
+        "block_n": 64, "split_k": 16}
+    assert kernels.gemm_shape_config(128, 128, 1024, "sm_90a", can_split_k=True) == {
+        "block_n": 64, "split_k": 2}  # 16 K steps
+    assert kernels.gemm_shape_config(128, 128, 480, "sm_90a", can_split_k=True) == {
+        "block_n": 64}
     assert kernels.gemm_shape_config(4096, 4096, 4096, "sm_90a", can_split_k=True) is None
+    assert kernels.gemm_shape_config(128, 128, 65536, "sm_80", can_split_k=True) is None
 
 
 def test_split_k_launches_both_stages(launches, library):

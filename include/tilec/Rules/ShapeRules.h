@@ -48,9 +48,11 @@ int64_t getTypicalNumSMs(std::string_view chip);
 /// A's rows its N, M rounded up to 16, 32 or 64, so no MMA row is padding
 /// (sm_90a's wgmma; mma.sync chips take 16- or 32-token tiles).
 /// With `canSplitK` (a 2-D GEMM without block scales or i8 inputs, whose
-/// caller can pass tile.gemm a workspace), a shape whose tiles fill at most
-/// half the SMs also takes `split_k`: each tile's K in up to one wave's
-/// worth of ranges of at least kGemmSplitKMinSteps K steps.
+/// caller can pass tile.gemm a workspace), a shape whose weight streams
+/// (its tiles of B's columns) fill at most half the SMs also takes
+/// `split_k`: each tile's K in ranges of at least kGemmSplitKMinSteps K
+/// steps, up to one or two streams per SM as measured per tile class (none
+/// on sm_90a's transposed tiles and mma.sync's untransposed ones).
 ConfigOverrides getGemmShapeConfig(std::string_view chip, int64_t m, int64_t n,
                                    int64_t k, int64_t numSMs = 0,
                                    bool canSwapAB = false,
@@ -62,19 +64,22 @@ constexpr int64_t kGemmSwapABMaxM = 64;
 /// A grouped tile.gemm (`groups` problems sharing N and K, `rows` rows of A
 /// in all: an MoE layer's experts) on `chip` with `numSMs` multiprocessors
 /// (0: the chip's typical count). With `canSwapAB` (bf16/f16, a
-/// column-major B), groups of at most kGroupedGemmSwapABMaxRows rows on
-/// average (decode steps: a few tokens per expert) take the transposed
-/// product on 16-token tiles; otherwise the tiles of getGemmShapeConfig
-/// for `rows` x N x K. Without the fields a grouped GEMM does not take
-/// (tma_store, split_k).
+/// column-major B), groups of a few rows on average (decode steps: a few
+/// tokens per expert) take the transposed product: on sm_90a up to
+/// kGroupedGemmSwapABMaxRows rows per group, on 16-, 32- or 64-token tiles
+/// (the average rounded up); on the mma.sync chips up to
+/// kGroupedGemmSwapABMaxRowsMmaSync, on their 16-token decode tiles.
+/// Otherwise the tiles of getGemmShapeConfig for `rows` x N x K, without
+/// the fields a grouped GEMM does not take (tma_store, split_k).
 ConfigOverrides getGroupedGemmShapeConfig(std::string_view chip, int64_t rows,
                                           int64_t groups, int64_t n, int64_t k,
                                           int64_t numSMs = 0,
                                           bool canSwapAB = false);
 
 /// The most rows per group, on average, for which a grouped GEMM runs
-/// transposed.
-constexpr int64_t kGroupedGemmSwapABMaxRows = 16;
+/// transposed on sm_90a, and on the mma.sync chips.
+constexpr int64_t kGroupedGemmSwapABMaxRows = 64;
+constexpr int64_t kGroupedGemmSwapABMaxRowsMmaSync = 32;
 
 /// Split-K: the fewest K steps per range, and the most ranges.
 constexpr int64_t kGemmSplitKMinSteps = 8;
