@@ -643,9 +643,11 @@ def gemm(a, b, *, out=None, bias=None, alpha=None, beta=None, activation=None, o
     compiler. ``config``: tile configuration overrides (e.g.
     ``{"block_n": 128, "stages": 3}``); with ``"split_k": S`` (S > 1) the
     GEMM runs in split-K: two kernels, the partial products of S K ranges
-    per tile into an f32 workspace allocated per call, then their sum in a
-    fixed order (the same bits on every run; no int8 inputs or block
-    scales).
+    per tile into an f32 workspace, then their sum in a fixed order (the
+    same bits on every run; no int8 inputs or block scales). Without
+    ``config`` the compiler's shape rule picks the tiles, and split-K where
+    it measured a gain (decode shapes whose weight tiles leave SMs idle;
+    16-bit inputs without scales; the device's SM count decides).
 
     Differentiable (torch tensors): when a gradient is needed, or while
     torch.compile traces, the call goes through ``torch.ops.tilec.gemm``
@@ -1404,14 +1406,14 @@ def grouped_gemm(a, b, offsets, *, out=None, bias=None, activation=None, out_dty
     (they keep their values; an allocated out's are uninitialized).
     ``bias``: N elements of the output dtype, shared by all groups.
     ``activation``: ``None``, ``"relu"``, ``"gelu"`` or ``"silu"``.
-    ``chip``, ``artifacts``, ``config``: as for :func:`gemm` (the shape
-    class is that of the M rows; operands whose bases are not 16-byte
-    aligned, or whose row or matrix strides are not whole 16-byte chunks,
-    take the variant for any strides, ``{"aligned": 0}``, unless ``config``
-    is given; a grouped GEMM takes no clusters and no TMA store, so
-    ``config`` must not ask for them; decode-time experts, a few tokens
-    each, may run transposed with ``{"swap_ab": 1, "block_m": 16,
-    "block_n": 64, "block_k": 128, "warps": 4}``, B column-major).
+    ``chip``, ``artifacts``, ``config``: as for :func:`gemm` (the class is
+    the compiler's grouped rule's, :func:`tilec.kernels.grouped_gemm_shape_config`:
+    decode-time experts, a few tokens each on average, run transposed where
+    B is column-major, else the shape class of the M rows; operands whose
+    bases are not 16-byte aligned, or whose row or matrix strides are not
+    whole 16-byte chunks, take the variant for any strides, ``{"aligned":
+    0}``, unless ``config`` is given; a grouped GEMM takes no clusters and
+    no TMA store, so ``config`` must not ask for them).
 
     Zero M or N, or no groups (E = 0), launch nothing and write nothing.
     K = 0 launches nothing either and gives ``activation(bias)`` (zeros
