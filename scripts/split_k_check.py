@@ -98,7 +98,9 @@ def bench_configs(m, n, k, chip, layout="col"):
     then forced into 2, 4 and 8 ranges."""
     from tilec import kernels
     rule = kernels.gemm_shape_config(m, n, k, chip, NUM_SMS, can_swap_ab=layout == "col") or {}
-    return [(split, dict(rule, split_k=split) if split > 1 else rule or None)
+    # (split 1 passes the rule's tiles even where they are the default, {}:
+    # config=None would be the dispatch, which may split.)
+    return [(split, dict(rule, split_k=split) if split > 1 else rule)
             for split in BENCH_SPLITS]
 
 

@@ -763,7 +763,7 @@ def test_split_k_rule_dispatch():
     """The compiler's shape rule adds split_k (with can_split_k) where the
     weight streams (tiles of B's columns) fill at most half of what the SMs
     take and K has room for ranges of 8 steps; not on sm_90a's transposed
-    decode tiles or mma.sync's untransposed ones (measured slower there)."""
+    decode tiles (measured slower there)."""
     from tilec import kernels
     decode = kernels.gemm_shape_config(1, 4096, 14336, "sm_90a", can_swap_ab=True,
                                        can_split_k=True)
@@ -783,8 +783,8 @@ def test_split_k_rule_dispatch():
         assert (wide["block_m"], wide["split_k"]) == (32, 4)
         assert kernels.gemm_shape_config(m, 8192, 8192, "sm_80", num_sms=132, can_swap_ab=True,
                                          can_split_k=True)["split_k"] == 2
-    # Untransposed tiles: one wave on sm_90a, at most 16 ranges, none where
-    # K is too shallow or the tiles fill the GPU; none on mma.sync.
+    # Untransposed tiles: one wave, at most 16 ranges, none where K is too
+    # shallow or the tiles fill the GPU.
     assert kernels.gemm_shape_config(1, 4096, 14336, "sm_90a", can_split_k=True)["split_k"] == 2
     assert kernels.gemm_shape_config(128, 128, 65536, "sm_90a", can_split_k=True) == {
         "block_n": 64, "split_k": 16}
@@ -793,7 +793,10 @@ def test_split_k_rule_dispatch():
     assert kernels.gemm_shape_config(128, 128, 480, "sm_90a", can_split_k=True) == {
         "block_n": 64}
     assert kernels.gemm_shape_config(4096, 4096, 4096, "sm_90a", can_split_k=True) is None
-    assert kernels.gemm_shape_config(128, 128, 65536, "sm_80", can_split_k=True) is None
+    assert kernels.gemm_shape_config(128, 128, 65536, "sm_80", can_split_k=True) == {
+        "split_k": 16}
+    assert kernels.gemm_shape_config(1, 4096, 14336, "sm_80", num_sms=132,
+                                     can_split_k=True) == {"split_k": 8}  # 16 tiles
 
 
 def test_split_k_launches_both_stages(launches, library):

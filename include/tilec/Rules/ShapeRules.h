@@ -52,7 +52,7 @@ int64_t getTypicalNumSMs(std::string_view chip);
 /// (its tiles of B's columns) fill at most half the SMs also takes
 /// `split_k`: each tile's K in ranges of at least kGemmSplitKMinSteps K
 /// steps, up to one or two streams per SM as measured per tile class (none
-/// on sm_90a's transposed tiles and mma.sync's untransposed ones).
+/// on sm_90a's transposed tiles).
 ConfigOverrides getGemmShapeConfig(std::string_view chip, int64_t m, int64_t n,
                                    int64_t k, int64_t numSMs = 0,
                                    bool canSwapAB = false,
