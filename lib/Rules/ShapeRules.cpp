@@ -53,9 +53,9 @@ static int64_t getField(const ConfigOverrides &config, std::string_view field,
 /// - mma.sync's 32-token tiles (the default ring) keep fewer loads in
 ///   flight: two per SM (4 ranges at N = 4096: 0.53-0.69x -> 0.83-0.93x;
 ///   2 at N = 8192: 0.70-0.78x -> 0.71-0.98x).
-/// - mma.sync's untransposed 128 x 256 tiles (a row-major B): one wave;
-///   the fewer ranges, the slower (16 tiles in 8 ranges 0.49-0.67x, in 4
-///   0.36-0.42x, in 2 0.19-0.25x).
+/// - mma.sync's untransposed 128 x 256 tiles (a row-major B): one wave (16
+///   tiles unsplit 0.10-0.14x, in 2 ranges 0.19-0.25x, in 8 0.49-0.67x;
+///   bench/results/2026-12-05_decode_rules_h200.json).
 static int64_t getSplitKStreamsPerSM(const ConfigOverrides &config,
                                      std::string_view chip) {
   bool swapped = getField(config, "swap_ab", 0) != 0;
