@@ -115,6 +115,18 @@ static ConfigOverrides getMmaSyncDecodeConfig(std::string_view chip,
           {"warps", 4}};
 }
 
+/// sm_90a's transposed (decode) tiles: C's tile is `tokens` rows of A by
+/// `weights` columns of B, the product weights x tokens on wgmma, with
+/// 128-wide K steps where the token tile is narrow (at most 32), a warp per
+/// 16 weights. Sorted by field name.
+static ConfigOverrides getWgmmaDecodeTiles(int64_t tokens, int64_t weights) {
+  return {{"block_k", tokens <= 32 ? 128 : 64},
+          {"block_m", tokens},
+          {"block_n", weights},
+          {"swap_ab", 1},
+          {"warps", weights / 16}};
+}
+
 /// getGemmShapeConfig's tiles (everything but split-K).
 static ConfigOverrides getTileShapeConfig(std::string_view chip, int64_t m,
                                           int64_t n, int64_t numSMs,
@@ -140,12 +152,9 @@ static ConfigOverrides getTileShapeConfig(std::string_view chip, int64_t m,
     while (weights == 64 && tokens > 16 &&
            2 * ceilDiv(n, weights) * ceilDiv(m, tokens) < numSMs)
       tokens /= 2;
-    config = {{"block_k", tokens <= 32 ? 128 : 64},
-              {"block_m", tokens},
-              {"block_n", weights},
-              {"swap_ab", 1},
-              {"tma_store", 0},
-              {"warps", weights / 16}};
+    config = getWgmmaDecodeTiles(tokens, weights);
+    config.emplace_back("tma_store", 0);
+    std::sort(config.begin(), config.end());
     return config;
   }
   // The default tile is 128 x 256 (NamedOpConfigs.cpp).
@@ -204,11 +213,7 @@ tilec::rules::getGroupedGemmShapeConfig(std::string_view chip, int64_t rows,
   if (canSwapAB) {
     if (chip == "sm_90a" && rows <= groups * kGroupedGemmSwapABMaxRows) {
       int64_t tokens = rows <= groups * 16 ? 16 : rows <= groups * 32 ? 32 : 64;
-      return {{"block_k", tokens <= 32 ? 128 : 64},
-              {"block_m", tokens},
-              {"block_n", 64},
-              {"swap_ab", 1},
-              {"warps", 4}};
+      return getWgmmaDecodeTiles(tokens, /*weights=*/64);
     }
     if (rows <= groups * kGroupedGemmSwapABMaxRowsMmaSync) {
       ConfigOverrides decode = getMmaSyncDecodeConfig(chip, /*m=*/16);

@@ -884,6 +884,7 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     if workspace is not None:
         buffer, allocate_workspace, ldw = workspace
         values.update(W=describe(buffer, "the split-K workspace"), ldw=ldw, sw=m * ldw)
+        workspace = (buffer, allocate_workspace)
     if BIAS is not None:
         values["bias"] = BIAS
     if alpha is not None:
@@ -905,7 +906,7 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         _check_metadata(op, meta, values, described)
     if workspace is not None:
         _launch_stages(key, stages, values, A.kind, device_index, _GEMM_DYNAMIC, allocate,
-                       workspace[:2])
+                       workspace)
     else:
         _launch_checked(key, *stages[0], values, A.kind, device_index, _GEMM_DYNAMIC,
                         allocate=allocate)
@@ -1215,20 +1216,18 @@ def _batched_b_layout(op, info):
     return layout, _batch_stride(info, k if layout == "row" else n, ldb), ldb
 
 
-def _grouped_class_kernel(op, variant, config, m, n, k, chip, cubin_arch, artifacts,
+def _grouped_class_kernel(op, variant, config, untransposed, chip, cubin_arch, artifacts,
                           device_index):
     """(launcher, metadata) of the grouped GEMM class the rule picked; where
     a transposed (decode) class is not available (artifacts built without
-    it and no compiler), the untransposed class of the stacked rows, which
-    computes the same."""
+    it and no compiler), ``untransposed()``'s class (the rule's without
+    ``can_swap_ab``), which computes the same."""
     try:
         return _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts, device_index)
     except KernelNotAvailableError:
         if not (config or {}).get("swap_ab"):
             raise
-    config = gemm_shape_config(m, n, k, chip) or {}
-    config = {f: v for f, v in config.items() if f not in _STACKED_DROPPED} or None
-    return _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts, device_index)
+    return _gemm_kernel(op, variant, untransposed(), chip, cubin_arch, artifacts, device_index)
 
 
 def _check_int8_epilogue(op, A, bias, activation):
@@ -1506,8 +1505,12 @@ def _grouped_checked(a, b, offsets, out, bias, activation, out_dtype, chip, arti
             can_swap_ab = A.dtype in ("bf16", "f16") and b_layout == "col"
             config = grouped_gemm_shape_config(m, groups, n, k, chip,
                                                _device_num_sms(device_index), can_swap_ab)
-        launcher, meta = _grouped_class_kernel(op, variant, config, m, n, k, chip, cubin_arch,
-                                               artifacts, device_index)
+
+        def untransposed():
+            return grouped_gemm_shape_config(m, groups, n, k, chip,
+                                             _device_num_sms(device_index), False)
+        launcher, meta = _grouped_class_kernel(op, variant, config, untransposed, chip,
+                                               cubin_arch, artifacts, device_index)
     else:
         launcher, meta = _gemm_kernel(op, variant, config, chip, cubin_arch, artifacts,
                                       device_index)
