@@ -53,7 +53,11 @@ ATOMIC_TILE_VARIANTS = {
                       # Two warpgroups of 32-query steps: its TMA ring left
                       # no room for the cp.async ring of the mma.sync dots
                       # until tile-tma-pipeline reserved it (4 stages).
-                      T(dkv_m=32)],
+                      T(dkv_m=32),
+                      # Two warpgroups of 64 keys each: dS K (64 queries) on
+                      # wgmma with the warpgroups splitting dQ's columns.
+                      T(dq_add_cols=128),
+                      T(dq_add_cols=128, dkv_consumer_regs=240)],
     ("sm_80", 64): [T(dkv_n=64, dkv_m=64, dkv_warps=4)],
     ("sm_80", 128): [T(dkv_n=64, dkv_m=64, dkv_warps=4), T(dkv_n=64, dkv_m=32, dkv_warps=4)],
 }

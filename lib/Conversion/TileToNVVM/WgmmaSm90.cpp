@@ -347,7 +347,8 @@ struct WgmmaOperands {
   SharedEncodingAttr aEnc, bEnc; // aEnc is null for a register A (RS)
   DotOperandEncodingAttr aRegs;  // the register A's layout, or null
   Type et, bt;                   // A's and B's element types
-  int64_t n, k;
+  int64_t n, k;                  // n: one warpgroup's columns (instruction N)
+  unsigned mGroups, nGroups;     // warpgroups along M and N
   unsigned elemBytes;
   int64_t kStep;              // K per instruction (32 bytes)
   int64_t aSwizzle, bSwizzle; // swizzle spans in bytes
@@ -391,11 +392,19 @@ static FailureOr<WgmmaOperands> checkWgmmaOperands(DotOp op,
   // elements.
   w.elemBytes = getStorageBytes(w.et);
   w.kStep = 32 / w.elemBytes;
+  // Warpgroups stack along M (64 rows each); more of them split N, with
+  // warps numbered along M first (#tile.mma's mFirst).
+  unsigned wm = mma ? mma.getWarpsPerCTA()[0] : 0;
+  unsigned wn = mma ? mma.getWarpsPerCTA()[1] : 0;
   if (!(kMajorOnly || w.et.isBF16() || w.et.isF16()) || accType.isF16() ||
-      !mma || mma.getWarpsPerCTA()[1] != 1 || numWarps % 4 != 0 ||
-      m != 16 * numWarps || w.n % 8 != 0 || w.n > 256 || w.k % w.kStep != 0)
+      !mma || (wn != 1 && !mma.getMFirst()) || wm % 4 != 0 ||
+      wm * wn != numWarps || m != 16 * wm || w.n % wn != 0 ||
+      (w.n / wn) % 8 != 0 || w.n / wn > 256 || w.k % w.kStep != 0)
     return op.emitOpError("unsupported wgmma operands: ")
            << w.aType << " x " << w.bType << " -> " << w.cType;
+  w.mGroups = wm / 4;
+  w.nGroups = wn;
+  w.n /= wn;
   // Descriptors take segments of one hardware swizzle span: 128 bytes
   // (32 32-bit, 64 16-bit or 128 8-bit elements), or 64 bytes for K-major
   // operands; rows start at swizzle atoms (8 rows of a span).
@@ -415,6 +424,10 @@ static FailureOr<WgmmaOperands> checkWgmmaOperands(DotOp op,
     return op.emitOpError("an M-major A operand is not supported yet");
   if (!w.bKMajor && w.bSwizzle != 128)
     return op.emitOpError("an N-major B operand needs the 128-byte swizzle");
+  if (!w.bKMajor && w.nGroups > 1 && (w.n * w.elemBytes) % w.bSwizzle != 0)
+    return op.emitOpError("warpgroups splitting an N-major B must start at "
+                          "its swizzle segments, got ")
+           << w.n << " columns each";
   if (kMajorOnly && !w.bKMajor)
     return op.emitOpError(tf32 ? "tf32" : "8-bit (fp8, i8)")
            << " wgmma needs B contiguous along K (the transpose is for "
@@ -478,16 +491,38 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   ThreadIds ids = getThreadIds(rewriter, loc);
   Value warpgroup = arith::ShRUIOp::create(rewriter, loc, ids.warp,
                                            i32Val(rewriter, loc, 2));
+  // Warpgroups along M first, then along N.
+  Value rowGroup = warpgroup, colGroup;
+  if (w.nGroups > 1 && w.mGroups == 1) {
+    rowGroup = i32Val(rewriter, loc, 0);
+    colGroup = warpgroup;
+  } else if (w.nGroups > 1) {
+    rowGroup = arith::RemUIOp::create(rewriter, loc, warpgroup,
+                                      i32Val(rewriter, loc, w.mGroups));
+    colGroup = arith::DivUIOp::create(rewriter, loc, warpgroup,
+                                      i32Val(rewriter, loc, w.mGroups));
+  }
   // Rows of this warpgroup start 64 * wg rows into A: 64 rows of a
   // segment.
   Value aRowBytes = arith::MulIOp::create(
-      rewriter, loc, warpgroup, i32Val(rewriter, loc, 64 * w.aSwizzle));
+      rewriter, loc, rowGroup, i32Val(rewriter, loc, 64 * w.aSwizzle));
   Value aBase =
       w.aRegs ? Value()
               : LLVM::GEPOp::create(rewriter, loc, adaptor.getA().getType(),
                                     rewriter.getI8Type(), adaptor.getA(),
                                     ValueRange{aRowBytes});
   Value bBase = adaptor.getB();
+  if (colGroup) {
+    // This warpgroup's columns of B: w.n rows of a K-major B, or whole
+    // 64-element segments (all K rows each) of an N-major one.
+    int64_t groupBytes =
+        getUnswizzledOffset(w.bEnc, w.bType.getShape(), 0, w.n, w.elemBytes);
+    Value bColBytes = arith::MulIOp::create(rewriter, loc, colGroup,
+                                            i32Val(rewriter, loc, groupBytes));
+    bBase =
+        LLVM::GEPOp::create(rewriter, loc, bBase.getType(),
+                            rewriter.getI8Type(), bBase, ValueRange{bColBytes});
+  }
   SmallVector<Value> aValues;
   LinearLayout aLL;
   if (w.aRegs) {

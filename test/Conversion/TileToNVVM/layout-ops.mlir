@@ -39,6 +39,37 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
 
 // -----
 
+// #tile.mma's warp order: with warps along N too, numbering them along M
+// first (mFirst, wgmma's warpgroups splitting N) gives warps other tiles,
+// so converting between the two orders goes through shared memory; with
+// warps along M only both orders are the same layout.
+#nfirst = #tile.mma<warpsPerCTA = [4, 2]>
+#mfirst = #tile.mma<warpsPerCTA = [4, 2], mFirst = true>
+#rows = #tile.mma<warpsPerCTA = [8, 1]>
+#rowsm = #tile.mma<warpsPerCTA = [8, 1], mFirst = true>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @mma_warp_orders
+  // CHECK: nvvm.barrier
+  // CHECK: llvm.store %{{.*}}, %{{.*}} : {{.*}}, !llvm.ptr<3>
+  // CHECK: llvm.return
+  tile.kernel @mma_warp_orders() warps(8) {
+    %x = arith.constant dense<1.0> : tensor<64x128xf32, #nfirst>
+    %y = tile.convert_layout %x : tensor<64x128xf32, #nfirst> -> tensor<64x128xf32, #mfirst>
+    tile.return
+  }
+  // CHECK-LABEL: llvm.func @mma_rows_only_orders
+  // CHECK-NOT: nvvm.barrier
+  // CHECK-NOT: llvm.store
+  // CHECK: llvm.return
+  tile.kernel @mma_rows_only_orders() warps(8) {
+    %x = arith.constant dense<1.0> : tensor<128x128xf32, #rows>
+    %y = tile.convert_layout %x : tensor<128x128xf32, #rows> -> tensor<128x128xf32, #rowsm>
+    tile.return
+  }
+}
+
+// -----
+
 // mma accumulator -> mma A operand (16-bit): same registers, no data motion.
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 #a = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>

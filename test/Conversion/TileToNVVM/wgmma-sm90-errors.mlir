@@ -171,3 +171,45 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     tile.return
   }
 }
+
+// -----
+
+// Warpgroups split N only with warps numbered along M first (mFirst):
+// numbered along N first, a warpgroup's four warps are not 64 rows.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 2]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  tile.kernel @split_n_numbered_along_n() warps(8) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+    %bb = tile.local_alloc : !tile.smem<1x64x128xbf16, #sw>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x64x128xbf16, #sw> -> tensor<64x128xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x128xf32, #mma>
+    // expected-error @+2 {{unsupported wgmma operands}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %z : tensor<64x64xbf16, #sw>, tensor<64x128xbf16, #sw> -> tensor<64x128xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// Each warpgroup's B descriptors start at a 64-element segment of an
+// N-major B: 32 columns each do not.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 2], mFirst = true>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  tile.kernel @split_n_inside_a_segment() warps(8) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+    %bb = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    // expected-error @+2 {{warpgroups splitting an N-major B must start at its swizzle segments, got 32 columns each}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %z : tensor<64x64xbf16, #sw>, tensor<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.return
+  }
+}

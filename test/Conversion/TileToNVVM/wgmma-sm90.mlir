@@ -135,6 +135,90 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
 
 // -----
 
+// Two warpgroups on 64 rows split N (#tile.mma with mFirst: warps along M
+// first): both read all of A; warpgroup g reads B from column 64 g on, one
+// 64-element segment of the N-major B further (64 K rows x 128 bytes =
+// 8192 bytes), and runs m64n64k16 on its 32 accumulator registers.
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 2], mFirst = true>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @ss_warpgroups_split_n
+  // CHECK-SAME: nvvm.reqntid = array<i32: 256, 1, 1>
+  // CHECK: %[[TWO:.+]] = arith.constant 2 : i32
+  // CHECK-NEXT: %[[WG:.+]] = arith.shrui %{{.+}}, %[[TWO]] : i32
+  // CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0 : i32
+  // CHECK-NEXT: %[[WGB:.+]] = arith.constant 8192 : i32
+  // CHECK-NEXT: %[[AROWS:.+]] = arith.muli %[[ZERO]], %[[WGB]] : i32
+  // CHECK-NEXT: %[[ABASE:.+]] = llvm.getelementptr %{{.+}}[%[[AROWS]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+  // CHECK-NEXT: %[[SEG:.+]] = arith.constant 8192 : i32
+  // CHECK-NEXT: %[[BCOLS:.+]] = arith.muli %[[WG]], %[[SEG]] : i32
+  // CHECK-NEXT: %[[BBASE:.+]] = llvm.getelementptr %{{.+}}[%[[BCOLS]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: llvm.getelementptr %[[BBASE]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+  // CHECK-SAME: : !llvm.struct<({{(f32, ){31}f}}32)> -> !llvm.struct<({{(f32, ){31}f}}32)>
+  // CHECK-NEXT: llvm.getelementptr %[[BBASE]][2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK-NEXT: llvm.getelementptr %[[BBASE]][4096]
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK-NEXT: llvm.getelementptr %[[BBASE]][6144]
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: llvm.return
+  tile.kernel @ss_warpgroups_split_n() warps(8) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+    %bb = tile.local_alloc : !tile.smem<1x64x128xbf16, #sw>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x64x128xbf16, #sw> -> tensor<64x128xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<64x128xf32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<64x64xbf16, #sw>, tensor<64x128xbf16, #sw> -> tensor<64x128xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// Four warpgroups on 128 rows and two N halves: warpgroup g takes rows
+// 64 (g % 2) and, of the K-major B (stored N x K), rows 32 (g / 2) of N
+// (32 rows x 128 bytes = 4096 bytes); m64n32k16. A in registers (RS): the
+// A fragment of each warp's 16 rows, held by both N halves.
+
+#swk = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [8, 2], mFirst = true>
+#da = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @rs_warpgroups_split_m_and_n
+  // CHECK-SAME: nvvm.reqntid = array<i32: 512, 1, 1>
+  // CHECK: %[[TWO:.+]] = arith.constant 2 : i32
+  // CHECK-NEXT: %[[WG:.+]] = arith.shrui %{{.+}}, %[[TWO]] : i32
+  // CHECK-NEXT: %[[MG:.+]] = arith.constant 2 : i32
+  // CHECK-NEXT: %[[ROW:.+]] = arith.remui %[[WG]], %[[MG]] : i32
+  // CHECK-NEXT: %[[MG2:.+]] = arith.constant 2 : i32
+  // CHECK-NEXT: %[[COL:.+]] = arith.divui %[[WG]], %[[MG2]] : i32
+  // CHECK: %[[NROWS:.+]] = arith.constant 4096 : i32
+  // CHECK-NEXT: %[[BCOLS:.+]] = arith.muli %[[COL]], %[[NROWS]] : i32
+  // CHECK-NEXT: llvm.getelementptr %{{.+}}[%[[BCOLS]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {$0, {{(\$[0-9]+, ){14}\$}}15}
+  // CHECK-NOT: wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK: llvm.return
+  tile.kernel @rs_warpgroups_split_m_and_n() warps(16) {
+    %c0 = arith.constant 0 : i32
+    %a = arith.constant dense<1.0> : tensor<128x64xbf16, #da>
+    %bb = tile.local_alloc : !tile.smem<1x64x64xbf16, #swk>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x64x64xbf16, #swk> -> tensor<64x64xbf16, #swk>
+    %z = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<128x64xbf16, #da>, tensor<64x64xbf16, #swk> -> tensor<128x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
 // RS: A in registers (each warp's mma.sync A fragment, four i32 per K step)
 // and B in shared memory. The NVVM op only takes an A descriptor, so each K
 // step is inline PTX: the 32 accumulator registers tied in and out, the A

@@ -130,3 +130,26 @@ tile.kernel @tf32x3(%A: !tile.ptr<f32> {tile.align = 16 : i64}, %B: !tile.ptr<f3
   tile.store %acc, %c[%c0, %c0] : tensor<64x128xf32>, !tile.view<64x128xf32, strides = [128, 1]>
   tile.return
 }
+
+// -----
+
+// Two warpgroups on 64 rows split N, but 64 columns of an N-major B give
+// each 32: not whole 64-element swizzle segments, where wgmma descriptors
+// start.
+tile.kernel @split_n_inside_a_segment(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %K: i32 {tile.divisibility = 8 : i64}) grid(1) warps(8) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %a = tile.make_view %A[64, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, 64] strides [64, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[64, 64] strides [64, 1] : !tile.ptr<f32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<64x?xbf16, strides = [?, 1]> -> tensor<64x64xbf16>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16>
+    // expected-remark @below {{this dot runs on mma.sync: its 2 warpgroups split N = 64 of an N-major B into 32 columns each, not whole 64-element swizzle segments}}
+    %d = tile.dot %ta, %tb, %acc : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  tile.store %acc, %c[%c0, %c0] : tensor<64x64xf32>, !tile.view<64x64xf32, strides = [64, 1]>
+  tile.return
+}

@@ -258,3 +258,30 @@ tile.kernel @wgmma_rs_fp8_from_dot(%q: !tile.ptr<f8E4M3FN> {tile.align = 16 : i6
   tile.store %r, %vo[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// A dot of 64 rows on two warpgroups: the warpgroups split N (64 columns
+// each of the N-major B, whole 64-element swizzle segments), warps numbered
+// along M first as wgmma's are.
+
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 2], mFirst = true>
+// CHECK-DAG: #[[$SW:.+]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+// CHECK-LABEL: tile.kernel @wgmma_warpgroups_split_n
+// CHECK: tile.dot {{.*}} : tensor<64x64xbf16, #[[$SW]]>, tensor<64x128xbf16, #[[$SW]]> -> tensor<64x128xf32, #[[$MMA]]>
+tile.kernel @wgmma_warpgroups_split_n(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(8) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %vb = tile.make_view %b[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %vc = tile.make_view %c[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %z = arith.constant dense<0.0> : tensor<64x128xf32>
+  %r = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %z) -> (tensor<64x128xf32>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<64x64xbf16>
+    %tb = tile.load %vb[%k, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<64x128xbf16>
+    %d = tile.dot %ta, %tb, %acc : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %r, %vc[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}

@@ -542,6 +542,11 @@ func.func private @f(tensor<4x4xf32, #tile.mma<warpsPerCTA = [3, 1]>>)
 
 // -----
 
+// expected-error @+1 {{expected whole warpgroups along M (a multiple of 4 warps) with mFirst, got 2}}
+func.func private @f(tensor<4x4xf32, #tile.mma<warpsPerCTA = [2, 2], mFirst = true>>)
+
+// -----
+
 // expected-error @+1 {{expected opIdx 0 (A) or 1 (B), got 2}}
 func.func private @f(tensor<4x4xf32, #tile.dot_operand<opIdx = 2, parent = #tile.mma<warpsPerCTA = [4, 1]>, kWidth = 2>>)
 

@@ -5,6 +5,10 @@
 // shapes the dialect is designed for: a tiled GEMM main loop and a
 // FlashAttention-2 forward with online softmax and a causal mask.
 
+// #tile.mma prints mFirst only when set (@layouts).
+// CHECK-DAG: #mma = #tile.mma<warpsPerCTA = [2, 2]>
+// CHECK-DAG: #mma1 = #tile.mma<warpsPerCTA = [4, 1], mFirst = true>
+
 // CHECK-LABEL: tile.kernel @kernel_signature
 // CHECK-SAME: (%a: !tile.ptr<bf16>, %n: i32, %ld: i64, %alpha: f32)
 // CHECK-SAME: grid(ceildiv(%n, 128), %n - 1, 2) warps(8)
@@ -110,6 +114,8 @@ tile.kernel @layouts() {
   %y = tile.convert_layout %x : tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>> -> tensor<64x64xf32, #tile.mma<warpsPerCTA = [2, 2]>>
   %z = tile.convert_layout %y : tensor<64x64xf32, #tile.mma<warpsPerCTA = [2, 2]>> -> tensor<64x64xf32, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [2, 2]>, kWidth = 2>>
   %w = tile.reduce max %x axis = 1 : tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>> -> tensor<64xf32, #tile.slice<dim = 1, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>>
+  // CHECK: tile.convert_layout %{{.*}} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma1>
+  %m = tile.convert_layout %y : tensor<64x64xf32, #tile.mma<warpsPerCTA = [2, 2]>> -> tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], mFirst = true>>
   tile.return
 }
 

@@ -172,11 +172,15 @@ unsigned SliceEncodingAttr::getRank() const {
 
 LogicalResult
 MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        ArrayRef<unsigned> warpsPerCTA) {
+                        ArrayRef<unsigned> warpsPerCTA, bool mFirst) {
   if (warpsPerCTA.size() != 2)
     return emitError() << "expected warpsPerCTA of rank 2";
   if (!allPowersOfTwo(warpsPerCTA))
     return emitError() << "expected powers of two in warpsPerCTA";
+  if (mFirst && warpsPerCTA[0] % 4 != 0)
+    return emitError() << "expected whole warpgroups along M (a multiple of "
+                          "4 warps) with mFirst, got "
+                       << warpsPerCTA[0];
   return success();
 }
 
@@ -209,8 +213,13 @@ LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   SmallVector<LinearLayout::Basis> warps;
   appendRange(regs, 2, 1, 8, wtN, n, /*dropZero=*/true);
   appendRange(regs, 2, 0, 16, wtM, m, /*dropZero=*/true);
-  appendRange(warps, 2, 1, wtN, wtN * wn, n, /*dropZero=*/false);
-  appendRange(warps, 2, 0, wtM, wtM * wm, m, /*dropZero=*/false);
+  if (getMFirst()) {
+    appendRange(warps, 2, 0, wtM, wtM * wm, m, /*dropZero=*/false);
+    appendRange(warps, 2, 1, wtN, wtN * wn, n, /*dropZero=*/false);
+  } else {
+    appendRange(warps, 2, 1, wtN, wtN * wn, n, /*dropZero=*/false);
+    appendRange(warps, 2, 0, wtM, wtM * wm, m, /*dropZero=*/false);
+  }
   return LinearLayout(shape, std::move(regs), std::move(lanes),
                       std::move(warps))
       .wrapToShape();
@@ -256,9 +265,13 @@ LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) con
              basis2(4, 0)};
     appendRange(regs, 2, 1, 8 * kw, k, k, true);
     appendRange(regs, 2, 0, 16, wtM, m, true);
+    // Warps along N hold copies (in the parent's warp order).
+    if (mma.getMFirst())
+      appendRange(warps, 2, 0, wtM, wtM * wm, m, false);
     for (unsigned i = 1; i < wn; i *= 2)
       warps.push_back(basis2(0, 0));
-    appendRange(warps, 2, 0, wtM, wtM * wm, m, false);
+    if (!mma.getMFirst())
+      appendRange(warps, 2, 0, wtM, wtM * wm, m, false);
   } else {
     int64_t k = shape[0], n = shape[1];
     int64_t wtN = std::max<int64_t>(n / wn, 8);
@@ -268,9 +281,14 @@ LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) con
              basis2(0, 4)};
     appendRange(regs, 2, 0, 8 * kw, k, k, true);
     appendRange(regs, 2, 1, 8, wtN, n, true);
+    // Warps along M hold copies (in the parent's warp order).
+    if (mma.getMFirst())
+      for (unsigned i = 1; i < wm; i *= 2)
+        warps.push_back(basis2(0, 0));
     appendRange(warps, 2, 1, wtN, wtN * wn, n, false);
-    for (unsigned i = 1; i < wm; i *= 2)
-      warps.push_back(basis2(0, 0));
+    if (!mma.getMFirst())
+      for (unsigned i = 1; i < wm; i *= 2)
+        warps.push_back(basis2(0, 0));
   }
   return LinearLayout(shape, std::move(regs), std::move(lanes),
                       std::move(warps))

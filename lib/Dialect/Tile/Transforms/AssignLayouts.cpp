@@ -314,18 +314,25 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     return none("precision(tf32x3) splits both operands in registers, and "
                 "wgmma reads B from shared memory");
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
-  if (m != 16 * numWarps)
+  // Warpgroups stack along M, 64 rows each; where the rows are fewer than
+  // the warpgroups' (64 queries of the attention backward's dS K on two
+  // warpgroups), the warpgroups left over split N.
+  int64_t groups = numWarps / 4;
+  if (m % 64 != 0 || groups % (m / 64) != 0)
     return none("its " + Twine(m) + " rows are not 64 per warpgroup (" +
                 Twine(16 * numWarps) + " with " + Twine(numWarps) +
-                " warps)");
+                " warps) or a divisor of them in whole warpgroups");
+  int64_t nGroups = groups / (m / 64);
+  int64_t nPer = n / nGroups;
   // One instruction takes 32 bytes of K; a 128-byte swizzle segment holds
   // 32 32-bit, 64 16-bit or 128 8-bit elements.
   unsigned elemBytes = getBitWidth(et) / 8;
   int64_t kStep = 32 / elemBytes, seg = 128 / elemBytes;
-  if (n > 256 || n % 8 != 0 || k % kStep != 0)
-    return none("N = " + Twine(n) + " (at most 256, a multiple of 8) or K = " +
-                Twine(k) + " (a multiple of " + Twine(kStep) +
-                ") does not fit wgmma");
+  if (n % nGroups != 0 || nPer > 256 || nPer % 8 != 0 || k % kStep != 0)
+    return none(
+        "N = " + Twine(n) + " (over " + Twine(nGroups) +
+        " warpgroup(s): at most 256 each, a multiple of 8) or K = " + Twine(k) +
+        " (a multiple of " + Twine(kStep) + ") does not fit wgmma");
   // 8-bit and tf32 wgmma read both operands K-major (PTX ISA: wgmma's
   // transpose is for 16-bit types only).
   StringRef kind = et.isF32() ? "tf32" : "8-bit (fp8, i8)";
@@ -369,6 +376,12 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   // so any N that wgmma takes fits (e.g. 16 tokens of a swap-AB decode
   // GEMM).
   bool bKMajor = getOperandContiguity(dot.getB(), 1) == 0;
+  // Warpgroups splitting an N-major B start at its 64-element segments.
+  if (nGroups > 1 && !bKMajor && nPer % seg != 0)
+    return none("its " + Twine(nGroups) + " warpgroups split N = " + Twine(n) +
+                " of an N-major B into " + Twine(nPer) +
+                " columns each, not whole " + Twine(seg) +
+                "-element swizzle segments");
   bool bLoaded =
       (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), kMajorOnly)) &&
       (bKMajor || n % 64 == 0) && segmentsFit(dot.getB(), 0);
@@ -412,8 +425,13 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
   if (kind != WgmmaKind::None) {
     // wgmma: warpgroups stack along M, each warp owns 16 rows; the
     // accumulator fragment is the mma.sync one with warps along M, and so
-    // is a register A operand's.
-    auto mma = MmaEncodingAttr::get(ctx, {numWarps, 1});
+    // is a register A operand's. Warpgroups beyond the rows' split N
+    // (numbered along M first, as wgmma's warps are).
+    unsigned rowWarps = a.getDimSize(0) / 16;
+    auto mma = rowWarps == numWarps
+                   ? MmaEncodingAttr::get(ctx, {numWarps, 1})
+                   : MmaEncodingAttr::get(ctx, {rowWarps, numWarps / rowWarps},
+                                          /*mFirst=*/true);
     auto sharedA = dyn_cast_or_null<SharedEncodingAttr>(a.getEncoding());
     auto sharedB = dyn_cast_or_null<SharedEncodingAttr>(
         cast<RankedTensorType>(dot.getB().getType()).getEncoding());

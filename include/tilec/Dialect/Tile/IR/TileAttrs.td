@@ -183,12 +183,29 @@ def Tile_MmaEncodingAttr : Tile_Attr<"MmaEncoding", "mma",
     contiguous warp tiles; each warp repeats the 16x8 tile over its warp tile
     (N fastest, then M).
 
+    Warps are numbered along N first. With `mFirst = true` they are numbered
+    along M first: the layout of wgmma's accumulator when warpgroups split
+    N (four consecutive warps own 64 consecutive rows; warpgroup `g` of a
+    64-row tile owns columns `g * N / warpsPerCTA[1]` on). Its warps along
+    M are a multiple of 4.
+
     ```mlir
     #tile.mma<warpsPerCTA = [4, 2]>
+    #tile.mma<warpsPerCTA = [4, 2], mFirst = true>
     ```
   }];
-  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
-  let assemblyFormat = "`<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `>`";
+  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        DefaultValuedParameter<"bool", "false">:$mFirst);
+  let assemblyFormat = [{
+    `<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` (`,` `mFirst` `=` $mFirst^)? `>`
+  }];
+  let skipDefaultBuilders = 1;
+  let builders = [
+    AttrBuilder<(ins "ArrayRef<unsigned>":$warpsPerCTA,
+                     CArg<"bool", "false">:$mFirst), [{
+      return $_get($_ctxt, warpsPerCTA, mFirst);
+    }]>
+  ];
   let genVerifyDecl = 1;
 }
 
