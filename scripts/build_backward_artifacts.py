@@ -36,8 +36,10 @@ from tilec import backward_kernels, backward_op  # noqa: E402
 #: split (40 / 232), which the 240-register choice replaced.
 T = backward_kernels.Tiles
 TILE_VARIANTS = {
-    ("sm_90a", 64): [T(dq_n=128)],
-    ("sm_90a", 128): [T()],
+    ("sm_90a", 64): [T(dq_n=128), T(dq_n=128, share_tiles=True)],
+    # share_tiles: one TMA copy of the tiles two products read (K in the dQ
+    # loop, Q and dO in the dK/dV loop), a ring twice as deep.
+    ("sm_90a", 128): [T(), T(dkv_consumer_regs=240, share_tiles=True)],
 }
 
 
@@ -57,7 +59,12 @@ ATOMIC_TILE_VARIANTS = {
                       # Two warpgroups of 64 keys each: dS K (64 queries) on
                       # wgmma with the warpgroups splitting dQ's columns.
                       T(dq_add_cols=128),
-                      T(dq_add_cols=128, dkv_consumer_regs=240)],
+                      T(dq_add_cols=128, dkv_consumer_regs=240),
+                      # ... with one copy of K (dS K reads the keys' copy)
+                      # and of Q and dO: the ring fits (2 stages of 64 KB
+                      # did not, so the loads stayed the threads').
+                      T(dq_add_cols=128, share_tiles=True),
+                      T(dq_add_cols=128, dkv_consumer_regs=240, share_tiles=True)],
     ("sm_80", 64): [T(dkv_n=64, dkv_m=64, dkv_warps=4)],
     ("sm_80", 128): [T(dkv_n=64, dkv_m=64, dkv_warps=4), T(dkv_n=64, dkv_m=32, dkv_warps=4)],
 }

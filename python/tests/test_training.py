@@ -46,6 +46,38 @@ def test_backward_kernel_variants_compile(library, tmp_path):
         assert ("wgmma" in result[names[2]].ptx) != shared
 
 
+def test_backward_share_tiles_variant(library, tmp_path):
+    """Tiles(share_tiles=True) writes schedule<share_tiles = true>: on
+    sm_90a each tile two products read is one TMA copy, so the dK/dV loop
+    releases two ring stages per step, not four (Q and Qᵀ, dO and dOᵀ
+    share theirs), and the atomic kernel on two warpgroups of keys (dS K on
+    wgmma, the warpgroups splitting dQ's columns), whose four loads per
+    step did not fit a ring, gets one."""
+    T = backward_kernels.Tiles
+
+    def ptx(tiles, atomic):
+        if atomic:
+            kernels = backward_kernels.atomic_sources("bf16", 128, False, tiles=tiles)
+            name, source = kernels[1][0], "\n".join(s for _, s in kernels)
+        else:
+            name, source = backward_kernels.dkdv_source("bf16", 128, False, tiles=tiles)
+        assert ("share_tiles = true" in source) == tiles.share_tiles
+        text = tilec.compile(source, chip="sm_90a", emit="ptx", cache_dir=tmp_path)[name].ptx
+        assert "mma.sync" not in text and "wgmma.mma_async" in text
+        return text
+
+    def releases(text):
+        return text.count("mbarrier.arrive.shared.b64")
+
+    dkdv = T(dkv_consumer_regs=240)
+    shared = dkdv._replace(share_tiles=True)
+    assert "_share" in shared.tag() and "_share" not in dkdv.tag()
+    assert (releases(ptx(dkdv, False)), releases(ptx(shared, False))) == (4, 2)
+    atomic = T(dq_add_cols=128)
+    assert releases(ptx(atomic, True)) == 0
+    assert releases(ptx(atomic._replace(share_tiles=True), True)) == 2
+
+
 @pytest.mark.parametrize("chip,dot,add", [
     ("sm_90a", "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
      "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile"),

@@ -94,13 +94,30 @@ class Tiles(NamedTuple):
     #: memory for a bulk reduction; 64 columns keep that buffer at 16 KB at
     #: head dim 128 (the adds share it), so that the ring keeps two stages.
     dq_add_cols: int = 0
+    #: sm_90a: the kernels' schedule<share_tiles = true>: the loads of one
+    #: tile that two products read (K in the dQ loop; Q and dO in the dK/dV
+    #: loop) become one TMA copy read in place by both (half the ring's
+    #: shared memory), where the separate loads take a copy each.
+    share_tiles: bool = False
 
     def tag(self):
         return (f"dq{self.dq_m}x{self.dq_n}w{self.dq_warps}"
                 f"_dkv{self.dkv_n}x{self.dkv_m}w{self.dkv_warps}"
                 + ("" if self.prefetch_rows else "_noprefetch")
                 + (f"_regs{self.dkv_consumer_regs}" if self.dkv_consumer_regs else "")
-                + (f"_add{self.dq_add_cols}" if self.dq_add_cols else ""))
+                + (f"_add{self.dq_add_cols}" if self.dq_add_cols else "")
+                + ("_share" if self.share_tiles else ""))
+
+
+def _schedule(tiles, regs=False):
+    """The kernel's `` schedule<...>`` text (empty without knobs): the dK/dV
+    kernels' register budgets (``regs``) and the shared tiles."""
+    knobs = []
+    if regs and tiles.dkv_consumer_regs:
+        knobs += ["producer_regs = 24", f"consumer_regs = {tiles.dkv_consumer_regs}"]
+    if tiles.share_tiles:
+        knobs.append("share_tiles = true")
+    return f" schedule<{', '.join(knobs)}>" if knobs else ""
 
 
 #: Tiles fields by the #tile.attention_backward_config field the compiler's
@@ -108,7 +125,8 @@ class Tiles(NamedTuple):
 #: consumer budget).
 _RULE_FIELDS = {"dq_m": "dq_m", "dq_n": "dq_n", "dq_warps": "dq_warps", "dkv_n": "dkv_n",
                 "dkv_m": "dkv_m", "dkv_warps": "dkv_warps", "prefetch_rows": "prefetch_rows",
-                "consumer_regs": "dkv_consumer_regs", "dq_add_cols": "dq_add_cols"}
+                "consumer_regs": "dkv_consumer_regs", "dq_add_cols": "dq_add_cols",
+                "share_tiles": "share_tiles"}
 
 
 def _rule_tiles(chip, head_dim, atomic):
@@ -125,7 +143,8 @@ def _rule_tiles(chip, head_dim, atomic):
                 raise ValueError(f"the rule's producer_regs {value} is not the 24 the "
                                  f"kernels' schedule writes")
             continue
-        fields[_RULE_FIELDS[field]] = bool(value) if field == "prefetch_rows" else value
+        fields[_RULE_FIELDS[field]] = (bool(value) if field in ("prefetch_rows", "share_tiles")
+                                       else value)
     return Tiles(**fields)
 
 
@@ -349,7 +368,7 @@ def dq_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, tile
         _COMMON_SCALARS,
         f"    {_strides(['q_batch', 'q_head', 'kv_batch', 'kv_head', 'do_batch', 'do_head', 'dq_batch', 'dq_head'])},",
         "    %qk_scale: f32, %sm_scale: f32)",
-        f"    grid(ceildiv(%SQ, {m}), %H, %B) warps({tiles.dq_warps}) {{",
+        f"    grid(ceildiv(%SQ, {m}), %H, %B) warps({tiles.dq_warps}){_schedule(tiles)} {{",
         "  %c0 = arith.constant 0 : i32",
         "  %c1 = arith.constant 1 : i32",
         f"  %cm = arith.constant {m} : i32",
@@ -526,8 +545,7 @@ def dkdv_source(dtype="bf16", head_dim=128, causal=False, shared_loads=False, ti
     t, d, n, m = dtype, head_dim, tiles.dkv_n, tiles.dkv_m
     name = (atomic_names if atomic_dq else names)(dtype, head_dim, causal)[1 if atomic_dq else 2]
     dqa = [('DQA', 'f32')] if atomic_dq else []
-    schedule = (f" schedule<producer_regs = 24, consumer_regs = {tiles.dkv_consumer_regs}>"
-                if tiles.dkv_consumer_regs else "")
+    schedule = _schedule(tiles, regs=True)
     vt = _vt(t, d)
     nm = f"{n}x{m}"
     bounds, st, mask = _dkdv_causal_mask(n, m) if causal else ([], "%st", [])

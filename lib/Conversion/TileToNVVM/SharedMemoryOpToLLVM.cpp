@@ -409,12 +409,12 @@ LocalLoadOpLowering::matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
                                      ConversionPatternRewriter &rewriter) const {
   auto type = cast<RankedTensorType>(op.getType());
   if (isa_and_nonnull<SharedEncodingAttr>(type.getEncoding())) {
-    // Read in place (wgmma): the address of the stage.
+    // Read in place (wgmma): the address of the stage (seen as itself or
+    // as its transpose: the same bytes).
     SmemType bufType = op.getBuffer().getType();
-    if (type.getEncoding() != bufType.getEncoding() ||
-        type.getShape() != bufType.getTileShape())
+    if (!LocalLoadOp::isInPlaceRead(type, bufType))
       return op.emitOpError("an in-place read must be a whole stage in the "
-                            "buffer's layout");
+                            "buffer's layout, or its transpose");
     rewriter.replaceOp(op, getElementPtr(rewriter, op.getLoc(),
                                          adaptor.getBuffer(), bufType,
                                          adaptor.getStage(),

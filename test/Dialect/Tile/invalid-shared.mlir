@@ -97,10 +97,11 @@ func.func @local_load_dynamic_shape(%buf: !tile.smem<2x64x32xbf16, #s>, %i: i32)
 
 // -----
 
-// An in-place read (wgmma operand) is the whole stage, in the buffer's layout.
+// An in-place read (wgmma operand) is the whole stage, in the buffer's
+// layout, or its transpose.
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 func.func @local_load_in_place_sub_tile(%buf: !tile.smem<2x128x64xbf16, #sw>, %i: i32) {
-  // expected-error @+1 {{an in-place read (#tile.shared result) must be a whole 128x64 stage, got 64x64}}
+  // expected-error @+1 {{an in-place read (#tile.shared result) must be a whole 128x64 stage in the buffer's layout #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>, or its transpose, got 'tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>'}}
   %t = tile.local_load %buf[%i] : !tile.smem<2x128x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
   return
 }
@@ -110,8 +111,18 @@ func.func @local_load_in_place_sub_tile(%buf: !tile.smem<2x128x64xbf16, #sw>, %i
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 #sa = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
 func.func @local_load_in_place_layout(%buf: !tile.smem<2x128x64xbf16, #sw>, %i: i32) {
-  // expected-error @+1 {{an in-place read (#tile.shared result) must use the buffer's layout #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>, got #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>}}
+  // expected-error @+1 {{an in-place read (#tile.shared result) must be a whole 128x64 stage in the buffer's layout #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>, or its transpose, got 'tensor<128x64xbf16, #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>'}}
   %t = tile.local_load %buf[%i] : !tile.smem<2x128x64xbf16, #sw> -> tensor<128x64xbf16, #sa>
+  return
+}
+
+// -----
+
+// The transposed shape needs the transposed order too (the same bytes).
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+func.func @local_load_transposed_same_order(%buf: !tile.smem<2x128x64xbf16, #sw>, %i: i32) {
+  // expected-error @+1 {{or its transpose, got 'tensor<64x128xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>'}}
+  %t = tile.local_load %buf[%i] : !tile.smem<2x128x64xbf16, #sw> -> tensor<64x128xbf16, #sw>
   return
 }
 

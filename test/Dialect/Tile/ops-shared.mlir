@@ -297,3 +297,17 @@ func.func @warpgroup_turns() {
   tile.named_barrier arrive %wg, 256
   return
 }
+
+// An in-place read of a stage as its transpose: the transposed shape with
+// the order swapped holds the same bytes (one copy read K-major by one
+// wgmma and N-major by another).
+// CHECK-LABEL: tile.kernel @in_place_transposed
+// CHECK: tile.local_load %{{.+}}[%{{.+}}] : !tile.smem<2x64x128xbf16, #{{.+}}> -> tensor<64x128xbf16, #{{.+}}>
+// CHECK: tile.local_load %{{.+}}[%{{.+}}] : !tile.smem<2x64x128xbf16, #{{.+}}> -> tensor<128x64xbf16, #{{.+}}>
+tile.kernel @in_place_transposed() {
+  %c0 = arith.constant 0 : i32
+  %buf = tile.local_alloc : !tile.smem<2x64x128xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>
+  %q = tile.local_load %buf[%c0] : !tile.smem<2x64x128xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>> -> tensor<64x128xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>
+  %qt = tile.local_load %buf[%c0] : !tile.smem<2x64x128xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>> -> tensor<128x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>
+  tile.return
+}

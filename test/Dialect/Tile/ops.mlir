@@ -209,7 +209,7 @@ tile.kernel @named_attention_fp8(%Q: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<bf16>, %
 // views and a runtime scale.
 // CHECK-LABEL: tile.kernel @named_attention_backward
 // CHECK: tile.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} grads(%{{.*}}, %{{.*}}, %{{.*}}) scratch(%{{.*}}, %{{.*}}) causal :
-// CHECK: tile.attention_backward {{.*}} scratch(%{{.*}}, %{{.*}}, %{{.*}} : !tile.view<?x?x?x64xf32, strides = [?, ?, 64, 1]>) expanded(%{{.*}}, %{{.*}} : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>) scale(%s) atomic stage(dkdv_dq) config <dkv_n = 64, dkv_warps = 4, consumer_regs = 240, dq_add_cols = 32> :
+// CHECK: tile.attention_backward {{.*}} scratch(%{{.*}}, %{{.*}}, %{{.*}} : !tile.view<?x?x?x64xf32, strides = [?, ?, 64, 1]>) expanded(%{{.*}}, %{{.*}} : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>) scale(%s) atomic stage(dkdv_dq) config <dkv_n = 64, dkv_warps = 4, consumer_regs = 240, dq_add_cols = 32, share_tiles = true> :
 tile.kernel @named_attention_backward(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %B: i32, %H: i32,
                                       %S: i32, %s: f32) {
   %t = tile.make_view %P[%B, %H, %S, 64] strides [%H, %S, 64, 1] : !tile.ptr<bf16>
@@ -222,7 +222,7 @@ tile.kernel @named_attention_backward(%P: !tile.ptr<bf16>, %F: !tile.ptr<f32>, %
         !tile.view<?x?x?xf32, strides = [?, ?, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>
   tile.attention_backward %t, %t, %t, %t, %t, %r grads(%t, %t, %t) scratch(%r, %r, %a : !tile.view<?x?x?x64xf32, strides = [?, ?, 64, 1]>)
       expanded(%t, %t : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>)
-      scale(%s) atomic stage(dkdv_dq) config <dkv_n = 64, dkv_warps = 4, consumer_regs = 240, dq_add_cols = 32>
+      scale(%s) atomic stage(dkdv_dq) config <dkv_n = 64, dkv_warps = 4, consumer_regs = 240, dq_add_cols = 32, share_tiles = true>
       : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,
         !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?xf32, strides = [?, ?, 1]>,
         !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,

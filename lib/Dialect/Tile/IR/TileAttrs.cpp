@@ -389,14 +389,12 @@ verifySetmaxnregBudgets(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     std::optional<int64_t> stages, BoolAttr tma,
-                     BoolAttr asyncWgmma, BoolAttr warpSpecialize,
-                     std::optional<int64_t> producerRegs,
-                     std::optional<int64_t> consumerRegs, BoolAttr persistent,
-                     BoolAttr tmaStore, BoolAttr pingpong,
-                     BoolAttr splitLoops, BoolAttr operandsInSmem) {
+LogicalResult ScheduleAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, std::optional<int64_t> stages,
+    BoolAttr tma, BoolAttr asyncWgmma, BoolAttr warpSpecialize,
+    std::optional<int64_t> producerRegs, std::optional<int64_t> consumerRegs,
+    BoolAttr persistent, BoolAttr tmaStore, BoolAttr pingpong,
+    BoolAttr splitLoops, BoolAttr operandsInSmem, BoolAttr shareTiles) {
   if (stages && (*stages < 2 || *stages > 16))
     return emitError() << "stages must be in [2, 16], got " << *stages;
   return verifySetmaxnregBudgets(emitError, producerRegs, consumerRegs);
@@ -562,7 +560,7 @@ LogicalResult AttentionBackwardConfigAttr::verify(
     std::optional<int64_t> dkvN, std::optional<int64_t> dkvM,
     std::optional<int64_t> dkvWarps, BoolAttr prefetchRows,
     std::optional<int64_t> consumerRegs, std::optional<int64_t> producerRegs,
-    std::optional<int64_t> dqAddCols) {
+    std::optional<int64_t> dqAddCols, BoolAttr shareTiles) {
   if (failed(verifyConfigCounts(emitError,
                                 {{"dq_m", dqM, 256, /*min=*/16, true},
                                  {"dq_n", dqN, 256, /*min=*/16, true},

@@ -1041,6 +1041,23 @@ LogicalResult AsyncCopyOp::verify() {
   return success();
 }
 
+bool LocalLoadOp::isInPlaceRead(RankedTensorType tile, SmemType buffer) {
+  auto shared = dyn_cast_or_null<SharedEncodingAttr>(tile.getEncoding());
+  SharedEncodingAttr own = buffer.getEncoding();
+  ArrayRef<int64_t> stage = buffer.getTileShape();
+  if (!shared || tile.getRank() != 2 || stage.size() != 2)
+    return false;
+  if (shared == own && tile.getShape() == stage)
+    return true;
+  // The transpose: dimension d of the tile is dimension 1 - d of the stage.
+  ArrayRef<unsigned> order = own.getOrder();
+  auto swapped = SharedEncodingAttr::get(
+      tile.getContext(), own.getVec(), own.getPerPhase(), own.getMaxPhase(),
+      {1 - order[0], 1 - order[1]}, own.getSegment());
+  return shared == swapped && tile.getDimSize(0) == stage[1] &&
+         tile.getDimSize(1) == stage[0];
+}
+
 LogicalResult LocalLoadOp::verify() {
   SmemType buffer = getBuffer().getType();
   auto tile = cast<RankedTensorType>(getType());
@@ -1057,19 +1074,16 @@ LogicalResult LocalLoadOp::verify() {
   // itself, read in place by wgmma through a matrix descriptor of the whole
   // stage: no sub-tiles, no relayout.
   if (auto shared = dyn_cast_or_null<SharedEncodingAttr>(tile.getEncoding())) {
-    if (shared != buffer.getEncoding())
-      return emitOpError("an in-place read (#tile.shared result) must use "
-                         "the buffer's layout ")
-             << buffer.getEncoding() << ", got " << shared;
-    ArrayRef<int64_t> stage = buffer.getTileShape();
-    if (tile.getShape() != stage)
-      return emitOpError("an in-place read (#tile.shared result) must be a "
-                         "whole ")
-             << stage[0] << "x" << stage[1] << " stage, got "
-             << tile.getDimSize(0) << "x" << tile.getDimSize(1);
     if (llvm::any_of(offsets, [](int64_t o) { return o != 0; }))
       return emitOpError("an in-place read (#tile.shared result) must be at "
                          "offsets [0, 0]");
+    if (isInPlaceRead(tile, buffer))
+      return success();
+    ArrayRef<int64_t> stage = buffer.getTileShape();
+    return emitOpError("an in-place read (#tile.shared result) must be a "
+                       "whole ")
+           << stage[0] << "x" << stage[1] << " stage in the buffer's layout "
+           << buffer.getEncoding() << ", or its transpose, got " << tile;
   }
   for (unsigned d = 0; d < 2; ++d)
     if (offsets[d] < 0 ||

@@ -587,6 +587,8 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
   case AttentionBackwardStage::Dq:
     grid = setGrid(kernel, p, p.sq, t.dqM, t.dqWarps, p.hq);
     requireAlignment(kernel, {q, k, v, dout, op.getDq()}, {lse2, delta});
+    if (t.shareTiles)
+      setShareTiles(kernel);
     if (succeeded(grid))
       emitDq(b, p, t);
     break;
@@ -601,6 +603,8 @@ LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,
     requireAlignment(kernel, views, {lse2, delta});
     if (t.dkvConsumerRegs)
       setRegisterBudgets(kernel, t.dkvProducerRegs, t.dkvConsumerRegs);
+    if (t.shareTiles)
+      setShareTiles(kernel);
     if (succeeded(grid))
       emitDkdv(b, p, t, atomicDq);
     break;

@@ -161,7 +161,8 @@ static ScheduleAttr mergeSchedules(MLIRContext *ctx, ScheduleAttr primary,
       flag(primary.getTmaStore(), secondary.getTmaStore()),
       flag(primary.getPingpong(), secondary.getPingpong()),
       flag(primary.getSplitLoops(), secondary.getSplitLoops()),
-      flag(primary.getOperandsInSmem(), secondary.getOperandsInSmem()));
+      flag(primary.getOperandsInSmem(), secondary.getOperandsInSmem()),
+      flag(primary.getShareTiles(), secondary.getShareTiles()));
 }
 
 void expand::keepCpAsyncRing(KernelOp kernel,
@@ -173,14 +174,16 @@ void expand::keepCpAsyncRing(KernelOp kernel,
       ctx, /*stages=*/std::nullopt, /*tma=*/no, /*asyncWgmma=*/nullptr,
       /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
       /*consumerRegs=*/std::nullopt, /*persistent=*/no, /*tmaStore=*/no,
-      /*pingpong=*/nullptr, /*splitLoops=*/nullptr, /*operandsInSmem=*/nullptr);
+      /*pingpong=*/nullptr, /*splitLoops=*/nullptr, /*operandsInSmem=*/nullptr,
+      /*shareTiles=*/nullptr);
   // The config's choice, under what the kernel set itself.
   ScheduleAttr choice = ScheduleAttr::get(
       ctx, /*stages=*/std::nullopt, /*tma=*/nullptr, /*asyncWgmma=*/nullptr,
       /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
       /*consumerRegs=*/std::nullopt, /*persistent=*/nullptr,
       /*tmaStore=*/nullptr, /*pingpong=*/nullptr, /*splitLoops=*/nullptr,
-      operandsInSmem ? BoolAttr::get(ctx, *operandsInSmem) : BoolAttr());
+      operandsInSmem ? BoolAttr::get(ctx, *operandsInSmem) : BoolAttr(),
+      /*shareTiles=*/nullptr);
   kernel.setScheduleAttr(mergeSchedules(
       ctx, mergeSchedules(ctx, forced, kernel.getScheduleAttr()), choice));
 }
@@ -200,7 +203,7 @@ void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
       ctx, stages, /*tma=*/yes, /*asyncWgmma=*/yes, /*warpSpecialize=*/yes,
       producerRegs, consumerRegs, BoolAttr::get(ctx, persistent),
       BoolAttr::get(ctx, tmaStore), optional(pingpong), optional(splitLoops),
-      /*operandsInSmem=*/nullptr);
+      /*operandsInSmem=*/nullptr, /*shareTiles=*/nullptr);
   kernel.setScheduleAttr(
       mergeSchedules(ctx, kernel.getScheduleAttr(), defaults));
 }
@@ -212,9 +215,21 @@ void expand::setRegisterBudgets(KernelOp kernel, int64_t producerRegs,
       ctx, /*stages=*/std::nullopt, /*tma=*/nullptr, /*asyncWgmma=*/nullptr,
       /*warpSpecialize=*/nullptr, producerRegs, consumerRegs,
       /*persistent=*/nullptr, /*tmaStore=*/nullptr, /*pingpong=*/nullptr,
-      /*splitLoops=*/nullptr, /*operandsInSmem=*/nullptr);
+      /*splitLoops=*/nullptr, /*operandsInSmem=*/nullptr,
+      /*shareTiles=*/nullptr);
   kernel.setScheduleAttr(
       mergeSchedules(ctx, kernel.getScheduleAttr(), budgets));
+}
+
+void expand::setShareTiles(KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  ScheduleAttr share = ScheduleAttr::get(
+      ctx, /*stages=*/std::nullopt, /*tma=*/nullptr, /*asyncWgmma=*/nullptr,
+      /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
+      /*consumerRegs=*/std::nullopt, /*persistent=*/nullptr,
+      /*tmaStore=*/nullptr, /*pingpong=*/nullptr, /*splitLoops=*/nullptr,
+      /*operandsInSmem=*/nullptr, BoolAttr::get(ctx, true));
+  kernel.setScheduleAttr(mergeSchedules(ctx, kernel.getScheduleAttr(), share));
 }
 
 LogicalResult expand::checkOnlyComputation(KernelOp kernel, Operation *named) {

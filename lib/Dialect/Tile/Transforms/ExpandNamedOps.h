@@ -92,6 +92,11 @@ void setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
 void setRegisterBudgets(KernelOp kernel, int64_t producerRegs,
                         int64_t consumerRegs);
 
+/// Asks tile-tma-pipeline to give loads of one tile that several dots read
+/// one copy (schedule<share_tiles = true>), unless the kernel's own
+/// schedule says otherwise.
+void setShareTiles(KernelOp kernel);
+
 /// The kernel attribute (a string naming what) of the expansion that still
 /// writes hardware-level ops itself, which the level check of
 /// tile-expand-named-ops lets through: the hand-built FlashAttention-3

@@ -732,6 +732,8 @@ static void setBackwardTile(AttentionBackwardTiles &t, StringRef name,
                        .Default(nullptr);
   if (name == "prefetch_rows")
     t.prefetchRows = value != 0;
+  else if (name == "share_tiles")
+    t.shareTiles = value != 0;
   else if (field)
     *field = value;
   else
@@ -758,6 +760,7 @@ mlir::tilec::tile::getAttentionBackwardTiles(AttentionBackwardOp op,
   override(t.dkvM, config.getDkvM());
   override(t.dkvWarps, config.getDkvWarps());
   t.prefetchRows = getFlag(config.getPrefetchRows()).value_or(t.prefetchRows);
+  t.shareTiles = getFlag(config.getShareTiles()).value_or(t.shareTiles);
   if (config.getConsumerRegs() || config.getProducerRegs()) {
     // Either budget set: both are the config's (24 and 240 where only one
     // is given: the producer's minimum, the rule's consumer budget).

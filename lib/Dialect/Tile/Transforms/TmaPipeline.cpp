@@ -102,12 +102,17 @@ struct TmaOperand {
   int64_t parts = 1;
   std::vector<int64_t> part, mask;
   Value partValue, maskValue;
+  /// With the schedule's share_tiles: the index in its group of an earlier
+  /// operand copying the same bytes, whose ring stage this one reads (no
+  /// copy of its own); -1 for an operand with its own copy.
+  int alias = -1;
 };
 
-/// The loads one dot reads: they share a full and an empty barrier per
-/// stage, and the dot's retirement frees their stage.
+/// The loads one dot reads (or, with shared tiles, several dots): they
+/// share a full and an empty barrier per stage, and the retirement of the
+/// last of the dots frees their stage.
 struct TmaGroup {
-  DotOp dot;
+  SmallVector<DotOp, 1> dots;
   SmallVector<TmaOperand> operands;
   int64_t bytes = 0;
   Value full, empty;
@@ -230,11 +235,109 @@ bool mlir::tilec::tile::canTmaLoad(LoadOp load, const TargetInfo &target) {
   return true;
 }
 
+/// Whether `v` and `w` are the same offset: one value, or equal constants.
+static bool isSameOffset(Value v, Value w) {
+  if (v == w)
+    return true;
+  std::optional<int64_t> a = getConstantIntValue(v), b = getConstantIntValue(w);
+  return a && b && *a == *b;
+}
+
+/// Whether `a` and `b` copy the same bytes into shared memory: loads of
+/// one tile.make_view's memory (the same base, sizes and strides, with the
+/// last two dimensions in either order: a view and its transposed twin) at
+/// the same offsets, whose tiles lay the same view dimension out
+/// contiguously in the same swizzle. Their tiles are then equal or each
+/// other's transpose (LocalLoadOp::isInPlaceRead).
+static bool copySameBytes(const TmaOperand &a, const TmaOperand &b) {
+  LoadOp la = a.load, lb = b.load;
+  auto ma = la.getView().getDefiningOp<MakeViewOp>();
+  auto mb = lb.getView().getDefiningOp<MakeViewOp>();
+  // (The stage's type is the tile's: its conversion may be gone.)
+  ArrayRef<int64_t> ta = a.ringType.getTileShape(),
+                    tb = b.ringType.getTileShape();
+  if (!ma || !mb || ma.getBase() != mb.getBase() ||
+      a.ringType.getElementType() != b.ringType.getElementType() ||
+      ma.getViewType().getRank() != mb.getViewType().getRank())
+    return false;
+  SharedEncodingAttr ea = a.ringType.getEncoding(),
+                     eb = b.ringType.getEncoding();
+  if (ea.getVec() != eb.getVec() || ea.getPerPhase() != eb.getPerPhase() ||
+      ea.getMaxPhase() != eb.getMaxPhase() ||
+      ea.getSegment() != eb.getSegment())
+    return false;
+  unsigned lead = ma.getViewType().getRank() - 2;
+  // View dimensions in memory order: the leading ones, then the tile's
+  // contiguous one, then its other one.
+  auto physical = [&](SharedEncodingAttr enc) {
+    unsigned contig = enc.getOrder()[0];
+    SmallVector<unsigned> dims = llvm::to_vector(llvm::seq(0u, lead));
+    dims.push_back(lead + contig);
+    dims.push_back(lead + 1 - contig);
+    return dims;
+  };
+  SmallVector<unsigned> da = physical(ea), db = physical(eb);
+  for (auto [i, j] : llvm::zip(da, db)) {
+    int64_t extentA = i < lead ? 1 : ta[i - lead];
+    int64_t extentB = j < lead ? 1 : tb[j - lead];
+    if (ma.getMixedSize(i) != mb.getMixedSize(j) ||
+        ma.getMixedStride(i) != mb.getMixedStride(j) || extentA != extentB ||
+        !isSameOffset(la.getOffsets()[i], lb.getOffsets()[j]))
+      return false;
+  }
+  return true;
+}
+
+/// With the schedule's share_tiles: merges the groups of `groups` whose
+/// operands copy the same bytes (every dot at the top level of `loop`'s
+/// body, where the last one's retirement frees the stage), and makes each
+/// such operand after the first an alias of it (no copy of its own; the
+/// group's bytes count it once).
+static void shareTiles(scf::ForOp loop, SmallVectorImpl<TmaGroup> &groups) {
+  auto atTop = [&](const TmaGroup &g) {
+    return llvm::all_of(
+        g.dots, [&](DotOp d) { return d->getBlock() == loop.getBody(); });
+  };
+  auto overlap = [](const TmaGroup &g, const TmaGroup &h) {
+    return llvm::any_of(g.operands, [&](const TmaOperand &a) {
+      return llvm::any_of(
+          h.operands, [&](const TmaOperand &b) { return copySameBytes(a, b); });
+    });
+  };
+  for (size_t i = 0; i < groups.size(); ++i)
+    for (size_t j = i + 1; j < groups.size();) {
+      if (!atTop(groups[i]) || !atTop(groups[j]) ||
+          !overlap(groups[i], groups[j])) {
+        ++j;
+        continue;
+      }
+      llvm::append_range(groups[i].dots, groups[j].dots);
+      llvm::append_range(groups[i].operands, groups[j].operands);
+      groups.erase(groups.begin() + j);
+    }
+  for (TmaGroup &g : groups) {
+    g.bytes = 0;
+    for (size_t k = 0; k < g.operands.size(); ++k) {
+      for (size_t p = 0; p < k; ++p)
+        if (g.operands[p].alias < 0 &&
+            copySameBytes(g.operands[p], g.operands[k])) {
+          g.operands[k].alias = static_cast<int>(p);
+          break;
+        }
+      if (g.operands[k].alias >= 0)
+        continue;
+      auto tile = cast<RankedTensorType>(g.operands[k].cvt.getType());
+      g.bytes += tile.getNumElements() * getStorageBytes(tile.getElementType());
+    }
+  }
+}
+
 /// The groups of `loop`'s in-place dot operand loads, in body order, when
 /// all of them can be TMA copies; `why` says why not (empty when the loop
-/// has no such load).
-static FailureOr<SmallVector<TmaGroup>> analyzeLoop(scf::ForOp loop,
-                                                    std::string &why) {
+/// has no such load). With `share`, loads of the same bytes share a copy
+/// (shareTiles).
+static FailureOr<SmallVector<TmaGroup>>
+analyzeLoop(scf::ForOp loop, std::string &why, bool share = false) {
   SmallVector<TmaGroup> groups;
   for (auto load : loop.getBody()->getOps<LoadOp>()) {
     ConvertLayoutOp cvt;
@@ -245,10 +348,10 @@ static FailureOr<SmallVector<TmaGroup>> analyzeLoop(scf::ForOp loop,
     if (failed(op))
       return failure();
     auto *it = llvm::find_if(groups, [&](const TmaGroup &g) {
-      return g.dot == dot;
+      return llvm::is_contained(g.dots, dot);
     });
     if (it == groups.end()) {
-      groups.push_back(TmaGroup{dot, {}, 0, {}, {}, {}, {}});
+      groups.push_back(TmaGroup{{dot}, {}, 0, {}, {}, {}, {}});
       it = &groups.back();
     }
     auto tile = cast<RankedTensorType>(op->cvt.getType());
@@ -257,6 +360,8 @@ static FailureOr<SmallVector<TmaGroup>> analyzeLoop(scf::ForOp loop,
   }
   if (groups.empty())
     return failure();
+  if (share)
+    shareTiles(loop, groups);
   if (!loop.getInductionVar().getType().isInteger(32)) {
     why = "the induction variable is not i32 (TMA coordinates are i32)";
     return failure();
@@ -301,6 +406,8 @@ static void emitProduce(OpBuilder &b, Location loc, scf::ForOp loop,
       MBarrierWaitOp::create(ib, l, g.empty, s, free);
       MBarrierExpectTxOp::create(ib, l, g.full, s, g.bytes);
       for (TmaOperand &op : g.operands) {
+        if (op.alias >= 0)
+          continue; // its bytes come with an earlier operand's copy
         SmallVector<Value> offsets =
             cloneForIteration(ib, loop, op.load.getOffsets(), k);
         if (op.parts == 1)
@@ -665,6 +772,10 @@ static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
   rewriter.setInsertionPoint(top);
   for (TmaGroup &g : groups) {
     for (TmaOperand &op : g.operands) {
+      if (op.alias >= 0) {
+        op.ring = g.operands[op.alias].ring;
+        continue;
+      }
       Value view = getViewBefore(rewriter, op.load.getView(), top);
       op.map = MakeTensorMapOp::create(rewriter, loc, op.mapType, view);
       ArrayRef<int64_t> shape = op.ringType.getShape();
@@ -723,21 +834,30 @@ static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
       rewriter.replaceOpWithNewOp<LocalLoadOp>(op.cvt, op.cvt.getType(),
                                                op.ring, s);
     }
-    if (g.dot->getBlock() != newLoop.getBody()) {
+    DotOp dot = g.dots.front();
+    if (dot->getBlock() != newLoop.getBody()) {
       // The dot is in a loop (or branch) of the body, reading the stage
       // every time: the stage is free once that op is done and its groups
       // have retired (a query tile per tile of a persistent loop).
-      Operation *user = newLoop.getBody()->findAncestorOpInBlock(*g.dot);
+      Operation *user = newLoop.getBody()->findAncestorOpInBlock(*dot);
       rewriter.setInsertionPointAfter(user);
       WarpgroupWaitOp::create(rewriter, loc, TypeRange{}, 0, ValueRange{});
       if (!stageStoresInRing(rewriter, newLoop, g, user, s, stages))
         emitRelease(rewriter, loc, g, s);
       continue;
     }
-    rewriter.setInsertionPointAfter(g.dot);
-    auto wait = WarpgroupWaitOp::create(rewriter, loc, g.dot.getType(), 0,
-                                        ValueRange{g.dot.getResult()});
-    rewriter.replaceAllUsesExcept(g.dot.getResult(), wait.getResult(0), wait);
+    // Each dot retires before its result is read; the stage is free once
+    // the last of them has.
+    Operation *lastWait = nullptr;
+    for (DotOp d : g.dots) {
+      rewriter.setInsertionPointAfter(d);
+      auto wait = WarpgroupWaitOp::create(rewriter, loc, d.getType(), 0,
+                                          ValueRange{d.getResult()});
+      rewriter.replaceAllUsesExcept(d.getResult(), wait.getResult(0), wait);
+      if (!lastWait || lastWait->isBeforeInBlock(wait))
+        lastWait = wait;
+    }
+    rewriter.setInsertionPointAfter(lastWait);
     emitRelease(rewriter, loc, g, s);
   }
   // Producer: the copies S - 1 iterations ahead, into the stage the
@@ -809,7 +929,7 @@ static FailureOr<int64_t> chooseStages(scf::ForOp loop,
   // loops' rings (two stages each) come first, and one tile ahead is all
   // the producer can use.
   bool nested = llvm::any_of(groups, [&](const TmaGroup &g) {
-    return g.dot->getBlock() != loop.getBody();
+    return g.dots.front()->getBlock() != loop.getBody();
   });
   if (nested)
     loop.getBody()->walk([&](scf::ForOp inner) {
@@ -861,13 +981,38 @@ static Value findReusableStaging(KernelOp kernel, SmemType type,
   return Value();
 }
 
+/// `dot` reads `op`'s tile in place from `buffer` once barrier `full`
+/// (one stage) has completed: the conversion becomes the wait and an
+/// in-place read (the load is left to the caller to erase). A dot in a loop
+/// gets its wait from tile-pipeline (its ring's schedule, or, when no ring
+/// forms, a wait right after it); one outside any loop needs its own before the
+/// accumulator is read (once, when both operands were loaded once).
+static void readLoadedOnce(TmaOperand &op, Value buffer, Value full,
+                           DotOp dot) {
+  IRRewriter rewriter(op.load.getContext());
+  Location loc = op.load.getLoc();
+  rewriter.setInsertionPoint(op.cvt);
+  Value zero = createI32(rewriter, loc, 0);
+  MBarrierWaitOp::create(rewriter, loc, full, zero, zero);
+  rewriter.replaceOpWithNewOp<LocalLoadOp>(op.cvt, op.cvt.getType(), buffer,
+                                           zero);
+  // (The caller erases the load once no later load compares with it.)
+  if (dot->getParentOfType<scf::ForOp>() || getWaitFor(dot))
+    return;
+  rewriter.setInsertionPointAfter(dot);
+  auto wait = WarpgroupWaitOp::create(rewriter, loc, dot.getType(), 0,
+                                      ValueRange{dot.getResult()});
+  rewriter.replaceAllUsesExcept(dot.getResult(), wait.getResult(0), wait);
+}
+
 /// A load at the top level of the kernel whose tile a dot (in a loop, say)
 /// reads in place: one TMA copy into a buffer, whose barrier the consumers
 /// wait on before their first read (a FlashAttention query tile). The
 /// buffer is the staging buffer of a later TMA-store epilogue where one
 /// fits (FlashAttention-3 stores O through Q's buffer), else its own.
-static void loadOnce(TmaOperand &op, DotOp dot,
-                     llvm::DenseSet<Value> &takenStaging) {
+/// Returns the barrier.
+static Value loadOnce(TmaOperand &op, DotOp dot,
+                      llvm::DenseSet<Value> &takenStaging) {
   MLIRContext *ctx = op.load.getContext();
   Location loc = op.load.getLoc();
   IRRewriter rewriter(ctx);
@@ -895,21 +1040,46 @@ static void loadOnce(TmaOperand &op, DotOp dot,
     scf::YieldOp::create(b, l);
   });
   ifOp->setAttr(kProducerAttr, rewriter.getUnitAttr());
-  rewriter.setInsertionPoint(op.cvt);
-  MBarrierWaitOp::create(rewriter, loc, full, zero, zero);
-  rewriter.replaceOpWithNewOp<LocalLoadOp>(op.cvt, op.cvt.getType(), op.ring,
-                                           zero);
-  rewriter.eraseOp(op.load);
-  // A dot in a loop gets its wait from tile-pipeline (its ring's schedule,
-  // or, when no ring forms, a wait right after it); one outside any loop
-  // needs its own before the accumulator is read (once, when both operands
-  // were loaded once).
-  if (dot->getParentOfType<scf::ForOp>() || getWaitFor(dot))
-    return;
-  rewriter.setInsertionPointAfter(dot);
-  auto wait = WarpgroupWaitOp::create(rewriter, loc, dot.getType(), 0,
-                                      ValueRange{dot.getResult()});
-  rewriter.replaceAllUsesExcept(dot.getResult(), wait.getResult(0), wait);
+  readLoadedOnce(op, op.ring, full, dot);
+  return full;
+}
+
+/// A tile loaded once earlier in the kernel: its copy, barrier and reader.
+namespace {
+struct LoadedOnce {
+  TmaOperand op;
+  Value full;
+  DotOp dot;
+};
+} // namespace
+
+/// With the schedule's share_tiles: an earlier tile loaded once whose copy
+/// `op` (read by `dot`) can read instead of a copy of its own: the same
+/// bytes, in a buffer that, when a TMA-store epilogue stages its tile in it
+/// later, is dead by then for `dot` too. Null when there is none.
+static const LoadedOnce *findSharedCopy(ArrayRef<LoadedOnce> loaded,
+                                        const TmaOperand &op, DotOp dot,
+                                        const llvm::DenseSet<Value> &staging,
+                                        KernelOp kernel) {
+  for (const LoadedOnce &prev : loaded) {
+    if (!copySameBytes(prev.op, op))
+      continue;
+    if (!staging.contains(prev.op.ring))
+      return &prev;
+    // The epilogue's writes and stores come after `dot` too (the buffer's
+    // other users are the tile's copy and reads).
+    Block &body = kernel.getBody().front();
+    Operation *readerTop = body.findAncestorOpInBlock(*dot);
+    bool dead = llvm::all_of(prev.op.ring.getUsers(), [&](Operation *user) {
+      if (!isa<LocalStoreOp, TmaStoreOp>(user))
+        return true;
+      Operation *top = body.findAncestorOpInBlock(*user);
+      return top && readerTop->isBeforeInBlock(top);
+    });
+    if (dead)
+      return &prev;
+  }
+  return nullptr;
 }
 
 namespace {
@@ -933,8 +1103,15 @@ void TileTmaPipelinePass::runOnOperation() {
   int64_t stagesOption = numStages;
   if (schedule && schedule.getStages())
     stagesOption = *schedule.getStages();
+  // Loads of the same tile read by several dots share one copy, where the
+  // schedule asks (no sharing of copies across a cluster's programs then).
+  bool share = schedule &&
+               ScheduleAttr::flag(schedule.getShareTiles(), false) &&
+               ClusterRankAnalysis(kernel).getClusterSize() <= 1;
   // Tiles loaded once, at the top level, for dots in loops.
   llvm::DenseSet<Value> takenStaging;
+  SmallVector<LoadedOnce, 2> loadedOnce;
+  SmallVector<LoadOp> copied; // erased once all are compared
   for (auto load : llvm::make_early_inc_range(
            kernel.getBody().front().getOps<LoadOp>())) {
     ConvertLayoutOp cvt;
@@ -947,8 +1124,19 @@ void TileTmaPipelinePass::runOnOperation() {
       remarkMissed(load, kPassName, "NotLoaded", "left to the threads: " + why);
       continue;
     }
-    Location loc = load.getLoc(); // (loadOnce erases the load)
-    loadOnce(*op, dot, takenStaging);
+    Location loc = load.getLoc();
+    copied.push_back(load);
+    if (const LoadedOnce *prev =
+            share ? findSharedCopy(loadedOnce, *op, dot, takenStaging, kernel)
+                  : nullptr) {
+      readLoadedOnce(*op, prev->op.ring, prev->full, dot);
+      remarkPassed(loc, kPassName, "SharedCopy",
+                   "the dot reads an earlier TMA copy of the same tile in "
+                   "place (share_tiles)");
+      continue;
+    }
+    Value full = loadOnce(*op, dot, takenStaging);
+    loadedOnce.push_back({*op, full, dot});
     remarkPassed(loc, kPassName, "LoadedOnce",
                  takenStaging.contains(op->ring)
                      ? "one TMA copy into the buffer a later TMA store "
@@ -956,6 +1144,8 @@ void TileTmaPipelinePass::runOnOperation() {
                      : "one TMA copy into a buffer the dot reads in place");
     ++numTmaLoads;
   }
+  for (LoadOp load : copied)
+    load.erase();
   // Outer loops first: pipelining a loop replaces it and the loops around
   // it (which carry its ring position), never the loops inside it.
   SmallVector<scf::ForOp> loops;
@@ -964,7 +1154,7 @@ void TileTmaPipelinePass::runOnOperation() {
   bool multicast = false;
   for (scf::ForOp loop : loops) {
     std::string why;
-    FailureOr<SmallVector<TmaGroup>> groups = analyzeLoop(loop, why);
+    FailureOr<SmallVector<TmaGroup>> groups = analyzeLoop(loop, why, share);
     if (failed(groups)) {
       if (!why.empty())
         remarkMissed(loop, kPassName, "NotPipelined",
@@ -982,9 +1172,10 @@ void TileTmaPipelinePass::runOnOperation() {
                    "loop left to cp.async: " + why);
       continue;
     }
-    unsigned loads = 0, sharedLoads = 0;
+    unsigned loads = 0, sharedLoads = 0, aliases = 0;
     for (TmaGroup &g : *groups)
-      loads += g.operands.size();
+      for (TmaOperand &op : g.operands)
+        ++(op.alias >= 0 ? aliases : loads);
     // A fresh analysis per loop: pipelining replaces the loops around.
     ClusterRankAnalysis ranks(kernel);
     if (planMulticast(loop, *groups, ranks)) {
@@ -997,6 +1188,9 @@ void TileTmaPipelinePass::runOnOperation() {
         sharedLoads ? ", " + std::to_string(sharedLoads) +
                           " shared across the cluster"
                     : "";
+    if (aliases)
+      shared += ", " + std::to_string(aliases) +
+                " more read(s) of the same tiles sharing their copies";
     remarkPassed(loop, kPassName, "Pipelined",
                  Twine(loads) + " loads on TMA in a " + Twine(*stages) +
                      "-stage ring" + shared);

@@ -46,6 +46,8 @@ def config_of(tiles, d):
     if tiles.dkv_consumer_regs:
         fields += [f"consumer_regs = {tiles.dkv_consumer_regs}", "producer_regs = 24"]
     fields.append(f"dq_add_cols = {tiles.dq_add_cols or d}")
+    if tiles.share_tiles:
+        fields.append("share_tiles = true")
     return " config <" + ", ".join(fields) + ">"
 
 

@@ -313,6 +313,7 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     | `tma_store` | tile-tma-store | an epilogue's whole-tile store leaves through shared memory and a TMA store (default true on sm_90a, where legal) |
     | `pingpong` | tile-wgmma-overlap | two consumer warpgroups take turns issuing a rotated loop's products (named barriers), so one's register work runs while the other's wgmma does (default: where the first dot's K is at most 64, e.g. attention at head dim 64) |
     | `split_loops` | tile-split-loops | a loop whose branch on its induction variable changes sides at a bound (attention's masked last key blocks) runs as two loops without the branch (default true) |
+    | `share_tiles` | tile-tma-pipeline | loads of the same tile that several wgmma dots read in place (the same view and offsets, or its transpose: a K-major operand of one dot and an N-major one of another) become one TMA copy into one buffer, released once the last of its dots has retired (default false) |
     | `operands_in_smem` | tile-pipeline | a tile loaded once before the loops whose mma.sync dots read it (attention's Q) waits in shared memory, one cp.async copy, and each dot reads its fragments there (ldmatrix) instead of keeping them in registers (default: where the registers would not fit beside what the loop keeps live, by the pass's estimate) |
 
     A loop's `tile.num_stages` attribute overrides `stages` for that loop.
@@ -333,7 +334,8 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     OptionalParameter<"::mlir::BoolAttr">:$tma_store,
     OptionalParameter<"::mlir::BoolAttr">:$pingpong,
     OptionalParameter<"::mlir::BoolAttr">:$split_loops,
-    OptionalParameter<"::mlir::BoolAttr">:$operands_in_smem
+    OptionalParameter<"::mlir::BoolAttr">:$operands_in_smem,
+    OptionalParameter<"::mlir::BoolAttr">:$share_tiles
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -442,6 +444,7 @@ def Tile_AttentionBackwardConfigAttr
     | `prefetch_rows` | the dK/dV loop loads the next query block's lse2 and Delta one step ahead |
     | `consumer_regs`, `producer_regs` | sm_90a: the dK/dV kernel's setmaxnreg budgets if it is warp-specialized (the producer's default 24 when only `consumer_regs` is set) |
     | `dq_add_cols` | the atomic mode: columns of dQ per product dS K and atomic add (at most the head dim) |
+    | `share_tiles` | sm_90a: the dQ and dK/dV kernels' schedule<share_tiles>: a tile two products read (K in the dQ loop; Q and dO in the dK/dV loop; K twice in the atomic kernel) is one TMA copy read by both |
 
     ```mlir
     tile.attention_backward ... config <dq_n = 128, consumer_regs = 240> : ...
@@ -457,7 +460,8 @@ def Tile_AttentionBackwardConfigAttr
     Tile_ConfigFlag<"lse2 and Delta loaded a step ahead">:$prefetch_rows,
     Tile_ConfigCount<"setmaxnreg of the dK/dV consumers">:$consumer_regs,
     Tile_ConfigCount<"setmaxnreg of the dK/dV producer">:$producer_regs,
-    Tile_ConfigCount<"dQ columns per atomic add">:$dq_add_cols
+    Tile_ConfigCount<"dQ columns per atomic add">:$dq_add_cols,
+    Tile_ConfigFlag<"one TMA copy of a tile two products read">:$share_tiles
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

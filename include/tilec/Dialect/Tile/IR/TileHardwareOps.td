@@ -230,12 +230,24 @@ def Tile_LocalLoadOp : Tile_HardwareOp<"local_load", [MemoryEffects<[MemRead]>]>
     16-bit elements this is `ldmatrix` (`.trans` when the buffer is
     contiguous along the non-K dimension). With the buffer's own
     `#tile.shared` encoding the result is the stage itself, read in place by
-    `wgmma` (no data moves).
+    `wgmma` (no data moves). So is the stage's transpose: the transposed
+    shape in the buffer's layout with its order swapped holds the same
+    bytes (one tile copied once, read K-major by one dot and N-major by
+    another).
 
     ```mlir
     %a = tile.local_load %buf[%stage] offsets [0, 16]
         : !tile.smem<4x128x32xbf16, #shared> -> tensor<128x16xbf16, #dot_op>
+    %q = tile.local_load %ring[%s]
+        : !tile.smem<2x64x128xbf16, #rows> -> tensor<64x128xbf16, #rows>
+    %qt = tile.local_load %ring[%s]
+        : !tile.smem<2x64x128xbf16, #rows> -> tensor<128x64xbf16, #cols>
     ```
+  }];
+  let extraClassDeclaration = [{
+    /// Whether a #tile.shared `tile` is stage `buffer` read in place: the
+    /// stage's shape and layout, or its transpose (shape and order swapped).
+    static bool isInPlaceRead(RankedTensorType tile, SmemType buffer);
   }];
   let arguments = (ins Tile_SmemType:$buffer, I32:$stage,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$offsets);

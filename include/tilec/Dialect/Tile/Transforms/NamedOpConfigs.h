@@ -143,6 +143,9 @@ struct AttentionBackwardTiles {
   /// The atomic mode's dK/dV kernel: columns of dQ per product dS K and
   /// atomic add (0: all of them).
   int64_t dqAddCols = 0;
+  /// sm_90a: the dQ and dK/dV kernels' schedule<share_tiles = true> (one
+  /// TMA copy of a tile two of their products read).
+  bool shareTiles = false;
 };
 
 /// The tiles of `op` on `target`: the chip's rule (by head dim and mode;
