@@ -75,13 +75,11 @@ def cases_of(seed, count):
 
 def kernel_configs(c, chip):
     """The configs tilec.gemm's dispatch can pick for case ``c`` on the
-    H200: the shape class (split-K included), the class without split-K
-    and the any-strides variant."""
+    H200 (the package's own list: the shape class, split-K included, its
+    fallbacks and the any-strides variant)."""
     from tilec import kernels
-    rule = kernels.gemm_shape_config(c["m"], c["n"], c["k"], chip, NUM_SMS,
-                                     can_swap_ab=c["col_b"], can_split_k=True) or {}
-    unsplit = {f: v for f, v in rule.items() if f != "split_k"}
-    return [rule or None, unsplit or None, {"aligned": 0}]
+    return kernels.gemm_dispatch_configs(c["m"], c["n"], c["k"], chip, NUM_SMS,
+                                         b_layout="col" if c["col_b"] else "row")
 
 
 def build(directory, seed, count):

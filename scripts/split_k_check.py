@@ -71,11 +71,12 @@ BENCH_SPLITS = (1, 2, 4, 8)
 
 
 def dispatch_config(m, n, k, chip, variant):
-    """The config tilec.gemm's dispatch takes for a case on the H200."""
+    """The config tilec.gemm's dispatch takes for a case on the H200 (the
+    package's own dispatch rule)."""
     from tilec import kernels
-    swap = variant.get("b_layout") == "col" and variant.get("dtype", "bf16") in ("bf16", "f16")
-    return kernels.gemm_shape_config(m, n, k, chip, NUM_SMS, can_swap_ab=swap,
-                                     can_split_k=True) or {}
+    return kernels.gemm_dispatch_config(m, n, k, chip, NUM_SMS,
+                                        dtype=variant.get("dtype", "bf16"),
+                                        b_layout=variant.get("b_layout", "row")) or {}
 
 
 def case_configs(m, n, k, chip, variant):

@@ -389,20 +389,22 @@ def test_gemm_shape_configs_are_memoized_per_shape(fakes, artifacts_dir, monkeyp
     torch, driver = fakes
     artifacts_dir("sm_90a", M, N, K)
     calls = []
-    real = kernels.gemm_shape_config
+    real = kernels.gemm_dispatch_config
 
     def counting(*args, **kwargs):
         calls.append((args, kwargs))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ops, "gemm_shape_config", counting)
+    monkeypatch.setattr(ops, "gemm_dispatch_config", counting)
     a, b, c = operands()
     for _ in range(3):
         tilec.gemm(a, b, out=c, chip="sm_90a", artifacts=artifacts_dir.path)
-    # (A row-major b cannot run transposed: the rule is told so; bf16
-    # inputs can split K; the device's SM count.)
+    # (The operands as the rule needs them: a row-major b, no scales; the
+    # device's SM count.)
     assert calls == [((M, N, K, "sm_90a", torch.cuda.get_device_properties(0)
-                       .multi_processor_count), {"can_swap_ab": False, "can_split_k": True})]
+                       .multi_processor_count),
+                      {"dtype": "bf16", "b_layout": "row", "scales": False,
+                       "block_scales": False})]
 
 
 def test_overhead_benchmark_runs():

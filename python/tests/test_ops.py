@@ -96,6 +96,7 @@ def default_config(monkeypatch, request):
     configuration; the shape-class dispatch has its own tests."""
     if "dispatch" not in request.node.name and "tma_store" not in request.node.name:
         monkeypatch.setattr(ops, "gemm_shape_config", lambda *args, **kwargs: None)
+        monkeypatch.setattr(ops, "gemm_dispatch_config", lambda *args, **kwargs: None)
 
 
 @pytest.mark.parametrize("shape,suffix", [
@@ -757,6 +758,26 @@ def test_attention_fp8_refusals(launches):
     with pytest.raises(tilec.ArgumentError, match="out must be bf16"):
         tilec.attention(q, q, v, out=FakeTensor((2, 4, 128, 128), "float16"))
     assert launches == []
+
+
+def test_gemm_dispatch_configs_are_what_the_dispatch_launches():
+    """kernels.gemm_dispatch_configs (what scripts build ahead of time)
+    starts with the config tilec.gemm's dispatch takes and lists its
+    fallbacks: the class without split-K, the default kernel, the
+    any-strides variant; the operands decide what the rule may use."""
+    from tilec import kernels
+    rule = kernels.gemm_dispatch_config(1, 2048, 14336, "sm_80", 108, b_layout="col")
+    assert rule["swap_ab"] == 1 and rule["split_k"] > 1
+    unsplit = {f: v for f, v in rule.items() if f != "split_k"}
+    assert kernels.gemm_dispatch_configs(1, 2048, 14336, "sm_80", 108, b_layout="col") == [
+        rule, unsplit, None, {"aligned": 0}]
+    # A row-major b does not run transposed; scaled (fp8) inputs do not
+    # split K; block scales keep a tile within one scale block.
+    assert "swap_ab" not in (kernels.gemm_dispatch_config(1, 4096, 14336, "sm_80", 108) or {})
+    assert "split_k" not in (kernels.gemm_dispatch_config(
+        1, 4096, 14336, "sm_90a", 132, dtype="e4m3", b_layout="col", scales=True) or {})
+    assert kernels.gemm_dispatch_configs(4096, 4096, 4096, "sm_90a", 132) == [
+        None, {"aligned": 0}]
 
 
 def test_split_k_rule_dispatch():

@@ -251,6 +251,47 @@ def gemm_shape_config(M, N, K, chip="sm_90a", num_sms=0, can_swap_ab=False,
     return _rules.gemm_shape_config(M, N, K, chip, num_sms, can_swap_ab, can_split_k)
 
 
+#: tile.gemm's block scales cover 1x128 of A and 128x128 of B: a tile's
+#: columns share one block of B's scales.
+GEMM_SCALE_BLOCK = 128
+
+
+def gemm_dispatch_config(M, N, K, chip="sm_90a", num_sms=0, *, dtype="bf16", b_layout="row",
+                         scales=False, block_scales=False):
+    """The shape class :func:`tilec.gemm` takes for an ``M`` x ``N`` x ``K``
+    product without ``config=`` (``None``: the default kernel): the
+    compiler's rule (:func:`gemm_shape_config`) with what the operands
+    allow. ``dtype``: the inputs' element type; ``b_layout``: ``"row"`` or
+    ``"col"``; ``scales``: per-row/column scales given; ``block_scales``:
+    block scales given. Transposed (decode) tiles need bf16/f16 inputs, a
+    column-major B and no block scales; split-K needs bf16/f16 inputs and
+    no scales; with block scales a tile is at most one scale block wide."""
+    sixteen_bit = dtype in ("bf16", "f16")
+    config = gemm_shape_config(M, N, K, chip, num_sms,
+                               can_swap_ab=sixteen_bit and b_layout == "col" and not block_scales,
+                               can_split_k=sixteen_bit and not scales and not block_scales)
+    if block_scales and config and config.get("block_n", 0) > GEMM_SCALE_BLOCK:
+        config = {f: v for f, v in config.items() if f != "block_n"} or None
+    return config
+
+
+def gemm_dispatch_configs(M, N, K, chip="sm_90a", num_sms=0, **operands):
+    """Every config :func:`tilec.gemm`'s dispatch may launch for this
+    product (``operands``: as :func:`gemm_dispatch_config` takes them), in
+    the order it falls back: the shape class, the class without split-K
+    (artifacts built without the split kernels), the default kernel
+    (``None``), and the variant for operands of any alignment
+    (``{"aligned": 0}``). For building artifacts ahead of time (no compiler
+    on the GPU machine); duplicates are left out."""
+    rule = gemm_dispatch_config(M, N, K, chip, num_sms, **operands)
+    unsplit = {f: v for f, v in (rule or {}).items() if f != "split_k"} or None
+    out = []
+    for config in (rule, unsplit, None, {"aligned": 0}):
+        if config not in out:
+            out.append(config)
+    return out
+
+
 def grouped_gemm_shape_config(rows, groups, N, K, chip="sm_90a", num_sms=0, can_swap_ab=False):
     """Configuration overrides for a grouped GEMM (``groups`` problems
     sharing N and K, ``rows`` rows of A in all; ``None``: the default), the

@@ -41,7 +41,8 @@ from . import _rules
 from .kernels import (FP8_DTYPES, PRECISIONS, attention_name, attention_shape_config,
                       gemm_stage_names,
                       attention_source, default_out_dtype, gemm_config_suffix, gemm_name,
-                      gemm_shape_config, gemm_source, grouped_gemm_shape_config)
+                      gemm_dispatch_config, gemm_shape_config, gemm_source,
+                      grouped_gemm_shape_config, GEMM_SCALE_BLOCK as _SCALE_BLOCK)
 from .tensors import ELEMENT_BYTES, TORCH_DTYPES, TensorInfo, describe, dtype_name
 
 __all__ = ["gemm", "bmm", "grouped_gemm", "attention", "default_precision", "device_chip",
@@ -738,7 +739,6 @@ def _scale_vector(op, scale, name, extent, other_axis):
     return info, 1.0
 
 
-_SCALE_BLOCK = 128  # tile.gemm's block scales: 1x128 (A), 128x128 (B)
 
 
 def _unit_stride_rows(op, info, name):
@@ -849,14 +849,10 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     if dispatched:  # the per-shape-class dispatch
         # (Decode shapes run transposed where the operands allow it, and
         # split K where the tiles leave SMs idle: 16-bit inputs, no scales.)
-        sixteen_bit = A.dtype in ("bf16", "f16")
-        can_swap_ab = sixteen_bit and b_layout == "col" and block is None
-        can_split_k = sixteen_bit and SA is None and SB is None
-        config = gemm_shape_config(m, n, k, chip, _device_num_sms(device_index),
-                                   can_swap_ab=can_swap_ab, can_split_k=can_split_k)
-        if block is not None and config and config.get("block_n", 0) > _SCALE_BLOCK:
-            # (a tile's columns share one 128-wide block of b's scales)
-            config = {f: v for f, v in config.items() if f != "block_n"} or None
+        config = gemm_dispatch_config(m, n, k, chip, _device_num_sms(device_index),
+                                      dtype=A.dtype, b_layout=b_layout,
+                                      scales=SA is not None or SB is not None,
+                                      block_scales=block is not None)
         # Operands the fast path cannot read (bases not 16-byte aligned, rows
         # not whole 16-byte chunks): the variant that takes any strides (one
         # per kernel variant: the shape classes tune the fast path).
