@@ -91,18 +91,35 @@ def case_configs(m, n, k, chip, variant):
         configs.append((f"split{split}", dict(rule, split_k=split)))
     if k <= 64 * 4:
         configs.append(("empty_ranges", dict(rule, split_k=8)))
+    if variant.get("b_layout", "row") == "row":
+        # A row-major B transposed (Bᵀ an M-major wgmma A), as a
+        # column-major one would be: not the rule's choice yet.
+        from tilec import kernels
+        swapped = kernels.gemm_dispatch_config(m, n, k, chip, NUM_SMS,
+                                               dtype=variant.get("dtype", "bf16"),
+                                               b_layout="col") or {}
+        if swapped.get("swap_ab"):
+            configs.append(("swap_ab_row_b", swapped))
     return configs
 
 
 def bench_configs(m, n, k, chip, layout="col"):
-    """(split, config) of a speed row: the rule's tiles without split-K,
-    then forced into 2, 4 and 8 ranges."""
+    """(label, config) of a speed row: the rule's tiles without split-K
+    (``split1``), then forced into 2, 4 and 8 ranges; for a row-major B
+    also the transposed tiles a column-major B takes (``swap_ab``: Bᵀ is
+    wgmma's M-major A; the rule keeps a row-major B untransposed until
+    measured)."""
     from tilec import kernels
     rule = kernels.gemm_shape_config(m, n, k, chip, NUM_SMS, can_swap_ab=layout == "col") or {}
     # (split 1 passes the rule's tiles even where they are the default, {}:
     # config=None would be the dispatch, which may split.)
-    return [(split, dict(rule, split_k=split) if split > 1 else rule)
-            for split in BENCH_SPLITS]
+    configs = [(f"split{split}", dict(rule, split_k=split) if split > 1 else rule)
+               for split in BENCH_SPLITS]
+    if layout == "row":
+        swapped = kernels.gemm_shape_config(m, n, k, chip, NUM_SMS, can_swap_ab=True) or {}
+        if swapped.get("swap_ab"):
+            configs.append(("swap_ab", swapped))
+    return configs
 
 
 def build(directory):
@@ -214,8 +231,8 @@ def bench(torch, tilec, artifacts, log):
             fns = {"torch": lambda: torch.matmul(x, weight())}
             # The default dispatch (config=None: the shape rule, through a plan).
             fns["tilec"] = lambda: tilec.gemm(x, weight(), chip=chip, artifacts=artifacts)
-            for split, config in bench_configs(m, n, k, chip, layout):
-                fns[f"split{split}"] = (lambda c=config: tilec.gemm(
+            for label, config in bench_configs(m, n, k, chip, layout):
+                fns[label] = (lambda c=config: tilec.gemm(
                     x, weight(), chip=chip, artifacts=artifacts, config=c))
             # GPU time (CUDA graphs, as serving runs decode) and eager time
             # (the host's dispatch included).
@@ -227,7 +244,7 @@ def bench(torch, tilec, artifacts, log):
             timings["eager"] = time_rounds(fns, rounds=10)
             flop, weight_bytes = 2 * m * n * k, n * k * 2
             row = {"chip": chip, "shape": [m, n, k], "b_layout": layout,
-                   "configs": {f"split{s}": c for s, c in bench_configs(m, n, k, chip, layout)}}
+                   "configs": dict(bench_configs(m, n, k, chip, layout))}
             for mode, ms in timings.items():
                 row[mode] = {"us": {name: t * 1e3 for name, t in ms.items()},
                              "tflops": {name: flop / t / 1e9 for name, t in ms.items()},

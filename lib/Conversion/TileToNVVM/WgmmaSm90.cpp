@@ -352,7 +352,7 @@ struct WgmmaOperands {
   unsigned elemBytes;
   int64_t kStep;              // K per instruction (32 bytes)
   int64_t aSwizzle, bSwizzle; // swizzle spans in bytes
-  bool bKMajor;
+  bool aKMajor, bKMajor;
 };
 } // namespace
 
@@ -417,11 +417,15 @@ static FailureOr<WgmmaOperands> checkWgmmaOperands(DotOp op,
                           "or perPhase 2 and maxPhase 4; segments of the "
                           "swizzle span)");
   // A: M x K, K-major when contiguous along K (order[0] == 1).
-  bool aKMajor = !w.aEnc || w.aEnc.getOrder()[0] == 1;
+  w.aKMajor = !w.aEnc || w.aEnc.getOrder()[0] == 1;
   // B: K x N, K-major when contiguous along K (order[0] == 0).
   w.bKMajor = w.bEnc.getOrder()[0] == 0;
-  if (!aKMajor)
-    return op.emitOpError("an M-major A operand is not supported yet");
+  if (!w.aKMajor && w.aSwizzle != 128)
+    return op.emitOpError("an M-major A operand needs the 128-byte swizzle");
+  if (kMajorOnly && !w.aKMajor)
+    return op.emitOpError(tf32 ? "tf32" : "8-bit (fp8, i8)")
+           << " wgmma needs A contiguous along K (the transpose is for "
+              "16-bit types only)";
   if (!w.bKMajor && w.bSwizzle != 128)
     return op.emitOpError("an N-major B operand needs the 128-byte swizzle");
   if (!w.bKMajor && w.nGroups > 1 && (w.n * w.elemBytes) % w.bSwizzle != 0)
@@ -468,7 +472,8 @@ static Value emitWgmmaSS(OpBuilder &b, Location loc, Value inout,
       NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
       NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
       NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-      NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+      NVVM::MMALayoutAttr::get(ctx, w.aKMajor ? NVVM::MMALayout::row
+                                              : NVVM::MMALayout::col),
       NVVM::MMALayoutAttr::get(ctx, w.bKMajor ? NVVM::MMALayout::col
                                               : NVVM::MMALayout::row),
       /*satfinite=*/nullptr);
@@ -503,9 +508,13 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
                                       i32Val(rewriter, loc, w.mGroups));
   }
   // Rows of this warpgroup start 64 * wg rows into A: 64 rows of a
-  // segment.
-  Value aRowBytes = arith::MulIOp::create(
-      rewriter, loc, rowGroup, i32Val(rewriter, loc, 64 * w.aSwizzle));
+  // segment (K-major), or the next 64-element segment of all K rows
+  // (M-major).
+  int64_t aGroupBytes = w.aEnc ? getUnswizzledOffset(w.aEnc, w.aType.getShape(),
+                                                     64, 0, w.elemBytes)
+                               : 64 * w.aSwizzle;
+  Value aRowBytes = arith::MulIOp::create(rewriter, loc, rowGroup,
+                                          i32Val(rewriter, loc, aGroupBytes));
   Value aBase =
       w.aRegs ? Value()
               : LLVM::GEPOp::create(rewriter, loc, adaptor.getA().getType(),
@@ -588,8 +597,10 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
                            /*leading=*/w.bKMajor ? 16 : bRows * 128,
                            /*stride=*/8 * w.bSwizzle, w.bSwizzle, bInvariant);
   std::optional<SharedDescriptors> aDescs;
+  // M-major: LBO steps between 64-wide M segments of all K rows.
   if (!w.aRegs)
-    aDescs.emplace(rewriter, loc, aBase, /*leading=*/16,
+    aDescs.emplace(rewriter, loc, aBase,
+                   /*leading=*/w.aKMajor ? 16 : w.k * 128,
                    /*stride=*/8 * w.aSwizzle, w.aSwizzle, aInvariant);
   for (int64_t kk = 0; kk < w.k; kk += w.kStep) {
     Value descB = bDescs.at(

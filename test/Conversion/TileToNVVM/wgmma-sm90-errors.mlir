@@ -70,19 +70,20 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
 
 // -----
 
-// A stored contiguous along M.
+// A stored contiguous along M (wgmma's transposed A) takes the 128-byte
+// swizzle only: each warpgroup's 64 rows are one segment.
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
-#swm = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>
+#swm = #tile.shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1], segment = 32>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
-  tile.kernel @m_major_a() warps(4) {
+  tile.kernel @m_major_a_64b_swizzle() warps(4) {
     %c0 = arith.constant 0 : i32
     %ba = tile.local_alloc : !tile.smem<1x64x64xbf16, #swm>
     %bb = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
     %a = tile.local_load %ba[%c0] : !tile.smem<1x64x64xbf16, #swm> -> tensor<64x64xbf16, #swm>
     %b = tile.local_load %bb[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
     %z = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
-    // expected-error @+2 {{an M-major A operand is not supported yet}}
+    // expected-error @+2 {{an M-major A operand needs the 128-byte swizzle}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %z : tensor<64x64xbf16, #swm>, tensor<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
     tile.return
@@ -210,6 +211,28 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
     // expected-error @+2 {{warpgroups splitting an N-major B must start at its swizzle segments, got 32 columns each}}
     // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
     %d = tile.dot %a, %b, %z : tensor<64x64xbf16, #sw>, tensor<64x64xbf16, #sw> -> tensor<64x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
+// wgmma transposes 16-bit operands only: an 8-bit A must be contiguous
+// along K.
+#swm = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 128>
+#swk = #tile.shared<vec = 16, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 128>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  tile.kernel @fp8_m_major_a() warps(8) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x128x128xf8E4M3FN, #swm>
+    %bb = tile.local_alloc : !tile.smem<1x128x64xf8E4M3FN, #swk>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x128x128xf8E4M3FN, #swm> -> tensor<128x128xf8E4M3FN, #swm>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x128x64xf8E4M3FN, #swk> -> tensor<128x64xf8E4M3FN, #swk>
+    %z = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    // expected-error @+2 {{8-bit (fp8, i8) wgmma needs A contiguous along K (the transpose is for 16-bit types only)}}
+    // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
+    %d = tile.dot %a, %b, %z : tensor<128x128xf8E4M3FN, #swm>, tensor<128x64xf8E4M3FN, #swk> -> tensor<128x64xf32, #mma>
     tile.return
   }
 }

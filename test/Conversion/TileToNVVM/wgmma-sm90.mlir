@@ -135,6 +135,43 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
 
 // -----
 
+// An M-major A (contiguous along M, order = [0, 1]: Bᵀ of a transposed
+// product with a row-major B): wgmma's transposed A (layout col). Its rows
+// are 64-element segments of all 32 K rows: warpgroup g reads the g-th
+// (32 x 128 bytes = 4096 bytes further), each K step 16 rows (2048 bytes)
+// further, and LBO is the bytes between segments (4096: 256 << 16).
+
+#swm = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @ss_m_major_a
+  // CHECK: %[[TWO:.+]] = arith.constant 2 : i32
+  // CHECK-NEXT: %[[WG:.+]] = arith.shrui %{{.+}}, %[[TWO]] : i32
+  // CHECK-NEXT: %[[SEG:.+]] = arith.constant 4096 : i32
+  // CHECK-NEXT: %[[AROWS:.+]] = arith.muli %[[WG]], %[[SEG]] : i32
+  // CHECK-NEXT: %[[ABASE:.+]] = llvm.getelementptr %{{.+}}[%[[AROWS]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: llvm.getelementptr %[[ABASE]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: %[[AFIX:.+]] = arith.constant 4611686293322072064 : i64
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+  // CHECK: llvm.getelementptr %[[ABASE]][2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>]
+  // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+  tile.kernel @ss_m_major_a() warps(8) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x128x32xbf16, #swm>
+    %bb = tile.local_alloc : !tile.smem<1x32x64xbf16, #sw>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x128x32xbf16, #swm> -> tensor<128x32xbf16, #swm>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x32x64xbf16, #sw> -> tensor<32x64xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<128x32xbf16, #swm>, tensor<32x64xbf16, #sw> -> tensor<128x64xf32, #mma>
+    tile.return
+  }
+}
+
+// -----
+
 // Two warpgroups on 64 rows split N (#tile.mma with mFirst: warps along M
 // first): both read all of A; warpgroup g reads B from column 64 g on, one
 // 64-element segment of the N-major B further (64 K rows x 128 bytes =

@@ -285,3 +285,30 @@ tile.kernel @wgmma_warpgroups_split_n(%a: !tile.ptr<bf16> {tile.align = 16 : i64
   tile.store %r, %vc[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// An A tile contiguous along M (Bᵀ of a transposed product with a
+// row-major B) reaches wgmma from shared memory too, M-major (wgmma's
+// transposed A): 64-element swizzle segments along M.
+
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-DAG: #[[$SWM:.+]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>
+// CHECK-LABEL: tile.kernel @wgmma_m_major_a
+// CHECK: tile.dot {{.*}} : tensor<64x64xbf16, #[[$SWM]]>, tensor<64x16xbf16, #[[$SWM]]> -> tensor<64x16xf32, #[[$MMA]]>
+tile.kernel @wgmma_m_major_a(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %va = tile.make_view %a[%n, %n] strides [1, %n] : !tile.ptr<bf16>
+  %vb = tile.make_view %b[%n, 16] strides [1, %n] : !tile.ptr<bf16>
+  %vc = tile.make_view %c[%n, 16] strides [16, 1] : !tile.ptr<f32>
+  %z = arith.constant dense<0.0> : tensor<64x16xf32>
+  %r = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %z) -> (tensor<64x16xf32>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<?x?xbf16, strides = [1, ?]> -> tensor<64x64xbf16>
+    %tb = tile.load %vb[%k, %c0] : !tile.view<?x16xbf16, strides = [1, ?]> -> tensor<64x16xbf16>
+    %d = tile.dot %ta, %tb, %acc : tensor<64x64xbf16>, tensor<64x16xbf16> -> tensor<64x16xf32>
+    scf.yield %d : tensor<64x16xf32>
+  }
+  tile.store %r, %vc[%c0, %c0] : tensor<64x16xf32>, !tile.view<?x16xf32, strides = [16, 1]>
+  tile.return
+}

@@ -44,10 +44,34 @@ tile.kernel @swap_config(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr
 
 // -----
 
+// A row-major B (x @ W) runs transposed where the config asks: Bᵀ's view
+// is contiguous along the weights, so the dot's A is M-major (wgmma's
+// transposed A on sm_90a, ldmatrix.trans on sm_80).
+
+// CHECK-LABEL: tile.kernel @swap_config_row_major_b
+// CHECK-DAG: %[[WT:.+]] = tile.make_view %B[%N, %K] strides [1, %ldb] : !tile.ptr<bf16>
+// CHECK: tile.load %[[WT]][%{{.+}}, %{{.+}}] : !tile.view<?x?xbf16, strides = [1, ?]> -> tensor<64x128xbf16>
+// CHECK: tile.dot {{.*}} : tensor<64x128xbf16>, tensor<128x16xbf16> -> tensor<64x16xf32>
+// SM80-LABEL: tile.kernel @swap_config_row_major_b
+// SM80: tile.dot {{.*}} : tensor<64x128xbf16>, tensor<128x16xbf16> -> tensor<64x16xf32>
+tile.kernel @swap_config_row_major_b(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>,
+                                     %M: i32, %N: i32, %K: i32, %lda: i32, %ldb: i32, %ldc: i32) {
+  %a = tile.make_view %A[%M, %K] strides [%lda, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, %N] strides [%ldb, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%M, %N] strides [%ldc, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c config <block_m = 16, block_n = 64, block_k = 128, warps = 4, swap_ab = true>
+      : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>,
+        !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
 // Static decode shapes take it from the shape rule: M = 1 gets 16-token
 // tiles with 128-wide K steps, M = 48 64-token tiles, 128 weights each
 // where N is at least 8192; M = 65 is past the rule's bound, and a
-// row-major B cannot run transposed (the weights would be an MN-major A).
+// row-major B stays untransposed (the rule's transposed tiles are measured
+// on column-major weights; config <swap_ab = true> asks for it).
 // On sm_80 (mma.sync) the rule takes 64 x 16 tiles with 64-wide K steps
 // in an 8-deep cp.async ring, and 64 x 32 ones from M = 17.
 // CHECK-LABEL: tile.kernel @swap_rule_m1

@@ -182,12 +182,12 @@ tile.kernel @grouped_cluster(%A: !tile.ptr<bf16>, %O: !tile.ptr<i32>, %E: i32, %
 
 // -----
 
-// The transposed product needs a column-major B (the weights become
-// wgmma's K-major A operand).
-tile.kernel @swap_ab_row_major_b(%A: !tile.ptr<bf16>, %M: i32) {
-  %a = tile.make_view %A[%M, 256] strides [256, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{swap_ab needs a column-major B (an nn.Linear weight, strides = [1, ?])}}
-  tile.gemm %a, %a, %a config <swap_ab = true> : !tile.view<?x256xbf16, strides = [256, 1]>, !tile.view<?x256xbf16, strides = [256, 1]>, !tile.view<?x256xbf16, strides = [256, 1]>
+// The transposed product needs bf16/f16 inputs.
+tile.kernel @swap_ab_f32(%A: !tile.ptr<f32>, %M: i32) {
+  %a = tile.make_view %A[%M, 256] strides [256, 1] : !tile.ptr<f32>
+  %b = tile.make_view %A[256, 256] strides [1, 256] : !tile.ptr<f32>
+  // expected-error @+1 {{swap_ab needs bf16 or f16 inputs}}
+  tile.gemm %a, %b, %a config <swap_ab = true> : !tile.view<?x256xf32, strides = [256, 1]>, !tile.view<256x256xf32, strides = [1, 256]>, !tile.view<?x256xf32, strides = [256, 1]>
   tile.return
 }
 

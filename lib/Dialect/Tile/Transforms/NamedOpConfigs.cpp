@@ -106,16 +106,17 @@ static bool runsOnFma(GemmOp op) {
          op.getPrecision() == DotPrecision::IEEE;
 }
 
-/// Why `op` cannot run as the transposed product (empty: it can). Bᵀ must
-/// be a K-major wgmma A operand and Aᵀ a K-major B one (bf16/f16 inputs,
-/// B column-major), over 2-D views (or a grouped GEMM's, whose groups then
-/// split the product's columns), with no block scales.
+/// Why `op` cannot run as the transposed product (empty: it can). Aᵀ must
+/// be a K-major B operand and Bᵀ an A operand: K-major for a column-major B,
+/// M-major (wgmma's transposed A, 16-bit types only) for a row-major one;
+/// bf16/f16 inputs, over 2-D views (or a grouped GEMM's, whose groups then
+/// split the product's columns), with no block scales. The shape rule
+/// takes the transposed tiles for a column-major B only (measured there);
+/// a row-major B runs transposed where the config asks.
 static std::string getSwapABProblem(GemmOp op) {
   Type et = op.getA().getType().getElementType();
   if (!et.isBF16() && !et.isF16())
     return "bf16 or f16 inputs";
-  if (!op.isRhsColumnMajor())
-    return "a column-major B (an nn.Linear weight, strides = [1, ?])";
   if (op.getBatchRank() != 0 && !op.isGrouped())
     return "a 2-D or grouped GEMM (not batched or batch-reduce)";
   if (op.isBlockScaled())
@@ -154,7 +155,7 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
   bool staticGroups = !ShapedType::isDynamic(groups);
   if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
       !ShapedType::isDynamic(k)) {
-    bool canSwapAB = getSwapABProblem(op).empty();
+    bool canSwapAB = getSwapABProblem(op).empty() && op.isRhsColumnMajor();
     auto rule = op.isGrouped()
                     ? ::tilec::rules::getGroupedGemmShapeConfig(
                           target.chip.str(), m, staticGroups ? groups : 1, n, k,

@@ -389,7 +389,7 @@ def Tile_GemmConfigAttr : Tile_Attr<"GemmConfig", "gemm_config"> {
     | `tma_store` | the epilogue leaves through shared memory and a TMA store |
     | `cluster_m`, `cluster_n` | thread-block clusters of neighbouring tiles, operands multicast |
     | `aligned` | `false`: A, B and C may have any base address and row strides (plain loads, no cp.async or TMA; the variant runtimes pick for operands the fast path cannot take). The default, `true`, requires 16-byte aligned bases and row strides that are whole 16-byte chunks |
-    | `swap_ab` | compute Cᵀ = Bᵀ Aᵀ: B's columns ride the MMA's M and A's rows its N (down to 16 wide on wgmma), for decode and other skinny GEMMs (M up to 64) with a column-major (nn.Linear) B; `block_m`, `block_n` stay C's tile. bf16/f16, 2-D or grouped (decode-time experts: each group's few tokens ride N), no block scales, no TMA store |
+    | `swap_ab` | compute Cᵀ = Bᵀ Aᵀ: B's columns ride the MMA's M and A's rows its N (down to 16 wide on wgmma), for decode and other skinny GEMMs (M up to 64): the shape rule's choice with a column-major (nn.Linear) B; with a row-major B where asked (Bᵀ is then wgmma's transposed, M-major A); `block_m`, `block_n` stay C's tile. bf16/f16, 2-D or grouped (decode-time experts: each group's few tokens ride N), no block scales, no TMA store |
     | `split_k` | split K into this many ranges (at most 64), one program per tile and range, for shapes with too few tiles to fill the chip: the op then needs a `workspace` and runs as two kernels, the f32 partial products and their sum in a fixed order (the same bits on every run; see tile.gemm). 2-D, no block scales, no i8, no TMA store or clusters |
 
     ```mlir
