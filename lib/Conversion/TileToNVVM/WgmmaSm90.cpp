@@ -185,9 +185,9 @@ public:
                                       i32Val(b, loc, offsetBytes >> 4));
       field = arith::ExtUIOp::create(b, loc, i64, field);
     } else {
-      Value ptr =
-          LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                              ArrayRef<LLVM::GEPArg>{offsetBytes});
+      Value ptr = LLVM::GEPOp::create(
+          b, loc, base.getType(), b.getI8Type(), base,
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offsetBytes)});
       Value addr = arith::ExtUIOp::create(
           b, loc, i64, LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr));
       field = arith::ShRUIOp::create(
@@ -479,6 +479,45 @@ static Value emitWgmmaSS(OpBuilder &b, Location loc, Value inout,
       /*satfinite=*/nullptr);
 }
 
+/// This warpgroup's operand bases, warpgroups numbered along M first, then
+/// along N. A (null for a register A): its 64 rows start 64 * row group
+/// rows in, 64 rows of a segment (K-major) or the next 64-element segment
+/// of all K rows (M-major). B: its w.n columns start w.n * column group
+/// columns in, w.n rows of a K-major B or whole 64-element segments (all K
+/// rows each) of an N-major one.
+static std::pair<Value, Value> getWarpgroupBases(OpBuilder &b, Location loc,
+                                                 const WgmmaOperands &w,
+                                                 Value a, Value bBase) {
+  ThreadIds ids = getThreadIds(b, loc);
+  Value warpgroup = arith::ShRUIOp::create(b, loc, ids.warp, i32Val(b, loc, 2));
+  Value rowGroup = warpgroup, colGroup;
+  if (w.nGroups > 1 && w.mGroups == 1) {
+    rowGroup = i32Val(b, loc, 0);
+    colGroup = warpgroup;
+  } else if (w.nGroups > 1) {
+    rowGroup =
+        arith::RemUIOp::create(b, loc, warpgroup, i32Val(b, loc, w.mGroups));
+    colGroup =
+        arith::DivUIOp::create(b, loc, warpgroup, i32Val(b, loc, w.mGroups));
+  }
+  auto offset = [&](Value base, Value group, int64_t groupBytes) -> Value {
+    Value bytes =
+        arith::MulIOp::create(b, loc, group, i32Val(b, loc, groupBytes));
+    return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                               ValueRange{bytes});
+  };
+  Value aBase;
+  if (!w.aRegs)
+    aBase = offset(
+        a, rowGroup,
+        getUnswizzledOffset(w.aEnc, w.aType.getShape(), 64, 0, w.elemBytes));
+  if (colGroup)
+    bBase = offset(
+        bBase, colGroup,
+        getUnswizzledOffset(w.bEnc, w.bType.getShape(), 0, w.n, w.elemBytes));
+  return {aBase, bBase};
+}
+
 LogicalResult
 DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
                                     ConversionPatternRewriter &rewriter) const {
@@ -493,45 +532,8 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
   const WgmmaOperands &w = *checked;
 
   Location loc = op.getLoc();
-  ThreadIds ids = getThreadIds(rewriter, loc);
-  Value warpgroup = arith::ShRUIOp::create(rewriter, loc, ids.warp,
-                                           i32Val(rewriter, loc, 2));
-  // Warpgroups along M first, then along N.
-  Value rowGroup = warpgroup, colGroup;
-  if (w.nGroups > 1 && w.mGroups == 1) {
-    rowGroup = i32Val(rewriter, loc, 0);
-    colGroup = warpgroup;
-  } else if (w.nGroups > 1) {
-    rowGroup = arith::RemUIOp::create(rewriter, loc, warpgroup,
-                                      i32Val(rewriter, loc, w.mGroups));
-    colGroup = arith::DivUIOp::create(rewriter, loc, warpgroup,
-                                      i32Val(rewriter, loc, w.mGroups));
-  }
-  // Rows of this warpgroup start 64 * wg rows into A: 64 rows of a
-  // segment (K-major), or the next 64-element segment of all K rows
-  // (M-major).
-  int64_t aGroupBytes = w.aEnc ? getUnswizzledOffset(w.aEnc, w.aType.getShape(),
-                                                     64, 0, w.elemBytes)
-                               : 64 * w.aSwizzle;
-  Value aRowBytes = arith::MulIOp::create(rewriter, loc, rowGroup,
-                                          i32Val(rewriter, loc, aGroupBytes));
-  Value aBase =
-      w.aRegs ? Value()
-              : LLVM::GEPOp::create(rewriter, loc, adaptor.getA().getType(),
-                                    rewriter.getI8Type(), adaptor.getA(),
-                                    ValueRange{aRowBytes});
-  Value bBase = adaptor.getB();
-  if (colGroup) {
-    // This warpgroup's columns of B: w.n rows of a K-major B, or whole
-    // 64-element segments (all K rows each) of an N-major one.
-    int64_t groupBytes =
-        getUnswizzledOffset(w.bEnc, w.bType.getShape(), 0, w.n, w.elemBytes);
-    Value bColBytes = arith::MulIOp::create(rewriter, loc, colGroup,
-                                            i32Val(rewriter, loc, groupBytes));
-    bBase =
-        LLVM::GEPOp::create(rewriter, loc, bBase.getType(),
-                            rewriter.getI8Type(), bBase, ValueRange{bColBytes});
-  }
+  auto [aBase, bBase] =
+      getWarpgroupBases(rewriter, loc, w, adaptor.getA(), adaptor.getB());
   SmallVector<Value> aValues;
   LinearLayout aLL;
   if (w.aRegs) {

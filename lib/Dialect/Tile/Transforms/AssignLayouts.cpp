@@ -385,13 +385,14 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   bool bLoaded =
       (isRingLoad(dot.getB()) || isTmaLoad(dot.getB(), kMajorOnly)) &&
       (bKMajor || n % 64 == 0) && segmentsFit(dot.getB(), 0);
-  // A contiguous along M (16-bit types: wgmma's transposed A; Bᵀ of a
-  // swapped product with a row-major B) holds each warpgroup's 64 rows in
-  // one 64-element swizzle segment.
+  // A contiguous along M (16-bit types only, as checked above: wgmma's
+  // transposed A; Bᵀ of a swapped product with a row-major B) holds each
+  // warpgroup's 64 rows in one 64-element swizzle segment, so any such A
+  // fits.
   bool aKMajor = getOperandContiguity(dot.getA(), 1) == 1;
   bool aLoaded =
       (isRingLoad(dot.getA()) || isTmaLoad(dot.getA(), kMajorOnly)) &&
-      (aKMajor ? segmentsFit(dot.getA(), 1) : 64 % seg == 0);
+      (!aKMajor || segmentsFit(dot.getA(), 1));
   if ((aShared && bShared) || (aLoaded && bLoaded))
     return WgmmaKind::SS;
   // Any other A is in registers (computed, or loaded outside a ring).

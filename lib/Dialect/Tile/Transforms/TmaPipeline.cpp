@@ -106,6 +106,12 @@ struct TmaOperand {
   /// operand copying the same bytes, whose ring stage this one reads (no
   /// copy of its own); -1 for an operand with its own copy.
   int alias = -1;
+
+  /// The bytes one copy of the tile moves.
+  int64_t tileBytes() {
+    auto tile = cast<RankedTensorType>(cvt.getType());
+    return tile.getNumElements() * getStorageBytes(tile.getElementType());
+  }
 };
 
 /// The loads one dot reads (or, with shared tiles, several dots): they
@@ -324,10 +330,8 @@ static void shareTiles(scf::ForOp loop, SmallVectorImpl<TmaGroup> &groups) {
           g.operands[k].alias = static_cast<int>(p);
           break;
         }
-      if (g.operands[k].alias >= 0)
-        continue;
-      auto tile = cast<RankedTensorType>(g.operands[k].cvt.getType());
-      g.bytes += tile.getNumElements() * getStorageBytes(tile.getElementType());
+      if (g.operands[k].alias < 0)
+        g.bytes += g.operands[k].tileBytes();
     }
   }
 }
@@ -354,8 +358,7 @@ analyzeLoop(scf::ForOp loop, std::string &why, bool share = false) {
       groups.push_back(TmaGroup{{dot}, {}, 0, {}, {}, {}, {}});
       it = &groups.back();
     }
-    auto tile = cast<RankedTensorType>(op->cvt.getType());
-    it->bytes += tile.getNumElements() * getStorageBytes(tile.getElementType());
+    it->bytes += op->tileBytes();
     it->operands.push_back(*op);
   }
   if (groups.empty())
@@ -651,18 +654,27 @@ static void addClusterBarriers(KernelOp kernel) {
   }
 }
 
-/// Whether every access to `alloc` is a TMA-store epilogue's write or store
-/// (tile-tma-store) whose op in `scope` comes after the one holding
+/// Whether every TMA-store epilogue's write or store (tile-tma-store) of
+/// `buffer` sits in an op of `scope` that comes after the one holding
 /// `reader` (a tile's last read in place): the tile is dead by the time the
-/// epilogue stages its own tile in the buffer.
+/// epilogue stages its own tile in the buffer. With `onlyEpilogue`, the
+/// buffer may have no other users either.
+static bool epilogueWritesAfter(Value buffer, Block *scope, Operation *reader,
+                                bool onlyEpilogue) {
+  Operation *readerTop = scope->findAncestorOpInBlock(*reader);
+  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+    if (!isa<LocalStoreOp, TmaStoreOp>(user))
+      return !onlyEpilogue;
+    Operation *top = scope->findAncestorOpInBlock(*user);
+    return top && readerTop->isBeforeInBlock(top);
+  });
+}
+
+/// Whether every access to `alloc` is a TMA-store epilogue's write or store
+/// after `reader` (epilogueWritesAfter).
 static bool onlyStagesAfter(LocalAllocOp alloc, Block *scope,
                             Operation *reader) {
-  Operation *readerTop = scope->findAncestorOpInBlock(*reader);
-  return llvm::all_of(alloc->getUsers(), [&](Operation *user) {
-    Operation *top = scope->findAncestorOpInBlock(*user);
-    return isa<LocalStoreOp, TmaStoreOp>(user) && top &&
-           readerTop->isBeforeInBlock(top);
-  });
+  return epilogueWritesAfter(alloc, scope, reader, /*onlyEpilogue=*/true);
 }
 
 /// The staging buffer of a TMA-store epilogue (tile-tma-store) in `loop`
@@ -1030,8 +1042,7 @@ static Value loadOnce(TmaOperand &op, DotOp dot,
   Value full =
       MBarrierAllocOp::create(rewriter, loc, MBarrierType::get(ctx, 1), 1);
   Value zero = createI32(rewriter, loc, 0);
-  auto tile = cast<RankedTensorType>(op.cvt.getType());
-  int64_t bytes = tile.getNumElements() * getStorageBytes(tile.getElementType());
+  int64_t bytes = op.tileBytes();
   Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
   auto ifOp = scf::IfOp::create(rewriter, loc, yes, [&](OpBuilder &b, Location l) {
     MBarrierExpectTxOp::create(b, l, full, zero, bytes);
@@ -1064,19 +1075,11 @@ static const LoadedOnce *findSharedCopy(ArrayRef<LoadedOnce> loaded,
   for (const LoadedOnce &prev : loaded) {
     if (!copySameBytes(prev.op, op))
       continue;
-    if (!staging.contains(prev.op.ring))
-      return &prev;
     // The epilogue's writes and stores come after `dot` too (the buffer's
     // other users are the tile's copy and reads).
-    Block &body = kernel.getBody().front();
-    Operation *readerTop = body.findAncestorOpInBlock(*dot);
-    bool dead = llvm::all_of(prev.op.ring.getUsers(), [&](Operation *user) {
-      if (!isa<LocalStoreOp, TmaStoreOp>(user))
-        return true;
-      Operation *top = body.findAncestorOpInBlock(*user);
-      return top && readerTop->isBeforeInBlock(top);
-    });
-    if (dead)
+    if (!staging.contains(prev.op.ring) ||
+        epilogueWritesAfter(prev.op.ring, &kernel.getBody().front(), dot,
+                            /*onlyEpilogue=*/false))
       return &prev;
   }
   return nullptr;
