@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import tilec  # noqa: E402
 from artifact_record import stamp_commit  # noqa: E402
-from tilec import backward_kernels  # noqa: E402
+from tilec import backward_kernels, backward_op  # noqa: E402
 from tilec.kernels import (attention_name, attention_shape_config, attention_source,  # noqa: E402
                            gemm_config_suffix, gemm_name, gemm_source)
 
@@ -203,28 +203,19 @@ def main():
                 jobs.append(({"attention": True, "dtype": "bf16", "head_dim": head_dim,
                               "scale": value},
                              attention_source(dtype="bf16", head_dim=head_dim, scale=scale)))
-        # tilec.attention's backward (tilec.training): bf16 and f16, each
-        # kernel its own module (the artifacts' source check is per module).
+        # tilec.attention's backward (tilec.training): tile.attention_backward
+        # in the forms tilec.training launches (bf16 and f16; each source
+        # module saved beside each of its stage kernels).
         for dtype in [t for t in ("bf16", "f16") if t in attention_dtypes] \
                 if args.dtype is None and not only else ():
-            for head_dim in backward_kernels.HEAD_DIMS:
-                variant = {"attention_backward": True, "dtype": dtype, "head_dim": head_dim}
-                jobs.append((variant, backward_kernels.pre_source(dtype, head_dim)))
-                for causal in (False, True):
-                    tiles = backward_kernels.tiles_for(chip, head_dim)
-                    jobs += [(dict(variant, causal=causal), make(dtype, head_dim, causal,
-                                                                 tiles=tiles))
-                             for make in (backward_kernels.dq_source,
-                                          backward_kernels.dkdv_source)]
-                    # The atomic mode (deterministic=False): its dK/dV kernel
-                    # also accumulates dQ.
-                    jobs.append((dict(variant, causal=causal, atomic_dq=True),
-                                 backward_kernels.dkdv_source(
-                                     dtype, head_dim, causal, atomic_dq=True,
-                                     tiles=backward_kernels.atomic_tiles_for(chip, head_dim))))
-                jobs += [(dict(variant, atomic_dq=True), make(dtype, head_dim))
-                         for make in (lambda t, d: backward_kernels.pre_source(t, d, zero_dq=True),
-                                      backward_kernels.dq_scale_source)]
+            for head_dim, causal, atomic, expanded in itertools.product(
+                    backward_kernels.HEAD_DIMS, (False, True), (False, True), (False, True)):
+                if expanded and atomic:
+                    continue  # (tilec.training sums the atomic mode's groups itself)
+                variant = {"attention_backward": True, "dtype": dtype, "head_dim": head_dim,
+                           "causal": causal, "atomic_dq": atomic, "expanded": expanded}
+                jobs.append((variant, backward_op.source(dtype, head_dim, causal, atomic,
+                                                         expanded)))
         # FP8 attention where FP8 tensor cores exist.
         if (args.dtype is None and not only and chip != "sm_80"
                 and "f8e4m3" in attention_dtypes):
@@ -253,8 +244,11 @@ def main():
             seconds = time.perf_counter() - start
             cached = " (cached)" if result.from_cache else ""
             print(f"{chip}/{name}: {seconds:.2f} s{cached}")
-            written.setdefault(chip, []).append({"name": name, "variant": variant,
-                                                 "cubin_arch": CHIPS[chip]})
+            # (One entry per kernel: a named op of several stages has one per
+            # stage.)
+            written.setdefault(chip, []).extend({"name": kernel, "variant": variant,
+                                                 "cubin_arch": CHIPS[chip]}
+                                                for kernel in result.names)
     try:
         commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True, check=True).stdout.strip()

@@ -779,6 +779,8 @@ def main():
                 continue  # tilec.bmm's (build_python_artifacts.py --bmm): scripts/bmm_check.py
             if entry["variant"].get("grouped"):
                 continue  # tilec.grouped_gemm's (--grouped): scripts/grouped_gemm_check.py
+            if entry["variant"].get("attention_backward"):
+                continue  # tilec.attention's backward: scripts/training_check.py
             if entry["variant"].get("attention"):
                 if entry["variant"].get("config"):
                     continue  # reached through the dispatch from the default's cases

@@ -129,6 +129,39 @@ class Tensor:
         self.filled = value
         return self
 
+    def is_contiguous(self):
+        return self._strides == contiguous_strides(self.shape)
+
+    def contiguous(self):
+        """Itself when contiguous, else a (fake) contiguous copy."""
+        return self if self.is_contiguous() else Tensor(self.shape, self.dtype,
+                                                        device_=self.device)
+
+    def view(self, *shape):
+        """A view of a contiguous tensor with another shape."""
+        assert self.is_contiguous()
+        view = Tensor(shape, self.dtype, ptr=self._ptr, device_=self.device)
+        view._base = self
+        return view
+
+    def sum(self, dim, dtype=None):
+        """A new tensor without dimension ``dim`` (its values are not computed)."""
+        shape = self.shape[:dim] + self.shape[dim + 1:]
+        state.tensor_ops.append(("sum", self.shape, dim))
+        return Tensor(shape, dtype or self.dtype, device_=self.device)
+
+    def to(self, dtype_):
+        return self if dtype_ is self.dtype else Tensor(self.shape, dtype_,
+                                                        device_=self.device)
+
+    def float(self):
+        return self.to(module.float32)
+
+    def __isub__(self, other):
+        """Recorded as ("sub", self's address, launches so far)."""
+        state.tensor_ops.append(("sub", self._ptr, len(driver.launches)))
+        return self
+
     def __getitem__(self, index):
         """``t[:, :cols]`` of a 2-D tensor (what tilec's allocation does)."""
         rows, cols = index
@@ -169,7 +202,8 @@ class Stream:
 
 class _DeviceContext:
     def __init__(self, index):
-        self.index = index
+        # (torch.cuda.device takes an index or a torch.device)
+        self.index = index.index if isinstance(index, device) else index
 
     def __enter__(self):
         self.prev = state.current_device
@@ -189,7 +223,7 @@ def _empty(shape, dtype=None, device=None):
 
 
 state = types.SimpleNamespace(current_device=0, streams={0: 0x5000, 1: 0x5100},
-                              device_switches=0, capability=(9, 0), sms=132)
+                              device_switches=0, capability=(9, 0), sms=132, tensor_ops=[])
 
 
 def _build_torch():
@@ -203,6 +237,7 @@ def _build_torch():
     torch.float8_e4m3fn = dtype("float8_e4m3fn")
     torch.float8_e5m2 = dtype("float8_e5m2")
     torch.empty = _empty
+    torch.empty_like = lambda t: Tensor(t.shape, t.dtype, device_=t.device)
     torch.from_dlpack = _from_dlpack
 
     cuda = types.ModuleType("torch.cuda")
@@ -503,6 +538,7 @@ def install():
     module, driver = _build_torch(), _build_driver()
     state.current_device, state.device_switches, state.capability = 0, 0, (9, 0)
     state.sms = 132
+    state.tensor_ops = []
     state.streams = {0: 0x5000, 1: 0x5100}
     cupy_state.device, cupy_state.streams, cupy_state.copies = 0, {0: 0x6000, 1: 0x6100}, []
     cupy = _build_cupy()

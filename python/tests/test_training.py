@@ -284,3 +284,82 @@ def test_launch_args_follow_the_kernels_parameters(library, tmp_path):
             for param, value in zip(params, values):
                 got = value.name if isinstance(value, _Named) else value
                 assert got == expected[param], (name, param)
+
+
+@pytest.fixture
+def fakes():
+    import fake_cuda
+    torch, driver = fake_cuda.install()
+    yield torch, driver
+    fake_cuda.uninstall()
+
+
+@pytest.mark.parametrize("deterministic,kv_heads,stages", [
+    (True, 8, ["pre", "dq", "dkdv"]),
+    (True, 2, ["pre", "dq", "dkdv", "dkdv_sum"]),
+    (False, 2, ["pre_zero_dq", "dkdv_dq", "dq_scale"])])
+def test_attention_backward_launches_the_op_stages(library, tmp_path, monkeypatch, fakes,
+                                                   deterministic, kv_heads, stages):
+    """tilec.attention_backward launches tile.attention_backward's stage
+    kernels in order, each given its parameters by name (the fake driver
+    reads them back): deterministic grouped-query K/V through the op's
+    expanded form (dK / dV of K's heads from its dkdv_sum stage, one per
+    query head in scratch), the atomic mode with an f32 dQ accumulator and
+    each group's dK / dV summed afterwards; a gradient on lse shifts Delta
+    after the first stage."""
+    import fake_cuda
+    from tilec import backward_op, runtime, training
+    torch, driver = fakes
+    compiled, resolved = {}, []
+
+    def resolve(op, name, make_source, chip, cubin_arch, directory, device_index, kernel):
+        resolved.append(kernel)
+        if name not in compiled:
+            compiled[name] = tilec.compile(make_source(), chip=chip, emit="ptx",
+                                           cache_dir=tmp_path)
+        meta = compiled[name][kernel].metadata
+        return runtime.Kernel.from_artifacts(meta, b"\x7fELF fake cubin"), meta
+
+    monkeypatch.setattr(training, "_resolve", resolve)
+    b, h, sq, sk, d = 2, 8, 300, 500, 64
+    q, out, grad_out = (fake_cuda.tensor((b, h, sq, d)) for _ in range(3))
+    k, v = fake_cuda.tensor((b, kv_heads, sk, d)), fake_cuda.tensor((b, kv_heads, sk, d))
+    lse, grad_lse = (fake_cuda.tensor((b, h, sq), "float32") for _ in range(2))
+    formats = None
+    for atomic in (False, True):  # (the same parameters in every stage of a form)
+        _, source = backward_op.source("bf16", d, True, atomic, kv_heads != h and not atomic)
+        params = tilec.compile(source, chip="sm_90a", emit="ptx",
+                               cache_dir=tmp_path)[0].metadata["params"]
+        if atomic != deterministic:
+            names = [p["name"] for p in params]
+            formats = ["Q" if p["kind"] == "pointer" else {"i32": "i", "f32": "f"}[p["dtype"]]
+                       for p in params]
+    driver.param_formats = formats
+    dq, dk, dv = tilec.attention_backward(q, k, v, out, lse, grad_out, causal=True,
+                                          scale=0.25, grad_lse=grad_lse,
+                                          deterministic=deterministic, chip="sm_90a")
+    expected = backward_op.stage_names("bf16", d, True, not deterministic,
+                                       kv_heads != h and deterministic)
+    assert [n[-len(s):] for n, s in zip(expected, stages)] == stages
+    assert resolved == expected and len(driver.launches) == len(stages)
+    assert len({launch["function"] for launch in driver.launches}) == len(stages)
+    first = {n: driver.launches[0]["params"][i] for i, n in enumerate(names)}
+    for launch in driver.launches:  # every stage: the same values
+        assert dict(zip(names, launch["params"])) == first
+    assert first["Q"] == q.data_ptr() and first["dQ"] == dq.data_ptr()
+    assert first["scale"] == 0.25
+    assert (first["H"], first["HK"], first["SK"]) == (h, kv_heads, sk)
+    assert ("sub", first["DELTA"], 1) in fake_cuda.state.tensor_ops
+    assert dk.shape == dv.shape == (b, kv_heads, sk, d)
+    if not deterministic:
+        assert first["DQA"] not in (first["dQ"], first["Q"])
+        assert fake_cuda.state.tensor_ops.count(("sum", (b, kv_heads, h // kv_heads, sk, d),
+                                                 2)) == 2
+    elif kv_heads != h:
+        assert (first["dK"], first["dV"]) == (dk.data_ptr(), dv.data_ptr())
+        assert first["dkh_head"] == sk * d and first["dk_head"] == sk * d
+        assert first["dkh_batch"] == h * sk * d and first["dk_batch"] == kv_heads * sk * d
+        assert not any(op[0] == "sum" for op in fake_cuda.state.tensor_ops)
+    else:
+        assert (first["dK"], first["dV"]) == (dk.data_ptr(), dv.data_ptr())
+        assert "dKH" not in first

@@ -1,5 +1,8 @@
-"""Gradients: attention backward (FlashAttention-2's algorithm as block
-programs, :mod:`tilec.backward_kernels`) on torch tensors.
+"""Gradients: attention backward on torch tensors, through the named op
+``tile.attention_backward`` (:mod:`tilec.backward_op`): the compiler splits
+it into its stage kernels and expands each into the chip's block programs
+(FlashAttention-2's algorithm on mma.sync, FlashAttention-3's on sm_90a:
+TMA, wgmma, warp specialization).
 
 :func:`attention_backward` is what ``tilec.attention``'s autograd formula
 (:mod:`tilec.torch_ops`) calls; it can also be called directly with the
@@ -10,7 +13,7 @@ return_lse=True)``).
 import math
 
 from . import artifacts as _artifacts
-from . import backward_kernels
+from . import backward_kernels, backward_op
 from .ops import ArgumentError, DTypeError, _chip_and_arch, _resolve
 
 _DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
@@ -56,6 +59,25 @@ def _check(op, q, k, v, out, lse, grad_out):
     return dtype
 
 
+def _expanded(heads, kv_heads, atomic):
+    """Whether the op sums each group's dK / dV itself (its expanded form,
+    deterministic grouped-query attention), or writes one per query head
+    that :func:`attention_backward` sums (the atomic mode, measured on the
+    H200 in that form only)."""
+    return kv_heads != heads and not atomic
+
+
+def _stage_kernels(op, dtype, head_dim, causal, atomic, expanded, chip, cubin_arch, directory,
+                   device_index):
+    """[(launcher, metadata)] of tile.attention_backward's stage kernels in
+    launch order (:mod:`tilec.backward_op`): precompiled in ``directory``,
+    else compiled (one module, its stages split by the compiler)."""
+    name, source = backward_op.source(dtype, head_dim, causal, atomic, expanded)
+    return [_resolve(op, name, lambda: source, chip, cubin_arch, directory, device_index,
+                     kernel=kernel)
+            for kernel in backward_op.stage_names(dtype, head_dim, causal, atomic, expanded)]
+
+
 def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None, grad_lse=None,
                        deterministic=True, chip=None, artifacts=None):
     """Gradients ``(dq, dk, dv)`` of ``out = softmax(scale * q @ k^T [+
@@ -71,10 +93,12 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
     the gradient of a returned lse, if the loss used it.
 
     ``deterministic=True``: dQ comes from its own kernel, not from atomics,
-    so the same inputs give the same bits. ``deterministic=False``: the
+    so the same inputs give the same bits; with grouped-query K/V the op
+    sums each group's dK / dV in a last stage. ``deterministic=False``: the
     dK/dV kernel also accumulates dQ with f32 atomic adds (five products
     per block pair instead of seven; dQ may differ in its last bits from
-    run to run). Runs on the current torch stream.
+    run to run); each group's dK / dV are summed here. Runs on the current
+    torch stream.
     """
     import torch
     op = "tilec.attention_backward"
@@ -89,7 +113,8 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
     # cp.async need (contiguous() returns a contiguous tensor itself).
     q, k, v, out, grad_out, lse = (t.contiguous() for t in (q, k, v, out, grad_out, lse))
     dq = torch.empty_like(q)
-    # One dK / dV per query head; a group's heads are summed below.
+    # One dK / dV per query head; each group's is summed by the op's last
+    # stage (expanded) or below.
     dk = torch.empty((b, h, sk, d), dtype=q.dtype, device=q.device)
     dv = torch.empty_like(dk)
     if min(b, h, sq, sk) == 0:
@@ -99,35 +124,31 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
     l2 = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
     delta = torch.empty_like(l2)
-    if deterministic:
-        tiles = backward_kernels.tiles_for(chip, d)
-        sources = (backward_kernels.pre_source(dtype, d),
-                   backward_kernels.dq_source(dtype, d, causal, tiles=tiles),
-                   backward_kernels.dkdv_source(dtype, d, causal, tiles=tiles))
-        args = backward_kernels.launch_args(q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv,
-                                            scale)
-    else:
-        sources = backward_kernels.atomic_sources(
-            dtype, d, causal, tiles=backward_kernels.atomic_tiles_for(chip, d))
-        # The f32 dQ accumulator, zeroed by the preprocessing kernel.
-        dqa = torch.empty((b, h, sq, d), dtype=torch.float32, device=q.device)
-        args = backward_kernels.atomic_launch_args(q, k, v, out, grad_out, lse, l2, delta, dqa,
-                                                   dq, dk, dv, scale)
-    pre, first, second = (
-        _resolve(op, name, lambda: source, chip, cubin_arch, directory, device_index)[0]
-        for name, source in sources)
-    pre_args, first_args, second_args = args
+    atomic = not deterministic
+    expanded = _expanded(h, hk, atomic)
+    scratch = {}
+    if atomic:
+        # The f32 dQ accumulator, zeroed by the first stage.
+        scratch["dqa"] = torch.empty((b, h, sq, d), dtype=torch.float32, device=q.device)
+    if expanded:
+        # The op writes one dK / dV per query head here and sums each
+        # group's into dk / dv (K's heads) in its last stage.
+        scratch["dkh"], scratch["dvh"] = dk, dv
+        dk = torch.empty_like(k)
+        dv = torch.empty_like(v)
+    kernels = _stage_kernels(op, dtype, d, causal, atomic, expanded, chip, cubin_arch,
+                             directory, device_index)
+    values = backward_op.launch_values(q, k, v, out, grad_out, lse, l2, delta, dq, dk, dv,
+                                       scale, **scratch)
     with torch.cuda.device(q.device):
-        pre(*pre_args)
-        if grad_lse is not None:
-            # d lse / d S = P: a gradient on lse enters dS = P (dP - Delta)
-            # as a shift of Delta.
-            delta -= grad_lse.float()
-        # Deterministic: the dQ kernel, then the dK/dV one; atomic: the
-        # dK/dV kernel accumulating dQ, then dQ's scaling.
-        first(*first_args)
-        second(*second_args)
-    if hk != h:
+        for i, (launch, meta) in enumerate(kernels):
+            launch(*backward_op.launch_args(meta["params"], values))
+            if i == 0 and grad_lse is not None:
+                # The first stage wrote Delta = rowsum(dO o O); d lse / d S
+                # = P, so a gradient on lse enters dS = P (dP - Delta) as a
+                # shift of Delta.
+                delta -= grad_lse.float()
+    if hk != h and not expanded:
         g = h // hk
         dk = dk.view(b, hk, g, sk, d).sum(2, dtype=torch.float32).to(q.dtype)
         dv = dv.view(b, hk, g, sk, d).sum(2, dtype=torch.float32).to(q.dtype)
