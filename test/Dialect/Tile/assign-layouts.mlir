@@ -207,6 +207,31 @@ tile.kernel @chained_dots_through_branch(%q: !tile.ptr<bf16>, %n: i32, %k: i32) 
 
 // -----
 
+// Chained dots whose 64 rows are fewer than 16 for each of 8 warps (the
+// attention backward's dK/dV at head dim 256): the warps split N too, and
+// the first result reaches the second dot's A operand through a
+// conversion (shared memory), instead of the kernel failing.
+
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 2]>
+// CHECK-LABEL: tile.kernel @chained_dots_too_few_rows
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[$MMA]]>
+// CHECK: tile.convert_layout
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[$MMA]]>
+tile.kernel @chained_dots_too_few_rows(%q: !tile.ptr<bf16>, %n: i32) warps(8) {
+  %c0 = arith.constant 0 : i32
+  %v = tile.make_view %q[%n, 64] strides [64, 1] : !tile.ptr<bf16>
+  %tq = tile.load %v[%c0, %c0] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %s = tile.dot %tq, %tq, %z : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+  %o = tile.dot %p, %tq, %z : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  %ob = arith.truncf %o : tensor<64x64xf32> to tensor<64x64xbf16>
+  tile.store %ob, %v[%c0, %c0] : tensor<64x64xbf16>, !tile.view<?x64xbf16, strides = [64, 1]>
+  tile.return
+}
+
+// -----
+
 // A dot fed through tile.trans (an attention backward's dQ = (dSᵀ)ᵀ K) is
 // not chained: its A operand goes through shared memory anyway, so its
 // warps may split columns too (a 32x128 accumulator over 8 warps); the

@@ -304,3 +304,66 @@ module attributes {gpu.container_module} {
     }
   }
 }
+// -----
+
+// Head dim 256 on 8 warps whose 64 rows split the columns too (the
+// attention backward's dK/dV programs): each warp holds the whole rows of
+// an A operand for its warp row, so K and V take 64 registers a thread
+// each, not 32 (a copy per warp column), and with the loop's 96 they go to
+// shared memory.
+
+// CHECK-LABEL: tile.kernel @kv_staged
+// CHECK-COUNT-2: tile.local_alloc : !tile.smem<1x64x256xbf16
+// CHECK: scf.for
+// CHECK-COUNT-2: tile.local_load
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+#blocked1 = #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 8], order = [0, 1]>
+#mma = #tile.mma<warpsPerCTA = [2, 4]>
+#mma1 = #tile.mma<warpsPerCTA = [4, 2]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma1, kWidth = 2>
+#dot_op1 = #tile.dot_operand<opIdx = 1, parent = #mma1, kWidth = 2>
+#dot_op2 = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
+#dot_op3 = #tile.dot_operand<opIdx = 1, parent = #mma, kWidth = 2>
+module attributes {gpu.container_module} {
+  gpu.module @kv_staged [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">] {
+    tile.kernel @kv_staged(%K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %D: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<f32> {tile.align = 16 : i64}, %S: i32 {tile.divisibility = 16 : i64}) grid(1) warps(8) {
+      %cst = arith.constant dense<0.000000e+00> : tensor<64x256xf32, #mma>
+      %cst_0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma1>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %0 = tile.make_view %K[64, 256] strides [256, 1] : !tile.ptr<bf16>
+      %1 = tile.make_view %V[64, 256] strides [256, 1] : !tile.ptr<bf16>
+      %2 = tile.make_view %Q[256, %S] strides [1, 256] : !tile.ptr<bf16>
+      %3 = tile.make_view %D[256, %S] strides [1, 256] : !tile.ptr<bf16>
+      %4 = tile.make_view %D[%S, 256] strides [256, 1] : !tile.ptr<bf16>
+      %5 = tile.make_view %O[64, 256] strides [256, 1] : !tile.ptr<f32>
+      // expected-remark @below {{this loop-invariant dot operand waits in shared memory and is read anew at each use: the loop keeps 96 registers a thread live, the operands 128 more, over the budget of 255 (less 32 in reserve)}}
+      %6 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<64x256xbf16, strides = [256, 1]> -> tensor<64x256xbf16, #blocked>
+      // expected-remark @below {{the operands 128 more}}
+      %7 = tile.load %1[%c0_i32, %c0_i32] : !tile.view<64x256xbf16, strides = [256, 1]> -> tensor<64x256xbf16, #blocked>
+      %8 = tile.convert_layout %6 : tensor<64x256xbf16, #blocked> -> tensor<64x256xbf16, #dot_op>
+      %9 = tile.convert_layout %7 : tensor<64x256xbf16, #blocked> -> tensor<64x256xbf16, #dot_op>
+      // expected-remark @below {{loads stay synchronous}}
+      %10 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<64x256xf32, #mma>)  : i32 {
+        %12 = tile.load %2[%c0_i32, %arg0] : !tile.view<256x?xbf16, strides = [1, 256]> -> tensor<256x64xbf16, #blocked1>
+        %13 = tile.convert_layout %12 : tensor<256x64xbf16, #blocked1> -> tensor<256x64xbf16, #dot_op1>
+        %14 = tile.dot %8, %13, %cst_0 : tensor<64x256xbf16, #dot_op>, tensor<256x64xbf16, #dot_op1> -> tensor<64x64xf32, #mma1>
+        %15 = tile.load %3[%c0_i32, %arg0] : !tile.view<256x?xbf16, strides = [1, 256]> -> tensor<256x64xbf16, #blocked1>
+        %16 = tile.convert_layout %15 : tensor<256x64xbf16, #blocked1> -> tensor<256x64xbf16, #dot_op1>
+        %17 = tile.dot %9, %16, %cst_0 : tensor<64x256xbf16, #dot_op>, tensor<256x64xbf16, #dot_op1> -> tensor<64x64xf32, #mma1>
+        %18 = arith.mulf %14, %17 : tensor<64x64xf32, #mma1>
+        %19 = tile.convert_layout %18 : tensor<64x64xf32, #mma1> -> tensor<64x64xf32, #dot_op2>
+        %20 = arith.truncf %19 : tensor<64x64xf32, #dot_op2> to tensor<64x64xbf16, #dot_op2>
+        %21 = tile.load %4[%arg0, %c0_i32] : !tile.view<?x256xbf16, strides = [256, 1]> -> tensor<64x256xbf16, #blocked>
+        %22 = tile.convert_layout %21 : tensor<64x256xbf16, #blocked> -> tensor<64x256xbf16, #dot_op3>
+        %23 = tile.dot %20, %22, %arg1 : tensor<64x64xbf16, #dot_op2>, tensor<64x256xbf16, #dot_op3> -> tensor<64x256xf32, #mma>
+        scf.yield %23 : tensor<64x256xf32, #mma>
+      }
+      %11 = arith.addf %10, %10 : tensor<64x256xf32, #mma>
+      tile.store %11, %5[%c0_i32, %c0_i32] : tensor<64x256xf32, #mma>, !tile.view<64x256xf32, strides = [256, 1]>
+      tile.return
+    }
+  }
+}
+

@@ -470,16 +470,30 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
   if (k % instrK != 0)
     return dot.emitOpError("K = ")
            << k << " must be a multiple of the mma.sync K (" << instrK << ")";
-  bool rowsOnly = feedsAnotherDot(dot) || fedByAnotherDot(dot);
+  // Chained dots stack their warps along M, so that a result feeds the
+  // next dot from the registers it is in; where the rows are too few for
+  // the warps, the warps split N too and the result crosses warps through
+  // shared memory (the attention backward's dK/dV at head dim 256: warps
+  // along M alone would hold 256 accumulator values a thread).
+  bool chained = feedsAnotherDot(dot) || fedByAnotherDot(dot);
   FailureOr<std::pair<unsigned, unsigned>> warps =
-      chooseMmaWarps(c.getDimSize(0), c.getDimSize(1), numWarps, rowsOnly);
+      chooseMmaWarps(c.getDimSize(0), c.getDimSize(1), numWarps, chained);
+  if (failed(warps) && chained) {
+    warps = chooseMmaWarps(c.getDimSize(0), c.getDimSize(1), numWarps,
+                           /*rowsOnly=*/false);
+    if (succeeded(warps))
+      remarkMissed(dot, "tile-assign-layouts", "WarpsSplitN",
+                   "this chained dot's " + Twine(c.getDimSize(0)) +
+                       " rows are fewer than 16 for each of the " +
+                       Twine(numWarps) +
+                       " warps: the warps split N too, and its operand or "
+                       "result crosses warps through shared memory");
+  }
   if (failed(warps))
     return dot.emitOpError("a ")
            << c.getDimSize(0) << "x" << c.getDimSize(1)
            << " accumulator cannot be split over " << numWarps
-           << " warps of mma.sync (each warp needs at least 16x8"
-           << (rowsOnly ? ", warps stacked along M for chained dots" : "")
-           << ")";
+           << " warps of mma.sync (each warp needs at least 16x8)";
   return Attribute(
       MmaEncodingAttr::get(ctx, {warps->first, warps->second}));
 }

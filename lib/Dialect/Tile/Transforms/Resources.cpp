@@ -153,6 +153,13 @@ int64_t mlir::tilec::getRegistersPerThread(Type type, int64_t threads) {
     return 0;
   int64_t bits = tensor.getNumElements() *
                  std::max<int64_t>(8, tensor.getElementTypeBitWidth());
+  // A register operand of mma is held whole by every warp of its rows (A)
+  // or columns (B): the warps splitting the other dimension each hold a
+  // copy.
+  if (auto operand =
+          dyn_cast_or_null<tile::DotOperandEncodingAttr>(tensor.getEncoding()))
+    if (auto mma = dyn_cast<tile::MmaEncodingAttr>(operand.getParent()))
+      bits *= mma.getWarpsPerCTA()[operand.getOpIdx() == 0 ? 1 : 0];
   return llvm::divideCeil(bits, 32 * threads);
 }
 
