@@ -65,7 +65,7 @@ CASES = [(1, 2, 2, 113, 113), (2, 4, 4, 255, 255), (1, 8, 1, 1023, 1023),
 # (B, H, S, D, causal): B*S = 16k, H*D = 2048.
 BENCH = [(4, 16, 4096, 128, False), (4, 16, 4096, 128, True), (1, 16, 16384, 128, False),
          (1, 16, 16384, 128, True), (16, 16, 1024, 128, False), (4, 32, 4096, 64, False),
-         (4, 32, 4096, 64, True)]
+         (4, 32, 4096, 64, True), (4, 8, 4096, 256, False), (4, 8, 4096, 256, True)]
 
 
 def group_sums(q, k, t):
@@ -223,8 +223,9 @@ def rms_err(x, ref):
 
 def check(kernels, chips, log, cases=None):
     rows = []
+    head_dims = sorted({key[1] for key in kernels})
     for (B, H, HK, SQ, SK) in CASES[:cases]:
-        for d in backward_kernels.HEAD_DIMS:
+        for d in head_dims:
             for causal in (False, True):
                 torch.manual_seed(SQ * 7 + SK + d + causal)
                 q = torch.randn(B, H, SQ, d, device="cuda").bfloat16()
@@ -265,11 +266,18 @@ def bench(kernels, rounds, log):
         scale = 1 / math.sqrt(d)
         flops = 2.5 * 4 * B * H * S * S * d * (0.5 if causal else 1.0)
         fns = {}
+        if not any(key[1:3] == (d, causal) for key in kernels):
+            continue
         for backend, name in ((torch.nn.attention.SDPBackend.CUDNN_ATTENTION, "cudnn"),
                               (torch.nn.attention.SDPBackend.FLASH_ATTENTION, "flash")):
             qq, kk, vv = (x.clone().requires_grad_() for x in (q, k, v))
-            with torch.nn.attention.sdpa_kernel(backend):
-                o = F.scaled_dot_product_attention(qq, kk, vv, is_causal=causal)
+            try:
+                with torch.nn.attention.sdpa_kernel(backend):
+                    o = F.scaled_dot_product_attention(qq, kk, vv, is_causal=causal)
+                torch.autograd.grad(o, (qq, kk, vv), do, retain_graph=True)
+            except RuntimeError as e:  # (a backend without this head dim)
+                log(f"{name} at D={d}: {str(e).splitlines()[0][:200]}")
+                continue
             fns[name] = (lambda o=o, qq=qq, kk=kk, vv=vv:
                          torch.autograd.grad(o, (qq, kk, vv), do, retain_graph=True))
         with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):
@@ -293,8 +301,10 @@ def bench(kernels, rounds, log):
                     parts[f"tilec_{key[0]}{key[3]}:{part}"] = fn
         breakdown = time_rounds(parts, rounds) if parts else {}
         row = dict(B=B, H=H, S=S, D=d, causal=causal, ms=ms, tflops=tf, breakdown_ms=breakdown,
-                   vs_cudnn={n: tf[n] / tf["cudnn"] for n in tf if n.startswith("tilec")},
-                   vs_flash={n: tf[n] / tf["flash"] for n in tf if n.startswith("tilec")},
+                   vs_cudnn={n: tf[n] / tf["cudnn"] for n in tf
+                             if n.startswith("tilec") and "cudnn" in tf},
+                   vs_flash={n: tf[n] / tf["flash"] for n in tf
+                             if n.startswith("tilec") and "flash" in tf},
                    vs_old={n: tf[n] / tf[n + "@old"] for n in tf if n + "@old" in tf},
                    vs_text={n: tf[n] / tf[text_twin(n)] for n in tf
                             if "__op" in n and text_twin(n) in tf})
@@ -334,9 +344,11 @@ def main():
         with open(os.path.join(args.artifacts, "variants.json")) as f:
             found = json.load(f)
     for chip in chips:
-        for d in backward_kernels.HEAD_DIMS:
+        for d in backward_op.HEAD_DIMS if args.op else backward_kernels.HEAD_DIMS:
+            # (Head dim 256: the op's kernels only, not its atomic mode.)
+            text = d in backward_kernels.HEAD_DIMS
             suffixes = [s for s in found.get(f"{chip}/d{d}", ["", "__atomic"])
-                        if not s.startswith("__op")]
+                        if not s.startswith("__op") and text]
             for causal in (False, True):
                 for s in suffixes:
                     kernels[(chip, d, causal, s)] = Backward(args.artifacts, chip, d, causal, s)
@@ -344,7 +356,8 @@ def main():
                         kernels[(chip, d, causal, s + "@old")] = Backward(
                             args.old_artifacts, chip, d, causal, s)
                 if args.op:
-                    for s in ("__op", "__op_mha", "__op_atomic"):
+                    for s in ("__op", "__op_mha", "__op_atomic")[
+                            :3 if d in backward_op.ATOMIC_HEAD_DIMS else 2]:
                         kernels[(chip, d, causal, s)] = OpBackward(args.artifacts, chip, d,
                                                                    causal, s)
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),

@@ -105,7 +105,8 @@ def op_sources(d, causal):
     return [(suffix, backward_op.source("bf16", d, causal, atomic, expanded)[1])
             for suffix, atomic, expanded in (("__op", False, True),
                                              ("__op_mha", False, False),
-                                             ("__op_atomic", True, False))]
+                                             ("__op_atomic", True, False))
+            if not atomic or d in backward_op.ATOMIC_HEAD_DIMS]
 
 
 def main():
@@ -120,10 +121,11 @@ def main():
     times, found = {}, {}
     for chip in args.chips.split(","):
         arch = "sm_90" if chip in ("sm_80", "sm_89") else chip
-        for d in backward_kernels.HEAD_DIMS:
+        # (Head dim 256: the op's kernels only.)
+        for d in backward_op.HEAD_DIMS if args.op else backward_kernels.HEAD_DIMS:
             for causal in (False, True):
-                for suffix, src in variants(chip, d, causal) + (
-                        op_sources(d, causal) if args.op else []):
+                text = variants(chip, d, causal) if d in backward_kernels.HEAD_DIMS else []
+                for suffix, src in text + (op_sources(d, causal) if args.op else []):
                     found.setdefault(f"{chip}/d{d}", set()).add(suffix)
                     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
                         f.write(src)

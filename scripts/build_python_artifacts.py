@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import tilec  # noqa: E402
 from artifact_record import stamp_commit  # noqa: E402
-from tilec import backward_kernels, backward_op  # noqa: E402
+from tilec import backward_op  # noqa: E402
 from tilec.kernels import (attention_name, attention_shape_config, attention_source,  # noqa: E402
                            gemm_config_suffix, gemm_name, gemm_source)
 
@@ -198,7 +198,7 @@ def main():
                                      attention_source(dtype=dtype, head_dim=head_dim,
                                                       causal=causal, config=config, name=name)))
         for value in [float(x) for x in args.attention_scales.split(",") if x]:
-            for head_dim in backward_kernels.HEAD_DIMS:
+            for head_dim in backward_op.HEAD_DIMS:
                 scale = tilec.ops._attention_scale("build", value)
                 jobs.append(({"attention": True, "dtype": "bf16", "head_dim": head_dim,
                               "scale": value},
@@ -209,8 +209,8 @@ def main():
         for dtype in [t for t in ("bf16", "f16") if t in attention_dtypes] \
                 if args.dtype is None and not only else ():
             for head_dim, causal, atomic, expanded in itertools.product(
-                    backward_kernels.HEAD_DIMS, (False, True), (False, True), (False, True)):
-                if expanded and atomic:
+                    backward_op.HEAD_DIMS, (False, True), (False, True), (False, True)):
+                if atomic and (expanded or head_dim not in backward_op.ATOMIC_HEAD_DIMS):
                     continue  # (tilec.training sums the atomic mode's groups itself)
                 variant = {"attention_backward": True, "dtype": dtype, "head_dim": head_dim,
                            "causal": causal, "atomic_dq": atomic, "expanded": expanded}

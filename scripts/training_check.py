@@ -2,7 +2,7 @@
 """tilec for training, on the GPU (issue "Attention for training"):
 
 * autograd through tilec.attention (FlashAttention's test matrix: odd
-  sequence lengths, Sq != Sk, GQA, causal and not, head dims 64 and 128),
+  sequence lengths, Sq != Sk, GQA, causal and not, head dims 64, 128 and 256),
   through a returned lse, with ``scale=``, and with ``deterministic=False``
   (the atomic backward; its determinism is not checked); gradients against a float32
   autograd reference, each relative RMS error at most twice torch's bf16
@@ -48,7 +48,8 @@ from attention_backward_check import (bottom_right_mask, forward_reference,  # n
 # (B, H, HK, SQ, SK, D, causal)
 ATTENTION = [(2, 4, 4, 255, 255, 64, False), (1, 8, 2, 1023, 1023, 128, True),
              (1, 4, 4, 113, 300, 128, True), (1, 4, 1, 300, 113, 64, True),
-             (2, 2, 2, 4097, 4097, 128, False), (1, 8, 8, 1, 129, 64, False)]
+             (2, 2, 2, 4097, 4097, 128, False), (1, 8, 8, 1, 129, 64, False),
+             (1, 4, 2, 255, 300, 256, True), (2, 2, 2, 1023, 1023, 256, False)]
 # (M, N, K)
 GEMM = [(256, 512, 384), (100, 200, 136), (1, 64, 4096)]
 

@@ -243,7 +243,31 @@ ConfigOverrides tilec::rules::getAttentionBackwardConfig(std::string_view chip,
                                                          int64_t headDim,
                                                          bool atomic) {
   ConfigOverrides config;
-  if (chip == "sm_90a") {
+  if (headDim == 256) {
+    // Head dim 256 (deterministic only: the atomic kernel's fifth product
+    // does not fit beside dK and dV). dK/dV's and dQ's 256 f32 columns
+    // over two warpgroups (or warp columns) of 64 rows: 128 accumulator
+    // values a thread each. Picked by compile-side counts (no spills, both
+    // loops on rings where shared memory allows), not yet measured on a
+    // GPU: on sm_90a the loads two products read share one TMA copy
+    // (2-stage rings of Q and dO, and of K and V); sm_80 and later chips
+    // without wgmma take 164 KB of shared memory, sm_86 / sm_89 99 KB.
+    bool smallSmem = chip == "sm_86" || chip == "sm_89";
+    if (chip == "sm_90a")
+      config = {{"dq_m", 64},
+                {"dq_n", 64},
+                {"dkv_n", 64},
+                {"dkv_m", 64},
+                {"share_tiles", 1}};
+    else if (smallSmem)
+      config = {{"dq_m", 64},
+                {"dq_n", 16},
+                {"dkv_n", 32},
+                {"dkv_m", 16},
+                {"dkv_warps", 4}};
+    else
+      config = {{"dq_m", 64}, {"dq_n", 32}, {"dkv_n", 64}, {"dkv_m", 16}};
+  } else if (chip == "sm_90a") {
     if (atomic) {
       // The atomic dK/dV/dQ kernel: one warpgroup of 64 keys, so that dS K
       // is an m64 wgmma per warpgroup (with 128 keys over two warpgroups

@@ -294,12 +294,14 @@ def fakes():
     fake_cuda.uninstall()
 
 
-@pytest.mark.parametrize("deterministic,kv_heads,stages", [
-    (True, 8, ["pre", "dq", "dkdv"]),
-    (True, 2, ["pre", "dq", "dkdv", "dkdv_sum"]),
-    (False, 2, ["pre_zero_dq", "dkdv_dq", "dq_scale"])])
+@pytest.mark.parametrize("deterministic,kv_heads,d,stages", [
+    (True, 8, 64, ["pre", "dq", "dkdv"]),
+    (True, 2, 64, ["pre", "dq", "dkdv", "dkdv_sum"]),
+    (False, 2, 64, ["pre_zero_dq", "dkdv_dq", "dq_scale"]),
+    # Head dim 256 has no atomic mode: the deterministic stages run.
+    (False, 8, 256, ["pre", "dq", "dkdv"])])
 def test_attention_backward_launches_the_op_stages(library, tmp_path, monkeypatch, fakes,
-                                                   deterministic, kv_heads, stages):
+                                                   deterministic, kv_heads, d, stages):
     """tilec.attention_backward launches tile.attention_backward's stage
     kernels in order, each given its parameters by name (the fake driver
     reads them back): deterministic grouped-query K/V through the op's
@@ -321,25 +323,22 @@ def test_attention_backward_launches_the_op_stages(library, tmp_path, monkeypatc
         return runtime.Kernel.from_artifacts(meta, b"\x7fELF fake cubin"), meta
 
     monkeypatch.setattr(training, "_resolve", resolve)
-    b, h, sq, sk, d = 2, 8, 300, 500, 64
+    b, h, sq, sk = 2, 8, 300, 500
+    atomic = not deterministic and d != 256
     q, out, grad_out = (fake_cuda.tensor((b, h, sq, d)) for _ in range(3))
     k, v = fake_cuda.tensor((b, kv_heads, sk, d)), fake_cuda.tensor((b, kv_heads, sk, d))
     lse, grad_lse = (fake_cuda.tensor((b, h, sq), "float32") for _ in range(2))
-    formats = None
-    for atomic in (False, True):  # (the same parameters in every stage of a form)
-        _, source = backward_op.source("bf16", d, True, atomic, kv_heads != h and not atomic)
-        params = tilec.compile(source, chip="sm_90a", emit="ptx",
-                               cache_dir=tmp_path)[0].metadata["params"]
-        if atomic != deterministic:
-            names = [p["name"] for p in params]
-            formats = ["Q" if p["kind"] == "pointer" else {"i32": "i", "f32": "f"}[p["dtype"]]
-                       for p in params]
-    driver.param_formats = formats
+    # (The same parameters in every stage of a form.)
+    _, source = backward_op.source("bf16", d, True, atomic, kv_heads != h and not atomic)
+    params = tilec.compile(source, chip="sm_90a", emit="ptx",
+                           cache_dir=tmp_path)[0].metadata["params"]
+    names = [p["name"] for p in params]
+    driver.param_formats = ["Q" if p["kind"] == "pointer" else {"i32": "i", "f32": "f"}[p["dtype"]]
+                            for p in params]
     dq, dk, dv = tilec.attention_backward(q, k, v, out, lse, grad_out, causal=True,
                                           scale=0.25, grad_lse=grad_lse,
                                           deterministic=deterministic, chip="sm_90a")
-    expected = backward_op.stage_names("bf16", d, True, not deterministic,
-                                       kv_heads != h and deterministic)
+    expected = backward_op.stage_names("bf16", d, True, atomic, kv_heads != h and not atomic)
     assert [n[-len(s):] for n, s in zip(expected, stages)] == stages
     assert resolved == expected and len(driver.launches) == len(stages)
     assert len({launch["function"] for launch in driver.launches}) == len(stages)
@@ -351,7 +350,7 @@ def test_attention_backward_launches_the_op_stages(library, tmp_path, monkeypatc
     assert (first["H"], first["HK"], first["SK"]) == (h, kv_heads, sk)
     assert ("sub", first["DELTA"], 1) in fake_cuda.state.tensor_ops
     assert dk.shape == dv.shape == (b, kv_heads, sk, d)
-    if not deterministic:
+    if atomic:
         assert first["DQA"] not in (first["dQ"], first["Q"])
         assert fake_cuda.state.tensor_ops.count(("sum", (b, kv_heads, h // kv_heads, sk, d),
                                                  2)) == 2
@@ -363,3 +362,23 @@ def test_attention_backward_launches_the_op_stages(library, tmp_path, monkeypatc
     else:
         assert (first["dK"], first["dV"]) == (dk.data_ptr(), dv.data_ptr())
         assert "dKH" not in first
+
+
+def test_backward_op_head_dim_256(library, tmp_path):
+    """The op takes head dim 256 in the deterministic mode (wgmma on sm_90a,
+    mma.sync elsewhere); its atomic mode and the text programs refuse it."""
+    from tilec import backward_op
+    for chip, dot in (("sm_90a", "wgmma.mma_async.sync.aligned.m64n128k16"),
+                      ("sm_80", "mma.sync.aligned.m16n8k16")):
+        name, source = backward_op.source("bf16", 256, False)
+        result = tilec.compile(source, chip=chip, emit="ptx", cache_dir=tmp_path)
+        assert [n[len(name) + 1:] for n in result.names] == ["pre", "dq", "dkdv"]
+        assert dot in result[name + "_dkdv"].ptx and dot in result[name + "_dq"].ptx
+        assert result[name + "_pre"].metadata["grid"][0] == "ceildiv(SQ, 64)"
+    with pytest.raises(ValueError, match="the atomic mode of tile.attention_backward takes "
+                                         "bf16/f16 at head dims 64/128, not bf16 at 256"):
+        backward_op.source("bf16", 256, atomic=True)
+    with pytest.raises(ValueError, match="head dims 64/128/256, not bf16 at 96"):
+        backward_op.source("bf16", 96)
+    with pytest.raises(ValueError, match="not bf16 at 256"):
+        backward_kernels.source("bf16", 256)

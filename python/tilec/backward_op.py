@@ -19,10 +19,25 @@ the kernel's metadata.
   stage, ``dkdv_sum``, sums each group's.
 
 Tensors are contiguous in their last two dimensions (rows of head_dim
-elements), as :mod:`tilec.backward_kernels` requires.
+elements). Head dims 64, 128 and 256 (the atomic mode: 64 and 128; the
+text programs of :mod:`tilec.backward_kernels`: 64 and 128).
 """
 
 from . import backward_kernels
+
+#: Head dims the op takes (the atomic mode: 64 and 128).
+HEAD_DIMS = (64, 128, 256)
+ATOMIC_HEAD_DIMS = (64, 128)
+
+
+def check(dtype, head_dim, atomic=False):
+    """Raises ValueError for a dtype, head dim or mode the op does not take."""
+    dims = ATOMIC_HEAD_DIMS if atomic else HEAD_DIMS
+    if dtype not in backward_kernels.DTYPES or head_dim not in dims:
+        mode = "the atomic mode of " if atomic else ""
+        raise ValueError(f"{mode}tile.attention_backward takes "
+                         f"{'/'.join(backward_kernels.DTYPES)} at head dims "
+                         f"{'/'.join(map(str, dims))}, not {dtype} at {head_dim}")
 
 #: Parameters of every stage kernel, in order (without the optional ones).
 _POINTERS = (("Q", "T"), ("K", "T"), ("V", "T"), ("O", "T"), ("dO", "T"), ("LSE", "f32"),
@@ -53,7 +68,7 @@ def stage_names(dtype="bf16", head_dim=128, causal=False, atomic=False, expanded
 
 def source(dtype="bf16", head_dim=128, causal=False, atomic=False, expanded=False):
     """``(name, source)``: a kernel holding tile.attention_backward."""
-    backward_kernels._check(dtype, head_dim)
+    check(dtype, head_dim, atomic)
     t, d = dtype, head_dim
     ptrs = list(_POINTERS) + ([("DQA", "f32")] if atomic else []) + (
         [("dKH", "T"), ("dVH", "T")] if expanded else [])
@@ -89,7 +104,7 @@ def source(dtype="bf16", head_dim=128, causal=False, atomic=False, expanded=Fals
     extra = f" expanded(%dkh, %dvh : {v4}, {v4})" if expanded else ""
     mode = (" causal" if causal else "") + (" atomic" if atomic else "")
     types = ", ".join([v4] * 5 + [r3] + [v4] * 3 + [r3, r3])
-    lines += [f"  tile.attention_backward %q, %k, %v, %o, %do, %lse grads(%dq, %dk, %dv)",
+    lines += ["  tile.attention_backward %q, %k, %v, %o, %do, %lse grads(%dq, %dk, %dv)",
               f"      scratch({scratch}){extra} scale(%scale){mode}",
               f"      : {types}", "  tile.return", "}", ""]
     return kname, "\n".join(lines)

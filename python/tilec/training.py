@@ -13,7 +13,7 @@ return_lse=True)``).
 import math
 
 from . import artifacts as _artifacts
-from . import backward_kernels, backward_op
+from . import backward_op
 from .ops import ArgumentError, DTypeError, _chip_and_arch, _resolve
 
 _DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
@@ -42,8 +42,8 @@ def _check(op, q, k, v, out, lse, grad_out):
         raise DTypeError(f"{op}: attention backward takes bf16 or f16 tensors, got {q.dtype}")
     b, h, sq, d = q.shape
     hk = k.shape[1]
-    if d not in backward_kernels.HEAD_DIMS:
-        raise ArgumentError(f"{op}: head_dim must be one of {backward_kernels.HEAD_DIMS} for "
+    if d not in backward_op.HEAD_DIMS:
+        raise ArgumentError(f"{op}: head_dim must be one of {backward_op.HEAD_DIMS} for "
                             f"the backward, got {d}")
     if (k.shape != v.shape or k.shape[0] != b or k.shape[3] != d or hk == 0 or h % hk):
         raise ArgumentError(f"{op}: incompatible shapes q {list(q.shape)}, k {list(k.shape)}, "
@@ -86,7 +86,7 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
     ``tilec.attention(..., return_lse=True)`` returns it).
 
     torch tensors, bf16 or f16, ``[batch, heads, seq, head_dim]`` with head
-    dims 64 or 128; k and v may have fewer heads (grouped-query attention:
+    dims 64, 128 or 256; k and v may have fewer heads (grouped-query attention:
     each K/V head's gradient sums over its group) and another sequence
     length; ``causal`` is FlashAttention's bottom-right aligned mask, as in
     the forward. ``scale`` defaults to ``1/sqrt(head_dim)``. ``grad_lse``:
@@ -97,8 +97,9 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
     sums each group's dK / dV in a last stage. ``deterministic=False``: the
     dK/dV kernel also accumulates dQ with f32 atomic adds (five products
     per block pair instead of seven; dQ may differ in its last bits from
-    run to run); each group's dK / dV are summed here. Runs on the current
-    torch stream.
+    run to run); each group's dK / dV are summed here; at head dim 256 the
+    deterministic kernels run (the atomic kernel does not fit). Runs on the
+    current torch stream.
     """
     import torch
     op = "tilec.attention_backward"
@@ -124,7 +125,8 @@ def attention_backward(q, k, v, out, lse, grad_out, *, causal=False, scale=None,
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
     l2 = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
     delta = torch.empty_like(l2)
-    atomic = not deterministic
+    # (At head dim 256 the atomic kernel does not fit: dQ gets its own.)
+    atomic = not deterministic and d in backward_op.ATOMIC_HEAD_DIMS
     expanded = _expanded(h, hk, atomic)
     scratch = {}
     if atomic:

@@ -1900,8 +1900,13 @@ LogicalResult AttentionBackwardOp::verify() {
                          "for ")
              << t.name;
   int64_t d = q.getShape()[3];
-  if (d != 64 && d != 128)
-    return emitOpError("expected a static head_dim of 64 or 128");
+  if (d != 64 && d != 128 && d != 256)
+    return emitOpError("expected a static head_dim of 64, 128 or 256");
+  // (dS K, the atomic dK/dV kernel's fifth product, does not fit beside dK
+  // and dV at head dim 256.)
+  if (d == 256 && getAtomic())
+    return emitOpError("the atomic mode takes head dims 64 and 128; at head "
+                       "dim 256 dQ has its own kernel (leave out `atomic`)");
   for (const Operand &t : tiles) {
     if (t.type.getElementType() != et)
       return emitOpError("expected ")

@@ -748,6 +748,12 @@ mlir::tilec::tile::getAttentionBackwardTiles(AttentionBackwardOp op,
   // The chip's rule (include/tilec/Rules/ShapeRules.h, which the Python
   // package reads too), then the op's config.
   AttentionBackwardTiles t;
+  // The row kernels hold two [rowM, head_dim] tiles in f32: at head dim 256,
+  // 64 rows (128 held 512 values a thread and spilled 1.2 KB).
+  if (d > 128) {
+    t.rowM = 128 * 128 / d;
+    t.sumN = 32;
+  }
   for (const auto &[name, value] : ::tilec::rules::getAttentionBackwardConfig(
            target.chip, d, op.getAtomic()))
     setBackwardTile(t, name, value);

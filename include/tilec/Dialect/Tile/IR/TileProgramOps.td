@@ -685,7 +685,8 @@ def Tile_AttentionBackwardOp : Tile_Op<"attention_backward", [
   let description = [{
     The gradients of `tile.attention` (FlashAttention-2's backward) over 4-D
     global views `[batch, heads, seq, head_dim]` (contiguous head
-    dimension), bf16 or f16, head dims 64 and 128: Q, O, dO and dQ have
+    dimension), bf16 or f16, head dims 64, 128 and 256 (the `atomic` mode:
+    64 and 128): Q, O, dO and dQ have
     `Hq` heads, K and V `Hkv` heads dividing `Hq`. dK and dV are K's and
     V's gradients, `[batch, Hkv, Sk, head_dim]`, when the op has
     `expanded(%dk_h, %dv_h)`: two `[batch, Hq, Sk, head_dim]` scratch views
