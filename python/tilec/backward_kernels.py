@@ -1,5 +1,12 @@
 """Attention backward as block programs (FlashAttention-2's algorithm).
 
+``tilec.attention_backward`` launches the named op ``tile.attention_backward``
+(:mod:`tilec.backward_op`), which the compiler expands into these same
+programs. The text here is their reference: the expansion is checked
+against it (``test/Dialect/Tile/attention-backward-matches-python.test``),
+and ``scripts/build_backward_artifacts.py`` builds its tile variants for A/B
+runs on a GPU. Head dims 64 and 128 (the op also takes 256).
+
 Three kernels per (dtype, head dim, causal), written as a user writes block
 programs: the scheduling passes make them fast on each chip (TMA rings,
 wgmma and warp specialization on sm_90a; cp.async rings, ldmatrix and
