@@ -165,27 +165,44 @@ static ScheduleAttr mergeSchedules(MLIRContext *ctx, ScheduleAttr primary,
       flag(primary.getShareTiles(), secondary.getShareTiles()));
 }
 
+namespace {
+/// The fields of a #tile.schedule, each unset unless given: what the
+/// helpers below merge into a kernel's schedule (a new field is added here
+/// and in mergeSchedules only).
+struct ScheduleFields {
+  std::optional<int64_t> stages, producerRegs, consumerRegs;
+  BoolAttr tma, asyncWgmma, warpSpecialize, persistent, tmaStore, pingpong,
+      splitLoops, operandsInSmem, shareTiles;
+
+  ScheduleAttr get(MLIRContext *ctx) const {
+    return ScheduleAttr::get(ctx, stages, tma, asyncWgmma, warpSpecialize,
+                             producerRegs, consumerRegs, persistent, tmaStore,
+                             pingpong, splitLoops, operandsInSmem, shareTiles);
+  }
+};
+} // namespace
+
+/// `kernel`'s schedule where it sets a field, else `fields`'.
+static void setScheduleDefaults(KernelOp kernel, const ScheduleFields &fields) {
+  MLIRContext *ctx = kernel.getContext();
+  kernel.setScheduleAttr(
+      mergeSchedules(ctx, kernel.getScheduleAttr(), fields.get(ctx)));
+}
+
 void expand::keepCpAsyncRing(KernelOp kernel,
                              std::optional<bool> operandsInSmem) {
   MLIRContext *ctx = kernel.getContext();
   BoolAttr no = BoolAttr::get(ctx, false);
   // No TMA, persistent tile loop or TMA store, whatever the kernel asked.
-  ScheduleAttr forced = ScheduleAttr::get(
-      ctx, /*stages=*/std::nullopt, /*tma=*/no, /*asyncWgmma=*/nullptr,
-      /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
-      /*consumerRegs=*/std::nullopt, /*persistent=*/no, /*tmaStore=*/no,
-      /*pingpong=*/nullptr, /*splitLoops=*/nullptr, /*operandsInSmem=*/nullptr,
-      /*shareTiles=*/nullptr);
+  ScheduleFields forced;
+  forced.tma = forced.persistent = forced.tmaStore = no;
   // The config's choice, under what the kernel set itself.
-  ScheduleAttr choice = ScheduleAttr::get(
-      ctx, /*stages=*/std::nullopt, /*tma=*/nullptr, /*asyncWgmma=*/nullptr,
-      /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
-      /*consumerRegs=*/std::nullopt, /*persistent=*/nullptr,
-      /*tmaStore=*/nullptr, /*pingpong=*/nullptr, /*splitLoops=*/nullptr,
-      operandsInSmem ? BoolAttr::get(ctx, *operandsInSmem) : BoolAttr(),
-      /*shareTiles=*/nullptr);
+  ScheduleFields choice;
+  if (operandsInSmem)
+    choice.operandsInSmem = BoolAttr::get(ctx, *operandsInSmem);
   kernel.setScheduleAttr(mergeSchedules(
-      ctx, mergeSchedules(ctx, forced, kernel.getScheduleAttr()), choice));
+      ctx, mergeSchedules(ctx, forced.get(ctx), kernel.getScheduleAttr()),
+      choice.get(ctx)));
 }
 
 void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
@@ -195,41 +212,34 @@ void expand::setWarpSpecializedSchedule(KernelOp kernel, int64_t stages,
                                         std::optional<bool> pingpong,
                                         std::optional<bool> splitLoops) {
   MLIRContext *ctx = kernel.getContext();
-  BoolAttr yes = BoolAttr::get(ctx, true);
   auto optional = [&](std::optional<bool> v) {
     return v ? BoolAttr::get(ctx, *v) : BoolAttr();
   };
-  ScheduleAttr defaults = ScheduleAttr::get(
-      ctx, stages, /*tma=*/yes, /*asyncWgmma=*/yes, /*warpSpecialize=*/yes,
-      producerRegs, consumerRegs, BoolAttr::get(ctx, persistent),
-      BoolAttr::get(ctx, tmaStore), optional(pingpong), optional(splitLoops),
-      /*operandsInSmem=*/nullptr, /*shareTiles=*/nullptr);
-  kernel.setScheduleAttr(
-      mergeSchedules(ctx, kernel.getScheduleAttr(), defaults));
+  ScheduleFields defaults;
+  defaults.stages = stages;
+  defaults.tma = defaults.asyncWgmma = defaults.warpSpecialize =
+      BoolAttr::get(ctx, true);
+  defaults.producerRegs = producerRegs;
+  defaults.consumerRegs = consumerRegs;
+  defaults.persistent = BoolAttr::get(ctx, persistent);
+  defaults.tmaStore = BoolAttr::get(ctx, tmaStore);
+  defaults.pingpong = optional(pingpong);
+  defaults.splitLoops = optional(splitLoops);
+  setScheduleDefaults(kernel, defaults);
 }
 
 void expand::setRegisterBudgets(KernelOp kernel, int64_t producerRegs,
                                 int64_t consumerRegs) {
-  MLIRContext *ctx = kernel.getContext();
-  ScheduleAttr budgets = ScheduleAttr::get(
-      ctx, /*stages=*/std::nullopt, /*tma=*/nullptr, /*asyncWgmma=*/nullptr,
-      /*warpSpecialize=*/nullptr, producerRegs, consumerRegs,
-      /*persistent=*/nullptr, /*tmaStore=*/nullptr, /*pingpong=*/nullptr,
-      /*splitLoops=*/nullptr, /*operandsInSmem=*/nullptr,
-      /*shareTiles=*/nullptr);
-  kernel.setScheduleAttr(
-      mergeSchedules(ctx, kernel.getScheduleAttr(), budgets));
+  ScheduleFields budgets;
+  budgets.producerRegs = producerRegs;
+  budgets.consumerRegs = consumerRegs;
+  setScheduleDefaults(kernel, budgets);
 }
 
 void expand::setShareTiles(KernelOp kernel) {
-  MLIRContext *ctx = kernel.getContext();
-  ScheduleAttr share = ScheduleAttr::get(
-      ctx, /*stages=*/std::nullopt, /*tma=*/nullptr, /*asyncWgmma=*/nullptr,
-      /*warpSpecialize=*/nullptr, /*producerRegs=*/std::nullopt,
-      /*consumerRegs=*/std::nullopt, /*persistent=*/nullptr,
-      /*tmaStore=*/nullptr, /*pingpong=*/nullptr, /*splitLoops=*/nullptr,
-      /*operandsInSmem=*/nullptr, BoolAttr::get(ctx, true));
-  kernel.setScheduleAttr(mergeSchedules(ctx, kernel.getScheduleAttr(), share));
+  ScheduleFields share;
+  share.shareTiles = BoolAttr::get(kernel.getContext(), true);
+  setScheduleDefaults(kernel, share);
 }
 
 LogicalResult expand::checkOnlyComputation(KernelOp kernel, Operation *named) {

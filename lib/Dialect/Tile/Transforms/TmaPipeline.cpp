@@ -670,13 +670,6 @@ static bool epilogueWritesAfter(Value buffer, Block *scope, Operation *reader,
   });
 }
 
-/// Whether every access to `alloc` is a TMA-store epilogue's write or store
-/// after `reader` (epilogueWritesAfter).
-static bool onlyStagesAfter(LocalAllocOp alloc, Block *scope,
-                            Operation *reader) {
-  return epilogueWritesAfter(alloc, scope, reader, /*onlyEpilogue=*/true);
-}
-
 /// The staging buffer of a TMA-store epilogue (tile-tma-store) in `loop`
 /// that a stage of `op`'s ring can replace: a one-stage buffer of the ring's
 /// type whose only accesses are the epilogue's writes and stores at the top
@@ -693,7 +686,7 @@ static LocalAllocOp findStagingInLoop(scf::ForOp loop, const TmaOperand &op,
   Block *body = loop.getBody();
   for (auto alloc : kernel.getBody().front().getOps<LocalAllocOp>()) {
     if (alloc.getType() != oneStage || alloc->use_empty() ||
-        !onlyStagesAfter(alloc, body, user))
+        !epilogueWritesAfter(alloc, body, user, /*onlyEpilogue=*/true))
       continue;
     bool atTop = llvm::all_of(alloc->getUsers(), [&](Operation *u) {
       return u->getBlock() == body &&
@@ -988,7 +981,8 @@ static Value findReusableStaging(KernelOp kernel, SmemType type,
   Block &body = kernel.getBody().front();
   for (auto alloc : body.getOps<LocalAllocOp>())
     if (alloc.getType() == type && !taken.contains(alloc.getResult()) &&
-        !alloc->use_empty() && onlyStagesAfter(alloc, &body, reader))
+        !alloc->use_empty() &&
+        epilogueWritesAfter(alloc, &body, reader, /*onlyEpilogue=*/true))
       return alloc.getResult();
   return Value();
 }
