@@ -356,8 +356,9 @@ def main():
                         kernels[(chip, d, causal, s + "@old")] = Backward(
                             args.old_artifacts, chip, d, causal, s)
                 if args.op:
-                    for s in ("__op", "__op_mha", "__op_atomic")[
-                            :3 if d in backward_op.ATOMIC_HEAD_DIMS else 2]:
+                    for s in ("__op", "__op_mha", "__op_atomic"):
+                        if s == "__op_atomic" and d not in backward_op.ATOMIC_HEAD_DIMS:
+                            continue
                         kernels[(chip, d, causal, s)] = OpBackward(args.artifacts, chip, d,
                                                                    causal, s)
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
