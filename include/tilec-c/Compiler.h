@@ -40,7 +40,7 @@ extern "C" {
 
 /// Version of the layout of the structs and enums below. Bumped on every
 /// incompatible change so that bindings (ctypes) can refuse a mismatch.
-#define TILEC_C_API_VERSION 2
+#define TILEC_C_API_VERSION 3
 
 /// A sized, NUL-terminated string owned by a TilecResult (or static).
 typedef struct TilecStringRef {
@@ -100,6 +100,9 @@ typedef struct TilecCompileOptions {
   /// Record the IR after every pass (see tilecResultGetStageIR). Disables
   /// multithreading in the pass manager so that the order is deterministic.
   bool dumpStages;
+  /// Approximate divides, square roots and math functions in every kernel
+  /// (tilec --fast-math; see the tile-fast-math pass). Default false.
+  bool fastMath;
 } TilecCompileOptions;
 
 /// Opaque result of a compilation.

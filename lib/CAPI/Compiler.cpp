@@ -105,6 +105,7 @@ convertOptions(ModuleOp module, const TilecCompileOptions &options) {
   result.optLevel = options.optLevel;
   result.cudaPath = options.cudaPath ? options.cudaPath : "";
   result.cubinArch = options.cubinArch ? options.cubinArch : "";
+  result.fastMath = options.fastMath;
   return result;
 }
 
@@ -211,6 +212,7 @@ void tilecCompileOptionsInit(TilecCompileOptions *options) {
   options->cubinArch = nullptr;
   options->sourceName = nullptr;
   options->dumpStages = false;
+  options->fastMath = false;
 }
 
 TilecStatus tilecCompile(const char *source, size_t length,

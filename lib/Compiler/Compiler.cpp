@@ -22,6 +22,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Remarks.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Config/llvm-config.h"
@@ -178,8 +179,72 @@ static int runWithTimeout(StringRef program, ArrayRef<StringRef> args,
   }
 }
 
-/// Assembles `ptx` for `arch` with ptxas.
-static FailureOr<std::string> runPtxas(Location loc, StringRef ptxas,
+namespace {
+/// What ptxas reported of one kernel (`ptxas -v`).
+struct PtxasStats {
+  int64_t registers = 0;
+  int64_t spillStoreBytes = 0;
+  int64_t spillLoadBytes = 0;
+  int64_t stackFrameBytes = 0;
+  int64_t staticSharedBytes = 0;
+  int64_t barriers = 0;
+};
+
+/// The cubin of one module and ptxas's statistics of each of its kernels.
+struct PtxasOutput {
+  std::string cubin;
+  llvm::StringMap<PtxasStats> stats;
+};
+} // namespace
+
+/// The number before `unit` in `line` ("168 registers" -> 168), if any.
+static std::optional<int64_t> numberBefore(StringRef line, StringRef unit) {
+  size_t at = line.find(unit);
+  if (at == StringRef::npos)
+    return std::nullopt;
+  StringRef head = line.take_front(at).rtrim();
+  StringRef digits =
+      head.take_back(head.size() - head.find_last_not_of("0123456789") - 1);
+  int64_t value;
+  if (digits.empty() || digits.getAsInteger(10, value))
+    return std::nullopt;
+  return value;
+}
+
+/// Parses `ptxas -v` output: per entry function, "Function properties"
+/// (stack frame, spill stores and loads) and "Used N registers, used B
+/// barriers, S bytes smem".
+static llvm::StringMap<PtxasStats> parsePtxasLog(StringRef log) {
+  llvm::StringMap<PtxasStats> stats;
+  PtxasStats *current = nullptr;
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n');
+  for (StringRef line : lines) {
+    size_t quote = line.find("entry function '");
+    if (quote != StringRef::npos) {
+      StringRef name = line.drop_front(quote + 16);
+      current = &stats[name.take_until([](char c) { return c == '\''; })];
+      continue;
+    }
+    if (!current)
+      continue;
+    auto set = [&](StringRef unit, int64_t &field) {
+      if (std::optional<int64_t> v = numberBefore(line, unit))
+        field = *v;
+    };
+    set("bytes stack frame", current->stackFrameBytes);
+    set("bytes spill stores", current->spillStoreBytes);
+    set("bytes spill loads", current->spillLoadBytes);
+    set(" registers", current->registers);
+    set(" barriers", current->barriers);
+    set("bytes smem", current->staticSharedBytes);
+  }
+  return stats;
+}
+
+/// Assembles `ptx` for `arch` with ptxas, which reports each kernel's
+/// registers, spills and shared memory (-v).
+static FailureOr<PtxasOutput> runPtxas(Location loc, StringRef ptxas,
                                        StringRef ptx, StringRef arch,
                                        unsigned optLevel,
                                        unsigned timeoutSeconds) {
@@ -200,8 +265,8 @@ static FailureOr<std::string> runPtxas(Location loc, StringRef ptxas,
   }
   std::string archFlag = ("-arch=" + arch).str();
   std::string optFlag = "-O" + std::to_string(std::min(optLevel, 3u));
-  SmallVector<StringRef> args = {ptxas, archFlag, optFlag, inPath, "-o",
-                                 outPath};
+  SmallVector<StringRef> args = {ptxas,  archFlag, optFlag, "-v",
+                                 inPath, "-o",     outPath};
   std::optional<StringRef> redirects[] = {StringRef(""), logPath.str(),
                                           logPath.str()};
   std::string errMsg;
@@ -223,7 +288,46 @@ static FailureOr<std::string> runPtxas(Location loc, StringRef ptxas,
   auto cubin = llvm::MemoryBuffer::getFile(outPath, /*IsText=*/false);
   if (!cubin)
     return emitError(loc) << "cannot read the cubin ptxas wrote";
-  return (*cubin)->getBuffer().str();
+  return PtxasOutput{(*cubin)->getBuffer().str(), parsePtxasLog(log)};
+}
+
+/// ptxas's statistics as launch metadata.
+static llvm::json::Object toJson(const PtxasStats &s) {
+  return llvm::json::Object{{"registers", s.registers},
+                            {"spill_store_bytes", s.spillStoreBytes},
+                            {"spill_load_bytes", s.spillLoadBytes},
+                            {"stack_frame_bytes", s.stackFrameBytes},
+                            {"static_shared_bytes", s.staticSharedBytes},
+                            {"barriers", s.barriers}};
+}
+
+/// Tells the user what ptxas made of kernel `name`: a `tile-resources`
+/// remark, and a warning naming the largest register tiles when it
+/// spilled.
+static void reportPtxasStats(Location loc, StringRef name, const PtxasStats &s,
+                             DictionaryAttr launch) {
+  remark::analysis(
+      loc, remark::RemarkOpts::name("Resources").category("tile-resources"))
+      << remark::add("ptxas: {0} registers a thread, {1} bytes spilled "
+                     "(stores) and {2} (loads), {3} bytes stack frame, {4} "
+                     "bytes static shared memory",
+                     s.registers, s.spillStoreBytes, s.spillLoadBytes,
+                     s.stackFrameBytes, s.staticSharedBytes);
+  if (s.spillStoreBytes == 0 && s.spillLoadBytes == 0)
+    return;
+  InFlightDiagnostic diag = emitWarning(loc)
+                            << "ptxas spilled " << s.spillStoreBytes
+                            << " bytes (stores; " << s.spillLoadBytes
+                            << " bytes loads) of kernel '" << name << "' at "
+                            << s.registers << " registers a thread";
+  auto tiles = launch ? launch.getAs<ArrayAttr>("register_tiles") : nullptr;
+  if (tiles && !tiles.empty()) {
+    diag << "; the largest tiles it holds in registers: ";
+    llvm::interleave(
+        tiles.getAsValueRange<StringAttr>(), [&](StringRef t) { diag << t; },
+        [&] { diag << "; "; });
+  }
+  diag << " (smaller tiles or more warps lower the need)";
 }
 
 /// A launch-metadata attribute (dictionaries, arrays, strings, integers,
@@ -253,8 +357,8 @@ static llvm::json::Value toJson(Attribute attr) {
 /// `<kernel>.json`: the launch metadata, from the tile.launch attribute the
 /// lowering left on the kernel function.
 static std::string buildMetadata(DictionaryAttr launch,
-                                 const TargetInfo &target,
-                                 StringRef cubinArch) {
+                                 const TargetInfo &target, StringRef cubinArch,
+                                 const PtxasStats *ptxasStats) {
   llvm::json::Object root;
   auto getInt = [&](StringRef key) {
     return cast<IntegerAttr>(launch.get(key)).getInt();
@@ -283,6 +387,8 @@ static std::string buildMetadata(DictionaryAttr launch,
   root["persistent"] = cast<BoolAttr>(launch.get("persistent")).getValue();
   root["params"] = toJson(launch.get("params"));
   root["tensor_maps"] = toJson(launch.get("tensor_maps"));
+  if (ptxasStats)
+    root["ptxas"] = toJson(*ptxasStats);
   std::string out;
   llvm::raw_string_ostream os(out);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
@@ -332,11 +438,14 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
   TilecPipelineOptions pipelineOptions;
   pipelineOptions.chip = options.chip;
   pipelineOptions.optLevel = options.optLevel;
+  pipelineOptions.fastMath = options.fastMath;
   buildTilecToNVVMPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return failure();
 
   SmallVector<KernelArtifacts> result;
+  // Each kernel's launch attribute and location, beside `result`.
+  SmallVector<std::pair<DictionaryAttr, Location>> launches;
   for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
     for (auto func : gpuModule.getOps<LLVM::LLVMFuncOp>()) {
       auto launch = func->getAttrOfType<DictionaryAttr>("tile.launch");
@@ -344,8 +453,10 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
         continue;
       KernelArtifacts artifacts;
       artifacts.name = func.getName().str();
-      artifacts.metadata = buildMetadata(launch, *target, cubinArch);
+      artifacts.metadata =
+          buildMetadata(launch, *target, cubinArch, /*ptxasStats=*/nullptr);
       result.push_back(std::move(artifacts));
+      launches.emplace_back(launch, func.getLoc());
     }
     if (options.emit == EmitStage::MLIR || result.empty())
       continue;
@@ -370,18 +481,24 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
       ptxText.pop_back();
     // One gpu.module per kernel (tile-attach-target); the module's PTX and
     // cubin belong to each of its kernels.
-    for (KernelArtifacts &a : result) {
+    for (auto [a, launch] : llvm::zip(result, launches)) {
       if (!a.ptx.empty() || !gpuModule.lookupSymbol(a.name))
         continue;
       a.llvmIR = llvmIR;
       a.ptx = ptxText;
       if (needsCubin) {
-        FailureOr<std::string> cubin =
+        FailureOr<PtxasOutput> out =
             runPtxas(gpuModule.getLoc(), *ptxas, ptxText, cubinArch,
                      options.optLevel, options.ptxasTimeoutSeconds);
-        if (failed(cubin))
+        if (failed(out))
           return failure();
-        a.cubin = std::move(*cubin);
+        a.cubin = std::move(out->cubin);
+        auto stats = out->stats.find(a.name);
+        if (stats != out->stats.end()) {
+          reportPtxasStats(launch.second, a.name, stats->second, launch.first);
+          a.metadata =
+              buildMetadata(launch.first, *target, cubinArch, &stats->second);
+        }
       }
       if (options.emit == EmitStage::Header) {
         FailureOr<std::string> header =

@@ -40,6 +40,11 @@ static void buildTilePasses(OpPassManager &pm,
       pm.nest<gpu::GPUModuleOp>().nest<tile::KernelOp>();
   kernelPm.addPass(tile::createTileExpandNamedOps());
   kernelPm.addPass(createCanonicalizerPass());
+  // Float semantics: fast-math flags where asked, remarks on the IEEE math
+  // that loops pay for elsewhere.
+  tile::TileFastMathOptions fastMath;
+  fastMath.all = options.fastMath;
+  kernelPm.addPass(tile::createTileFastMath(fastMath));
   kernelPm.addPass(tile::createTileAssignLayouts());
   // Layout conversions of values defined before a loop (attention's Q into
   // the mma.sync A fragment, through shared memory) run once, not per step.
@@ -85,6 +90,9 @@ static void buildLLVMPasses(OpPassManager &pm) {
   gpuPm.addPass(createSCFToControlFlowPass());
   gpuPm.addPass(createConvertVectorToLLVMPass());
   gpuPm.addPass(createArithToLLVMConversionPass());
+  // Math functions NVPTX cannot select: libdevice calls (linked in by the
+  // serialization); the rest: LLVM intrinsics.
+  gpuPm.addPass(createTileConvertMathToLibdevice());
   gpuPm.addPass(createConvertMathToLLVMPass());
   gpuPm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

@@ -297,3 +297,42 @@ def test_fp8_attention_with_descale_tensors_compiles(library, tmp_path, chip):
                            "dv_batch", "dv_head"]
     with pytest.raises(ValueError, match="descale tensors are for FP8 attention only"):
         attention_source("bf16", 128, descale_tensors=True)
+
+
+DIVIDE_SOURCE = """
+tile.kernel @divide(%x: !tile.ptr<f32> {tile.align = 16 : i64}, %n: i32) grid(ceildiv(%n, 512)) warps(4) {
+  %c512 = arith.constant 512 : i32
+  %pid = tile.program_id x
+  %o = arith.muli %pid, %c512 : i32
+  %v = tile.make_view %x[%n] strides [1] : !tile.ptr<f32>
+  %t = tile.load %v[%o] : !tile.view<?xf32, strides = [1]> -> tensor<512xf32>
+  %h = math.tanh %t : tensor<512xf32>
+  %q = arith.divf %h, %t : tensor<512xf32>
+  tile.store %q, %v[%o] : tensor<512xf32>, !tile.view<?xf32, strides = [1]>
+  tile.return
+}
+"""
+
+
+def test_fast_math_switch(library, tmp_path):
+    """IEEE by default (div.rn, libdevice's tanh); fast_math=True gives the
+    approximate instructions, and is part of the cache key."""
+    ieee = tilec.compile(DIVIDE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path)
+    fast = tilec.compile(DIVIDE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path,
+                         fast_math=True)
+    assert "div.rn.f32" in ieee.ptx and "tanh.approx" not in ieee.ptx
+    assert "div.full.f32" in fast.ptx and "tanh.approx.f32" in fast.ptx
+    assert "div.rn.f32" not in fast.ptx
+    assert ieee.key != fast.key
+    again = tilec.compile(DIVIDE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path,
+                          fast_math=True)
+    assert again.from_cache and "div.full.f32" in again.ptx
+
+
+def test_ptxas_statistics_in_metadata(library, tmp_path):
+    meta = tilec.compile(SCALE_SOURCE, chip="sm_80", cache_dir=tmp_path).metadata
+    stats = meta["ptxas"]
+    assert stats["registers"] > 0
+    assert stats["spill_store_bytes"] == 0 and stats["spill_load_bytes"] == 0
+    ptx_only = tilec.compile(SCALE_SOURCE, chip="sm_80", emit="ptx", cache_dir=tmp_path).metadata
+    assert "ptxas" not in ptx_only

@@ -20,7 +20,7 @@ import threading
 LIBRARY_NAME = "libtilec-c.so"
 
 #: Layout version of the C structs below (``TILEC_C_API_VERSION``).
-API_VERSION = 2
+API_VERSION = 3
 
 #: ``TilecEmit`` values by stage name.
 EMIT_STAGES = {"mlir": 0, "llvm": 1, "ptx": 2, "cubin": 3, "header": 4}
@@ -57,6 +57,7 @@ class _CompileOptions(ctypes.Structure):
         ("cubinArch", ctypes.c_char_p),
         ("sourceName", ctypes.c_char_p),
         ("dumpStages", ctypes.c_bool),
+        ("fastMath", ctypes.c_bool),
     ]
 
 
@@ -178,7 +179,7 @@ class Library:
         return self._fingerprint
 
     def compile(self, source, *, chip, emit, opt_level=3, cuda_path=None, cubin_arch=None,
-                source_name=None, stages=False):
+                source_name=None, stages=False, fast_math=False):
         """Runs ``tilecCompile``; returns a :class:`RawResult` (failures
         included, with their diagnostics)."""
         data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
@@ -191,6 +192,7 @@ class Library:
         options.cubinArch = cubin_arch.encode() if cubin_arch else None
         options.sourceName = os.fsencode(source_name) if source_name else None
         options.dumpStages = bool(stages)
+        options.fastMath = bool(fast_math)
         handle = ctypes.c_void_p()
         status = self._lib.tilecCompile(data, len(data), ctypes.byref(options), ctypes.byref(handle))
         if status == _INVALID_ARGUMENT or not handle.value:

@@ -258,7 +258,7 @@ def _outputs_to_keep(keep, emit, stages):
 
 def compile(source_or_path, chip=None, emit="cubin", stages=False, cache_dir=None, *,
             keep=None, opt_level=3, cubin_arch=None, cuda_path=None, cache=True, specialize=None,
-            cache_max_bytes=None):
+            cache_max_bytes=None, fast_math=False):
     """Compiles every ``tile.kernel`` of a tile program.
 
     ``source_or_path``: program text, or a path (``str`` ending in ``.mlir``
@@ -281,6 +281,10 @@ def compile(source_or_path, chip=None, emit="cubin", stages=False, cache_dir=Non
     :func:`tilec.specialization`): aligned pointers get ``tile.align``,
     integers ``tile.divisibility`` (see :mod:`tilec.specialize`); the
     assumptions go into each kernel's metadata and are checked at launch.
+    ``fast_math``: approximate divides (``div.full.f32``), square roots and
+    math functions in every kernel, as ``tilec --fast-math`` and a kernel's
+    ``fast_math`` keyword do (default: IEEE, MLIR's semantics; see
+    docs/writing-a-kernel.md, "Fast math").
 
     Returns a :class:`CompileResult` (the same outputs whether compiled or
     read from the cache); raises :class:`CompileError` with the compiler's
@@ -297,7 +301,8 @@ def compile(source_or_path, chip=None, emit="cubin", stages=False, cache_dir=Non
         chip = default_chip()
     library = _capi.load_library()
     flags = {"emit": emit, "stages": bool(stages), "O": int(opt_level),
-             "cubin_arch": cubin_arch or "", "cuda_path": os.fspath(cuda_path) if cuda_path else ""}
+             "cubin_arch": cubin_arch or "", "cuda_path": os.fspath(cuda_path) if cuda_path else "",
+             "fast_math": bool(fast_math)}
     key = make_key(text, chip, flags, library.version, library.fingerprint)
 
     store = None
@@ -313,7 +318,7 @@ def compile(source_or_path, chip=None, emit="cubin", stages=False, cache_dir=Non
 
     raw = library.compile(text, chip=chip, emit=emit, opt_level=opt_level,
                           cuda_path=cuda_path, cubin_arch=cubin_arch, source_name=source_name,
-                          stages=stages)
+                          stages=stages, fast_math=fast_math)
     if not raw.succeeded:
         raise CompileError(raw.diagnostics, source_name)
     kernels = []

@@ -312,7 +312,7 @@ int main(int argc, char **argv) {
 }
 
 // clang-format off
-// CHECK: api 2, tilec {{[0-9]+\.[0-9]+\.[0-9]+}}
+// CHECK: api 3, tilec {{[0-9]+\.[0-9]+\.[0-9]+}}
 // CHECK: chips: sm_80, {{.*}}sm_90a
 // CHECK-LABEL: == compile cubin
 // CHECK-NOT: FAILED

@@ -80,6 +80,12 @@ static cl::opt<bool> printOpOnDiagnosticOpt(
     cl::desc("Follow an error on an op with that op in generic form (for "
              "debugging the compiler; off by default)"),
     cl::cat(tilecCategory));
+static cl::opt<bool> fastMathOpt(
+    "fast-math", cl::init(false),
+    cl::desc("Approximate divides (div.full.f32), square roots and math "
+             "functions (ex2/lg2/tanh.approx, libdevice's __nv_fast_*) in "
+             "every kernel, as if each were marked fast_math"),
+    cl::cat(tilecCategory));
 static cl::opt<std::string> remarksOpt(
     "remarks", cl::init(""),
     cl::desc("Print the optimization remarks of the passes whose name matches "
@@ -214,6 +220,7 @@ static LogicalResult runTilec(MLIRContext &context) {
   options.optLevel = optLevelOpt;
   options.cudaPath = cudaPathOpt;
   options.cubinArch = cubinArchOpt;
+  options.fastMath = fastMathOpt;
   options.ptxasTimeoutSeconds = ptxasTimeoutOpt;
   if (host)
     return emitHost(*module, options);

@@ -52,6 +52,9 @@ struct CompileOptions {
   /// Seconds ptxas may run before the compile fails with a diagnostic (0:
   /// no limit).
   unsigned ptxasTimeoutSeconds = 300;
+  /// Approximate float math in every kernel (`--fast-math`; see
+  /// tile-fast-math).
+  bool fastMath = false;
 };
 
 /// Everything produced for one kernel.

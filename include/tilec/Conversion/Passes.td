@@ -41,18 +41,40 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::gpu::GPUModuleOp">
 }
 
 def TileLegalizeMath : Pass<"tile-legalize-math", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Rewrites math ops into forms the NVPTX backend can lower";
+  let summary = "Approximates the math ops whose fastmath flags allow it";
   let description = [{
-    The NVPTX backend has no library calls: `llvm.exp`, `llvm.log` and
-    friends fail to select. This pass rewrites `math` ops on f32 (and on
-    f16/bf16 through f32) into the fast hardware approximations
-    (`ex2.approx`, `lg2.approx`, `tanh.approx`, `rsqrt.approx`) or into
-    polynomial approximations (`erf`), scalars and vectors alike.
+    A `math` op whose `fastmath` flags contain `afn` becomes the hardware
+    approximation kernels use: `ex2.approx.ftz` for exp and exp2,
+    `lg2.approx` for log and log2, `tanh.approx`, `rsqrt.approx`,
+    `sin.approx`/`cos.approx` (f32; f16/bf16 through f32; vectors one element
+    at a time), and upstream's polynomial for erf. Every other math op keeps
+    MLIR's IEEE semantics and is left to `tile-convert-math-to-libdevice`
+    and `convert-math-to-llvm`. `math.ipowi`, which neither LLVM nor
+    libdevice provides, becomes a square-and-multiply loop.
   }];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
-    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
+}
+
+def TileConvertMathToLibdevice : Pass<"tile-convert-math-to-libdevice", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lowers math functions to calls into the CUDA toolkit's libdevice";
+  let description = [{
+    The NVPTX backend has no math library: `llvm.pow`, `llvm.tan` and
+    friends fail to select, and some abort LLVM. This pass lowers the math
+    functions (`exp`, `log`, `tanh`, `powf`, `atan2`, `erfc`, `cbrt`,
+    `sincos`, ...; f32 and f64, f16/bf16 through f32) to calls of libdevice's
+    `__nv_*` functions with upstream's patterns
+    (`populateLibDeviceConversionPatterns`); with `afn` in an op's
+    `fastmath` flags, to the `__nv_fast_*` variant where libdevice has one.
+    The serialization links the toolkit's `nvvm/libdevice/libdevice.10.bc`
+    into the module, as Triton does. Ops NVPTX selects itself (`absf`,
+    `ceil`, `floor`, `sqrt`, `fma`, `copysign`, the rounding and integer bit
+    ops, the classification ops) are left to `convert-math-to-llvm`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def TileScalarizeElementwise : Pass<"tile-scalarize-elementwise", "::mlir::gpu::GPUModuleOp"> {

@@ -32,6 +32,12 @@ struct TilecPipelineOptions
   PassOptions::Option<unsigned> optLevel{
       *this, "O", llvm::cl::desc("LLVM optimization level"),
       llvm::cl::init(3)};
+  PassOptions::Option<bool> fastMath{
+      *this, "fast-math",
+      llvm::cl::desc("Approximate divides, square roots and math functions "
+                     "in every kernel (afn, arcp, contract on each float op; "
+                     "see tile-fast-math)"),
+      llvm::cl::init(false)};
 };
 
 struct TilecHostPipelineOptions

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::tilec {
 #define GEN_PASS_DEF_CONVERTTILETONVVM
@@ -300,6 +301,14 @@ DictionaryAttr KernelOpLowering::buildLaunchInfo(KernelOp kernel,
   if (auto attr = kernel->getAttrOfType<IntegerAttr>(kSmemBytesAttr))
     smem = attr.getInt();
   int64_t threads = getBlockThreads(kernel);
+  // The tiles to name if ptxas spills (the compiler reports it with the
+  // kernel's registers).
+  SmallVector<Attribute> registerTiles;
+  for (const RegisterTile &t : getLargestRegisterTiles(kernel, /*count=*/3))
+    registerTiles.push_back(b.getStringAttr(
+        llvm::formatv("{0} ({1}) at {2}: {3} registers a thread", t.shape,
+                      t.role, t.where, t.registers)
+            .str()));
   SmallVector<NamedAttribute> info = {
       b.getNamedAttr("name", b.getStringAttr(kernel.getSymName())),
       b.getNamedAttr("params", b.getArrayAttr(params)),
@@ -311,7 +320,8 @@ DictionaryAttr KernelOpLowering::buildLaunchInfo(KernelOp kernel,
       b.getNamedAttr("num_warps", b.getI64IntegerAttr(kernel.getNumWarps())),
       b.getNamedAttr("smem_bytes", b.getI64IntegerAttr(smem)),
       b.getNamedAttr("chip", b.getStringAttr(target.chip)),
-      b.getNamedAttr("ptx_version", b.getI64IntegerAttr(target.ptxVersion))};
+      b.getNamedAttr("ptx_version", b.getI64IntegerAttr(target.ptxVersion)),
+      b.getNamedAttr("register_tiles", b.getArrayAttr(registerTiles))};
   return b.getDictionaryAttr(info);
 }
 

@@ -36,7 +36,7 @@ struct ElementwiseOpLowering : public ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumRegions() != 0)
+    if (!isElementwiseOp(op) || op->getNumRegions() != 0)
       return rewriter.notifyMatchFailure(op, "not an elementwise op");
     // fp8 is carried as i8: only the casts (Fp8CastOpToLLVM.cpp) know it.
     auto isFp8 = [](Type t) { return isFp8Type(getElementTypeOrSelf(t)); };

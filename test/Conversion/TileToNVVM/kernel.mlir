@@ -8,7 +8,7 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
   // CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: f32)
   // CHECK-SAME: nvvm.kernel
   // CHECK-SAME: nvvm.reqntid = array<i32: 256, 1, 1>
-  // CHECK-SAME: tile.launch = {block = [256, 1, 1], chip = "sm_80", cluster = [1, 1, 1], grid = ["ceildiv(n, 64)", "2"], name = "signature", num_warps = 8 : i64, params = [{dtype = "bf16", kind = "pointer", name = "x"}, {dtype = "i32", kind = "scalar", name = "n"}, {dtype = "f32", kind = "scalar", name = "alpha"}], persistent = false, ptx_version = 70 : i64, smem_bytes = 0 : i64, tensor_maps = []}
+  // CHECK-SAME: tile.launch = {block = [256, 1, 1], chip = "sm_80", cluster = [1, 1, 1], grid = ["ceildiv(n, 64)", "2"], name = "signature", num_warps = 8 : i64, params = [{dtype = "bf16", kind = "pointer", name = "x"}, {dtype = "i32", kind = "scalar", name = "n"}, {dtype = "f32", kind = "scalar", name = "alpha"}], persistent = false, ptx_version = 70 : i64, register_tiles = [], smem_bytes = 0 : i64, tensor_maps = []}
   // CHECK: nvvm.read.ptx.sreg.ctaid.y
   // CHECK: nvvm.read.ptx.sreg.nctaid.z
   // CHECK: llvm.insertvalue {{.*}}[0] : !llvm.struct<(ptr<1>, i32, i32)>

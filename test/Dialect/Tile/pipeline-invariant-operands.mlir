@@ -45,6 +45,7 @@ module attributes {gpu.container_module} {
       // expected-remark @below {{this loop-invariant dot operand waits in shared memory and is read anew at each use: the loop keeps 192 registers a thread live, the operands 64 more, over the budget of 255 (less 32 in reserve)}}
       %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x128xbf16, strides = [128, 1]> -> tensor<128x128xbf16, #blocked>
       %5 = tile.convert_layout %4 : tensor<128x128xbf16, #blocked> -> tensor<128x128xbf16, #dot_op>
+      // expected-remark @below {{2 loads on cp.async in a 3-stage ring}}
       %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x128xf32, #mma>)  : i32 {
         %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<128x?xbf16, strides = [1, 128]> -> tensor<128x64xbf16, #blocked1>
         %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<64x128xbf16, #blocked>
@@ -91,6 +92,7 @@ module attributes {gpu.container_module} {
       %3 = tile.make_view %O[128, 64] strides [64, 1] : !tile.ptr<f32>
       %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x64xbf16, strides = [64, 1]> -> tensor<128x64xbf16, #blocked2>
       %5 = tile.convert_layout %4 : tensor<128x64xbf16, #blocked2> -> tensor<128x64xbf16, #dot_op>
+      // expected-remark @below {{2 loads on cp.async in a 3-stage ring}}
       %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x64xf32, #mma>)  : i32 {
         %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<64x?xbf16, strides = [1, 64]> -> tensor<64x64xbf16, #blocked3>
         %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16, #blocked2>
@@ -138,6 +140,7 @@ module attributes {gpu.container_module} {
       %3 = tile.make_view %O[128, 128] strides [128, 1] : !tile.ptr<f32>
       %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x128xbf16, strides = [128, 1]> -> tensor<128x128xbf16, #blocked>
       %5 = tile.convert_layout %4 : tensor<128x128xbf16, #blocked> -> tensor<128x128xbf16, #dot_op>
+      // expected-remark @below {{2 loads on cp.async in a 3-stage ring}}
       %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x128xf32, #mma>)  : i32 {
         %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<128x?xbf16, strides = [1, 128]> -> tensor<128x64xbf16, #blocked1>
         %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<64x128xbf16, #blocked>
@@ -188,6 +191,7 @@ module attributes {gpu.container_module} {
       // expected-remark @below {{this loop-invariant dot operand waits in shared memory and is read anew at each use, as the schedule's operands_in_smem asks}}
       %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x64xbf16, strides = [64, 1]> -> tensor<128x64xbf16, #blocked2>
       %5 = tile.convert_layout %4 : tensor<128x64xbf16, #blocked2> -> tensor<128x64xbf16, #dot_op>
+      // expected-remark @below {{2 loads on cp.async in a 3-stage ring}}
       %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x64xf32, #mma>)  : i32 {
         %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<64x?xbf16, strides = [1, 64]> -> tensor<64x64xbf16, #blocked3>
         %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16, #blocked2>
@@ -234,6 +238,7 @@ module attributes {gpu.container_module} {
       %3 = tile.make_view %O[128, 128] strides [128, 1] : !tile.ptr<f32>
       %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x128xbf16, strides = [128, 1]> -> tensor<128x128xbf16, #blocked>
       %5 = tile.convert_layout %4 : tensor<128x128xbf16, #blocked> -> tensor<128x128xbf16, #dot_op>
+      // expected-remark @below {{2 loads on cp.async in a 3-stage ring}}
       %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x128xf32, #mma>)  : i32 {
         %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<128x?xbf16, strides = [1, 128]> -> tensor<128x64xbf16, #blocked1>
         %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<64x128xbf16, #blocked>
@@ -286,6 +291,7 @@ module attributes {gpu.container_module} {
       // expected-remark @below {{this loop-invariant dot operand waits in shared memory and is read anew at each use, as the schedule's operands_in_smem asks}}
       %4 = tile.load %0[%c0_i32, %c0_i32] : !tile.view<128x64xbf16, strides = [64, 1]> -> tensor<128x64xbf16, #blocked2>
       %5 = tile.convert_layout %4 : tensor<128x64xbf16, #blocked2> -> tensor<128x64xbf16, #dot_op>
+      // expected-remark @below {{1 load on cp.async in a 3-stage ring}}
       %6 = scf.for %arg0 = %c0_i32 to %S step %c64_i32 iter_args(%arg1 = %cst) -> (tensor<128x64xf32, #mma>)  : i32 {
         %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<64x?xbf16, strides = [1, 64]> -> tensor<64x64xbf16, #blocked3>
         %9 = tile.convert_layout %7 : tensor<64x64xbf16, #blocked3> -> tensor<64x64xbf16, #dot_op1>
@@ -293,6 +299,7 @@ module attributes {gpu.container_module} {
         scf.yield %10 : tensor<128x64xf32, #mma>
       }
       %15 = tile.convert_layout %4 : tensor<128x64xbf16, #blocked2> -> tensor<128x64xbf16, #dot_op>
+      // expected-remark @below {{1 load on cp.async in a 3-stage ring}}
       %16 = scf.for %arg0 = %S to %T step %c64_i32 iter_args(%arg1 = %6) -> (tensor<128x64xf32, #mma>)  : i32 {
         %7 = tile.load %1[%c0_i32, %arg0] : !tile.view<64x?xbf16, strides = [1, 64]> -> tensor<64x64xbf16, #blocked3>
         %9 = tile.convert_layout %7 : tensor<64x64xbf16, #blocked3> -> tensor<64x64xbf16, #dot_op1>

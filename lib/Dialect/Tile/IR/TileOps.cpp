@@ -331,6 +331,9 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
   if (succeeded(parser.parseOptionalKeyword("persistent")))
     result.addAttribute(getPersistentAttrName(result.name),
                         builder.getUnitAttr());
+  if (succeeded(parser.parseOptionalKeyword("fast_math")))
+    result.addAttribute(getFastMathAttrName(result.name),
+                        builder.getUnitAttr());
   if (succeeded(parser.parseOptionalKeyword("schedule"))) {
     ScheduleAttr schedule;
     if (parser.parseCustomAttributeWithFallback(schedule))
@@ -390,6 +393,8 @@ void KernelOp::print(OpAsmPrinter &p) {
   }
   if (getPersistent())
     p << " persistent";
+  if (getFastMath())
+    p << " fast_math";
   if (ScheduleAttr schedule = getScheduleAttr()) {
     p << " schedule";
     p.printStrippedAttrOrType(schedule);
@@ -399,7 +404,8 @@ void KernelOp::print(OpAsmPrinter &p) {
       {SymbolTable::getSymbolAttrName(), getFunctionTypeAttrName(),
        getArgAttrsAttrName(), getResAttrsAttrName(), getArgNamesAttrName(),
        getNumWarpsAttrName(), getGridAttrName(), getGridArgsAttrName(),
-       getPersistentAttrName(), getClusterAttrName(), getScheduleAttrName()});
+       getPersistentAttrName(), getFastMathAttrName(), getClusterAttrName(),
+       getScheduleAttrName()});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/true);
@@ -1098,6 +1104,10 @@ LogicalResult LocalLoadOp::verify() {
 //===----------------------------------------------------------------------===//
 // Tensor maps, transaction barriers and warp specialization
 //===----------------------------------------------------------------------===//
+
+bool mlir::tilec::tile::isElementwiseOp(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() || isa<math::SincosOp>(op);
+}
 
 std::optional<unsigned> MakeTensorMapOp::getParamIndex(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value))

@@ -108,8 +108,7 @@ static RankedTensorType withEncoding(Type type, Attribute layout) {
 
 /// Elementwise ops of any dialect (arith, math) applied to tiles.
 static bool isElementwiseOnTiles(Operation *op) {
-  return op->hasTrait<OpTrait::Elementwise>() &&
-         llvm::any_of(op->getResults(), isTensor);
+  return isElementwiseOp(op) && llvm::any_of(op->getResults(), isTensor);
 }
 
 /// Ops whose tile results are cheaper to recreate in another layout than to

@@ -393,7 +393,8 @@ public:
   /// The natural-log row log-sum-exp (m + log2 l) ln 2; -inf for rows that
   /// saw no key.
   Value logSumExp(ImplicitLocOpBuilder &b, Value m, Value l) const {
-    Value lse2 = arith::AddFOp::create(b, m, math::Log2Op::create(b, l));
+    Value lse2 = arith::AddFOp::create(
+        b, m, math::Log2Op::create(b, l, arith::FastMathFlags::afn));
     return arith::MulFOp::create(b, lse2, splatF32(b, {bm}, M_LN2));
   }
 

@@ -835,7 +835,8 @@ void HandBuiltFa3::emitEpilogue() {
   }
   if (Value lse = op.getLse()) {
     // Natural log: (m + log2 l) * ln 2; -inf for rows that saw no key.
-    Value lse2 = arith::AddFOp::create(b, m, math::Log2Op::create(b, l));
+    Value lse2 = arith::AddFOp::create(
+        b, m, math::Log2Op::create(b, l, arith::FastMathFlags::afn));
     Value lseN =
         arith::MulFOp::create(b, lse2, splatF32(b, rowType.getShape(), M_LN2));
     StoreOp::create(b, lseN, lse, ValueRange{bi, h, m0}, Value());

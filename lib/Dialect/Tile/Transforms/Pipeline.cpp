@@ -815,8 +815,13 @@ void TilePipelinePass::runOnOperation() {
     numStagedOperands += staged;
     if (!explicitDepth)
       stages = fitStages(loop, stages, *target);
+    Location loc = loop.getLoc(); // pipelineLoop replaces the loop
     unsigned n = stages ? pipelineLoop(loop, stages) : 0;
     numPipelinedLoads += n;
+    if (n > 0)
+      remarkPassed(loc, "tile-pipeline", "Pipelined",
+                   Twine(n) + (n == 1 ? " load" : " loads") +
+                       " on cp.async in a " + Twine(stages) + "-stage ring");
     // A loop meant for the ring whose loads stay synchronous still may read
     // buffers filled by earlier copies (attention's Q), which the ring's
     // first wait would have covered: wait for them before the loop.

@@ -242,3 +242,65 @@ LogicalResult mlir::tilec::checkRegisterPressure(KernelOp kernel,
   });
   return failure(result.wasInterrupted());
 }
+
+/// `loc` as file:line:col, or as MLIR prints it.
+static std::string describeLocation(Location loc) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else if (auto fused = dyn_cast<FusedLoc>(loc);
+           fused && !fused.getLocations().empty())
+    return describeLocation(fused.getLocations().front());
+  else if (auto named = dyn_cast<NameLoc>(loc))
+    return describeLocation(named.getChildLoc());
+  else
+    os << loc;
+  return out;
+}
+
+SmallVector<RegisterTile> mlir::tilec::getLargestRegisterTiles(KernelOp kernel,
+                                                               unsigned count) {
+  int64_t threads = kernel.getNumWarps() * 32;
+  SmallVector<RegisterTile> tiles;
+  auto consider = [&](Value v, StringRef role, Location loc) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !type.getEncoding() ||
+        isa<SharedEncodingAttr>(type.getEncoding()))
+      return;
+    RegisterTile tile;
+    tile.registers = getRegistersPerThread(type, threads);
+    if (tile.registers == 0)
+      return;
+    tile.role = role.str();
+    llvm::raw_string_ostream os(tile.shape);
+    llvm::interleave(type.getShape(), os, "x");
+    os << "x" << type.getElementType();
+    tile.where = describeLocation(loc);
+    tiles.push_back(std::move(tile));
+  };
+  kernel.walk([&](Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      for (Value arg : loop.getRegionIterArgs())
+        consider(arg, "carried by a loop", loop.getLoc());
+    // (Constants are splats: the ops they feed name the tile better.)
+    if (op->hasTrait<OpTrait::ConstantLike>())
+      return;
+    for (Value result : op->getResults())
+      consider(result, ("made by " + op->getName().stripDialect()).str(),
+               op->getLoc());
+  });
+  llvm::stable_sort(tiles, [](const RegisterTile &a, const RegisterTile &b) {
+    return a.registers > b.registers;
+  });
+  SmallVector<RegisterTile> largest;
+  for (RegisterTile &t : tiles) {
+    if (largest.size() == count)
+      break;
+    if (llvm::none_of(
+            largest, [&](const RegisterTile &l) { return l.where == t.where; }))
+      largest.push_back(std::move(t));
+  }
+  return largest;
+}

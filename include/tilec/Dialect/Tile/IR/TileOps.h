@@ -49,6 +49,11 @@ void printGridExpr(raw_ostream &os, AffineExpr expr,
                    function_ref<void(raw_ostream &, unsigned)> printParam,
                    bool nested = false);
 
+/// Whether `op` applies one function to each element of its operands:
+/// ops with the Elementwise trait, and math.sincos, which lacks the trait
+/// only because it has two results.
+bool isElementwiseOp(Operation *op);
+
 /// Registers the bufferization of tile.launch (one-shot bufferization of
 /// the host functions that launch kernels).
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);

@@ -47,6 +47,13 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     shape (sm_90+, at most 8 programs; `.reqnctapercluster` in the PTX, and
     `cluster` in the launch metadata); a persistent kernel's cluster is 1-D
     (`cluster(x)`) and runtimes keep its capped grid a multiple of `x`.
+    `fast_math` lets every floating-point op of the kernel use approximate
+    forms (the `afn`, `arcp` and `contract` flags on each op, set by
+    `tile-fast-math`): `div.full.f32` for a divide, `ex2.approx` for exp,
+    `tanh.approx` for tanh, libdevice's `__nv_fast_*` functions; without it
+    every op keeps MLIR's IEEE semantics unless its own `fastmath` flags say
+    otherwise. `tilec --fast-math` and `tilec.compile(fast_math=True)` set it
+    on every kernel of a module.
 
     ```mlir
     tile.kernel @scale(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32)
@@ -67,6 +74,7 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     OptionalAttr<AffineMapAttr>:$grid,
     OptionalAttr<DenseI64ArrayAttr>:$grid_args,
     UnitAttr:$persistent,
+    UnitAttr:$fast_math,
     OptionalAttr<DenseI32ArrayAttr>:$cluster,
     OptionalAttr<Tile_ScheduleAttr>:$schedule
   );

@@ -34,6 +34,35 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
                            "::mlir::NVVM::NVVMDialect"];
 }
 
+def TileFastMath : Pass<"tile-fast-math", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Sets fast-math flags where asked; names the IEEE math a loop pays for";
+  let description = [{
+    Owns the kernel's floating-point semantics. In a `fast_math` kernel
+    (or every kernel, with `all`: `tilec --fast-math`), every op with
+    `fastmath` flags gets `afn`, `arcp` and `contract`, so that divides
+    become `div.full.f32`, square roots `sqrt.approx.f32`, and exp, log,
+    tanh, sin and cos their SFU approximations (`tile-legalize-math`) or
+    libdevice's `__nv_fast_*` functions.
+
+    Otherwise every op keeps MLIR's IEEE semantics, and each IEEE divide,
+    square root or transcendental function left inside a loop gets a
+    missed remark (`IEEEMath`) that names the op, what it costs and the fix
+    (`fastmath<afn>` on the op, `fast_math` on the kernel, or
+    `--fast-math`): such an op runs once per element and iteration, and an
+    IEEE `div.rn.f32` is about ten instructions with a slow path.
+  }];
+  let options = [
+    Option<"all", "all", "bool", /*default=*/"false",
+           "Fast math in every kernel, as if each were marked fast_math">
+  ];
+  let statistics = [
+    Statistic<"numFastOps", "num-fast-ops", "Ops given afn, arcp and contract">,
+    Statistic<"numIeeeInLoops", "num-ieee-in-loops",
+              "IEEE divides, square roots and math functions in loops">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::tilec::tile::KernelOp"> {
   let summary = "Attaches a distributed layout encoding to every tile";
   let description = [{
@@ -327,6 +356,11 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::tilec::tile::KernelOp"> {
         for k:   d = dot(ring[s], acc); acc = wgmma.wait 1 (d)
                  if k > lb: arrive empty[s_prev]
         acc = wgmma.wait 0 (acc); if any iteration: arrive empty[s_last]
+
+    A loop with several such dots on independent accumulators (a dual GEMM:
+    the gate and up projections of one X tile) keeps all of them in flight:
+    their waits become one `tile.warpgroup_wait N` over the N dots' results
+    after the last dot, and the drain retires them all.
 
     Loops whose accumulator is read or rewritten between the dots (an
     online-softmax rescale), and dots whose A operand is computed in

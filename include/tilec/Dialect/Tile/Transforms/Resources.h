@@ -121,6 +121,25 @@ constexpr int64_t kMaxRegisterOvershoot = 2;
 LogicalResult checkRegisterPressure(tile::KernelOp kernel,
                                     const TargetInfo &target);
 
+/// One tile a kernel's threads hold in registers, for the report of a
+/// ptxas spill ("the largest register tiles are ...").
+struct RegisterTile {
+  /// What holds it: "carried by a loop", "made by dot", "made by load", ...
+  std::string role;
+  /// Its shape and element type ("128x256xf32").
+  std::string shape;
+  /// Where it is made (file:line:col where known).
+  std::string where;
+  /// 32-bit registers a thread of the kernel holds of it.
+  int64_t registers = 0;
+};
+
+/// The `count` register tiles of `kernel` (values with a distributed layout,
+/// loop-carried or made by an op) that take the most registers a thread,
+/// largest first; one entry per source location.
+SmallVector<RegisterTile> getLargestRegisterTiles(tile::KernelOp kernel,
+                                                  unsigned count);
+
 } // namespace mlir::tilec
 
 #endif // TILEC_DIALECT_TILE_TRANSFORMS_RESOURCES_H
