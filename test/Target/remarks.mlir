@@ -8,7 +8,7 @@
 // RUN: not tilec %examples/attention_block_bf16.mlir --chip=sm_90a -o %t3 --remarks='(' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // CHECK: attention_block_bf16.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: [Passed] Overlapped | Category:tile-wgmma-overlap
-// CHECK: remark: [Missed] Synchronous | Category:tile-async-wgmma | Reason="wgmma waits stay at 0 pending: the loop issues 2 wgmma groups per iteration"
+// CHECK: remark: [Missed] Synchronous | Category:tile-async-wgmma | Reason="wgmma waits stay at 0 pending: of the loop's 2 wgmma groups, one cannot stay in flight: the dot is not followed by a wait for it alone"
 // SM80-NOT: remark
 // QUIET-NOT: remark
 // BAD: error: invalid --remarks regex '('

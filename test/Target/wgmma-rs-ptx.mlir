@@ -34,14 +34,20 @@
 // compile (no register-to-shared conversion is left over).
 
 // RUN: tilec %S/Inputs/wgmma_fallbacks.mlir --chip=sm_90a --emit=ptx -o %t.fb
-// RUN: cat %t.fb/mma_sync_unaligned.ptx %t.fb/mma_sync_register_b.ptx %t.fb/mma_sync_shared_loads.ptx | FileCheck %s --check-prefix=FB --implicit-check-not=wgmma.mma_async
-// RUN: %ptxas -arch=sm_90a %t.fb/mma_sync_shared_loads.ptx -o %t.fb/a.cubin
+// RUN: cat %t.fb/mma_sync_unaligned.ptx %t.fb/mma_sync_register_b.ptx | FileCheck %s --check-prefix=FB --implicit-check-not=wgmma.mma_async
+// RUN: %ptxas -arch=sm_90a %t.fb/mma_sync_unaligned.ptx -o %t.fb/a.cubin
 // FB: .entry mma_sync_unaligned
 // FB: mma.sync.aligned.m16n8k16
 // FB: .entry mma_sync_register_b
 // FB: mma.sync.aligned.m16n8k16
-// FB: .entry mma_sync_shared_loads
-// FB: mma.sync.aligned.m16n8k16
+
+// Tiles two dots read as the same operand: one TMA copy each, which both
+// dots read in place on wgmma.
+// RUN: FileCheck %s --check-prefix=SHARED --implicit-check-not=mma.sync < %t.fb/wgmma_shared_loads.ptx
+// RUN: %ptxas -arch=sm_90a %t.fb/wgmma_shared_loads.ptx -o %t.fb/b.cubin
+// SHARED: .entry wgmma_shared_loads
+// SHARED-DAG: cp.async.bulk.tensor.2d.shared::cluster.global
+// SHARED-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 
 // Tiles loaded once outside any loop reach shared memory by TMA (one copy
 // into a buffer of their own, tile-tma-pipeline) and the dot runs on wgmma.

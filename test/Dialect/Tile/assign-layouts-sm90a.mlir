@@ -141,11 +141,12 @@ tile.kernel @mma_sync_unaligned(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !t
 }
 // -----
 
-// Tiles that feed two dots cannot be read in place by both: mma.sync.
+// Tiles that feed two dots as the same operand are read in place by both:
+// wgmma (tile-tma-pipeline makes each tile one TMA copy both read).
 
-// CHECK-LABEL: tile.kernel @mma_sync_shared_loads
-// CHECK-COUNT-2: tile.dot {{.*}} : tensor<64x64xbf16, #dot_op{{[0-9]*}}>, tensor<64x128xbf16, #dot_op{{[0-9]*}}> -> tensor<64x128xf32, #mma{{[0-9]*}}>
-tile.kernel @mma_sync_shared_loads(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
+// CHECK-LABEL: tile.kernel @wgmma_shared_loads
+// CHECK-COUNT-2: tile.dot {{.*}} : tensor<64x64xbf16, #shared{{[0-9]*}}>, tensor<64x128xbf16, #shared{{[0-9]*}}> -> tensor<64x128xf32, #mma{{[0-9]*}}>
+tile.kernel @wgmma_shared_loads(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>

@@ -640,3 +640,228 @@ module attributes {gpu.container_module} {
   }
 }
 
+
+// -----
+
+// A dual GEMM: two dots on independent accumulators read one ring stage.
+// Their waits become one wait letting both groups of the iteration stay in
+// flight (`tile.warpgroup_wait 2` of both results, after the second dot);
+// the stage is released one iteration later, and the drain after the loop
+// retires both accumulators.
+
+// CHECK-LABEL: tile.kernel @dual
+// CHECK:      %[[LOOP:.+]]:4 = scf.for
+// CHECK:        %[[D1:.+]] = tile.dot
+// CHECK-NOT:    tile.warpgroup_wait
+// CHECK:        %[[D2:.+]] = tile.dot
+// CHECK-NEXT:   %[[W:.+]]:2 = tile.warpgroup_wait 2, %[[D1]], %[[D2]] : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+// CHECK-NEXT:   arith.cmpi sgt
+// CHECK-NEXT:   scf.if
+// CHECK:          tile.mbarrier_arrive
+// CHECK:        scf.yield %[[W]]#0, %[[W]]#1
+// CHECK:      tile.warpgroup_wait 0, %[[LOOP]]#0, %[[LOOP]]#1 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+module attributes {gpu.container_module} {
+  gpu.module @dual [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    tile.kernel @dual(%X: !tile.ptr<bf16> {tile.align = 16 : i64}, %W1: !tile.ptr<bf16> {tile.align = 16 : i64}, %W2: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %N: i32, %K: i32 {tile.divisibility = 8 : i64}) grid(1) warps(4) schedule<warp_specialize = false, persistent = false, tma_store = false> {
+      %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %0 = tile.make_view %X[64, %K] strides [%K, 1] : !tile.ptr<bf16>
+      %1 = tile.make_view %W1[%K, 64] strides [1, %K] : !tile.ptr<bf16>
+      %2 = tile.make_view %W2[%K, 64] strides [1, %K] : !tile.ptr<bf16>
+      %3 = tile.make_view %C[64, 64] strides [64, 1] : !tile.ptr<f32>
+      %4 = tile.make_tensor_map %0 : !tile.view<64x?xbf16, strides = [?, 1]> -> !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>
+      %5 = tile.local_alloc : !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>
+      %6 = tile.make_tensor_map %1 : !tile.view<?x64xbf16, strides = [1, ?]> -> !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>
+      %7 = tile.local_alloc : !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>
+      %8 = tile.make_tensor_map %2 : !tile.view<?x64xbf16, strides = [1, ?]> -> !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>
+      %9 = tile.local_alloc : !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>
+      %10 = tile.mbarrier_alloc count 1 : !tile.mbarrier<8>
+      %11 = tile.mbarrier_alloc count 4 : !tile.mbarrier<8>
+      %c0_i32_0 = arith.constant 0 : i32
+      %c0_i32_1 = arith.constant 0 : i32
+      %12 = arith.muli %c64_i32, %c0_i32_1 : i32
+      %13 = arith.addi %c0_i32, %12 : i32
+      %14 = arith.cmpi slt, %13, %K : i32
+      scf.if %14 {
+        %c1_i32_14 = arith.constant 1 : i32
+        %70 = arith.xori %c0_i32_0, %c1_i32_14 : i32
+        tile.mbarrier_wait %11[%c0_i32_0], %70 : !tile.mbarrier<8>
+        tile.mbarrier_expect_tx %10[%c0_i32_0], 24576 : !tile.mbarrier<8>
+        tile.tma_load %4[%c0_i32, %13], %5[%c0_i32_0], %10[%c0_i32_0] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %6[%13, %c0_i32], %7[%c0_i32_0], %10[%c0_i32_0] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %8[%13, %c0_i32], %9[%c0_i32_0], %10[%c0_i32_0] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+      } {tile.producer}
+      %c1_i32 = arith.constant 1 : i32
+      %15 = arith.muli %c64_i32, %c1_i32 : i32
+      %16 = arith.addi %c0_i32, %15 : i32
+      %c1_i32_2 = arith.constant 1 : i32
+      %17 = arith.addi %c0_i32_0, %c1_i32_2 : i32
+      %c8_i32 = arith.constant 8 : i32
+      %18 = arith.cmpi eq, %17, %c8_i32 : i32
+      %c0_i32_3 = arith.constant 0 : i32
+      %19 = arith.select %18, %c0_i32_3, %17 : i32
+      %20 = arith.extui %18 : i1 to i32
+      %21 = arith.xori %c0_i32_0, %20 : i32
+      %22 = arith.cmpi slt, %16, %K : i32
+      scf.if %22 {
+        %c1_i32_14 = arith.constant 1 : i32
+        %70 = arith.xori %21, %c1_i32_14 : i32
+        tile.mbarrier_wait %11[%19], %70 : !tile.mbarrier<8>
+        tile.mbarrier_expect_tx %10[%19], 24576 : !tile.mbarrier<8>
+        tile.tma_load %4[%c0_i32, %16], %5[%19], %10[%19] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %6[%16, %c0_i32], %7[%19], %10[%19] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %8[%16, %c0_i32], %9[%19], %10[%19] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+      } {tile.producer}
+      %c2_i32 = arith.constant 2 : i32
+      %23 = arith.muli %c64_i32, %c2_i32 : i32
+      %24 = arith.addi %c0_i32, %23 : i32
+      %c2_i32_4 = arith.constant 2 : i32
+      %25 = arith.addi %c0_i32_0, %c2_i32_4 : i32
+      %c8_i32_5 = arith.constant 8 : i32
+      %26 = arith.cmpi sge, %25, %c8_i32_5 : i32
+      %27 = arith.subi %25, %c8_i32_5 : i32
+      %28 = arith.select %26, %27, %25 : i32
+      %29 = arith.extui %26 : i1 to i32
+      %30 = arith.xori %c0_i32_0, %29 : i32
+      %31 = arith.cmpi slt, %24, %K : i32
+      scf.if %31 {
+        %c1_i32_14 = arith.constant 1 : i32
+        %70 = arith.xori %30, %c1_i32_14 : i32
+        tile.mbarrier_wait %11[%28], %70 : !tile.mbarrier<8>
+        tile.mbarrier_expect_tx %10[%28], 24576 : !tile.mbarrier<8>
+        tile.tma_load %4[%c0_i32, %24], %5[%28], %10[%28] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %6[%24, %c0_i32], %7[%28], %10[%28] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %8[%24, %c0_i32], %9[%28], %10[%28] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+      } {tile.producer}
+      %c3_i32 = arith.constant 3 : i32
+      %32 = arith.muli %c64_i32, %c3_i32 : i32
+      %33 = arith.addi %c0_i32, %32 : i32
+      %c3_i32_6 = arith.constant 3 : i32
+      %34 = arith.addi %c0_i32_0, %c3_i32_6 : i32
+      %c8_i32_7 = arith.constant 8 : i32
+      %35 = arith.cmpi sge, %34, %c8_i32_7 : i32
+      %36 = arith.subi %34, %c8_i32_7 : i32
+      %37 = arith.select %35, %36, %34 : i32
+      %38 = arith.extui %35 : i1 to i32
+      %39 = arith.xori %c0_i32_0, %38 : i32
+      %40 = arith.cmpi slt, %33, %K : i32
+      scf.if %40 {
+        %c1_i32_14 = arith.constant 1 : i32
+        %70 = arith.xori %39, %c1_i32_14 : i32
+        tile.mbarrier_wait %11[%37], %70 : !tile.mbarrier<8>
+        tile.mbarrier_expect_tx %10[%37], 24576 : !tile.mbarrier<8>
+        tile.tma_load %4[%c0_i32, %33], %5[%37], %10[%37] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %6[%33, %c0_i32], %7[%37], %10[%37] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %8[%33, %c0_i32], %9[%37], %10[%37] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+      } {tile.producer}
+      %c4_i32 = arith.constant 4 : i32
+      %41 = arith.muli %c64_i32, %c4_i32 : i32
+      %42 = arith.addi %c0_i32, %41 : i32
+      %c4_i32_8 = arith.constant 4 : i32
+      %43 = arith.addi %c0_i32_0, %c4_i32_8 : i32
+      %c8_i32_9 = arith.constant 8 : i32
+      %44 = arith.cmpi sge, %43, %c8_i32_9 : i32
+      %45 = arith.subi %43, %c8_i32_9 : i32
+      %46 = arith.select %44, %45, %43 : i32
+      %47 = arith.extui %44 : i1 to i32
+      %48 = arith.xori %c0_i32_0, %47 : i32
+      %49 = arith.cmpi slt, %42, %K : i32
+      scf.if %49 {
+        %c1_i32_14 = arith.constant 1 : i32
+        %70 = arith.xori %48, %c1_i32_14 : i32
+        tile.mbarrier_wait %11[%46], %70 : !tile.mbarrier<8>
+        tile.mbarrier_expect_tx %10[%46], 24576 : !tile.mbarrier<8>
+        tile.tma_load %4[%c0_i32, %42], %5[%46], %10[%46] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %6[%42, %c0_i32], %7[%46], %10[%46] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %8[%42, %c0_i32], %9[%46], %10[%46] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+      } {tile.producer}
+      %c5_i32 = arith.constant 5 : i32
+      %50 = arith.muli %c64_i32, %c5_i32 : i32
+      %51 = arith.addi %c0_i32, %50 : i32
+      %c5_i32_10 = arith.constant 5 : i32
+      %52 = arith.addi %c0_i32_0, %c5_i32_10 : i32
+      %c8_i32_11 = arith.constant 8 : i32
+      %53 = arith.cmpi sge, %52, %c8_i32_11 : i32
+      %54 = arith.subi %52, %c8_i32_11 : i32
+      %55 = arith.select %53, %54, %52 : i32
+      %56 = arith.extui %53 : i1 to i32
+      %57 = arith.xori %c0_i32_0, %56 : i32
+      %58 = arith.cmpi slt, %51, %K : i32
+      scf.if %58 {
+        %c1_i32_14 = arith.constant 1 : i32
+        %70 = arith.xori %57, %c1_i32_14 : i32
+        tile.mbarrier_wait %11[%55], %70 : !tile.mbarrier<8>
+        tile.mbarrier_expect_tx %10[%55], 24576 : !tile.mbarrier<8>
+        tile.tma_load %4[%c0_i32, %51], %5[%55], %10[%55] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %6[%51, %c0_i32], %7[%55], %10[%55] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %8[%51, %c0_i32], %9[%55], %10[%55] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+      } {tile.producer}
+      %c6_i32 = arith.constant 6 : i32
+      %59 = arith.muli %c64_i32, %c6_i32 : i32
+      %60 = arith.addi %c0_i32, %59 : i32
+      %c6_i32_12 = arith.constant 6 : i32
+      %61 = arith.addi %c0_i32_0, %c6_i32_12 : i32
+      %c8_i32_13 = arith.constant 8 : i32
+      %62 = arith.cmpi sge, %61, %c8_i32_13 : i32
+      %63 = arith.subi %61, %c8_i32_13 : i32
+      %64 = arith.select %62, %63, %61 : i32
+      %65 = arith.extui %62 : i1 to i32
+      %66 = arith.xori %c0_i32_0, %65 : i32
+      %67 = arith.cmpi slt, %60, %K : i32
+      scf.if %67 {
+        %c1_i32_14 = arith.constant 1 : i32
+        %70 = arith.xori %66, %c1_i32_14 : i32
+        tile.mbarrier_wait %11[%64], %70 : !tile.mbarrier<8>
+        tile.mbarrier_expect_tx %10[%64], 24576 : !tile.mbarrier<8>
+        tile.tma_load %4[%c0_i32, %60], %5[%64], %10[%64] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %6[%60, %c0_i32], %7[%64], %10[%64] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+        tile.tma_load %8[%60, %c0_i32], %9[%64], %10[%64] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+      } {tile.producer}
+      %68:4 = scf.for %arg0 = %c0_i32 to %K step %c64_i32 iter_args(%arg1 = %cst, %arg2 = %cst, %arg3 = %c0_i32_0, %arg4 = %c0_i32_0) -> (tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>, tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>, i32, i32)  : i32 {
+        tile.mbarrier_wait %10[%arg3], %arg4 : !tile.mbarrier<8>
+        %70 = tile.local_load %5[%arg3] : !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>> -> tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>
+        %71 = tile.local_load %7[%arg3] : !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>> -> tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>
+        %72 = tile.dot %70, %71, %arg1 : tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>> -> tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+        %73 = tile.warpgroup_wait 0, %72 : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+        %74 = tile.local_load %9[%arg3] : !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>> -> tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>
+        %75 = tile.dot %70, %74, %arg2 : tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>> -> tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+        %76 = tile.warpgroup_wait 0, %75 : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+        tile.mbarrier_arrive %11[%arg3] : !tile.mbarrier<8>
+        %c1_i32_14 = arith.constant 1 : i32
+        %77 = arith.addi %arg3, %c1_i32_14 : i32
+        %c8_i32_15 = arith.constant 8 : i32
+        %78 = arith.cmpi eq, %77, %c8_i32_15 : i32
+        %c0_i32_16 = arith.constant 0 : i32
+        %79 = arith.select %78, %c0_i32_16, %77 : i32
+        %80 = arith.extui %78 : i1 to i32
+        %81 = arith.xori %arg4, %80 : i32
+        %c7_i32 = arith.constant 7 : i32
+        %82 = arith.muli %c64_i32, %c7_i32 : i32
+        %83 = arith.addi %arg0, %82 : i32
+        %c7_i32_17 = arith.constant 7 : i32
+        %84 = arith.addi %arg3, %c7_i32_17 : i32
+        %c8_i32_18 = arith.constant 8 : i32
+        %85 = arith.cmpi sge, %84, %c8_i32_18 : i32
+        %86 = arith.subi %84, %c8_i32_18 : i32
+        %87 = arith.select %85, %86, %84 : i32
+        %88 = arith.extui %85 : i1 to i32
+        %89 = arith.xori %arg4, %88 : i32
+        %90 = arith.cmpi slt, %83, %K : i32
+        scf.if %90 {
+          %c1_i32_19 = arith.constant 1 : i32
+          %91 = arith.xori %89, %c1_i32_19 : i32
+          tile.mbarrier_wait %11[%87], %91 : !tile.mbarrier<8>
+          tile.mbarrier_expect_tx %10[%87], 24576 : !tile.mbarrier<8>
+          tile.tma_load %4[%c0_i32, %83], %5[%87], %10[%87] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, !tile.mbarrier<8>
+          tile.tma_load %6[%83, %c0_i32], %7[%87], %10[%87] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+          tile.tma_load %8[%83, %c0_i32], %9[%87], %10[%87] : !tile.tensor_map<64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.smem<8x64x64xbf16, <vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>, !tile.mbarrier<8>
+        } {tile.producer}
+        scf.yield %73, %76, %79, %81 : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>, tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>, i32, i32
+      }
+      %69 = arith.mulf %68#0, %68#1 : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+      tile.store %69, %3[%c0_i32, %c0_i32] : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>, !tile.view<64x64xf32, strides = [64, 1]>
+      tile.return
+    }
+  }
+}

@@ -622,3 +622,57 @@ module attributes {gpu.container_module} {
   }
 }
 
+
+// -----
+
+// A dual GEMM (two products of one X tile, each with its own weights): the
+// X tile, which both dots read in place (tile-assign-layouts converted it
+// once per dot), is one TMA copy in the ring stage the three loads share;
+// the stage is released once both dots have retired.
+
+// CHECK-LABEL: tile.kernel @dual
+// CHECK-COUNT-3: tile.make_tensor_map
+// CHECK:     %[[FULL:.+]] = tile.mbarrier_alloc count 1 : !tile.mbarrier<[[S:[0-9]+]]>
+// CHECK:     %[[EMPTY:.+]] = tile.mbarrier_alloc count 4 : !tile.mbarrier<[[S]]>
+// CHECK-NOT: tile.mbarrier_alloc
+// CHECK:     scf.for
+// CHECK:       tile.mbarrier_wait %[[FULL]]
+// CHECK:       %[[X:.+]] = tile.local_load
+// CHECK:       %[[D1:.+]] = tile.dot %[[X]], %{{.+}}, %{{.+}}
+// CHECK-NEXT:  tile.warpgroup_wait 0, %[[D1]]
+// CHECK:       %[[D2:.+]] = tile.dot %[[X]], %{{.+}}, %{{.+}}
+// CHECK-NEXT:  tile.warpgroup_wait 0, %[[D2]]
+// CHECK-NEXT:  tile.mbarrier_arrive %[[EMPTY]]
+// CHECK:       tile.tma_load
+// CHECK:       tile.tma_load
+// CHECK:       tile.tma_load
+// CHECK-NOT:   tile.tma_load
+// CHECK:       scf.yield
+module attributes {gpu.container_module} {
+  gpu.module @dual [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    tile.kernel @dual(%X: !tile.ptr<bf16> {tile.align = 16 : i64}, %W1: !tile.ptr<bf16> {tile.align = 16 : i64}, %W2: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %N: i32, %K: i32 {tile.divisibility = 8 : i64}) grid(1) warps(4) schedule<warp_specialize = false, persistent = false, tma_store = false> {
+      %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %0 = tile.make_view %X[64, %K] strides [%K, 1] : !tile.ptr<bf16>
+      %1 = tile.make_view %W1[%K, 64] strides [1, %K] : !tile.ptr<bf16>
+      %2 = tile.make_view %W2[%K, 64] strides [1, %K] : !tile.ptr<bf16>
+      %3 = tile.make_view %C[64, 64] strides [64, 1] : !tile.ptr<f32>
+      %4:2 = scf.for %arg0 = %c0_i32 to %K step %c64_i32 iter_args(%arg1 = %cst, %arg2 = %cst) -> (tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>, tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>)  : i32 {
+        %6 = tile.load %0[%c0_i32, %arg0] : !tile.view<64x?xbf16, strides = [?, 1]> -> tensor<64x64xbf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>
+        %7 = tile.load %1[%arg0, %c0_i32] : !tile.view<?x64xbf16, strides = [1, ?]> -> tensor<64x64xbf16, #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>>
+        %8 = tile.load %2[%arg0, %c0_i32] : !tile.view<?x64xbf16, strides = [1, ?]> -> tensor<64x64xbf16, #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>>
+        %9 = tile.convert_layout %6 : tensor<64x64xbf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>> -> tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>
+        %10 = tile.convert_layout %7 : tensor<64x64xbf16, #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>> -> tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>
+        %11 = tile.dot %9, %10, %arg1 : tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>> -> tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+        %12 = tile.convert_layout %6 : tensor<64x64xbf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>> -> tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>
+        %13 = tile.convert_layout %8 : tensor<64x64xbf16, #tile.blocked<sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]>> -> tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>>
+        %14 = tile.dot %12, %13, %arg2 : tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>>, tensor<64x64xbf16, #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1], segment = 64>> -> tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+        scf.yield %11, %14 : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>, tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+      }
+      %5 = arith.mulf %4#0, %4#1 : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>
+      tile.store %5, %3[%c0_i32, %c0_i32] : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1]>>, !tile.view<64x64xf32, strides = [64, 1]>
+      tile.return
+    }
+  }
+}

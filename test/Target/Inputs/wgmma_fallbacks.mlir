@@ -1,5 +1,6 @@
 // Dots of sm_90a block programs that cannot run on wgmma (operands that
-// cannot reach shared memory) compile to mma.sync; see
+// cannot reach shared memory) compile to mma.sync, and cases at the edge
+// that can (tiles two dots read); see
 // test/Dialect/Tile/assign-layouts-sm90a.mlir.
 
 tile.kernel @mma_sync_unaligned(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
@@ -58,7 +59,7 @@ tile.kernel @mma_sync_no_loop(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !
   tile.return
 }
 
-tile.kernel @mma_sync_shared_loads(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
+tile.kernel @wgmma_shared_loads(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>

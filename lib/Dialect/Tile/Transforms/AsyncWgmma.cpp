@@ -16,13 +16,19 @@
 //
 //   for k:  d = dot(ring[s], acc)        for k:  d = dot(ring[s], acc)
 //           acc' = wgmma.wait 0 (d)   ->         acc' = wgmma.wait 1 (d)
-//           arrive empty[s]                      if k > lb: arrive empty[s_prev]
+//           arrive empty[s]                      if k > lb: arrive
+//           empty[s_prev]
 //                                        acc = wgmma.wait 0 (acc)
 //                                        if lb < ub: arrive empty[s_last]
 //
 // (The accumulator may have no other definition in the loop: ptxas
 // serializes wgmma whose accumulator registers are written by other
 // instructions while a group is in flight.)
+//
+// A loop with several independent chains (a dual GEMM: gate and up
+// projections of one X tile) keeps all of an iteration's groups in flight:
+// their waits become one `wgmma.wait N (d1, ..., dN)` after the last dot,
+// N the number of chains, and the drain after the loop retires them all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,32 +50,27 @@ using namespace mlir::tilec::tile;
 static constexpr StringLiteral kPassName = "tile-async-wgmma";
 
 namespace {
-/// The accumulator chain of a loop: `acc' = wait 0 (dot(.., acc))`, with
+/// One accumulator chain of a loop: `acc' = wait 0 (dot(.., acc))`, with
 /// `acc` the iter_arg at `index` and `acc'` yielded there.
 struct Chain {
   DotOp dot;
   WarpgroupWaitOp wait;
   unsigned index;
-  /// Arrivals after the wait: the releases of what the dot read.
+};
+
+/// The loop's chains, in program order (independent dots: a dual GEMM's
+/// two products of one X tile), and the arrivals after the last wait: the
+/// releases of what the dots read.
+struct Chains {
+  SmallVector<Chain> chains;
   SmallVector<MBarrierArriveOp> releases;
 };
 } // namespace
 
-/// The chain of `loop`, or failure with `why`.
-static FailureOr<Chain> findChain(scf::ForOp loop, std::string &why) {
+/// The chain that `dot` heads in `loop`, or failure with `why`.
+static FailureOr<Chain> findChain(scf::ForOp loop, DotOp dot,
+                                  std::string &why) {
   Block *body = loop.getBody();
-  SmallVector<DotOp> dots;
-  for (auto dot : body->getOps<DotOp>())
-    if (isWgmma(dot))
-      dots.push_back(dot);
-  if (dots.empty())
-    return failure();
-  if (dots.size() != 1) {
-    why = "the loop issues " + std::to_string(dots.size()) +
-          " wgmma groups per iteration";
-    return failure();
-  }
-  DotOp dot = dots.front();
   WarpgroupWaitOp wait = getWaitFor(dot);
   if (!wait) {
     why = "the dot is not followed by a wait for it alone";
@@ -97,46 +98,112 @@ static FailureOr<Chain> findChain(scf::ForOp loop, std::string &why) {
     why = "the accumulator is read or rewritten between the dots";
     return failure();
   }
-  Chain chain{dot, wait, index, {}};
-  for (Operation *op = wait->getNextNode(); op != yield; op = op->getNextNode())
-    if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
-      chain.releases.push_back(arrive);
-  // The stages the dot reads in place must be refilled only after their
-  // release: a cp.async ring rewrites a stage as soon as the wait returns.
+  return Chain{dot, wait, index};
+}
+
+/// Whether the loop rewrites a shared-memory stage that `dot` reads in
+/// place with copies of its own (a cp.async ring refills a stage as soon as
+/// the wait returns, not after a release).
+static bool refillsOperands(scf::ForOp loop, DotOp dot) {
   DenseSet<Value> inPlace;
   for (Value operand : {dot.getA(), dot.getB()})
     if (auto read = operand.getDefiningOp<LocalLoadOp>();
         read && isa_and_nonnull<SharedEncodingAttr>(read.getType().getEncoding()))
       inPlace.insert(read.getBuffer());
-  bool copies = loop.walk([&](Operation *op) {
-                      Value buffer;
-                      if (auto copy = dyn_cast<AsyncCopyOp>(op))
-                        buffer = copy.getBuffer();
-                      else if (auto store = dyn_cast<LocalStoreOp>(op))
-                        buffer = store.getBuffer();
-                      return buffer && inPlace.contains(buffer)
-                                 ? WalkResult::interrupt()
-                                 : WalkResult::advance();
-                    })
-                    .wasInterrupted();
-  if (chain.releases.empty() || copies) {
-    why = "the dot's shared-memory operands are not released through "
-          "mbarriers";
+  return loop
+      .walk([&](Operation *op) {
+        Value buffer;
+        if (auto copy = dyn_cast<AsyncCopyOp>(op))
+          buffer = copy.getBuffer();
+        else if (auto store = dyn_cast<LocalStoreOp>(op))
+          buffer = store.getBuffer();
+        return buffer && inPlace.contains(buffer) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The chains of `loop`: every wgmma dot of its body must head one, and
+/// their operands be released through mbarriers after the last wait.
+static FailureOr<Chains> findChains(scf::ForOp loop, std::string &why) {
+  Block *body = loop.getBody();
+  SmallVector<DotOp> dots;
+  for (auto dot : body->getOps<DotOp>())
+    if (isWgmma(dot))
+      dots.push_back(dot);
+  if (dots.empty())
+    return failure();
+  Chains result;
+  for (DotOp dot : dots) {
+    FailureOr<Chain> chain = findChain(loop, dot, why);
+    if (failed(chain)) {
+      if (dots.size() > 1)
+        why = "of the loop's " + std::to_string(dots.size()) +
+              " wgmma groups, one cannot stay in flight: " + why;
+      return failure();
+    }
+    result.chains.push_back(*chain);
+  }
+  auto yield = body->getTerminator();
+  WarpgroupWaitOp lastWait = result.chains.back().wait;
+  // The merged wait comes after the last dot: a release between the dots
+  // would free a stage an earlier dot still reads.
+  for (Operation *op = result.chains.front().dot; op != lastWait;
+       op = op->getNextNode())
+    if (isa<MBarrierArriveOp>(op)) {
+      why = "a shared-memory stage is released between the loop's wgmma "
+            "groups";
+      return failure();
+    }
+  for (Operation *op = lastWait->getNextNode(); op != yield;
+       op = op->getNextNode())
+    if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
+      result.releases.push_back(arrive);
+  bool copies =
+      llvm::any_of(dots, [&](DotOp d) { return refillsOperands(loop, d); });
+  if (result.releases.empty() || copies) {
+    why = std::string(dots.size() == 1 ? "the dot's" : "the dots'") +
+          " shared-memory operands are not released through mbarriers";
     return failure();
   }
-  return chain;
+  return result;
+}
+
+/// Makes the waits of `chains` one wait after the last dot that lets the
+/// iteration's groups stay in flight (`pending` = their number). With one
+/// chain, its own wait. Returns that wait.
+static WarpgroupWaitOp mergeWaits(Chains &chains) {
+  unsigned n = chains.chains.size();
+  if (n == 1) {
+    chains.chains.front().wait.setPending(1);
+    return chains.chains.front().wait;
+  }
+  WarpgroupWaitOp last = chains.chains.back().wait;
+  OpBuilder b(last);
+  b.setInsertionPointAfter(last);
+  SmallVector<Value> values;
+  for (Chain &c : chains.chains)
+    values.push_back(c.dot.getResult());
+  auto merged = WarpgroupWaitOp::create(
+      b, last.getLoc(), ValueRange(values).getTypes(), n, values);
+  for (auto [i, c] : llvm::enumerate(chains.chains)) {
+    c.wait.getResult(0).replaceAllUsesWith(merged.getResult(i));
+    c.wait.erase();
+    c.wait = merged;
+  }
+  return merged;
 }
 
 /// Applies the rewrite of the file comment to `loop`. The index of a
 /// release on a ring stage the loop advances is recomputed (the previous
 /// stage); any other index is carried to the next iteration. (ptxas
 /// serializes the wgmma of a loop that carries the stage twice, C7514.)
-static void keepInFlight(scf::ForOp loop, Chain &chain) {
+static void keepInFlight(scf::ForOp loop, Chains &chains) {
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
   SmallVector<std::optional<int64_t>> depths;
   SmallVector<unsigned> carried; // releases whose index is carried
-  for (auto [i, a] : llvm::enumerate(chain.releases)) {
+  for (auto [i, a] : llvm::enumerate(chains.releases)) {
     depths.push_back(getCarriedRingDepth(loop, a.getIndex()));
     if (!depths.back())
       carried.push_back(i);
@@ -149,7 +216,7 @@ static void keepInFlight(scf::ForOp loop, Chain &chain) {
       [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
         SmallVector<Value> indices;
         for (unsigned i : carried)
-          indices.push_back(chain.releases[i].getIndex());
+          indices.push_back(chains.releases[i].getIndex());
         return indices;
       });
   auto newLoop = cast<scf::ForOp>(replaced->getOperation());
@@ -165,21 +232,23 @@ static void keepInFlight(scf::ForOp loop, Chain &chain) {
     if (c != carried.end())
       return inLoop ? carriedArgs[c - carried.begin()]
                     : carriedResults[c - carried.begin()];
-    Value s = chain.releases[i].getIndex();
+    Value s = chains.releases[i].getIndex();
     if (!inLoop) // the stage after the last one
       s = newLoop.getResult(cast<BlockArgument>(s).getArgNumber() - 1);
-    assert(cast<BlockArgument>(chain.releases[i].getIndex()).getArgNumber() -
-               1 < ringArgs && "a ring stage is an original iter_arg");
+    assert(cast<BlockArgument>(chains.releases[i].getIndex()).getArgNumber() -
+                   1 <
+               ringArgs &&
+           "a ring stage is an original iter_arg");
     return getPreviousStage(b, loc, s, *depths[i]);
   };
   auto release = [&](OpBuilder &b, bool inLoop) {
-    for (auto [i, a] : llvm::enumerate(chain.releases))
+    for (auto [i, a] : llvm::enumerate(chains.releases))
       MBarrierArriveOp::create(b, a.getLoc(), a.getBarriers(),
                                previous(b, i, inLoop), a.getCta());
   };
 
-  chain.wait.setPending(1);
-  rewriter.setInsertionPointAfter(chain.wait);
+  WarpgroupWaitOp wait = mergeWaits(chains);
+  rewriter.setInsertionPointAfter(wait);
   Value notFirst =
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt,
                             newLoop.getInductionVar(), newLoop.getLowerBound());
@@ -201,16 +270,19 @@ static void keepInFlight(scf::ForOp loop, Chain &chain) {
   newLoop->replaceAllUsesWith(ifOp.getResults());
   rewriter.setInsertionPointToStart(ifOp.thenBlock());
   newLoop->moveBefore(ifOp.thenBlock(), ifOp.thenBlock()->begin());
-  Value acc = newLoop.getResult(chain.index);
-  auto drain = WarpgroupWaitOp::create(rewriter, loc, acc.getType(), 0,
-                                       ValueRange{acc});
+  SmallVector<Value> accs;
+  for (Chain &c : chains.chains)
+    accs.push_back(newLoop.getResult(c.index));
+  auto drain = WarpgroupWaitOp::create(rewriter, loc,
+                                       ValueRange(accs).getTypes(), 0, accs);
   release(rewriter, /*inLoop=*/false);
   SmallVector<Value> results(newLoop.getResults());
-  results[chain.index] = drain.getResult(0);
+  for (auto [i, c] : llvm::enumerate(chains.chains))
+    results[c.index] = drain.getResult(i);
   scf::YieldOp::create(rewriter, loc, results);
   rewriter.setInsertionPointToStart(ifOp.elseBlock());
   scf::YieldOp::create(rewriter, loc, newLoop.getInitArgs());
-  for (MBarrierArriveOp a : chain.releases)
+  for (MBarrierArriveOp a : chains.releases)
     rewriter.eraseOp(a);
 }
 
@@ -230,16 +302,22 @@ void TileAsyncWgmmaPass::runOnOperation() {
   getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
   for (scf::ForOp loop : loops) {
     std::string why;
-    FailureOr<Chain> chain = findChain(loop, why);
-    if (failed(chain)) {
+    FailureOr<Chains> chains = findChains(loop, why);
+    if (failed(chains)) {
       if (!why.empty())
         remarkMissed(loop, kPassName, "Synchronous",
                      "wgmma waits stay at 0 pending: " + why);
       continue;
     }
+    size_t n = chains->chains.size();
     remarkPassed(loop, kPassName, "InFlight",
-                 "one wgmma group stays in flight across iterations");
-    keepInFlight(loop, *chain);
+                 n == 1 ? std::string("one wgmma group stays in flight "
+                                      "across iterations")
+                        : "the " + std::to_string(n) +
+                              " wgmma groups of an iteration (independent "
+                              "accumulators) stay in flight across "
+                              "iterations");
+    keepInFlight(loop, *chains);
     ++numAsyncLoops;
   }
 }

@@ -130,21 +130,57 @@ struct TmaGroup {
 };
 } // namespace
 
-/// The dot that reads `load`'s tile in place from shared memory, through a
-/// conversion to a #tile.shared layout, or null (and `cvt` unset).
-static DotOp getInPlaceDot(LoadOp load, ConvertLayoutOp &cvt) {
+/// Whether every use of `v` is a tile.dot reading it as the same operand
+/// (all as A or all as B), in one block: the dots that read one tile in
+/// place (a dual GEMM's X tile, read by its gate and up products).
+static bool isReadByDotsOnly(Value v) {
+  if (v.use_empty())
+    return false;
+  OpOperand &first = *v.getUses().begin();
+  return llvm::all_of(v.getUses(), [&](OpOperand &use) {
+    return isa<DotOp>(use.getOwner()) && use.getOperandNumber() < 2 &&
+           use.getOperandNumber() == first.getOperandNumber() &&
+           use.getOwner()->getBlock() == first.getOwner()->getBlock();
+  });
+}
+
+/// The dots that read `load`'s tile in place from shared memory, through a
+/// conversion to a #tile.shared layout (one dot, or several reading it as
+/// the same operand), or none (and `cvt` unset).
+static SmallVector<DotOp> getInPlaceDots(LoadOp load, ConvertLayoutOp &cvt) {
   if (!load->hasOneUse())
     return {};
   cvt = dyn_cast<ConvertLayoutOp>(*load->getUsers().begin());
   if (!cvt || !isa_and_nonnull<SharedEncodingAttr>(
                   cast<RankedTensorType>(cvt.getType()).getEncoding()))
     return {};
-  if (!cvt->hasOneUse())
+  if (!isReadByDotsOnly(cvt.getResult()))
     return {};
-  auto dot = dyn_cast<DotOp>(*cvt->getUsers().begin());
-  if (!dot || dot.getAcc() == cvt.getResult())
-    return {};
-  return dot;
+  return llvm::map_to_vector(cvt->getUsers(),
+                             [](Operation *u) { return cast<DotOp>(u); });
+}
+
+/// Makes the identical conversions of a load (one per dot that reads the
+/// tile: tile-assign-layouts converts each use) one conversion, so that
+/// the tile is copied once.
+static void mergeConversions(LoadOp load) {
+  ConvertLayoutOp kept;
+  for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
+    auto cvt = dyn_cast<ConvertLayoutOp>(user);
+    if (!cvt || !isa_and_nonnull<SharedEncodingAttr>(
+                    cast<RankedTensorType>(cvt.getType()).getEncoding()))
+      return;
+    if (!kept) {
+      kept = cvt;
+      continue;
+    }
+    if (cvt.getType() != kept.getType() || cvt->getBlock() != kept->getBlock())
+      return;
+    if (cvt->isBeforeInBlock(kept))
+      kept->moveBefore(cvt);
+    cvt.getResult().replaceAllUsesWith(kept.getResult());
+    cvt.erase();
+  }
 }
 
 /// Checks that `load` (read in place through `cvt`) can be a TMA copy into
@@ -215,7 +251,8 @@ bool mlir::tilec::tile::canTmaLoad(LoadOp load, const TargetInfo &target) {
   if (ScheduleAttr schedule = ScheduleAttr::of(load);
       schedule && !ScheduleAttr::flag(schedule.getTma(), true))
     return false;
-  if (!load->hasOneUse() || load.getMask() || load.getPadding() != Padding::Zero)
+  if (!isReadByDotsOnly(load.getResult()) || load.getMask() ||
+      load.getPadding() != Padding::Zero)
     return false;
   auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
   if (!loop && !isa<KernelOp>(load->getParentOp()))
@@ -336,6 +373,39 @@ static void shareTiles(scf::ForOp loop, SmallVectorImpl<TmaGroup> &groups) {
   }
 }
 
+/// Adds `op`, read by `dots`, to the group of those dots: a new one, or the
+/// union of the groups that hold any of them (a tile read by several dots
+/// makes their groups one, released when the last of them retires).
+static void addToGroups(SmallVectorImpl<TmaGroup> &groups, ArrayRef<DotOp> dots,
+                        TmaOperand op) {
+  TmaGroup *target = nullptr;
+  for (size_t i = 0; i < groups.size();) {
+    bool holds = llvm::any_of(
+        dots, [&](DotOp d) { return llvm::is_contained(groups[i].dots, d); });
+    if (!holds) {
+      ++i;
+      continue;
+    }
+    if (!target) {
+      target = &groups[i++];
+      continue;
+    }
+    llvm::append_range(target->dots, groups[i].dots);
+    llvm::append_range(target->operands, groups[i].operands);
+    target->bytes += groups[i].bytes;
+    groups.erase(groups.begin() + i);
+  }
+  if (!target) {
+    groups.push_back(TmaGroup{{}, {}, 0, {}, {}, {}, {}});
+    target = &groups.back();
+  }
+  for (DotOp d : dots)
+    if (!llvm::is_contained(target->dots, d))
+      target->dots.push_back(d);
+  target->bytes += op.tileBytes();
+  target->operands.push_back(op);
+}
+
 /// The groups of `loop`'s in-place dot operand loads, in body order, when
 /// all of them can be TMA copies; `why` says why not (empty when the loop
 /// has no such load). With `share`, loads of the same bytes share a copy
@@ -345,21 +415,13 @@ analyzeLoop(scf::ForOp loop, std::string &why, bool share = false) {
   SmallVector<TmaGroup> groups;
   for (auto load : loop.getBody()->getOps<LoadOp>()) {
     ConvertLayoutOp cvt;
-    DotOp dot = getInPlaceDot(load, cvt);
-    if (!dot)
+    SmallVector<DotOp> dots = getInPlaceDots(load, cvt);
+    if (dots.empty())
       continue;
     FailureOr<TmaOperand> op = analyzeLoad(load, cvt, loop, why);
     if (failed(op))
       return failure();
-    auto *it = llvm::find_if(groups, [&](const TmaGroup &g) {
-      return llvm::is_contained(g.dots, dot);
-    });
-    if (it == groups.end()) {
-      groups.push_back(TmaGroup{{dot}, {}, 0, {}, {}, {}, {}});
-      it = &groups.back();
-    }
-    it->bytes += op->tileBytes();
-    it->operands.push_back(*op);
+    addToGroups(groups, dots, *op);
   }
   if (groups.empty())
     return failure();
@@ -1105,6 +1167,8 @@ void TileTmaPipelinePass::runOnOperation() {
   bool share = schedule &&
                ScheduleAttr::flag(schedule.getShareTiles(), false) &&
                ClusterRankAnalysis(kernel).getClusterSize() <= 1;
+  // A tile several dots read: one conversion, so one copy.
+  kernel.walk([](LoadOp load) { mergeConversions(load); });
   // Tiles loaded once, at the top level, for dots in loops.
   llvm::DenseSet<Value> takenStaging;
   SmallVector<LoadedOnce, 2> loadedOnce;
@@ -1112,9 +1176,10 @@ void TileTmaPipelinePass::runOnOperation() {
   for (auto load : llvm::make_early_inc_range(
            kernel.getBody().front().getOps<LoadOp>())) {
     ConvertLayoutOp cvt;
-    DotOp dot = getInPlaceDot(load, cvt);
-    if (!dot)
+    SmallVector<DotOp> dots = getInPlaceDots(load, cvt);
+    if (dots.size() != 1)
       continue;
+    DotOp dot = dots.front();
     std::string why;
     FailureOr<TmaOperand> op = analyzeLoad(load, cvt, scf::ForOp(), why);
     if (failed(op)) {
