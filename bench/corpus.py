@@ -17,7 +17,10 @@ failure does not stop the others:
   with the ratios tilec / Triton and tilec / torch.
 
 One JSON (OUT/corpus.json: date, GPU, commit, per entry its shapes,
-errors, numbers and ratios) and a log (OUT/corpus.log).
+errors, numbers and ratios) and a log (OUT/corpus.log). A kernel that
+faults loses the process's CUDA context: the entries after it then run in
+a fresh process (the script again, with the results so far), so that one
+fault costs one entry.
 
     bench/corpus.py --out OUT [--artifacts .gpu/corpus] [--only NAME,...]
                     [--quick] [--rounds N] [--chips sm_90a,sm_80]
@@ -41,7 +44,6 @@ import torch  # noqa: E402
 
 from artifact_record import open_log, read_commit  # noqa: E402
 from block_programs import time_rounds  # noqa: E402
-from common import rel_err  # noqa: E402
 from tilec.runtime import Kernel  # noqa: E402
 
 
@@ -91,6 +93,7 @@ def implementations(mod, kernels):
 
 def check_entry(mod, impls, cases, log):
     """Correctness rows: one per case and implementation."""
+    from common import rel_err  # corpus/common.py: imports Triton, as the entries do
     rows = []
     for i, shape in enumerate(cases):
         seed = 1000 + i
@@ -105,14 +108,15 @@ def check_entry(mod, impls, cases, log):
                 outs = fn(mod.make_inputs(shape, seed))
                 torch.cuda.synchronize()
                 errs = [rel_err(o, r) for o, r in zip(outs, refs)]
-                row.update(max_rel_err=max(errs), errors=errs,
+                row.update(max_rel_err=max(errs), per_output=errs,
                            ok=bool(len(outs) == len(refs) and max(errs) <= mod.TOL))
             except Exception as exc:  # noqa: BLE001
                 row.update(ok=False, error=short(exc))
                 torch.cuda.synchronize()
             rows.append(row)
             if not row["ok"]:
-                log(f"  FAIL {label} {shape}: " + row.get("error", f"err {row['max_rel_err']:.3g}"))
+                why = row["error"] if "error" in row else f"error {row['max_rel_err']:.3g}"
+                log(f"  FAIL {label} {shape}: {why}")
     return rows
 
 
@@ -158,14 +162,16 @@ def bench_entry(mod, impls, shapes, rounds, log):
     return rows
 
 
-def run_entry(name, args, build, log):
+def run_entry(name, args, chips, build, log):
     """One entry, isolated: its record for the JSON."""
     t0 = time.time()
     record = dict(name=name)
     try:
         mod = load_entry(name)
         kernels, skipped = {}, {}
-        for chip in args.chips:
+        doc = (mod.__doc__ or "").strip().split("\n\n")[0]
+        record["about"] = " ".join(doc.split())
+        for chip in chips:
             ks, why = load_kernels(args.artifacts, chip, name, mod, build)
             if ks is None:
                 skipped[chip] = why
@@ -195,39 +201,74 @@ def main():
     ap.add_argument("--quick", action="store_true", help="two cases, one shape, 3 rounds")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--chips", default="sm_90a,sm_80")
+    ap.add_argument("--resume", help=argparse.SUPPRESS)  # see continue_elsewhere
     args = ap.parse_args()
-    args.chips = args.chips.split(",")
+    chips = args.chips.split(",")
     if args.quick:
         args.rounds = min(args.rounds, 3)
-    log = open_log(args.out, "corpus.log")
+    log = open_log(args.out, "corpus.log", "a" if args.resume else "w")
     build_path = os.path.join(args.artifacts, "build.json")
     build = json.load(open(build_path)) if os.path.exists(build_path) else {}
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  torch=torch.__version__, commit=read_commit(args.artifacts),
-                  quick=args.quick, rounds=args.rounds, entries={})
-    try:
-        import triton
-        result["triton"] = triton.__version__
-    except ImportError:
-        pass
+    result = json.load(open(args.resume)) if args.resume else new_result(args)
     only = set(filter(None, args.only.split(",")))
-    names = [n for n in entry_names() if not only or n in only]
-    unknown = only - set(names)
+    names = [n for n in entry_names() if (not only or n in only) and n not in result["entries"]]
+    unknown = only - set(entry_names())
     if unknown:
         log(f"unknown entries: {', '.join(sorted(unknown))}")
-    t0 = time.time()
-    for name in names:
+    for i, name in enumerate(names):
         log(f"{name}")
-        result["entries"][name] = rec = run_entry(name, args, build, log)
+        result["entries"][name] = rec = run_entry(name, args, chips, build, log)
         bad = [r for r in rec.get("correctness", []) if not r["ok"]]
         log(f"  done in {rec['seconds']} s, {len(bad)} correctness failures"
             + (f", error: {rec['error']}" if "error" in rec else ""))
-    result["seconds"] = round(time.time() - t0, 1)
+        if not cuda_healthy():
+            rec["cuda_context_lost"] = True
+            continue_elsewhere(args, result, names[i + 1:], log)
+    result["seconds"] = round(time.time() - result["started"], 1)
     result["summary"] = summarize(result["entries"])
     with open(os.path.join(args.out, "corpus.json"), "w") as f:
         json.dump(result, f, indent=1)
     log(json.dumps(result["summary"], indent=1))
     return 1 if result["summary"]["correctness_failures"] else 0
+
+
+def new_result(args):
+    """The JSON's header: date, GPU, versions, the artifacts' commit."""
+    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
+                  torch=torch.__version__, commit=read_commit(args.artifacts),
+                  quick=args.quick, rounds=args.rounds, started=time.time(), entries={})
+    try:
+        import triton
+        result["triton"] = triton.__version__
+    except ImportError:
+        pass
+    return result
+
+
+def cuda_healthy():
+    """False once a kernel has faulted: the CUDA context is lost for good."""
+    try:
+        torch.ones(1, device="cuda").add_(1)
+        torch.cuda.synchronize()
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def continue_elsewhere(args, result, rest, log):
+    """After a fault the process cannot launch again: the remaining entries
+    run in a fresh process (this script, --resume with the results so far),
+    which writes the JSON."""
+    if not rest:
+        return
+    partial = os.path.join(args.out, "corpus.partial.json")
+    with open(partial, "w") as f:
+        json.dump(result, f)
+    log(f"  the CUDA context is lost (a kernel faulted); {len(rest)} entries go on in a new process")
+    argv = [sys.executable, os.path.abspath(__file__), "--artifacts", args.artifacts, "--out",
+            args.out, "--rounds", str(args.rounds), "--chips", args.chips, "--resume", partial,
+            "--only", ",".join(rest)]
+    os.execv(sys.executable, argv + (["--quick"] if args.quick else []))
 
 
 def summarize(entries):
