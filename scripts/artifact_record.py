@@ -5,8 +5,8 @@ results (no torch needed, so the build side imports it too):
   the artifacts were compiled from (``+dirty`` with uncommitted changes to
   tracked files), written by the build step;
 * ``read_commit(directory)``: that stamp (None without one), for the JSON;
-* ``open_log(out, name)``: a ``log(message)`` that prints and appends to
-  ``out/name``;
+* ``open_log(out, name, mode="w")``: a ``log(message)`` that prints and
+  appends to ``out/name`` (``mode="a"``: to what it already holds);
 * ``write_result(result, out, name, log)``: logs how many of
   ``result["correctness"]`` are ok, writes ``result`` to ``out/name`` as
   JSON, and returns the exit status (1 when any check failed).
@@ -38,9 +38,9 @@ def read_commit(directory):
         return f.read().strip()
 
 
-def open_log(out, name):
+def open_log(out, name, mode="w"):
     os.makedirs(out, exist_ok=True)
-    logf = open(os.path.join(out, name), "w")
+    logf = open(os.path.join(out, name), mode)
 
     def log(message):
         print(message, flush=True)

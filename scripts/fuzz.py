@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Mutation fuzzer for tilec and tilec-opt (Python 3.11 standard library only).
 
-Seeds are the tile programs of the repository (examples/*.mlir and every
-test/**/*.mlir; lit files are split on `// -----` and their `//` lines are
-dropped). Each mutant applies 1-3 textual mutations to a seed (integer
-literals, one value everywhere, shape dimensions, element types, chips,
-attribute values, line deletion / duplication / swap, odd symbol names, a
-line spliced from another seed) and runs through
+Seeds are the tile programs of the repository (examples/*.mlir, the corpus
+of user programs corpus/*.mlir, and every test/**/*.mlir; lit files are
+split on `// -----` and their `//` lines are dropped). Each mutant applies
+1-3 textual mutations to a seed (integer literals, one value everywhere,
+shape dimensions, element types, chips, attribute values, line deletion /
+duplication / swap, odd symbol names, a line spliced from another seed) and
+runs through
 
     tilec-opt MUTANT --tilec-to-nvvm=chip=CHIP
     tilec MUTANT --chip=CHIP --emit=ptx -o TMPDIR
@@ -101,6 +102,7 @@ class Seed:
 
 def seed_paths(repo):
     paths = set(repo.glob("examples/*.mlir"))
+    paths |= set(repo.glob("corpus/*.mlir"))  # programs nobody tuned the passes for
     paths |= set(repo.glob("test/**/*.mlir"))  # test/tilec/Inputs included
     return sorted(paths)
 

@@ -8,7 +8,7 @@ import os
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DIRECTORIES = ("python", "scripts", "bench", "examples")
+DIRECTORIES = ("python", "scripts", "bench", "examples", "corpus")
 
 
 def python_files():

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Compiles the corpus of user programs (corpus/*.mlir) for the GPU machine,
+which has no compiler: every program for sm_90a (cubin for sm_90a) and for
+sm_80 (PTX assembled for sm_90, so that the mma.sync path runs on Hopper),
+into OUT/<chip>/<kernel>.{json,cubin,ptx}. bench/corpus.py loads them.
+
+A program that does not compile is recorded, not fatal: OUT/build.json
+holds, per chip and program, whether it compiled, the first error line and
+the compile time (tilec and ptxas). OUT/commit.txt stamps the commit.
+
+    build_corpus_artifacts.py [--out .gpu/corpus] [--tilec build/bin/tilec]
+                              [--chips sm_90a,sm_80] [--only NAME,...] [--jobs 2]
+"""
+
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from artifact_record import stamp_commit  # noqa: E402
+from corpus_schedules import first_error, programs  # noqa: E402
+
+#: ptxas target of each chip's cubin on the Hopper GPU machine.
+CUBIN_ARCH = {"sm_90a": "sm_90a", "sm_80": "sm_90", "sm_89": "sm_90"}
+
+
+def compile_one(tilec, path, chip, out):
+    """Compiles one program for one chip; returns its build.json record."""
+    t0 = time.time()
+    proc = subprocess.run([tilec, path, f"--chip={chip}", f"--cubin-arch={CUBIN_ARCH[chip]}",
+                           "--emit=cubin", "-o", os.path.join(out, chip)],
+                          capture_output=True, text=True)
+    record = dict(ok=proc.returncode == 0, seconds=round(time.time() - t0, 3))
+    if proc.returncode:
+        record["error"] = first_error(proc.stderr, proc.returncode)
+    return record
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "corpus"))
+    ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
+    ap.add_argument("--chips", default="sm_90a,sm_80")
+    ap.add_argument("--only", default="", help="comma-separated program names")
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args()
+    chips = args.chips.split(",")
+    for chip in chips:
+        os.makedirs(os.path.join(args.out, chip), exist_ok=True)
+    only = set(filter(None, args.only.split(",")))
+    paths = [p for p in programs() if not only or os.path.basename(p)[:-5] in only]
+    jobs = [(p, c) for p in paths for c in chips]
+    build = {c: {} for c in chips}
+    with cf.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        futures = {pool.submit(compile_one, args.tilec, p, c, args.out): (p, c) for p, c in jobs}
+        for fut in cf.as_completed(futures):
+            path, chip = futures[fut]
+            name = os.path.basename(path)[:-5]
+            record = build[chip][name] = fut.result()
+            status = "ok" if record["ok"] else "FAILS: " + record["error"]
+            print(f"{chip} {name:28s} {record['seconds']:6.2f} s  {status}", flush=True)
+    for chip in chips:
+        build[chip] = dict(sorted(build[chip].items()))
+    with open(os.path.join(args.out, "build.json"), "w") as f:
+        json.dump(build, f, indent=1)
+    stamp_commit(args.out)
+    failed = sum(not r["ok"] for c in build.values() for r in c.values())
+    print(f"{len(jobs) - failed}/{len(jobs)} compiled; see {os.path.join(args.out, 'build.json')}")
+
+
+if __name__ == "__main__":
+    main()
