@@ -148,7 +148,7 @@ def bench_entry(mod, impls, shapes, rounds, log):
             row["ms"] = ms
             row["perf"] = {k: work / (v * 1e-3) for k, v in ms.items()}
             perf = row["perf"]
-            for chip in ("sm_90a", "sm_80"):
+            for chip in ("sm_90a", "sm_90a_fast", "sm_80"):
                 mine = perf.get(f"tilec_{chip}")
                 for other in ("triton", "torch"):
                     if mine and perf.get(other):
@@ -200,7 +200,7 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated entry names")
     ap.add_argument("--quick", action="store_true", help="two cases, one shape, 3 rounds")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--chips", default="sm_90a,sm_80")
+    ap.add_argument("--chips", default="sm_90a,sm_90a_fast,sm_80")
     ap.add_argument("--resume", help=argparse.SUPPRESS)  # see continue_elsewhere
     args = ap.parse_args()
     chips = args.chips.split(",")

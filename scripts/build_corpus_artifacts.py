@@ -4,12 +4,16 @@ which has no compiler: every program for sm_90a (cubin for sm_90a) and for
 sm_80 (PTX assembled for sm_90, so that the mma.sync path runs on Hopper),
 into OUT/<chip>/<kernel>.{json,cubin,ptx}. bench/corpus.py loads them.
 
+A chip named `<chip>_fast` (e.g. sm_90a_fast) compiles for <chip> with
+`--fast-math` (Triton's float semantics: `/` is div.full, exp ex2.approx),
+into OUT/<chip>_fast/.
+
 A program that does not compile is recorded, not fatal: OUT/build.json
 holds, per chip and program, whether it compiled, the first error line and
 the compile time (tilec and ptxas). OUT/commit.txt stamps the commit.
 
     build_corpus_artifacts.py [--out .gpu/corpus] [--tilec build/bin/tilec]
-                              [--chips sm_90a,sm_80] [--only NAME,...] [--jobs 2]
+                              [--chips sm_90a,sm_90a_fast,sm_80] [--only NAME,...] [--jobs 2]
 """
 
 import argparse
@@ -32,8 +36,10 @@ CUBIN_ARCH = {"sm_90a": "sm_90a", "sm_80": "sm_90", "sm_89": "sm_90"}
 def compile_one(tilec, path, chip, out):
     """Compiles one program for one chip; returns its build.json record."""
     t0 = time.time()
-    proc = subprocess.run([tilec, path, f"--chip={chip}", f"--cubin-arch={CUBIN_ARCH[chip]}",
-                           "--emit=cubin", "-o", os.path.join(out, chip)],
+    target = chip.removesuffix("_fast")
+    flags = ["--fast-math"] if chip.endswith("_fast") else []
+    proc = subprocess.run([tilec, path, f"--chip={target}", f"--cubin-arch={CUBIN_ARCH[target]}",
+                           "--emit=cubin", "-o", os.path.join(out, chip)] + flags,
                           capture_output=True, text=True)
     record = dict(ok=proc.returncode == 0, seconds=round(time.time() - t0, 3))
     if proc.returncode:
@@ -45,7 +51,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "corpus"))
     ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
-    ap.add_argument("--chips", default="sm_90a,sm_80")
+    ap.add_argument("--chips", default="sm_90a,sm_90a_fast,sm_80")
     ap.add_argument("--only", default="", help="comma-separated program names")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()

@@ -190,12 +190,17 @@ def sm90_columns(remarks, has_dot, ring_ir):
         ring = ("no" if ring == "—" else ring) + f"; cp.async: {ring_ir}"
     ws = "yes" if pick(remarks, "tile-warp-specialize", "Specialized") else (
         "no" if declined(remarks, "tile-warp-specialize") or has_dot else "—")
-    inflight = len(pick(remarks, "tile-async-wgmma", "InFlight"))
+    # "one wgmma group stays in flight", or "the N wgmma groups of an
+    # iteration ... stay in flight" (independent dots, a dual GEMM).
+    inflight = 0
+    for text in pick(remarks, "tile-async-wgmma", "InFlight"):
+        m = re.search(r"the (\d+) wgmma groups", text)
+        inflight = max(inflight, int(m.group(1)) if m else 1)
     overlap = pick(remarks, "tile-wgmma-overlap", "Overlapped")
     if not has_dot:
         wgmma = "—"
     else:
-        wgmma = ("1" if inflight else "0") + (", overlapped" if overlap else "")
+        wgmma = str(inflight) + (", overlapped" if overlap else "")
     store = "yes" if pick(remarks, "tile-tma-store", "Staged") else (
         "no" if declined(remarks, "tile-tma-store") else "—")
     persistent = "yes" if pick(remarks, "tile-persistent", "Persistent") else "no"
@@ -203,12 +208,12 @@ def sm90_columns(remarks, has_dot, ring_ir):
 
 
 def full_schedule(cols):
-    """A dot kernel with a TMA ring, warp specialization and async wgmma: a
-    group in flight across iterations, or (two dependent dots, attention)
+    """A dot kernel with a TMA ring, warp specialization and async wgmma:
+    groups in flight across iterations, or (two dependent dots, attention)
     the next iteration's first dot overlapped with the register work."""
     ring, ws, wgmma = cols[:3]
     return not ring.startswith(("no", "—", "FAILS")) and ws == "yes" and \
-        (wgmma.startswith("1") or "overlapped" in wgmma)
+        (not wgmma.startswith(("0", "—")) or "overlapped" in wgmma)
 
 
 # ---------------------------------------------------------------------------
@@ -308,7 +313,7 @@ HEADER = [
     "schedule each program of the corpus (issue 51) gets from tilec, read from",
     "`tilec --remarks='tile-.*'` (sm_90a) and from the IR after `tile-pipeline`",
     "(cp.async rings as loads and stages; on sm_90a, the loads no TMA ring took).",
-    "`wgmma groups in flight`: 1 when tile-async-wgmma keeps a group in flight across",
+    "`wgmma groups in flight`: how many tile-async-wgmma keeps in flight across",
     "iterations; `overlapped` when tile-wgmma-overlap issues the next iteration's",
     "first dot before this one's register work (attention's two dependent dots).",
     "`—`: the pass had nothing to do (no loop, no dot, no tile store); `FAILS`: the",
