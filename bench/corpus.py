@@ -65,6 +65,9 @@ def load_entry(name):
     spec = importlib.util.spec_from_file_location(f"corpus_{name}",
                                                   os.path.join(ROOT, "corpus", name + ".py"))
     mod = importlib.util.module_from_spec(spec)
+    # Registered under its name: torch.compile (FlexAttention's anchor)
+    # imports the module of the functions it traces by that name.
+    sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
     return mod
 

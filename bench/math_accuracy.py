@@ -217,7 +217,13 @@ def int_ref(op, x, y):
     raise ValueError(op)
 
 
-def git_commit():
+def git_commit(artifacts):
+    """The commit the kernels were built at (commit.txt beside them), or
+    this checkout's."""
+    stamp = os.path.join(artifacts, "commit.txt")
+    if os.path.exists(stamp):
+        with open(stamp) as f:
+            return f.read().strip()
     try:
         return subprocess.check_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                                        text=True).strip()
@@ -260,7 +266,7 @@ def main():
         print(f"{name:28s} max {row.get('max_ulp', 'ERR')!s:>10} ulp  bound {bound}  "
               f"{'ok' if ok else 'FAIL ' + row.get('error', '')}", flush=True)
     record = {"date": datetime.date.today().isoformat(), "gpu": torch.cuda.get_device_name(),
-              "commit": git_commit(), "n": args.n, "kernels": rows, "failures": failures}
+              "commit": git_commit(args.artifacts), "n": args.n, "kernels": rows, "failures": failures}
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "math_accuracy.json")
     with open(path, "w") as f:

@@ -11,7 +11,7 @@ from common import f64, gen, matrix, poisoned, store2d, tile2d
 
 KERNELS = ("swiglu",)
 CASES = [(1, 8, 16), (127, 264, 72), (1000, 1000, 520)]  # (M, N, K)
-BENCH = [(8192, 4096, 4096)]
+BENCH = [(8192, 14336, 4096), (4096, 28672, 8192)]  # Llama-3 8B and 70B MLPs
 TOL = 1e-2
 
 
