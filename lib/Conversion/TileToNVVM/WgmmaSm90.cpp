@@ -349,6 +349,7 @@ struct WgmmaOperands {
   Type et, bt;                   // A's and B's element types
   int64_t n, k;                  // n: one warpgroup's columns (instruction N)
   unsigned mGroups, nGroups;     // warpgroups along M and N
+  unsigned mReps;                // m64 instructions per warpgroup and K step
   unsigned elemBytes;
   int64_t kStep;              // K per instruction (32 bytes)
   int64_t aSwizzle, bSwizzle; // swizzle spans in bytes
@@ -396,9 +397,15 @@ static FailureOr<WgmmaOperands> checkWgmmaOperands(DotOp op,
   // warps numbered along M first (#tile.mma's mFirst).
   unsigned wm = mma ? mma.getWarpsPerCTA()[0] : 0;
   unsigned wn = mma ? mma.getWarpsPerCTA()[1] : 0;
+  // With warpRows = 16, the warps' 16 * wm rows repeat down M: one m64
+  // instruction per repetition.
+  w.mReps = mma && mma.getWarpRows() == 16 && wm && m % (16 * wm) == 0
+                ? m / (16 * wm)
+                : 1;
   if (!(kMajorOnly || w.et.isBF16() || w.et.isF16()) || accType.isF16() ||
       !mma || (wn != 1 && !mma.getMFirst()) || wm % 4 != 0 ||
-      wm * wn != numWarps || m != 16 * wm || w.n % wn != 0 ||
+      wm * wn != numWarps || m != 16 * wm * w.mReps ||
+      (w.mReps > 1 && wn != 1) || w.n % wn != 0 ||
       (w.n / wn) % 8 != 0 || w.n / wn > 256 || w.k % w.kStep != 0)
     return op.emitOpError("unsupported wgmma operands: ")
            << w.aType << " x " << w.bType << " -> " << w.cType;
@@ -543,39 +550,48 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
       aValues = convertToTf32(rewriter, loc, aValues, /*rest=*/nullptr);
   }
 
-  // The accumulator as the instruction's struct of f32.
+  // The accumulator: one instruction's struct of f32 per M repetition
+  // (registers [r * regs, (r + 1) * regs) hold repetition r).
   SmallVector<Value> acc = unpackVector(rewriter, loc, adaptor.getAcc());
   int64_t regs = w.n / 2;
-  if (static_cast<int64_t>(acc.size()) != regs)
+  if (static_cast<int64_t>(acc.size()) != regs * w.mReps)
     return op.emitOpError("accumulator has ")
-           << acc.size() << " registers per thread, wgmma m64n" << w.n
-           << " needs " << regs;
+           << acc.size() << " registers per thread, " << w.mReps
+           << " wgmma m64n" << w.n << " need " << regs * w.mReps;
   SmallVector<Type> fields(regs, w.cType.getElementType());
   auto structType = LLVM::LLVMStructType::getLiteral(op.getContext(), fields);
+  // The rows of M repetition r start 16 * wm * r = 64 * mGroups * r rows in.
+  int64_t repRows = 64 * w.mGroups;
 
   // Register A fragments are packed before the fence: a register written
   // between the fence and the wgmma reading it makes ptxas inject another
-  // warpgroup.arrive (C7519).
+  // warpgroup.arrive (C7519). Indexed [rep * kSteps + kk / kStep].
   SmallVector<SmallVector<Value>> aFrags;
   if (w.aRegs)
-    for (int64_t kk = 0; kk < w.k; kk += w.kStep)
-      aFrags.push_back(getMmaAFragment(rewriter, loc, aValues, aLL, /*row0=*/0,
-                                       kk, /*kWidth=*/4 / w.elemBytes,
-                                       /*f16AsVector=*/false));
+    for (unsigned r = 0; r < w.mReps; ++r)
+      for (int64_t kk = 0; kk < w.k; kk += w.kStep)
+        aFrags.push_back(getMmaAFragment(
+            rewriter, loc, aValues, aLL, /*row0=*/repRows * r, kk,
+            /*kWidth=*/4 / w.elemBytes, /*f16AsVector=*/false));
   // Every register the group reads is final before the fence.
   SmallVector<Value> operands(acc);
   for (ArrayRef<Value> frag : aFrags)
     llvm::append_range(operands, frag);
   SmallVector<Value> fenced = fenceOperands(rewriter, loc, operands);
-  for (int64_t i = 0; i < regs; ++i)
+  for (size_t i = 0; i < acc.size(); ++i)
     acc[i] = fenced[i];
-  unsigned next = regs;
+  unsigned next = acc.size();
   for (SmallVector<Value> &frag : aFrags)
     for (Value &v : frag)
       v = fenced[next++];
-  Value inout = LLVM::PoisonOp::create(rewriter, loc, structType);
-  for (int64_t i = 0; i < regs; ++i)
-    inout = LLVM::InsertValueOp::create(rewriter, loc, inout, acc[i], i);
+  SmallVector<Value> inouts;
+  for (unsigned r = 0; r < w.mReps; ++r) {
+    Value inout = LLVM::PoisonOp::create(rewriter, loc, structType);
+    for (int64_t i = 0; i < regs; ++i)
+      inout = LLVM::InsertValueOp::create(rewriter, loc, inout,
+                                          acc[r * regs + i], i);
+    inouts.push_back(inout);
+  }
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
   // Tiles defined outside the dot's loop: pinned and rebuilt incrementally
   // when the loop's dots have at most 8 such K steps in all. Hoisted, their
@@ -604,23 +620,31 @@ DotOpWgmmaLowering::matchAndRewrite(DotOp op, OpAdaptor adaptor,
     aDescs.emplace(rewriter, loc, aBase,
                    /*leading=*/w.aKMajor ? 16 : w.k * 128,
                    /*stride=*/8 * w.aSwizzle, w.aSwizzle, aInvariant);
+  int64_t kSteps = w.k / w.kStep;
   for (int64_t kk = 0; kk < w.k; kk += w.kStep) {
     Value descB = bDescs.at(
         rewriter, loc,
         getUnswizzledOffset(w.bEnc, w.bType.getShape(), kk, 0, w.elemBytes));
-    if (w.aRegs) {
-      inout = emitWgmmaRS(rewriter, loc, inout, regs, w.n, w.et, w.bt,
-                          aFrags[kk / w.kStep], descB, !w.bKMajor);
-      continue;
+    for (unsigned r = 0; r < w.mReps; ++r) {
+      Value &inout = inouts[r];
+      if (w.aRegs) {
+        inout = emitWgmmaRS(rewriter, loc, inout, regs, w.n, w.et, w.bt,
+                            aFrags[r * kSteps + kk / w.kStep], descB,
+                            !w.bKMajor);
+        continue;
+      }
+      Value descA = aDescs->at(
+          rewriter, loc,
+          getUnswizzledOffset(w.aEnc, w.aType.getShape(), repRows * r, kk,
+                              w.elemBytes));
+      inout = emitWgmmaSS(rewriter, loc, inout, w, descA, descB);
     }
-    Value descA = aDescs->at(
-        rewriter, loc,
-        getUnswizzledOffset(w.aEnc, w.aType.getShape(), 0, kk, w.elemBytes));
-    inout = emitWgmmaSS(rewriter, loc, inout, w, descA, descB);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-  for (int64_t i = 0; i < regs; ++i)
-    acc[i] = LLVM::ExtractValueOp::create(rewriter, loc, inout, i);
+  for (unsigned r = 0; r < w.mReps; ++r)
+    for (int64_t i = 0; i < regs; ++i)
+      acc[r * regs + i] =
+          LLVM::ExtractValueOp::create(rewriter, loc, inouts[r], i);
   rewriter.replaceOp(
       op,
       packVector(rewriter, loc, getTypeConverter()->convertType(w.cType), acc));

@@ -195,7 +195,7 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
   // CHECK: llvm.getelementptr %[[BBASE]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
   // CHECK-SAME: : !llvm.struct<({{(f32, ){31}f}}32)> -> !llvm.struct<({{(f32, ){31}f}}32)>
-  // CHECK-NEXT: llvm.getelementptr %[[BBASE]][2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: llvm.getelementptr %[[BBASE]][2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
   // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
   // CHECK-NEXT: llvm.getelementptr %[[BBASE]][4096]
   // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
@@ -593,6 +593,43 @@ gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
       %w = tile.warpgroup_wait 0, %d : tensor<64x64xf32, #mma>
       scf.yield %w : tensor<64x64xf32, #mma>
     }
+    tile.return
+  }
+}
+
+// -----
+
+// 128 rows on one warpgroup (Triton's 128-row tiles on 4 warps):
+// #tile.mma<warpRows = 16> repeats the warps' 64 rows down M, and each K
+// step issues one m64 instruction per repetition, the second on A's rows
+// 64 on (+8192 bytes: 64 rows of 128 bytes) and on accumulator registers
+// 32 on (the repetition is the slowest register dimension).
+
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+#mma = #tile.mma<warpsPerCTA = [4, 1], warpRows = 16>
+gpu.module @g [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+  // CHECK-LABEL: llvm.func @ss_rows_repeated
+  // CHECK-SAME: nvvm.reqntid = array<i32: 128, 1, 1>
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: llvm.getelementptr %[[BBASE:.+]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: llvm.getelementptr %[[ABASE:.+]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK: llvm.getelementptr %[[ABASE]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK: llvm.getelementptr %[[BBASE]][2048]
+  // CHECK: llvm.getelementptr %[[ABASE]][32]
+  // CHECK-COUNT-6: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: llvm.return
+  tile.kernel @ss_rows_repeated() warps(4) {
+    %c0 = arith.constant 0 : i32
+    %ba = tile.local_alloc : !tile.smem<1x128x64xbf16, #sw>
+    %bb = tile.local_alloc : !tile.smem<1x64x64xbf16, #sw>
+    %a = tile.local_load %ba[%c0] : !tile.smem<1x128x64xbf16, #sw> -> tensor<128x64xbf16, #sw>
+    %b = tile.local_load %bb[%c0] : !tile.smem<1x64x64xbf16, #sw> -> tensor<64x64xbf16, #sw>
+    %z = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    %d = tile.dot %a, %b, %z : tensor<128x64xbf16, #sw>, tensor<64x64xbf16, #sw> -> tensor<128x64xf32, #mma>
     tile.return
   }
 }

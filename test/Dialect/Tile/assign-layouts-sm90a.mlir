@@ -313,3 +313,29 @@ tile.kernel @wgmma_m_major_a(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !t
   tile.store %r, %vc[%c0, %c0] : tensor<64x16xf32>, !tile.view<?x16xf32, strides = [16, 1]>
   tile.return
 }
+
+// -----
+
+// 128 rows on 4 warps (Triton's tutorial tiles): more rows than the
+// warpgroup's 64, so the warps' 16-row slices repeat down M (warpRows = 16:
+// one m64 wgmma per repetition) instead of falling back to mma.sync.
+
+// CHECK-DAG: #[[$MMAR:.+]] = #tile.mma<warpsPerCTA = [4, 1], warpRows = 16>
+// CHECK-LABEL: tile.kernel @wgmma_rows_repeated
+// CHECK: tile.dot {{.*}} : tensor<128x64xbf16, #shared{{[0-9]*}}>, tensor<64x128xbf16, #shared{{[0-9]*}}> -> tensor<128x128xf32, #[[$MMAR]]>
+tile.kernel @wgmma_rows_repeated(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %vb = tile.make_view %b[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
+  %vc = tile.make_view %c[%n, %n] strides [%n, 1] : !tile.ptr<f32>
+  %z = arith.constant dense<0.0> : tensor<128x128xf32>
+  %r = scf.for %k = %c0 to %n step %c64 iter_args(%acc = %z) -> (tensor<128x128xf32>) : i32 {
+    %ta = tile.load %va[%c0, %k] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<128x64xbf16>
+    %tb = tile.load %vb[%k, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<64x128xbf16>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  tile.store %r, %vc[%c0, %c0] : tensor<128x128xf32>, !tile.view<?x?xf32, strides = [?, 1]>
+  tile.return
+}

@@ -595,3 +595,8 @@ tile.kernel @load_scalar_type(%p: !tile.ptr<i32>, %n: i32) {
   %s = tile.load_scalar %v[%n] : !tile.view<?xi32, strides = [1]> -> f32
   tile.return
 }
+
+// -----
+
+// expected-error @+1 {{expected warpRows 16 (16-row slices per warp, repeated down M) or none, got 8}}
+func.func private @f(tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], warpRows = 8>>)

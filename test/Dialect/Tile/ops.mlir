@@ -8,6 +8,7 @@
 // #tile.mma prints mFirst only when set (@layouts).
 // CHECK-DAG: #mma = #tile.mma<warpsPerCTA = [2, 2]>
 // CHECK-DAG: #mma1 = #tile.mma<warpsPerCTA = [4, 1], mFirst = true>
+// CHECK-DAG: #tile.mma<warpsPerCTA = [4, 1], warpRows = 16>
 
 // CHECK-LABEL: tile.kernel @kernel_signature
 // CHECK-SAME: (%a: !tile.ptr<bf16>, %n: i32, %ld: i64, %alpha: f32)
@@ -116,6 +117,7 @@ tile.kernel @layouts() {
   %w = tile.reduce max %x axis = 1 : tensor<64x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>> -> tensor<64xf32, #tile.slice<dim = 1, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>>
   // CHECK: tile.convert_layout %{{.*}} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma1>
   %m = tile.convert_layout %y : tensor<64x64xf32, #tile.mma<warpsPerCTA = [2, 2]>> -> tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], mFirst = true>>
+  %mr = tile.convert_layout %m : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], mFirst = true>> -> tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], warpRows = 16>>
   tile.return
 }
 

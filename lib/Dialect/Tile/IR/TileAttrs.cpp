@@ -172,7 +172,8 @@ unsigned SliceEncodingAttr::getRank() const {
 
 LogicalResult
 MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        ArrayRef<unsigned> warpsPerCTA, bool mFirst) {
+                        ArrayRef<unsigned> warpsPerCTA, bool mFirst,
+                        unsigned warpRows) {
   if (warpsPerCTA.size() != 2)
     return emitError() << "expected warpsPerCTA of rank 2";
   if (!allPowersOfTwo(warpsPerCTA))
@@ -181,7 +182,58 @@ MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "expected whole warpgroups along M (a multiple of "
                           "4 warps) with mFirst, got "
                        << warpsPerCTA[0];
+  if (warpRows != 0 && warpRows != 16)
+    return emitError() << "expected warpRows 16 (16-row slices per warp, "
+                          "repeated down M) or none, got "
+                       << warpRows;
   return success();
+}
+
+Attribute MmaEncodingAttr::parse(AsmParser &parser, Type) {
+  SmallVector<unsigned> warps;
+  bool mFirst = false;
+  unsigned warpRows = 0;
+  auto parseWarp = [&]() -> ParseResult {
+    return parser.parseInteger(warps.emplace_back());
+  };
+  if (parser.parseLess() || parser.parseKeyword("warpsPerCTA") ||
+      parser.parseEqual() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseWarp))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    if (key == "mFirst") {
+      BoolAttr value;
+      if (parser.parseAttribute(value))
+        return {};
+      mFirst = value.getValue();
+    } else if (key == "warpRows") {
+      if (parser.parseInteger(warpRows))
+        return {};
+    } else {
+      parser.emitError(loc, "expected 'mFirst' or 'warpRows', got '")
+          << key << "'";
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<MmaEncodingAttr>(parser.getContext(), warps, mFirst,
+                                            warpRows);
+}
+
+void MmaEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<warpsPerCTA = [";
+  llvm::interleaveComma(getWarpsPerCTA(), printer);
+  printer << "]";
+  if (getMFirst())
+    printer << ", mFirst = true";
+  if (getWarpRows())
+    printer << ", warpRows = " << getWarpRows();
+  printer << ">";
 }
 
 /// Appends bases for positions `from, 2*from, ...` below `limit` along `dim`;
@@ -205,7 +257,11 @@ LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   // adjacent columns, c2/c3 the same columns 8 rows down.
   unsigned wm = getWarpsPerCTA()[0], wn = getWarpsPerCTA()[1];
   int64_t m = shape[0], n = shape[1];
-  int64_t wtM = std::max<int64_t>(m / wm, 16), wtN = std::max<int64_t>(n / wn, 8);
+  // warpRows: 16-row slices per warp, the warps' 16 * wm rows repeated
+  // down M (registers after the N repetitions).
+  int64_t wtM = getWarpRows() ? int64_t(getWarpRows())
+                              : std::max<int64_t>(m / wm, 16);
+  int64_t wtN = std::max<int64_t>(n / wn, 8);
   SmallVector<LinearLayout::Basis> regs = {basis2(0, 1), basis2(8, 0)};
   SmallVector<LinearLayout::Basis> lanes = {basis2(0, 2), basis2(0, 4),
                                             basis2(1, 0), basis2(2, 0),
@@ -220,6 +276,7 @@ LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
     appendRange(warps, 2, 1, wtN, wtN * wn, n, /*dropZero=*/false);
     appendRange(warps, 2, 0, wtM, wtM * wm, m, /*dropZero=*/false);
   }
+  appendRange(regs, 2, 0, wtM * wm, m, m, /*dropZero=*/true);
   return LinearLayout(shape, std::move(regs), std::move(lanes),
                       std::move(warps))
       .wrapToShape();
@@ -257,7 +314,8 @@ LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) con
   SmallVector<LinearLayout::Basis> regs, lanes, warps;
   if (getOpIdx() == 0) {
     int64_t m = shape[0], k = shape[1];
-    int64_t wtM = std::max<int64_t>(m / wm, 16);
+    int64_t wtM = mma.getWarpRows() ? int64_t(mma.getWarpRows())
+                                    : std::max<int64_t>(m / wm, 16);
     appendRange(regs, 2, 1, 1, kw, k, true);
     regs.push_back(basis2(8, 0));
     appendRange(regs, 2, 1, 4 * kw, 8 * kw, k, true);
@@ -272,6 +330,8 @@ LinearLayout DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) con
       warps.push_back(basis2(0, 0));
     if (!mma.getMFirst())
       appendRange(warps, 2, 0, wtM, wtM * wm, m, false);
+    // warpRows: the warps' rows repeated down M.
+    appendRange(regs, 2, 0, wtM * wm, m, m, true);
   } else {
     int64_t k = shape[0], n = shape[1];
     int64_t wtN = std::max<int64_t>(n / wn, 8);

@@ -313,15 +313,19 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
     return none("precision(tf32x3) splits both operands in registers, and "
                 "wgmma reads B from shared memory");
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
-  // Warpgroups stack along M, 64 rows each; where the rows are fewer than
-  // the warpgroups' (64 queries of the attention backward's dS K on two
-  // warpgroups), the warpgroups left over split N.
+  // Warpgroups stack along M, 64 rows each; more rows than the warpgroups'
+  // repeat (each warpgroup issues one m64 instruction per 64 * groups rows:
+  // Triton's 128 rows on 4 warps); where the rows are fewer (64 queries of
+  // the attention backward's dS K on two warpgroups), the warpgroups left
+  // over split N.
   int64_t groups = numWarps / 4;
-  if (m % 64 != 0 || groups % (m / 64) != 0)
-    return none("its " + Twine(m) + " rows are not 64 per warpgroup (" +
-                Twine(16 * numWarps) + " with " + Twine(numWarps) +
-                " warps) or a divisor of them in whole warpgroups");
-  int64_t nGroups = groups / (m / 64);
+  bool repeatM = m % 64 == 0 && m / 64 > groups && (m / 64) % groups == 0;
+  if (m % 64 != 0 || (!repeatM && groups % (m / 64) != 0))
+    return none("its " + Twine(m) + " rows are not a multiple of 64 per "
+                "warpgroup (" + Twine(16 * numWarps) + " with " +
+                Twine(numWarps) + " warps) or a divisor of them in whole "
+                "warpgroups");
+  int64_t nGroups = repeatM ? 1 : groups / (m / 64);
   int64_t nPer = n / nGroups;
   // One instruction takes 32 bytes of K; a 128-byte swizzle segment holds
   // 32 32-bit, 64 16-bit or 128 8-bit elements.
@@ -432,9 +436,14 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
     // accumulator fragment is the mma.sync one with warps along M, and so
     // is a register A operand's. Warpgroups beyond the rows' split N
     // (numbered along M first, as wgmma's warps are).
+    // More rows than the warps' 16 each: 16-row slices per warp, repeated
+    // down M (one m64 instruction per repetition).
     unsigned rowWarps = a.getDimSize(0) / 16;
     auto mma = rowWarps == numWarps
                    ? MmaEncodingAttr::get(ctx, {numWarps, 1})
+               : rowWarps > numWarps
+                   ? MmaEncodingAttr::get(ctx, {numWarps, 1}, /*mFirst=*/false,
+                                          /*warpRows=*/16)
                    : MmaEncodingAttr::get(ctx, {rowWarps, numWarps / rowWarps},
                                           /*mFirst=*/true);
     auto sharedA = dyn_cast_or_null<SharedEncodingAttr>(a.getEncoding());

@@ -189,21 +189,34 @@ def Tile_MmaEncodingAttr : Tile_Attr<"MmaEncoding", "mma",
     64-row tile owns columns `g * N / warpsPerCTA[1]` on). Its warps along
     M are a multiple of 4.
 
+    `warpRows = 16`: each warp holds 16-row slices, the warps along M tile
+    `16 * warpsPerCTA[0]` rows, and the pattern repeats down M (in
+    registers, after the N repetitions). That is wgmma's accumulator when
+    a tile has more rows than its warpgroups' 64 each: warpgroup `g` issues
+    one m64 instruction per block of rows it holds (128 rows on 4 warps: two
+    m64 instructions, warp `w` holding rows `16w` and `64 + 16w` on).
+    Without it (0), each warp holds a contiguous tile of
+    `M / warpsPerCTA[0]` rows (mma.sync).
+
     ```mlir
     #tile.mma<warpsPerCTA = [4, 2]>
     #tile.mma<warpsPerCTA = [4, 2], mFirst = true>
+    #tile.mma<warpsPerCTA = [4, 1], warpRows = 16>
     ```
   }];
   let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA,
-                        DefaultValuedParameter<"bool", "false">:$mFirst);
-  let assemblyFormat = [{
-    `<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` (`,` `mFirst` `=` $mFirst^)? `>`
-  }];
+                        DefaultValuedParameter<"bool", "false">:$mFirst,
+                        DefaultValuedParameter<"unsigned", "0">:$warpRows);
+  // `<warpsPerCTA = [..]` then optional `, mFirst = true`, `, warpRows = 16`
+  // (hand-written: optional groups after a shared comma are ambiguous in
+  // the declarative format).
+  let hasCustomAssemblyFormat = 1;
   let skipDefaultBuilders = 1;
   let builders = [
     AttrBuilder<(ins "ArrayRef<unsigned>":$warpsPerCTA,
-                     CArg<"bool", "false">:$mFirst), [{
-      return $_get($_ctxt, warpsPerCTA, mFirst);
+                     CArg<"bool", "false">:$mFirst,
+                     CArg<"unsigned", "0">:$warpRows), [{
+      return $_get($_ctxt, warpsPerCTA, mFirst, warpRows);
     }]>
   ];
   let genVerifyDecl = 1;
