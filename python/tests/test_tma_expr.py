@@ -2,8 +2,8 @@
 launch metadata carries an expression over the integer parameters (``"S *
 BH"``), in the grid rule's syntax, which the runtime evaluates at launch.
 Run on the fake torch and CUDA driver of fake_cuda.py: the shared cases of
-test/Runtime/Inputs (which the C++ runtime runs too), the evaluator of
-grid.py, and the metadata check of tilec.ops."""
+test/Runtime/Inputs (which the C++ runtime and the AOT header run too), the
+evaluator of grid.py, and the metadata check of tilec.ops."""
 
 import json
 import os
@@ -18,6 +18,7 @@ from tilec.grid import GridRuleError
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 INPUTS = os.path.join(REPO, "test", "Runtime", "Inputs")
+ATTENTION_ROWS = os.path.join(REPO, "test", "Target", "attention-rows-ptx.mlir")
 #: The struct format of each parameter kind (fake_cuda records launches by it).
 FORMATS = {"pointer": "Q", "i32": "i", "i64": "q", "f32": "f"}
 
@@ -38,6 +39,17 @@ def fakes():
     torch, driver = fake_cuda.install()
     yield torch, driver
     fake_cuda.uninstall()
+
+
+@pytest.fixture(scope="module")
+def attention_rows_meta(library, tmp_path_factory):
+    """The launch metadata tilec writes for attention_rows_bf16."""
+    import tilec
+    with open(ATTENTION_ROWS) as f:
+        source = f.read()
+    result = tilec.compile(source, chip="sm_90a", emit="ptx",
+                           cache_dir=tmp_path_factory.mktemp("cache"))
+    return result["attention_rows_bf16"].metadata
 
 
 def kernel_of(meta, driver):
@@ -120,6 +132,34 @@ def test_prepared_launch_refuses_a_computed_zero(fakes):
     with pytest.raises(runtime.LaunchError, match="stride h \\* d = 0 .* must be positive"):
         kernel.prepare([x, 100, 4, 2, 0])
     kernel.prepare([x, 0, 0, 2, 32])  # no programs: nothing to refuse
+
+
+ROWS_CASES = read_cases("tma-expr-cases.txt")
+
+
+@pytest.mark.parametrize("name,ints,outcome", ROWS_CASES, ids=[c[0] for c in ROWS_CASES])
+def test_shared_cases_of_a_compiled_kernel(fakes, attention_rows_meta, name, ints, outcome):
+    torch, driver = fakes
+    kernel = kernel_of(attention_rows_meta, driver)
+    error = launch_case(kernel, ints)
+    assert (error is None) == (outcome == "ok"), f"{name}: {error}"
+    s, bh = ints
+    if outcome != "ok" or s == 0:
+        assert driver.launches == []
+        return
+    maps = {address: (sizes, strides) for address, sizes, strides in
+            launched_maps(driver, kernel)}
+    bases = {p["name"]: a for p, a in zip(kernel.params, driver.launches[-1]["params"])}
+    # Q, K and V are [S * BH, 128]; O is [BH, S, 128] with head stride S * 128.
+    for name in ("K", "V"):
+        assert maps[bases[name]] == ([128, s * bh], [256])
+    assert maps[bases["O"]] == ([128, s, bh], [256, s * 128 * 2])
+
+
+def test_compiled_metadata_carries_the_expressions(attention_rows_meta):
+    maps = {m["base"]: m for m in attention_rows_meta["tensor_maps"]}
+    assert maps["K"]["sizes"] == [128, "S * BH"] and maps["K"]["strides"] == [1, 128]
+    assert maps["O"]["sizes"] == [128, "S", "BH"] and maps["O"]["strides"] == [1, 128, "S * 128"]
 
 
 # -- the evaluator ---------------------------------------------------------------
