@@ -92,6 +92,7 @@ def test_shared_cases_of_written_metadata(fakes, name, ints, outcome):
         kernel = kernel_of(json.load(f), driver)
     error = launch_case(kernel, ints)
     assert (error is None) == (outcome == "ok"), f"{name}: {error}"
+    assert "unknown parameter" not in str(error)  # the expressions are read
     if name == "ok":  # sizes [64, s * bh, bh], strides [1, h * d, h * d * s]
         (address, sizes, strides), = launched_maps(driver, kernel)
         assert sizes == [64, 400, 4] and strides == [64 * 2, 6400 * 2]
@@ -143,6 +144,7 @@ def test_shared_cases_of_a_compiled_kernel(fakes, attention_rows_meta, name, int
     kernel = kernel_of(attention_rows_meta, driver)
     error = launch_case(kernel, ints)
     assert (error is None) == (outcome == "ok"), f"{name}: {error}"
+    assert error is None or "outside [0, 2^31)" in str(error), error
     s, bh = ints
     if outcome != "ok" or s == 0:
         assert driver.launches == []
