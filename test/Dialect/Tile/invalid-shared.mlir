@@ -319,6 +319,22 @@ tile.kernel @tensor_map_size_loop_value(%A: !tile.ptr<bf16> {tile.align = 16 : i
 
 // -----
 
+// 128 - m is m * -1 + 128 in the affine form: runtimes, which keep every
+// value in [0, 2^31), would refuse every launch, so the verifier refuses
+// the map (m - 128 would be fine).
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @tensor_map_size_constant_minus_param(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32,
+                                                  %ld: i32 {tile.divisibility = 8 : i64}) {
+  %c128 = arith.constant 128 : i32
+  %s = arith.subi %c128, %m : i32
+  %v = tile.make_view %A[%s, %m] strides [%ld, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{the size of dimension 0 is 'm * -1 + 128' on the host, whose negative term every launch would refuse (runtimes keep every value in [0, 2^31), where the kernel's 32-bit arithmetic agrees); avoid negative constants and subtracting from a constant;}}
+  %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
+  tile.return
+}
+
+// -----
+
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
 tile.kernel @tensor_map_no_align(%A: !tile.ptr<bf16>, %m: i32, %ld: i32 {tile.divisibility = 8 : i64}) {
   %v = tile.make_view %A[%m, %m] strides [%ld, 1] : !tile.ptr<bf16>

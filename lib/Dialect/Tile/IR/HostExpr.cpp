@@ -270,6 +270,33 @@ FailureOr<AffineExpr> HostExprBuilder::buildOp(Operation *op, unsigned depth) {
   return combine(op, *kind, *lhs, *rhs);
 }
 
+/// Whether the printed form of `e` (printGridExpr) has a negative value of
+/// its own: a negative constant or a negation, other than the subtractions
+/// the printer writes for `a + b * -1` and `a + -c`. Runtimes refuse every
+/// such value (see HostExpr), so no launch could succeed: `128 - m` is
+/// `m * -1 + 128` in the affine form, and prints so.
+static bool printsNegative(AffineExpr e) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return c.getValue() < 0;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return false;
+  if (e.getKind() != AffineExprKind::Add)
+    return printsNegative(bin.getLHS()) || printsNegative(bin.getRHS());
+  if (printsNegative(bin.getLHS()))
+    return true;
+  AffineExpr rhs = bin.getRHS();
+  if (isa<AffineConstantExpr>(rhs))
+    return false; // `a - c` or `a + c`
+  auto mul = dyn_cast<AffineBinaryOpExpr>(rhs);
+  auto negOne = mul && mul.getKind() == AffineExprKind::Mul
+                    ? dyn_cast<AffineConstantExpr>(mul.getRHS())
+                    : AffineConstantExpr();
+  if (negOne && negOne.getValue() == -1)
+    return printsNegative(mul.getLHS()); // `a - b`
+  return printsNegative(rhs);
+}
+
 FailureOr<HostExpr> mlir::tilec::tile::getHostExpr(KernelOp kernel, Value value,
                                                    std::string &why) {
   HostExprBuilder builder(kernel, why);
@@ -296,5 +323,13 @@ FailureOr<HostExpr> mlir::tilec::tile::getHostExpr(KernelOp kernel, Value value,
   }
   out.expr = out.expr.replaceSymbols(replacements);
   out.params = kept;
+  if (!out.getConstant() && printsNegative(out.expr)) {
+    why = "is '" + out.print(kernel) +
+          "' on the host, whose negative term every launch would refuse "
+          "(runtimes keep every value in [0, 2^31), where the kernel's 32-bit "
+          "arithmetic agrees); avoid negative constants and subtracting from a "
+          "constant";
+    return failure();
+  }
   return out;
 }
