@@ -24,7 +24,10 @@
 #include "tilec/Compiler/Compiler.h"
 #include "tilec/Runtime/KernelSpec.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -169,6 +172,24 @@ static inline uint16_t tilec_aot_bf16_bits(float f) {
 #endif /* TILEC_AOT_COMMON */
 )";
 
+/// The helper of headers whose tensor maps have sizes or strides the kernel
+/// computes (kept apart from kCommonHelpers, which other headers share
+/// unchanged).
+static constexpr const char *kViewHelper = R"(#ifndef TILEC_AOT_VIEW
+#define TILEC_AOT_VIEW
+/* A size or stride the kernel computes too, in 32-bit integers dividing
+ * toward zero: the header computes the same value when every value is in
+ * [0, 2^31), the range where the two agree. One outside sets *bad. */
+static inline int64_t tilec_aot_view(int64_t v, int *bad) {
+  if (v < 0 || v > INT32_MAX) {
+    *bad = 1;
+    return 0;
+  }
+  return v;
+}
+#endif /* TILEC_AOT_VIEW */
+)";
+
 namespace {
 /// Writes the header of one kernel.
 class HeaderWriter {
@@ -185,7 +206,14 @@ private:
   /// The C expression of a tensor-map size or stride, as int64_t.
   std::string hostValue(const rt::HostValue &v) const;
   /// The C expression of a grid dimension; divisions report to tilec_bad.
-  std::string gridExpr(const rt::GridExpr &e) const;
+  /// With `view`, every value goes through tilec_aot_view (a tensor-map
+  /// size or stride the kernel computes too).
+  std::string gridExpr(const rt::GridExpr &e, bool view = false) const;
+  /// The text of tensor-map size or stride `v` for the header's comment.
+  std::string describe(const rt::HostValue &v) const;
+  /// Computes the tensor-map sizes and strides that are expressions into
+  /// tilec_view[], then writes the requirements the arguments must meet.
+  void writeChecks();
   void writeComment();
   void writeCubin();
   void writeLoad();
@@ -199,6 +227,10 @@ private:
   std::string prefix;
   /// C names of the parameters.
   SmallVector<std::string> names;
+  /// Index into tilec_view[] of each computed size or stride.
+  DenseMap<const rt::HostValue *, unsigned> computed;
+  /// Entries of tilec_view[].
+  unsigned numComputed = 0;
 };
 } // namespace
 
@@ -211,16 +243,26 @@ LogicalResult HeaderWriter::prepare(Location loc) {
   for (auto [i, p] : llvm::enumerate(spec.params))
     names.push_back(isUsableCName(p.name) ? p.name
                                           : "tilec_arg" + std::to_string(i));
-  // Runtime checks cover parameter-valued sizes and strides; constants are
-  // checked here once.
+  // One tilec_view[] entry per expression (Q, K and V often share one).
+  llvm::StringMap<unsigned> byText;
+  for (const rt::TensorMapSpec &m : spec.tensorMaps)
+    for (const auto *values : {&m.sizes, &m.strides})
+      for (const rt::HostValue &v : *values)
+        if (v.isComputed())
+          computed[&v] =
+              byText.try_emplace(v.expr.getText(), byText.size()).first->second;
+  numComputed = byText.size();
+  // Runtime checks cover parameter-valued and computed sizes and strides;
+  // constants are checked here once.
   for (const rt::TensorMapSpec &m : spec.tensorMaps) {
     for (const rt::HostValue &v : m.sizes)
-      if (v.param < 0 && (v.constant < 0 || v.constant > (int64_t(1) << 32)))
+      if (v.param < 0 && !v.isComputed() &&
+          (v.constant < 0 || v.constant > (int64_t(1) << 32)))
         return emitError(loc)
                << "tensor map of '" << spec.params[m.base].name
                << "': constant size " << v.constant << " is outside [0, 2^32]";
     for (auto [d, v] : llvm::enumerate(m.strides))
-      if (d > 0 && v.param < 0 &&
+      if (d > 0 && v.param < 0 && !v.isComputed() &&
           (v.constant <= 0 || (v.constant * m.elemBytes) % 16 != 0 ||
            v.constant * m.elemBytes >= (int64_t(1) << 40)))
         return emitError(loc)
@@ -232,39 +274,49 @@ LogicalResult HeaderWriter::prepare(Location loc) {
 }
 
 std::string HeaderWriter::hostValue(const rt::HostValue &v) const {
+  if (v.isComputed())
+    return "tilec_view[" + std::to_string(computed.lookup(&v)) + "]";
   if (v.param < 0)
     return llvm::formatv("INT64_C({0})", v.constant).str();
   return "(int64_t)" + names[v.param];
 }
 
-std::string HeaderWriter::gridExpr(const rt::GridExpr &e) const {
+std::string HeaderWriter::gridExpr(const rt::GridExpr &e, bool view) const {
   using Kind = rt::GridExpr::Op::Kind;
   SmallVector<std::string> stack;
+  auto checked = [&](std::string value) {
+    return view ? "tilec_aot_view(" + value + ", &tilec_bad)" : value;
+  };
   for (const rt::GridExpr::Op &op : e.getOps()) {
     switch (op.kind) {
     case Kind::Constant:
-      stack.push_back(llvm::formatv("INT64_C({0})", op.value).str());
+      stack.push_back(checked(llvm::formatv("INT64_C({0})", op.value).str()));
       continue;
     case Kind::Param:
-      stack.push_back("(int64_t)" + names[op.value]);
+      stack.push_back(checked("(int64_t)" + names[op.value]));
       continue;
     case Kind::Neg:
-      stack.back() = "(-" + stack.back() + ")";
+      stack.back() =
+          view ? checked("-" + stack.back()) : "(-" + stack.back() + ")";
       continue;
     default:
       break;
     }
     std::string b = stack.pop_back_val();
     std::string &a = stack.back();
+    // Inside tilec_aot_view(...), an operation needs no parentheses.
+    auto binary = [&](StringRef sign) {
+      return view ? a + sign.str() + b : "(" + a + sign.str() + b + ")";
+    };
     switch (op.kind) {
     case Kind::Add:
-      a = "(" + a + " + " + b + ")";
+      a = binary(" + ");
       break;
     case Kind::Sub:
-      a = "(" + a + " - " + b + ")";
+      a = binary(" - ");
       break;
     case Kind::Mul:
-      a = "(" + a + " * " + b + ")";
+      a = binary(" * ");
       break;
     case Kind::CeilDiv:
       a = "tilec_aot_ceildiv(" + a + ", " + b + ", &tilec_bad)";
@@ -278,12 +330,19 @@ std::string HeaderWriter::gridExpr(const rt::GridExpr &e) const {
     default:
       llvm_unreachable("operand kinds are handled above");
     }
+    a = checked(a);
   }
   StringRef top = stack.back();
   if (top.starts_with("(") && top.ends_with(")") &&
       !top.starts_with("(int64_t)"))
     return top.drop_front().drop_back().str();
   return top.str();
+}
+
+std::string HeaderWriter::describe(const rt::HostValue &v) const {
+  if (v.isComputed())
+    return v.expr.getText();
+  return v.param < 0 ? std::to_string(v.constant) : names[v.param];
 }
 
 void HeaderWriter::writeComment() {
@@ -328,16 +387,21 @@ void HeaderWriter::writeComment() {
   for (const rt::TensorMapSpec &m : spec.tensorMaps) {
     os << " *   TMA descriptor of " << names[m.base]
        << ": 16-byte aligned; sizes (innermost first) [";
-    llvm::interleaveComma(m.sizes, os, [&](const rt::HostValue &v) {
-      os << (v.param < 0 ? std::to_string(v.constant) : names[v.param]);
-    });
+    llvm::interleaveComma(m.sizes, os,
+                          [&](const rt::HostValue &v) { os << describe(v); });
     os << "] in [0, 2^32];\n *     strides [";
-    llvm::interleaveComma(m.strides, os, [&](const rt::HostValue &v) {
-      os << (v.param < 0 ? std::to_string(v.constant) : names[v.param]);
-    });
+    llvm::interleaveComma(m.strides, os,
+                          [&](const rt::HostValue &v) { os << describe(v); });
     os << "] elements of " << m.elemBytes
        << " bytes, each past the first a positive\n *     multiple of 16 "
           "bytes below 2^40\n";
+    if (llvm::any_of(m.sizes,
+                     [](const rt::HostValue &v) { return v.isComputed(); }) ||
+        llvm::any_of(m.strides,
+                     [](const rt::HostValue &v) { return v.isComputed(); }))
+      os << " *     (expressions: every value they compute in [0, 2^31), as "
+            "the kernel\n *     computes them in 32-bit integers; a computed "
+            "size of 0 only\n *     when no program runs)\n";
   }
   os << " *\n * Grid: (";
   for (unsigned d = 0; d < 3; ++d)
@@ -498,6 +562,73 @@ void HeaderWriter::writeTensorMap(unsigned index) {
      << "    if (tilec_err != CUDA_SUCCESS)\n      return tilec_err;\n  }\n";
 }
 
+void HeaderWriter::writeChecks() {
+  // Computed sizes and strides first: the checks below read them.
+  llvm::SmallDenseSet<unsigned> written;
+  for (const rt::TensorMapSpec &m : spec.tensorMaps)
+    for (const auto *values : {&m.sizes, &m.strides})
+      for (const rt::HostValue &v : *values)
+        if (v.isComputed() && written.insert(computed.lookup(&v)).second)
+          os << "  " << hostValue(v) << " = " << gridExpr(v.expr, /*view=*/true)
+             << ";\n";
+  if (!computed.empty())
+    os << "  if (tilec_bad)\n    return CUDA_ERROR_INVALID_VALUE; /* TMA: "
+          "computed sizes and strides in [0, 2^31) */\n";
+  // Requirements, before any driver call: failing condition and rule, each
+  // condition once (a TMA base is often also an aligned parameter).
+  SmallVector<std::pair<std::string, std::string>> checks;
+  llvm::StringSet<> seen;
+  auto require = [&](std::string failing, std::string rule) {
+    if (seen.insert(failing).second)
+      checks.emplace_back(std::move(failing), std::move(rule));
+  };
+  for (auto [i, p] : llvm::enumerate(spec.params)) {
+    if (p.align)
+      require(llvm::formatv("{0} % {1} != 0", names[i], p.align),
+              llvm::formatv("{0}: {1}-byte aligned", names[i], p.align));
+    if (p.divisibility)
+      require(
+          llvm::formatv("{0} % {1} != 0", names[i], p.divisibility),
+          llvm::formatv("{0}: a multiple of {1}", names[i], p.divisibility));
+  }
+  for (const rt::TensorMapSpec &m : spec.tensorMaps) {
+    require(names[m.base] + " % 16 != 0", "TMA: 16-byte aligned base");
+    // Upper bounds only for 64-bit parameters: narrower ones cannot exceed
+    // them, and compilers warn about comparisons that are always false.
+    auto isWide = [&](const rt::HostValue &v) {
+      return spec.params[v.param].dtype == rt::DType::I64;
+    };
+    for (const rt::HostValue &v : m.sizes) {
+      if (v.param < 0)
+        continue; // constants: checked once; computed: in [0, 2^31)
+      std::string failing = hostValue(v) + " < 0";
+      if (isWide(v))
+        failing += " || " + hostValue(v) + " > (INT64_C(1) << 32)";
+      require(failing, "TMA: size in [0, 2^32]");
+    }
+    for (auto [d, v] : llvm::enumerate(m.strides)) {
+      if (d == 0 || (v.param < 0 && !v.isComputed()))
+        continue;
+      // A computed stride is in [0, 2^31); 0 is refused when programs run.
+      std::string failing =
+          v.isComputed() ? llvm::formatv("({0} * {1}) % 16 != 0", hostValue(v),
+                                         m.elemBytes)
+                               .str()
+                         : llvm::formatv("{0} <= 0 || ({0} * {1}) % 16 != 0",
+                                         hostValue(v), m.elemBytes)
+                               .str();
+      if (!v.isComputed() && isWide(v))
+        failing += llvm::formatv(" || {0} >= (INT64_C(1) << 40) / {1}",
+                                 hostValue(v), m.elemBytes);
+      require(failing, "TMA: stride a positive multiple of 16 bytes below "
+                       "2^40");
+    }
+  }
+  for (const auto &[failing, rule] : checks)
+    os << "  if (" << failing << ")\n    return CUDA_ERROR_INVALID_VALUE; /* "
+       << rule << " */\n";
+}
+
 void HeaderWriter::writeLaunch() {
   std::string state = prefix + "_state";
   unsigned numParams = spec.getNumKernelParams();
@@ -526,55 +657,11 @@ void HeaderWriter::writeLaunch() {
   os << "  void *tilec_params[" << std::max(1u, numParams) << "];\n";
   if (spec.hasCluster())
     os << "  CUlaunchAttribute tilec_attr;\n";
+  if (numComputed)
+    os << "  int64_t tilec_view[" << numComputed << "];\n";
   os << "  CUlaunchConfig tilec_config;\n  CUresult tilec_err;\n";
 
-  // Requirements, before any driver call: failing condition and rule, each
-  // condition once (a TMA base is often also an aligned parameter).
-  SmallVector<std::pair<std::string, std::string>> checks;
-  llvm::StringSet<> seen;
-  auto require = [&](std::string failing, std::string rule) {
-    if (seen.insert(failing).second)
-      checks.emplace_back(std::move(failing), std::move(rule));
-  };
-  for (auto [i, p] : llvm::enumerate(spec.params)) {
-    if (p.align)
-      require(llvm::formatv("{0} % {1} != 0", names[i], p.align),
-              llvm::formatv("{0}: {1}-byte aligned", names[i], p.align));
-    if (p.divisibility)
-      require(
-          llvm::formatv("{0} % {1} != 0", names[i], p.divisibility),
-          llvm::formatv("{0}: a multiple of {1}", names[i], p.divisibility));
-  }
-  for (const rt::TensorMapSpec &m : spec.tensorMaps) {
-    require(names[m.base] + " % 16 != 0", "TMA: 16-byte aligned base");
-    // Upper bounds only for 64-bit parameters: narrower ones cannot exceed
-    // them, and compilers warn about comparisons that are always false.
-    auto isWide = [&](const rt::HostValue &v) {
-      return spec.params[v.param].dtype == rt::DType::I64;
-    };
-    for (const rt::HostValue &v : m.sizes) {
-      if (v.param < 0)
-        continue;
-      std::string failing = hostValue(v) + " < 0";
-      if (isWide(v))
-        failing += " || " + hostValue(v) + " > (INT64_C(1) << 32)";
-      require(failing, "TMA: size in [0, 2^32]");
-    }
-    for (auto [d, v] : llvm::enumerate(m.strides)) {
-      if (d == 0 || v.param < 0)
-        continue;
-      std::string failing = llvm::formatv("{0} <= 0 || ({0} * {1}) % 16 != 0",
-                                          hostValue(v), m.elemBytes);
-      if (isWide(v))
-        failing += llvm::formatv(" || {0} >= (INT64_C(1) << 40) / {1}",
-                                 hostValue(v), m.elemBytes);
-      require(failing, "TMA: stride a positive multiple of 16 bytes below "
-                       "2^40");
-    }
-  }
-  for (const auto &[failing, rule] : checks)
-    os << "  if (" << failing << ")\n    return CUDA_ERROR_INVALID_VALUE; /* "
-       << rule << " */\n";
+  writeChecks();
 
   static const char *const callerDims[] = {"tilec_grid_x", "tilec_grid_y",
                                             "tilec_grid_z"};
@@ -598,6 +685,17 @@ void HeaderWriter::writeLaunch() {
         "0)\n    return CUDA_SUCCESS; /* nothing to compute */\n"
      << "  if (tilec_grid[0] > INT32_MAX || tilec_grid[1] > 65535 || "
         "tilec_grid[2] > 65535)\n    return CUDA_ERROR_INVALID_VALUE;\n";
+  // A size the kernel computes is not encoded as 1, nor a stride as
+  // anything (a parameter of 0 is an empty problem the kernel's own loops
+  // skip).
+  llvm::SmallDenseSet<unsigned> zeroChecked;
+  for (const rt::TensorMapSpec &m : spec.tensorMaps)
+    for (unsigned d = 0; d < m.getRank(); ++d)
+      for (const rt::HostValue *v : {&m.sizes[d], &m.strides[d]})
+        if (v->isComputed() && zeroChecked.insert(computed.lookup(v)).second)
+          os << "  if (" << hostValue(*v)
+             << " == 0)\n    return CUDA_ERROR_INVALID_VALUE; /* TMA: "
+             << v->expr.getText() << " positive when programs run */\n";
   // Whole clusters; a persistent kernel's tiles too (its programs walk them
   // in step, sharing tiles by multicast) before the cap below.
   if (spec.hasCluster())
@@ -672,6 +770,8 @@ void HeaderWriter::write() {
      << "#define TILEC_AOT_ALIGN64 __attribute__((aligned(64)))\n#endif\n"
      << "#endif\n\n"
      << kCommonHelpers << "\n";
+  if (!computed.empty())
+    os << kViewHelper << "\n";
   writeCubin();
   writeLoad();
   writeUnload();

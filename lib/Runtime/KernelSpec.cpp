@@ -241,21 +241,42 @@ static int64_t floorDiv(int64_t a, int64_t b) {
 }
 
 StatusOr<int64_t> GridExpr::evaluate(const int64_t *values) const {
+  return evaluateImpl(values, /*bounded=*/false);
+}
+
+StatusOr<int64_t> GridExpr::evaluateViewValue(const int64_t *values) const {
+  return evaluateImpl(values, /*bounded=*/true);
+}
+
+StatusOr<int64_t> GridExpr::evaluateImpl(const int64_t *values,
+                                         bool bounded) const {
   int64_t stack[kMaxGridStack];
   size_t top = 0;
   auto overflow = [&] {
     return Status::error("grid expression '" + text + "' overflows");
   };
+  // Bounded: every value in [0, kMaxViewValue], so no 64-bit overflow.
+  auto outside = [&](int64_t v) {
+    return Status::error("computes " + std::to_string(v) +
+                         ", outside [0, 2^31)");
+  };
   for (const Op &op : ops) {
     if (op.kind == Op::Kind::Constant || op.kind == Op::Kind::Param) {
-      stack[top++] =
-          op.kind == Op::Kind::Constant ? op.value : values[op.value];
+      int64_t v = op.kind == Op::Kind::Constant ? op.value : values[op.value];
+      if (bounded && (v < 0 || v > kMaxViewValue))
+        return op.kind == Op::Kind::Constant
+                   ? outside(v)
+                   : Status::error("reads " + std::to_string(v) +
+                                   ", outside [0, 2^31)");
+      stack[top++] = v;
       continue;
     }
     if (op.kind == Op::Kind::Neg) {
       if (stack[top - 1] == std::numeric_limits<int64_t>::min())
         return overflow();
       stack[top - 1] = -stack[top - 1];
+      if (bounded && stack[top - 1] < 0)
+        return outside(stack[top - 1]);
       continue;
     }
     int64_t b = stack[--top];
@@ -277,8 +298,9 @@ StatusOr<int64_t> GridExpr::evaluate(const int64_t *values) const {
     case Op::Kind::FloorDiv:
     case Op::Kind::Mod:
       if (b == 0)
-        return Status::error("division by zero in grid expression '" + text +
-                             "'");
+        return Status::error(bounded ? std::string("divides by zero")
+                                     : "division by zero in grid expression '" +
+                                           text + "'");
       if (a == std::numeric_limits<int64_t>::min() && b == -1)
         return overflow();
       if (op.kind == Op::Kind::CeilDiv) {
@@ -293,8 +315,25 @@ StatusOr<int64_t> GridExpr::evaluate(const int64_t *values) const {
     default:
       break;
     }
+    if (bounded && (a < 0 || a > kMaxViewValue))
+      return outside(a);
   }
   return stack[0];
+}
+
+std::string GridExpr::describeParams(const std::vector<ParamSpec> &params,
+                                     const int64_t *values) const {
+  std::string out;
+  std::vector<int64_t> seen;
+  for (const Op &op : ops) {
+    if (op.kind != Op::Kind::Param ||
+        std::find(seen.begin(), seen.end(), op.value) != seen.end())
+      continue;
+    seen.push_back(op.value);
+    out += (out.empty() ? "" : ", ") + params[op.value].name + "=" +
+           std::to_string(values[op.value]);
+  }
+  return out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -412,7 +451,8 @@ static Status parseParam(const FieldReader &r, const json::Value &v,
   return Status::success();
 }
 
-/// Reads a tensor-map size or stride: an integer parameter or a constant.
+/// Reads a tensor-map size or stride: a constant, an integer parameter, or
+/// an expression over integer parameters (the grid rule's syntax).
 static Status parseHostValue(const FieldReader &r, const json::Value &v,
                              const std::string &path,
                              const std::vector<ParamSpec> &params,
@@ -422,7 +462,8 @@ static Status parseHostValue(const FieldReader &r, const json::Value &v,
     return Status::success();
   }
   if (v.kind != json::Value::Kind::String)
-    return r.fail(path, "must be an integer or a parameter name");
+    return r.fail(path, "must be an integer, a parameter name or an "
+                        "expression over parameters");
   for (size_t i = 0; i < params.size(); ++i) {
     if (params[i].name != v.string)
       continue;
@@ -433,7 +474,28 @@ static Status parseHostValue(const FieldReader &r, const json::Value &v,
     out.param = static_cast<int>(i);
     return Status::success();
   }
-  return r.fail(path, "names unknown parameter '" + v.string + "'");
+  bool isName =
+      !v.string.empty() &&
+      std::all_of(v.string.begin(), v.string.end(),
+                  [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) ||
+                           c == '_';
+                  }) &&
+      !std::isdigit(static_cast<unsigned char>(v.string[0]));
+  if (isName)
+    return r.fail(path, "names unknown parameter '" + v.string + "'");
+  StatusOr<GridExpr> e = GridExpr::parse(v.string, params);
+  if (!e.ok())
+    return r.fail(path, "is invalid: " + e.getStatus().message());
+  // One constant or parameter in parentheses is that value.
+  const std::vector<GridExpr::Op> &ops = e->getOps();
+  if (ops.size() == 1 && ops[0].kind == GridExpr::Op::Kind::Constant)
+    out.constant = ops[0].value;
+  else if (ops.size() == 1)
+    out.param = static_cast<int>(ops[0].value);
+  else
+    out.expr = std::move(*e);
+  return Status::success();
 }
 
 /// Reads one `tensor_maps` entry and checks what TMA requires of the parts
@@ -508,7 +570,8 @@ static Status parseTensorMap(const FieldReader &r, const json::Value &v,
       return s;
     m.box[d] = static_cast<uint32_t>(i64);
   }
-  if (m.strides[0].param >= 0 || m.strides[0].constant != 1)
+  if (m.strides[0].param >= 0 || m.strides[0].isComputed() ||
+      m.strides[0].constant != 1)
     return r.fail(path + ".strides[0]",
                   "must be 1: TMA reads the innermost dimension contiguously");
   if (Status s = r.getInt(*v.get("swizzle"), path + ".swizzle", 0, 128, i64);
@@ -752,13 +815,42 @@ static std::string hex(uint64_t v) {
   return "0x" + s;
 }
 
-/// "name=value" of a parameter, or the constant, for messages.
+/// "name=value" of a parameter, the constant, or "S * BH = 64 (S=8, BH=8)"
+/// of an expression whose value is `value`, for messages.
 static std::string describe(const KernelSpec &spec, const HostValue &v,
-                            const std::vector<uint64_t> &values) {
+                            const std::vector<uint64_t> &values,
+                            int64_t value) {
+  if (v.isComputed())
+    return v.expr.getText() + " = " + std::to_string(value) + " (" +
+           v.expr.describeParams(
+               spec.params, reinterpret_cast<const int64_t *>(values.data())) +
+           ")";
   if (v.param < 0)
     return std::to_string(v.constant);
   return spec.params[v.param].name + "=" +
          std::to_string(static_cast<int64_t>(values[v.param]));
+}
+
+/// The value of tensor-map size or stride `v` for launch `values`; `what`
+/// ("size") and `dim` name it in the failure.
+static StatusOr<int64_t> evaluateHostValue(const KernelSpec &spec,
+                                           const HostValue &v,
+                                           const std::vector<uint64_t> &values,
+                                           const char *what, unsigned dim) {
+  if (!v.isComputed())
+    return v.param < 0 ? v.constant : static_cast<int64_t>(values[v.param]);
+  // Integer slots hold sign-extended values.
+  const int64_t *ints = reinterpret_cast<const int64_t *>(values.data());
+  StatusOr<int64_t> r = v.expr.evaluateViewValue(ints);
+  if (r.ok())
+    return r;
+  return Status::error(std::string(what) + " " + v.expr.getText() +
+                       " of dimension " + std::to_string(dim) +
+                       " (innermost first), with " +
+                       v.expr.describeParams(spec.params, ints) + ", " +
+                       r.getStatus().message() +
+                       ": the kernel computes view sizes and strides in "
+                       "32-bit integers");
 }
 
 /// Stores scalar argument `a` for parameter `p` in `slot`.
@@ -837,6 +929,46 @@ static Status bindPointer(const KernelSpec &spec, const ParamSpec &p,
   return Status::success();
 }
 
+/// Checks that `baseArg`, when the caller described the tensor, is the view
+/// tensor map `m` reads: rank, contiguity, strides and sizes (`sizes` and
+/// `strides` are the map's values, innermost first).
+static Status checkTensorArg(const KernelSpec &spec, const TensorMapSpec &m,
+                             const Arg &baseArg,
+                             const std::vector<uint64_t> &values,
+                             const int64_t *sizes, const int64_t *strides) {
+  if (baseArg.getRank() == 0)
+    return Status::success();
+  // Its dimensions are outermost first, the map's innermost first.
+  const std::string &base = spec.params[m.base].name;
+  auto failArg = [&](const std::string &what) {
+    return Status::error(spec.name + ": '" + base + "' " + what);
+  };
+  unsigned rank = baseArg.getRank();
+  if (rank != m.getRank())
+    return failArg("is read as a " + std::to_string(m.getRank()) +
+                   "-d view, got a " + std::to_string(rank) + "-d tensor");
+  if (baseArg.getStride(rank - 1) != 1)
+    return failArg("must be contiguous in its last dimension (stride 1), got "
+                   "stride " +
+                   std::to_string(baseArg.getStride(rank - 1)));
+  for (unsigned d = 1; d < rank; ++d) {
+    int64_t got = baseArg.getStride(rank - 1 - d);
+    if (got != strides[d])
+      return failArg("has stride " + std::to_string(got) + " in dimension " +
+                     std::to_string(rank - 1 - d) +
+                     ", but the kernel reads it with stride " +
+                     describe(spec, m.strides[d], values, strides[d]));
+  }
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t got = baseArg.getShape(rank - 1 - d);
+    if (got < sizes[d])
+      return failArg("has " + std::to_string(got) + " elements in dimension " +
+                     std::to_string(rank - 1 - d) + ", but the kernel reads " +
+                     describe(spec, m.sizes[d], values, sizes[d]));
+  }
+  return Status::success();
+}
+
 /// Builds the request for tensor map `index` and checks TMA's rules, plus the
 /// shape of the base argument when the caller described it.
 static Status bindTensorMap(const KernelSpec &spec, unsigned index,
@@ -844,72 +976,80 @@ static Status bindTensorMap(const KernelSpec &spec, unsigned index,
                             const std::vector<uint64_t> &values,
                             TensorMapRequest &req) {
   const TensorMapSpec &m = spec.tensorMaps[index];
-  const std::string &base = spec.params[m.base].name;
   auto fail = [&](const std::string &what) {
-    return Status::error(spec.name + ": tensor map of '" + base + "': " + what);
-  };
-  auto valueOf = [&](const HostValue &v) {
-    return v.param < 0 ? v.constant : static_cast<int64_t>(values[v.param]);
+    return Status::error(spec.name + ": tensor map of '" +
+                         spec.params[m.base].name + "': " + what);
   };
   req.spec = index;
   req.address = values[m.base];
   req.rank = m.getRank();
   if (req.address % 16 != 0)
     return fail("TMA needs a 16-byte aligned base, got " + hex(req.address));
+  int64_t sizes[Arg::kMaxRank], strides[Arg::kMaxRank];
   for (unsigned d = 0; d < req.rank; ++d) {
-    int64_t size = valueOf(m.sizes[d]);
-    if (size < 0 || size > (int64_t(1) << 32))
-      return fail("size " + describe(spec, m.sizes[d], values) +
-                  " of dimension " + std::to_string(d) +
+    std::string dim = " of dimension " + std::to_string(d);
+    StatusOr<int64_t> size =
+        evaluateHostValue(spec, m.sizes[d], values, "size", d);
+    if (!size.ok())
+      return fail(size.getStatus().message());
+    sizes[d] = *size;
+    if (sizes[d] < 0 || sizes[d] > (int64_t(1) << 32))
+      return fail("size " + describe(spec, m.sizes[d], values, sizes[d]) + dim +
                   " (innermost first) must be in [0, 2^32]");
     // An empty dimension never issues a copy; the map still needs extent 1.
-    req.sizes[d] = size == 0 ? 1 : static_cast<uint64_t>(size);
+    req.sizes[d] = sizes[d] == 0 ? 1 : static_cast<uint64_t>(sizes[d]);
     if (d == 0)
       continue;
-    int64_t stride = valueOf(m.strides[d]);
+    StatusOr<int64_t> stride =
+        evaluateHostValue(spec, m.strides[d], values, "stride", d);
+    if (!stride.ok())
+      return fail(stride.getStatus().message());
+    strides[d] = *stride;
+    // A computed 0 (an empty problem's) is refused only when programs run
+    // (checkComputedZeros); nothing is encoded otherwise.
+    if (strides[d] == 0 && m.strides[d].isComputed()) {
+      req.strides[d - 1] = 0;
+      continue;
+    }
     int64_t bytes;
-    if (stride <= 0 ||
-        __builtin_mul_overflow(stride, int64_t(m.elemBytes), &bytes) ||
+    if (strides[d] <= 0 ||
+        __builtin_mul_overflow(strides[d], int64_t(m.elemBytes), &bytes) ||
         bytes % 16 != 0 || bytes >= (int64_t(1) << 40))
-      return fail("stride " + describe(spec, m.strides[d], values) +
-                  " of dimension " + std::to_string(d) +
+      return fail("stride " + describe(spec, m.strides[d], values, strides[d]) +
+                  dim +
                   " (innermost first) must be positive, a multiple of 16 "
                   "bytes and below 2^40 bytes (" +
                   std::to_string(m.elemBytes) + "-byte elements)");
     req.strides[d - 1] = static_cast<uint64_t>(bytes);
   }
-  if (baseArg.getRank() == 0)
-    return Status::success();
-  // The caller described the tensor: it must be the view the kernel reads.
-  // Its dimensions are outermost first, the map's innermost first.
-  auto failArg = [&](const std::string &what) {
-    return Status::error(spec.name + ": '" + base + "' " + what);
-  };
-  unsigned rank = baseArg.getRank();
-  if (rank != req.rank)
-    return failArg("is read as a " + std::to_string(req.rank) +
-                   "-d view, got a " + std::to_string(rank) + "-d tensor");
-  if (baseArg.getStride(rank - 1) != 1)
-    return failArg("must be contiguous in its last dimension (stride 1), got "
-                   "stride " +
-                   std::to_string(baseArg.getStride(rank - 1)));
-  for (unsigned d = 1; d < rank; ++d) {
-    int64_t want = valueOf(m.strides[d]);
-    int64_t got = baseArg.getStride(rank - 1 - d);
-    if (got != want)
-      return failArg("has stride " + std::to_string(got) + " in dimension " +
-                     std::to_string(rank - 1 - d) +
-                     ", but the kernel reads it with stride " +
-                     describe(spec, m.strides[d], values));
-  }
-  for (unsigned d = 0; d < rank; ++d) {
-    int64_t want = valueOf(m.sizes[d]);
-    int64_t got = baseArg.getShape(rank - 1 - d);
-    if (got < want)
-      return failArg("has " + std::to_string(got) + " elements in dimension " +
-                     std::to_string(rank - 1 - d) + ", but the kernel reads " +
-                     describe(spec, m.sizes[d], values));
-  }
+  return checkTensorArg(spec, m, baseArg, values, sizes, strides);
+}
+
+/// Checks that no computed size or stride of a tensor map is 0 when
+/// programs run. A parameter of 0 is an empty problem the kernel's own loops
+/// skip, but a size the kernel computes is not encoded as 1, nor a stride as
+/// anything: a launch whose grid is empty encodes no map, others are
+/// refused.
+static Status checkComputedZeros(const KernelSpec &spec,
+                                 const std::vector<uint64_t> &values) {
+  const int64_t *ints = reinterpret_cast<const int64_t *>(values.data());
+  for (const TensorMapSpec &m : spec.tensorMaps)
+    for (unsigned d = 0; d < m.getRank(); ++d)
+      for (bool isSize : {true, false}) {
+        const HostValue &v = isSize ? m.sizes[d] : m.strides[d];
+        if (!v.isComputed())
+          continue;
+        StatusOr<int64_t> value = v.expr.evaluateViewValue(ints);
+        if (!value.ok() || *value != 0)
+          continue;
+        return Status::error(spec.name + ": tensor map of '" +
+                             spec.params[m.base].name +
+                             "': " + (isSize ? "size " : "stride ") +
+                             describe(spec, v, values, 0) + " of dimension " +
+                             std::to_string(d) + " (innermost first) must be " +
+                             (isSize ? "at least 1" : "positive") +
+                             " when the grid has programs");
+      }
   return Status::success();
 }
 
@@ -985,6 +1125,8 @@ Status KernelSpec::bind(ArgList args, LaunchPlan &plan) const {
   }
   if (plan.isEmpty())
     return Status::success();
+  if (Status s = checkComputedZeros(*this, plan.values); !s.ok())
+    return s;
   static const char *const axes[] = {"x", "y", "z"};
   static const int64_t limits[] = {std::numeric_limits<int32_t>::max(), 65535,
                                    65535};

@@ -71,6 +71,8 @@ CASES = {
     "gridless": (lambda: read("test/tilec/Inputs/ok.mlir"), "sm_80", None),
     # Two kernels with clusters, persistent.
     "clusters": (lambda: read("test/Target/Inputs/gemm_bf16_cluster.mlir"), "sm_90a", None),
+    # Tensor maps with sizes and strides the kernel computes (S * BH).
+    "computed-maps": (lambda: read("test/Target/attention-rows-ptx.mlir"), "sm_90a", None),
 }
 
 

@@ -7,6 +7,11 @@ parameters, in the syntax of tile.kernel's ``grid(...)``:
     term   := factor ('*' factor)*
     factor := integer | name | '-' factor | '(' expr ')'
             | ('ceildiv' | 'floordiv' | 'mod') '(' expr ',' expr ')'
+
+The sizes and strides of tensor maps (``tensor_maps`` entries) are
+integers, parameter names, or expressions in the same syntax that the
+kernel computes too: :func:`view_value` evaluates them with every value in
+[0, 2^31), where the kernel's 32-bit arithmetic agrees.
 """
 
 import re
@@ -172,7 +177,8 @@ def _param(env, name, text):
 
 def _build(source, argument):
     """The function ``lambda <argument>: <source>``."""
-    namespace = {"_ceildiv": _ceildiv, "_floordiv": _floordiv, "_mod": _mod, "_param": _param}
+    namespace = {"_ceildiv": _ceildiv, "_floordiv": _floordiv, "_mod": _mod, "_param": _param,
+                 "_view": _view, "_view_division": _view_division}
     return eval(f"lambda {argument}: {source}", namespace)  # noqa: S307 - generated text
 
 
@@ -222,3 +228,111 @@ def compile_rule(rule, positions):
     dims = [_Parser(expr, reference).parse() for expr in rule]
     dims += ["1"] * (3 - len(dims))
     return _build(f"({', '.join(dims)})", "v")
+
+
+# -- tensor-map sizes and strides ----------------------------------------------
+
+#: Largest value of a size or stride that a kernel computes (32-bit).
+MAX_VIEW_VALUE = 2**31 - 1
+
+
+def _view(value, text):
+    if not 0 <= value <= MAX_VIEW_VALUE:
+        raise GridRuleError(f"computes {value}, outside [0, 2^31)")
+    return value
+
+
+def _view_division(op, x, y):
+    if y == 0:
+        raise GridRuleError("divides by zero")
+    return _DIVISIONS[op](x, y, "")
+
+
+class _ViewParser(_Parser):
+    """Parses a computed tensor-map size or stride into source text that
+    checks every value it computes -- parameters, constants, intermediate
+    results -- to be in [0, 2^31): there the kernel's 32-bit arithmetic
+    (dividing toward zero) computes the same value. No constant folding:
+    each value is checked as the C++ runtime checks it."""
+
+    def expr(self):
+        src = self.term()[0]
+        while self.peek() in (("punct", "+"), ("punct", "-")):
+            op = self.take()[1]
+            src = self._check(f"({src} {op} {self.term()[0]})")
+        return src, None
+
+    def term(self):
+        src = self.factor()[0]
+        while self.peek() == ("punct", "*"):
+            self.take()
+            src = self._check(f"({src} * {self.factor()[0]})")
+        return src, None
+
+    def factor(self):
+        kind, val = self.peek()
+        if kind == "int":
+            self.take()
+            return self._check(str(val)), None
+        if (kind, val) == ("punct", "-"):
+            self.take()
+            return self._check(f"(-{self.factor()[0]})"), None
+        if kind == "name" and val not in _DIVISIONS:
+            self.take()
+            return self._check(self.resolve(val, self.text)), None
+        return super().factor()  # parentheses and divisions
+
+    def _division(self, op, a, b):
+        return self._check(f"_view_division({op!r}, {a[0]}, {b[0]})"), None
+
+    def _check(self, src):
+        return f"_view({src}, {self.text!r})"
+
+
+_compiled_views = {}
+
+
+def _compile_view(expr):
+    """(function of an ``env`` mapping, names it reads) of a computed size
+    or stride (memoized)."""
+    found = _compiled_views.get(expr)
+    if found is None:
+        names = []
+
+        def reference(name, text):
+            if name not in names:
+                names.append(name)
+            return _env_reference(name, text)
+
+        function = _build(_ViewParser(expr, reference).parse(), "env")
+        found = _compiled_views[expr] = (function, tuple(names))
+    return found
+
+
+def is_computed(value):
+    """Whether a tensor-map size or stride is an expression (neither an
+    integer nor a parameter name)."""
+    return isinstance(value, str) and not value.isidentifier()
+
+
+def view_params(value):
+    """The parameter names a tensor-map size or stride reads."""
+    if isinstance(value, int):
+        return ()
+    if not is_computed(value):
+        return (value,)
+    return _compile_view(value)[1]
+
+
+def view_value(value, env):
+    """A tensor-map size or stride for parameter values ``env``: the
+    integer, the parameter's value, or the expression's (raising
+    :class:`GridRuleError` for a value outside [0, 2^31) or a division by
+    zero)."""
+    if isinstance(value, int):
+        return value
+    if not is_computed(value):
+        if value not in env:
+            raise GridRuleError(f"unknown parameter {value!r}")
+        return int(env[value])
+    return _compile_view(value)[0](env)

@@ -37,6 +37,7 @@ import weakref
 
 from . import artifacts as _artifacts
 from .errors import ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError
+from .grid import GridRuleError, view_params, view_value
 from . import _rules
 from .kernels import (FP8_DTYPES, PRECISIONS, attention_name, attention_shape_config,
                       gemm_stage_names,
@@ -291,9 +292,13 @@ def _metadata_problem(op, meta, values, described, dtypes=True):
             return ArgumentError(f"{op}: {described.get(spec['base'], spec['base'])} must be "
                                  f"16-byte aligned for TMA; its data pointer is {base.ptr:#x}")
         for stride in spec["strides"][1:]:
-            if isinstance(stride, str) and stride not in values:
+            if any(n not in values for n in view_params(stride)):
                 continue
-            elements = int(values[stride]) if isinstance(stride, str) else int(stride)
+            try:
+                elements = view_value(stride, values)
+            except GridRuleError as e:
+                return ArgumentError(f"{op}: stride {stride} of the tensor map of "
+                                     f"{described.get(spec['base'], spec['base'])} {e}")
             if elements * spec["elem_bytes"] % 16:
                 what = described.get(stride, stride) if isinstance(stride, str) else stride
                 return ArgumentError(

@@ -24,7 +24,8 @@ import os
 import struct
 import threading
 
-from .grid import GridRuleError, compile_rule, evaluate_grid
+from .grid import (GridRuleError, compile_rule, evaluate_grid, is_computed, view_params,
+                   view_value)
 
 #: struct format of each scalar dtype a kernel parameter may have (f16/bf16
 #: are passed as their 16-bit patterns).
@@ -60,18 +61,57 @@ _TMA_SWIZZLES = {0: "CU_TENSOR_MAP_SWIZZLE_NONE", 32: "CU_TENSOR_MAP_SWIZZLE_32B
                  64: "CU_TENSOR_MAP_SWIZZLE_64B", 128: "CU_TENSOR_MAP_SWIZZLE_128B"}
 
 
+def _describe_view_value(v, value, values):
+    """"name=value", the constant, or "S * BH = 0 (S=0, BH=8)", as the C++
+    runtime spells a tensor-map size or stride in its messages."""
+    if is_computed(v):
+        params = ", ".join(f"{n}={int(values[n])}" for n in view_params(v))
+        return f"{v} = {value} ({params})"
+    return f"{v}={value}" if isinstance(v, str) else str(v)
+
+
+def tensor_map_values(spec, values):
+    """(sizes, byte strides past the first), innermost first, of a
+    ``tensor_maps`` entry for parameter values ``values`` (a mapping of
+    names), checked as the C++ runtime checks them: computed values in
+    [0, 2^31), sizes in [0, 2^32] (0 becomes 1: an empty dimension never
+    issues a copy), strides positive and below 2^40 bytes."""
+    base, eb = spec["base"], spec["elem_bytes"]
+
+    def value(what, d, v):
+        try:
+            return view_value(v, values)
+        except GridRuleError as e:
+            params = ", ".join(f"{n}={int(values[n])}" for n in view_params(v)
+                               if n in values)
+            raise LaunchError(f"tensor map of '{base}': {what} {v} of dimension {d} (innermost "
+                              f"first), with {params}, {e}: the kernel computes view sizes and "
+                              f"strides in 32-bit integers") from None
+
+    dims, strides = [], []
+    for d, v in enumerate(spec["sizes"]):
+        size = value("size", d, v)
+        if not 0 <= size <= 2**32:
+            raise LaunchError(f"tensor map of '{base}': size "
+                              f"{_describe_view_value(v, size, values)} of dimension {d} "
+                              f"(innermost first) must be in [0, 2^32]")
+        dims.append(max(1, size))
+    for d, v in enumerate(spec["strides"][1:], 1):
+        stride = value("stride", d, v)
+        if stride <= 0 or stride * eb >= 2**40:
+            raise LaunchError(f"tensor map of '{base}': stride "
+                              f"{_describe_view_value(v, stride, values)} of dimension {d} "
+                              f"(innermost first) must be positive, a multiple of 16 bytes and "
+                              f"below 2^40 bytes ({eb}-byte elements)")
+        strides.append(stride * eb)
+    return dims, strides
+
+
 def encode_tensor_map(spec, address, values):
     """The 128 bytes of a CUtensorMap for a ``tensor_maps`` entry of the
     metadata; ``values`` maps parameter names to launch values."""
     driver = _driver()
-
-    def value(v):
-        return int(values[v]) if isinstance(v, str) else int(v)
-
-    eb = spec["elem_bytes"]
-    # An empty dimension never issues a copy; the map still needs extent 1.
-    dims = [max(1, value(v)) for v in spec["sizes"]]
-    strides = [value(v) * eb for v in spec["strides"][1:]]
+    dims, strides = tensor_map_values(spec, values)
     if address % 16 or any(st % 16 for st in strides):
         raise LaunchError(f"tensor map of '{spec['base']}': TMA needs a 16-byte aligned base "
                           f"and 16-byte multiple strides (got {address:#x}, {strides})")
@@ -203,15 +243,20 @@ class _Arena:
 
 class _MapPlan:
     """How one ``tensor_maps`` entry is fed: its cache key is the launch
-    values at ``positions`` (base pointer, then the named sizes and
-    strides)."""
+    values at ``positions`` (base pointer, then the parameters its sizes
+    and strides read)."""
 
     __slots__ = ("spec", "key", "names", "cache")
 
     def __init__(self, spec, positions):
         self.spec = spec
-        self.names = [spec["base"]] + [v for v in list(spec["sizes"]) + list(spec["strides"])
-                                       if isinstance(v, str)]
+        names = [spec["base"]]
+        try:
+            for v in list(spec["sizes"]) + list(spec["strides"]):
+                names += [n for n in view_params(v) if n not in names]
+        except GridRuleError as e:
+            raise LaunchError(f"tensor map of '{spec['base']}': {e}") from None
+        self.names = names
         missing = [n for n in self.names if n not in positions]
         if missing:
             raise LaunchError(f"tensor map of '{spec['base']}' uses unknown parameter(s) "
@@ -347,6 +392,10 @@ class Kernel:
                           (lambda v: ()))
         self._maps_cache = {}
         self._needs_maps = bool(self._maps or self._map_error or self._unsupported)
+        # Sizes and strides the kernel computes (see _check_extents).
+        self._extents = tuple((spec, d, spec[key][d], key == "sizes")
+                              for spec in self.tensor_maps for d in range(len(spec["sizes"]))
+                              for key in ("sizes", "strides") if is_computed(spec[key][d]))
         rule = meta.get("grid") or []
         try:
             self._grid_function = compile_rule(rule, self._int_positions) if rule else None
@@ -561,6 +610,8 @@ class Kernel:
             gx, gy, gz = grid
         if gx <= 0 or gy <= 0 or gz <= 0:
             return  # empty problem: nothing to launch
+        if self._extents:
+            self._check_extents(values)
         env = _env or _launch_env()
         current = env.current_device()
         if device is not None and device != current:
@@ -626,6 +677,25 @@ class Kernel:
             gx = state.max_programs
         return PreparedLaunch(self, env, current, state.function, (gx, gy, gz), values)
 
+    def _check_extents(self, values):
+        """Refuses a computed size or stride of 0 when the grid has programs:
+        a parameter of 0 is an empty problem the kernel's own loops skip,
+        but a size the kernel computes is not encoded as 1, nor a stride as
+        anything (as the C++ runtime and the AOT header refuse them)."""
+        env = {p["name"]: v for p, v in zip(self.params, values)}
+        for spec, d, v, is_size in self._extents:
+            try:
+                value = view_value(v, env)
+            except (GridRuleError, TypeError, ValueError):
+                continue  # reported when the map is encoded
+            if value == 0:
+                raise LaunchError(f"{self.name}: tensor map of '{spec['base']}': "
+                                  f"{'size' if is_size else 'stride'} "
+                                  f"{_describe_view_value(v, 0, env)} of dimension {d} "
+                                  f"(innermost first) must be "
+                                  f"{'at least 1' if is_size else 'positive'} when the grid "
+                                  f"has programs")
+
     def _map_blobs(self, values):
         if self._unsupported:
             raise LaunchError(f"{self.name}: unsupported parameter type: {self._unsupported}")
@@ -682,6 +752,11 @@ class PreparedLaunch:
         if (kernel._grid_function or kernel._compiled_grid())(values) != self._rule_grid:
             raise LaunchError(f"{kernel.name}: a prepared launch cannot change its grid "
                               f"({kernel._describe_values(values)})")
+        if self._empty:  # nothing launches: no parameter or map to pack
+            self.values = tuple(values)
+            return
+        if kernel._extents:
+            kernel._check_extents(values)
         kernel._pack(self.arena, values)
         self.values = tuple(values)
 

@@ -11,6 +11,7 @@
 // RUN: tilec %examples/gemm_bf16.mlir --chip=sm_80 --emit=ptx -o %t/sm_80
 // RUN: tilec %examples/scale_add_bf16.mlir --chip=sm_80 --emit=ptx -o %t/sm_80
 // RUN: tilec-kernel-spec-test %t/sm_90a/gemm_bf16.json %t/sm_80/gemm_bf16.json %t/sm_80/scale_add_bf16.json | FileCheck %s
+// RUN: tilec-kernel-spec-test --cases %S/Inputs/tma-expr-meta.json %S/Inputs/tma-expr-meta-cases.txt | FileCheck %s --check-prefix=CASES
 //
 // Everything the runtime checks before its first driver call, without a GPU:
 // KernelSpec::parse on the metadata tilec writes and on broken metadata, and
@@ -25,6 +26,8 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 using namespace tilec;
 
@@ -333,6 +336,26 @@ static void testGrid() {
       std::printf("%s: %s\n", text, v.getStatus().message().c_str());
   }
 
+  // Computed tensor-map sizes and strides: every value in [0, 2^31).
+  // CHECK: view b * 3 = 6
+  // CHECK: view ceildiv(b, 0): divides by zero
+  // CHECK: view b - 3: computes -1, outside [0, 2^31)
+  // CHECK: view a + 8: reads -7, outside [0, 2^31)
+  // CHECK: view b * 1073741824: computes 2147483648, outside [0, 2^31)
+  // CHECK: view -b + 4: computes -2, outside [0, 2^31)
+  for (const char *text : {"b * 3", "ceildiv(b, 0)", "b - 3", "a + 8",
+                           "b * 1073741824", "-b + 4"}) {
+    StatusOr<GridExpr> e = GridExpr::parse(text, params);
+    check(e.ok(), "view expressions parse");
+    if (!e.ok())
+      continue;
+    StatusOr<int64_t> v = e->evaluateViewValue(values);
+    if (v.ok())
+      std::printf("view %s = %" PRId64 "\n", text, *v);
+    else
+      std::printf("view %s: %s\n", text, v.getStatus().message().c_str());
+  }
+
   StatusOr<KernelSpec> spec = KernelSpec::parse(R"({
     "kernel": "clustered", "block": [128, 1, 1], "cluster": [2, 1, 1],
     "smem_bytes": 0, "grid": ["m", "n"],
@@ -462,6 +485,34 @@ static void testBadMetadata() {
        R"({"index": 2, "base": "x", "dtype": "bf16", "elem_bytes": 2,
            "sizes": ["n"], "strides": [1], "box": [128], "swizzle": 128})",
        R"("1")"},
+      // A size or stride may be an expression over integer parameters.
+      // CHECK: computed: ok
+      {"computed", params,
+       R"j({"index": 2, "base": "x", "dtype": "bf16", "elem_bytes": 2,
+           "sizes": ["n * 2", "(n)"], "strides": [1, "n * 8 + 8"],
+           "box": [64, 8], "swizzle": 0})j",
+       R"("1")"},
+      // CHECK: computed unknown: error: k.json: field 'tensor_maps[0].sizes[0]' is invalid: grid expression 'n * q': unknown parameter 'q'
+      {"computed unknown", params,
+       R"({"index": 2, "base": "x", "dtype": "bf16", "elem_bytes": 2,
+           "sizes": ["n * q"], "strides": [1], "box": [64], "swizzle": 0})",
+       R"("1")"},
+      // CHECK: computed pointer: error: k.json: field 'tensor_maps[0].sizes[0]' is invalid: grid expression 'x * 2': 'x' is not an integer scalar parameter
+      {"computed pointer", params,
+       R"({"index": 2, "base": "x", "dtype": "bf16", "elem_bytes": 2,
+           "sizes": ["x * 2"], "strides": [1], "box": [64], "swizzle": 0})",
+       R"("1")"},
+      // CHECK: map unknown name: error: k.json: field 'tensor_maps[0].sizes[0]' names unknown parameter 'm'
+      {"map unknown name", params,
+       R"({"index": 2, "base": "x", "dtype": "bf16", "elem_bytes": 2,
+           "sizes": ["m"], "strides": [1], "box": [64], "swizzle": 0})",
+       R"("1")"},
+      // CHECK: computed inner stride: error: k.json: field 'tensor_maps[0].strides[0]' must be 1: TMA reads the innermost dimension contiguously
+      {"computed inner stride", params,
+       R"({"index": 2, "base": "x", "dtype": "bf16", "elem_bytes": 2,
+           "sizes": ["n"], "strides": ["n - n + 1"], "box": [64],
+           "swizzle": 0})",
+       R"("1")"},
       // CHECK: rank mismatch: error: k.json: field 'tensor_maps[0].strides' must have 2 to 2 entries, got 1
       {"rank mismatch", params,
        R"({"index": 2, "base": "x", "dtype": "bf16", "elem_bytes": 2,
@@ -482,7 +533,77 @@ static void testBadMetadata() {
   report("gridless bind", gridless->bind(ArgList(nullptr, 0), plan));
 }
 
+// The shared cases of computed tensor-map sizes and strides, also run by
+// python/tests/test_tma_expr.py: sizes innermost first, byte strides of
+// the dimensions past the first.
+// CASES-NOT: MISMATCH
+// CASES: case ok: ok
+// CASES-NEXT: sizes 64 400 4, byte strides 128 12800
+// CASES-NEXT: case stride-bytes: error: computed: tensor map of 'x': stride h * d = 15 (h=3, d=5) of dimension 1 (innermost first) must be positive, a multiple of 16 bytes and below 2^40 bytes (2-byte elements)
+// CASES-NEXT: case size-2^32: error: computed: tensor map of 'x': size s * bh of dimension 1 (innermost first), with s=65536, bh=65536, computes 4294967296, outside [0, 2^31): the kernel computes view sizes and strides in 32-bit integers
+// CASES-NEXT: case size-0: error: computed: tensor map of 'x': size s * bh = 0 (s=0, bh=4) of dimension 1 (innermost first) must be at least 1 when the grid has programs
+// CASES-NEXT: case size-0-no-grid: ok
+// CASES-NEXT: case stride-0: error: computed: tensor map of 'x': stride h * d = 0 (h=2, d=0) of dimension 1 (innermost first) must be positive when the grid has programs
+// CASES-NEXT: case stride-0-no-grid: ok
+// CASES-NEXT: case negative: error: computed: tensor map of 'x': stride h * d of dimension 1 (innermost first), with h=-2, d=-16, reads -2, outside [0, 2^31): the kernel computes view sizes and strides in 32-bit integers
+// CASES-NOT: MISMATCH
+
+/// Binds the launches of `casesPath` (a shared conformance file, see
+/// Inputs/tma-expr-meta-cases.txt) to the kernel of `metaPath`: pointers
+/// get 16-byte aligned addresses, integer scalars the case's values in
+/// order, others 0.5. Prints "case NAME: ok" or "case NAME: error: MESSAGE",
+/// and "MISMATCH" where the outcome is not the expected one.
+static int runCases(const char *metaPath, const char *casesPath) {
+  StatusOr<KernelSpec> spec = loadSpec(metaPath);
+  std::ifstream cases(casesPath);
+  if (!spec.ok() || !cases) {
+    std::printf("FAILED: cannot read %s or %s\n", metaPath, casesPath);
+    return 1;
+  }
+  std::string line;
+  while (std::getline(cases, line)) {
+    std::istringstream in(line);
+    std::string token;
+    std::vector<std::string> tokens;
+    while (in >> token)
+      tokens.push_back(token);
+    if (tokens.size() < 2 || tokens[0][0] == '#')
+      continue;
+    std::vector<Arg> args;
+    size_t next = 1;
+    uint64_t address = 0x10000;
+    for (const ParamSpec &p : spec->params) {
+      if (p.kind == ParamSpec::Kind::Pointer)
+        args.push_back(Arg::ptr(address += 0x10000));
+      else if (isIntegerDType(p.dtype) && next + 1 < tokens.size())
+        args.push_back(Arg(int64_t(std::stoll(tokens[next++]))));
+      else
+        args.push_back(Arg(0.5));
+    }
+    LaunchPlan plan;
+    Status s = spec->bind(args, plan);
+    std::printf("case %s: %s%s\n", tokens[0].c_str(),
+                s.ok() ? "ok" : "error: ", s.message().c_str());
+    if (s.ok() && !plan.isEmpty())
+      for (const TensorMapRequest &r : plan.tensorMaps) {
+        std::printf("  sizes");
+        for (unsigned d = 0; d < r.rank; ++d)
+          std::printf(" %" PRIu64, r.sizes[d]);
+        std::printf(", byte strides");
+        for (unsigned d = 0; d + 1 < r.rank; ++d)
+          std::printf(" %" PRIu64, r.strides[d]);
+        std::printf("\n");
+      }
+    if (s.ok() != (tokens.back() == "ok"))
+      std::printf("MISMATCH: %s expected %s\n", tokens[0].c_str(),
+                  tokens.back().c_str());
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 4 && std::string(argv[1]) == "--cases")
+    return runCases(argv[2], argv[3]);
   if (argc != 4) {
     std::fprintf(stderr,
                  "usage: %s GEMM_SM90A.json GEMM_SM80.json SCALE_ADD.json\n",

@@ -113,16 +113,10 @@ static void launch(Kernel &kernel, const char *what, ArgList args) {
               s.ok() ? "ok" : message.substr(colon + 2).c_str());
 }
 
-/// The sequence of aot-mock.c on the GEMM kernel in `cubinPath`.
-static int runGemm(const char *cubinPath) {
-  StatusOr<Kernel> kernel = Kernel::load(cubinPath);
-  if (!kernel.ok()) {
-    std::printf("%s\n", kernel.getStatus().message().c_str());
-    return 1;
-  }
-  // The kernel's signature, as its PTX declares it: 8-byte pointers, scalars
-  // of their type's size, 128-byte tensor maps.
-  const KernelSpec &spec = kernel->getSpec();
+/// Prints "param sizes N,N,..." (the kernel's signature, as its PTX
+/// declares it: 8-byte pointers, scalars of their type's size, 128-byte
+/// tensor maps) and gives them to the mock.
+static void setParamSizes(const KernelSpec &spec) {
   std::vector<unsigned> sizes(spec.getNumKernelParams(), 128);
   for (const ParamSpec &p : spec.params)
     sizes[p.position] =
@@ -132,6 +126,16 @@ static int runGemm(const char *cubinPath) {
     std::printf("%c%u", i ? ',' : ' ', sizes[i]);
   std::printf("\n");
   mockSetParamSizes(sizes.data(), static_cast<unsigned>(sizes.size()));
+}
+
+/// The sequence of aot-mock.c on the GEMM kernel in `cubinPath`.
+static int runGemm(const char *cubinPath) {
+  StatusOr<Kernel> kernel = Kernel::load(cubinPath);
+  if (!kernel.ok()) {
+    std::printf("%s\n", kernel.getStatus().message().c_str());
+    return 1;
+  }
+  setParamSizes(kernel->getSpec());
   launch(*kernel, "launch",
          {Arg::ptr(kA), Arg::ptr(kB), Arg::ptr(kC), 1000, 600, 300, 304, 608,
           600});
@@ -175,9 +179,45 @@ static int runClustered() {
   return 0;
 }
 
+/// The launches of `casesPath` (tma-expr.test) on attention_rows_bf16 in
+/// `cubinPath`: "case NAME: ok" or "case NAME: error: MESSAGE" each, and
+/// "MISMATCH" where the outcome is not the one the file expects.
+static int runCases(const char *casesPath, const char *cubinPath) {
+  StatusOr<Kernel> kernel = Kernel::load(cubinPath);
+  std::FILE *cases = std::fopen(casesPath, "r");
+  if (!kernel.ok() || !cases) {
+    std::printf("cannot load %s or %s\n", cubinPath, casesPath);
+    return 1;
+  }
+  setParamSizes(kernel->getSpec());
+  const uint64_t kQ = 0x10000, kK = 0x20000, kV = 0x30000, kO = 0x40000;
+  char line[256], name[64], expected[16];
+  long long s, bh;
+  while (std::fgets(line, sizeof(line), cases)) {
+    if (line[0] == '#' ||
+        std::sscanf(line, "%63s %lld %lld %15s", name, &s, &bh, expected) != 4)
+      continue;
+    Status status = kernel->launch({Arg::ptr(kQ), Arg::ptr(kK), Arg::ptr(kV),
+                                    Arg::ptr(kO), static_cast<int64_t>(s),
+                                    static_cast<int64_t>(bh), 0.5f});
+    std::printf("case %s: %s%s\n", name,
+                status.ok() ? "ok" : "error: ", status.message().c_str());
+    if (status.ok() != (std::string(expected) == "ok"))
+      std::printf("MISMATCH: %s expected %s\n", name, expected);
+  }
+  std::fclose(cases);
+  std::printf("launches: %d\n", mockGetLaunches());
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 4 && std::string(argv[1]) == "--cases")
+    return runCases(argv[2], argv[3]);
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s KERNEL.cubin | --clustered\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s KERNEL.cubin | --clustered | --cases CASES "
+                 "KERNEL.cubin\n",
+                 argv[0]);
     return 2;
   }
   return std::string(argv[1]) == "--clustered" ? runClustered()

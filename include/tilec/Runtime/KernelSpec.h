@@ -130,35 +130,6 @@ struct ParamSpec {
   int64_t divisibility = 0;
 };
 
-/// A size or stride of a tensor map: the value of an integer parameter, or a
-/// constant.
-struct HostValue {
-  /// Index into KernelSpec::params, or -1 for a constant.
-  int param = -1;
-  int64_t constant = 0;
-};
-
-/// A TMA descriptor the kernel takes as a `__grid_constant__` parameter,
-/// encoded on the host with cuTensorMapEncodeTiled from a pointer parameter
-/// and integer parameters. Dimensions are listed innermost first, as
-/// cuTensorMapEncodeTiled takes them; sizes and strides count elements, and
-/// the innermost stride is always 1 (TMA reads rows contiguously).
-struct TensorMapSpec {
-  /// Position among the kernel function's parameters.
-  unsigned position = 0;
-  /// Index into KernelSpec::params of the pointer the map reads.
-  unsigned base = 0;
-  DType dtype = DType::Any;
-  unsigned elemBytes = 0;
-  std::vector<HostValue> sizes;
-  std::vector<HostValue> strides;
-  std::vector<uint32_t> box;
-  /// Shared-memory swizzle span in bytes: 0, 32, 64 or 128.
-  unsigned swizzle = 0;
-
-  unsigned getRank() const { return static_cast<unsigned>(sizes.size()); }
-};
-
 /// One dimension of the grid rule: an integer expression over the kernel's
 /// integer parameters, in the syntax of tile.kernel's `grid(...)`:
 ///
@@ -198,12 +169,65 @@ public:
   /// division by zero or an overflow of 64-bit arithmetic.
   StatusOr<int64_t> evaluate(const int64_t *values) const;
 
+  /// Largest value of a view size or stride: the kernel computes them in
+  /// 32-bit integers.
+  static constexpr int64_t kMaxViewValue = (int64_t(1) << 31) - 1;
+  /// The value of a computed tensor-map size or stride, which the kernel
+  /// computes too (in 32-bit integers, dividing toward zero): every value
+  /// the expression computes, its parameters' included, must be in
+  /// [0, kMaxViewValue], where both agree. Fails naming the first value
+  /// outside, or a division by zero.
+  StatusOr<int64_t> evaluateViewValue(const int64_t *values) const;
+  /// "S=64, BH=8": the parameters the expression reads and their values.
+  std::string describeParams(const std::vector<ParamSpec> &params,
+                             const int64_t *values) const;
+
   const std::string &getText() const { return text; }
   const std::vector<Op> &getOps() const { return ops; }
 
 private:
+  /// evaluate(), or evaluateViewValue() with `bounded`.
+  StatusOr<int64_t> evaluateImpl(const int64_t *values, bool bounded) const;
+
   std::string text;
   std::vector<Op> ops;
+};
+
+/// A size or stride of a tensor map: a constant, the value of an integer
+/// parameter, or an expression over integer parameters that the kernel
+/// computes too (`"S * BH"`, in the grid rule's syntax; see
+/// GridExpr::evaluateViewValue for its range).
+struct HostValue {
+  /// Index into KernelSpec::params, or -1 for a constant or an expression.
+  int param = -1;
+  int64_t constant = 0;
+  /// The expression, when isComputed().
+  GridExpr expr;
+
+  /// Whether the value is computed from parameters (neither a constant nor
+  /// one parameter).
+  bool isComputed() const { return !expr.getOps().empty(); }
+};
+
+/// A TMA descriptor the kernel takes as a `__grid_constant__` parameter,
+/// encoded on the host with cuTensorMapEncodeTiled from a pointer parameter
+/// and integer parameters. Dimensions are listed innermost first, as
+/// cuTensorMapEncodeTiled takes them; sizes and strides count elements, and
+/// the innermost stride is always 1 (TMA reads rows contiguously).
+struct TensorMapSpec {
+  /// Position among the kernel function's parameters.
+  unsigned position = 0;
+  /// Index into KernelSpec::params of the pointer the map reads.
+  unsigned base = 0;
+  DType dtype = DType::Any;
+  unsigned elemBytes = 0;
+  std::vector<HostValue> sizes;
+  std::vector<HostValue> strides;
+  std::vector<uint32_t> box;
+  /// Shared-memory swizzle span in bytes: 0, 32, 64 or 128.
+  unsigned swizzle = 0;
+
+  unsigned getRank() const { return static_cast<unsigned>(sizes.size()); }
 };
 
 //===----------------------------------------------------------------------===//

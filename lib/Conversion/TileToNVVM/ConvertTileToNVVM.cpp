@@ -16,6 +16,7 @@
 
 #include "tilec/Conversion/Passes.h"
 #include "tilec/Conversion/TileToNVVM/TileToNVVM.h"
+#include "tilec/Dialect/Tile/IR/HostExpr.h"
 
 #include "Utility.h"
 
@@ -182,19 +183,20 @@ static std::string getDtypeName(Type t) {
   return s;
 }
 
-/// A size or stride of a host-encoded view: the parameter's name, or the
-/// constant.
+/// A size or stride of a host-encoded view: the constant, the parameter's
+/// name, or the expression over parameters that computes it (the grid
+/// rule's syntax, e.g. "S * BH").
 static Attribute getHostValueAttr(KernelOp kernel, OpFoldResult v,
                                   Builder &b) {
   if (auto attr = dyn_cast<Attribute>(v))
     return attr;
-  Value value = cast<Value>(v);
-  if (std::optional<unsigned> idx = MakeTensorMapOp::getParamIndex(value))
-    return b.getStringAttr(kernel.getArgName(*idx));
-  APInt c;
-  if (matchPattern(value, m_ConstantInt(&c)))
-    return b.getI64IntegerAttr(c.getSExtValue());
-  return b.getStringAttr("?"); // excluded by the verifier
+  std::string why;
+  FailureOr<HostExpr> e = getHostExpr(kernel, cast<Value>(v), why);
+  if (failed(e))
+    return b.getStringAttr("?"); // excluded by the verifier
+  if (std::optional<int64_t> c = e->getConstant())
+    return b.getI64IntegerAttr(*c);
+  return b.getStringAttr(e->print(kernel));
 }
 
 /// The kernel's tensor maps in the order of their hidden parameters: by the

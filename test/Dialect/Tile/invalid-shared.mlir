@@ -214,7 +214,61 @@ tile.kernel @tensor_map_base_not_param(%A: !tile.ptr<bf16> {tile.align = 16 : i6
     scf.yield %A : !tile.ptr<bf16>
   }
   %v = tile.make_view %p[%m, %m] strides [%ld, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{the view must be built from kernel parameters and constants only, so that the tensor map can be encoded on the host}}
+  // expected-error @+1 {{the view's base must be a kernel parameter, so that the tensor map can be encoded on the host}}
+  %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
+  tile.return
+}
+
+// -----
+
+// Sizes and strides may be integer arithmetic on parameters (the metadata
+// carries the expression), but not every op has a host form.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @tensor_map_size_min(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32, %n: i32,
+                                 %ld: i32 {tile.divisibility = 8 : i64}) {
+  %rows = arith.minsi %m, %n : i32
+  %v = tile.make_view %A[%rows, %m] strides [%ld, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{the size of dimension 0 is computed by 'arith.minsi', which has no form in the host's expression language (+, -, *, ceildiv, floordiv, mod); the sizes and strides of a TMA view must be integer arithmetic on kernel parameters and constants, so that the tensor map can be encoded on the host: compute it from parameters or pass it as one}}
+  %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
+  tile.return
+}
+
+// -----
+
+// The product is a multiple of 8 elements only when one factor is.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @tensor_map_stride_product_unknown(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32,
+                                               %h: i32, %d: i32 {tile.divisibility = 4 : i64}) {
+  %ld = arith.muli %h, %d : i32
+  %v = tile.make_view %A[%m, %m] strides [%ld, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{TMA needs 16-byte aligned strides; stride 'h * d' of dimension 0 is not known to be a multiple of 8 elements: annotate its parameters ('h', 'd') with tile.divisibility so that it is (a product needs one factor with {tile.divisibility = 8 : i64}, a sum every term), or pass it as a parameter}}
+  %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
+  tile.return
+}
+
+// -----
+
+// A sum is a multiple of 8 only when every term is: 8 * ld + 4 is not.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @tensor_map_stride_sum_unknown(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32,
+                                           %ld: i32 {tile.divisibility = 8 : i64}) {
+  %c4 = arith.constant 4 : i32
+  %s = arith.addi %ld, %c4 : i32
+  %v = tile.make_view %A[%m, %m] strides [%s, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{TMA needs 16-byte aligned strides; stride 'ld + 4' of dimension 0 is not known to be a multiple of 8 elements}}
+  %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
+  tile.return
+}
+
+// -----
+
+// Arithmetic that folds to a constant is checked as a constant.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @tensor_map_size_folds_to_zero(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32,
+                                           %ld: i32 {tile.divisibility = 8 : i64}) {
+  %z = arith.subi %m, %m : i32
+  %v = tile.make_view %A[%z, %m] strides [%ld, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{TMA needs sizes in [1, 2^32]; size 0 of dimension 0}}
   %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
   tile.return
 }
@@ -222,23 +276,59 @@ tile.kernel @tensor_map_base_not_param(%A: !tile.ptr<bf16> {tile.align = 16 : i6
 // -----
 
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
-tile.kernel @tensor_map_size_not_param(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32,
-                                       %ld: i32 {tile.divisibility = 8 : i64}) {
-  %m2 = arith.addi %m, %m : i32
-  %v = tile.make_view %A[%m2, %m] strides [%ld, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{the view must be built from kernel parameters and constants only, so that the tensor map can be encoded on the host}}
+tile.kernel @tensor_map_size_divides_by_zero(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32,
+                                             %ld: i32 {tile.divisibility = 8 : i64}) {
+  %c0 = arith.constant 0 : i32
+  %q = arith.divsi %m, %c0 : i32
+  %v = tile.make_view %A[%q, %m] strides [%ld, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{the size of dimension 0 is computed by 'arith.divsi', which divides by zero;}}
   %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
   tile.return
 }
 
 // -----
 
+// 16-bit arithmetic wraps below the range runtimes check.
 #sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
-tile.kernel @tensor_map_stride_not_param(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32,
-                                         %ld: i32 {tile.divisibility = 8 : i64}) {
-  %ld2 = arith.muli %ld, %ld : i32
-  %v = tile.make_view %A[%m, %m] strides [%ld2, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{the view must be built from kernel parameters and constants only, so that the tensor map can be encoded on the host}}
+tile.kernel @tensor_map_size_i16(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32,
+                                 %ld: i32 {tile.divisibility = 8 : i64}) {
+  %t = arith.trunci %m : i32 to i16
+  %w = arith.addi %t, %t : i16
+  %e = arith.extsi %w : i16 to i32
+  %v = tile.make_view %A[%e, %m] strides [%ld, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{the size of dimension 0 is computed in i16; the host evaluates 32- and 64-bit integers only;}}
+  %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
+  tile.return
+}
+
+// -----
+
+// A loop's induction variable is not a launch argument.
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @tensor_map_size_loop_value(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32,
+                                        %ld: i32 {tile.divisibility = 8 : i64}) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %m step %c1 : i32 {
+    %v = tile.make_view %A[%i, %m] strides [%ld, 1] : !tile.ptr<bf16>
+    // expected-error @+1 {{the size of dimension 0 is a block argument of 'scf.for', not a kernel parameter;}}
+    %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
+  }
+  tile.return
+}
+
+// -----
+
+// 128 - m is m * -1 + 128 in the affine form: runtimes, which keep every
+// value in [0, 2^31), would refuse every launch, so the verifier refuses
+// the map (m - 128 would be fine).
+#sw = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+tile.kernel @tensor_map_size_constant_minus_param(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32,
+                                                  %ld: i32 {tile.divisibility = 8 : i64}) {
+  %c128 = arith.constant 128 : i32
+  %s = arith.subi %c128, %m : i32
+  %v = tile.make_view %A[%s, %m] strides [%ld, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{the size of dimension 0 is 'm * -1 + 128' on the host, whose negative term every launch would refuse (runtimes keep every value in [0, 2^31), where the kernel's 32-bit arithmetic agrees); avoid negative constants and subtracting from a constant;}}
   %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
   tile.return
 }
@@ -327,7 +417,7 @@ tile.kernel @tensor_map_small_divisibility(%X: !tile.ptr<f32> {tile.align = 16 :
 tile.kernel @tensor_map_poison_stride(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32) {
   %ld = llvm.mlir.poison : i32
   %v = tile.make_view %A[%m, %m] strides [%ld, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{the view must be built from kernel parameters and constants only, so that the tensor map can be encoded on the host}}
+  // expected-error @+1 {{the stride of dimension 0 is computed by 'llvm.mlir.poison', which has no form in the host's expression language (+, -, *, ceildiv, floordiv, mod);}}
   %tm = tile.make_tensor_map %v : !tile.view<?x?xbf16, strides = [?, 1]> -> !tile.tensor_map<128x64xbf16, #sw>
   tile.return
 }

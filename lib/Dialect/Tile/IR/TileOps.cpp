@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
+#include "tilec/Dialect/Tile/IR/HostExpr.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineExpr.h"
@@ -1127,6 +1128,104 @@ static std::optional<int64_t> getKnownEntry(ArrayRef<int64_t> statics,
   return getConstantIntValue(mixed);
 }
 
+/// Why `value`, the `what` (`size` or `stride`) of dimension `dim` of a view
+/// in `kernel`, has no host expression (empty when it has one, in `out`).
+static std::string getHostExprProblem(KernelOp kernel, Value value,
+                                      StringRef what, unsigned dim,
+                                      HostExpr &out) {
+  std::string why;
+  FailureOr<HostExpr> e = getHostExpr(kernel, value, why);
+  if (succeeded(e)) {
+    out = *e;
+    return "";
+  }
+  return ("the " + what + " of dimension " + Twine(dim) + " " + why +
+          "; the sizes and strides of a TMA view must be integer arithmetic "
+          "on kernel parameters and constants, so that the tensor map can be "
+          "encoded on the host: compute it from parameters or pass it as "
+          "one")
+      .str();
+}
+
+/// Checks the sizes of `makeView` for a tensor map: host expressions, and
+/// sizes in [1, 2^32] where they are constants.
+static std::string getSizesProblem(KernelOp kernel, MakeViewOp makeView) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  ViewType view = makeView.getType();
+  for (unsigned d = 0; d < view.getRank(); ++d) {
+    OpFoldResult mixed = makeView.getMixedSize(d);
+    std::optional<int64_t> size = getKnownEntry(view.getShape(), mixed, d);
+    HostExpr e;
+    if (!size) {
+      std::string problem =
+          getHostExprProblem(kernel, cast<Value>(mixed), "size", d, e);
+      if (!problem.empty())
+        return problem;
+      size = e.getConstant();
+    }
+    // cuTensorMapEncodeTiled takes global sizes in [1, 2^32].
+    if (size && (*size < 1 || *size > (int64_t(1) << 32))) {
+      os << "TMA needs sizes in [1, 2^32]; size " << *size << " of dimension "
+         << d;
+      return msg;
+    }
+  }
+  return msg;
+}
+
+/// Checks stride `dim` of `makeView` for a tensor map of `elemBytes`
+/// elements: a host expression, positive and below 2^40 bytes where it is a
+/// constant, and known to be a multiple of 16 bytes (`quantum` elements).
+static std::string getStrideProblem(KernelOp kernel, MakeViewOp makeView,
+                                    unsigned dim, unsigned elemBytes,
+                                    int64_t quantum) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  ViewType view = makeView.getType();
+  OpFoldResult stride = makeView.getMixedStride(dim);
+  std::optional<int64_t> c = getKnownEntry(view.getStrides(), stride, dim);
+  HostExpr e;
+  if (!c) {
+    std::string problem =
+        getHostExprProblem(kernel, cast<Value>(stride), "stride", dim, e);
+    if (!problem.empty())
+      return problem;
+    c = e.getConstant();
+  }
+  if (c) {
+    if (*c <= 0)
+      os << "TMA needs positive strides; stride " << *c << " of dimension "
+         << dim;
+    else if (*c >= (int64_t(1) << 40) / elemBytes)
+      os << "TMA needs strides below 2^40 bytes; stride " << *c
+         << " of dimension " << dim << " is larger";
+    else if (*c % quantum != 0)
+      os << "TMA needs 16-byte aligned strides; stride " << *c
+         << " of dimension " << dim << " is " << *c * elemBytes << " bytes";
+    return msg;
+  }
+  if (std::optional<unsigned> idx = e.getParam()) {
+    auto div = kernel.getArgAttrOfType<IntegerAttr>(*idx, "tile.divisibility");
+    if (!div || div.getInt() <= 0 || div.getInt() % quantum != 0)
+      os << "TMA needs 16-byte aligned strides; annotate '"
+         << kernel.getArgName(*idx) << "' with {tile.divisibility = " << quantum
+         << " : i64}";
+    return msg;
+  }
+  // A computed stride: a multiple of 16 bytes by the divisibility of its
+  // constants and parameters.
+  if (e.getKnownDivisor(kernel) % quantum != 0)
+    os << "TMA needs 16-byte aligned strides; stride '" << e.print(kernel)
+       << "' of dimension " << dim << " is not known to be a multiple of "
+       << quantum << " elements: annotate its parameters ("
+       << e.printParamNames(kernel)
+       << ") with tile.divisibility so that it is (a product needs one "
+          "factor with {tile.divisibility = "
+       << quantum << " : i64}, a sum every term), or pass it as a parameter";
+  return msg;
+}
+
 std::string MakeTensorMapOp::getViewProblem(Value viewValue, unsigned contig) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
@@ -1137,34 +1236,20 @@ std::string MakeTensorMapOp::getViewProblem(Value viewValue, unsigned contig) {
        << ", but the view's stride there is not 1";
     return msg;
   }
-  // The map is encoded on the host: everything must be a launch argument.
+  // The map is encoded on the host: from the launch arguments.
   auto makeView = viewValue.getDefiningOp<MakeViewOp>();
   if (!makeView)
     return "expected the view to be made by tile.make_view";
   auto kernel = makeView->getParentOfType<KernelOp>();
   if (!kernel)
     return "expected to be inside a tile.kernel";
-  // Integer constants only: any ConstantLike op (llvm.mlir.poison, ...)
-  // matches m_Constant(), but the host needs the value.
-  auto isHostValue = [](Value v) {
-    return getParamIndex(v) || getConstantIntValue(v).has_value();
-  };
   std::optional<unsigned> base = getParamIndex(makeView.getBase());
-  if (!base || !llvm::all_of(makeView.getSizes(), isHostValue) ||
-      !llvm::all_of(makeView.getStrides(), isHostValue))
-    return "the view must be built from kernel parameters and constants "
-           "only, so that the tensor map can be encoded on the host";
-  // cuTensorMapEncodeTiled takes global sizes in [1, 2^32] and global
-  // strides (bytes) that are positive multiples of 16 below 2^40.
-  for (unsigned d = 0; d < rank; ++d) {
-    std::optional<int64_t> size =
-        getKnownEntry(view.getShape(), makeView.getMixedSize(d), d);
-    if (size && (*size < 1 || *size > (int64_t(1) << 32))) {
-      os << "TMA needs sizes in [1, 2^32]; size " << *size << " of dimension "
-         << d;
-      return msg;
-    }
-  }
+  if (!base)
+    return "the view's base must be a kernel parameter, so that the tensor "
+           "map can be encoded on the host";
+  std::string problem = getSizesProblem(kernel, makeView);
+  if (!problem.empty())
+    return problem;
   unsigned elemBytes = view.getElementType().getIntOrFloatBitWidth() / 8;
   auto align = kernel.getArgAttrOfType<IntegerAttr>(*base, "tile.align");
   if (!align || align.getInt() <= 0 || align.getInt() % 16 != 0) {
@@ -1178,31 +1263,9 @@ std::string MakeTensorMapOp::getViewProblem(Value viewValue, unsigned contig) {
   for (unsigned dim = 0; dim < rank; ++dim) {
     if (dim == contig)
       continue;
-    OpFoldResult stride = makeView.getMixedStride(dim);
-    if (std::optional<int64_t> c =
-            getKnownEntry(view.getStrides(), stride, dim)) {
-      if (*c <= 0)
-        os << "TMA needs positive strides; stride " << *c << " of dimension "
-           << dim;
-      else if (*c >= (int64_t(1) << 40) / elemBytes)
-        os << "TMA needs strides below 2^40 bytes; stride " << *c
-           << " of dimension " << dim << " is larger";
-      else if (*c % quantum != 0)
-        os << "TMA needs 16-byte aligned strides; stride " << *c
-           << " of dimension " << dim << " is " << *c * elemBytes << " bytes";
-      if (!msg.empty())
-        return msg;
-      continue;
-    }
-    // Not a constant, so a parameter (isHostValue above).
-    unsigned idx = *getParamIndex(cast<Value>(stride));
-    auto div = kernel.getArgAttrOfType<IntegerAttr>(idx, "tile.divisibility");
-    if (!div || div.getInt() <= 0 || div.getInt() % quantum != 0) {
-      os << "TMA needs 16-byte aligned strides; annotate '"
-         << kernel.getArgName(idx) << "' with {tile.divisibility = " << quantum
-         << " : i64}";
-      return msg;
-    }
+    problem = getStrideProblem(kernel, makeView, dim, elemBytes, quantum);
+    if (!problem.empty())
+      return problem;
   }
   return msg;
 }

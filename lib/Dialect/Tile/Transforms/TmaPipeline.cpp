@@ -442,18 +442,35 @@ analyzeLoop(scf::ForOp loop, std::string &why, bool share = false) {
   return groups;
 }
 
-/// `view` where it is usable before `top` (a top-level op of the kernel):
-/// itself, or a clone of its tile.make_view (operands are parameters or
-/// constants, see MakeTensorMapOp::getViewProblem).
-static Value getViewBefore(OpBuilder &b, Value view, Operation *top) {
-  Operation *def = view.getDefiningOp();
-  if (def->getBlock() == top->getBlock() && def->isBeforeInBlock(top))
-    return view;
-  IRMapping map;
+/// Whether `v` is usable before `top`: a kernel parameter or defined by an
+/// op before it in its block.
+static bool isAvailableBefore(Value v, Operation *top) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == top->getBlock();
+  Operation *def = v.getDefiningOp();
+  return def->getBlock() == top->getBlock() && def->isBeforeInBlock(top);
+}
+
+/// `value` where it is usable before `top` (a top-level op of the kernel):
+/// itself, or a clone of what computes it. That is pure arithmetic on kernel
+/// parameters and constants for the views of tensor maps (see
+/// MakeTensorMapOp::getViewProblem).
+static Value cloneBefore(OpBuilder &b, Value value, Operation *top,
+                         IRMapping &map) {
+  if (isAvailableBefore(value, top) || map.contains(value))
+    return map.lookupOrDefault(value);
+  Operation *def = value.getDefiningOp();
+  assert(def && "a block argument of another block than the kernel's");
   for (Value operand : def->getOperands())
-    if (Operation *c = operand.getDefiningOp())
-      map.map(operand, b.clone(*c)->getResult(0));
-  return b.clone(*def, map)->getResult(0);
+    cloneBefore(b, operand, top, map);
+  b.clone(*def, map);
+  return map.lookup(value);
+}
+
+/// `view` where it is usable before `top`, see cloneBefore.
+static Value getViewBefore(OpBuilder &b, Value view, Operation *top) {
+  IRMapping map;
+  return cloneBefore(b, view, top, map);
 }
 
 /// Issues the copies of loop iteration value `k` into ring position

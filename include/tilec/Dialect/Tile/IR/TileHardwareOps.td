@@ -267,17 +267,20 @@ def Tile_MakeTensorMapOp : Tile_HardwareOp<"make_tensor_map", [Pure]> {
   let summary = "Describes a view for the tensor-memory accelerator";
   let description = [{
     A TMA tensor map over `view`. The view must be made by `tile.make_view`
-    from kernel parameters and constants only, so that the map can be built
-    on the host: the kernel gets a hidden `__grid_constant__` parameter and
-    its `<kernel>.json` a `tensor_map` entry (base pointer, sizes and strides
-    as parameter names, box, swizzle) from which runtimes encode the map
-    with `cuTensorMapEncodeTiled` at launch. Out-of-bounds box elements read
-    as zero.
+    from a pointer parameter, with sizes and strides that are integer
+    arithmetic on kernel parameters and constants (`arith.addi`, `subi`,
+    `muli`, divisions, remainders, shifts by constants, casts; see
+    HostExpr.h), so that the map can be built on the host: the kernel gets a
+    hidden `__grid_constant__` parameter and its `<kernel>.json` a
+    `tensor_map` entry (base pointer, sizes and strides as constants,
+    parameter names or expressions in the grid rule's syntax, box, swizzle)
+    from which runtimes encode the map with `cuTensorMapEncodeTiled` at
+    launch. Out-of-bounds box elements read as zero.
 
     Legality is checked here, not at run time: a contiguous dimension, box
     dimensions of 1 to 256 elements, an inner box of at most the swizzle
-    span, and row strides known (`tile.divisibility`) to be multiples of 16
-    bytes.
+    span, and row strides known to be multiples of 16 bytes (from constants
+    and the `tile.divisibility` of the parameters they are computed from).
 
     ```mlir
     %tm = tile.make_tensor_map %a : !tile.view<?x?xbf16, strides = [?, 1]>
@@ -291,8 +294,8 @@ def Tile_MakeTensorMapOp : Tile_HardwareOp<"make_tensor_map", [Pure]> {
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The kernel parameter index a view operand (base, size or stride) is,
-    /// or std::nullopt for a constant; `value` must be one of those.
+    /// The index of the kernel parameter `value` is, or std::nullopt when it
+    /// is not a parameter.
     static std::optional<unsigned> getParamIndex(Value value);
     /// Why `view` cannot back a tensor map whose box is contiguous along
     /// view dimension `contig` (the message the verifier gives), or an empty

@@ -221,8 +221,9 @@ def TileTmaStore : Pass<"tile-tma-store", "::mlir::tilec::tile::KernelOp"> {
     proxy, and `tile.tma_store` it; the kernel waits for its stores before
     it exits. The store completes while the program goes on.
 
-    The view must be one TMA can serve (made from kernel parameters and
-    constants, 16-byte aligned base and strides), the store unmasked, the
+    The view must be one TMA can serve (sizes and strides computed from
+    kernel parameters and constants, 16-byte aligned base and strides), the
+    store unmasked, the
     tile made of 64-column boxes, and the row length known to be a multiple
     of 8 elements. Other stores stay, with a missed remark
     (`--remarks-filter=tile-tma-store`). `schedule<tma_store = false>`
@@ -272,10 +273,11 @@ def TileTmaPipeline : Pass<"tile-tma-pipeline", "::mlir::tilec::tile::KernelOp">
     `tile-warp-specialize` moves it to a producer warp; `tile-async-wgmma`
     then keeps wgmma groups in flight.
 
-    A load qualifies when TMA can serve its view: the view is made from
-    kernel parameters and constants, its base is 16-byte aligned
-    (`tile.align`) and its other strides are multiples of 16 bytes
-    (`tile.divisibility`), the tile is unmasked and zero-padded, its offsets
+    A load qualifies when TMA can serve its view: its sizes and strides are
+    integer arithmetic on kernel parameters and constants (the launch
+    metadata carries the expression, e.g. `S * BH`), its base is a 16-byte
+    aligned parameter (`tile.align`) and its other strides are known to be
+    multiples of 16 bytes (from constants and `tile.divisibility`), the tile is unmasked and zero-padded, its offsets
     are recomputable from the induction variable. The ring gets the loop's
     `tile.num_stages`, the `num-stages` option, or (0) as many stages as
     the shared memory left allows, up to 8. A loop that cannot use TMA
