@@ -2,22 +2,21 @@
 
 // On sm_90a, a dot that stays on mma.sync says why (the rule it breaks).
 
-tile.kernel @rows_per_warpgroup(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %K: i32 {tile.divisibility = 8 : i64}) grid(1) warps(8) {
+tile.kernel @rows_per_warpgroup(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %K: i32 {tile.divisibility = 8 : i64}) grid(1) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
-  %a = tile.make_view %A[256, %K] strides [%K, 1] : !tile.ptr<bf16>
-  %b = tile.make_view %B[%K, 256] strides [256, 1] : !tile.ptr<bf16>
-  %c = tile.make_view %C[256, 256] strides [256, 1] : !tile.ptr<f32>
-  %zero = arith.constant dense<0.0> : tensor<256x256xf32>
-  // expected-warning @below {{this loop keeps an estimated 288 registers a thread live, more than the 255 a thread of this 256-thread kernel gets: ptxas will spill (the largest tile it carries}}
-  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<256x256xf32>) : i32 {
-    %ta = tile.load %a[%c0, %k] : !tile.view<256x?xbf16, strides = [?, 1]> -> tensor<256x64xbf16>
-    %tb = tile.load %b[%k, %c0] : !tile.view<?x256xbf16, strides = [256, 1]> -> tensor<64x256xbf16>
-    // expected-remark @below {{this dot runs on mma.sync: its 256 rows are not 64 per warpgroup (128 with 8 warps)}}
-    %d = tile.dot %ta, %tb, %acc : tensor<256x64xbf16>, tensor<64x256xbf16> -> tensor<256x256xf32>
-    scf.yield %d : tensor<256x256xf32>
+  %a = tile.make_view %A[32, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[%K, 128] strides [128, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[32, 128] strides [128, 1] : !tile.ptr<f32>
+  %zero = arith.constant dense<0.0> : tensor<32x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<32x128xf32>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<32x?xbf16, strides = [?, 1]> -> tensor<32x64xbf16>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x128xbf16, strides = [128, 1]> -> tensor<64x128xbf16>
+    // expected-remark @below {{this dot runs on mma.sync: its 32 rows are not a multiple of 64 per warpgroup (64 with 4 warps) or a divisor of them in whole warpgroups}}
+    %d = tile.dot %ta, %tb, %acc : tensor<32x64xbf16>, tensor<64x128xbf16> -> tensor<32x128xf32>
+    scf.yield %d : tensor<32x128xf32>
   }
-  tile.store %acc, %c[%c0, %c0] : tensor<256x256xf32>, !tile.view<256x256xf32, strides = [256, 1]>
+  tile.store %acc, %c[%c0, %c0] : tensor<32x128xf32>, !tile.view<32x128xf32, strides = [128, 1]>
   tile.return
 }
 
