@@ -222,6 +222,42 @@ bool mlir::tilec::tile::isWgmma(DotOp dot) {
       cast<RankedTensorType>(dot.getB().getType()).getEncoding());
 }
 
+bool mlir::tilec::tile::isOneWarpgroupSoftmaxLoop(scf::ForOp loop) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  if (!kernel || kernel.getNumWarps() != 4)
+    return false;
+  Block *body = loop.getBody();
+  SmallVector<DotOp> dots(body->getOps<DotOp>());
+  if (dots.size() < 2)
+    return false;
+  // Does a dot's A or B operand depend, within the body, on another dot?
+  // Loop-carried values lead to what the body yields for them (after
+  // tile-wgmma-overlap, P of one iteration is carried into the next).
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  for (DotOp dot : dots) {
+    SmallVector<Value> work = {dot.getA(), dot.getB()};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (arg.getOwner() == body && arg != loop.getInductionVar())
+          work.push_back(
+              yield.getOperand(arg.getArgNumber() - loop.getNumInductionVars()));
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != body)
+        continue;
+      if (isa<DotOp>(def) && def != dot.getOperation())
+        return true;
+      llvm::append_range(work, def->getOperands());
+    }
+  }
+  return false;
+}
+
 WarpgroupWaitOp mlir::tilec::tile::getWaitFor(DotOp dot) {
   auto wait = dyn_cast_or_null<WarpgroupWaitOp>(dot->getNextNode());
   if (!wait || wait.getPending() != 0 || wait.getValues().size() != 1 ||

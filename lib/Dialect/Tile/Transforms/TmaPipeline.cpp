@@ -1044,6 +1044,18 @@ static FailureOr<int64_t> chooseStages(scf::ForOp loop,
               .str();
     return failure();
   }
+  // A one-warpgroup softmax loop: as deep a ring as leaves room for a
+  // second program on the SM (its shared memory is the per-block maximum
+  // plus the 1 KB the system keeps per block; each program keeps 1 KB).
+  if (isOneWarpgroupSoftmaxLoop(loop)) {
+    int64_t perProgram =
+        (static_cast<int64_t>(target.maxSmemPerBlock) + 1024) / 2 - 1024;
+    int64_t twoFit = (perProgram - used -
+                      16 * static_cast<int64_t>(groups.size()) * kMaxStages) /
+                     stageBytes;
+    if (twoFit >= least)
+      fit = std::min(fit, twoFit);
+  }
   return std::min(fit, kMaxStages);
 }
 

@@ -326,6 +326,19 @@ void TileWarpSpecializePass::runOnOperation() {
     remarkMissed(kernel, kPassName, "NotSpecialized",
                  "the consumer warps issue the copies themselves: " + why);
   };
+  // Unless the schedule asks for it: a one-warpgroup softmax loop runs as
+  // two programs per SM instead (see isOneWarpgroupSoftmaxLoop).
+  bool asked = schedule && schedule.getWarpSpecialize();
+  if (!asked && kernel
+                    .walk([](scf::ForOp loop) {
+                      return isOneWarpgroupSoftmaxLoop(loop)
+                                 ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+                    })
+                    .wasInterrupted())
+    return decline("its one warpgroup's softmax loop runs as two programs "
+                   "per SM, which a producer warpgroup's register split "
+                   "leaves no room for");
   if (!target->hasSetmaxnreg)
     return decline(Twine(target->chip) + " has no setmaxnreg");
   int64_t warps = kernel.getNumWarps();

@@ -57,6 +57,17 @@ SmallVector<Value> cloneForIteration(OpBuilder &b, scf::ForOp loop,
 /// shared memory in place.
 bool isWgmma(DotOp dot);
 
+/// Whether `loop` is a one-warpgroup kernel's softmax loop: the kernel has
+/// 4 warps and a dot of the loop body reads what another dot of it computed
+/// (attention: P = softmax(Q Kᵀ), then P V). Such a loop runs fastest as two
+/// programs per SM, which hide each other's register work: the TMA ring
+/// leaves room for a second program and no producer warpgroup is split off
+/// (its register split leaves registers for one program). Measured on an
+/// H100 (bench/results/2026-12-06_corpus_attention_ab_h100.json): 1.17-1.37x
+/// the warp-specialized 8-stage schedule on the corpus's 4-warp attention
+/// programs.
+bool isOneWarpgroupSoftmaxLoop(scf::ForOp loop);
+
 /// The `tile.warpgroup_wait 0` right after `dot` that retires its result
 /// alone (the dot's only use), or null.
 WarpgroupWaitOp getWaitFor(DotOp dot);
