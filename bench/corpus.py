@@ -44,7 +44,7 @@ import torch  # noqa: E402
 
 from artifact_record import open_log, read_commit  # noqa: E402
 from block_programs import time_rounds  # noqa: E402
-from tilec.runtime import Kernel  # noqa: E402
+from tilec.runtime import Kernel, LaunchError  # noqa: E402
 
 
 def entry_names():
@@ -72,6 +72,21 @@ def load_entry(name):
     return mod
 
 
+class Specialized:
+    """A kernel specialized on integers divisible by 16 (a `_spec` build),
+    and the one without that specialization for the calls that break it,
+    as Triton keeps a specialization per argument property."""
+
+    def __init__(self, special, generic):
+        self.special, self.generic = special, generic
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self.special(*args, **kwargs)
+        except LaunchError:
+            return self.generic(*args, **kwargs)
+
+
 def load_kernels(art, chip, name, mod, build):
     """{kernel name: Kernel} of an entry for one chip, or the reason there
     is none (the compile error recorded by the build)."""
@@ -84,6 +99,11 @@ def load_kernels(art, chip, name, mod, build):
         if not os.path.exists(path):
             return None, f"not built: no {chip}/{k}.json"
         kernels[k] = Kernel(path)
+        if chip.endswith("_spec"):
+            generic = os.path.join(art, chip.removesuffix("_spec"), k + ".json")
+            if not os.path.exists(generic):
+                return None, f"not built: no {chip.removesuffix('_spec')}/{k}.json"
+            kernels[k] = Specialized(kernels[k], Kernel(generic))
     return kernels, None
 
 
@@ -151,8 +171,9 @@ def bench_entry(mod, impls, shapes, rounds, log):
             row["ms"] = ms
             row["perf"] = {k: work / (v * 1e-3) for k, v in ms.items()}
             perf = row["perf"]
-            for chip in ("sm_90a", "sm_90a_fast", "sm_80"):
-                mine = perf.get(f"tilec_{chip}")
+            for label in [k for k in perf if k.startswith("tilec_")]:
+                chip = label.removeprefix("tilec_")
+                mine = perf[label]
                 for other in ("triton", "torch"):
                     if mine and perf.get(other):
                         row[f"tilec_{chip}_vs_{other}"] = mine / perf[other]
@@ -203,7 +224,7 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated entry names")
     ap.add_argument("--quick", action="store_true", help="two cases, one shape, 3 rounds")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--chips", default="sm_90a,sm_90a_fast,sm_80")
+    ap.add_argument("--chips", default="sm_90a,sm_90a_fast,sm_90a_fast_spec,sm_80")
     ap.add_argument("--resume", help=argparse.SUPPRESS)  # see continue_elsewhere
     args = ap.parse_args()
     chips = args.chips.split(",")

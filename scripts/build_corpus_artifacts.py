@@ -6,7 +6,12 @@ into OUT/<chip>/<kernel>.{json,cubin,ptx}. bench/corpus.py loads them.
 
 A chip named `<chip>_fast` (e.g. sm_90a_fast) compiles for <chip> with
 `--fast-math` (Triton's float semantics: `/` is div.full, exp ex2.approx),
-into OUT/<chip>_fast/.
+into OUT/<chip>_fast/. A `_spec` suffix (sm_90a_fast_spec) adds the
+specialization Triton makes of every integer argument that is a multiple of
+16: each i32 parameter without a hint gets {tile.divisibility = 16}. Such a
+kernel serves only calls whose integers are multiples of 16 (its launcher
+refuses the others); bench/corpus.py falls back to the kernel without the
+suffix then, as Triton compiles a second specialization.
 
 A program that does not compile is recorded, not fatal: OUT/build.json
 holds, per chip and program, whether it compiled, the first error line and
@@ -20,6 +25,7 @@ import argparse
 import concurrent.futures as cf
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -33,12 +39,40 @@ from corpus_schedules import first_error, programs  # noqa: E402
 CUBIN_ARCH = {"sm_90a": "sm_90a", "sm_80": "sm_90", "sm_89": "sm_90"}
 
 
+#: An i32 parameter without attributes: `%name: i32` not followed by `{`.
+_PLAIN_I32 = re.compile(r"(%[\w$.-]+\s*:\s*i32)(?!\s*\{)")
+
+
+def specialize_kernels(text):
+    """`text` with {tile.divisibility = 16} on every i32 parameter of every
+    tile.kernel that has no attributes (Triton's specialization of integers
+    divisible by 16). A signature ends at the `{` that opens the body (at
+    the end of its line)."""
+    out, at = [], 0
+    for m in re.finditer(r"tile\.kernel @", text):
+        if m.start() < at:
+            continue
+        end = text.index("{\n", m.start())
+        out.append(text[at:m.start()])
+        out.append(_PLAIN_I32.sub(r"\1 {tile.divisibility = 16 : i64}", text[m.start():end]))
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
 def compile_one(tilec, path, chip, out):
     """Compiles one program for one chip; returns its build.json record."""
     t0 = time.time()
-    target = chip.removesuffix("_fast")
-    flags = ["--fast-math"] if chip.endswith("_fast") else []
-    proc = subprocess.run([tilec, path, f"--chip={target}", f"--cubin-arch={CUBIN_ARCH[target]}",
+    target = chip.removesuffix("_spec").removesuffix("_fast")
+    flags = ["--fast-math"] if "_fast" in chip else []
+    source = path
+    if chip.endswith("_spec"):
+        with open(path) as f:
+            text = f.read()
+        source = os.path.join(out, chip, os.path.basename(path))
+        with open(source, "w") as f:
+            f.write(specialize_kernels(text))
+    proc = subprocess.run([tilec, source, f"--chip={target}", f"--cubin-arch={CUBIN_ARCH[target]}",
                            "--emit=cubin", "-o", os.path.join(out, chip)] + flags,
                           capture_output=True, text=True)
     record = dict(ok=proc.returncode == 0, seconds=round(time.time() - t0, 3))
@@ -51,7 +85,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(ROOT, ".gpu", "corpus"))
     ap.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
-    ap.add_argument("--chips", default="sm_90a,sm_90a_fast,sm_80")
+    ap.add_argument("--chips", default="sm_90a,sm_90a_fast,sm_90a_fast_spec,sm_80")
     ap.add_argument("--only", default="", help="comma-separated program names")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()

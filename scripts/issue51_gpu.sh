@@ -21,7 +21,8 @@ if [ "$mode" = build ]; then
   for t in f32 f16 bf16 i32; do
     build/bin/tilec "test/Target/Inputs/math_ops_$t.mlir" --chip=sm_90a --emit=cubin -o "$dir/math"
   done
-  python3 scripts/build_corpus_artifacts.py --out "$dir/corpus" --jobs 2
+  python3 scripts/build_corpus_artifacts.py --out "$dir/corpus" --jobs 2 \
+    --chips sm_90a,sm_90a_fast,sm_90a_fast_spec,sm_80
   find "$dir" -name '*.ptx' -delete
   du -sh "$dir"
   exit 0

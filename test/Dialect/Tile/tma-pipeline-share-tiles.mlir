@@ -82,9 +82,7 @@ tile.kernel @separate_copies(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !t
   // expected-remark @below {{one TMA copy into a buffer the dot reads in place}}
   %tk2 = tile.load %k[%c0, %c0] : !tile.view<64x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16>
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
-  // (A one-warpgroup loop of dependent dots: a ring that leaves room for two
-  // programs per SM.)
-  // expected-remark @below {{2 loads on TMA in a 5-stage ring}}
+  // expected-remark @below {{2 loads on TMA in a 8-stage ring}}
   %r = scf.for %m = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
     %tq = tile.load %q[%m, %c0] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16>
     %qt = tile.trans %tq : tensor<64x64xbf16> -> tensor<64x64xbf16>

@@ -227,8 +227,10 @@ bool mlir::tilec::tile::isOneWarpgroupSoftmaxLoop(scf::ForOp loop) {
   if (!kernel || kernel.getNumWarps() != 4)
     return false;
   Block *body = loop.getBody();
+  // Two dots: the forward's S = Q Kᵀ and P V (the rule was measured there;
+  // a backward's five products keep their schedule).
   SmallVector<DotOp> dots(body->getOps<DotOp>());
-  if (dots.size() < 2)
+  if (dots.size() != 2)
     return false;
   // Does a dot's A or B operand depend, within the body, on another dot?
   // Loop-carried values lead to what the body yields for them (after

@@ -95,6 +95,13 @@ static std::string checkWrite(const TileWrite &w) {
     return ("the tile is not made of " + Twine(boxCols) +
             "-column boxes of at most 256 rows")
         .str();
+  // The staging buffer's 128-byte swizzle repeats every 8 rows: a box of
+  // it holds whole 8-row atoms.
+  if (type.getDimSize(0) % 8 != 0)
+    return ("the tile's " + Twine(type.getDimSize(0)) +
+            " rows are not a multiple of 8 (a 128-byte swizzled box holds "
+            "whole 8-row atoms)")
+        .str();
   if (view.getContiguousDim() != view.getRank() - 1)
     return "the view is not contiguous along the tile's rows";
   std::string problem =

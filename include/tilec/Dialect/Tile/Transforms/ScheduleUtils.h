@@ -58,8 +58,8 @@ SmallVector<Value> cloneForIteration(OpBuilder &b, scf::ForOp loop,
 bool isWgmma(DotOp dot);
 
 /// Whether `loop` is a one-warpgroup kernel's softmax loop: the kernel has
-/// 4 warps and a dot of the loop body reads what another dot of it computed
-/// (attention: P = softmax(Q Kᵀ), then P V). Such a loop runs fastest as two
+/// 4 warps and the loop body two dots, one reading what the other computed
+/// (attention's forward: P = softmax(Q Kᵀ), then P V). Such a loop runs fastest as two
 /// programs per SM, which hide each other's register work: the TMA ring
 /// leaves room for a second program and no producer warpgroup is split off
 /// (its register split leaves registers for one program). Measured on an
