@@ -101,15 +101,17 @@ static FailureOr<Chain> findChain(scf::ForOp loop, DotOp dot,
   return Chain{dot, wait, index};
 }
 
-/// Whether the loop rewrites a shared-memory stage that `dot` reads in
-/// place with copies of its own (a cp.async ring refills a stage as soon as
-/// the wait returns, not after a release).
-static bool refillsOperands(scf::ForOp loop, DotOp dot) {
+/// Whether the loop rewrites a shared-memory stage that one of `dots` reads
+/// in place with copies of its own (a cp.async ring refills a stage as soon
+/// as the wait returns, not after a release).
+static bool refillsOperands(scf::ForOp loop, ArrayRef<DotOp> dots) {
   DenseSet<Value> inPlace;
-  for (Value operand : {dot.getA(), dot.getB()})
-    if (auto read = operand.getDefiningOp<LocalLoadOp>();
-        read && isa_and_nonnull<SharedEncodingAttr>(read.getType().getEncoding()))
-      inPlace.insert(read.getBuffer());
+  for (DotOp dot : dots)
+    for (Value operand : {dot.getA(), dot.getB()})
+      if (auto read = operand.getDefiningOp<LocalLoadOp>();
+          read &&
+          isa_and_nonnull<SharedEncodingAttr>(read.getType().getEncoding()))
+        inPlace.insert(read.getBuffer());
   return loop
       .walk([&](Operation *op) {
         Value buffer;
@@ -123,8 +125,6 @@ static bool refillsOperands(scf::ForOp loop, DotOp dot) {
       .wasInterrupted();
 }
 
-/// The chains of `loop`: every wgmma dot of its body must head one, and
-/// their operands be released through mbarriers after the last wait.
 static FailureOr<Chains> findChains(scf::ForOp loop, std::string &why) {
   Block *body = loop.getBody();
   SmallVector<DotOp> dots;
@@ -159,9 +159,7 @@ static FailureOr<Chains> findChains(scf::ForOp loop, std::string &why) {
        op = op->getNextNode())
     if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
       result.releases.push_back(arrive);
-  bool copies =
-      llvm::any_of(dots, [&](DotOp d) { return refillsOperands(loop, d); });
-  if (result.releases.empty() || copies) {
+  if (result.releases.empty() || refillsOperands(loop, dots)) {
     why = std::string(dots.size() == 1 ? "the dot's" : "the dots'") +
           " shared-memory operands are not released through mbarriers";
     return failure();
