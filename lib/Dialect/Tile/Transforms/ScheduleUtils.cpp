@@ -222,6 +222,13 @@ bool mlir::tilec::tile::isWgmma(DotOp dot) {
       cast<RankedTensorType>(dot.getB().getType()).getEncoding());
 }
 
+bool mlir::tilec::tile::isAvailableBefore(Value v, Operation *top) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == top->getBlock();
+  Operation *def = v.getDefiningOp();
+  return def->getBlock() == top->getBlock() && def->isBeforeInBlock(top);
+}
+
 bool mlir::tilec::tile::isOneWarpgroupSoftmaxLoop(scf::ForOp loop) {
   auto kernel = loop->getParentOfType<KernelOp>();
   if (!kernel || kernel.getNumWarps() != 4)

@@ -442,15 +442,6 @@ analyzeLoop(scf::ForOp loop, std::string &why, bool share = false) {
   return groups;
 }
 
-/// Whether `v` is usable before `top`: a kernel parameter or defined by an
-/// op before it in its block.
-static bool isAvailableBefore(Value v, Operation *top) {
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    return arg.getOwner() == top->getBlock();
-  Operation *def = v.getDefiningOp();
-  return def->getBlock() == top->getBlock() && def->isBeforeInBlock(top);
-}
-
 /// `value` where it is usable before `top` (a top-level op of the kernel):
 /// itself, or a clone of what computes it. That is pure arithmetic on kernel
 /// parameters and constants for the views of tensor maps (see

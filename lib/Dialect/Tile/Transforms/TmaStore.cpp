@@ -126,14 +126,10 @@ static std::string checkWrite(const TileWrite &w) {
   Block &body = w.op->getParentOfType<KernelOp>().getBody().front();
   Operation *top = body.findAncestorOpInBlock(*w.op);
   if (make->getBlock() != &body || !make->isBeforeInBlock(top))
-    for (Value v : make->getOperands()) {
-      Operation *d = v.getDefiningOp();
-      bool before = d ? d->getBlock() == &body && d->isBeforeInBlock(top)
-                      : cast<BlockArgument>(v).getOwner() == &body;
-      if (!before)
+    for (Value v : make->getOperands())
+      if (!isAvailableBefore(v, top))
         return "the output view is computed inside the tile loop (its "
                "tensor map is made once, before it)";
-    }
   return "";
 }
 

@@ -57,6 +57,10 @@ SmallVector<Value> cloneForIteration(OpBuilder &b, scf::ForOp loop,
 /// shared memory in place.
 bool isWgmma(DotOp dot);
 
+/// Whether `v` is usable before `top` (an op in the kernel's body block): a
+/// parameter of that block or defined by an op before `top` in it.
+bool isAvailableBefore(Value v, Operation *top);
+
 /// Whether `loop` is a one-warpgroup kernel's softmax loop: the kernel has
 /// 4 warps and the loop body two dots, one reading what the other computed
 /// (attention's forward: P = softmax(Q Kᵀ), then P V). Such a loop runs fastest as two
