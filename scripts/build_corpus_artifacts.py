@@ -11,7 +11,9 @@ specialization Triton makes of every integer argument that is a multiple of
 16: each i32 parameter without a hint gets {tile.divisibility = 16}. Such a
 kernel serves only calls whose integers are multiples of 16 (its launcher
 refuses the others); bench/corpus.py falls back to the kernel without the
-suffix then, as Triton compiles a second specialization.
+suffix then, as Triton compiles a second specialization. A `_base` suffix
+last (sm_90a_fast_base) compiles with the compiler given by --base-tilec
+instead: an A/B of two builds of tilec in one GPU run.
 
 A program that does not compile is recorded, not fatal: OUT/build.json
 holds, per chip and program, whether it compiled, the first error line and
@@ -19,6 +21,7 @@ the compile time (tilec and ptxas). OUT/commit.txt stamps the commit.
 
     build_corpus_artifacts.py [--out .gpu/corpus] [--tilec build/bin/tilec]
                               [--chips sm_90a,sm_90a_fast,sm_80] [--only NAME,...] [--jobs 2]
+                              [--base-tilec OLD/bin/tilec]
 """
 
 import argparse
@@ -60,13 +63,15 @@ def specialize_kernels(text):
     return "".join(out)
 
 
-def compile_one(tilec, path, chip, out):
+def compile_one(tilec, path, chip, out, base_tilec=None):
     """Compiles one program for one chip; returns its build.json record."""
     t0 = time.time()
-    target = chip.removesuffix("_spec").removesuffix("_fast")
+    if chip.endswith("_base"):
+        tilec = base_tilec
+    target = chip.removesuffix("_base").removesuffix("_spec").removesuffix("_fast")
     flags = ["--fast-math"] if "_fast" in chip else []
     source = path
-    if chip.endswith("_spec"):
+    if chip.removesuffix("_base").endswith("_spec"):
         with open(path) as f:
             text = f.read()
         source = os.path.join(out, chip, os.path.basename(path))
@@ -88,8 +93,12 @@ def main():
     ap.add_argument("--chips", default="sm_90a,sm_90a_fast,sm_90a_fast_spec,sm_80")
     ap.add_argument("--only", default="", help="comma-separated program names")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--base-tilec", help="the compiler of the chips named <chip>_base "
+                    "(an A/B against an older build)")
     args = ap.parse_args()
     chips = args.chips.split(",")
+    if any(c.endswith("_base") for c in chips) and not args.base_tilec:
+        ap.error("a <chip>_base needs --base-tilec")
     for chip in chips:
         os.makedirs(os.path.join(args.out, chip), exist_ok=True)
     only = set(filter(None, args.only.split(",")))
@@ -97,7 +106,7 @@ def main():
     jobs = [(p, c) for p in paths for c in chips]
     build = {c: {} for c in chips}
     with cf.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        futures = {pool.submit(compile_one, args.tilec, p, c, args.out): (p, c) for p, c in jobs}
+        futures = {pool.submit(compile_one, args.tilec, p, c, args.out, args.base_tilec): (p, c) for p, c in jobs}
         for fut in cf.as_completed(futures):
             path, chip = futures[fut]
             name = os.path.basename(path)[:-5]

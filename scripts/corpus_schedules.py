@@ -8,7 +8,8 @@ it) and its kernels' schedules are read from the scheduling passes'
 remarks: on sm_90a the TMA ring (loads and stages, tile-tma-pipeline), warp
 specialization (tile-warp-specialize), wgmma groups kept in flight
 (tile-async-wgmma, tile-wgmma-overlap), the TMA-store epilogue
-(tile-tma-store) and persistence (tile-persistent); on sm_80 / sm_89 the
+(tile-tma-store), persistence (tile-persistent) and the order of the
+output tiles (tile-group-tiles); on sm_80 / sm_89 the
 cp.async ring of tile-pipeline, read from the IR after that pass
 (`tilec-opt --mlir-print-ir-after=tile-pipeline`: the rings are the
 `tile.async_copy` buffers, one stage per leading index), since the pass
@@ -181,7 +182,7 @@ def registers(remarks):
 def sm90_columns(remarks, has_dot, ring_ir):
     """The sm_90a columns: TMA ring (or the cp.async ring of the IR when
     there is none), warp specialization, wgmma in flight, TMA store,
-    persistent, registers."""
+    persistent, tile order, registers."""
     ring = "; ".join(t.replace(" on TMA in a ", ", ").replace("-stage ring", " stages")
                      for t in pick(remarks, "tile-tma-pipeline", "Pipelined"))
     if not ring:
@@ -204,7 +205,11 @@ def sm90_columns(remarks, has_dot, ring_ir):
     store = "yes" if pick(remarks, "tile-tma-store", "Staged") else (
         "no" if declined(remarks, "tile-tma-store") else "—")
     persistent = "yes" if pick(remarks, "tile-persistent", "Persistent") else "no"
-    return [ring, ws, wgmma, store, persistent, registers(remarks)]
+    order = "program's"
+    for text in pick(remarks, "tile-group-tiles", "Grouped"):
+        m = re.search(r"groups of (\d+) tile rows", text)
+        order = f"grouped, {m.group(1)} rows" if m else "grouped"
+    return [ring, ws, wgmma, store, persistent, order, registers(remarks)]
 
 
 def full_schedule(cols):
@@ -268,7 +273,7 @@ def merge_chips(notes):
 def render(results):
     """The markdown of corpus/schedules.md."""
     head = ["program", "kernel", "sm_90a TMA ring", "warp spec.", "wgmma groups in flight",
-            "TMA store", "persistent", "sm_90a registers", "sm_89 cp.async ring",
+            "TMA store", "persistent", "tile order", "sm_90a registers", "sm_89 cp.async ring",
             "sm_80 cp.async ring"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     full = weak = fails = nodot = 0
@@ -277,7 +282,7 @@ def render(results):
     for name, rows, notes in results:
         for kernel, row in rows.items():
             c90 = row["sm_90a"]
-            c90 = c90 + ["—"] * (6 - len(c90))
+            c90 = c90 + ["—"] * (7 - len(c90))
             cells = [name, kernel] + c90 + [row["sm_89"][0], row["sm_80"][0]]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
             if c90[0].startswith("FAILS"):

@@ -50,11 +50,13 @@ static void buildTilePasses(OpPassManager &pm,
   // the mma.sync A fragment, through shared memory) run once, not per step.
   kernelPm.addPass(createLoopInvariantCodeMotionPass());
   // Schedules (each pass reads the kernel's schedule<...> and the chip):
-  // the persistent tile loop, the TMA-store epilogue (sm_90a), then
-  // sm_90a: TMA rings for wgmma operands (other chips: no-op), then the
-  // cp.async ring for what is left; wgmma groups in flight; the copies of
-  // TMA rings moved to a producer warpgroup. tile-wgmma-overlap runs a
-  // loop's register work (softmax) beside its next wgmma first.
+  // the order of the output tiles, the persistent tile loop, the TMA-store
+  // epilogue (sm_90a), then sm_90a: TMA rings for wgmma operands (other chips:
+  // no-op), then the cp.async ring for what is left; wgmma groups in flight;
+  // the copies of TMA rings moved to a producer warpgroup. tile-wgmma-overlap
+  // runs a loop's register work (softmax) beside its next wgmma first.
+  // GEMM-like programs' output tiles in grouped order (L2 reuse).
+  kernelPm.addPass(tile::createTileGroupTiles());
   kernelPm.addPass(tile::createTilePersistent());
   kernelPm.addPass(tile::createTileTmaStore());
   kernelPm.addPass(tile::createTileTmaPipeline());

@@ -600,3 +600,10 @@ tile.kernel @load_scalar_type(%p: !tile.ptr<i32>, %n: i32) {
 
 // expected-error @+1 {{expected warpRows 16 (16-row slices per warp, repeated down M) or none, got 8}}
 func.func private @f(tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], warpRows = 8>>)
+
+// -----
+
+// expected-error @+1 {{group_rows must be in [1, 64], got 0}}
+tile.kernel @group_rows_zero(%n: i32) warps(4) schedule<group_rows = 0> {
+  tile.return
+}

@@ -449,14 +449,19 @@ verifySetmaxnregBudgets(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult ScheduleAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, std::optional<int64_t> stages,
-    BoolAttr tma, BoolAttr asyncWgmma, BoolAttr warpSpecialize,
-    std::optional<int64_t> producerRegs, std::optional<int64_t> consumerRegs,
-    BoolAttr persistent, BoolAttr tmaStore, BoolAttr pingpong,
-    BoolAttr splitLoops, BoolAttr operandsInSmem, BoolAttr shareTiles) {
+LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   std::optional<int64_t> stages, BoolAttr tma,
+                                   BoolAttr asyncWgmma, BoolAttr warpSpecialize,
+                                   std::optional<int64_t> producerRegs,
+                                   std::optional<int64_t> consumerRegs,
+                                   BoolAttr persistent, BoolAttr tmaStore,
+                                   BoolAttr pingpong, BoolAttr splitLoops,
+                                   BoolAttr operandsInSmem, BoolAttr shareTiles,
+                                   std::optional<int64_t> groupRows) {
   if (stages && (*stages < 2 || *stages > 16))
     return emitError() << "stages must be in [2, 16], got " << *stages;
+  if (groupRows && (*groupRows < 1 || *groupRows > 64))
+    return emitError() << "group_rows must be in [1, 64], got " << *groupRows;
   return verifySetmaxnregBudgets(emitError, producerRegs, consumerRegs);
 }
 

@@ -162,7 +162,8 @@ static ScheduleAttr mergeSchedules(MLIRContext *ctx, ScheduleAttr primary,
       flag(primary.getPingpong(), secondary.getPingpong()),
       flag(primary.getSplitLoops(), secondary.getSplitLoops()),
       flag(primary.getOperandsInSmem(), secondary.getOperandsInSmem()),
-      flag(primary.getShareTiles(), secondary.getShareTiles()));
+      flag(primary.getShareTiles(), secondary.getShareTiles()),
+      count(primary.getGroupRows(), secondary.getGroupRows()));
 }
 
 namespace {
@@ -170,14 +171,15 @@ namespace {
 /// helpers below merge into a kernel's schedule (a new field is added here
 /// and in mergeSchedules only).
 struct ScheduleFields {
-  std::optional<int64_t> stages, producerRegs, consumerRegs;
+  std::optional<int64_t> stages, producerRegs, consumerRegs, groupRows;
   BoolAttr tma, asyncWgmma, warpSpecialize, persistent, tmaStore, pingpong,
       splitLoops, operandsInSmem, shareTiles;
 
   ScheduleAttr get(MLIRContext *ctx) const {
     return ScheduleAttr::get(ctx, stages, tma, asyncWgmma, warpSpecialize,
                              producerRegs, consumerRegs, persistent, tmaStore,
-                             pingpong, splitLoops, operandsInSmem, shareTiles);
+                             pingpong, splitLoops, operandsInSmem, shareTiles,
+                             groupRows);
   }
 };
 } // namespace

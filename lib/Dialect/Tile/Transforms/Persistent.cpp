@@ -47,32 +47,6 @@ using namespace mlir::tilec::tile;
 
 static constexpr StringLiteral kPassName = "tile-persistent";
 
-/// `expr` over the i32 values `symbols`, as arith ops.
-static Value emitGridExpr(OpBuilder &b, Location loc, AffineExpr expr,
-                          ArrayRef<Value> symbols) {
-  if (auto c = dyn_cast<AffineConstantExpr>(expr))
-    return createI32(b, loc, c.getValue());
-  if (auto s = dyn_cast<AffineSymbolExpr>(expr))
-    return symbols[s.getPosition()];
-  auto bin = cast<AffineBinaryOpExpr>(expr);
-  Value l = emitGridExpr(b, loc, bin.getLHS(), symbols);
-  Value r = emitGridExpr(b, loc, bin.getRHS(), symbols);
-  switch (expr.getKind()) {
-  case AffineExprKind::Add:
-    return arith::AddIOp::create(b, loc, l, r);
-  case AffineExprKind::Mul:
-    return arith::MulIOp::create(b, loc, l, r);
-  case AffineExprKind::CeilDiv:
-    return arith::CeilDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::FloorDiv:
-    return arith::FloorDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::Mod:
-    return arith::RemSIOp::create(b, loc, l, r);
-  default:
-    llvm_unreachable("not a binary grid expression");
-  }
-}
-
 /// Ops that must stay at the top level of the kernel body.
 static bool staysAtTop(Operation *op) {
   return isa<LocalAllocOp, MBarrierAllocOp, MakeTensorMapOp, ReturnOp>(op);
@@ -197,12 +171,7 @@ void TilePersistentPass::runOnOperation() {
   Location loc = kernel.getLoc();
   OpBuilder b(&body, body.begin());
   SmallVector<int64_t> gridArgs(*kernel.getGridArgs());
-  SmallVector<Value> symbols;
-  for (int64_t idx : gridArgs)
-    symbols.push_back(body.getArgument(idx));
-  SmallVector<Value> dims;
-  for (AffineExpr e : grid->getResults())
-    dims.push_back(emitGridExpr(b, loc, e, symbols));
+  SmallVector<Value> dims = emitGridSizes(b, loc, kernel);
   Value total = dims[0];
   for (Value d : ArrayRef<Value>(dims).drop_front())
     total = arith::MulIOp::create(b, loc, total, d);

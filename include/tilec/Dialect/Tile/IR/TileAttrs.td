@@ -327,6 +327,7 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     | `pingpong` | tile-wgmma-overlap | two consumer warpgroups take turns issuing a rotated loop's products (named barriers), so one's register work runs while the other's wgmma does (default: where the first dot's K is at most 64, e.g. attention at head dim 64) |
     | `split_loops` | tile-split-loops | a loop whose branch on its induction variable changes sides at a bound (attention's masked last key blocks) runs as two loops without the branch (default true) |
     | `share_tiles` | tile-tma-pipeline | loads of the same tile that several wgmma dots read in place (the same view and offsets, or its transpose: a K-major operand of one dot and an N-major one of another) become one TMA copy into one buffer, released once the last of its dots has retired (default false) |
+    | `group_rows` | tile-group-tiles | a GEMM-like program's output tiles are visited in groups of this many tile rows, so that the programs running together share both operands' tiles in L2 (default 8; 1 keeps the order the program computes) |
     | `operands_in_smem` | tile-pipeline | a tile loaded once before the loops whose mma.sync dots read it (attention's Q) waits in shared memory, one cp.async copy, and each dot reads its fragments there (ldmatrix) instead of keeping them in registers (default: where the registers would not fit beside what the loop keeps live, by the pass's estimate) |
 
     A loop's `tile.num_stages` attribute overrides `stages` for that loop.
@@ -348,7 +349,8 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     OptionalParameter<"::mlir::BoolAttr">:$pingpong,
     OptionalParameter<"::mlir::BoolAttr">:$split_loops,
     OptionalParameter<"::mlir::BoolAttr">:$operands_in_smem,
-    OptionalParameter<"::mlir::BoolAttr">:$share_tiles
+    OptionalParameter<"::mlir::BoolAttr">:$share_tiles,
+    OptionalParameter<"std::optional<int64_t>">:$group_rows
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

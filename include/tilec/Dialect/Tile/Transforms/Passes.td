@@ -177,6 +177,40 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
   ];
 }
 
+def TileGroupTiles : Pass<"tile-group-tiles", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Visits a GEMM-like program's output tiles in groups of rows, for L2 reuse";
+  let description = [{
+    A block program that takes its output tile from the program id in row
+    order, as a first version does:
+
+      pm = pid / npn, pn = pid % npn        (one grid dimension)
+      pn = program_id x, pm = program_id y  (two)
+
+    runs each wave of programs (one per SM) along a whole tile row: every
+    wave reads all of the B operand, and when B is larger than the L2 (the
+    weights of a wide layer) every wave streams it from memory again. The
+    pass renumbers the tiles in grouped order, as Triton's matmul tutorial
+    (GROUP_SIZE_M) and tile.gemm do: the programs walk `group_rows` tile rows
+    (default 8) column by column, so that a wave reads a few rows of A and a
+    few columns of B, and both stay in L2.
+
+    It applies where the order is GEMM-like: a `tile.dot` in a loop whose A
+    tile is loaded at an offset computed from one coordinate only and whose
+    B tile from the other (or the reverse). The renumbering is a
+    permutation of the tiles (tiles of incomplete groups and of an
+    incomplete last row keep their place), so the kernel computes the same
+    tiles. Kernels in clusters (whose ranks share tiles by multicast) and
+    programs that already group their tiles are left alone.
+    `schedule<group_rows = 1>` keeps the program's order; a kernel that
+    sets `group_rows` but is not GEMM-like gets a missed remark
+    (`--remarks-filter=tile-group-tiles`).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numGrouped", "num-grouped", "Number of kernels whose tiles were grouped">
+  ];
+}
+
 def TilePersistent : Pass<"tile-persistent", "::mlir::tilec::tile::KernelOp"> {
   let summary = "One program per SM walks the tiles of the grid";
   let description = [{

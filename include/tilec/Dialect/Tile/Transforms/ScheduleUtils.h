@@ -79,6 +79,11 @@ WarpgroupWaitOp getWaitFor(DotOp dot);
 /// An i32 constant.
 Value createI32(OpBuilder &b, Location loc, int64_t v);
 
+/// The sizes of `kernel`'s grid (x, y, z; as many as its grid rule has),
+/// computed at the builder's point from the rule and the kernel's
+/// parameters; empty when the kernel has no grid rule.
+SmallVector<Value> emitGridSizes(OpBuilder &b, Location loc, KernelOp kernel);
+
 /// The position after stage `s` of a `stages`-deep ring whose waits expect
 /// parity `ph`: the next stage, and the parity flipped on wrap.
 std::pair<Value, Value> advanceRing(OpBuilder &b, Location loc, Value s,
