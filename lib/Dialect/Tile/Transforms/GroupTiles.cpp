@@ -22,9 +22,10 @@
 //   row = first + (p % (G * cols)) % size, col = (p % (G * cols)) / size
 //
 // a permutation of the tiles, so the kernel computes the same tiles in
-// another order. On an H200 the corpus's SwiGLU (8192 x 14336 x 4096) ran
-// at 641 TFLOP/s grouped against 526 in row order (bench/results/
-// 2026-12-06_group_tiles_h200.json).
+// another order. On an H100 the corpus's SwiGLU ran at 688 / 720 TFLOP/s
+// grouped against 438 / 380 in row order (8192 x 14336 x 4096 and
+// 4096 x 28672 x 8192), its int8 GEMM at 1366 against 1055, its FP8 GEMM at
+// 1132 against 935 (bench/results/2026-12-06_group_tiles_h100.json).
 //
 //===----------------------------------------------------------------------===//
 
