@@ -89,6 +89,11 @@ public:
   /// is inside the view.
   Value getAddress(unsigned reg);
   SmallVector<Value> getInBounds(unsigned reg, unsigned count);
+  /// Whether all `count` elements from register `reg` lie in bounds: two
+  /// compares along the contiguous dimension (the group's first and last
+  /// element), not one per element, so that the per-element predicates
+  /// are only computed where a group needs them (its scalar fallback).
+  Value getGroupInBounds(unsigned reg, unsigned count);
 
 private:
   OpBuilder &b;
@@ -191,6 +196,24 @@ SmallVector<Value> GlobalAccess::getInBounds(unsigned reg, unsigned count) {
   return result;
 }
 
+Value GlobalAccess::getGroupInBounds(unsigned reg, unsigned count) {
+  if (!contigDim || count == 1)
+    return getInBounds(reg, count).front();
+  LinearLayout::Basis c = layout.getRegCoord(reg);
+  Value common = leadInBounds;
+  for (unsigned d = 0; d < c.size(); ++d) {
+    int64_t first = c[d], last = d == *contigDim ? c[d] + count - 1 : c[d];
+    for (int64_t at : d == *contigDim ? SmallVector<int64_t>{first, last}
+                                      : SmallVector<int64_t>{first}) {
+      Value inb = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        addConst(b, loc, threadIndex[d], at),
+                                        sizes[lead + d]);
+      common = common ? arith::AndIOp::create(b, loc, common, inb) : inb;
+    }
+  }
+  return common;
+}
+
 /// AND of all values (true when empty).
 static Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> values) {
   Value acc;
@@ -260,9 +283,8 @@ struct LoadOpLowering : public OpConversionPattern<LoadOp> {
       return ifOp.getResult(0);
     };
 
-    SmallVector<Value> elems;
-    for (unsigned reg = 0; reg < access.getNumRegs(); reg += vec) {
-      Value ptr = access.getAddress(reg);
+    // The element predicates of the group at `reg`: in bounds and unmasked.
+    auto getPredicates = [&](unsigned reg) {
       SmallVector<Value> inb = access.getInBounds(reg, vec);
       SmallVector<Value> preds;
       for (unsigned j = 0; j < vec; ++j)
@@ -271,15 +293,23 @@ struct LoadOpLowering : public OpConversionPattern<LoadOp> {
                             : arith::AndIOp::create(rewriter, loc, inb[j],
                                                     mask[reg + j])
                                   .getResult());
+      return preds;
+    };
+
+    SmallVector<Value> elems;
+    for (unsigned reg = 0; reg < access.getNumRegs(); reg += vec) {
+      Value ptr = access.getAddress(reg);
       if (vec == 1) {
-        elems.push_back(loadScalar(preds[0], ptr));
+        elems.push_back(loadScalar(getPredicates(reg)[0], ptr));
         continue;
       }
       auto vecType = VectorType::get({vec}, elemType);
       unsigned vecBytes = vec * access.getElemBytes();
-      Value fast = arith::AndIOp::create(rewriter, loc,
-                                         andAll(rewriter, loc, preds),
-                                         isAligned(rewriter, loc, ptr, vecBytes));
+      SmallVector<Value> conds = {access.getGroupInBounds(reg, vec),
+                                  isAligned(rewriter, loc, ptr, vecBytes)};
+      if (!mask.empty())
+        llvm::append_range(conds, ArrayRef(mask).slice(reg, vec));
+      Value fast = andAll(rewriter, loc, conds);
       auto ifOp = scf::IfOp::create(
           rewriter, loc, fast,
           [&](OpBuilder &b, Location l) {
@@ -287,6 +317,9 @@ struct LoadOpLowering : public OpConversionPattern<LoadOp> {
             scf::YieldOp::create(b, l, v);
           },
           [&](OpBuilder &b, Location l) {
+            // `b` is the rewriter, inside this block: the predicates are
+            // computed on this path only.
+            SmallVector<Value> preds = getPredicates(reg);
             SmallVector<Value> parts;
             for (unsigned j = 0; j < vec; ++j) {
               Value pj = gepElems(b, l, ptr, elemType, i32Val(b, l, j));
@@ -363,9 +396,9 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
 
     for (unsigned reg = 0; reg < access.getNumRegs(); reg += vec) {
       Value ptr = access.getAddress(reg);
-      SmallVector<Value> preds =
-          getWritePredicates(rewriter, loc, access, reg, vec, mask, canonical);
       if (vec == 1) {
+        SmallVector<Value> preds = getWritePredicates(
+            rewriter, loc, access, reg, vec, mask, canonical);
         storeScalar(rewriter, loc, preds[0], values[reg], ptr);
         continue;
       }
@@ -373,9 +406,12 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
       unsigned vecBytes = vec * access.getElemBytes();
       Value group = packVector(rewriter, loc, vecType,
                                ArrayRef(values).slice(reg, vec));
-      Value fast = arith::AndIOp::create(rewriter, loc,
-                                         andAll(rewriter, loc, preds),
-                                         isAligned(rewriter, loc, ptr, vecBytes));
+      SmallVector<Value> conds = {access.getGroupInBounds(reg, vec),
+                                  isAligned(rewriter, loc, ptr, vecBytes),
+                                  canonical};
+      if (!mask.empty())
+        llvm::append_range(conds, ArrayRef(mask).slice(reg, vec));
+      Value fast = andAll(rewriter, loc, conds);
       scf::IfOp::create(
           rewriter, loc, fast,
           [&](OpBuilder &b, Location l) {
@@ -383,6 +419,9 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
             scf::YieldOp::create(b, l);
           },
           [&](OpBuilder &b, Location l) {
+            // Computed on this path only (`b` is the rewriter, here).
+            SmallVector<Value> preds = getWritePredicates(
+                rewriter, loc, access, reg, vec, mask, canonical);
             for (unsigned j = 0; j < vec; ++j) {
               Value pj = gepElems(b, l, ptr, elemType, i32Val(b, l, j));
               storeScalar(b, l, preds[j], values[reg + j], pj);

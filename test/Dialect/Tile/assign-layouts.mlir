@@ -333,3 +333,33 @@ tile.kernel @fma_dot(%A: !tile.ptr<f32> {tile.align = 16 : i64}, %B: !tile.ptr<f
   tile.store %d, %c[%c0, %c0] : tensor<64x64xf32>, !tile.view<64x64xf32, strides = [64, 1]>
   tile.return
 }
+
+// -----
+
+// A kernel without products (residual add + RMSNorm): the weight row, loaded
+// 1-D and only broadcast against the 4 x 2048 tile (through its extension),
+// is loaded in the tile's column slice, each thread the columns it needs:
+// no conversion through shared memory.
+
+// CHECK-DAG: #[[$B:.+]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 2], order = [1, 0]>
+// CHECK-DAG: #[[$COLS:.+]] = #tile.slice<dim = 0, parent = #[[$B]]>
+// CHECK-LABEL: tile.kernel @norm_weight
+// CHECK:     tile.load %{{.+}} -> tensor<2048xbf16, #[[$COLS]]>
+// CHECK-NOT: tile.convert_layout
+tile.kernel @norm_weight(%X: !tile.ptr<bf16>, %W: !tile.ptr<bf16>, %Y: !tile.ptr<bf16>, %M: i32, %N: i32) warps(8) {
+  %c0 = arith.constant 0 : i32
+  %pid = tile.program_id x
+  %x = tile.make_view %X[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %y = tile.make_view %Y[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %w = tile.make_view %W[%N] strides [1] : !tile.ptr<bf16>
+  %tx = tile.load %x[%pid, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<4x2048xbf16>
+  %xf = arith.extf %tx : tensor<4x2048xbf16> to tensor<4x2048xf32>
+  %tw = tile.load %w[%c0] : !tile.view<?xbf16, strides = [1]> -> tensor<2048xbf16>
+  %wf = arith.extf %tw : tensor<2048xbf16> to tensor<2048xf32>
+  %w1 = tile.expand_dims %wf axis = 0 : tensor<2048xf32> -> tensor<1x2048xf32>
+  %wb = tile.broadcast %w1 : tensor<1x2048xf32> -> tensor<4x2048xf32>
+  %yf = arith.mulf %xf, %wb : tensor<4x2048xf32>
+  %yb = arith.truncf %yf : tensor<4x2048xf32> to tensor<4x2048xbf16>
+  tile.store %yb, %y[%pid, %c0] : tensor<4x2048xbf16>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}

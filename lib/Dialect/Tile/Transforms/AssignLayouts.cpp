@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/CastInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
@@ -512,6 +513,25 @@ static bool isDotLoop(Operation *op) {
   return loop && !loop.getBody()->getOps<DotOp>().empty();
 }
 
+/// True when `kernel` computes a tile.dot.
+static bool hasDot(KernelOp kernel) {
+  return kernel.walk([](DotOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+/// True when `v` (a 1-D tile) is only broadcast against larger tiles: its
+/// users are tile.expand_dims, or elementwise casts whose results are.
+static bool isOnlyBroadcast(Value v) {
+  if (v.use_empty())
+    return false;
+  return llvm::all_of(v.getUsers(), [](Operation *user) {
+    if (isa<ExpandDimsOp>(user))
+      return true;
+    return isa<CastOpInterface>(user) && user->getNumOperands() == 1 &&
+           isTensor(user->getResult(0)) && isOnlyBroadcast(user->getResult(0));
+  });
+}
+
 /// A 1-D load that only scales or shifts the accumulators of a loop that
 /// runs a tile.dot (e.g. the per-K-block scales of a block-scaled GEMM):
 /// in the loop's body, combined elementwise, broadcast or carried to the
@@ -522,6 +542,13 @@ static bool isDotLoop(Operation *op) {
 static bool takesLayoutFromUsers(LoadOp load) {
   if (cast<RankedTensorType>(load.getType()).getRank() != 1)
     return false;
+  // A kernel without products (a norm, a softmax): a weight row loaded in
+  // the tile's slice layout, a few elements a thread, where a coalesced
+  // load would cross shared memory (a GEMM's epilogue vectors keep their
+  // coalesced loads).
+  if (isOnlyBroadcast(load.getResult()) &&
+      !hasDot(load->getParentOfType<KernelOp>()))
+    return true;
   Operation *parent = load->getParentOp();
   bool inDotLoop = isDotLoop(parent);
   bool used = false;
