@@ -154,3 +154,28 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     tile.return
   }
 }
+
+// -----
+
+// A vector group's fast path tests the row and the group's first and last
+// column (three compares, whatever the group's width); the per-element
+// compares of the scalar fallback are made in that branch only, so they
+// take no registers where the group is whole.
+#b = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @group_bounds
+  // CHECK-COUNT-3: arith.cmpi ult
+  // CHECK-NOT:     arith.cmpi ult
+  // CHECK:         scf.if %{{.*}} -> (vector<8xbf16>) {
+  // CHECK:           llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
+  // CHECK:         } else {
+  // CHECK-COUNT-9:   arith.cmpi ult
+  // CHECK:           scf.if %{{.*}} -> (bf16) {
+  tile.kernel @group_bounds(%x: !tile.ptr<bf16>, %m: i32, %n: i32, %ld: i32) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %x[%m, %n] strides [%ld, 1] : !tile.ptr<bf16>
+    %t = tile.load %v[%c0, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<1x256xbf16, #b>
+    tile.store %t, %v[%c0, %c0] : tensor<1x256xbf16, #b>, !tile.view<?x?xbf16, strides = [?, 1]>
+    tile.return
+  }
+}
