@@ -18,6 +18,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::tilec::tile {
 #define GEN_PASS_DEF_TILEATTACHTARGET
@@ -36,8 +37,36 @@ struct TileAttachTargetPass
 };
 } // namespace
 
+/// Checks that the modules (the root, nested ones and gpu.modules) hold at
+/// their top only symbols (kernels, functions, globals, gpu.modules) and
+/// nested symbol tables. Another op there (a tile op outside its kernel)
+/// would be translated to LLVM outside any function.
+static LogicalResult verifyModuleTops(ModuleOp module) {
+  auto check = [](Block &block) {
+    for (Operation &op : block)
+      if (!isa<SymbolOpInterface>(op) && !op.hasTrait<OpTrait::SymbolTable>() &&
+          !op.hasTrait<OpTrait::IsTerminator>())
+        return op.emitOpError(
+                   "is at the top level of a module, outside every kernel "
+                   "and function (a module holds tile.kernel, functions, "
+                   "globals and gpu.modules)"),
+               failure();
+    return success();
+  };
+  WalkResult result = module.walk([&](Operation *op) {
+    if (!isa<ModuleOp, gpu::GPUModuleOp>(op))
+      return WalkResult::advance();
+    if (failed(check(op->getRegion(0).front())))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 void TileAttachTargetPass::runOnOperation() {
   ModuleOp module = getOperation();
+  if (failed(verifyModuleTops(module)))
+    return signalPassFailure();
   FailureOr<TargetInfo> info = TargetInfo::get(chip);
   if (failed(info)) {
     module.emitError("unknown chip '")
