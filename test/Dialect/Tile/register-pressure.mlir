@@ -66,3 +66,18 @@ tile.kernel @fits(%A: !tile.ptr<bf16> {tile.align = 16 : i64}, %B: !tile.ptr<bf1
   tile.store %acc, %c[%c0, %c0] : tensor<128x128xf32>, !tile.view<128x128xf32, strides = [128, 1]>
   tile.return
 }
+
+// -----
+
+// One tile alone past twice the budget, in no loop (`make fuzz`: math ops
+// on 65536-element f32 tiles, 4 warps, took minutes to compile): refused.
+tile.kernel @huge_tile(%X: !tile.ptr<f32> {tile.align = 16 : i64}, %Y: !tile.ptr<f32> {tile.align = 16 : i64}, %n: i32) grid(1) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %vx = tile.make_view %X[%n] strides [1] : !tile.ptr<f32>
+  %vy = tile.make_view %Y[%n] strides [1] : !tile.ptr<f32>
+  // expected-error @below {{takes 512 registers a thread of this 128-thread kernel, more than twice the 255 a thread gets: refused (use more warps or smaller tiles)}}
+  %tx = tile.load %vx[%c0] : !tile.view<?xf32, strides = [1]> -> tensor<65536xf32>
+  %e = math.exp %tx : tensor<65536xf32>
+  tile.store %e, %vy[%c0] : tensor<65536xf32>, !tile.view<?xf32, strides = [1]>
+  tile.return
+}

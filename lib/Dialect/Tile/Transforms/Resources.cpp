@@ -240,6 +240,28 @@ LogicalResult mlir::tilec::checkRegisterPressure(KernelOp kernel,
            << most << ")";
     return refuse ? WalkResult::interrupt() : WalkResult::advance();
   });
+  if (result.wasInterrupted())
+    return failure();
+  // One tile alone past the same bound (a 65536-element f32 tile on 4
+  // warps: 512 registers a thread), loop or not: its scalarized code took
+  // minutes to compile (found by `make fuzz`).
+  result = kernel.walk([&](Operation *op) {
+    for (Value v : op->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type || isa_and_nonnull<SharedEncodingAttr>(type.getEncoding()))
+        continue;
+      int64_t regs = getRegistersPerThread(type, threads);
+      if (regs <= kMaxRegisterOvershoot * budget)
+        continue;
+      op->emitError() << "tile " << type << " takes " << regs
+                      << " registers a thread of this " << threads
+                      << "-thread kernel, more than twice the " << budget
+                      << " a thread gets: refused (use more warps or smaller "
+                         "tiles)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
   return failure(result.wasInterrupted());
 }
 
