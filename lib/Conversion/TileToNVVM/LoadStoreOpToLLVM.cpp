@@ -96,6 +96,10 @@ public:
   Value getGroupInBounds(unsigned reg, unsigned count);
 
 private:
+  /// `acc` (null: true) and whether coordinate `at` of tile dimension `d`
+  /// (plus this thread's index) lies inside the view.
+  Value andInside(Value acc, unsigned d, int64_t at);
+
   OpBuilder &b;
   Location loc;
   LinearLayout layout;
@@ -170,27 +174,24 @@ Value GlobalAccess::getAddress(unsigned reg) {
   return gepElems(b, loc, base, elemType, offset);
 }
 
+Value GlobalAccess::andInside(Value acc, unsigned d, int64_t at) {
+  Value inb = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                    addConst(b, loc, threadIndex[d], at),
+                                    sizes[lead + d]);
+  return acc ? arith::AndIOp::create(b, loc, acc, inb).getResult() : inb;
+}
+
 SmallVector<Value> GlobalAccess::getInBounds(unsigned reg, unsigned count) {
   LinearLayout::Basis c = layout.getRegCoord(reg);
   Value common = leadInBounds;
-  for (unsigned d = 0; d < c.size(); ++d) {
-    if (contigDim && d == *contigDim && count > 1)
-      continue;
-    Value inb = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                      addConst(b, loc, threadIndex[d], c[d]),
-                                      sizes[lead + d]);
-    common = common ? arith::AndIOp::create(b, loc, common, inb) : inb;
-  }
+  for (unsigned d = 0; d < c.size(); ++d)
+    if (!contigDim || d != *contigDim || count == 1)
+      common = andInside(common, d, c[d]);
   SmallVector<Value> result;
   for (unsigned j = 0; j < count; ++j) {
     Value inb = common;
-    if (contigDim && count > 1) {
-      unsigned d = *contigDim;
-      Value e = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ult,
-          addConst(b, loc, threadIndex[d], c[d] + j), sizes[lead + d]);
-      inb = inb ? arith::AndIOp::create(b, loc, inb, e) : e;
-    }
+    if (contigDim && count > 1)
+      inb = andInside(inb, *contigDim, c[*contigDim] + j);
     result.push_back(inb ? inb : arith::ConstantIntOp::create(b, loc, 1, 1));
   }
   return result;
@@ -202,14 +203,9 @@ Value GlobalAccess::getGroupInBounds(unsigned reg, unsigned count) {
   LinearLayout::Basis c = layout.getRegCoord(reg);
   Value common = leadInBounds;
   for (unsigned d = 0; d < c.size(); ++d) {
-    int64_t first = c[d], last = d == *contigDim ? c[d] + count - 1 : c[d];
-    for (int64_t at : d == *contigDim ? SmallVector<int64_t>{first, last}
-                                      : SmallVector<int64_t>{first}) {
-      Value inb = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        addConst(b, loc, threadIndex[d], at),
-                                        sizes[lead + d]);
-      common = common ? arith::AndIOp::create(b, loc, common, inb) : inb;
-    }
+    common = andInside(common, d, c[d]);
+    if (d == *contigDim)
+      common = andInside(common, d, c[d] + count - 1);
   }
   return common;
 }

@@ -538,16 +538,17 @@ static bool isOnlyBroadcast(Value v) {
 /// next iteration, or before the loop as the first iteration's value. It
 /// takes its layout from its users, a slice of the accumulator's: each
 /// thread loads the few elements it needs, where a coalesced load would be
-/// converted through shared memory, with a barrier, every iteration.
-static bool takesLayoutFromUsers(LoadOp load) {
+/// converted through shared memory, with a barrier, every iteration. Also,
+/// in a kernel without dots (`kernelHasDot` false), a 1-D load only
+/// broadcast against tiles.
+static bool takesLayoutFromUsers(LoadOp load, bool kernelHasDot) {
   if (cast<RankedTensorType>(load.getType()).getRank() != 1)
     return false;
   // A kernel without products (a norm, a softmax): a weight row loaded in
   // the tile's slice layout, a few elements a thread, where a coalesced
   // load would cross shared memory (a GEMM's epilogue vectors keep their
   // coalesced loads).
-  if (isOnlyBroadcast(load.getResult()) &&
-      !hasDot(load->getParentOfType<KernelOp>()))
+  if (!kernelHasDot && isOnlyBroadcast(load.getResult()))
     return true;
   Operation *parent = load->getParentOp();
   bool inDotLoop = isDotLoop(parent);
@@ -564,6 +565,7 @@ static bool takesLayoutFromUsers(LoadOp load) {
 }
 
 LogicalResult LayoutAssignment::seedAnchors() {
+  bool kernelHasDot = hasDot(kernel);
   WalkResult result = kernel.walk([&](Operation *op) -> WalkResult {
     // Tiles may already carry layouts (hand-written or from an earlier
     // pass); they are kept.
@@ -588,7 +590,7 @@ LogicalResult LayoutAssignment::seedAnchors() {
         }
       }
     if (auto load = dyn_cast<LoadOp>(op)) {
-      if (takesLayoutFromUsers(load))
+      if (takesLayoutFromUsers(load, kernelHasDot))
         return WalkResult::advance();
       auto type = cast<RankedTensorType>(load.getType());
       assign(load.getResult(),

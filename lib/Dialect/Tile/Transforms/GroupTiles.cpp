@@ -74,16 +74,20 @@ static LoadOp getOperandLoad(Value v) {
   return {};
 }
 
-/// Whether what `load` reads (its view and offsets) is computed from one of
-/// the ops `sources`.
-static bool dependsOn(LoadOp load, ArrayRef<Operation *> sources) {
+/// Whether what `load` reads (its view and offsets) is computed from the
+/// tile row and from the tile column of `coords`.
+static std::pair<bool, bool> getDependences(LoadOp load,
+                                            const TileCoords &coords) {
   SetVector<Operation *> slice;
   BackwardSliceOptions options;
   options.inclusive = true;
   for (Value v : load->getOperands())
     (void)getBackwardSlice(v, &slice, options);
-  return llvm::any_of(sources,
-                      [&](Operation *src) { return slice.contains(src); });
+  auto reads = [&](ArrayRef<Operation *> sources) {
+    return llvm::any_of(sources,
+                        [&](Operation *src) { return slice.contains(src); });
+  };
+  return {reads(coords.row), reads(coords.col)};
 }
 
 /// Whether `coords` order the tiles of a GEMM: a dot in a loop reads an A
@@ -95,8 +99,8 @@ static bool isGemmOrder(KernelOp kernel, const TileCoords &coords) {
     LoadOp a = getOperandLoad(dot.getA()), b = getOperandLoad(dot.getB());
     if (!a || !b)
       return WalkResult::advance();
-    bool aRow = dependsOn(a, coords.row), aCol = dependsOn(a, coords.col);
-    bool bRow = dependsOn(b, coords.row), bCol = dependsOn(b, coords.col);
+    auto [aRow, aCol] = getDependences(a, coords);
+    auto [bRow, bCol] = getDependences(b, coords);
     if ((aRow && !aCol && bCol && !bRow) || (aCol && !aRow && bRow && !bCol))
       return WalkResult::interrupt();
     return WalkResult::advance();
