@@ -9,7 +9,8 @@ remarks: on sm_90a the TMA ring (loads and stages, tile-tma-pipeline), warp
 specialization (tile-warp-specialize), wgmma groups kept in flight
 (tile-async-wgmma, tile-wgmma-overlap), the TMA-store epilogue
 (tile-tma-store), persistence (tile-persistent) and the order of the
-output tiles (tile-group-tiles); on sm_80 / sm_89 the
+output tiles (tile-group-tiles), the loads issued an iteration ahead
+(tile-prefetch-loads); on sm_80 / sm_89 the
 cp.async ring of tile-pipeline, read from the IR after that pass
 (`tilec-opt --mlir-print-ir-after=tile-pipeline`: the rings are the
 `tile.async_copy` buffers, one stage per leading index), since the pass
@@ -125,13 +126,18 @@ def compile_chip(tools, path, chip, outdir):
 
 def remarks_by_kernel(stderr, spans):
     """{kernel: [(kind, category, name, text)]} in the order printed, without
-    repeats (a pass may run on several copies of a loop)."""
+    repeats (a pass may run on several copies of a loop). Remarks of
+    tile-prefetch-loads are one per load: those of different lines stay."""
     out = {name: [] for name, _, _ in spans}
+    seen = set()
     for m in REMARK_RE.finditer(stderr):
         rec = (m.group("kind"), m.group("cat"), m.group("name"), m.group("text") or "")
-        bucket = out[kernel_at(spans, int(m.group("line")))]
-        if rec not in bucket:
-            bucket.append(rec)
+        line = int(m.group("line"))
+        key = rec + ((line,) if rec[1] == "tile-prefetch-loads" else ())
+        if key in seen:
+            continue
+        seen.add(key)
+        out[kernel_at(spans, line)].append(rec)
     return out
 
 
@@ -182,7 +188,7 @@ def registers(remarks):
 def sm90_columns(remarks, has_dot, ring_ir):
     """The sm_90a columns: TMA ring (or the cp.async ring of the IR when
     there is none), warp specialization, wgmma in flight, TMA store,
-    persistent, tile order, registers."""
+    persistent, tile order, loads issued ahead, registers."""
     ring = "; ".join(t.replace(" on TMA in a ", ", ").replace("-stage ring", " stages")
                      for t in pick(remarks, "tile-tma-pipeline", "Pipelined"))
     if not ring:
@@ -209,7 +215,9 @@ def sm90_columns(remarks, has_dot, ring_ir):
     for text in pick(remarks, "tile-group-tiles", "Grouped"):
         m = re.search(r"groups of (\d+) tile rows", text)
         order = f"grouped, {m.group(1)} rows" if m else "grouped"
-    return [ring, ws, wgmma, store, persistent, order, registers(remarks)]
+    ahead = len(pick(remarks, "tile-prefetch-loads", "Prefetched"))
+    return [ring, ws, wgmma, store, persistent, order, str(ahead) if ahead else "—",
+            registers(remarks)]
 
 
 def full_schedule(cols):
@@ -266,14 +274,16 @@ def merge_chips(notes):
     the order first seen."""
     chips = {}
     for chip, text in notes:
-        chips.setdefault(text, []).append(chip)
+        if chip not in chips.setdefault(text, []):
+            chips[text].append(chip)
     return [f"{', '.join(c)}: {text}" for text, c in chips.items()]
 
 
 def render(results):
     """The markdown of corpus/schedules.md."""
     head = ["program", "kernel", "sm_90a TMA ring", "warp spec.", "wgmma groups in flight",
-            "TMA store", "persistent", "tile order", "sm_90a registers", "sm_89 cp.async ring",
+            "TMA store", "persistent", "tile order", "loads issued ahead", "sm_90a registers",
+            "sm_89 cp.async ring",
             "sm_80 cp.async ring"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     full = weak = fails = nodot = 0
@@ -282,7 +292,7 @@ def render(results):
     for name, rows, notes in results:
         for kernel, row in rows.items():
             c90 = row["sm_90a"]
-            c90 = c90 + ["—"] * (7 - len(c90))
+            c90 = c90 + ["—"] * (8 - len(c90))
             cells = [name, kernel] + c90 + [row["sm_89"][0], row["sm_80"][0]]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
             if c90[0].startswith("FAILS"):
@@ -321,6 +331,8 @@ HEADER = [
     "`wgmma groups in flight`: how many tile-async-wgmma keeps in flight across",
     "iterations; `overlapped` when tile-wgmma-overlap issues the next iteration's",
     "first dot before this one's register work (attention's two dependent dots).",
+    "`loads issued ahead`: loads no ring took that tile-prefetch-loads issues one",
+    "iteration ahead, into registers.",
     "`—`: the pass had nothing to do (no loop, no dot, no tile store); `FAILS`: the",
     "first error of the compile; registers and spills are ptxas's.",
     "`test/Corpus/schedules.test` fails when the compiler's output differs: rerun",

@@ -61,6 +61,8 @@ static void buildTilePasses(OpPassManager &pm,
   kernelPm.addPass(tile::createTileTmaStore());
   kernelPm.addPass(tile::createTileTmaPipeline());
   kernelPm.addPass(tile::createTilePipeline());
+  // The loads of loops that no ring took, issued an iteration ahead.
+  kernelPm.addPass(tile::createTilePrefetchLoads());
   kernelPm.addPass(tile::createTileWgmmaOverlap());
   kernelPm.addPass(tile::createTileAsyncWgmma());
   kernelPm.addPass(tile::createTileWarpSpecialize());

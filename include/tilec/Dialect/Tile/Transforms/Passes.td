@@ -331,6 +331,50 @@ def TileTmaPipeline : Pass<"tile-tma-pipeline", "::mlir::tilec::tile::KernelOp">
   ];
 }
 
+def TilePrefetchLoads : Pass<"tile-prefetch-loads", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Issues the loads no ring takes one loop iteration ahead, into registers";
+  let description = [{
+    The rings of tile-tma-pipeline and tile-pipeline take the loads that
+    feed dots. Every other `tile.load` or `tile.load_scalar` directly in an
+    `scf.for` body (a document-id row beside attention's keys, a scale
+    vector, a dot operand whose alignment no ring could prove) is issued
+    where the program reads it, and each iteration waits the whole memory
+    latency for it. The pass issues such a load one iteration ahead, as
+    Triton's software pipeliner does:
+
+        x0 = load(view, f(lb))
+        for iv = lb to ub step s iter_args(x = x0) {
+          xn = load(view, f(iv + s))   // first in the body
+          ... uses x ...
+          yield xn
+        }
+
+    The offsets are recomputed for the next iteration from the pure ops
+    that compute them from the induction variable and values defined before
+    the loop. The load past the last iteration stays within the view's
+    bounds or reads padding, as every load does, so it never faults.
+
+    It applies where the loop writes no global memory (no `tile.store`,
+    `tile.atomic_add` or TMA store in it: an early read could miss an
+    earlier iteration's write) and where each prefetched tile fits in a
+    thread's register budget (255, or the register file over the kernel's
+    threads) beside what the loop keeps live (estimateLoopRegisters) and 32
+    in reserve. tile-persistent's tile loop is left alone (its loads are
+    each tile's epilogue operands, read beside the tile's stores). Passed
+    and missed remarks (`--remarks-filter=tile-prefetch-loads`) name each
+    load and the reason.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip; empty: read it from the enclosing gpu.module">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numPrefetched", "num-prefetched",
+              "Number of loads issued one iteration ahead">
+  ];
+}
+
 def TileWgmmaOverlap : Pass<"tile-wgmma-overlap", "::mlir::tilec::tile::KernelOp"> {
   let summary = "Runs a loop's register work beside its next wgmma (FA3's intra-warpgroup overlap)";
   let description = [{

@@ -1,0 +1,288 @@
+//===- PrefetchLoads.cpp - Loads a loop reads, issued an iteration ahead --===//
+//
+// Part of the tilec project, under the Apache License v2.0 with LLVM
+// Exceptions. See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements tile-prefetch-loads. The rings of tile-tma-pipeline
+// and tile-pipeline take the loads that feed dots; every other load of a
+// loop (a document-id row beside attention's keys, a scale vector, a row a
+// reduction walks) is issued where the program reads it, and each iteration
+// waits the whole memory latency for it. The pass issues such a load one
+// iteration ahead, into registers, as Triton's software pipeliner does for
+// the loads of its loops:
+//
+//   x0 = load(view, f(lb))
+//   for iv = lb to ub step s iter_args(x = x0) {
+//     xn = load(view, f(iv + s))   // first in the body: in flight meanwhile
+//     ... uses x ...
+//     yield xn
+//   }
+//
+// The offsets f(iv) are recomputed for the next iteration from the ops that
+// compute them (pure ops of the induction variable and of values defined
+// before the loop). The load past the last iteration reads within the
+// view's bounds or reads padding, as every tile.load does, so it never
+// faults. The pass applies only where the loop writes no global memory
+// (no tile.store, tile.atomic_add or TMA store in it), so that reading
+// early cannot miss an earlier iteration's write, and where the carried
+// tiles fit in a thread's register budget beside what the loop keeps live.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Dialect/Tile/IR/TileAttrs.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Resources.h"
+#include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
+#include "tilec/Target/TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::tilec::tile {
+#define GEN_PASS_DEF_TILEPREFETCHLOADS
+#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tilec::tile
+
+using namespace mlir;
+using namespace mlir::tilec;
+using namespace mlir::tilec::tile;
+
+static constexpr StringLiteral kPassName = "tile-prefetch-loads";
+
+/// The first op of `loop` (nested ops included) that may write global
+/// memory: a tile.store, tile.atomic_add or TMA store, or an op of another
+/// dialect with a write effect (or unknown effects). Null when none: the
+/// ring ops of tile-pipeline and tile-tma-pipeline write shared memory only.
+static Operation *findGlobalWrite(scf::ForOp loop) {
+  Operation *found = nullptr;
+  loop.getBody()->walk([&](Operation *op) {
+    bool writes = isa<StoreOp, AtomicAddOp, TmaStoreOp>(op);
+    if (!writes && !isa<TileDialect>(op->getDialect()) &&
+        !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      writes = !effects || effects.hasEffect<MemoryEffects::Write>();
+    }
+    if (!writes)
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+/// The ops of `loop`'s body that the operands of `load` are computed from,
+/// in program order, or failure (with the reason in `why`) when one of them
+/// reads a value the loop carries, has regions or touches memory (a
+/// tile.load_scalar, being pure, may be recomputed).
+static FailureOr<SmallVector<Operation *>>
+getOffsetSlice(Operation *load, scf::ForOp loop, std::string &why) {
+  Block *body = loop.getBody();
+  SetVector<Operation *> slice;
+  SmallVector<Value> work(load->getOperands());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == body && arg != loop.getInductionVar()) {
+        why = "its offsets depend on a value the loop carries";
+        return failure();
+      }
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!loop->isProperAncestor(def) || slice.contains(def))
+      continue;
+    if (def->getBlock() != body || def->getNumRegions() != 0 ||
+        !isMemoryEffectFree(def)) {
+      why = (Twine("its offsets are computed by '") +
+             def->getName().getStringRef() + "', which cannot be recomputed")
+                .str();
+      return failure();
+    }
+    slice.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ordered = slice.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// Clones `load` and the ops of `slice` at `b`'s insertion point through
+/// `map` (which maps the loop's induction variable to the iteration to
+/// load); ops `map` already cloned (another candidate's offsets, or the
+/// candidate a later one's offsets read) are reused. Returns the clone's
+/// result.
+static Value cloneAt(OpBuilder &b, Operation *load, ArrayRef<Operation *> slice,
+                     IRMapping &map) {
+  for (Operation *op :
+       llvm::concat<Operation *const>(slice, ArrayRef<Operation *>(load)))
+    if (!map.contains(op))
+      b.clone(*op, map);
+  return map.lookup(load->getResult(0));
+}
+
+/// 32-bit registers a thread holds of `type` in its layout (copies of a
+/// broadcast row included; one for a scalar).
+static int64_t getHeldRegisters(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 1;
+  int64_t bits = std::max<int64_t>(8, tensor.getElementTypeBitWidth());
+  return llvm::divideCeil(getElemsPerThread(type) * bits, 32);
+}
+
+namespace {
+/// A load of a loop and the ops its offsets come from.
+struct Candidate {
+  Operation *load;
+  SmallVector<Operation *> slice;
+  int64_t regs;
+};
+
+struct TilePrefetchLoadsPass
+    : tile::impl::TilePrefetchLoadsBase<TilePrefetchLoadsPass> {
+  using Base::Base;
+  void runOnOperation() override;
+  void prefetchLoop(scf::ForOp loop, const TargetInfo &target);
+};
+} // namespace
+
+/// Issues `candidates` (loads of `loop`) one iteration ahead: the first
+/// iteration's before the loop, each next iteration's first in the body,
+/// carried to the iteration that reads it.
+static void prefetch(scf::ForOp loop, ArrayRef<Candidate> candidates) {
+  IRRewriter rewriter(loop.getContext());
+  rewriter.setInsertionPoint(loop);
+  Value loopIv = loop.getInductionVar();
+  IRMapping before;
+  before.map(loopIv, loop.getLowerBound());
+  SmallVector<Value> first;
+  for (const Candidate &c : candidates)
+    first.push_back(cloneAt(rewriter, c.load, c.slice, before));
+  Block *body = loop.getBody();
+  auto yieldNext = [&](OpBuilder &b, Location loc,
+                       ArrayRef<BlockArgument>) -> SmallVector<Value> {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(body);
+    IRMapping ahead;
+    ahead.map(loopIv, arith::AddIOp::create(b, loc, loopIv, loop.getStep()));
+    SmallVector<Value> values;
+    for (const Candidate &c : candidates)
+      values.push_back(cloneAt(b, c.load, c.slice, ahead));
+    return values;
+  };
+  FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
+      rewriter, first, /*replaceInitOperandUsesInLoop=*/false, yieldNext);
+  auto newLoop = cast<scf::ForOp>(grown->getOperation());
+  unsigned carried = newLoop.getNumRegionIterArgs() - candidates.size();
+  for (auto [i, c] : llvm::enumerate(candidates)) {
+    rewriter.replaceAllUsesWith(c.load->getResult(0),
+                                newLoop.getRegionIterArgs()[carried + i]);
+    rewriter.eraseOp(c.load);
+  }
+}
+
+void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
+                                         const TargetInfo &target) {
+  SmallVector<Operation *> loads;
+  for (Operation &op : loop.getBody()->getOperations())
+    if (isa<LoadOp, LoadScalarOp>(op))
+      loads.push_back(&op);
+  if (loads.empty())
+    return;
+  if (Operation *write = findGlobalWrite(loop)) {
+    std::string at = "'" + write->getName().getStringRef().str() + "'";
+    if (auto line = dyn_cast<FileLineColLoc>(write->getLoc()))
+      at += " at line " + std::to_string(line.getLine());
+    for (Operation *load : loads)
+      remarkMissed(load, kPassName, "LoopWrites",
+                   "this load waits for memory in every iteration: the loop "
+                   "writes global memory (" +
+                       at +
+                       "), so the next iteration's load is not issued "
+                       "ahead");
+    return;
+  }
+  auto kernel = loop->getParentOfType<KernelOp>();
+  int64_t threads = kernel.getNumWarps() * 32;
+  int64_t budget = getThreadRegisterBudget(target, threads);
+  int64_t need = estimateLoopRegisters(loop, threads) + kRegisterReserve;
+  SmallVector<Candidate> candidates;
+  for (Operation *load : loads) {
+    std::string why;
+    FailureOr<SmallVector<Operation *>> slice = getOffsetSlice(load, loop, why);
+    if (failed(slice)) {
+      remarkMissed(load, kPassName, "NotRecomputable",
+                   "this load waits for memory in every iteration: " + why);
+      continue;
+    }
+    // A load of the induction variable that the loop only yields is
+    // already issued ahead (by the program, as attention backwards carry
+    // the next block's row statistics).
+    Operation *yield = loop.getBody()->getTerminator();
+    if (llvm::all_of(load->getUsers(),
+                     [&](Operation *user) { return user == yield; }))
+      continue;
+    int64_t regs = getHeldRegisters(load->getResult(0).getType());
+    if (need + regs > budget) {
+      remarkMissed(load, kPassName, "OverRegisterBudget",
+                   "this load waits for memory in every iteration: issued "
+                   "ahead, its tile would take " +
+                       Twine(regs) + " registers a thread beside the loop's " +
+                       Twine(need) + ", over the budget of " + Twine(budget));
+      continue;
+    }
+    need += regs;
+    candidates.push_back({load, std::move(*slice), regs});
+  }
+  // A candidate read only by other candidates' offsets (a block index from
+  // a table) is recomputed with them, not carried.
+  DenseSet<Operation *> offsetOps;
+  for (const Candidate &c : candidates)
+    offsetOps.insert(c.slice.begin(), c.slice.end());
+  llvm::erase_if(candidates, [&](const Candidate &c) {
+    bool onlyOffset =
+        offsetOps.contains(c.load) &&
+        llvm::all_of(c.load->getUsers(), [&](Operation *user) {
+          return offsetOps.contains(user) ||
+                 llvm::any_of(candidates, [&](const Candidate &other) {
+                   return other.load == user;
+                 });
+        });
+    if (onlyOffset)
+      remarkPassed(c.load, kPassName, "Prefetched",
+                   "issued one iteration ahead with the loads whose offsets "
+                   "it gives");
+    else
+      remarkPassed(c.load, kPassName, "Prefetched",
+                   "issued one iteration ahead, into " + Twine(c.regs) +
+                       (c.regs == 1 ? " register" : " registers") +
+                       " a thread");
+    return onlyOffset;
+  });
+  if (candidates.empty())
+    return;
+  numPrefetched += candidates.size();
+  prefetch(loop, candidates);
+}
+
+void TilePrefetchLoadsPass::runOnOperation() {
+  FailureOr<TargetInfo> target = resolveTarget(getOperation(), chip);
+  if (failed(target))
+    return signalPassFailure();
+  SmallVector<scf::ForOp> loops;
+  // Not tile-persistent's tile loop: its loads are each tile's epilogue
+  // operands, read beside the tile's stores.
+  getOperation().walk([&](scf::ForOp loop) {
+    if (!loop->hasAttr(kPersistentLoopAttr))
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops)
+    prefetchLoop(loop, *target);
+}
