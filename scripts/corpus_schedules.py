@@ -10,7 +10,8 @@ specialization (tile-warp-specialize), wgmma groups kept in flight
 (tile-async-wgmma, tile-wgmma-overlap), the TMA-store epilogue
 (tile-tma-store), persistence (tile-persistent) and the order of the
 output tiles (tile-group-tiles), the loads issued an iteration ahead
-(tile-prefetch-loads); on sm_80 / sm_89 the
+(tile-prefetch-loads) and the loops split where their index masks stop
+masking (tile-mask-bounds); on sm_80 / sm_89 the
 cp.async ring of tile-pipeline, read from the IR after that pass
 (`tilec-opt --mlir-print-ir-after=tile-pipeline`: the rings are the
 `tile.async_copy` buffers, one stage per leading index), since the pass
@@ -188,7 +189,7 @@ def registers(remarks):
 def sm90_columns(remarks, has_dot, ring_ir):
     """The sm_90a columns: TMA ring (or the cp.async ring of the IR when
     there is none), warp specialization, wgmma in flight, TMA store,
-    persistent, tile order, loads issued ahead, registers."""
+    persistent, tile order, loads issued ahead, index masks, registers."""
     ring = "; ".join(t.replace(" on TMA in a ", ", ").replace("-stage ring", " stages")
                      for t in pick(remarks, "tile-tma-pipeline", "Pipelined"))
     if not ring:
@@ -216,7 +217,17 @@ def sm90_columns(remarks, has_dot, ring_ir):
         m = re.search(r"groups of (\d+) tile rows", text)
         order = f"grouped, {m.group(1)} rows" if m else "grouped"
     ahead = len(pick(remarks, "tile-prefetch-loads", "Prefetched"))
-    return [ring, ws, wgmma, store, persistent, order, str(ahead) if ahead else "—",
+    masks = "—"
+    for text in pick(remarks, "tile-mask-bounds", "Bounded"):
+        m = re.search(r"in the iterations (before a bound|between two bounds|from a bound on)",
+                      text)
+        masks = "split: " + {"before a bound": "masked tail", "between two bounds":
+                             "masked head and tail", "from a bound on": "masked head"}[m.group(1)]
+    if masks == "—" and pick(remarks, "tile-mask-bounds", "NotBounded"):
+        masks = "every iteration"
+    if pick(remarks, "tile-split-loops", "ShallowRing"):
+        masks = "every iteration (shallow ring)"
+    return [ring, ws, wgmma, store, persistent, order, str(ahead) if ahead else "—", masks,
             registers(remarks)]
 
 
@@ -282,7 +293,8 @@ def merge_chips(notes):
 def render(results):
     """The markdown of corpus/schedules.md."""
     head = ["program", "kernel", "sm_90a TMA ring", "warp spec.", "wgmma groups in flight",
-            "TMA store", "persistent", "tile order", "loads issued ahead", "sm_90a registers",
+            "TMA store", "persistent", "tile order", "loads issued ahead", "index masks",
+            "sm_90a registers",
             "sm_89 cp.async ring",
             "sm_80 cp.async ring"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -292,7 +304,7 @@ def render(results):
     for name, rows, notes in results:
         for kernel, row in rows.items():
             c90 = row["sm_90a"]
-            c90 = c90 + ["—"] * (8 - len(c90))
+            c90 = c90 + ["—"] * (9 - len(c90))
             cells = [name, kernel] + c90 + [row["sm_89"][0], row["sm_80"][0]]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
             if c90[0].startswith("FAILS"):
@@ -332,7 +344,11 @@ HEADER = [
     "iterations; `overlapped` when tile-wgmma-overlap issues the next iteration's",
     "first dot before this one's register work (attention's two dependent dots).",
     "`loads issued ahead`: loads no ring took that tile-prefetch-loads issues one",
-    "iteration ahead, into registers.",
+    "iteration ahead, into registers. `index masks`: where tile-mask-bounds found",
+    "the iterations in which a select's index mask masks nothing, the loop is split",
+    "and only the masked iterations (the last blocks, and the first for a sliding",
+    "window) apply it; `every iteration` when the mask is not of indices alone, or",
+    "(shallow ring) where tile-split-loops keeps it on a 2-stage TMA ring.",
     "`—`: the pass had nothing to do (no loop, no dot, no tile store); `FAILS`: the",
     "first error of the compile; registers and spills are ptxas's.",
     "`test/Corpus/schedules.test` fails when the compiler's output differs: rerun",

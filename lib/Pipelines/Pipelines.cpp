@@ -49,6 +49,9 @@ static void buildTilePasses(OpPassManager &pm,
   // Layout conversions of values defined before a loop (attention's Q into
   // the mma.sync A fragment, through shared memory) run once, not per step.
   kernelPm.addPass(createLoopInvariantCodeMotionPass());
+  // Index masks (attention's keys past the end, the causal diagonal) in a
+  // branch on the loop index, which tile-split-loops splits on.
+  kernelPm.addPass(tile::createTileMaskBounds());
   // Schedules (each pass reads the kernel's schedule<...> and the chip):
   // the order of the output tiles, the persistent tile loop, the TMA-store
   // epilogue (sm_90a), then sm_90a: TMA rings for wgmma operands (other chips:

@@ -107,7 +107,7 @@ tile.kernel @attention_fp8_d64_causal(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E
 // CHECK-LABEL: tile.kernel @attention_fp8_no_ws
 // SM90-SAME: schedule<tma = false, persistent = false
 // SM90: scf.for
-// SM90: } {tile.num_stages = {{[0-9]+}} : i64}
+// SM90: } {tile.masks_bounded, tile.num_stages = {{[0-9]+}} : i64}
 tile.kernel @attention_fp8_no_ws(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<bf16>,
                                  %B: i32, %H: i32, %S: i32, %sq: i32, %sh: i32, %ldv: i32, %d: f32) {
   %q = tile.make_view %Q[%B, %H, %S, 128] strides [%sq, %sh, 128, 1] : !tile.ptr<f8E4M3FN>

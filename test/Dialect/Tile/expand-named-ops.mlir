@@ -151,8 +151,8 @@ tile.kernel @gemm_block_scales(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN>,
 
 // CHECK-LABEL: tile.kernel @attention
 // SM89-LABEL: tile.kernel @attention
-// SM89: } {tile.num_stages = 3 : i64}
-// SM89: } {tile.num_stages = 3 : i64}
+// SM89: } {tile.masks_bounded, tile.num_stages = 3 : i64}
+// SM89: } {tile.masks_bounded, tile.num_stages = 3 : i64}
 // CHECK-SAME: %K: !tile.ptr<bf16> {tile.align = 16 : i64}
 // CHECK-SAME: %kb: i32 {tile.divisibility = 8 : i64}
 // CHECK-SAME: grid(ceildiv(%SQ, 128), %H, %B) warps(4)
@@ -188,7 +188,7 @@ tile.kernel @gemm_block_scales(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN>,
 // CHECK:   tile.reduce max
 // CHECK-NOT: arith.select
 // CHECK:   tile.dot {{.*}} -> tensor<128x128xf32>
-// CHECK: } {tile.num_stages = 2 : i64}
+// CHECK: } {tile.masks_bounded, tile.num_stages = 2 : i64}
 // CHECK: scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %c64_i32{{[_0-9]*}} iter_args(%{{.*}} = %[[U]]#0, %{{.*}} = %[[U]]#1, %{{.*}} = %[[U]]#2)
 // CHECK:   tile.load %[[KT]]{{.*}} -> tensor<128x64xbf16>
 // CHECK:   tile.dot %[[Q]], {{.*}} -> tensor<128x64xf32>
@@ -198,7 +198,7 @@ tile.kernel @gemm_block_scales(%A: !tile.ptr<f8E4M3FN>, %B: !tile.ptr<f8E4M3FN>,
 // CHECK:   math.exp2
 // CHECK:   tile.reduce sum
 // CHECK:   tile.dot {{.*}} -> tensor<128x128xf32>
-// CHECK: } {tile.num_stages = 2 : i64}
+// CHECK: } {tile.masks_bounded, tile.num_stages = 2 : i64}
 // The output: one division per row, a multiply per element.
 // CHECK: arith.divf %{{.*}}, %{{.*}} : tensor<128xf32>
 // CHECK-NOT: arith.divf
@@ -262,7 +262,7 @@ tile.kernel @attention_q_in_registers(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 // CHECK:   } else {
 // CHECK:   tile.reduce max
 // CHECK:   tile.dot
-// CHECK: } {tile.num_stages = 2 : i64}
+// CHECK: } {tile.masks_bounded, tile.num_stages = 2 : i64}
 // CHECK-NOT: scf.for
 // CHECK: tile.store
 tile.kernel @attention_one_loop(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
@@ -278,8 +278,8 @@ tile.kernel @attention_one_loop(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 // `stages` sets the depth of the K/V ring of both loops.
 
 // CHECK-LABEL: tile.kernel @attention_stages
-// CHECK: } {tile.num_stages = 3 : i64}
-// CHECK: } {tile.num_stages = 3 : i64}
+// CHECK: } {tile.masks_bounded, tile.num_stages = 3 : i64}
+// CHECK: } {tile.masks_bounded, tile.num_stages = 3 : i64}
 tile.kernel @attention_stages(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, 4, %S, 64] strides [%S, %S, 64, 1] : !tile.ptr<bf16>
   tile.attention %q, %q, %q, %q config <stages = 3>

@@ -171,3 +171,75 @@ tile.kernel @kept(%p: !tile.ptr<f32>, %n: i32, %x: i32, %y: f32) warps(4) schedu
   tile.store %t, %view[%n] : tensor<16xf32>, !tile.view<?xf32, strides = [1]>
   tile.return
 }
+
+// -----
+
+// tile-mask-bounds's branch (a comparison marked tile.mask_bound) in a
+// loop that waits on a 2-stage TMA ring (the carried stage wraps at 2): the
+// split ran slower there, so the masked branch is kept, inlined, in one
+// loop (the program as written), with a missed remark.
+// CHECK-LABEL: tile.kernel @shallow_ring
+// CHECK: scf.for
+// CHECK-NOT: scf.if
+// CHECK: tile.mbarrier_wait
+// CHECK: arith.mulf
+// CHECK-NOT: scf.for
+// REMARK: remark: [Missed] ShallowRing | Category:tile-split-loops | Reason="the mask stays in every iteration: split at its bounds, a loop on a 2-stage ring ran slower than as written"
+tile.kernel @shallow_ring(%p: !tile.ptr<f32>, %n: i32, %b: i32, %y: f32) warps(4) {
+  %view = tile.make_view %p[%n] strides [1] : !tile.ptr<f32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %full = tile.mbarrier_alloc count 1 : !tile.mbarrier<2>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %y, %s = %c0) -> (f32, i32) : i32 {
+    tile.mbarrier_wait %full[%s], %c0 : !tile.mbarrier<2>
+    %fast = arith.cmpi slt, %i, %b {tile.mask_bound} : i32
+    %v = scf.if %fast -> (f32) {
+      scf.yield %acc : f32
+    } else {
+      %m = arith.mulf %acc, %acc : f32
+      scf.yield %m : f32
+    }
+    %s1 = arith.addi %s, %c1 : i32
+    %wrap = arith.cmpi eq, %s1, %c2 : i32
+    %sn = arith.select %wrap, %c0, %s1 : i32
+    scf.yield %v, %sn : f32, i32
+  }
+  %t = tile.splat %r#0 : tensor<16xf32>
+  tile.store %t, %view[%n] : tensor<16xf32>, !tile.view<?xf32, strides = [1]>
+  tile.return
+}
+
+// -----
+
+// The same on a 5-stage ring: split.
+// CHECK-LABEL: tile.kernel @deep_ring
+// CHECK: scf.for
+// CHECK-NOT: arith.mulf
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK: arith.mulf
+tile.kernel @deep_ring(%p: !tile.ptr<f32>, %n: i32, %b: i32, %y: f32) warps(4) {
+  %view = tile.make_view %p[%n] strides [1] : !tile.ptr<f32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c5 = arith.constant 5 : i32
+  %full = tile.mbarrier_alloc count 1 : !tile.mbarrier<5>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %y, %s = %c0) -> (f32, i32) : i32 {
+    tile.mbarrier_wait %full[%s], %c0 : !tile.mbarrier<5>
+    %fast = arith.cmpi slt, %i, %b {tile.mask_bound} : i32
+    %v = scf.if %fast -> (f32) {
+      scf.yield %acc : f32
+    } else {
+      %m = arith.mulf %acc, %acc : f32
+      scf.yield %m : f32
+    }
+    %s1 = arith.addi %s, %c1 : i32
+    %wrap = arith.cmpi eq, %s1, %c5 : i32
+    %sn = arith.select %wrap, %c0, %s1 : i32
+    scf.yield %v, %sn : f32, i32
+  }
+  %t = tile.splat %r#0 : tensor<16xf32>
+  tile.store %t, %view[%n] : tensor<16xf32>, !tile.view<?xf32, strides = [1]>
+  tile.return
+}

@@ -47,6 +47,7 @@
 #include "ExpandNamedOps.h"
 
 #include "tilec/Dialect/Tile/Transforms/NamedOpConfigs.h"
+#include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -550,9 +551,11 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
   }
   // The warp-specialized schedule carries its ring depth; a loop attribute
   // would also ask tile-pipeline for a cp.async ring.
-  if (!c.warpSpecialize)
-    for (scf::ForOp loop : loops)
+  for (scf::ForOp loop : loops) {
+    loop->setAttr(kMasksBoundedAttr, b.getUnitAttr());
+    if (!c.warpSpecialize)
       loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
+  }
   return SmallVector<Value>(loops.back().getResults());
 }
 

@@ -22,6 +22,7 @@
 #include "ExpandNamedOps.h"
 
 #include "tilec/Dialect/Tile/Transforms/NamedOpConfigs.h"
+#include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -663,12 +664,14 @@ Value HandBuiltFa3::rescale(ImplicitLocOpBuilder &lb, Value acc, Value alpha) {
 scf::ForOp HandBuiltFa3::makeLoop(
     Value lo, Value hi, ValueRange init,
     function_ref<void(ImplicitLocOpBuilder &, Value n, ValueRange it)> body) {
-  return scf::ForOp::create(
+  auto loop = scf::ForOp::create(
       b, lo, hi, cst(bn), init,
       [&](OpBuilder &ob, Location loc, Value n, ValueRange it) {
         ImplicitLocOpBuilder lb(loc, ob);
         body(lb, n, it);
       });
+  loop->setAttr(kMasksBoundedAttr, b.getUnitAttr());
+  return loop;
 }
 
 Value HandBuiltFa3::waitK(ImplicitLocOpBuilder &lb, Value s, Value ph) {

@@ -262,6 +262,12 @@ bool mlir::tilec::tile::isOneWarpgroupSoftmaxLoop(scf::ForOp loop) {
       if (isa<DotOp>(def) && def != dot.getOperation())
         return true;
       llvm::append_range(work, def->getOperands());
+      // A branch's result comes from its regions (a mask applied in an
+      // scf.if, tile-mask-bounds).
+      def->walk([&](Operation *inner) {
+        if (inner != def)
+          llvm::append_range(work, inner->getOperands());
+      });
     }
   }
   return false;

@@ -136,8 +136,10 @@ static void resolve(RewriterBase &rewriter, arith::CmpIOp cmp, bool value) {
   rewriter.replaceOpWithNewOp<arith::ConstantIntOp>(cmp, value, 1);
 }
 
-/// Splits `loop` at `point` as the file comment shows.
-static void split(scf::ForOp loop, const SplitPoint &point) {
+/// Splits `loop` at `point` as the file comment shows; returns the two
+/// loops.
+static std::pair<scf::ForOp, scf::ForOp> split(scf::ForOp loop,
+                                               const SplitPoint &point) {
   IRRewriter rewriter(loop.getContext());
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
@@ -173,6 +175,48 @@ static void split(scf::ForOp loop, const SplitPoint &point) {
   scf::ForOp after =
       cloneWith(at, ub, before.getResults(), point.fromBound);
   rewriter.replaceOp(loop, after.getResults());
+  return {before, after};
+}
+
+/// The shallowest ring `loop` carries the stage of (0 when none).
+static int64_t getShallowestRing(scf::ForOp loop) {
+  int64_t depth = 0;
+  for (Value arg : loop.getRegionIterArgs())
+    if (std::optional<int64_t> d = getCarriedRingDepth(loop, arg))
+      depth = depth ? std::min(depth, *d) : *d;
+  return depth;
+}
+
+/// tile-mask-bounds's branches of a loop on a TMA ring of at most two stages
+/// resolved to the masked branch: the program as written. Split, such
+/// loops ran slower than unsplit, on an H100 (128-key blocks, a 2-stage TMA
+/// ring, 8 warps: causal hd128 380 TFLOP/s against 415, grouped-query 435
+/// against 491), where 5-stage rings gained up to 1.4x
+/// (bench/results/2026-12-06_mask_bounds_h100.json). Returns whether there
+/// were any.
+static bool keepMasked(scf::ForOp loop) {
+  SmallVector<arith::CmpIOp> bounds;
+  loop.getBody()->walk([&](arith::CmpIOp cmp) {
+    if (cmp->hasAttr(kMaskBoundAttr))
+      bounds.push_back(cmp);
+  });
+  // TMA rings (their waits are mbarrier waits); the cp.async rings of
+  // mma.sync chips gained from the split at two stages too (grouped-query
+  // 238 against 222 on sm_80 PTX).
+  bool tma = loop.getBody()
+                 ->walk([](MBarrierWaitOp) { return WalkResult::interrupt(); })
+                 .wasInterrupted();
+  int64_t ring = getShallowestRing(loop);
+  if (bounds.empty() || !tma || ring == 0 || ring > 2)
+    return false;
+  IRRewriter rewriter(loop.getContext());
+  for (arith::CmpIOp cmp : bounds)
+    resolve(rewriter, cmp, false);
+  remarkMissed(loop, kPassName, "ShallowRing",
+               "the mask stays in every iteration: split at its bounds, a loop "
+               "on a " +
+                   Twine(ring) + "-stage ring ran slower than as written");
+  return true;
 }
 
 namespace {
@@ -187,9 +231,19 @@ void TileSplitLoopsPass::runOnOperation() {
   ScheduleAttr schedule = getOperation().getScheduleAttr();
   if (schedule && !ScheduleAttr::flag(schedule.getSplitLoops(), true))
     return;
-  SmallVector<scf::ForOp> loops;
-  getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
-  for (scf::ForOp loop : loops) {
+  // Each loop the split makes is split again at its next branch (a sliding
+  // window's mask: the first blocks, the full ones, the diagonal), at most
+  // kMaxSplits times per loop of the program.
+  constexpr int kMaxSplits = 3;
+  SmallVector<std::pair<scf::ForOp, int>> work;
+  getOperation().walk([&](scf::ForOp loop) {
+    keepMasked(loop);
+    work.push_back({loop, 0});
+  });
+  while (!work.empty()) {
+    auto [loop, splits] = work.pop_back_val();
+    if (splits >= kMaxSplits)
+      continue;
     std::optional<SplitPoint> point = findSplitPoint(loop);
     if (!point)
       continue;
@@ -197,7 +251,9 @@ void TileSplitLoopsPass::runOnOperation() {
                  "the iterations before the bound its branch compares the "
                  "induction variable with, and those from it on, run in two "
                  "loops without the branch");
-    split(loop, *point);
+    auto [before, after] = split(loop, *point);
     ++numSplitLoops;
+    work.push_back({before, splits + 1});
+    work.push_back({after, splits + 1});
   }
 }

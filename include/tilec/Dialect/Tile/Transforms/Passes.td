@@ -177,6 +177,41 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
   ];
 }
 
+def TileMaskBounds : Pass<"tile-mask-bounds", "::mlir::tilec::tile::KernelOp"> {
+  let summary = "Applies a loop's index masks only in the iterations where they mask";
+  let description = [{
+    A user's attention loop masks every key block, as a first version does
+    (`keep = kj < S & kj <= qi`, `s = select(keep, s, -inf)`), although
+    only the last blocks (or, for a sliding window, also the first) are
+    masked. For each `arith.select` directly in an `scf.for` body whose
+    mask is built from comparisons of index tiles (`tile.range`, splats of
+    the induction variable and of values defined before the loop, `addi`,
+    `subi`, `expand_dims`, `broadcast`; `<`, `<=`, `>`, `>=`, `and`,
+    `or`), the pass computes before the loop the iterations in which the
+    mask holds for every element, as bounds on the induction variable, and
+    branches:
+
+        s = scf.if (n < B) { s } else { select(keep, s, -inf) }
+
+    (nested with `n >= A` when the mask also cuts the first iterations).
+    tile-split-loops then runs each range of iterations in its own loop,
+    the unmasked ones without the select and the comparisons, as the named
+    attention's expansion does for its own masks.
+
+    The bounds are computed in i64, so they are exact. The program computes
+    its index tiles in i32; the pass requires, before the loop, that none
+    of the mask's tiles wraps for an induction variable in [lb, ub), and
+    makes no iteration fast where one might. A kernel whose schedule sets
+    `split_loops = false` is left alone, and so are the key loops of the
+    named attention (`tile.masks_bounded`), whose expansion masks only the
+    blocks that need it. Passed remarks name each bounded
+    select; a missed remark names the op that a mask depending on the
+    induction variable is computed by where the analysis cannot follow it
+    (a loaded tile, say: a document mask).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def TileGroupTiles : Pass<"tile-group-tiles", "::mlir::tilec::tile::KernelOp"> {
   let summary = "Visits a GEMM-like program's output tiles in groups of rows, for L2 reuse";
   let description = [{

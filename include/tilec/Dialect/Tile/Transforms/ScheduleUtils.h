@@ -34,6 +34,16 @@ constexpr StringLiteral kProducerAttr = "tile.producer";
 /// of a persistent kernel, which a program may also write itself).
 constexpr StringLiteral kPersistentLoopAttr = "tile.persistent_loop";
 
+/// The discardable attribute of a key loop whose builder already masks only
+/// the iterations that need it (the named attention's expansions):
+/// tile-mask-bounds leaves its selects alone.
+constexpr StringLiteral kMasksBoundedAttr = "tile.masks_bounded";
+
+/// The discardable attribute of the comparisons of the induction variable
+/// that tile-mask-bounds branches on (tile-split-loops splits on them, or
+/// resolves them to the masked branch where a split was measured slower).
+constexpr StringLiteral kMaskBoundAttr = "tile.mask_bound";
+
 /// Largest power of two known to divide the integer value `v`: constants,
 /// kernel parameters with `tile.divisibility`, loop induction variables,
 /// sums, products and shifts of those.
