@@ -464,15 +464,6 @@ std::string Simulation::stageName(Value buffer, int64_t stage, int cta) {
   return out;
 }
 
-static std::string lineOf(Operation *op) {
-  if (auto fl = op->getLoc()->findInstanceOf<FileLineColLoc>())
-    return llvm::formatv("line {0}", fl.getLine()).str();
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << op->getLoc();
-  return s;
-}
-
 std::string Simulation::describe(Agent &a) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -486,7 +477,7 @@ std::string Simulation::describe(Agent &a) {
     if (!isa<scf::ForOp>(f.owner))
       continue;
     os << ", iteration " << (f.iv - f.lb) / f.step << " of the loop at "
-       << lineOf(f.owner);
+       << getLineOf(f.owner);
   }
   return s;
 }
@@ -500,7 +491,7 @@ std::string Simulation::describeAccess(const Access &acc) {
                                      .str())
                         : "?";
   return llvm::formatv("the {0} at {1} ({2})", acc.op->getName(),
-                       lineOf(acc.op), who)
+                       getLineOf(acc.op), who)
       .str();
 }
 
@@ -761,11 +752,11 @@ std::optional<int64_t> Simulation::needInt(Agent &a, Value v, Operation *op,
   std::string from;
   if (Operation *def = root.getDefiningOp())
     from = llvm::formatv(" (it depends on the {0} at {1})", def->getName(),
-                         lineOf(def))
+                         getLineOf(def))
                .str();
   skip(llvm::formatv("the {0} of the {1} at {2} is not a function of the "
                      "kernel's integer parameters{3}",
-                     what, op->getName(), lineOf(op), from));
+                     what, op->getName(), getLineOf(op), from));
   return std::nullopt;
 }
 
@@ -813,7 +804,7 @@ StepResult Simulation::execFor(Agent &a, scf::ForOp op) {
   if (!lb || !ub || !st)
     return StepResult::Stop;
   if (*st <= 0) {
-    skip(llvm::formatv("the loop at {0} has step {1}", lineOf(op), *st));
+    skip(llvm::formatv("the loop at {0} has step {1}", getLineOf(op), *st));
     return StepResult::Stop;
   }
   if (*lb >= *ub) {
@@ -1278,7 +1269,7 @@ bool Simulation::checkNotInflight(Agent &a, Operation *op,
     violate(op,
             llvm::formatv("uses {0}, the accumulator of the wgmma at {1}, "
                           "before a tile.warpgroup_wait returns it{2}",
-                          name(v), dot ? lineOf(dot) : "?",
+                          name(v), dot ? getLineOf(dot) : "?",
                           it->second > a.wgRetired
                               ? " (its group is still in flight)"
                               : ""),
@@ -1565,7 +1556,7 @@ std::string async::getUnsupportedReason(KernelOp kernel) {
     why = llvm::formatv("the {0} at {1} holds synchronization or shared-memory "
                         "operations, and the checker runs only scf.for, "
                         "scf.if and tile.warp_specialize regions",
-                        op->getName(), lineOf(op));
+                        op->getName(), getLineOf(op));
     return WalkResult::interrupt();
   });
   return why;

@@ -118,6 +118,8 @@ private:
   FailureOr<Interval> getInterval(Value v, std::string &why);
   FailureOr<Interval> getScalar(Value v, std::string &why);
   FailureOr<FastRange> getCompare(arith::CmpIOp cmp, std::string &why);
+  FailureOr<Interval> getSumOrDifference(Operation *def, const Interval &l,
+                                         const Interval &r, std::string &why);
   Value i64(int64_t value) {
     return arith::ConstantIntOp::create(b, loc, value, 64);
   }
@@ -160,20 +162,10 @@ FailureOr<Interval> MaskAnalysis::getScalar(Value v, std::string &why) {
   Operation *def = v.getDefiningOp();
   if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def)) {
     FailureOr<Interval> l = getScalar(def->getOperand(0), why);
-    FailureOr<Interval> r = getScalar(def->getOperand(1), why);
-    if (failed(l) || failed(r))
+    FailureOr<Interval> r = failed(l) ? l : getScalar(def->getOperand(1), why);
+    if (failed(r))
       return failure();
-    bool sub = isa<arith::SubIOp>(def);
-    Interval out = sub ? Interval{l->c - r->c, add(l->x, neg(r->x)),
-                                  l->lo - r->hi, l->hi - r->lo}
-                       : Interval{l->c + r->c, add(l->x, r->x), l->lo + r->lo,
-                                  l->hi + r->hi};
-    if (out.c < -1 || out.c > 1) {
-      why = "an index scaled by 2";
-      return failure();
-    }
-    requireNoWrap(out);
-    return out;
+    return getSumOrDifference(def, *l, *r, why);
   }
   why = def ? ("'" + def->getName().getStringRef() + "'").str()
             : std::string("a value the loop carries");
@@ -207,23 +199,33 @@ FailureOr<Interval> MaskAnalysis::getInterval(Value v, std::string &why) {
         failed(l) ? l : getInterval(def->getOperand(1), why);
     if (failed(r))
       return failure();
-    if (isa<arith::AddIOp>(def))
-      out =
-          Interval{l->c + r->c, add(l->x, r->x), l->lo + r->lo, l->hi + r->hi};
-    else
-      out = Interval{l->c - r->c, add(l->x, neg(r->x)), l->lo - r->hi,
-                     l->hi - r->lo};
-    if (out->c < -1 || out->c > 1) {
-      why = "an index scaled by 2";
-      return failure();
-    }
-    requireNoWrap(*out);
+    out = getSumOrDifference(def, *l, *r, why);
   } else {
     why = def ? ("'" + def->getName().getStringRef() + "'").str()
               : std::string("a tile the loop carries");
   }
   if (succeeded(out))
     intervals[v] = *out;
+  return out;
+}
+
+/// The interval of `def` (an arith.addi or arith.subi, of scalars or of
+/// tiles) from its operands' intervals; failure when iv's coefficient leaves
+/// {-1, 0, 1}. The program computes it in i32: its no-wrap check joins the
+/// loop's.
+FailureOr<Interval> MaskAnalysis::getSumOrDifference(Operation *def,
+                                                     const Interval &l,
+                                                     const Interval &r,
+                                                     std::string &why) {
+  Interval out =
+      isa<arith::SubIOp>(def)
+          ? Interval{l.c - r.c, add(l.x, neg(r.x)), l.lo - r.hi, l.hi - r.lo}
+          : Interval{l.c + r.c, add(l.x, r.x), l.lo + r.lo, l.hi + r.hi};
+  if (out.c < -1 || out.c > 1) {
+    why = "an index scaled by 2";
+    return failure();
+  }
+  requireNoWrap(out);
   return out;
 }
 
@@ -351,23 +353,36 @@ static bool dependsOnInductionVar(Value mask, scf::ForOp loop) {
   return false;
 }
 
+/// The comparisons of the induction variable with a mask's bounds (null
+/// where the bound is), shared by the selects on that mask so that
+/// tile-split-loops splits once for them all.
+struct Guard {
+  Value lt, ge;
+};
+
+/// The comparisons `iv < lt` and `iv >= ge` at `at`, marked for
+/// tile-split-loops.
+static Guard createGuard(Operation *at, scf::ForOp loop, Value lt, Value ge) {
+  assert((lt || ge) && "an analyzed mask has a bound");
+  OpBuilder b(at);
+  Value iv = loop.getInductionVar();
+  auto compare = [&](arith::CmpIPredicate pred, Value bound) -> Value {
+    if (!bound)
+      return Value();
+    auto cmp = arith::CmpIOp::create(b, at->getLoc(), pred, iv, bound);
+    cmp->setAttr(kMaskBoundAttr, b.getUnitAttr());
+    return cmp;
+  };
+  return {compare(arith::CmpIPredicate::slt, lt),
+          compare(arith::CmpIPredicate::sge, ge)};
+}
+
 /// `select` as `scf.if (iv < lt) { scf.if (iv >= ge) { t } else { sel } }
-/// else { sel }` (one level where one bound is null), with `t` the select's
-/// true value and `sel` the select itself.
-static void branchAround(arith::SelectOp select, scf::ForOp loop, Value lt,
-                         Value ge) {
+/// else { sel }` (one level where one comparison is null), with `t` the
+/// select's true value and `sel` the select itself.
+static void branchAround(arith::SelectOp select, Guard guard) {
   IRRewriter rewriter(select);
   Location loc = select.getLoc();
-  Value iv = loop.getInductionVar();
-  Value cLt = lt ? arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::slt, iv, lt)
-                 : Value();
-  Value cGe = ge ? arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::sge, iv, ge)
-                 : Value();
-  for (Value c : {cLt, cGe})
-    if (c)
-      c.getDefiningOp()->setAttr(kMaskBoundAttr, rewriter.getUnitAttr());
   auto masked = [&](OpBuilder &b, Location l) {
     scf::YieldOp::create(b, l, b.clone(*select)->getResult(0));
   };
@@ -378,12 +393,12 @@ static void branchAround(arith::SelectOp select, scf::ForOp loop, Value lt,
     return scf::IfOp::create(b, loc, cond, then, masked).getResult(0);
   };
   Value result;
-  if (cLt && cGe)
-    result = branch(rewriter, cLt, [&](OpBuilder &b, Location l) {
-      scf::YieldOp::create(b, l, branch(b, cGe, fast));
+  if (guard.lt && guard.ge)
+    result = branch(rewriter, guard.lt, [&](OpBuilder &b, Location l) {
+      scf::YieldOp::create(b, l, branch(b, guard.ge, fast));
     });
   else
-    result = branch(rewriter, cLt ? cLt : cGe, fast);
+    result = branch(rewriter, guard.lt ? guard.lt : guard.ge, fast);
   rewriter.replaceOp(select, result);
 }
 
@@ -408,38 +423,43 @@ static void boundLoopMasks(scf::ForOp loop) {
   if (selects.empty())
     return;
   MaskAnalysis analysis(loop);
-  DenseMap<Value, std::pair<Value, Value>> bounds;
+  // Per mask, analyzed once: its guard, or why it has none.
+  struct Analyzed {
+    std::optional<Guard> guard;
+    std::string why;
+  };
+  DenseMap<Value, Analyzed> masks;
   for (arith::SelectOp select : selects) {
     Value mask = select.getCondition();
-    auto known = bounds.find(mask);
-    if (known == bounds.end()) {
-      std::string why;
-      FailureOr<FastRange> range = analysis.getAllTrue(mask, why);
-      if (failed(range) || (!range->lt && !range->ge)) {
-        remarkMissed(
-            select, kPassName, "NotBounded",
-            "this mask is applied in every iteration: it is "
-            "computed by " +
-                (why.empty() ? std::string("nothing it bounds") : why) +
-                ", not by comparisons of indices");
-        continue;
+    auto known = masks.find(mask);
+    if (known == masks.end()) {
+      Analyzed a;
+      FailureOr<FastRange> range = analysis.getAllTrue(mask, a.why);
+      if (succeeded(range)) {
+        FastRange r = analysis.restrict(*range, analysis.getNoWrap());
+        a.guard =
+            createGuard(select, loop, r.lt ? analysis.toI32(r.lt) : Value(),
+                        r.ge ? analysis.toI32(r.ge) : Value());
       }
-      FastRange r = analysis.restrict(*range, analysis.getNoWrap());
-      known = bounds
-                  .try_emplace(mask, r.lt ? analysis.toI32(r.lt) : Value(),
-                               r.ge ? analysis.toI32(r.ge) : Value())
-                  .first;
+      known = masks.try_emplace(mask, std::move(a)).first;
     }
-    auto [lt, ge] = known->second;
+    if (!known->second.guard) {
+      remarkMissed(select, kPassName, "NotBounded",
+                   "this mask is applied in every iteration: it is computed "
+                   "by " +
+                       known->second.why + ", not by comparisons of indices");
+      continue;
+    }
+    Guard guard = *known->second.guard;
     remarkPassed(select, kPassName, "Bounded",
                  Twine("the mask holds everywhere in the iterations ") +
-                     (lt && ge ? "between two bounds"
-                      : lt     ? "before a bound"
-                               : "from a bound on") +
+                     (guard.lt && guard.ge ? "between two bounds"
+                      : guard.lt           ? "before a bound"
+                                           : "from a bound on") +
                      " computed before the loop; there the select is "
                      "skipped, and tile-split-loops runs them in their own "
                      "loop");
-    branchAround(select, loop, lt, ge);
+    branchAround(select, guard);
   }
 }
 

@@ -197,9 +197,8 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
   if (loads.empty())
     return;
   if (Operation *write = findGlobalWrite(loop)) {
-    std::string at = "'" + write->getName().getStringRef().str() + "'";
-    if (auto line = dyn_cast<FileLineColLoc>(write->getLoc()))
-      at += " at line " + std::to_string(line.getLine());
+    std::string at = "'" + write->getName().getStringRef().str() + "' at " +
+                     getLineOf(write);
     for (Operation *load : loads)
       remarkMissed(load, kPassName, "LoopWrites",
                    "this load waits for memory in every iteration: the loop "
@@ -213,6 +212,7 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
   int64_t threads = kernel.getNumWarps() * 32;
   int64_t budget = getThreadRegisterBudget(target, threads);
   int64_t need = estimateLoopRegisters(loop, threads) + kRegisterReserve;
+  Operation *yield = loop.getBody()->getTerminator();
   SmallVector<Candidate> candidates;
   for (Operation *load : loads) {
     std::string why;
@@ -225,7 +225,6 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
     // A load of the induction variable that the loop only yields is
     // already issued ahead (by the program, as attention backwards carry
     // the next block's row statistics).
-    Operation *yield = loop.getBody()->getTerminator();
     if (llvm::all_of(load->getUsers(),
                      [&](Operation *user) { return user == yield; }))
       continue;
@@ -243,29 +242,30 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
   }
   // A candidate read only by other candidates' offsets (a block index from
   // a table) is recomputed with them, not carried.
-  DenseSet<Operation *> offsetOps;
-  for (const Candidate &c : candidates)
+  DenseSet<Operation *> offsetOps, candidateLoads;
+  for (const Candidate &c : candidates) {
     offsetOps.insert(c.slice.begin(), c.slice.end());
-  llvm::erase_if(candidates, [&](const Candidate &c) {
+    candidateLoads.insert(c.load);
+  }
+  SmallVector<Candidate> carried;
+  for (Candidate &c : candidates) {
     bool onlyOffset =
         offsetOps.contains(c.load) &&
         llvm::all_of(c.load->getUsers(), [&](Operation *user) {
-          return offsetOps.contains(user) ||
-                 llvm::any_of(candidates, [&](const Candidate &other) {
-                   return other.load == user;
-                 });
+          return offsetOps.contains(user) || candidateLoads.contains(user);
         });
-    if (onlyOffset)
+    if (onlyOffset) {
       remarkPassed(c.load, kPassName, "Prefetched",
                    "issued one iteration ahead with the loads whose offsets "
                    "it gives");
-    else
-      remarkPassed(c.load, kPassName, "Prefetched",
-                   "issued one iteration ahead, into " + Twine(c.regs) +
-                       (c.regs == 1 ? " register" : " registers") +
-                       " a thread");
-    return onlyOffset;
-  });
+      continue;
+    }
+    remarkPassed(c.load, kPassName, "Prefetched",
+                 "issued one iteration ahead, into " + Twine(c.regs) +
+                     (c.regs == 1 ? " register" : " registers") + " a thread");
+    carried.push_back(std::move(c));
+  }
+  candidates = std::move(carried);
   if (candidates.empty())
     return;
   numPrefetched += candidates.size();

@@ -18,6 +18,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::tilec;
@@ -215,6 +216,15 @@ Value mlir::tilec::tile::getPreviousStage(OpBuilder &b, Location loc, Value s,
 
 Value mlir::tilec::tile::getFreeParity(OpBuilder &b, Location loc, Value ph) {
   return arith::XOrIOp::create(b, loc, ph, createI32(b, loc, 1));
+}
+
+std::string mlir::tilec::tile::getLineOf(Operation *op) {
+  if (auto fl = op->getLoc()->findInstanceOf<FileLineColLoc>())
+    return llvm::formatv("line {0}", fl.getLine()).str();
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << op->getLoc();
+  return s;
 }
 
 bool mlir::tilec::tile::isWgmma(DotOp dot) {

@@ -192,14 +192,15 @@ static int64_t getShallowestRing(scf::ForOp loop) {
 /// loops ran slower than unsplit, on an H100 (128-key blocks, a 2-stage TMA
 /// ring, 8 warps: causal hd128 380 TFLOP/s against 415, grouped-query 435
 /// against 491), where 5-stage rings gained up to 1.4x
-/// (bench/results/2026-12-06_mask_bounds_h100.json). Returns whether there
-/// were any.
-static bool keepMasked(scf::ForOp loop) {
+/// (bench/results/2026-12-06_mask_bounds_h100.json).
+static void keepMasked(scf::ForOp loop) {
   SmallVector<arith::CmpIOp> bounds;
   loop.getBody()->walk([&](arith::CmpIOp cmp) {
     if (cmp->hasAttr(kMaskBoundAttr))
       bounds.push_back(cmp);
   });
+  if (bounds.empty())
+    return;
   // TMA rings (their waits are mbarrier waits); the cp.async rings of
   // mma.sync chips gained from the split at two stages too (grouped-query
   // 238 against 222 on sm_80 PTX).
@@ -207,8 +208,8 @@ static bool keepMasked(scf::ForOp loop) {
                  ->walk([](MBarrierWaitOp) { return WalkResult::interrupt(); })
                  .wasInterrupted();
   int64_t ring = getShallowestRing(loop);
-  if (bounds.empty() || !tma || ring == 0 || ring > 2)
-    return false;
+  if (!tma || ring == 0 || ring > 2)
+    return;
   IRRewriter rewriter(loop.getContext());
   for (arith::CmpIOp cmp : bounds)
     resolve(rewriter, cmp, false);
@@ -216,7 +217,6 @@ static bool keepMasked(scf::ForOp loop) {
                "the mask stays in every iteration: split at its bounds, a loop "
                "on a " +
                    Twine(ring) + "-stage ring ran slower than as written");
-  return true;
 }
 
 namespace {
@@ -236,10 +236,9 @@ void TileSplitLoopsPass::runOnOperation() {
   // kMaxSplits times per loop of the program.
   constexpr int kMaxSplits = 3;
   SmallVector<std::pair<scf::ForOp, int>> work;
-  getOperation().walk([&](scf::ForOp loop) {
-    keepMasked(loop);
-    work.push_back({loop, 0});
-  });
+  getOperation().walk([&](scf::ForOp loop) { work.push_back({loop, 0}); });
+  for (auto &entry : work)
+    keepMasked(entry.first);
   while (!work.empty()) {
     auto [loop, splits] = work.pop_back_val();
     if (splits >= kMaxSplits)

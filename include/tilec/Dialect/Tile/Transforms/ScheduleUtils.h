@@ -126,6 +126,10 @@ Value getPreviousStage(OpBuilder &b, Location loc, Value s, int64_t stages);
 /// parity 1).
 Value getFreeParity(OpBuilder &b, Location loc, Value ph);
 
+/// Where `op` is, for a remark's text: "line N" of its file location (also
+/// inside fused or named locations), the location as printed otherwise.
+std::string getLineOf(Operation *op);
+
 /// Emits a missed remark of `pass` on `op` (visible with
 /// `--remarks-filter=<pass>`, or `tilec --remarks=<pass>`).
 void remarkMissed(Operation *op, StringRef pass, StringRef name,
