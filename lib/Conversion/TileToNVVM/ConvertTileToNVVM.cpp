@@ -635,6 +635,7 @@ void ConvertTileToNVVMPass::runOnOperation() {
   }
 
   markWarpSpecializeGroups(module);
+  GroupFactsMap groupFacts = analyzeGroupFacts(module);
   TileTypeConverter converter(ctx);
   RewritePatternSet patterns(ctx);
   ConversionTarget conversionTarget(*ctx);
@@ -645,7 +646,7 @@ void ConvertTileToNVVMPass::runOnOperation() {
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        conversionTarget);
   populateKernelOpToLLVMPatterns(converter, patterns, *target);
-  populateLoadStoreOpToLLVMPatterns(converter, patterns);
+  populateLoadStoreOpToLLVMPatterns(converter, patterns, groupFacts);
   populateElementwiseOpToLLVMPatterns(converter, patterns);
   populateFp8CastOpToLLVMPatterns(converter, patterns, *target);
   populateLayoutOpToLLVMPatterns(converter, patterns);

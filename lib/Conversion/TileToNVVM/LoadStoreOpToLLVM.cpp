@@ -19,11 +19,20 @@
 // pointers are all correct, and the common case stays vectorized. In a warp,
 // the fallback is taken only by the threads at the edge.
 //
+// What the program proves at compile time is not checked at run time (as
+// Triton's axis analysis does): a base pointer with `tile.align`, strides and
+// offsets known to be multiples of the group drop the alignment check; a
+// contiguous extent known to be a multiple of the group makes every group
+// wholly inside or wholly outside the view. With both and no mask, a group is
+// one predicated vector access and there is no scalar fallback.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Conversion/TileToNVVM/TileToNVVM.h"
 
 #include "Utility.h"
+
+#include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -74,13 +83,14 @@ namespace {
 class GlobalAccess {
 public:
   GlobalAccess(OpBuilder &b, Location loc, Value view, ViewType viewType,
-               ValueRange offsets, RankedTensorType tileType);
+               ValueRange offsets, RankedTensorType tileType, GroupFacts facts);
 
   /// Number of registers per vector group.
   unsigned getVectorWidth() const { return vec; }
   unsigned getNumRegs() const { return layout.getNumRegs(); }
   Type getElemType() const { return elemType; }
   unsigned getElemBytes() const { return elemBytes; }
+  const GroupFacts &getFacts() const { return facts; }
   const LinearLayout &getLayout() const { return layout; }
   const ThreadIds &getThreadIds() const { return ids; }
 
@@ -109,6 +119,7 @@ private:
   unsigned lead;
   std::optional<unsigned> contigDim;
   unsigned vec = 1;
+  GroupFacts facts;
   Value base;
   SmallVector<Value> sizes, strides, threadIndex;
   Value leadOffset, leadInBounds;
@@ -116,35 +127,105 @@ private:
 
 } // namespace
 
+/// The vector groups of `layout` through a view of type `viewType`: the
+/// tile dimension along the view's contiguous one, and the number of
+/// registers per group (1: none). The leading register bases must walk the
+/// contiguous dimension one element at a time. Booleans are never
+/// vectorized (LLVM packs i1 vectors into bits).
+static std::pair<std::optional<unsigned>, unsigned>
+getVectorGroups(ViewType viewType, RankedTensorType tileType,
+                const LinearLayout &layout) {
+  unsigned lead = viewType.getRank() - tileType.getRank();
+  std::optional<unsigned> cd = viewType.getContiguousDim();
+  if (!cd || *cd < lead || tileType.getElementType().isInteger(1))
+    return {std::nullopt, 1};
+  unsigned contig = *cd - lead;
+  ArrayRef<LinearLayout::Basis> regs =
+      layout.getBases(LinearLayout::In::Register);
+  unsigned k = 0;
+  while (k < regs.size()) {
+    LinearLayout::Basis unit(layout.getRank(), 0);
+    unit[contig] = int64_t(1) << k;
+    if (regs[k] != unit)
+      break;
+    ++k;
+  }
+  unsigned elemBytes = getStorageBytes(tileType.getElementType());
+  return {contig, std::min<unsigned>(1u << k, std::max(1u, 16 / elemBytes))};
+}
+
+/// The largest power of two known to divide a view's size or stride.
+static int64_t getDivisibility(OpFoldResult v) {
+  if (auto attr = dyn_cast<Attribute>(v)) {
+    int64_t c = cast<IntegerAttr>(attr).getInt();
+    return c == 0 ? int64_t(1) << 16 : c & -c;
+  }
+  return tile::getDivisibility(cast<Value>(v));
+}
+
+/// The facts of the vector groups of a tile of `tileType` accessed through
+/// `view` at `offsets`.
+static GroupFacts getGroupFacts(Value view, ValueRange offsets,
+                                RankedTensorType tileType) {
+  auto make = view.getDefiningOp<MakeViewOp>();
+  if (!make || !getDistributedLayout(tileType))
+    return {};
+  LinearLayout layout = getLinearLayout(tileType);
+  auto [contig, vec] = getVectorGroups(make.getType(), tileType, layout);
+  if (vec == 1)
+    return {};
+  // Every group starts at a multiple of `vec`: the bases other than the
+  // group's own registers move along the contiguous dimension in whole
+  // groups, and so does the tile's offset.
+  unsigned groupBits = llvm::Log2_32(vec);
+  for (auto in : {LinearLayout::In::Register, LinearLayout::In::Lane,
+                  LinearLayout::In::Warp})
+    for (auto [i, basis] : llvm::enumerate(layout.getBases(in)))
+      if (!(in == LinearLayout::In::Register && i < groupBits) &&
+          basis[*contig] % vec != 0)
+        return {};
+  unsigned cd = make.getType().getRank() - tileType.getRank() + *contig;
+  if (tile::getDivisibility(offsets[cd]) % vec != 0)
+    return {};
+  unsigned elemBytes = getStorageBytes(tileType.getElementType());
+  GroupFacts facts;
+  facts.whole = getDivisibility(make.getMixedSize(cd)) % vec == 0;
+  facts.aligned =
+      getPointerAlignment(make.getBase(), elemBytes) % (vec * elemBytes) == 0;
+  for (unsigned d = 0, e = offsets.size(); d < e && facts.aligned; ++d)
+    facts.aligned =
+        d == cd || getDivisibility(make.getMixedStride(d)) % vec == 0;
+  return facts;
+}
+
+GroupFactsMap mlir::tilec::analyzeGroupFacts(Operation *root) {
+  GroupFactsMap map;
+  root->walk([&](Operation *op) {
+    if (auto load = dyn_cast<LoadOp>(op))
+      map[op] =
+          getGroupFacts(load.getView(), load.getOffsets(), load.getType());
+    else if (auto store = dyn_cast<StoreOp>(op))
+      map[op] = getGroupFacts(store.getView(), store.getOffsets(),
+                              store.getValue().getType());
+    else if (auto add = dyn_cast<AtomicAddOp>(op))
+      map[op] = getGroupFacts(add.getView(), add.getOffsets(),
+                              add.getValue().getType());
+  });
+  return map;
+}
+
 GlobalAccess::GlobalAccess(OpBuilder &b, Location loc, Value view,
                            ViewType viewType, ValueRange offsets,
-                           RankedTensorType tileType)
+                           RankedTensorType tileType, GroupFacts facts)
     : b(b), loc(loc), layout(getLinearLayout(tileType)),
       ids(mlir::tilec::getThreadIds(b, loc)),
       elemType(getStorageType(tileType.getElementType())),
-      elemBytes(getStorageBytes(tileType.getElementType())) {
+      elemBytes(getStorageBytes(tileType.getElementType())), facts(facts) {
   unsigned rank = viewType.getRank();
   lead = rank - tileType.getRank();
   base = unpackView(b, loc, view, rank, sizes, strides);
 
-  // Vector groups: the leading register bases must walk the contiguous
-  // dimension one element at a time. Booleans are never vectorized (LLVM
-  // packs i1 vectors into bits).
-  if (std::optional<unsigned> cd = viewType.getContiguousDim();
-      cd && *cd >= lead && !tileType.getElementType().isInteger(1)) {
-    contigDim = *cd - lead;
-    ArrayRef<LinearLayout::Basis> regs =
-        layout.getBases(LinearLayout::In::Register);
-    unsigned k = 0;
-    while (k < regs.size()) {
-      LinearLayout::Basis unit(layout.getRank(), 0);
-      unit[*contigDim] = int64_t(1) << k;
-      if (regs[k] != unit)
-        break;
-      ++k;
-    }
-    vec = std::min<unsigned>(1u << k, std::max(1u, 16 / elemBytes));
-  }
+  std::tie(contigDim, vec) = getVectorGroups(viewType, tileType, layout);
 
   // Leading view dimensions are indexed by their offset alone.
   std::tie(leadOffset, leadInBounds) =
@@ -204,7 +285,7 @@ Value GlobalAccess::getGroupInBounds(unsigned reg, unsigned count) {
   Value common = leadInBounds;
   for (unsigned d = 0; d < c.size(); ++d) {
     common = andInside(common, d, c[d]);
-    if (d == *contigDim)
+    if (d == *contigDim && !(facts.whole && count == vec))
       common = andInside(common, d, c[d] + count - 1);
   }
   return common;
@@ -245,10 +326,21 @@ static Value getPaddingValue(OpBuilder &b, Location loc, Type type,
 
 namespace {
 
+/// The lowering of a global tile access, given the facts of every access.
+template <typename Op>
+struct GlobalAccessLowering : public OpConversionPattern<Op> {
+  GlobalAccessLowering(TileTypeConverter &converter, MLIRContext *ctx,
+                       const GroupFactsMap &facts)
+      : OpConversionPattern<Op>(converter, ctx), facts(facts) {}
+
+protected:
+  const GroupFactsMap &facts;
+};
+
 /// tile.load -> per vector group: a vector load when the group is in bounds
 /// and aligned, predicated scalar loads with padding otherwise.
-struct LoadOpLowering : public OpConversionPattern<LoadOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct LoadOpLowering : public GlobalAccessLowering<LoadOp> {
+  using GlobalAccessLowering::GlobalAccessLowering;
   LogicalResult
   matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -257,8 +349,8 @@ struct LoadOpLowering : public OpConversionPattern<LoadOp> {
     if (!getDistributedLayout(tileType))
       return rewriter.notifyMatchFailure(op, "tile has no layout");
     GlobalAccess access(rewriter, loc, adaptor.getView(),
-                        op.getView().getType(), adaptor.getOffsets(),
-                        tileType);
+                        op.getView().getType(), adaptor.getOffsets(), tileType,
+                        facts.lookup(op));
     Type elemType = access.getElemType();
     SmallVector<Value> mask;
     if (adaptor.getMask())
@@ -301,8 +393,10 @@ struct LoadOpLowering : public OpConversionPattern<LoadOp> {
       }
       auto vecType = VectorType::get({vec}, elemType);
       unsigned vecBytes = vec * access.getElemBytes();
-      SmallVector<Value> conds = {access.getGroupInBounds(reg, vec),
-                                  isAligned(rewriter, loc, ptr, vecBytes)};
+      const GroupFacts &facts = access.getFacts();
+      SmallVector<Value> conds = {access.getGroupInBounds(reg, vec)};
+      if (!facts.aligned)
+        conds.push_back(isAligned(rewriter, loc, ptr, vecBytes));
       if (!mask.empty())
         llvm::append_range(conds, ArrayRef(mask).slice(reg, vec));
       Value fast = andAll(rewriter, loc, conds);
@@ -313,6 +407,13 @@ struct LoadOpLowering : public OpConversionPattern<LoadOp> {
             scf::YieldOp::create(b, l, v);
           },
           [&](OpBuilder &b, Location l) {
+            // A group wholly outside the view, at an aligned address and
+            // unmasked, is all padding.
+            if (facts.aligned && facts.whole && mask.empty()) {
+              SmallVector<Value> parts(vec, pad);
+              scf::YieldOp::create(b, l, packVector(b, l, vecType, parts));
+              return;
+            }
             // `b` is the rewriter, inside this block: the predicates are
             // computed on this path only.
             SmallVector<Value> preds = getPredicates(reg);
@@ -363,8 +464,8 @@ static SmallVector<Value> getWritePredicates(OpBuilder &b, Location loc,
 /// tile.store -> per vector group: a vector store when the group is in
 /// bounds and aligned, predicated scalar stores otherwise. Threads holding
 /// copies of an element leave the store to one of them.
-struct StoreOpLowering : public OpConversionPattern<StoreOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct StoreOpLowering : public GlobalAccessLowering<StoreOp> {
+  using GlobalAccessLowering::GlobalAccessLowering;
   LogicalResult
   matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -373,8 +474,8 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
     if (!getDistributedLayout(tileType))
       return rewriter.notifyMatchFailure(op, "tile has no layout");
     GlobalAccess access(rewriter, loc, adaptor.getView(),
-                        op.getView().getType(), adaptor.getOffsets(),
-                        tileType);
+                        op.getView().getType(), adaptor.getOffsets(), tileType,
+                        facts.lookup(op));
     Type elemType = access.getElemType();
     SmallVector<Value> values, mask;
     Value canonical = unpackWrite(rewriter, loc, access, adaptor.getValue(),
@@ -402,12 +503,22 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
       unsigned vecBytes = vec * access.getElemBytes();
       Value group = packVector(rewriter, loc, vecType,
                                ArrayRef(values).slice(reg, vec));
-      SmallVector<Value> conds = {access.getGroupInBounds(reg, vec),
-                                  isAligned(rewriter, loc, ptr, vecBytes),
-                                  canonical};
+      const GroupFacts &facts = access.getFacts();
+      SmallVector<Value> conds = {access.getGroupInBounds(reg, vec), canonical};
+      if (!facts.aligned)
+        conds.push_back(isAligned(rewriter, loc, ptr, vecBytes));
       if (!mask.empty())
         llvm::append_range(conds, ArrayRef(mask).slice(reg, vec));
       Value fast = andAll(rewriter, loc, conds);
+      // A group wholly outside the view, at an aligned address and
+      // unmasked, has nothing to write.
+      if (facts.aligned && facts.whole && mask.empty()) {
+        scf::IfOp::create(rewriter, loc, fast, [&](OpBuilder &b, Location l) {
+          LLVM::StoreOp::create(b, l, group, ptr, vecBytes);
+          scf::YieldOp::create(b, l);
+        });
+        continue;
+      }
       scf::IfOp::create(
           rewriter, loc, fast,
           [&](OpBuilder &b, Location l) {
@@ -436,8 +547,8 @@ struct StoreOpLowering : public OpConversionPattern<StoreOp> {
 /// (an accumulator fragment as it is): the adds are per element whatever
 /// the layout, so converting it first would only cost a round trip through
 /// shared memory.
-struct AtomicAddOpLowering : public OpConversionPattern<AtomicAddOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct AtomicAddOpLowering : public GlobalAccessLowering<AtomicAddOp> {
+  using GlobalAccessLowering::GlobalAccessLowering;
   LogicalResult
   matchAndRewrite(AtomicAddOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -446,7 +557,8 @@ struct AtomicAddOpLowering : public OpConversionPattern<AtomicAddOp> {
     if (!getDistributedLayout(tileType))
       return rewriter.notifyMatchFailure(op, "tile has no layout");
     GlobalAccess access(rewriter, loc, adaptor.getView(),
-                        op.getView().getType(), adaptor.getOffsets(), tileType);
+                        op.getView().getType(), adaptor.getOffsets(), tileType,
+                        facts.lookup(op));
     Type elemType = access.getElemType();
     SmallVector<Value> values, mask;
     Value canonical = unpackWrite(rewriter, loc, access, adaptor.getValue(),
@@ -508,13 +620,82 @@ struct LoadScalarOpLowering : public OpConversionPattern<LoadScalarOp> {
   }
 };
 
+/// tile.views_overlap -> the byte ranges of both views, compared: each
+/// spans from its base plus the negative parts of (size - 1) * stride to its
+/// base plus the positive parts, one element more; an empty view (a size
+/// of zero or less) spans nothing.
+struct ViewsOverlapOpLowering : public OpConversionPattern<ViewsOverlapOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  /// [first byte, last byte + 1) of a view, and whether it is empty.
+  static std::tuple<Value, Value, Value> getSpan(OpBuilder &b, Location loc,
+                                                 Value view, ViewType type) {
+    SmallVector<Value> sizes, strides;
+    Value base = unpackView(b, loc, view, type.getRank(), sizes, strides);
+    Value zero = i64Val(b, loc, 0), one = i32Val(b, loc, 1);
+    Value lo = zero, hi = zero, empty;
+    for (auto [size, stride] : llvm::zip(sizes, strides)) {
+      Value last = extIndex(b, loc, arith::SubIOp::create(b, loc, size, one));
+      Value step = extIndex(b, loc, stride);
+      Value extent = mulNsw(b, loc, last, step);
+      Value down = arith::MinSIOp::create(b, loc, extent, zero);
+      Value up = arith::MaxSIOp::create(b, loc, extent, zero);
+      lo = addNsw(b, loc, lo, down);
+      hi = addNsw(b, loc, hi, up);
+      Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                         size, i32Val(b, loc, 0));
+      empty = empty ? arith::OrIOp::create(b, loc, empty, none) : none;
+    }
+    Value bytes = i64Val(b, loc, getStorageBytes(type.getElementType()));
+    Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
+    Value loBytes = arith::MulIOp::create(b, loc, lo, bytes);
+    Value first = arith::AddIOp::create(b, loc, addr, loBytes);
+    Value past = addNsw(b, loc, hi, i64Val(b, loc, 1));
+    Value pastBytes = arith::MulIOp::create(b, loc, past, bytes);
+    Value end = arith::AddIOp::create(b, loc, addr, pastBytes);
+    if (!empty)
+      empty = arith::ConstantIntOp::create(b, loc, 0, 1);
+    return {first, end, empty};
+  }
+
+  LogicalResult
+  matchAndRewrite(ViewsOverlapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto [lhsFirst, lhsEnd, lhsEmpty] =
+        getSpan(rewriter, loc, adaptor.getLhs(), op.getLhs().getType());
+    auto [rhsFirst, rhsEnd, rhsEmpty] =
+        getSpan(rewriter, loc, adaptor.getRhs(), op.getRhs().getType());
+    auto ult = [&](Value a, Value b) {
+      return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, a,
+                                   b);
+    };
+    // Separate statements: the IR's order must not depend on the order a
+    // compiler evaluates arguments in.
+    Value lhsBelow = ult(lhsFirst, rhsEnd);
+    Value rhsBelow = ult(rhsFirst, lhsEnd);
+    Value meet = arith::AndIOp::create(rewriter, loc, lhsBelow, rhsBelow);
+    Value anyEmpty = arith::OrIOp::create(rewriter, loc, lhsEmpty, rhsEmpty);
+    Value nonEmpty = arith::XOrIOp::create(
+        rewriter, loc, anyEmpty,
+        arith::ConstantIntOp::create(rewriter, loc, 1, 1));
+    rewriter.replaceOp(op,
+                       arith::AndIOp::create(rewriter, loc, meet, nonEmpty));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilec::populateLoadStoreOpToLLVMPatterns(
-    TileTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<LoadOpLowering,       // tile.load
-               LoadScalarOpLowering, // tile.load_scalar
-               StoreOpLowering,      // tile.store
-               AtomicAddOpLowering   // tile.atomic_add
-               >(converter, patterns.getContext());
+    TileTypeConverter &converter, RewritePatternSet &patterns,
+    const GroupFactsMap &facts) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<LoadOpLowering,     // tile.load
+               StoreOpLowering,    // tile.store
+               AtomicAddOpLowering // tile.atomic_add
+               >(converter, ctx, facts);
+  patterns.add<LoadScalarOpLowering,  // tile.load_scalar
+               ViewsOverlapOpLowering // tile.views_overlap
+               >(converter, ctx);
 }

@@ -179,3 +179,126 @@ gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
     tile.return
   }
 }
+
+// -----
+
+// What the program proves is not checked at run time. A base with
+// tile.align = 16, a row stride and a column offset that are multiples of
+// the group: no alignment check. A row length that is a multiple of the
+// group (a constant, or a tile.divisibility hint): every group lies wholly
+// inside or wholly outside the view, so its first column decides, and an
+// unmasked group outside is padding (a load) or nothing (a store): no
+// scalar fallback.
+#b = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @proven_groups
+  // CHECK-NOT:     llvm.ptrtoint
+  // CHECK-COUNT-2: arith.cmpi ult
+  // CHECK-NOT:     arith.cmpi ult
+  // CHECK:         scf.if %{{.*}} -> (vector<8xbf16>) {
+  // CHECK:           llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
+  // CHECK:         } else {
+  // CHECK-NEXT:      vector.from_elements
+  // CHECK-NEXT:      scf.yield
+  // CHECK:         scf.if %{{.*}} {
+  // CHECK-NEXT:      llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<1>
+  // CHECK-NEXT:    }
+  // CHECK-NOT:     llvm.ptrtoint
+  // CHECK-NOT:     {alignment = 2 : i64}
+  // CHECK:         llvm.return
+  tile.kernel @proven_groups(%x: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32, %n: i32 {tile.divisibility = 8 : i64}, %ld: i32 {tile.divisibility = 16 : i64}, %j: i32) {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %col = arith.muli %j, %c64 : i32
+    %v = tile.make_view %x[%m, %n] strides [%ld, 1] : !tile.ptr<bf16>
+    %t = tile.load %v[%c0, %col] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<16x64xbf16, #b>
+    tile.store %t, %v[%c0, %col] : tensor<16x64xbf16, #b>, !tile.view<?x?xbf16, strides = [?, 1]>
+    tile.return
+  }
+}
+
+// -----
+
+// Aligned groups of a row whose length is not known to be a multiple of the
+// group: no alignment check, but a group may straddle the row's end, so the
+// scalar fallback stays.
+#b = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @aligned_ragged
+  // CHECK-NOT: llvm.ptrtoint
+  // CHECK:     llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
+  // CHECK:     llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
+  tile.kernel @aligned_ragged(%x: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32, %n: i32, %ld: i32 {tile.divisibility = 8 : i64}) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %x[%m, %n] strides [%ld, 1] : !tile.ptr<bf16>
+    %t = tile.load %v[%c0, %c0] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<16x64xbf16, #b>
+    tile.store %t, %v[%c0, %c0] : tensor<16x64xbf16, #b>, !tile.view<?x?xbf16, strides = [?, 1]>
+    tile.return
+  }
+}
+
+// -----
+
+// Whole groups that may be misaligned (a column offset not known to be a
+// multiple of the group, or a row stride without a hint): checked at run
+// time, with the scalar fallback.
+#b = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @unproven_offset
+  // CHECK:     llvm.ptrtoint
+  // CHECK:     llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
+  tile.kernel @unproven_offset(%x: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32, %ld: i32 {tile.divisibility = 8 : i64}, %j: i32) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %x[%m, 128] strides [%ld, 1] : !tile.ptr<bf16>
+    %t = tile.load %v[%c0, %j] : !tile.view<?x128xbf16, strides = [?, 1]> -> tensor<16x64xbf16, #b>
+    tile.store %t, %v[%c0, %c0] : tensor<16x64xbf16, #b>, !tile.view<?x128xbf16, strides = [?, 1]>
+    tile.return
+  }
+  // CHECK-LABEL: llvm.func @unproven_stride
+  // CHECK:     llvm.ptrtoint
+  // CHECK:     llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
+  tile.kernel @unproven_stride(%x: !tile.ptr<bf16> {tile.align = 16 : i64}, %m: i32, %ld: i32) {
+    %c0 = arith.constant 0 : i32
+    %v = tile.make_view %x[%m, 128] strides [%ld, 1] : !tile.ptr<bf16>
+    %t = tile.load %v[%c0, %c0] : !tile.view<?x128xbf16, strides = [?, 1]> -> tensor<16x64xbf16, #b>
+    tile.store %t, %v[%c0, %c0] : tensor<16x64xbf16, #b>, !tile.view<?x128xbf16, strides = [?, 1]>
+    tile.return
+  }
+}
+
+// -----
+
+// tile.views_overlap: each view spans [base + the negative parts of
+// (size - 1) * stride, base + the positive parts + one element) in bytes; an
+// empty view (a size of zero or less) spans nothing.
+gpu.module @g [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  // CHECK-LABEL: llvm.func @views_overlap
+  // CHECK:     arith.subi
+  // CHECK:     %[[EXT:.+]] = arith.muli %{{.+}}, %{{.+}} overflow<nsw> : i64
+  // CHECK:     arith.minsi %[[EXT]], %{{.+}} : i64
+  // CHECK:     arith.maxsi %[[EXT]], %{{.+}} : i64
+  // CHECK:     arith.cmpi sle
+  // CHECK:     %[[XADDR:.+]] = llvm.ptrtoint
+  // CHECK:     %[[XFIRST:.+]] = arith.addi %[[XADDR]], %{{.+}} : i64
+  // CHECK:     %[[XEND:.+]] = arith.addi %[[XADDR]], %{{.+}} : i64
+  // CHECK:     %[[YADDR:.+]] = llvm.ptrtoint
+  // CHECK:     %[[YFIRST:.+]] = arith.addi %[[YADDR]], %{{.+}} : i64
+  // CHECK:     %[[YEND:.+]] = arith.addi %[[YADDR]], %{{.+}} : i64
+  // CHECK:     %[[A:.+]] = arith.cmpi ult, %[[XFIRST]], %[[YEND]] : i64
+  // CHECK:     %[[B:.+]] = arith.cmpi ult, %[[YFIRST]], %[[XEND]] : i64
+  // CHECK:     %[[MEET:.+]] = arith.andi %[[A]], %[[B]] : i1
+  // CHECK:     %[[EMPTY:.+]] = arith.ori %{{.+}}, %{{.+}} : i1
+  // CHECK:     %[[NONEMPTY:.+]] = arith.xori %[[EMPTY]], %{{.+}} : i1
+  // CHECK:     %[[OVERLAP:.+]] = arith.andi %[[MEET]], %[[NONEMPTY]] : i1
+  // CHECK:     scf.if %[[OVERLAP]]
+  tile.kernel @views_overlap(%x: !tile.ptr<f32>, %y: !tile.ptr<bf16>, %m: i32, %ld: i32) warps(1) {
+    %c0 = arith.constant 0 : i32
+    %vx = tile.make_view %x[%m, 64] strides [%ld, 1] : !tile.ptr<f32>
+    %vy = tile.make_view %y[%m] strides [1] : !tile.ptr<bf16>
+    %o = tile.views_overlap %vx, %vy : !tile.view<?x64xf32, strides = [?, 1]>, !tile.view<?xbf16, strides = [1]>
+    scf.if %o {
+      %s = tile.load_scalar %vx[%c0, %c0] : !tile.view<?x64xf32, strides = [?, 1]> -> f32
+    }
+    tile.return
+  }
+}

@@ -37,9 +37,29 @@ public:
 void populateKernelOpToLLVMPatterns(TileTypeConverter &converter,
                                     RewritePatternSet &patterns,
                                     const TargetInfo &target);
-/// tile.load, tile.store on global memory.
+/// What the program proves at compile time about the vector groups of a
+/// global tile access (tile.load, tile.store, tile.atomic_add): the 16-byte
+/// or narrower groups of registers along the view's contiguous dimension.
+struct GroupFacts {
+  /// Every group's address is a multiple of the group's bytes.
+  bool aligned = false;
+  /// Every group lies wholly inside or wholly outside the view along the
+  /// contiguous dimension: its first element decides.
+  bool whole = false;
+};
+using GroupFactsMap = llvm::DenseMap<Operation *, GroupFacts>;
+
+/// The facts of the global tile accesses under `root`, read from the tile
+/// program (kernel parameter hints, view operands, offsets): compute them
+/// before the conversion rewrites those.
+GroupFactsMap analyzeGroupFacts(Operation *root);
+
+/// tile.load, tile.store, tile.atomic_add and tile.load_scalar on global
+/// memory; `facts` (from analyzeGroupFacts, outliving the patterns) spares
+/// the run-time checks the program makes unnecessary.
 void populateLoadStoreOpToLLVMPatterns(TileTypeConverter &converter,
-                                       RewritePatternSet &patterns);
+                                       RewritePatternSet &patterns,
+                                       const GroupFactsMap &facts);
 /// Elementwise arith/math ops on tiles, arith.constant tiles, tile.splat,
 /// tile.range.
 void populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,

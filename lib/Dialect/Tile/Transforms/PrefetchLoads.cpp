@@ -25,10 +25,18 @@
 // compute them (pure ops of the induction variable and of values defined
 // before the loop). The load past the last iteration reads within the
 // view's bounds or reads padding, as every tile.load does, so it never
-// faults. The pass applies only where the loop writes no global memory
-// (no tile.store, tile.atomic_add or TMA store in it), so that reading
-// early cannot miss an earlier iteration's write, and where the carried
-// tiles fit in a thread's register budget beside what the loop keeps live.
+// faults. The carried tiles must fit in a thread's register budget beside
+// what the loop keeps live.
+//
+// Reading early must not miss an earlier iteration's write. A loop that
+// writes global memory (tile.store, tile.atomic_add, a TMA store) through
+// views other than those it reads is versioned, as vectorizers version
+// loops on a run-time alias check: where tile.views_overlap finds the
+// memory read and the memory written apart (an out-of-place softmax),
+// the prefetched loop runs; otherwise the loop as written. A loop that
+// writes through the pointer it reads (in place), through a view made in
+// the loop, by another kind of write, or that holds a dot or a
+// shared-memory ring, is left as written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,25 +63,88 @@ using namespace mlir::tilec::tile;
 
 static constexpr StringLiteral kPassName = "tile-prefetch-loads";
 
-/// The first op of `loop` (nested ops included) that may write global
-/// memory: a tile.store, tile.atomic_add or TMA store, or an op of another
-/// dialect with a write effect (or unknown effects). Null when none: the
-/// ring ops of tile-pipeline and tile-tma-pipeline write shared memory only.
-static Operation *findGlobalWrite(scf::ForOp loop) {
-  Operation *found = nullptr;
+/// Whether `op` may write global memory: a tile.store, tile.atomic_add or
+/// TMA store, or an op of another dialect with a write effect (or unknown
+/// effects). The ring ops of tile-pipeline and tile-tma-pipeline write
+/// shared memory only.
+static bool mayWriteGlobal(Operation *op) {
+  if (isa<StoreOp, AtomicAddOp, TmaStoreOp>(op))
+    return true;
+  if (isa<TileDialect>(op->getDialect()) ||
+      op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  return !effects || effects.hasEffect<MemoryEffects::Write>();
+}
+
+/// Every op of `loop` (nested ops included) that may write global memory.
+static SmallVector<Operation *> findGlobalWrites(scf::ForOp loop) {
+  SmallVector<Operation *> writes;
   loop.getBody()->walk([&](Operation *op) {
-    bool writes = isa<StoreOp, AtomicAddOp, TmaStoreOp>(op);
-    if (!writes && !isa<TileDialect>(op->getDialect()) &&
-        !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
-      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-      writes = !effects || effects.hasEffect<MemoryEffects::Write>();
-    }
-    if (!writes)
-      return WalkResult::advance();
-    found = op;
-    return WalkResult::interrupt();
+    if (mayWriteGlobal(op))
+      writes.push_back(op);
   });
-  return found;
+  return writes;
+}
+
+/// The view a global write writes through (a TMA store's: the one its
+/// tensor map describes); null for a write of another kind.
+static Value getWrittenView(Operation *write) {
+  if (auto store = dyn_cast<StoreOp>(write))
+    return store.getView();
+  if (auto add = dyn_cast<AtomicAddOp>(write))
+    return add.getView();
+  if (auto tma = dyn_cast<TmaStoreOp>(write))
+    if (auto map = tma.getMap().getDefiningOp<MakeTensorMapOp>())
+      return map.getView();
+  return {};
+}
+
+/// The base pointer of a view made by tile.make_view, else null.
+static Value getViewBase(Value view) {
+  auto make = view.getDefiningOp<MakeViewOp>();
+  return make ? make.getBase() : Value();
+}
+
+/// Why `loop`'s `writes` keep its loads from being issued ahead even behind
+/// a run-time check, or the empty string when such a check can guard them.
+static std::string whyNotVersioned(scf::ForOp loop,
+                                   ArrayRef<Operation *> writes,
+                                   ArrayRef<Operation *> loads) {
+  auto at = [](Operation *op) {
+    return "'" + op->getName().getStringRef().str() + "' at " + getLineOf(op);
+  };
+  auto outside = [&](Value v) {
+    return v && !loop->isAncestor(v.getParentRegion()->getParentOp());
+  };
+  bool pipelined = false;
+  loop.getBody()->walk([&](Operation *op) {
+    auto isRing = [](Type t) { return isa<SmemType, MBarrierType>(t); };
+    pipelined |= isa<DotOp>(op) ||
+                 llvm::any_of(op->getOperandTypes(), isRing) ||
+                 llvm::any_of(op->getResultTypes(), isRing);
+  });
+  if (pipelined)
+    return "the loop writes global memory (" + at(writes.front()) +
+           ") and holds a dot or a shared-memory ring, which are not "
+           "versioned";
+  for (Operation *write : writes) {
+    Value view = getWrittenView(write);
+    if (!outside(view) || !getViewBase(view))
+      return "the loop writes global memory (" + at(write) +
+             ") through no view made before it by tile.make_view";
+    for (Operation *load : loads) {
+      Value read = load->getOperand(0);
+      if (!outside(read) || !getViewBase(read))
+        return "the loop writes global memory (" + at(write) +
+               ") and this load's view is not made before it by "
+               "tile.make_view";
+      if (getViewBase(read) == getViewBase(view))
+        return "the loop writes the buffer it reads (" + at(write) +
+               " writes through the same pointer)";
+    }
+  }
+  return "";
 }
 
 /// The ops of `loop`'s body that the operands of `load` are computed from,
@@ -188,6 +259,38 @@ static void prefetch(scf::ForOp loop, ArrayRef<Candidate> candidates) {
   }
 }
 
+/// Guards `loop` by a run-time check that the memory of `reads` (views) is
+/// apart from the memory `writes` write: `loop` moves to the branch where
+/// it is, and a copy of it, as written, runs where it is not.
+static void versionLoop(scf::ForOp loop, ArrayRef<Value> reads,
+                        ArrayRef<Operation *> writes) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  SetVector<Value> readSet(reads.begin(), reads.end()), writeSet;
+  for (Operation *write : writes)
+    writeSet.insert(getWrittenView(write));
+  Value overlap;
+  for (Value read : readSet)
+    for (Value write : writeSet) {
+      Value v = ViewsOverlapOp::create(b, loc, read, write);
+      overlap = overlap ? arith::OrIOp::create(b, loc, overlap, v) : v;
+    }
+  auto ifOp = scf::IfOp::create(
+      b, loc, overlap,
+      [&](OpBuilder &tb, Location l) {
+        Operation *asWritten = tb.clone(*loop);
+        scf::YieldOp::create(tb, l, asWritten->getResults());
+      },
+      [&](OpBuilder &eb, Location l) {
+        scf::YieldOp::create(eb, l, loop.getResults());
+      });
+  Operation *elseYield = ifOp.elseYield();
+  loop->replaceUsesWithIf(ifOp.getResults(), [&](OpOperand &use) {
+    return use.getOwner() != elseYield;
+  });
+  loop->moveBefore(elseYield);
+}
+
 void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
                                          const TargetInfo &target) {
   SmallVector<Operation *> loads;
@@ -196,17 +299,16 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
       loads.push_back(&op);
   if (loads.empty())
     return;
-  if (Operation *write = findGlobalWrite(loop)) {
-    std::string at = "'" + write->getName().getStringRef().str() + "' at " +
-                     getLineOf(write);
-    for (Operation *load : loads)
-      remarkMissed(load, kPassName, "LoopWrites",
-                   "this load waits for memory in every iteration: the loop "
-                   "writes global memory (" +
-                       at +
-                       "), so the next iteration's load is not issued "
-                       "ahead");
-    return;
+  SmallVector<Operation *> writes = findGlobalWrites(loop);
+  if (!writes.empty()) {
+    std::string why = whyNotVersioned(loop, writes, loads);
+    if (!why.empty()) {
+      for (Operation *load : loads)
+        remarkMissed(load, kPassName, "LoopWrites",
+                     "this load waits for memory in every iteration: " + why +
+                         ", so the next iteration's load is not issued ahead");
+      return;
+    }
   }
   auto kernel = loop->getParentOfType<KernelOp>();
   int64_t threads = kernel.getNumWarps() * 32;
@@ -247,6 +349,17 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
     offsetOps.insert(c.slice.begin(), c.slice.end());
     candidateLoads.insert(c.load);
   }
+  // Where the loop writes global memory, every load issued ahead is read
+  // before the writes of the iteration before: the loop is versioned on
+  // their views.
+  std::string guarded;
+  SmallVector<Value> readViews;
+  if (!writes.empty() && !candidates.empty()) {
+    guarded = ", where a run-time check finds the memory the loop writes "
+              "apart from the memory it reads (else the loop runs as written)";
+    for (const Candidate &c : candidates)
+      readViews.push_back(c.load->getOperand(0));
+  }
   SmallVector<Candidate> carried;
   for (Candidate &c : candidates) {
     bool onlyOffset =
@@ -257,18 +370,22 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
     if (onlyOffset) {
       remarkPassed(c.load, kPassName, "Prefetched",
                    "issued one iteration ahead with the loads whose offsets "
-                   "it gives");
+                   "it gives" +
+                       guarded);
       continue;
     }
     remarkPassed(c.load, kPassName, "Prefetched",
                  "issued one iteration ahead, into " + Twine(c.regs) +
-                     (c.regs == 1 ? " register" : " registers") + " a thread");
+                     (c.regs == 1 ? " register" : " registers") + " a thread" +
+                     guarded);
     carried.push_back(std::move(c));
   }
   candidates = std::move(carried);
   if (candidates.empty())
     return;
   numPrefetched += candidates.size();
+  if (!writes.empty())
+    versionLoop(loop, readViews, writes);
   prefetch(loop, candidates);
 }
 

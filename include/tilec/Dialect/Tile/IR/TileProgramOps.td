@@ -294,6 +294,30 @@ def Tile_LoadScalarOp : Tile_Op<"load_scalar", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ViewsOverlapOp : Tile_Op<"views_overlap", [Pure]> {
+  let summary = "Whether the memory two views span may overlap";
+  let description = [{
+    True when the byte ranges the two views span intersect: from the lowest
+    to the highest address of an element inside each view's sizes (a view
+    with a zero size spans nothing). The test is conservative: views whose
+    elements interleave without sharing one (two columns of one matrix)
+    count as overlapping.
+
+    tile-prefetch-loads guards a loop it reorders with it: a load issued an
+    iteration ahead of the loop's stores is only taken where the memory it
+    reads and the memory the loop writes are apart.
+
+    ```mlir
+    %overlap = tile.views_overlap %x, %y : !tile.view<?x?xf32, strides = [?, 1]>, !tile.view<?x?xf32, strides = [?, 1]>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$lhs, Tile_ViewType:$rhs);
+  let results = (outs I1:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs))
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Tile construction and shape manipulation
 //===----------------------------------------------------------------------===//

@@ -389,12 +389,19 @@ def TilePrefetchLoads : Pass<"tile-prefetch-loads", "::mlir::tilec::tile::Kernel
     the loop. The load past the last iteration stays within the view's
     bounds or reads padding, as every load does, so it never faults.
 
-    It applies where the loop writes no global memory (no `tile.store`,
-    `tile.atomic_add` or TMA store in it: an early read could miss an
-    earlier iteration's write) and where each prefetched tile fits in a
-    thread's register budget (255, or the register file over the kernel's
-    threads) beside what the loop keeps live (estimateLoopRegisters) and 32
-    in reserve. tile-persistent's tile loop is left alone (its loads are
+    Each prefetched tile must fit in a thread's register budget (255, or
+    the register file over the kernel's threads) beside what the loop keeps
+    live (estimateLoopRegisters) and 32 in reserve.
+
+    An early read must not miss an earlier iteration's write. A loop that
+    writes global memory (`tile.store`, `tile.atomic_add`, a TMA store)
+    through views other than the ones it reads is versioned on a run-time
+    alias check, as vectorizers version loops: `tile.views_overlap` of every
+    view read ahead against every view written picks the prefetched loop
+    where their memory is apart (an out-of-place softmax) and the loop as
+    written where it overlaps. A loop that writes through the pointer it
+    reads (in place), through a view made inside it, by another kind of
+    write, or that holds a dot or a shared-memory ring, is left as written. tile-persistent's tile loop is left alone (its loads are
     each tile's epilogue operands, read beside the tile's stores). Passed
     and missed remarks (`--remarks-filter=tile-prefetch-loads`) name each
     load and the reason.
@@ -403,7 +410,8 @@ def TilePrefetchLoads : Pass<"tile-prefetch-loads", "::mlir::tilec::tile::Kernel
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "Target chip; empty: read it from the enclosing gpu.module">
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
   let statistics = [
     Statistic<"numPrefetched", "num-prefetched",
               "Number of loads issued one iteration ahead">
