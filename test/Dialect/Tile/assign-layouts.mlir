@@ -363,3 +363,53 @@ tile.kernel @norm_weight(%X: !tile.ptr<bf16>, %W: !tile.ptr<bf16>, %Y: !tile.ptr
   tile.store %yb, %y[%pid, %c0] : tensor<4x2048xbf16>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// Loads of one shape and contiguous dimension that meet in elementwise ops
+// share the layout of the narrowest: the f32 tables take the bf16 rows'
+// 8 elements a thread (two 16-byte vectors each), and nothing is converted
+// where they meet (rope).
+
+// CHECK: #[[$ROWS:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: tile.kernel @mixed_widths
+// CHECK:       tile.load {{.*}} -> tensor<64x64xbf16, #[[$ROWS]]>
+// CHECK:       tile.load {{.*}} -> tensor<64x64xf32, #[[$ROWS]]>
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       tile.return
+tile.kernel @mixed_widths(%X: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %Y: !tile.ptr<bf16> {tile.align = 16 : i64}, %S: i32) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %x = tile.make_view %X[%S, 64] strides [64, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%S, 64] strides [64, 1] : !tile.ptr<f32>
+  %y = tile.make_view %Y[%S, 64] strides [64, 1] : !tile.ptr<bf16>
+  %tx = tile.load %x[%c0, %c0] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16>
+  %tc = tile.load %c[%c0, %c0] : !tile.view<?x64xf32, strides = [64, 1]> -> tensor<64x64xf32>
+  %fx = arith.extf %tx : tensor<64x64xbf16> to tensor<64x64xf32>
+  %p = arith.mulf %fx, %tc : tensor<64x64xf32>
+  %h = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+  tile.store %h, %y[%c0, %c0] : tensor<64x64xbf16>, !tile.view<?x64xbf16, strides = [64, 1]>
+  tile.return
+}
+
+// -----
+
+// Loads that are contiguous along different dimensions keep their own
+// coalesced layouts: one of them is converted.
+
+// CHECK-LABEL: tile.kernel @mixed_contiguity
+// CHECK:       tile.load {{.*}} -> tensor<64x64xbf16, #[[A:.+]]>
+// CHECK:       tile.load {{.*}} -> tensor<64x64xf32, #[[B:.+]]>
+// CHECK:       tile.convert_layout
+tile.kernel @mixed_contiguity(%X: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<f32> {tile.align = 16 : i64}, %Y: !tile.ptr<bf16> {tile.align = 16 : i64}, %S: i32) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %x = tile.make_view %X[%S, 64] strides [64, 1] : !tile.ptr<bf16>
+  %c = tile.make_view %C[%S, 64] strides [1, %S] : !tile.ptr<f32>
+  %y = tile.make_view %Y[%S, 64] strides [64, 1] : !tile.ptr<bf16>
+  %tx = tile.load %x[%c0, %c0] : !tile.view<?x64xbf16, strides = [64, 1]> -> tensor<64x64xbf16>
+  %tc = tile.load %c[%c0, %c0] : !tile.view<?x64xf32, strides = [1, ?]> -> tensor<64x64xf32>
+  %fx = arith.extf %tx : tensor<64x64xbf16> to tensor<64x64xf32>
+  %p = arith.mulf %fx, %tc : tensor<64x64xf32>
+  %h = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+  tile.store %h, %y[%c0, %c0] : tensor<64x64xbf16>, !tile.view<?x64xbf16, strides = [64, 1]>
+  tile.return
+}

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/CastInterfaces.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
@@ -564,8 +565,60 @@ static bool takesLayoutFromUsers(LoadOp load, bool kernelHasDot) {
   return used;
 }
 
+/// The element width each load of `kernel` is laid out for: the narrowest
+/// among the loads of its shape and contiguous dimension that meet it in
+/// elementwise ops. Such loads then share one coalesced layout (each still
+/// moves whole 16-byte vectors, the wider ones several) instead of one
+/// being converted through shared memory where they meet: rope's bf16 rows
+/// times its f32 cos and sin tables.
+static DenseMap<Operation *, unsigned> getSharedLoadWidths(KernelOp kernel) {
+  SmallVector<LoadOp> loads;
+  kernel.walk([&](LoadOp load) { loads.push_back(load); });
+  auto keyOf = [](LoadOp load) {
+    auto type = cast<RankedTensorType>(load.getType());
+    return std::make_pair(SmallVector<int64_t>(type.getShape()),
+                          getContiguousTileDim(load.getView().getType(), type));
+  };
+  // Each elementwise op of the load's shape that a load's value reaches
+  // belongs to the first load that reached it; a later one joins its class.
+  llvm::EquivalenceClasses<Operation *> classes;
+  DenseMap<Operation *, LoadOp> reachedBy;
+  for (LoadOp load : loads) {
+    classes.insert(load);
+    auto shape = cast<RankedTensorType>(load.getType()).getShape();
+    SmallVector<Value> work = {load.getResult()};
+    DenseSet<Operation *> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (!isElementwiseOnTiles(user) || !seen.insert(user).second ||
+            cast<RankedTensorType>(user->getResult(0).getType()).getShape() !=
+                shape)
+          continue;
+        auto [it, first] = reachedBy.try_emplace(user, load);
+        if (!first && keyOf(it->second) == keyOf(load))
+          classes.unionSets(it->second.getOperation(), load.getOperation());
+        llvm::append_range(work, user->getResults());
+      }
+    }
+  }
+  DenseMap<Operation *, unsigned> widths;
+  for (auto it = classes.begin(); it != classes.end(); ++it) {
+    if (!(*it)->isLeader())
+      continue;
+    unsigned width = ~0u;
+    for (auto m = classes.member_begin(**it); m != classes.member_end(); ++m)
+      width = std::min(
+          width, getBitWidth(getElementTypeOrSelf(cast<LoadOp>(*m).getType())));
+    for (auto m = classes.member_begin(**it); m != classes.member_end(); ++m)
+      widths[*m] = width;
+  }
+  return widths;
+}
+
 LogicalResult LayoutAssignment::seedAnchors() {
   bool kernelHasDot = hasDot(kernel);
+  DenseMap<Operation *, unsigned> loadWidths = getSharedLoadWidths(kernel);
   WalkResult result = kernel.walk([&](Operation *op) -> WalkResult {
     // Tiles may already carry layouts (hand-written or from an earlier
     // pass); they are kept.
@@ -594,10 +647,10 @@ LogicalResult LayoutAssignment::seedAnchors() {
         return WalkResult::advance();
       auto type = cast<RankedTensorType>(load.getType());
       assign(load.getResult(),
-             getCoalescedLayout(ctx, type.getShape(),
-                                getContiguousTileDim(load.getView().getType(),
-                                                     type),
-                                getBitWidth(type.getElementType()), numWarps));
+             getCoalescedLayout(
+                 ctx, type.getShape(),
+                 getContiguousTileDim(load.getView().getType(), type),
+                 loadWidths.lookup(load), numWarps));
     } else if (auto dot = dyn_cast<DotOp>(op)) {
       FailureOr<Attribute> layout = chooseDotLayout(dot);
       if (failed(layout))

@@ -69,7 +69,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::tilec::tile::Kernel
     Gives every ranked tensor in a `tile.kernel` a layout encoding. Global
     loads and stores anchor coalesced `#tile.blocked` layouts (16-byte
     vectors along the view's contiguous dimension, a warp covering whole
-    128-byte lines), `tile.dot` anchors `#tile.mma` / `#tile.dot_operand`
+    128-byte lines; loads of one shape and contiguous dimension that meet in
+    elementwise ops share the layout of the narrowest element type, so that
+    none is converted where they meet), `tile.dot` anchors `#tile.mma` /
+    `#tile.dot_operand`
     where the chip has tensor cores for the types, reductions produce
     `#tile.slice` layouts. Layouts then propagate through elementwise ops,
     broadcasts and loops; where a use needs another layout than its value
