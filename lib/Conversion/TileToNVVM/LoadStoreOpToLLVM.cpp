@@ -154,15 +154,6 @@ getVectorGroups(ViewType viewType, RankedTensorType tileType,
   return {contig, std::min<unsigned>(1u << k, std::max(1u, 16 / elemBytes))};
 }
 
-/// The largest power of two known to divide a view's size or stride.
-static int64_t getDivisibility(OpFoldResult v) {
-  if (auto attr = dyn_cast<Attribute>(v)) {
-    int64_t c = cast<IntegerAttr>(attr).getInt();
-    return c == 0 ? int64_t(1) << 16 : c & -c;
-  }
-  return tile::getDivisibility(cast<Value>(v));
-}
-
 /// The facts of the vector groups of a tile of `tileType` accessed through
 /// `view` at `offsets`.
 static GroupFacts getGroupFacts(Value view, ValueRange offsets,
@@ -185,7 +176,7 @@ static GroupFacts getGroupFacts(Value view, ValueRange offsets,
           basis[*contig] % vec != 0)
         return {};
   unsigned cd = make.getType().getRank() - tileType.getRank() + *contig;
-  if (tile::getDivisibility(offsets[cd]) % vec != 0)
+  if (getDivisibility(offsets[cd]) % vec != 0)
     return {};
   unsigned elemBytes = getStorageBytes(tileType.getElementType());
   GroupFacts facts;

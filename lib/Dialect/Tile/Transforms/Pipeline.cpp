@@ -100,11 +100,7 @@ static LogicalResult checkCopyFacts(LoadOp load, std::string *why) {
   for (unsigned d = 0; d < viewType.getRank(); ++d) {
     if (d == *cd)
       continue;
-    OpFoldResult s = make.getMixedStride(d);
-    int64_t div = isa<Value>(s)
-                      ? getDivisibility(cast<Value>(s))
-                      : cast<IntegerAttr>(cast<Attribute>(s)).getInt();
-    if (div % vec != 0)
+    if (getDivisibility(make.getMixedStride(d)) % vec != 0)
       return fail("a stride is not known to be a multiple of 16 bytes");
   }
   if (getDivisibility(load.getOffsets()[*cd]) % vec != 0)

@@ -69,6 +69,14 @@ int64_t mlir::tilec::tile::getDivisibility(Value v) {
   return getDivisibilityImpl(v, 0);
 }
 
+int64_t mlir::tilec::tile::getDivisibility(OpFoldResult v) {
+  if (auto attr = dyn_cast<Attribute>(v)) {
+    int64_t c = cast<IntegerAttr>(attr).getInt();
+    return c == 0 ? kMaxDivisibility : std::min(kMaxDivisibility, c & -c);
+  }
+  return getDivisibilityImpl(cast<Value>(v), 0);
+}
+
 int64_t mlir::tilec::tile::getPointerAlignment(Value ptr, unsigned elemBytes) {
   auto arg = dyn_cast<BlockArgument>(ptr);
   if (!arg)

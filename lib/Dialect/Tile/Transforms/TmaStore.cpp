@@ -109,12 +109,8 @@ static std::string checkWrite(const TileWrite &w) {
   if (!problem.empty())
     return problem;
   auto make = w.view.getDefiningOp<MakeViewOp>();
-  OpFoldResult rowLen = make.getMixedSize(view.getRank() - 1);
-  int64_t div = isa<Value>(rowLen)
-                    ? getDivisibility(cast<Value>(rowLen))
-                    : cast<IntegerAttr>(cast<Attribute>(rowLen)).getInt();
   int64_t chunk = 16 / bytes;
-  if (div % chunk != 0)
+  if (getDivisibility(make.getMixedSize(view.getRank() - 1)) % chunk != 0)
     return ("the row length is not known to be a multiple of " +
             Twine(chunk) +
             " elements (TMA writes whole 16-byte chunks; annotate it with "

@@ -48,6 +48,8 @@ constexpr StringLiteral kMaskBoundAttr = "tile.mask_bound";
 /// kernel parameters with `tile.divisibility`, loop induction variables,
 /// sums, products and shifts of those.
 int64_t getDivisibility(Value v);
+/// The same for a size or stride of tile.make_view: a constant or a value.
+int64_t getDivisibility(OpFoldResult v);
 
 /// Byte alignment known for a kernel pointer parameter (`tile.align`), at
 /// least `elemBytes`.
