@@ -223,6 +223,8 @@ def sm90_columns(remarks, has_dot, ring_ir):
                       text)
         masks = "split: " + {"before a bound": "masked tail", "between two bounds":
                              "masked head and tail", "from a bound on": "masked head"}[m.group(1)]
+        if "index comparisons hold" in text:
+            masks += " (other terms in every iteration)"
     if masks == "—" and pick(remarks, "tile-mask-bounds", "NotBounded"):
         masks = "every iteration"
     if pick(remarks, "tile-split-loops", "ShallowRing"):
@@ -347,8 +349,11 @@ HEADER = [
     "iteration ahead, into registers. `index masks`: where tile-mask-bounds found",
     "the iterations in which a select's index mask masks nothing, the loop is split",
     "and only the masked iterations (the last blocks, and the first for a sliding",
-    "window) apply it; `every iteration` when the mask is not of indices alone, or",
-    "(shallow ring) where tile-split-loops keeps it on a 2-stage TMA ring.",
+    "window) apply it (`other terms in every iteration`: the mask also and-s terms",
+    "that are not index comparisons, such as a document id compared with `==`;",
+    "only those stay in the unmasked iterations); `every iteration` when the mask",
+    "has no index comparison it can bound, or (shallow ring) where",
+    "tile-split-loops keeps it on a 2-stage TMA ring.",
     "`—`: the pass had nothing to do (no loop, no dot, no tile store); `FAILS`: the",
     "first error of the compile; registers and spills are ptxas's.",
     "`test/Corpus/schedules.test` fails when the compiler's output differs: rerun",

@@ -228,6 +228,116 @@ tile.kernel @document(%Docs: !tile.ptr<i32> {tile.align = 16 : i64}, %S: i32, %O
 
 // -----
 
+// Causal attention over packed documents: the index comparisons (keys past
+// S, keys after the query) are and-ed with a comparison of loaded ids.
+// Where the index comparisons hold, the select keeps the id term alone; the
+// last blocks apply the whole mask. Split, the first loop has no index
+// comparison left.
+
+// CHECK-LABEL: tile.kernel @document_causal(
+// CHECK:      scf.for
+// CHECK:        %[[SAME:.+]] = arith.cmpi eq
+// CHECK:        %[[VIS:.+]] = arith.andi %{{.+}}, %[[SAME]] : tensor<128x64xi1>
+// CHECK:        %[[KEEP:.+]] = arith.andi %{{.+}}, %[[VIS]] : tensor<128x64xi1>
+// CHECK:        %[[FAST:.+]] = arith.cmpi slt, %{{.+}}, %{{.+}} {tile.mask_bound} : i32
+// CHECK:        scf.if %[[FAST]]
+// CHECK-NEXT:     %[[S:.+]] = arith.select %[[SAME]], %{{.+}}, %{{.+}} : tensor<128x64xi1>, tensor<128x64xf32>
+// CHECK-NEXT:     scf.yield %[[S]]
+// CHECK:        } else {
+// CHECK-NEXT:     %[[M:.+]] = arith.select %[[KEEP]], %{{.+}}, %{{.+}} : tensor<128x64xi1>, tensor<128x64xf32>
+// CHECK-NEXT:     scf.yield %[[M]]
+
+// SPLIT-LABEL: tile.kernel @document_causal(
+// SPLIT:      scf.for
+// SPLIT-NOT:    arith.cmpi s{{lt|le}}
+// SPLIT:        arith.cmpi eq
+// SPLIT-NOT:    arith.cmpi s{{lt|le}}
+// SPLIT:        arith.select
+// SPLIT:        scf.yield
+// SPLIT:      scf.for
+// SPLIT:        arith.cmpi eq
+// SPLIT:        arith.cmpi slt
+tile.kernel @document_causal(%Docs: !tile.ptr<i32> {tile.align = 16 : i64}, %S: i32, %O: !tile.ptr<f32>) grid(ceildiv(%S, 128)) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %mb = tile.program_id x
+  %m0 = arith.muli %mb, %c128 : i32
+  %o = tile.make_view %O[%S] strides [1] : !tile.ptr<f32>
+  %docs = tile.make_view %Docs[%S] strides [1] : !tile.ptr<i32>
+  %dq = tile.load %docs[%m0] : !tile.view<?xi32, strides = [1]> -> tensor<128xi32>
+  %dq2 = tile.expand_dims %dq axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %dqb = tile.broadcast %dq2 : tensor<128x1xi32> -> tensor<128x64xi32>
+  %rows = tile.range 0 to 128 : tensor<128xi32>
+  %m0v = tile.splat %m0 : tensor<128xi32>
+  %qi = arith.addi %rows, %m0v : tensor<128xi32>
+  %qi2 = tile.expand_dims %qi axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %qib = tile.broadcast %qi2 : tensor<128x1xi32> -> tensor<128x64xi32>
+  %cols = tile.range 0 to 64 : tensor<64xi32>
+  %s_b = tile.splat %S : tensor<128x64xi32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %one = arith.constant dense<1.0> : tensor<128x64xf32>
+  %m_init = arith.constant dense<0xFF800000> : tensor<128xf32>
+  %m = scf.for %n = %c0 to %S step %c64 iter_args(%m_i = %m_init) -> (tensor<128xf32>) : i32 {
+    %ns = tile.splat %n : tensor<64xi32>
+    %kj = arith.addi %cols, %ns : tensor<64xi32>
+    %kj2 = tile.expand_dims %kj axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %kjb = tile.broadcast %kj2 : tensor<1x64xi32> -> tensor<128x64xi32>
+    %inside = arith.cmpi slt, %kjb, %s_b : tensor<128x64xi32>
+    %causal = arith.cmpi sle, %kjb, %qib : tensor<128x64xi32>
+    %dk = tile.load %docs[%n] : !tile.view<?xi32, strides = [1]> -> tensor<64xi32>
+    %dk2 = tile.expand_dims %dk axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %dkb = tile.broadcast %dk2 : tensor<1x64xi32> -> tensor<128x64xi32>
+    %same = arith.cmpi eq, %dqb, %dkb : tensor<128x64xi32>
+    %vis = arith.andi %causal, %same : tensor<128x64xi1>
+    %keep = arith.andi %inside, %vis : tensor<128x64xi1>
+    // expected-remark @below {{the mask's index comparisons hold everywhere in the iterations before a bound computed before the loop; there the select applies only the mask's 1 term that is not a comparison of indices, and tile-split-loops runs them in their own loop}}
+    %sk = arith.select %keep, %one, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
+    %rowmax = tile.reduce max %sk axis = 1 : tensor<128x64xf32> -> tensor<128xf32>
+    %mn = arith.maximumf %m_i, %rowmax : tensor<128xf32>
+    scf.yield %mn : tensor<128xf32>
+  }
+  tile.store %m, %o[%m0] : tensor<128xf32>, !tile.view<?xf32, strides = [1]>
+  tile.return
+}
+
+// -----
+
+// An `or` with a term that is not an index comparison has no bound: where
+// the index comparison fails, the other term may still hold.
+
+// CHECK-LABEL: tile.kernel @document_or(
+// CHECK:      scf.for
+// CHECK-NOT:    scf.if
+// CHECK:        arith.select
+tile.kernel @document_or(%Docs: !tile.ptr<i32> {tile.align = 16 : i64}, %S: i32, %O: !tile.ptr<f32>) grid(ceildiv(%S, 128)) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %o = tile.make_view %O[%S] strides [1] : !tile.ptr<f32>
+  %docs = tile.make_view %Docs[%S] strides [1] : !tile.ptr<i32>
+  %cols = tile.range 0 to 64 : tensor<64xi32>
+  %s_b = tile.splat %S : tensor<64xi32>
+  %d0 = arith.constant dense<0> : tensor<64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %one = arith.constant dense<1.0> : tensor<64xf32>
+  %r = scf.for %n = %c0 to %S step %c64 iter_args(%a = %zero) -> (tensor<64xf32>) : i32 {
+    %ns = tile.splat %n : tensor<64xi32>
+    %kj = arith.addi %cols, %ns : tensor<64xi32>
+    %in = arith.cmpi slt, %kj, %s_b : tensor<64xi32>
+    %dk = tile.load %docs[%n] : !tile.view<?xi32, strides = [1]> -> tensor<64xi32>
+    %first = arith.cmpi eq, %dk, %d0 : tensor<64xi32>
+    %either = arith.ori %in, %first : tensor<64xi1>
+    // expected-remark @below {{this mask is applied in every iteration: it is computed by a comparison other than <, <=, >, >= (signed), not by comparisons of indices}}
+    %v = arith.select %either, %one, %zero : tensor<64xi1>, tensor<64xf32>
+    %s = arith.addf %a, %v : tensor<64xf32>
+    scf.yield %s : tensor<64xf32>
+  }
+  tile.store %r, %o[%c0] : tensor<64xf32>, !tile.view<?xf32, strides = [1]>
+  tile.return
+}
+
+// -----
+
 // A schedule that turns tile-split-loops off turns this pass off too.
 
 // CHECK-LABEL: tile.kernel @no_split(

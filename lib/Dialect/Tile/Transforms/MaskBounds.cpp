@@ -73,10 +73,14 @@ struct Interval {
   int64_t lo = 0, hi = 0;
 };
 
-/// Where a mask holds for every element: ge <= iv < lt (i64 values defined
-/// before the loop; null: no such bound).
+/// Where a mask's index comparisons hold for every element: ge <= iv < lt
+/// (i64 values defined before the loop; null: no such bound). `rest`: the
+/// terms of the mask's conjunction that are not comparisons of indices (a
+/// document id compared with `==`, a loaded mask); there the mask is their
+/// `and` alone.
 struct FastRange {
   Value lt, ge;
+  SmallVector<Value> rest;
 };
 
 /// Builds the intervals and bounds of one loop's masks before the loop.
@@ -118,6 +122,15 @@ private:
   FailureOr<Interval> getInterval(Value v, std::string &why);
   FailureOr<Interval> getScalar(Value v, std::string &why);
   FailureOr<FastRange> getCompare(arith::CmpIOp cmp, std::string &why);
+  FailureOr<FastRange> getConjunction(arith::AndIOp both, std::string &why);
+  /// The smaller (`takeMin`) or larger of two bounds; either when the other
+  /// is null.
+  Value combine(Value x, Value y, bool takeMin) {
+    if (!x || !y)
+      return x ? x : y;
+    return takeMin ? Value(arith::MinSIOp::create(b, loc, x, y))
+                   : Value(arith::MaxSIOp::create(b, loc, x, y));
+  }
   FailureOr<Interval> getSumOrDifference(Operation *def, const Interval &l,
                                          const Interval &r, std::string &why);
   Value i64(int64_t value) {
@@ -292,9 +305,9 @@ FailureOr<FastRange> MaskAnalysis::getCompare(arith::CmpIOp cmp,
   int64_t k = a->c - c->c;
   Value bound = plus(add(c->x, neg(a->x)), c->lo - a->hi + (strict ? 0 : 1));
   if (k == 1)
-    return FastRange{bound, Value()};
+    return FastRange{bound, Value(), {}};
   if (k == -1) // -iv < X: iv >= 1 - X
-    return FastRange{Value(), plus(neg(bound), 1)};
+    return FastRange{Value(), plus(neg(bound), 1), {}};
   if (k == 0) { // 0 < X, the same in every iteration
     Value holds =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, bound, i64(0));
@@ -306,11 +319,19 @@ FailureOr<FastRange> MaskAnalysis::getCompare(arith::CmpIOp cmp,
 
 FailureOr<FastRange> MaskAnalysis::getAllTrue(Value mask, std::string &why) {
   Operation *def = mask.getDefiningOp();
-  if (isa_and_nonnull<ExpandDimsOp, BroadcastOp, ConvertLayoutOp>(def))
-    return getAllTrue(def->getOperand(0), why);
+  if (isa_and_nonnull<ExpandDimsOp, BroadcastOp, ConvertLayoutOp>(def)) {
+    FailureOr<FastRange> inner = getAllTrue(def->getOperand(0), why);
+    if (succeeded(inner) && !inner->rest.empty()) {
+      why = "a reshaped mask whose terms are not all comparisons of indices";
+      return failure();
+    }
+    return inner;
+  }
   if (auto cmp = dyn_cast_or_null<arith::CmpIOp>(def))
     return getCompare(cmp, why);
-  if (!isa_and_nonnull<arith::AndIOp, arith::OrIOp>(def)) {
+  if (auto both = dyn_cast_or_null<arith::AndIOp>(def))
+    return getConjunction(both, why);
+  if (!isa_and_nonnull<arith::OrIOp>(def)) {
     why = def ? ("'" + def->getName().getStringRef() + "'").str()
               : std::string("a mask the loop carries");
     return failure();
@@ -319,21 +340,38 @@ FailureOr<FastRange> MaskAnalysis::getAllTrue(Value mask, std::string &why) {
   FailureOr<FastRange> r = failed(l) ? l : getAllTrue(def->getOperand(1), why);
   if (failed(r))
     return failure();
-  auto combine = [&](Value x, Value y, bool takeMin) -> Value {
-    if (!x || !y)
-      return x ? x : y;
-    return takeMin ? Value(arith::MinSIOp::create(b, loc, x, y))
-                   : Value(arith::MaxSIOp::create(b, loc, x, y));
-  };
-  if (isa<arith::AndIOp>(def)) // both: the tighter of each bound
-    return FastRange{combine(l->lt, r->lt, true), combine(l->ge, r->ge, false)};
+  if (!l->rest.empty() || !r->rest.empty()) {
+    why = "an 'arith.ori' of terms that are not all comparisons of indices";
+    return failure();
+  }
   // Either: the looser bound where both have only one kind of bound;
   // otherwise one side's range (which implies the or).
   if (!l->ge && !r->ge)
-    return FastRange{combine(l->lt, r->lt, false), Value()};
+    return FastRange{combine(l->lt, r->lt, false), Value(), {}};
   if (!l->lt && !r->lt)
-    return FastRange{Value(), combine(l->ge, r->ge, true)};
+    return FastRange{Value(), combine(l->ge, r->ge, true), {}};
   return *l;
+}
+
+/// Both terms: the tighter of each bound. A term the analysis cannot follow
+/// (not a comparison of indices) stays in `rest`, applied where the other
+/// term's comparisons hold; failure when neither term has bounds.
+FailureOr<FastRange> MaskAnalysis::getConjunction(arith::AndIOp both,
+                                                  std::string &why) {
+  std::string rightWhy;
+  FailureOr<FastRange> l = getAllTrue(both.getLhs(), why);
+  FailureOr<FastRange> r = getAllTrue(both.getRhs(), rightWhy);
+  if (failed(l) && failed(r))
+    return failure();
+  if (failed(l) || failed(r)) {
+    FastRange out = succeeded(l) ? *l : *r;
+    out.rest.push_back(succeeded(l) ? both.getRhs() : both.getLhs());
+    return out;
+  }
+  FastRange out{combine(l->lt, r->lt, true), combine(l->ge, r->ge, false),
+                l->rest};
+  llvm::append_range(out.rest, r->rest);
+  return out;
 }
 
 /// The select's mask, if it depends on the loop's induction variable (a
@@ -379,15 +417,29 @@ static Guard createGuard(Operation *at, scf::ForOp loop, Value lt, Value ge) {
 
 /// `select` as `scf.if (iv < lt) { scf.if (iv >= ge) { t } else { sel } }
 /// else { sel }` (one level where one comparison is null), with `t` the
-/// select's true value and `sel` the select itself.
-static void branchAround(arith::SelectOp select, Guard guard) {
+/// select's true value and `sel` the select itself; where the mask has
+/// terms other than index comparisons (`rest`), `t` is the select on their
+/// `and`.
+static void branchAround(arith::SelectOp select, Guard guard,
+                         ArrayRef<Value> rest) {
   IRRewriter rewriter(select);
   Location loc = select.getLoc();
   auto masked = [&](OpBuilder &b, Location l) {
     scf::YieldOp::create(b, l, b.clone(*select)->getResult(0));
   };
   auto fast = [&](OpBuilder &b, Location l) {
-    scf::YieldOp::create(b, l, select.getTrueValue());
+    if (rest.empty()) {
+      scf::YieldOp::create(b, l, select.getTrueValue());
+      return;
+    }
+    Value mask = rest.front();
+    for (Value term : rest.drop_front())
+      mask = arith::AndIOp::create(b, l, mask, term);
+    scf::YieldOp::create(b, l,
+                         arith::SelectOp::create(b, l, mask,
+                                                 select.getTrueValue(),
+                                                 select.getFalseValue())
+                             .getResult());
   };
   auto branch = [&](OpBuilder &b, Value cond, auto then) {
     return scf::IfOp::create(b, loc, cond, then, masked).getResult(0);
@@ -426,6 +478,7 @@ static void boundLoopMasks(scf::ForOp loop) {
   // Per mask, analyzed once: its guard, or why it has none.
   struct Analyzed {
     std::optional<Guard> guard;
+    SmallVector<Value> rest;
     std::string why;
   };
   DenseMap<Value, Analyzed> masks;
@@ -440,6 +493,7 @@ static void boundLoopMasks(scf::ForOp loop) {
         a.guard =
             createGuard(select, loop, r.lt ? analysis.toI32(r.lt) : Value(),
                         r.ge ? analysis.toI32(r.ge) : Value());
+        a.rest = std::move(r.rest);
       }
       known = masks.try_emplace(mask, std::move(a)).first;
     }
@@ -451,15 +505,25 @@ static void boundLoopMasks(scf::ForOp loop) {
       continue;
     }
     Guard guard = *known->second.guard;
+    ArrayRef<Value> rest = known->second.rest;
+    std::string kept = rest.empty()
+                           ? std::string("the select is skipped")
+                           : "the select applies only the mask's " +
+                                 std::to_string(rest.size()) +
+                                 (rest.size() == 1 ? " term that is not"
+                                                   : " terms that are not") +
+                                 " a comparison of indices";
     remarkPassed(select, kPassName, "Bounded",
-                 Twine("the mask holds everywhere in the iterations ") +
+                 Twine(rest.empty() ? "the mask holds everywhere"
+                                    : "the mask's index comparisons hold "
+                                      "everywhere") +
+                     " in the iterations " +
                      (guard.lt && guard.ge ? "between two bounds"
                       : guard.lt           ? "before a bound"
                                            : "from a bound on") +
-                     " computed before the loop; there the select is "
-                     "skipped, and tile-split-loops runs them in their own "
-                     "loop");
-    branchAround(select, guard);
+                     " computed before the loop; there " + kept +
+                     ", and tile-split-loops runs them in their own loop");
+    branchAround(select, guard, rest);
   }
 }
 
