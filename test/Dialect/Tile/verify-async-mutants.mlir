@@ -15,8 +15,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -254,8 +254,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -496,8 +496,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -735,8 +735,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -975,8 +975,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -1215,8 +1215,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -1268,6 +1268,8 @@ module attributes {gpu.container_module} {
           %40 = arith.cmpi slt, %c0_i32, %K : i32
           %41:3 = scf.if %40 -> (tensor<128x256xf32, #mma>, i32, i32) {
             %51:3 = scf.for %arg3 = %c0_i32 to %K step %c64_i32 iter_args(%arg4 = %cst, %arg5 = %arg1, %arg6 = %arg2) -> (tensor<128x256xf32, #mma>, i32, i32)  : i32 {
+              // expected-error @+2 {{deadlock}}
+              // expected-note @+1 {{on the path}}
               tile.mbarrier_wait %16[%arg5], %arg6 : !tile.mbarrier<3>
               %56 = tile.local_load %13[%arg5] : !tile.smem<3x128x64xbf16, #shared> -> tensor<128x64xbf16, #shared>
               %57 = tile.local_load %15[%arg5] : !tile.smem<3x64x256xbf16, #shared> -> tensor<64x256xbf16, #shared>
@@ -1378,8 +1380,6 @@ module attributes {gpu.container_module} {
           scf.if %39 {
             %c1_i32_9 = arith.constant 1 : i32
             %49 = arith.xori %38, %c1_i32_9 : i32
-            // expected-error @+2 {{deadlock}}
-            // expected-note @+1 {{on the path}}
             tile.mbarrier_wait %17[%36], %49 : !tile.mbarrier<3>
             tile.mbarrier_expect_tx %16[%36], 49152 : !tile.mbarrier<3>
             tile.tma_load %12[%27, %33], %13[%36], %16[%36] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
@@ -1455,8 +1455,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -1695,8 +1695,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -1761,6 +1761,8 @@ module attributes {gpu.container_module} {
                 %76 = arith.subi %arg5, %c1_i32_20 : i32
                 %c2_i32_21 = arith.constant 2 : i32
                 %77 = arith.select %75, %c2_i32_21, %76 : i32
+                // expected-error @+2 {{incomplete: 8 of 16 arrivals}}
+                // expected-note @+1 {{on the path}}
                 tile.mbarrier_arrive %17[%77] : !tile.mbarrier<3>
               }
               %c1_i32_13 = arith.constant 1 : i32
@@ -1838,8 +1840,6 @@ module attributes {gpu.container_module} {
           scf.if %31 {
             %c1_i32_9 = arith.constant 1 : i32
             %49 = arith.xori %arg2, %c1_i32_9 : i32
-            // expected-error @+2 {{deadlock}}
-            // expected-note @+1 {{on the path}}
             tile.mbarrier_wait %17[%arg1], %49 : !tile.mbarrier<3>
             tile.mbarrier_expect_tx %16[%arg1], 49152 : !tile.mbarrier<3>
             tile.tma_load %12[%27, %30], %13[%arg1], %16[%arg1] : !tile.tensor_map<128x64xbf16, #shared>, !tile.smem<3x128x64xbf16, #shared>, !tile.mbarrier<3>
@@ -1935,8 +1935,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -2175,8 +2175,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -2414,8 +2414,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -2653,8 +2653,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -2892,8 +2892,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -3131,8 +3131,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -3371,8 +3371,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -3610,8 +3610,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -3845,6 +3845,7 @@ module attributes {gpu.container_module} {
 #dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
 #slice = #tile.slice<dim = 1, parent = #mma>
 #slice1 = #tile.slice<dim = 0, parent = #mma>
+#slice2 = #tile.slice<dim = 1, parent = #dot_op>
 module attributes {gpu.container_module} {
   gpu.module @attention_bf16 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
     tile.kernel @attention_bf16(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %LSE: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32 {tile.divisibility = 8 : i64}, %q_head: i32 {tile.divisibility = 8 : i64}, %kv_batch: i32 {tile.divisibility = 8 : i64}, %kv_head: i32 {tile.divisibility = 8 : i64}, %lse_batch: i32) grid(ceildiv(%SQ, 128), %H, %B) warps(8) attributes {tile.hand_scheduled = "fa3"} {
@@ -3995,7 +3996,7 @@ module attributes {gpu.container_module} {
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = arith.mulf %90, %92 : tensor<128x128xf32, #mma>
           scf.yield %93, %77, %87, %89, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+        } {tile.masks_bounded}
         %52:6 = scf.for %arg0 = %50 to %14 step %c128_i32 iter_args(%arg1 = %51#0, %arg2 = %51#1, %arg3 = %51#2, %arg4 = %51#3, %arg5 = %51#4, %arg6 = %51#5) -> (tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32)  : i32 {
           %65 = arith.addi %arg5, %c1_i32 : i32
           %66 = arith.cmpi eq, %65, %c2_i32 : i32
@@ -4031,19 +4032,20 @@ module attributes {gpu.container_module} {
           %91 = tile.expand_dims %90 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = math.fma %82, %cst_7, %92 : tensor<128x128xf32, #mma>
-          %94 = math.exp2 %93 fastmath<afn> : tensor<128x128xf32, #mma>
-          %95 = tile.reduce sum %94 axis = 1 : tensor<128x128xf32, #mma> -> tensor<128xf32, #slice>
-          %96 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
-          %97 = arith.addf %96, %95 : tensor<128xf32, #slice>
-          %98 = tile.convert_layout %94 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
-          %99 = arith.truncf %98 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
-          %100 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
+          %94 = tile.convert_layout %93 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
+          %95 = math.exp2 %94 fastmath<afn> : tensor<128x128xf32, #dot_op>
+          %96 = tile.reduce sum %95 axis = 1 : tensor<128x128xf32, #dot_op> -> tensor<128xf32, #slice2>
+          %97 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
+          %98 = tile.convert_layout %96 : tensor<128xf32, #slice2> -> tensor<128xf32, #slice>
+          %99 = arith.addf %97, %98 : tensor<128xf32, #slice>
+          %100 = arith.truncf %95 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
+          %101 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
           tile.mbarrier_arrive %33[%arg5] : !tile.mbarrier<2>
-          %101 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
-          %102 = tile.broadcast %101 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
-          %103 = arith.mulf %100, %102 : tensor<128x128xf32, #mma>
-          scf.yield %103, %85, %97, %99, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+          %102 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+          %103 = tile.broadcast %102 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+          %104 = arith.mulf %101, %103 : tensor<128x128xf32, #mma>
+          scf.yield %104, %85, %99, %100, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
+        } {tile.masks_bounded}
         %53 = scf.if %48 -> (tensor<128x128xf32, #mma>) {
           tile.named_barrier %36, 256
           tile.mbarrier_wait %31[%52#4], %52#5 : !tile.mbarrier<2>
@@ -4069,7 +4071,7 @@ module attributes {gpu.container_module} {
         tile.barrier
         tile.tma_store %24[%pid_9, %pid_8, %7, %c0_i32], %23[%c0_i32] : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x128xbf16, #shared>
         tile.tma_store_wait 0
-        %61 = math.log2 %52#2 : tensor<128xf32, #slice>
+        %61 = math.log2 %52#2 fastmath<afn> : tensor<128xf32, #slice>
         %62 = arith.addf %52#1, %61 : tensor<128xf32, #slice>
         %63 = tile.convert_layout %62 : tensor<128xf32, #slice> -> tensor<128xf32, #blocked>
         %cst_10 = arith.constant dense<0.693147182> : tensor<128xf32, #blocked>
@@ -4110,6 +4112,7 @@ module attributes {gpu.container_module} {
 #dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
 #slice = #tile.slice<dim = 1, parent = #mma>
 #slice1 = #tile.slice<dim = 0, parent = #mma>
+#slice2 = #tile.slice<dim = 1, parent = #dot_op>
 module attributes {gpu.container_module} {
   gpu.module @attention_bf16 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
     tile.kernel @attention_bf16(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %LSE: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32 {tile.divisibility = 8 : i64}, %q_head: i32 {tile.divisibility = 8 : i64}, %kv_batch: i32 {tile.divisibility = 8 : i64}, %kv_head: i32 {tile.divisibility = 8 : i64}, %lse_batch: i32) grid(ceildiv(%SQ, 128), %H, %B) warps(8) attributes {tile.hand_scheduled = "fa3"} {
@@ -4261,7 +4264,7 @@ module attributes {gpu.container_module} {
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = arith.mulf %90, %92 : tensor<128x128xf32, #mma>
           scf.yield %93, %77, %87, %89, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+        } {tile.masks_bounded}
         %52:6 = scf.for %arg0 = %50 to %14 step %c128_i32 iter_args(%arg1 = %51#0, %arg2 = %51#1, %arg3 = %51#2, %arg4 = %51#3, %arg5 = %51#4, %arg6 = %51#5) -> (tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32)  : i32 {
           %65 = arith.addi %arg5, %c1_i32 : i32
           %66 = arith.cmpi eq, %65, %c2_i32 : i32
@@ -4297,19 +4300,20 @@ module attributes {gpu.container_module} {
           %91 = tile.expand_dims %90 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = math.fma %82, %cst_7, %92 : tensor<128x128xf32, #mma>
-          %94 = math.exp2 %93 fastmath<afn> : tensor<128x128xf32, #mma>
-          %95 = tile.reduce sum %94 axis = 1 : tensor<128x128xf32, #mma> -> tensor<128xf32, #slice>
-          %96 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
-          %97 = arith.addf %96, %95 : tensor<128xf32, #slice>
-          %98 = tile.convert_layout %94 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
-          %99 = arith.truncf %98 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
-          %100 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
+          %94 = tile.convert_layout %93 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
+          %95 = math.exp2 %94 fastmath<afn> : tensor<128x128xf32, #dot_op>
+          %96 = tile.reduce sum %95 axis = 1 : tensor<128x128xf32, #dot_op> -> tensor<128xf32, #slice2>
+          %97 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
+          %98 = tile.convert_layout %96 : tensor<128xf32, #slice2> -> tensor<128xf32, #slice>
+          %99 = arith.addf %97, %98 : tensor<128xf32, #slice>
+          %100 = arith.truncf %95 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
+          %101 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
           tile.mbarrier_arrive %33[%arg5] : !tile.mbarrier<2>
-          %101 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
-          %102 = tile.broadcast %101 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
-          %103 = arith.mulf %100, %102 : tensor<128x128xf32, #mma>
-          scf.yield %103, %85, %97, %99, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+          %102 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+          %103 = tile.broadcast %102 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+          %104 = arith.mulf %101, %103 : tensor<128x128xf32, #mma>
+          scf.yield %104, %85, %99, %100, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
+        } {tile.masks_bounded}
         %53 = scf.if %48 -> (tensor<128x128xf32, #mma>) {
           tile.named_barrier %36, 256
           tile.mbarrier_wait %31[%52#4], %52#5 : !tile.mbarrier<2>
@@ -4335,7 +4339,7 @@ module attributes {gpu.container_module} {
         tile.barrier
         tile.tma_store %24[%pid_9, %pid_8, %7, %c0_i32], %23[%c0_i32] : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x128xbf16, #shared>
         tile.tma_store_wait 0
-        %61 = math.log2 %52#2 : tensor<128xf32, #slice>
+        %61 = math.log2 %52#2 fastmath<afn> : tensor<128xf32, #slice>
         %62 = arith.addf %52#1, %61 : tensor<128xf32, #slice>
         %63 = tile.convert_layout %62 : tensor<128xf32, #slice> -> tensor<128xf32, #blocked>
         %cst_10 = arith.constant dense<0.693147182> : tensor<128xf32, #blocked>
@@ -4376,6 +4380,7 @@ module attributes {gpu.container_module} {
 #dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
 #slice = #tile.slice<dim = 1, parent = #mma>
 #slice1 = #tile.slice<dim = 0, parent = #mma>
+#slice2 = #tile.slice<dim = 1, parent = #dot_op>
 module attributes {gpu.container_module} {
   gpu.module @attention_bf16 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
     tile.kernel @attention_bf16(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %LSE: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32 {tile.divisibility = 8 : i64}, %q_head: i32 {tile.divisibility = 8 : i64}, %kv_batch: i32 {tile.divisibility = 8 : i64}, %kv_head: i32 {tile.divisibility = 8 : i64}, %lse_batch: i32) grid(ceildiv(%SQ, 128), %H, %B) warps(8) attributes {tile.hand_scheduled = "fa3"} {
@@ -4526,7 +4531,7 @@ module attributes {gpu.container_module} {
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = arith.mulf %90, %92 : tensor<128x128xf32, #mma>
           scf.yield %93, %77, %87, %89, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+        } {tile.masks_bounded}
         %52:6 = scf.for %arg0 = %50 to %14 step %c128_i32 iter_args(%arg1 = %51#0, %arg2 = %51#1, %arg3 = %51#2, %arg4 = %51#3, %arg5 = %51#4, %arg6 = %51#5) -> (tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32)  : i32 {
           %65 = arith.addi %arg5, %c1_i32 : i32
           %66 = arith.cmpi eq, %65, %c2_i32 : i32
@@ -4562,19 +4567,20 @@ module attributes {gpu.container_module} {
           %91 = tile.expand_dims %90 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = math.fma %82, %cst_7, %92 : tensor<128x128xf32, #mma>
-          %94 = math.exp2 %93 fastmath<afn> : tensor<128x128xf32, #mma>
-          %95 = tile.reduce sum %94 axis = 1 : tensor<128x128xf32, #mma> -> tensor<128xf32, #slice>
-          %96 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
-          %97 = arith.addf %96, %95 : tensor<128xf32, #slice>
-          %98 = tile.convert_layout %94 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
-          %99 = arith.truncf %98 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
-          %100 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
+          %94 = tile.convert_layout %93 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
+          %95 = math.exp2 %94 fastmath<afn> : tensor<128x128xf32, #dot_op>
+          %96 = tile.reduce sum %95 axis = 1 : tensor<128x128xf32, #dot_op> -> tensor<128xf32, #slice2>
+          %97 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
+          %98 = tile.convert_layout %96 : tensor<128xf32, #slice2> -> tensor<128xf32, #slice>
+          %99 = arith.addf %97, %98 : tensor<128xf32, #slice>
+          %100 = arith.truncf %95 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
+          %101 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
           tile.mbarrier_arrive %33[%arg5] : !tile.mbarrier<2>
-          %101 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
-          %102 = tile.broadcast %101 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
-          %103 = arith.mulf %100, %102 : tensor<128x128xf32, #mma>
-          scf.yield %103, %85, %97, %99, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+          %102 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+          %103 = tile.broadcast %102 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+          %104 = arith.mulf %101, %103 : tensor<128x128xf32, #mma>
+          scf.yield %104, %85, %99, %100, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
+        } {tile.masks_bounded}
         %53 = scf.if %48 -> (tensor<128x128xf32, #mma>) {
           tile.named_barrier %36, 256
           tile.mbarrier_wait %31[%52#4], %52#5 : !tile.mbarrier<2>
@@ -4600,7 +4606,7 @@ module attributes {gpu.container_module} {
         tile.barrier
         tile.tma_store %24[%pid_9, %pid_8, %7, %c0_i32], %23[%c0_i32] : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x128xbf16, #shared>
         tile.tma_store_wait 0
-        %61 = math.log2 %52#2 : tensor<128xf32, #slice>
+        %61 = math.log2 %52#2 fastmath<afn> : tensor<128xf32, #slice>
         %62 = arith.addf %52#1, %61 : tensor<128xf32, #slice>
         %63 = tile.convert_layout %62 : tensor<128xf32, #slice> -> tensor<128xf32, #blocked>
         %cst_10 = arith.constant dense<0.693147182> : tensor<128xf32, #blocked>
@@ -4641,6 +4647,7 @@ module attributes {gpu.container_module} {
 #dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
 #slice = #tile.slice<dim = 1, parent = #mma>
 #slice1 = #tile.slice<dim = 0, parent = #mma>
+#slice2 = #tile.slice<dim = 1, parent = #dot_op>
 module attributes {gpu.container_module} {
   gpu.module @attention_bf16 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
     tile.kernel @attention_bf16(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %LSE: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32 {tile.divisibility = 8 : i64}, %q_head: i32 {tile.divisibility = 8 : i64}, %kv_batch: i32 {tile.divisibility = 8 : i64}, %kv_head: i32 {tile.divisibility = 8 : i64}, %lse_batch: i32) grid(ceildiv(%SQ, 128), %H, %B) warps(8) attributes {tile.hand_scheduled = "fa3"} {
@@ -4791,7 +4798,7 @@ module attributes {gpu.container_module} {
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = arith.mulf %90, %92 : tensor<128x128xf32, #mma>
           scf.yield %93, %77, %87, %89, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+        } {tile.masks_bounded}
         %52:6 = scf.for %arg0 = %50 to %14 step %c128_i32 iter_args(%arg1 = %51#0, %arg2 = %51#1, %arg3 = %51#2, %arg4 = %51#3, %arg5 = %51#4, %arg6 = %51#5) -> (tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32)  : i32 {
           %65 = arith.addi %arg5, %c1_i32 : i32
           %66 = arith.cmpi eq, %65, %c2_i32 : i32
@@ -4827,19 +4834,20 @@ module attributes {gpu.container_module} {
           %91 = tile.expand_dims %90 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = math.fma %82, %cst_7, %92 : tensor<128x128xf32, #mma>
-          %94 = math.exp2 %93 fastmath<afn> : tensor<128x128xf32, #mma>
-          %95 = tile.reduce sum %94 axis = 1 : tensor<128x128xf32, #mma> -> tensor<128xf32, #slice>
-          %96 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
-          %97 = arith.addf %96, %95 : tensor<128xf32, #slice>
-          %98 = tile.convert_layout %94 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
-          %99 = arith.truncf %98 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
-          %100 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
+          %94 = tile.convert_layout %93 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
+          %95 = math.exp2 %94 fastmath<afn> : tensor<128x128xf32, #dot_op>
+          %96 = tile.reduce sum %95 axis = 1 : tensor<128x128xf32, #dot_op> -> tensor<128xf32, #slice2>
+          %97 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
+          %98 = tile.convert_layout %96 : tensor<128xf32, #slice2> -> tensor<128xf32, #slice>
+          %99 = arith.addf %97, %98 : tensor<128xf32, #slice>
+          %100 = arith.truncf %95 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
+          %101 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
           tile.mbarrier_arrive %33[%arg5] : !tile.mbarrier<2>
-          %101 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
-          %102 = tile.broadcast %101 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
-          %103 = arith.mulf %100, %102 : tensor<128x128xf32, #mma>
-          scf.yield %103, %85, %97, %99, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+          %102 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+          %103 = tile.broadcast %102 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+          %104 = arith.mulf %101, %103 : tensor<128x128xf32, #mma>
+          scf.yield %104, %85, %99, %100, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
+        } {tile.masks_bounded}
         %53 = scf.if %48 -> (tensor<128x128xf32, #mma>) {
           tile.named_barrier %36, 256
           tile.mbarrier_wait %31[%52#4], %52#5 : !tile.mbarrier<2>
@@ -4865,7 +4873,7 @@ module attributes {gpu.container_module} {
         tile.barrier
         tile.tma_store %24[%pid_9, %pid_8, %7, %c0_i32], %23[%c0_i32] : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x128xbf16, #shared>
         tile.tma_store_wait 0
-        %61 = math.log2 %52#2 : tensor<128xf32, #slice>
+        %61 = math.log2 %52#2 fastmath<afn> : tensor<128xf32, #slice>
         %62 = arith.addf %52#1, %61 : tensor<128xf32, #slice>
         %63 = tile.convert_layout %62 : tensor<128xf32, #slice> -> tensor<128xf32, #blocked>
         %cst_10 = arith.constant dense<0.693147182> : tensor<128xf32, #blocked>
@@ -4906,6 +4914,7 @@ module attributes {gpu.container_module} {
 #dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
 #slice = #tile.slice<dim = 1, parent = #mma>
 #slice1 = #tile.slice<dim = 0, parent = #mma>
+#slice2 = #tile.slice<dim = 1, parent = #dot_op>
 module attributes {gpu.container_module} {
   gpu.module @attention_bf16 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
     tile.kernel @attention_bf16(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %LSE: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32 {tile.divisibility = 8 : i64}, %q_head: i32 {tile.divisibility = 8 : i64}, %kv_batch: i32 {tile.divisibility = 8 : i64}, %kv_head: i32 {tile.divisibility = 8 : i64}, %lse_batch: i32) grid(ceildiv(%SQ, 128), %H, %B) warps(8) attributes {tile.hand_scheduled = "fa3"} {
@@ -5055,7 +5064,7 @@ module attributes {gpu.container_module} {
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = arith.mulf %90, %92 : tensor<128x128xf32, #mma>
           scf.yield %93, %77, %87, %89, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+        } {tile.masks_bounded}
         %52:6 = scf.for %arg0 = %50 to %14 step %c128_i32 iter_args(%arg1 = %51#0, %arg2 = %51#1, %arg3 = %51#2, %arg4 = %51#3, %arg5 = %51#4, %arg6 = %51#5) -> (tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32)  : i32 {
           %65 = arith.addi %arg5, %c1_i32 : i32
           %66 = arith.cmpi eq, %65, %c2_i32 : i32
@@ -5091,19 +5100,20 @@ module attributes {gpu.container_module} {
           %91 = tile.expand_dims %90 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = math.fma %82, %cst_7, %92 : tensor<128x128xf32, #mma>
-          %94 = math.exp2 %93 fastmath<afn> : tensor<128x128xf32, #mma>
-          %95 = tile.reduce sum %94 axis = 1 : tensor<128x128xf32, #mma> -> tensor<128xf32, #slice>
-          %96 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
-          %97 = arith.addf %96, %95 : tensor<128xf32, #slice>
-          %98 = tile.convert_layout %94 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
-          %99 = arith.truncf %98 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
-          %100 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
+          %94 = tile.convert_layout %93 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
+          %95 = math.exp2 %94 fastmath<afn> : tensor<128x128xf32, #dot_op>
+          %96 = tile.reduce sum %95 axis = 1 : tensor<128x128xf32, #dot_op> -> tensor<128xf32, #slice2>
+          %97 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
+          %98 = tile.convert_layout %96 : tensor<128xf32, #slice2> -> tensor<128xf32, #slice>
+          %99 = arith.addf %97, %98 : tensor<128xf32, #slice>
+          %100 = arith.truncf %95 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
+          %101 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
           tile.mbarrier_arrive %33[%arg5] : !tile.mbarrier<2>
-          %101 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
-          %102 = tile.broadcast %101 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
-          %103 = arith.mulf %100, %102 : tensor<128x128xf32, #mma>
-          scf.yield %103, %85, %97, %99, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+          %102 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+          %103 = tile.broadcast %102 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+          %104 = arith.mulf %101, %103 : tensor<128x128xf32, #mma>
+          scf.yield %104, %85, %99, %100, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
+        } {tile.masks_bounded}
         %53 = scf.if %48 -> (tensor<128x128xf32, #mma>) {
           tile.named_barrier %36, 256
           tile.mbarrier_wait %31[%52#4], %52#5 : !tile.mbarrier<2>
@@ -5129,7 +5139,7 @@ module attributes {gpu.container_module} {
         tile.barrier
         tile.tma_store %24[%pid_9, %pid_8, %7, %c0_i32], %23[%c0_i32] : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x128xbf16, #shared>
         tile.tma_store_wait 0
-        %61 = math.log2 %52#2 : tensor<128xf32, #slice>
+        %61 = math.log2 %52#2 fastmath<afn> : tensor<128xf32, #slice>
         %62 = arith.addf %52#1, %61 : tensor<128xf32, #slice>
         %63 = tile.convert_layout %62 : tensor<128xf32, #slice> -> tensor<128xf32, #blocked>
         %cst_10 = arith.constant dense<0.693147182> : tensor<128xf32, #blocked>
@@ -5172,6 +5182,7 @@ module attributes {gpu.container_module} {
 #dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
 #slice = #tile.slice<dim = 1, parent = #mma>
 #slice1 = #tile.slice<dim = 0, parent = #mma>
+#slice2 = #tile.slice<dim = 1, parent = #dot_op>
 module attributes {gpu.container_module} {
   gpu.module @attention_bf16 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
     tile.kernel @attention_bf16(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %LSE: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32 {tile.divisibility = 8 : i64}, %q_head: i32 {tile.divisibility = 8 : i64}, %kv_batch: i32 {tile.divisibility = 8 : i64}, %kv_head: i32 {tile.divisibility = 8 : i64}, %lse_batch: i32) grid(ceildiv(%SQ, 128), %H, %B) warps(8) attributes {tile.hand_scheduled = "fa3"} {
@@ -5321,7 +5332,7 @@ module attributes {gpu.container_module} {
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = arith.mulf %90, %92 : tensor<128x128xf32, #mma>
           scf.yield %93, %77, %87, %89, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+        } {tile.masks_bounded}
         %52:6 = scf.for %arg0 = %50 to %14 step %c128_i32 iter_args(%arg1 = %51#0, %arg2 = %51#1, %arg3 = %51#2, %arg4 = %51#3, %arg5 = %51#4, %arg6 = %51#5) -> (tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32)  : i32 {
           %65 = arith.addi %arg5, %c1_i32 : i32
           %66 = arith.cmpi eq, %65, %c2_i32 : i32
@@ -5357,19 +5368,20 @@ module attributes {gpu.container_module} {
           %91 = tile.expand_dims %90 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = math.fma %82, %cst_7, %92 : tensor<128x128xf32, #mma>
-          %94 = math.exp2 %93 fastmath<afn> : tensor<128x128xf32, #mma>
-          %95 = tile.reduce sum %94 axis = 1 : tensor<128x128xf32, #mma> -> tensor<128xf32, #slice>
-          %96 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
-          %97 = arith.addf %96, %95 : tensor<128xf32, #slice>
-          %98 = tile.convert_layout %94 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
-          %99 = arith.truncf %98 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
-          %100 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
+          %94 = tile.convert_layout %93 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
+          %95 = math.exp2 %94 fastmath<afn> : tensor<128x128xf32, #dot_op>
+          %96 = tile.reduce sum %95 axis = 1 : tensor<128x128xf32, #dot_op> -> tensor<128xf32, #slice2>
+          %97 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
+          %98 = tile.convert_layout %96 : tensor<128xf32, #slice2> -> tensor<128xf32, #slice>
+          %99 = arith.addf %97, %98 : tensor<128xf32, #slice>
+          %100 = arith.truncf %95 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
+          %101 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
           tile.mbarrier_arrive %33[%arg5] : !tile.mbarrier<2>
-          %101 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
-          %102 = tile.broadcast %101 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
-          %103 = arith.mulf %100, %102 : tensor<128x128xf32, #mma>
-          scf.yield %103, %85, %97, %99, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+          %102 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+          %103 = tile.broadcast %102 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+          %104 = arith.mulf %101, %103 : tensor<128x128xf32, #mma>
+          scf.yield %104, %85, %99, %100, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
+        } {tile.masks_bounded}
         %53 = scf.if %48 -> (tensor<128x128xf32, #mma>) {
           tile.named_barrier %36, 256
           tile.mbarrier_wait %31[%52#4], %52#5 : !tile.mbarrier<2>
@@ -5396,7 +5408,7 @@ module attributes {gpu.container_module} {
         tile.barrier
         tile.tma_store %24[%pid_9, %pid_8, %7, %c0_i32], %23[%c0_i32] : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x128xbf16, #shared>
         tile.tma_store_wait 0
-        %61 = math.log2 %52#2 : tensor<128xf32, #slice>
+        %61 = math.log2 %52#2 fastmath<afn> : tensor<128xf32, #slice>
         %62 = arith.addf %52#1, %61 : tensor<128xf32, #slice>
         %63 = tile.convert_layout %62 : tensor<128xf32, #slice> -> tensor<128xf32, #blocked>
         %cst_10 = arith.constant dense<0.693147182> : tensor<128xf32, #blocked>
@@ -6789,8 +6801,8 @@ module attributes {gpu.container_module} {
       %3 = arith.muli %2, %c2_i32 : i32
       %pid = tile.program_id x
       %4 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c128_i32 = arith.constant 128 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_1 = arith.constant 256 : i32
@@ -7059,8 +7071,8 @@ module attributes {gpu.container_module} {
       %3 = arith.muli %2, %c2_i32 : i32
       %pid = tile.program_id x
       %4 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c256_i32 = arith.constant 256 : i32
       %c8_i32 = arith.constant 8 : i32
       %c512_i32_0 = arith.constant 512 : i32
@@ -7332,8 +7344,8 @@ module attributes {gpu.container_module} {
       %3 = arith.muli %2, %c2_i32 : i32
       %pid = tile.program_id x
       %4 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c128_i32 = arith.constant 128 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_1 = arith.constant 256 : i32
@@ -7601,8 +7613,8 @@ module attributes {gpu.container_module} {
       %3 = arith.muli %2, %c2_i32 : i32
       %pid = tile.program_id x
       %4 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c256_i32 = arith.constant 256 : i32
       %c8_i32 = arith.constant 8 : i32
       %c512_i32_0 = arith.constant 512 : i32
@@ -7874,8 +7886,8 @@ module attributes {gpu.container_module} {
       %3 = arith.muli %2, %c2_i32 : i32
       %pid = tile.program_id x
       %4 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c128_i32 = arith.constant 128 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_1 = arith.constant 256 : i32
@@ -8144,8 +8156,8 @@ module attributes {gpu.container_module} {
       %3 = arith.muli %2, %c2_i32 : i32
       %pid = tile.program_id x
       %4 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c256_i32 = arith.constant 256 : i32
       %c8_i32 = arith.constant 8 : i32
       %c512_i32_0 = arith.constant 512 : i32

@@ -16,8 +16,8 @@ module attributes {gpu.container_module} {
       %2 = arith.muli %0, %1 : i32
       %pid = tile.program_id x
       %3 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_0 = arith.constant 256 : i32
       %c128_i32_1 = arith.constant 128 : i32
@@ -250,6 +250,7 @@ module attributes {gpu.container_module} {
 #dot_op = #tile.dot_operand<opIdx = 0, parent = #mma, kWidth = 2>
 #slice = #tile.slice<dim = 1, parent = #mma>
 #slice1 = #tile.slice<dim = 0, parent = #mma>
+#slice2 = #tile.slice<dim = 1, parent = #dot_op>
 module attributes {gpu.container_module} {
   gpu.module @attention_bf16 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
     tile.kernel @attention_bf16(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %K: !tile.ptr<bf16> {tile.align = 16 : i64}, %V: !tile.ptr<bf16> {tile.align = 16 : i64}, %O: !tile.ptr<bf16> {tile.align = 16 : i64}, %LSE: !tile.ptr<f32>, %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32 {tile.divisibility = 8 : i64}, %q_head: i32 {tile.divisibility = 8 : i64}, %kv_batch: i32 {tile.divisibility = 8 : i64}, %kv_head: i32 {tile.divisibility = 8 : i64}, %lse_batch: i32) grid(ceildiv(%SQ, 128), %H, %B) warps(8) attributes {tile.hand_scheduled = "fa3"} {
@@ -399,7 +400,7 @@ module attributes {gpu.container_module} {
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = arith.mulf %90, %92 : tensor<128x128xf32, #mma>
           scf.yield %93, %77, %87, %89, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+        } {tile.masks_bounded}
         %52:6 = scf.for %arg0 = %50 to %14 step %c128_i32 iter_args(%arg1 = %51#0, %arg2 = %51#1, %arg3 = %51#2, %arg4 = %51#3, %arg5 = %51#4, %arg6 = %51#5) -> (tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32)  : i32 {
           %65 = arith.addi %arg5, %c1_i32 : i32
           %66 = arith.cmpi eq, %65, %c2_i32 : i32
@@ -435,19 +436,20 @@ module attributes {gpu.container_module} {
           %91 = tile.expand_dims %90 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
           %92 = tile.broadcast %91 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
           %93 = math.fma %82, %cst_7, %92 : tensor<128x128xf32, #mma>
-          %94 = math.exp2 %93 fastmath<afn> : tensor<128x128xf32, #mma>
-          %95 = tile.reduce sum %94 axis = 1 : tensor<128x128xf32, #mma> -> tensor<128xf32, #slice>
-          %96 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
-          %97 = arith.addf %96, %95 : tensor<128xf32, #slice>
-          %98 = tile.convert_layout %94 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
-          %99 = arith.truncf %98 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
-          %100 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
+          %94 = tile.convert_layout %93 : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #dot_op>
+          %95 = math.exp2 %94 fastmath<afn> : tensor<128x128xf32, #dot_op>
+          %96 = tile.reduce sum %95 axis = 1 : tensor<128x128xf32, #dot_op> -> tensor<128xf32, #slice2>
+          %97 = arith.mulf %arg3, %89 : tensor<128xf32, #slice>
+          %98 = tile.convert_layout %96 : tensor<128xf32, #slice2> -> tensor<128xf32, #slice>
+          %99 = arith.addf %97, %98 : tensor<128xf32, #slice>
+          %100 = arith.truncf %95 : tensor<128x128xf32, #dot_op> to tensor<128x128xbf16, #dot_op>
+          %101 = tile.warpgroup_wait 0, %73 : tensor<128x128xf32, #mma>
           tile.mbarrier_arrive %33[%arg5] : !tile.mbarrier<2>
-          %101 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
-          %102 = tile.broadcast %101 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
-          %103 = arith.mulf %100, %102 : tensor<128x128xf32, #mma>
-          scf.yield %103, %85, %97, %99, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
-        }
+          %102 = tile.expand_dims %89 axis = 1 : tensor<128xf32, #slice> -> tensor<128x1xf32, #mma>
+          %103 = tile.broadcast %102 : tensor<128x1xf32, #mma> -> tensor<128x128xf32, #mma>
+          %104 = arith.mulf %101, %103 : tensor<128x128xf32, #mma>
+          scf.yield %104, %85, %99, %100, %67, %69 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xbf16, #dot_op>, i32, i32
+        } {tile.masks_bounded}
         %53 = scf.if %48 -> (tensor<128x128xf32, #mma>) {
           tile.named_barrier %36, 256
           tile.mbarrier_wait %31[%52#4], %52#5 : !tile.mbarrier<2>
@@ -473,7 +475,7 @@ module attributes {gpu.container_module} {
         tile.barrier
         tile.tma_store %24[%pid_9, %pid_8, %7, %c0_i32], %23[%c0_i32] : !tile.tensor_map<1x1x128x64xbf16, #shared>, !tile.smem<1x128x128xbf16, #shared>
         tile.tma_store_wait 0
-        %61 = math.log2 %52#2 : tensor<128xf32, #slice>
+        %61 = math.log2 %52#2 fastmath<afn> : tensor<128xf32, #slice>
         %62 = arith.addf %52#1, %61 : tensor<128xf32, #slice>
         %63 = tile.convert_layout %62 : tensor<128xf32, #slice> -> tensor<128xf32, #blocked>
         %cst_10 = arith.constant dense<0.693147182> : tensor<128xf32, #blocked>
@@ -972,8 +974,8 @@ module attributes {gpu.container_module} {
       %3 = arith.muli %2, %c2_i32 : i32
       %pid = tile.program_id x
       %4 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c128_i32 = arith.constant 128 : i32
       %c8_i32 = arith.constant 8 : i32
       %c256_i32_1 = arith.constant 256 : i32
@@ -1240,8 +1242,8 @@ module attributes {gpu.container_module} {
       %3 = arith.muli %2, %c2_i32 : i32
       %pid = tile.program_id x
       %4 = tile.num_programs x
-      %c0_i32 = arith.constant 0 : i32
       %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
       %c256_i32 = arith.constant 256 : i32
       %c8_i32 = arith.constant 8 : i32
       %c512_i32_0 = arith.constant 512 : i32

@@ -92,9 +92,16 @@ evalGrid(KernelOp kernel, const DenseMap<unsigned, int64_t> &args) {
   return out;
 }
 
+/// Tiles a simulated program of a persistent kernel strides over (at
+/// most): its ring positions carry from tile to tile, which two or three
+/// tiles exercise; striding over half of a batched grid's thousands of
+/// tiles made one kernel's check take 7 s.
+static constexpr int64_t kTilesPerProgram = 3;
+
 /// The launches of one set of parameter values: the first and the last
 /// program (cluster) of a grid kernel, the first and second of a persistent
-/// one.
+/// one (launched with enough programs that each strides over at most
+/// kTilesPerProgram tiles of its grid rule, and at least two).
 static void addLaunches(KernelOp kernel, const async::Path &base,
                         SmallVectorImpl<async::Path> &out) {
   int64_t cs = kernel.getClusterSize();
@@ -106,10 +113,17 @@ static void addLaunches(KernelOp kernel, const async::Path &base,
       first.numPrograms[d] = (*grid)[d];
     first.numPrograms[0] = std::max(cs, (*grid)[0] / cs * cs);
   }
+  int64_t programs = 2 * cs;
+  if (kernel.getPersistent() && grid) {
+    int64_t tiles = (*grid)[0] * (*grid)[1] * (*grid)[2];
+    int64_t clusters = llvm::divideCeil(tiles, kTilesPerProgram * cs);
+    programs = std::max<int64_t>(2, clusters) * cs;
+    first.numPrograms[0] = programs;
+  }
   out.push_back(first);
   async::Path second = first;
   if (kernel.getPersistent() || !grid) {
-    second.numPrograms[0] = 2 * cs;
+    second.numPrograms[0] = programs;
     second.firstProgram[0] = cs;
   } else {
     second.firstProgram[0] = second.numPrograms[0] - cs;
