@@ -1,5 +1,5 @@
 // FlashAttention-2's backward as block programs, the kernels behind
-// tilec.attention's autograd formula (python/tilec/backward_kernels.py,
+// tilec.attention's autograd formula (scripts/backward_kernels.py,
 // written out by scripts/attention_backward_example.py): bf16, head dim 128,
 // [batch, heads, seq, 128] tensors, grouped-query K/V, causal (bottom-right
 // aligned) and not.

@@ -55,7 +55,8 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from artifact_record import open_log, read_commit, write_result  # noqa: E402
 from block_programs import time_rounds  # noqa: E402
-from tilec import backward_kernels, backward_op  # noqa: E402
+import backward_kernels  # noqa: E402
+from tilec import backward_op  # noqa: E402
 from tilec.runtime import Kernel  # noqa: E402
 
 # (B, H, HK, SQ, SK)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes examples/attention_backward_bf16.mlir: the attention backward
-block programs of python/tilec/backward_kernels.py (what tilec.attention's
+block programs of scripts/backward_kernels.py (what tilec.attention's
 autograd formula runs) at head dim 128, bf16, causal and not.
 test/Examples/attention-backward-template.test keeps the example equal to
 this output.
@@ -13,11 +13,11 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from tilec import backward_kernels as bk  # noqa: E402
+import backward_kernels as bk  # noqa: E402  (scripts/, beside this script)
 
 HEADER = """\
 // FlashAttention-2's backward as block programs, the kernels behind
-// tilec.attention's autograd formula (python/tilec/backward_kernels.py,
+// tilec.attention's autograd formula (scripts/backward_kernels.py,
 // written out by scripts/attention_backward_example.py): bf16, head dim 128,
 // [batch, heads, seq, 128] tensors, grouped-query K/V, causal (bottom-right
 // aligned) and not.

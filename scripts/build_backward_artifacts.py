@@ -27,7 +27,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from artifact_record import stamp_commit  # noqa: E402
-from tilec import backward_kernels, backward_op  # noqa: E402
+import backward_kernels  # noqa: E402
+from tilec import backward_op  # noqa: E402
 
 
 #: Tile variants per (chip, head dim) for A/B runs, besides the package's

@@ -11,7 +11,11 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(_HERE, ".."))
+# The scripts' helper modules (backward_kernels: the attention backward's
+# reference block programs), after everything else.
+sys.path.append(os.path.join(_HERE, "..", "..", "scripts"))
 
 from tilec import _capi, ops  # noqa: E402
 

@@ -12,8 +12,10 @@ import types
 import pytest
 
 import tilec
-from tilec import backward_kernels, ops
+from tilec import ops
 from tilec.kernels import attention_name, attention_source
+
+import backward_kernels  # scripts/backward_kernels.py (conftest puts scripts/ on sys.path)
 from test_ops import FakeTensor
 
 

@@ -3,8 +3,9 @@
 The compiler builds the kernels: one ``tile.kernel`` holding the op is split
 into one kernel per stage (``tile-split-stages``) and each stage
 is expanded with the chip's tiles (``tile-expand-named-ops``), into the
-block programs that :mod:`tilec.backward_kernels` writes as text. This
-module writes that kernel and fills its parameters by name.
+block programs that ``scripts/backward_kernels.py`` writes as text (the
+reference the expansion is checked against). This module writes that kernel
+and fills its parameters by name.
 
 Every stage kernel takes the same parameters (:data:`PARAMS`, the
 accumulator's and the expanded views' only in the modes that have them), so
@@ -20,11 +21,11 @@ the kernel's metadata.
 
 Tensors are contiguous in their last two dimensions (rows of head_dim
 elements). Head dims 64, 128 and 256 (the atomic mode: 64 and 128; the
-text programs of :mod:`tilec.backward_kernels`: 64 and 128).
+text programs of ``scripts/backward_kernels.py``: 64 and 128).
 """
 
-from . import backward_kernels
-
+#: Element types the op takes (those of the text programs too).
+DTYPES = ("bf16", "f16")
 #: Head dims the op takes (the atomic mode: 64 and 128).
 HEAD_DIMS = (64, 128, 256)
 ATOMIC_HEAD_DIMS = (64, 128)
@@ -33,10 +34,10 @@ ATOMIC_HEAD_DIMS = (64, 128)
 def check(dtype, head_dim, atomic=False):
     """Raises ValueError for a dtype, head dim or mode the op does not take."""
     dims = ATOMIC_HEAD_DIMS if atomic else HEAD_DIMS
-    if dtype not in backward_kernels.DTYPES or head_dim not in dims:
+    if dtype not in DTYPES or head_dim not in dims:
         mode = "the atomic mode of " if atomic else ""
         raise ValueError(f"{mode}tile.attention_backward takes "
-                         f"{'/'.join(backward_kernels.DTYPES)} at head dims "
+                         f"{'/'.join(DTYPES)} at head dims "
                          f"{'/'.join(map(str, dims))}, not {dtype} at {head_dim}")
 
 #: Parameters of every stage kernel, in order (without the optional ones).

@@ -1,4 +1,4 @@
-"""tile.attention_backward's expansion against python/tilec/backward_kernels.py.
+"""tile.attention_backward's expansion against scripts/backward_kernels.py.
 
 Both write the same FlashAttention-2 backward block programs: the Python
 module as text (the kernels tilec.attention's autograd runs, measured on the
@@ -32,7 +32,7 @@ import sys
 TILEC_OPT, PYTHON_DIR, SCRIPTS_DIR = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, PYTHON_DIR)
 sys.path.insert(0, SCRIPTS_DIR)
-from tilec import backward_kernels as bk  # noqa: E402
+import backward_kernels as bk  # noqa: E402  (SCRIPTS_DIR)
 import build_backward_artifacts as artifacts  # noqa: E402
 
 

@@ -1,5 +1,10 @@
 """Attention backward as block programs (FlashAttention-2's algorithm).
 
+A helper of the scripts and tests, not part of the tilec package: the
+package launches the op, whose kernels the compiler builds; these text
+programs are the reference that expansion is checked against. Importers put
+``scripts/`` on ``sys.path`` (scripts run from it have it there already).
+
 ``tilec.attention_backward`` launches the named op ``tile.attention_backward``
 (:mod:`tilec.backward_op`), which the compiler expands into these same
 programs. The text here is their reference: the expansion is checked
@@ -141,7 +146,7 @@ def _rule_tiles(chip, head_dim, atomic):
     libtilec-rules.so: the fastest of the variants measured on the H200,
     scripts/build_backward_artifacts.py), which tile-expand-named-ops also
     gives tile.attention_backward."""
-    from . import _rules
+    from tilec import _rules
     fields = {}
     for field, value in (_rules.attention_backward_config(chip, head_dim, atomic)
                          or {}).items():
