@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import tilec  # noqa: E402
 from artifact_record import stamp_commit  # noqa: E402
-from tilec import backward_op  # noqa: E402
+from tilec import backward_op, op_attention  # noqa: E402
 from tilec.kernels import (attention_name, attention_shape_config, attention_source,  # noqa: E402
                            gemm_config_suffix, gemm_name, gemm_source)
 
@@ -199,7 +199,7 @@ def main():
                                                       causal=causal, config=config, name=name)))
         for value in [float(x) for x in args.attention_scales.split(",") if x]:
             for head_dim in backward_op.HEAD_DIMS:
-                scale = tilec.ops._attention_scale("build", value)
+                scale = op_attention._attention_scale("build", value)
                 jobs.append(({"attention": True, "dtype": "bf16", "head_dim": head_dim,
                               "scale": value},
                              attention_source(dtype="bf16", head_dim=head_dim, scale=scale)))

@@ -52,7 +52,7 @@ import torch  # noqa: E402
 
 import tilec  # noqa: E402
 from artifact_record import read_commit  # noqa: E402
-from tilec import ops  # noqa: E402
+from tilec import ops, plans  # noqa: E402
 
 ACTIVATIONS = {None: lambda x: x, "relu": torch.relu, "gelu": torch.nn.functional.gelu,
                "silu": torch.nn.functional.silu}
@@ -296,9 +296,9 @@ def run(c, chip, artifacts, generator):
         unwritten.append(nans)
         stray.append(strays)
         if attempt == "checked":
-            record["kernels"] = sorted({key[0] for key in ops._kernels})
+            record["kernels"] = sorted({key[0] for key in plans._kernels})
     record.update(rel_err=errors, unwritten=unwritten, stray_writes=stray, tolerance=TOLERANCE,
-                  plans=len(ops._tls.plans),
+                  plans=len(plans._tls.plans),
                   ok=bool(all(x <= TOLERANCE for x in errors) and not any(unwritten)
                           and not any(stray)))
     return record

@@ -51,7 +51,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import torch  # noqa: E402
 
 import tilec  # noqa: E402
-from tilec import ops  # noqa: E402
+from tilec import launch, ops  # noqa: E402
 
 #: (M, N, K): odd sizes, a single row, a single column, a K tail; with a
 #: column-major bf16/f16 b on sm_90a the first three and (33, 1000, 777)
@@ -594,17 +594,17 @@ def catch_plan(call):
     the checked path makes: (kernel, launch values in parameter order)."""
     ops.clear_kernel_memo()
     caught = []
-    real = ops._make_plan
+    real = launch._make_plan  # (the launch path's binding, which it calls)
 
     def catching(key, launcher, meta, args, *rest, **kwargs):
         caught.append((launcher, list(args)))
         return real(key, launcher, meta, args, *rest, **kwargs)
 
-    ops._make_plan = catching
+    launch._make_plan = catching
     try:
         call()
     finally:
-        ops._make_plan = real
+        launch._make_plan = real
     torch.cuda.synchronize()
     return caught
 

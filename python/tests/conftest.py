@@ -17,7 +17,13 @@ sys.path.insert(0, os.path.join(_HERE, ".."))
 # reference block programs), after everything else.
 sys.path.append(os.path.join(_HERE, "..", "..", "scripts"))
 
-from tilec import _capi, ops  # noqa: E402
+from tilec import (_capi, api, checks, launch, op_attention, op_batched, op_gemm, ops,  # noqa: E402
+                   plans, targets)
+
+#: The modules of the host layer (tilec.ops's public names come from them).
+#: They import their helpers by name, so a helper a test replaces is
+#: replaced in each of them that holds it (see :func:`patch_host`).
+HOST_MODULES = (targets, plans, checks, launch, op_gemm, op_batched, op_attention, api)
 
 #: A one-kernel tile program: y = 2 * x over n floats.
 SCALE_SOURCE = """\
@@ -55,6 +61,20 @@ def isolated(tmp_path, monkeypatch):
     ops.clear_kernel_memo()
     yield
     ops.clear_kernel_memo()
+
+
+@pytest.fixture
+def patch_host(monkeypatch):
+    """``patch_host(name, value)``: sets ``name`` to ``value`` in every
+    module of :data:`HOST_MODULES` that has it (undone after the test), as
+    ``monkeypatch.setattr(tilec.ops, name, value)`` did while the layer was
+    one module; a name none of them has is an error."""
+    def patch(name, value):
+        holders = [m for m in HOST_MODULES if hasattr(m, name)]
+        assert holders, f"no module of the host layer has {name}"
+        for module in holders:
+            monkeypatch.setattr(module, name, value)
+    return patch
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 import fake_cuda
 import tilec
 from overhead_bench import write_kernel
-from tilec import ops
+from tilec import kernels, plans
 from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
 
 BASE = 0x7F0000000000  # a 256-byte aligned fake device address
@@ -91,25 +91,24 @@ def write_bmm(directory, chip="sm_90a", config=None, **variant):
 
 
 @pytest.fixture
-def launches(monkeypatch):
+def launches(patch_host):
     """Replaces the GPU launch, allocation and device query; records launch
     arguments (every call takes the checked path: no plans)."""
     calls = []
-    monkeypatch.setattr(ops, "device_capability", lambda index=None: (9, 0))
-    monkeypatch.setattr(ops, "_launch",
-                        lambda launcher, args, kind, device: calls.append((launcher, args)))
-    monkeypatch.setattr(ops, "_make_plan", lambda *args, **kwargs: None)
-    monkeypatch.setattr(ops, "_allocator", lambda like, shape, dtype, row_quantum=1:
-                        lambda: FakeTensor(shape, _TORCH_NAMES[dtype]))
+    patch_host("device_capability", lambda index=None: (9, 0))
+    patch_host("_launch", lambda launcher, args, kind, device: calls.append((launcher, args)))
+    patch_host("_make_plan", lambda *args, **kwargs: None)
+    patch_host("_allocator", lambda like, shape, dtype, row_quantum=1:
+               lambda: FakeTensor(shape, _TORCH_NAMES[dtype]))
     return calls
 
 
 @pytest.fixture(autouse=True)
-def default_config(monkeypatch, request):
+def default_config(patch_host, request):
     """The chip's default configuration, except in the dispatch tests."""
     if "dispatch" not in request.node.name:
-        monkeypatch.setattr(ops, "gemm_shape_config", lambda *args: None)
-        monkeypatch.setattr(ops, "grouped_gemm_shape_config", lambda *args: None)
+        patch_host("gemm_shape_config", lambda *args: None)
+        patch_host("grouped_gemm_shape_config", lambda *args: None)
 
 
 def params_of(call):
@@ -373,7 +372,7 @@ def test_bmm_shape_class_dispatch(launches, tmp_path, shape, expected):
     the compiler sees a static batched GEMM; never a tma_store field (a
     batched GEMM has no TMA store)."""
     batch, m, n, k = shape
-    config = ops.gemm_shape_config(batch * m, n, k, "sm_90a")
+    config = kernels.gemm_shape_config(batch * m, n, k, "sm_90a")
     if config:
         config.pop("tma_store", None)
     assert gemm_config_suffix(config) == expected
@@ -553,7 +552,7 @@ def test_bmm_plans(fakes, library, tmp_path, chip):
     out = fake_cuda.tensor((4, 96, 80))
     for _ in range(3):
         assert tilec.bmm(a, b, out=out, **where) is out
-    assert len(ops._tls.plans) == 1 and len(driver.launches) == 3
+    assert len(plans._tls.plans) == 1 and len(driver.launches) == 3
     launch = driver.launches[-1]
     p = dict(zip(names, launch["params"]))
     assert (p["A"], p["B"], p["C"]) == (a.data_ptr(), b.data_ptr(), out.data_ptr())
@@ -570,7 +569,7 @@ def test_bmm_plans(fakes, library, tmp_path, chip):
     a2 = fake_cuda.tensor((4, 96, 64))
     tilec.bmm(a2, b, out=out, **where)
     assert dict(zip(names, driver.launches[-1]["params"]))["A"] == a2.data_ptr()
-    assert len(ops._tls.plans) == 1
+    assert len(plans._tls.plans) == 1
     # An allocated out: a plan that allocates.
     allocated = tilec.bmm(a, b, **where)
     assert allocated.shape == (4, 96, 80) and allocated is not out
@@ -583,6 +582,6 @@ def test_bmm_plans(fakes, library, tmp_path, chip):
     driver.param_formats = formats_of(meta)
     tilec.bmm(a, b, out=out, **where)
     assert dict(zip(names, driver.launches[-1]["params"]))["A"] == a.data_ptr()
-    assert len(ops._tls.plans) == 3 and len(driver.launches) == 7
-    assert {name for name, *_ in ops._kernels} == {gemm_name(batched=True),
+    assert len(plans._tls.plans) == 3 and len(driver.launches) == 7
+    assert {name for name, *_ in plans._kernels} == {gemm_name(batched=True),
                                                    gemm_name(batched=True) + "_aligned0"}

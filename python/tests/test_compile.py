@@ -194,12 +194,12 @@ def test_metadata_json_text_round_trips(library, tmp_path):
 
 
 def test_chip_is_required_without_a_gpu(monkeypatch, tmp_path):
-    from tilec import ops
+    from tilec import targets
 
     def no_device(index=None):
         raise RuntimeError("no CUDA device")
 
-    monkeypatch.setattr(ops, "device_capability", no_device)
+    monkeypatch.setattr(targets, "device_capability", no_device)
     with pytest.raises(ValueError, match="chip= is required when no CUDA device is visible"):
         tilec.compile(SCALE_SOURCE, cache_dir=tmp_path)
 

@@ -14,7 +14,7 @@ import tilec
 from overhead_bench import write_kernel
 from test_bmm import (BASE, FakeCupyArray, FakeTensor, compiled, default_config,  # noqa: F401
                       fakes, formats_of, launches, params_of)
-from tilec import ops
+from tilec import kernels, op_batched, plans
 from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
 
 
@@ -397,7 +397,7 @@ def test_grouped_shape_class_dispatch(launches, tmp_path, shape, b_layout, expec
     as the compiler sees a static grouped GEMM, never a tma_store field;
     the transposed class for a few rows per group)."""
     groups, m, n, k = shape
-    config = ops.grouped_gemm_shape_config(m, groups, n, k, "sm_90a",
+    config = kernels.grouped_gemm_shape_config(m, groups, n, k, "sm_90a",
                                            can_swap_ab=b_layout == "col")
     assert "tma_store" not in (config or {}) and gemm_config_suffix(config) == expected
     name = write_grouped(str(tmp_path), config=config, b_layout=b_layout)
@@ -414,7 +414,7 @@ def test_grouped_decode_dispatch_falls_back_untransposed(launches, tmp_path, mon
     untransposed class of the stacked rows runs (it computes the same)."""
     from tilec import _capi
     groups, m, n, k = 8, 128, 14336, 4096
-    assert gemm_config_suffix(ops.grouped_gemm_shape_config(m, groups, n, k, "sm_90a",
+    assert gemm_config_suffix(kernels.grouped_gemm_shape_config(m, groups, n, k, "sm_90a",
                                                             can_swap_ab=True)) == _DECODE
     name = write_grouped(str(tmp_path), config={"block_n": 128}, b_layout="col")
     monkeypatch.setenv("TILEC_LIBRARY", str(tmp_path / "missing.so"))
@@ -449,7 +449,7 @@ def test_grouped_zero_k_writes_the_groups_rows_without_a_launch(launches, monkey
     """K = 0: activation(bias) (zeros without a bias) in the rows before
     offsets[-1], compared on the device (through torch), no kernel."""
     written = []
-    monkeypatch.setattr(ops, "_write_without_products", lambda O, BIAS, activation, device,
+    monkeypatch.setattr(op_batched, "_write_without_products", lambda O, BIAS, activation, device,
                         row_ends=None: written.append((O.ptr, BIAS, activation, row_ends.ptr)))
     offsets = offsets_of(4)
     out = tilec.grouped_gemm(FakeTensor((5, 0)), FakeTensor((4, 0, 7)), offsets,
@@ -616,7 +616,7 @@ def test_grouped_plans(fakes, library, tmp_path, chip):
     offsets, out = fake_cuda.tensor((4,), "int32"), fake_cuda.tensor((96, 80))
     for _ in range(3):
         assert tilec.grouped_gemm(a, b, offsets, out=out, **where) is out
-    assert len(ops._tls.plans) == 1 and len(driver.launches) == 3
+    assert len(plans._tls.plans) == 1 and len(driver.launches) == 3
     launch = driver.launches[-1]
     p = dict(zip(names, launch["params"]))
     assert (p["A"], p["B"], p["C"], p["offsets"]) == (
@@ -634,7 +634,7 @@ def test_grouped_plans(fakes, library, tmp_path, chip):
     offsets2 = fake_cuda.tensor((4,), "int32")
     tilec.grouped_gemm(a, b, offsets2, out=out, **where)
     assert dict(zip(names, driver.launches[-1]["params"]))["offsets"] == offsets2.data_ptr()
-    assert len(ops._tls.plans) == 1
+    assert len(plans._tls.plans) == 1
     # An allocated out: a plan that allocates.
     allocated = tilec.grouped_gemm(a, b, offsets, **where)
     assert allocated.shape == (96, 80) and allocated is not out
@@ -647,6 +647,6 @@ def test_grouped_plans(fakes, library, tmp_path, chip):
     driver.param_formats = formats_of(meta)
     tilec.grouped_gemm(a, b, offsets, out=out, **where)
     assert dict(zip(names, driver.launches[-1]["params"]))["A"] == a.data_ptr()
-    assert len(ops._tls.plans) == 3 and len(driver.launches) == 7
+    assert len(plans._tls.plans) == 3 and len(driver.launches) == 7
     base = gemm_name(grouped=True, b_layout="col")
-    assert {name for name, *_ in ops._kernels} == {base, base + "_aligned0"}
+    assert {name for name, *_ in plans._kernels} == {base, base + "_aligned0"}

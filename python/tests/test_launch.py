@@ -13,7 +13,7 @@ import pytest
 import fake_cuda
 import overhead_bench
 import tilec
-from tilec import kernels, ops, runtime
+from tilec import kernels, op_gemm, plans, runtime
 from tilec.grid import GridRuleError, compile_rule, evaluate_grid
 
 M, N, K = 256, 192, 128
@@ -323,7 +323,7 @@ def test_gemm_still_checks_after_cached_calls(fakes, artifacts_dir):
     where = dict(chip="sm_90a", artifacts=artifacts_dir.path)
     a, b, c = operands()
     tilec.gemm(a, b, out=c, **where)
-    assert len(ops._tls.plans) == 1 and len(driver.launches) == 1
+    assert len(plans._tls.plans) == 1 and len(driver.launches) == 1
     # Operands the fast path cannot read (a base off 16-byte alignment, a
     # row stride of 130 elements) take the variant for any strides.
     tilec.gemm(operands(a_offset=2)[0], b, out=c, **where)
@@ -395,7 +395,7 @@ def test_gemm_shape_configs_are_memoized_per_shape(fakes, artifacts_dir, monkeyp
         calls.append((args, kwargs))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ops, "gemm_dispatch_config", counting)
+    monkeypatch.setattr(op_gemm, "gemm_dispatch_config", counting)
     a, b, c = operands()
     for _ in range(3):
         tilec.gemm(a, b, out=c, chip="sm_90a", artifacts=artifacts_dir.path)

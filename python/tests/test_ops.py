@@ -8,7 +8,7 @@ import pytest
 import tilec
 from fake_cuda import contiguous_strides
 from overhead_bench import write_kernel
-from tilec import artifacts, ops
+from tilec import artifacts, kernels, op_gemm, ops
 from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
 from tilec.tensors import describe
 
@@ -67,15 +67,14 @@ def write_artifact(directory, name, source, meta, chip="sm_90a"):
 
 
 @pytest.fixture
-def launches(monkeypatch):
+def launches(patch_host):
     """Replaces the GPU launch, allocation and device query; records launch
     arguments. No plans are made (they need the runtime): every call goes
-    through the checked path and ops._launch."""
+    through the checked path and launch._launch."""
     calls = []
-    monkeypatch.setattr(ops, "device_capability", lambda index=None: (9, 0))
-    monkeypatch.setattr(ops, "_launch",
-                        lambda launcher, args, first, device: calls.append((launcher, args)))
-    monkeypatch.setattr(ops, "_make_plan", lambda *args, **kwargs: None)
+    patch_host("device_capability", lambda index=None: (9, 0))
+    patch_host("_launch", lambda launcher, args, first, device: calls.append((launcher, args)))
+    patch_host("_make_plan", lambda *args, **kwargs: None)
 
     def allocate(like, shape, dtype, row_quantum=1):
         strides = None
@@ -85,18 +84,17 @@ def launches(monkeypatch):
         return FakeTensor(shape, {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}[dtype],
                           strides=strides)
 
-    monkeypatch.setattr(ops, "_allocator",
-                        lambda *args, **kwargs: lambda: allocate(*args, **kwargs))
+    patch_host("_allocator", lambda *args, **kwargs: lambda: allocate(*args, **kwargs))
     return calls
 
 
 @pytest.fixture(autouse=True)
-def default_config(monkeypatch, request):
+def default_config(patch_host, request):
     """Tests of argument handling and launching use the chip's default
     configuration; the shape-class dispatch has its own tests."""
     if "dispatch" not in request.node.name and "tma_store" not in request.node.name:
-        monkeypatch.setattr(ops, "gemm_shape_config", lambda *args, **kwargs: None)
-        monkeypatch.setattr(ops, "gemm_dispatch_config", lambda *args, **kwargs: None)
+        patch_host("gemm_shape_config", lambda *args, **kwargs: None)
+        patch_host("gemm_dispatch_config", lambda *args, **kwargs: None)
 
 
 @pytest.mark.parametrize("shape,suffix", [
@@ -111,7 +109,7 @@ def test_shape_class_dispatch(tmp_path, launches, shape, suffix):
     m, n, k = shape
     base, _ = gemm_source()
     name = base + suffix
-    _, source = gemm_source(config=ops.gemm_shape_config(m, n, k, "sm_90a"), name=name)
+    _, source = gemm_source(config=kernels.gemm_shape_config(m, n, k, "sm_90a"), name=name)
     write_artifact(str(tmp_path), name, source, gemm_metadata(name))
     b = FakeTensor((k, n), strides=((n + 7) // 8 * 8, 1))
     tilec.gemm(FakeTensor((m, k)), b, chip="sm_90a", artifacts=str(tmp_path))
@@ -123,7 +121,7 @@ def test_dispatch_falls_back_to_the_unsplit_class(tmp_path, launches, monkeypatc
     picks, and no compiler: the class runs unsplit (not the default tiles)."""
     from tilec import _capi
     m, n, k = 1, 2048, 14336
-    split = ops.gemm_shape_config(m, n, k, "sm_80", can_swap_ab=True, can_split_k=True)
+    split = kernels.gemm_shape_config(m, n, k, "sm_80", can_swap_ab=True, can_split_k=True)
     assert split["split_k"] == 3  # 32 programs on sm_80's 108 SMs
     unsplit = {f: v for f, v in split.items() if f != "split_k"}
     name = gemm_name(b_layout="col") + gemm_config_suffix(unsplit)
@@ -151,7 +149,7 @@ def test_dispatch_falls_back_to_the_default_gemm(tmp_path, launches, monkeypatch
     _capi.reset_library()
     try:
         a, b = FakeTensor((128, 8192)), FakeTensor((8192, 8192))
-        assert ops.gemm_shape_config(128, 8192, 8192, "sm_90a") == {"block_n": 64}
+        assert kernels.gemm_shape_config(128, 8192, 8192, "sm_90a") == {"block_n": 64}
         tilec.gemm(a, b, chip="sm_90a", artifacts=str(tmp_path))
         assert [launcher.name for launcher, _ in launches] == [name]
         with pytest.raises(tilec.KernelNotAvailableError, match="_block_n64 for sm_90a"):
@@ -163,12 +161,12 @@ def test_dispatch_falls_back_to_the_default_gemm(tmp_path, launches, monkeypatch
 
 def test_decode_shape_dispatch_mma_sync(tmp_path, launches):
     """sm_80: decode shapes run transposed too, on mma.sync tiles."""
-    config = ops.gemm_shape_config(1, 4096, 4096, "sm_80", can_swap_ab=True)
+    config = kernels.gemm_shape_config(1, 4096, 4096, "sm_80", can_swap_ab=True)
     assert config == {"block_k": 64, "block_m": 16, "block_n": 64, "stages": 8, "swap_ab": 1,
                       "warps": 4}
-    assert ops.gemm_shape_config(48, 4096, 4096, "sm_80", can_swap_ab=True)["block_m"] == 32
-    assert ops.gemm_shape_config(65, 4096, 4096, "sm_80", can_swap_ab=True) is None
-    assert ops.gemm_shape_config(1, 4096, 4096, "sm_80") is None
+    assert kernels.gemm_shape_config(48, 4096, 4096, "sm_80", can_swap_ab=True)["block_m"] == 32
+    assert kernels.gemm_shape_config(65, 4096, 4096, "sm_80", can_swap_ab=True) is None
+    assert kernels.gemm_shape_config(1, 4096, 4096, "sm_80") is None
 
 
 @pytest.mark.parametrize("shape,suffix", [
@@ -184,14 +182,14 @@ def test_decode_shape_dispatch(tmp_path, launches, shape, suffix):
     m, n, k = shape
     base, _ = gemm_source(b_layout="col")
     name = base + suffix
-    config = ops.gemm_shape_config(m, n, k, "sm_90a", can_swap_ab=True)
+    config = kernels.gemm_shape_config(m, n, k, "sm_90a", can_swap_ab=True)
     assert config["swap_ab"] == 1
     _, source = gemm_source(b_layout="col", config=config, name=name)
     write_artifact(str(tmp_path), name, source, gemm_metadata(name))
     b = FakeTensor((k, n), strides=(1, k))  # w.t() of an N x K weight
     tilec.gemm(FakeTensor((m, k)), b, chip="sm_90a", artifacts=str(tmp_path))
     assert launches[0][0].name == name
-    assert "swap_ab" not in (ops.gemm_shape_config(m, n, k, "sm_90a") or {})
+    assert "swap_ab" not in (kernels.gemm_shape_config(m, n, k, "sm_90a") or {})
 
 
 @pytest.fixture
@@ -283,7 +281,7 @@ def test_out_without_tma_store_takes_any_row_stride(tmp_path, launches):
     8200) even where the shape class stores C by the threads (no TMA
     store), which takes any out."""
     m, n, k = 129, 257, 8200
-    config = ops.gemm_shape_config(m, n, k, "sm_90a", can_swap_ab=True)
+    config = kernels.gemm_shape_config(m, n, k, "sm_90a", can_swap_ab=True)
     assert config["tma_store"] == 0
     name = gemm_name(b_layout="col") + gemm_config_suffix(config)
     _, source = gemm_source(b_layout="col", config=config, name=name)
@@ -630,7 +628,7 @@ def test_attention_shape_class_dispatch(tmp_path, launches, chip, seq, causal, s
     from overhead_bench import attention_meta
     from tilec.kernels import attention_name, attention_shape_config, attention_source
     config = attention_shape_config(seq, 64, causal, chip)
-    name = attention_name("bf16", 64, causal) + ops.gemm_config_suffix(config)
+    name = attention_name("bf16", 64, causal) + gemm_config_suffix(config)
     assert name.endswith(("_causal" if causal else "_d64") + suffix)
     _, source = attention_source("bf16", 64, causal, config=config, name=name)
     write_artifact(str(tmp_path), name, source, attention_meta(name, chip, head_dim=64), chip)
@@ -870,8 +868,8 @@ def test_out_requirements_come_from_the_kernel(tmp_path, launches):
                                 "elem_bytes": 2, "index": 10, "sizes": ["N", "M"],
                                 "strides": [1, "ldc"], "swizzle": 128})
     write_artifact(str(tmp_path), name, source, meta)
-    unaligned = name + gemm_config_suffix(ops._UNALIGNED)
-    _, source = gemm_source(config=ops._UNALIGNED, name=unaligned)
+    unaligned = name + gemm_config_suffix(op_gemm._UNALIGNED)
+    _, source = gemm_source(config=op_gemm._UNALIGNED, name=unaligned)
     write_artifact(str(tmp_path), unaligned, source, gemm_metadata(unaligned))
     tilec.gemm(a, FakeTensor((64, 40)), out=FakeTensor((64, 40)), chip="sm_90a",
                artifacts=str(tmp_path))

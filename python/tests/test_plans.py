@@ -12,7 +12,7 @@ import pytest
 import fake_cuda
 import overhead_bench
 import tilec
-from tilec import kernels, ops, runtime
+from tilec import kernels, ops, plans, runtime
 
 M, N, K = 256, 192, 128
 B, H, S, D = 2, 4, 200, 64
@@ -88,7 +88,7 @@ def test_gemm_plan_follows_new_pointers(fakes, artifacts, chip):
     a, b, c = operands()
     for _ in range(3):
         tilec.gemm(a, b, out=c, **where)
-    assert len(ops._tls.plans) == 1
+    assert len(plans._tls.plans) == 1
     encodes = len(driver.encodes)
     assert encodes == (3 if chip == "sm_90a" else 0)  # once, then from the plan
     _, p = decoded(driver, meta)
@@ -100,7 +100,7 @@ def test_gemm_plan_follows_new_pointers(fakes, artifacts, chip):
     tilec.gemm(a2, b2, out=c2, **where)
     launch, p = decoded(driver, meta)
     assert (p["A"], p["B"], p["C"]) == (a2.data_ptr(), b2.data_ptr(), c2.data_ptr())
-    assert len(ops._tls.plans) == 1
+    assert len(plans._tls.plans) == 1
     if chip == "sm_90a":
         maps = [fake_cuda.decode_tensor_map(blob) for blob in launch["params"][9:]]
         assert [m[0] for m in maps] == [a2.data_ptr(), b2.data_ptr(), c2.data_ptr()]
@@ -147,7 +147,7 @@ def test_gemm_split_k_runs_through_a_staged_plan(fakes, tmp_path, library):
     a, w = fake_cuda.tensor((m, k)), fake_cuda.tensor((n, k))
     b = fake_cuda.tensor((k, n), strides=(1, k), ptr=w.data_ptr())
     (partial, reduce), launched = call(a, b)
-    assert len(ops._tls.plans) == 1 and len(launched) == 2
+    assert len(plans._tls.plans) == 1 and len(launched) == 2
     assert launched[0]["function"] != launched[1]["function"]
     workspace = partial["W"]
     assert reduce["W"] == workspace and (partial["ldw"], partial["sw"]) == (n, m * n)
@@ -156,7 +156,7 @@ def test_gemm_split_k_runs_through_a_staged_plan(fakes, tmp_path, library):
     # The plan: the same workspace on this stream, new pointers in both.
     a2 = fake_cuda.tensor((m, k))
     (partial, reduce), launched = call(a2, b)
-    assert len(ops._tls.plans) == 1
+    assert len(plans._tls.plans) == 1
     assert partial["W"] == reduce["W"] == workspace
     assert partial["A"] == reduce["A"] == a2.data_ptr()
     # Another stream gets its own workspace; back on the first, the first.
@@ -167,7 +167,7 @@ def test_gemm_split_k_runs_through_a_staged_plan(fakes, tmp_path, library):
     fake_cuda.state.streams[0] = 0x5000
     (partial, reduce), _ = call(a, b)
     assert partial["W"] == reduce["W"] == workspace
-    assert len(ops._tls.plans) == 1
+    assert len(plans._tls.plans) == 1
 
 
 def test_gemm_plan_sees_in_place_changes_of_the_same_tensor(fakes, artifacts):
@@ -212,10 +212,10 @@ def test_gemm_plan_checks_alignment_of_new_pointers(fakes, artifacts):
     assert len(driver.launches) == 2 and driver.launches[-1]["params"][0] == bad.data_ptr()
     # Its plan is its own (the key sees the bases' alignment): a second
     # misaligned call re-uses it, aligned calls keep the fast one.
-    assert len(ops._tls.plans) == 2
+    assert len(plans._tls.plans) == 2
     bad2 = operands(offset=6)[0]
     tilec.gemm(bad2, b, out=c, **where)
-    assert len(ops._tls.plans) == 2 and driver.launches[-1]["params"][0] == bad2.data_ptr()
+    assert len(plans._tls.plans) == 2 and driver.launches[-1]["params"][0] == bad2.data_ptr()
     assert driver.launches[-1]["function"] == driver.launches[-2]["function"]
     del driver.launches[1:]
     a2 = operands()[0]
@@ -261,7 +261,7 @@ def test_gemm_plan_scalars_and_allocated_out(fakes, artifacts):
         tilec.gemm(a, b, out=c, alpha=alpha, beta=beta, **where)
         _, p = decoded(driver, meta)
         assert (p["alpha"], p["beta"]) == (alpha, beta)
-    assert len(ops._tls.plans) == 1
+    assert len(plans._tls.plans) == 1
 
     meta = artifacts("sm_80")
     driver.param_formats = formats_of(meta)
@@ -289,7 +289,7 @@ def test_gemm_plan_uses_the_current_stream_and_its_device(fakes, artifacts):
     tilec.gemm(a1, b1, out=c1, **where)
     assert driver.launches[-1]["device"] == 1
     assert driver.launches[-1]["stream"] == fake_cuda.state.streams[1]
-    assert len(ops._tls.plans) == 2
+    assert len(plans._tls.plans) == 2
 
 
 def test_plans_are_per_thread_and_cleared_in_every_thread(fakes, artifacts):
@@ -302,7 +302,7 @@ def test_plans_are_per_thread_and_cleared_in_every_thread(fakes, artifacts):
 
     def other():
         tilec.gemm(a, b, out=c, **where)
-        seen.append(ops._tls.plans)
+        seen.append(plans._tls.plans)
         release.wait(10)
 
     thread = threading.Thread(target=other)
@@ -313,10 +313,10 @@ def test_plans_are_per_thread_and_cleared_in_every_thread(fakes, artifacts):
                 break
             threading.Event().wait(0.01)
         (theirs,) = seen
-        assert len(theirs) == 1 and theirs is not ops._tls.plans
-        assert next(iter(theirs.values())) is not next(iter(ops._tls.plans.values()))
+        assert len(theirs) == 1 and theirs is not plans._tls.plans
+        assert next(iter(theirs.values())) is not next(iter(plans._tls.plans.values()))
         ops.clear_kernel_memo()
-        assert len(theirs) == 0 and len(ops._tls.plans) == 0
+        assert len(theirs) == 0 and len(plans._tls.plans) == 0
     finally:
         release.set()
         thread.join()
@@ -340,7 +340,7 @@ def test_attention_plan_values_and_lse(fakes, artifacts, chip):
     assert (p["B"], p["H"], p["HK"], p["SQ"], p["SK"]) == (B, H, 2, S, S)
     assert (p["q_batch"], p["q_head"], p["kv_batch"], p["kv_head"], p["lse_batch"]) == (
         H * S * D, S * D, 2 * S * D, S * D, H * S)
-    assert launch["grid"] == (2, H, B) and len(ops._tls.plans) == 1
+    assert launch["grid"] == (2, H, B) and len(plans._tls.plans) == 1
     # Without return_lse the kernel writes a scratch lse of the plan, one
     # per stream, kept between calls.
     scratch = p["LSE"]
@@ -404,7 +404,7 @@ def test_attention_fp8_plan_with_descale_numbers(fakes, artifacts):
         tilec.attention(q, k, v, out=o, q_descale=scale, k_descale=2.0, **where)
         _, p = decoded(driver, meta)
         assert (p["q_descale"], p["k_descale"], p["v_descale"]) == (scale, 2.0, 1.0)
-    assert len(ops._tls.plans) == 1 and len(driver.launches) == 2
+    assert len(plans._tls.plans) == 1 and len(driver.launches) == 2
     with pytest.raises(tilec.ArgumentError, match="q_descale must be positive and finite"):
         tilec.attention(q, k, v, out=o, q_descale=float("nan"), **where)
     assert len(driver.launches) == 2
@@ -432,7 +432,7 @@ def test_attention_fp8_plan_with_descale_tensors(fakes, artifacts):
     dq2 = fake_cuda.tensor((B, 2), "float32")
     tilec.attention(q, k, v, out=o, q_descale=dq2, k_descale=dk, v_descale=0.5, **where)
     assert decoded(driver, meta)[1]["DQ"] == dq2.data_ptr()
-    assert len(ops._tls.plans) == 1 and len(driver.launches) == 2
+    assert len(plans._tls.plans) == 1 and len(driver.launches) == 2
     with pytest.raises(tilec.ArgumentError, match=r"q_descale must have one element or shape "
                                                   r"\[batch, kv_heads\] = \[2, 2\], got \[2, 4\]"):
         tilec.attention(q, k, v, out=o, q_descale=fake_cuda.tensor((B, H), "float32"),
@@ -490,7 +490,7 @@ def test_attention_cupy_arrays(fakes, artifacts):
     assert tilec.attention(q, k, v, out=given, **where) is given
     launch, p = decoded(driver, meta)
     assert launch["stream"] == 0x6666 and p["O"] == given.ptr
-    assert len(ops._tls.plans) == 0
+    assert len(plans._tls.plans) == 0
 
     # A q that is a head slice is copied (by CuPy) into a contiguous array.
     wide = fake_cuda.cupy_array((B, H + 2, S, D))

@@ -12,7 +12,7 @@ import types
 import pytest
 
 import fake_cuda
-from tilec import grid, ops, runtime
+from tilec import checks, grid, runtime
 from tilec.errors import ArgumentError
 from tilec.grid import GridRuleError
 
@@ -204,11 +204,11 @@ def test_ops_metadata_check_reads_computed_strides():
             "tensor_maps": [{"base": "x", "elem_bytes": 2, "sizes": [64, "h"],
                              "strides": [1, "h * d"]}]}
     x = types.SimpleNamespace(ptr=0x10000, dtype="bf16")
-    assert ops._metadata_problem("op", meta, {"x": x, "h": 2, "d": 32}, {}) is None
-    problem = ops._metadata_problem("op", meta, {"x": x, "h": 3, "d": 5}, {})
+    assert checks._metadata_problem("op", meta, {"x": x, "h": 2, "d": 32}, {}) is None
+    problem = checks._metadata_problem("op", meta, {"x": x, "h": 3, "d": 5}, {})
     assert isinstance(problem, ArgumentError)
     assert "h * d = 15 elements (30 bytes) is not a multiple of 16 bytes" in str(problem)
-    problem = ops._metadata_problem("op", meta, {"x": x, "h": -3, "d": 5}, {})
+    problem = checks._metadata_problem("op", meta, {"x": x, "h": -3, "d": 5}, {})
     assert "stride h * d of the tensor map of x computes -3, outside" in str(problem)
     # Values it does not have are not checked.
-    assert ops._metadata_problem("op", meta, {"x": x, "h": 3}, {}) is None
+    assert checks._metadata_problem("op", meta, {"x": x, "h": 3}, {}) is None

@@ -12,7 +12,7 @@ import types
 import pytest
 
 import tilec
-from tilec import ops
+from tilec import api, op_attention
 from tilec.kernels import attention_name, attention_source
 
 import backward_kernels  # scripts/backward_kernels.py (conftest puts scripts/ on sys.path)
@@ -198,7 +198,7 @@ def test_backward_kernels_refuse_what_they_lack():
 
 
 def test_attention_scale_is_a_kernel_constant():
-    assert ops._attention_scale("op", 0.125) == "3e000000"
+    assert op_attention._attention_scale("op", 0.125) == "3e000000"
     assert attention_name("bf16", 128, True, scale="3e000000") == \
         "attention_bf16_d128_causal_scale3e000000"
     name, source = attention_source("bf16", 128, scale="3e000000")
@@ -206,7 +206,7 @@ def test_attention_scale_is_a_kernel_constant():
     assert " scale(0x3E000000) " in source
     for bad in (0.0, float("inf"), float("nan")):
         with pytest.raises(tilec.ArgumentError, match="scale must be finite and nonzero"):
-            ops._attention_scale("tilec.attention", bad)
+            op_attention._attention_scale("tilec.attention", bad)
 
 
 class _Tensor:
@@ -226,18 +226,18 @@ def test_torch_operator_route(monkeypatch):
     """The direct path unless torch.compile traces or a gradient is needed
     (and never without torch)."""
     monkeypatch.delitem(sys.modules, "torch", raising=False)
-    assert not ops._torch_op_route(_Tensor(True))
+    assert not api._torch_op_route(_Tensor(True))
     monkeypatch.setitem(sys.modules, "torch", _fake_torch())
-    assert not ops._torch_op_route(_Tensor(False), None)
-    assert ops._torch_op_route(_Tensor(False), _Tensor(True))
-    assert not ops._torch_op_route(FakeTensor((2, 2)))  # not a torch tensor
+    assert not api._torch_op_route(_Tensor(False), None)
+    assert api._torch_op_route(_Tensor(False), _Tensor(True))
+    assert not api._torch_op_route(FakeTensor((2, 2)))  # not a torch tensor
     monkeypatch.setitem(sys.modules, "torch", _fake_torch(grad=False))
-    assert not ops._torch_op_route(_Tensor(True))
+    assert not api._torch_op_route(_Tensor(True))
     monkeypatch.setitem(sys.modules, "torch", _fake_torch(compiling=True, grad=False))
-    assert ops._torch_op_route(_Tensor(False))
+    assert api._torch_op_route(_Tensor(False))
     # A stand-in torch without these attributes (tests' fakes): direct.
     monkeypatch.setitem(sys.modules, "torch", types.ModuleType("torch"))
-    assert not ops._torch_op_route(_Tensor(True))
+    assert not api._torch_op_route(_Tensor(True))
 
 
 class _Named:

@@ -17,6 +17,7 @@ import warnings
 from . import _capi
 from .specialize import specialize_source
 from .cache import ARTIFACT_EXTENSIONS, FileCache, default_cache_dir, file_stem, make_key
+from .targets import device_chip
 
 #: What ``emit=`` takes: the last stage of the compilation.
 EMITS = tuple(_capi.EMIT_STAGES)
@@ -211,7 +212,6 @@ def _read_source(source_or_path):
 def default_chip():
     """The chip of the current CUDA device (through torch), for
     ``chip=None``; ``ValueError`` when there is none."""
-    from .ops import device_chip
     try:
         return device_chip()[0]
     except Exception as e:  # no torch, no driver, no device

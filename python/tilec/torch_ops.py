@@ -31,8 +31,10 @@ from typing import Optional
 
 import torch
 
-from . import ops
+from .errors import ArgumentError, DTypeError
 from .kernels import default_out_dtype
+from .op_attention import _attention_direct
+from .op_gemm import _gemm_direct
 from .tensors import TORCH_DTYPES, dtype_name
 from .training import attention_backward as _attention_backward
 
@@ -46,9 +48,9 @@ def gemm(a: Tensor, b: Tensor, bias: Optional[Tensor] = None, alpha: Optional[fl
          activation: Optional[str] = None, out_dtype: Optional[str] = None,
          precision: Optional[str] = None, chip: Optional[str] = None,
          artifacts: Optional[str] = None) -> Tensor:
-    return ops._gemm_direct(a, b, bias=bias, alpha=alpha, activation=activation,
-                            out_dtype=out_dtype, precision=precision, chip=chip,
-                            artifacts=artifacts)
+    return _gemm_direct(a, b, bias=bias, alpha=alpha, activation=activation,
+                        out_dtype=out_dtype, precision=precision, chip=chip,
+                        artifacts=artifacts)
 
 
 def _gemm_out_dtype(a, out_dtype):
@@ -62,8 +64,8 @@ def _gemm_out_dtype(a, out_dtype):
 def _(a, b, bias=None, alpha=None, activation=None, out_dtype=None, precision=None, chip=None,
       artifacts=None):
     if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
-        raise ops.ArgumentError(f"tilec.gemm: a is {list(a.shape)} and b {list(b.shape)}; "
-                                f"they must be M x K and K x N")
+        raise ArgumentError(f"tilec.gemm: a is {list(a.shape)} and b {list(b.shape)}; "
+                            f"they must be M x K and K x N")
     return a.new_empty((a.shape[0], b.shape[1]), dtype=_gemm_out_dtype(a, out_dtype))
 
 
@@ -84,8 +86,8 @@ def _gemm_backward(ctx, grad):
     a, b, bias, out = ctx.saved_tensors
     o = ctx.opts
     if not (a.dtype.is_floating_point and a.element_size() > 1):
-        raise ops.DTypeError(f"tilec.gemm: no gradient for {a.dtype} inputs (float8 and "
-                             f"int8 GEMMs are not differentiable)")
+        raise DTypeError(f"tilec.gemm: no gradient for {a.dtype} inputs (float8 and "
+                         f"int8 GEMMs are not differentiable)")
     kw = dict(precision=o["precision"], chip=o["chip"], artifacts=o["artifacts"])
     act = o["activation"]
     grad = grad.contiguous()
@@ -119,15 +121,15 @@ def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False,
               scale: Optional[float] = None, deterministic: bool = True,
               chip: Optional[str] = None,
               artifacts: Optional[str] = None) -> tuple[Tensor, Tensor]:
-    return ops._attention_direct(q, k, v, causal=causal, scale=scale, return_lse=True,
-                                 chip=chip, artifacts=artifacts)
+    return _attention_direct(q, k, v, causal=causal, scale=scale, return_lse=True,
+                             chip=chip, artifacts=artifacts)
 
 
 @attention.register_fake
 def _(q, k, v, causal=False, scale=None, deterministic=True, chip=None, artifacts=None):
     if q.dim() != 4:
-        raise ops.ArgumentError(f"tilec.attention: q must be [batch, heads, seq, head_dim], "
-                                f"got {list(q.shape)}")
+        raise ArgumentError(f"tilec.attention: q must be [batch, heads, seq, head_dim], "
+                            f"got {list(q.shape)}")
     out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     return out, q.new_empty(q.shape[:3], dtype=torch.float32)
 

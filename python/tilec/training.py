@@ -14,7 +14,9 @@ import math
 
 from . import artifacts as _artifacts
 from . import backward_op
-from .ops import ArgumentError, DTypeError, _chip_and_arch, _resolve
+from .errors import ArgumentError, DTypeError
+from .plans import _resolve
+from .targets import _chip_and_arch
 
 _DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16"}
 
