@@ -143,20 +143,47 @@ def _block_scales(op, scale_a, scale_b, fp8, m, n, k):
     return SA, SB, SA.strides[1] if kb > 1 else m, SB.strides[1] if nb > 1 else kb
 
 
+class _GemmCall:
+    """A tilec.gemm call on its way through the checks: what each step of
+    :func:`_gemm_checked` derives from the arguments (TensorInfos of the
+    operands, sizes, leading dimensions, scales, alpha with the scale
+    factors folded in), for the steps after it."""
+
+    __slots__ = ("A", "B", "O", "BIAS", "SA", "SB", "block", "device_index", "out_dtype",
+                 "precision", "alpha", "beta", "activation", "m", "n", "k", "lda", "ldb",
+                 "b_layout", "ldsa", "ldsb")
+
+
 def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, artifacts, config,
                   key=None, precision=None, scale_a=None, scale_b=None):
     """tilec.gemm with every check spelled out (and its error messages);
     stores a plan under ``key`` when one is given."""
     op = "tilec.gemm"
-    A, B = describe(a, "a"), describe(b, "b")
-    tensors = [A, B]
-    O = describe(out, "out") if out is not None else None
-    BIAS = describe(bias, "bias") if bias is not None else None
-    tensors += [t for t in (O, BIAS) if t is not None]
-    device_index = _check_device(op, tensors)
+    call = _check_gemm_operands(op, a, b, out, bias, alpha, beta, activation, out_dtype,
+                                precision, scale_a, scale_b)
+    _check_gemm_scales(op, call, scale_a, scale_b)
+    if call.O is not None:
+        _row_major_ld(op, call.O, "N")
+    if min(call.m, call.n) == 0:  # nothing to compute or store
+        return out if call.O is not None else _allocate(call.A, (call.m, call.n), call.out_dtype)
 
-    fp8, int8 = A.dtype in FP8_DTYPES, A.dtype == "i8"
-    out_dtype = _gemm_out_dtype(op, A, B, O, out_dtype)
+    chip, cubin_arch = _chip_and_arch(chip, call.device_index)
+    _check_split_k(op, config, call.A.dtype == "i8", call.block is not None)
+    stages, config = _gemm_dispatched_stages(op, call, config, chip, cubin_arch, artifacts)
+    return _launch_gemm(op, call, stages, config, out, key)
+
+
+def _check_gemm_operands(op, a, b, out, bias, alpha, beta, activation, out_dtype, precision,
+                         scale_a, scale_b):
+    """The :class:`_GemmCall` of tilec.gemm's operands after checking their
+    devices, dtypes (and f32's precision), shapes, epilogue and layouts."""
+    call = _GemmCall()
+    call.A, call.B = A, B = describe(a, "a"), describe(b, "b")
+    call.O = O = describe(out, "out") if out is not None else None
+    call.BIAS = BIAS = describe(bias, "bias") if bias is not None else None
+    call.device_index = _check_device(op, [A, B] + [t for t in (O, BIAS) if t is not None])
+    int8 = A.dtype == "i8"
+    call.out_dtype = out_dtype = _gemm_out_dtype(op, A, B, O, out_dtype)
     if A.dtype == "f32":
         precision = precision or default_precision()
         if precision not in PRECISIONS:
@@ -165,6 +192,7 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     elif precision is not None:
         raise ArgumentError(f"{op}: precision is for f32 inputs; {A.dtype} inputs multiply "
                             f"exactly")
+    call.precision = precision
     if int8 and any(x is not None for x in (alpha, beta, bias, activation, scale_a, scale_b)):
         raise ArgumentError(f"{op}: int8 inputs take no alpha, beta, bias, activation or "
                             f"scales: the int32 sums are returned as they are (as "
@@ -174,6 +202,7 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
                             f"{list(B.shape)}")
     m, k = A.shape
     k2, n = B.shape
+    call.m, call.n, call.k = m, n, k
     if k != k2:
         raise ArgumentError(f"{op}: inner dimensions differ: a is {m}x{k}, b is {k2}x{n}")
     _check_activation(op, activation)
@@ -182,47 +211,64 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
     if O is not None and O.shape != (m, n):
         raise ArgumentError(f"{op}: out must be {m}x{n}, got {list(O.shape)}")
     _check_bias(op, BIAS, n, out_dtype)
+    call.alpha, call.beta, call.activation = alpha, beta, activation
+    call.lda = _row_major_ld(op, A, "K")
+    call.b_layout, call.ldb = _b_layout(op, B)
+    _check_k_major(op, A, B, call.b_layout,
+                   "w.t() of an N x K weight, as torch._scaled_mm takes it")
+    return call
 
-    lda = _row_major_ld(op, A, "K")
-    b_layout, ldb = _b_layout(op, B)
-    _check_k_major(op, A, B, b_layout, "w.t() of an N x K weight, as torch._scaled_mm takes it")
-    block = _block_scales(op, scale_a, scale_b, fp8, m, n, k)
-    if block is not None:
-        SA, SB, ldsa, ldsb = block
+
+def _check_gemm_scales(op, call, scale_a, scale_b):
+    """Checks ``scale_a`` / ``scale_b`` and sets the call's scale operands:
+    block scales (``block``: their leading dimensions), or row / column
+    vectors, whose number factors fold into alpha."""
+    A = call.A
+    call.block = _block_scales(op, scale_a, scale_b, A.dtype in FP8_DTYPES, call.m, call.n,
+                               call.k)
+    if call.block is not None:
+        call.SA, call.SB, call.ldsa, call.ldsb = call.block
         fa = fb = 1.0
     else:
-        SA, fa = _scale_vector(op, scale_a, "scale_a", m, other_axis=1)
-        SB, fb = _scale_vector(op, scale_b, "scale_b", n, other_axis=0)
+        call.SA, fa = _scale_vector(op, scale_a, "scale_a", call.m, other_axis=1)
+        call.SB, fb = _scale_vector(op, scale_b, "scale_b", call.n, other_axis=0)
     if fa != 1.0 or fb != 1.0:
-        alpha = (1.0 if alpha is None else float(alpha)) * fa * fb
-    if O is not None:
-        _row_major_ld(op, O, "N")
-    if min(m, n) == 0:  # nothing to compute or store
-        return out if O is not None else _allocate(A, (m, n), out_dtype)
+        call.alpha = (1.0 if call.alpha is None else float(call.alpha)) * fa * fb
 
-    chip, cubin_arch = _chip_and_arch(chip, device_index)
-    variant = dict(dtype=A.dtype, out_dtype=out_dtype, b_layout=b_layout, bias=BIAS is not None,
-                   activation=activation, alpha=alpha is not None, beta=beta is not None,
-                   precision=precision if A.dtype == "f32" else None,
-                   b_dtype=B.dtype if B.dtype != A.dtype else None,
-                   scale_a=SA is not None, scale_b=SB is not None,
-                   block_scales=block is not None)
-    _check_split_k(op, config, int8, block is not None)
+
+def _gemm_variant(call):
+    """The keyword arguments of :func:`gemm_source` for the call's kernel."""
+    A, B = call.A, call.B
+    return dict(dtype=A.dtype, out_dtype=call.out_dtype, b_layout=call.b_layout,
+                bias=call.BIAS is not None, activation=call.activation,
+                alpha=call.alpha is not None, beta=call.beta is not None,
+                precision=call.precision if A.dtype == "f32" else None,
+                b_dtype=B.dtype if B.dtype != A.dtype else None,
+                scale_a=call.SA is not None, scale_b=call.SB is not None,
+                block_scales=call.block is not None)
+
+
+def _gemm_dispatched_stages(op, call, config, chip, cubin_arch, artifacts):
+    """(stages, config) of the call's kernels: ``config``'s, or without one
+    the per-shape-class dispatch's (the variant for any strides where the
+    operands or a given out need it)."""
+    A, O, m, n = call.A, call.O, call.m, call.n
+    variant = _gemm_variant(call)
     dispatched = config is None
     if dispatched:  # the per-shape-class dispatch
         # (Decode shapes run transposed where the operands allow it, and
         # split K where the tiles leave SMs idle: 16-bit inputs, no scales.)
-        config = gemm_dispatch_config(m, n, k, chip, _device_num_sms(device_index),
-                                      dtype=A.dtype, b_layout=b_layout,
-                                      scales=SA is not None or SB is not None,
-                                      block_scales=block is not None)
+        config = gemm_dispatch_config(m, n, call.k, chip, _device_num_sms(call.device_index),
+                                      dtype=A.dtype, b_layout=call.b_layout,
+                                      scales=call.SA is not None or call.SB is not None,
+                                      block_scales=call.block is not None)
         # Operands the fast path cannot read (bases not 16-byte aligned, rows
         # not whole 16-byte chunks): the variant that takes any strides (one
         # per kernel variant: the shape classes tune the fast path).
-        if _needs_unaligned_variant([(A, lda), (B, ldb)]):
+        if _needs_unaligned_variant([(A, call.lda), (call.B, call.ldb)]):
             config = dict(_UNALIGNED)
     stages, config = _gemm_class_stages(op, variant, config, dispatched, chip, cubin_arch,
-                                        artifacts, device_index)
+                                        artifacts, call.device_index)
     # A caller's out the class's kernel cannot store to (what its metadata
     # requires: the TMA-store epilogue's 16-byte base, rows and N; the
     # threads' stores take any out) takes the variant for any strides too.
@@ -231,45 +277,63 @@ def _gemm_checked(a, b, out, bias, alpha, beta, activation, out_dtype, chip, art
         if any(_metadata_problem(op, meta, stored, {}, dtypes=False) for _, meta in stages):
             config = dict(_UNALIGNED)
             stages = _gemm_stages(op, variant, config, chip, cubin_arch, artifacts,
-                                  device_index)
-    meta = stages[-1][1]
+                                  call.device_index)
+    return stages, config
 
+
+def _launch_gemm(op, call, stages, config, out, key):
+    """Allocates out (when not given) and the split-K workspace, checks the
+    launch values against every stage's metadata and launches the stages;
+    returns out."""
+    A, O, m, n, k = call.A, call.O, call.m, call.n, call.k
     allocate = None
     if O is None:
-        out, O, allocate = _allocate_out(A, (m, n), out_dtype, meta, key is not None)
+        out, O, allocate = _allocate_out(A, (m, n), call.out_dtype, stages[-1][1],
+                                         key is not None)
     ldc = _row_major_ld(op, O, "N")
-    values = {"A": A, "B": B, "C": O, "M": m, "N": n, "K": k, "lda": lda, "ldb": ldb, "ldc": ldc}
+    values = {"A": A, "B": call.B, "C": O, "M": m, "N": n, "K": k, "lda": call.lda,
+              "ldb": call.ldb, "ldc": ldc}
     workspace = _split_k_workspace(op, A, config, m, n)
     if workspace is not None:
         buffer, allocate_workspace, ldw = workspace
         values.update(W=describe(buffer, "the split-K workspace"), ldw=ldw, sw=m * ldw)
         workspace = (buffer, allocate_workspace)
-    if BIAS is not None:
-        values["bias"] = BIAS
-    if alpha is not None:
-        values["alpha"] = float(alpha)
-    if beta is not None:
-        values["beta"] = float(beta)
-    if SA is not None:
-        values["SA"] = SA
-    if SB is not None:
-        values["SB"] = SB
-    if block is not None:
-        values.update(KB=-(-k // _SCALE_BLOCK), NB=-(-n // _SCALE_BLOCK), ldsa=ldsa, ldsb=ldsb)
+    values.update(_gemm_epilogue_values(call))
     described = {"A": "a", "B": "b", "C": "out", "bias": "bias", "SA": "scale_a",
                  "SB": "scale_b",
                  "lda": "the row stride of a (a.stride(0))",
-                 "ldb": f"the leading dimension of b (b.stride({0 if b_layout == 'row' else 1}))",
+                 "ldb": f"the leading dimension of b "
+                        f"(b.stride({0 if call.b_layout == 'row' else 1}))",
                  "ldc": "the row stride of out (out.stride(0))"}
     for launcher, meta in stages:
         _check_metadata(op, meta, values, described)
     if workspace is not None:
-        _launch_stages(key, stages, values, A.kind, device_index, _GEMM_DYNAMIC, allocate,
+        _launch_stages(key, stages, values, A.kind, call.device_index, _GEMM_DYNAMIC, allocate,
                        workspace)
     else:
-        _launch_checked(key, *stages[0], values, A.kind, device_index, _GEMM_DYNAMIC,
+        _launch_checked(key, *stages[0], values, A.kind, call.device_index, _GEMM_DYNAMIC,
                         allocate=allocate)
     return out
+
+
+def _gemm_epilogue_values(call):
+    """The launch values of the call's bias, alpha, beta and scales (those
+    it has)."""
+    values = {}
+    if call.BIAS is not None:
+        values["bias"] = call.BIAS
+    if call.alpha is not None:
+        values["alpha"] = float(call.alpha)
+    if call.beta is not None:
+        values["beta"] = float(call.beta)
+    if call.SA is not None:
+        values["SA"] = call.SA
+    if call.SB is not None:
+        values["SB"] = call.SB
+    if call.block is not None:
+        values.update(KB=-(-call.k // _SCALE_BLOCK), NB=-(-call.n // _SCALE_BLOCK),
+                      ldsa=call.ldsa, ldsb=call.ldsb)
+    return values
 
 
 def _allocate_out(A, shape, out_dtype, meta, for_plan):
