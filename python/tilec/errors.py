@@ -17,3 +17,8 @@ class LoweringNotAvailableError(NotImplementedError):
 
 class KernelNotAvailableError(RuntimeError):
     """No precompiled kernel fits and the compiler is not available."""
+
+
+class LaunchError(RuntimeError):
+    """A kernel cannot be launched with these arguments (checked against its
+    metadata), or the CUDA driver refused the launch (:mod:`tilec.runtime`)."""
