@@ -309,22 +309,17 @@ def compile(source_or_path, chip=None, emit="cubin", stages=False, cache_dir=Non
     if cache:
         store = FileCache(cache_dir if cache_dir is not None else default_cache_dir(),
                           max_bytes=cache_max_bytes)
-        entry = store.get(key, need=kept)
-        if entry is not None:
-            try:
-                return _result_from_entry(entry, chip, emit, key, kept)
-            except (OSError, ValueError, KeyError, TypeError):
-                pass  # removed or damaged meanwhile: a miss
+        cached = _cached_result(store, key, chip, emit, kept)
+        if cached is not None:
+            return cached
 
     raw = library.compile(text, chip=chip, emit=emit, opt_level=opt_level,
                           cuda_path=cuda_path, cubin_arch=cubin_arch, source_name=source_name,
                           stages=stages, fast_math=fast_math)
     if not raw.succeeded:
         raise CompileError(raw.diagnostics, source_name)
-    kernels = []
-    for k in raw.kernels:
-        kernels.append(CompiledKernel(k.name, k.metadata, ptx=k.ptx, cubin=k.cubin, llvm=k.llvm,
-                                      mlir=k.mlir, header=k.header))
+    kernels = [CompiledKernel(k.name, k.metadata, ptx=k.ptx, cubin=k.cubin, llvm=k.llvm,
+                              mlir=k.mlir, header=k.header) for k in raw.kernels]
     stored = kept
     if store is not None:
         # An entry holding other outputs is replaced by one holding both.
@@ -340,6 +335,19 @@ def compile(source_or_path, chip=None, emit="cubin", stages=False, cache_dir=Non
             warnings.warn(f"tilec: cannot write the compilation cache {store.root}: {e}",
                           RuntimeWarning, stacklevel=2)
     return _trimmed(full, kept, cache_path)
+
+
+def _cached_result(store, key, chip, emit, kept):
+    """The result of a compilation held in ``store`` under ``key`` with the
+    outputs ``kept``, or ``None`` (a miss; also an entry removed or damaged
+    while it was read)."""
+    entry = store.get(key, need=kept)
+    if entry is None:
+        return None
+    try:
+        return _result_from_entry(entry, chip, emit, key, kept)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # removed or damaged meanwhile: a miss
 
 
 def _trimmed(result, kept, cache_path):

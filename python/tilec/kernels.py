@@ -104,9 +104,36 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     4) for the partial products. Parameters: as above, then W (after the
     scales), and ``ldw``, ``sw`` last.
     """
-    fp8, int8 = dtype in FP8_DTYPES, dtype == "i8"
     b_dtype = b_dtype or dtype
     out_dtype = out_dtype or default_out_dtype(dtype)
+    split_k = int((config or {}).get("split_k", 1))
+    _check_gemm_variant(dtype, out_dtype, b_layout, bias, activation, alpha, beta, precision,
+                        b_dtype, scale_a, scale_b, block_scales, batched, grouped, split_k)
+    name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta,
+                             precision, b_dtype, scale_a, scale_b, block_scales, batched,
+                             grouped)
+    a_type, b_type = _MLIR_TYPES.get(dtype, dtype), _MLIR_TYPES.get(b_dtype, b_dtype)
+    params = _gemm_params(a_type, b_type, out_dtype, bias, alpha, beta, scale_a, scale_b,
+                          block_scales, batched, grouped, split_k)
+    lines, types = _gemm_views(a_type, b_type, out_dtype, b_layout, batched, grouped)
+    lines.insert(0, f"tile.kernel @{name}({', '.join(params)}) {{")
+    extras = _gemm_operands(lines, types, out_dtype, bias, alpha, beta, scale_a, scale_b,
+                            block_scales, grouped, split_k)
+    if activation:
+        extras += f" activation({activation})"
+    if precision:
+        extras += f" precision({precision})"
+    extras += config_clause(config)
+    lines.append(f"  tile.gemm %a, %b, %c{extras} : {', '.join(types)}")
+    lines += ["  tile.return", "}", ""]
+    return name, "\n".join(lines)
+
+
+def _check_gemm_variant(dtype, out_dtype, b_layout, bias, activation, alpha, beta, precision,
+                        b_dtype, scale_a, scale_b, block_scales, batched, grouped, split_k):
+    """Raises ValueError for a combination :func:`gemm_source` cannot write
+    (``out_dtype`` and ``b_dtype`` given or defaulted)."""
+    fp8, int8 = dtype in FP8_DTYPES, dtype == "i8"
     if ((dtype not in _DTYPES + FP8_DTYPES and not int8)
             or (out_dtype != "i32" if int8 else out_dtype not in _DTYPES)
             or (b_dtype != dtype and not (fp8 and b_dtype in FP8_DTYPES))):
@@ -133,13 +160,13 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         raise ValueError(f"b_layout must be 'row' or 'col', not {b_layout!r}")
     if activation not in _ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}")
-    split_k = int((config or {}).get("split_k", 1))
     if split_k > 1 and (batched or grouped or block_scales or int8):
         raise ValueError("split_k needs a 2-D GEMM without block scales or i8 inputs")
-    name = name or gemm_name(dtype, out_dtype, b_layout, bias, activation, alpha, beta,
-                             precision, b_dtype, scale_a, scale_b, block_scales, batched,
-                             grouped)
-    a_type, b_type = _MLIR_TYPES.get(dtype, dtype), _MLIR_TYPES.get(b_dtype, b_dtype)
+
+
+def _gemm_params(a_type, b_type, out_dtype, bias, alpha, beta, scale_a, scale_b,
+                 block_scales, batched, grouped, split_k):
+    """The kernel parameters of :func:`gemm_source`, in order."""
     params = [f"%A: !tile.ptr<{a_type}>", f"%B: !tile.ptr<{b_type}>",
               f"%C: !tile.ptr<{out_dtype}>"]
     if bias:
@@ -162,6 +189,12 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     params += ["%sa: i32", "%sb: i32", "%sc: i32"] if batched else []
     params += ["%sb: i32"] if grouped else []
     params += ["%ldw: i32", "%sw: i32"] if split_k > 1 else []
+    return params
+
+
+def _gemm_views(a_type, b_type, out_dtype, b_layout, batched, grouped):
+    """(lines, types): the make_view lines of A, B and C and their view
+    types."""
     b_strides, b_type_strides = (("%ldb, 1", "?, 1") if b_layout == "row"
                                  else ("1, %ldb", "1, ?"))
     # A batched GEMM's views lead with the batch, the matrices sa / sb / sc
@@ -170,8 +203,7 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     sa, sb, sc = ("%sa, ", "%sb, ", "%sc, ") if batched else ("", "", "")
     b_lead, b_lead_type, b_lead_stride, sb = (("%groups, ", "?x", "?, ", "%sb, ") if grouped
                                               else (lead, lead_type, lead_stride, sb))
-    lines = [f"tile.kernel @{name}({', '.join(params)}) {{",
-             f"  %a = tile.make_view %A[{lead}%M, %K] strides [{sa}%lda, 1] : "
+    lines = [f"  %a = tile.make_view %A[{lead}%M, %K] strides [{sa}%lda, 1] : "
              f"!tile.ptr<{a_type}>",
              f"  %b = tile.make_view %B[{b_lead}%K, %N] strides [{sb}{b_strides}] : "
              f"!tile.ptr<{b_type}>",
@@ -180,6 +212,14 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
     types = [f"!tile.view<{lead_type}?x?x{a_type}, strides = [{lead_stride}?, 1]>",
              f"!tile.view<{b_lead_type}?x?x{b_type}, strides = [{b_lead_stride}{b_type_strides}]>",
              f"!tile.view<{lead_type}?x?x{out_dtype}, strides = [{lead_stride}?, 1]>"]
+    return lines, types
+
+
+def _gemm_operands(lines, types, out_dtype, bias, alpha, beta, scale_a, scale_b, block_scales,
+                   grouped, split_k):
+    """The tile.gemm clauses of the optional operands (offsets, workspace,
+    alpha, beta, scales, bias); appends their make_view lines to ``lines``
+    and the bias's view type to ``types``."""
     extras = ""
     if grouped:
         lines.append("  %o = tile.make_view %offsets[%groups] strides [1] : !tile.ptr<i32>")
@@ -209,14 +249,7 @@ def gemm_source(dtype="bf16", out_dtype=None, b_layout="row", bias=False,
         lines.append(f"  %bv = tile.make_view %bias[%N] strides [1] : !tile.ptr<{out_dtype}>")
         extras += " bias(%bv)"
         types.append(f"!tile.view<?x{out_dtype}, strides = [1]>")
-    if activation:
-        extras += f" activation({activation})"
-    if precision:
-        extras += f" precision({precision})"
-    extras += config_clause(config)
-    lines.append(f"  tile.gemm %a, %b, %c{extras} : {', '.join(types)}")
-    lines += ["  tile.return", "}", ""]
-    return name, "\n".join(lines)
+    return extras
 
 
 def gemm_stage_names(name, config):
