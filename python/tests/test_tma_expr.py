@@ -3,7 +3,7 @@ launch metadata carries an expression over the integer parameters (``"S *
 BH"``), in the grid rule's syntax, which the runtime evaluates at launch.
 Run on the fake torch and CUDA driver of fake_cuda.py: the shared cases of
 test/Runtime/Inputs (which the C++ runtime and the AOT header run too), the
-evaluator of grid.py, and the metadata check of tilec.ops."""
+evaluator of grid.py, and the metadata check of tilec.checks."""
 
 import json
 import os
