@@ -440,8 +440,15 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
   pipelineOptions.optLevel = options.optLevel;
   pipelineOptions.fastMath = options.fastMath;
   buildTilecToNVVMPipeline(pm, pipelineOptions);
-  if (failed(pm.run(module)))
-    return failure();
+  TimingScope untimed;
+  TimingScope &timing = options.timing ? *options.timing : untimed;
+  {
+    TimingScope passes = timing.nest("passes (tile dialect to NVVM)");
+    if (options.timing)
+      pm.enableTiming(passes);
+    if (failed(pm.run(module)))
+      return failure();
+  }
 
   SmallVector<KernelArtifacts> result;
   // Each kernel's launch attribute and location, beside `result`.
@@ -472,8 +479,11 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
         /*elfSection=*/{}, gpu::CompilationTarget::Assembly,
         /*getSymbolTableCallback=*/{}, /*initialLlvmIRCallback=*/{},
         /*linkedLlvmIRCallback=*/{}, captureIR);
+    TimingScope llvmTiming =
+        timing.nest("LLVM: translation, O3, NVPTX code generation");
     std::optional<SmallVector<char, 0>> ptx =
         serializer.serializeToObject(gpuModule, targetOptions);
+    llvmTiming.stop();
     if (!ptx)
       return gpuModule.emitError("PTX generation failed");
     std::string ptxText(ptx->begin(), ptx->end());
@@ -487,9 +497,11 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
       a.llvmIR = llvmIR;
       a.ptx = ptxText;
       if (needsCubin) {
+        TimingScope ptxasTiming = timing.nest("ptxas");
         FailureOr<PtxasOutput> out =
             runPtxas(gpuModule.getLoc(), *ptxas, ptxText, cubinArch,
                      options.optLevel, options.ptxasTimeoutSeconds);
+        ptxasTiming.stop();
         if (failed(out))
           return failure();
         a.cubin = std::move(out->cubin);

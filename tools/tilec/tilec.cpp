@@ -66,6 +66,12 @@ static cl::opt<std::string> cubinArchOpt(
     "cubin-arch", cl::init(""),
     cl::desc("ptxas target for the cubin (default: the chip)"),
     cl::cat(tilecCategory));
+static cl::opt<bool> timingOpt(
+    "timing", cl::init(false),
+    cl::desc("Print where the compile's time goes to stderr: parsing, each "
+             "pass, LLVM's O3 and NVPTX code generation, ptxas, writing"),
+    cl::cat(tilecCategory));
+
 static cl::opt<unsigned> ptxasTimeoutOpt(
     "ptxas-timeout", cl::init(300),
     cl::desc("Seconds ptxas may run before the compile fails (0: no limit)"),
@@ -197,6 +203,11 @@ static LogicalResult runTilec(MLIRContext &context) {
         << "'; expected mlir, llvm, ptx, cubin, header or host\n";
     return failure();
   }
+  // --timing: the report prints when `timingManager` goes, after `timing`.
+  DefaultTimingManager timingManager;
+  timingManager.setEnabled(timingOpt);
+  TimingScope timing = timingManager.getRootScope();
+  TimingScope parseTiming = timing.nest("parse");
   std::string err;
   std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFile, &err);
   if (!input) {
@@ -211,6 +222,7 @@ static LogicalResult runTilec(MLIRContext &context) {
   OwningOpRef<ModuleOp> module = parseTileSource(sourceMgr, &context);
   if (!module)
     return failure();
+  parseTiming.stop();
   if (failed(enableRemarks(context)))
     return failure();
 
@@ -222,6 +234,7 @@ static LogicalResult runTilec(MLIRContext &context) {
   options.cubinArch = cubinArchOpt;
   options.fastMath = fastMathOpt;
   options.ptxasTimeoutSeconds = ptxasTimeoutOpt;
+  options.timing = timingOpt ? &timing : nullptr;
   if (host)
     return emitHost(*module, options);
   FailureOr<SmallVector<KernelArtifacts>> kernels =
@@ -229,6 +242,7 @@ static LogicalResult runTilec(MLIRContext &context) {
   if (failed(kernels))
     return failure();
 
+  TimingScope writeTiming = timing.nest("write outputs");
   if (outputOpt == "-") {
     if (*stage == EmitStage::Cubin && kernels->size() != 1) {
       emitError(module->getLoc(), "-o - with --emit=cubin needs exactly one "

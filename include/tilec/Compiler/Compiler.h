@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
+#include "mlir/Support/Timing.h"
 
 #include <memory>
 #include <optional>
@@ -55,6 +56,10 @@ struct CompileOptions {
   /// Approximate float math in every kernel (`--fast-math`; see
   /// tile-fast-math).
   bool fastMath = false;
+  /// Where the compile's phases are timed (`tilec --timing`): the passes
+  /// (one timer each), LLVM's optimization and NVPTX code generation, and
+  /// ptxas nest under it. Null: untimed.
+  TimingScope *timing = nullptr;
 };
 
 /// Everything produced for one kernel.
