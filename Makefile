@@ -52,7 +52,7 @@ pip-check: build
 
 test: check pytest pip-check fuzz-smoke
 
-# Mutation fuzzing of tilec and tilec-opt (scripts/fuzz.py; README "Fuzzing").
+# Mutation fuzzing of tilec and tilec-opt (scripts/fuzz.py; docs/testing.md, "Fuzzing").
 # fuzz-smoke (part of make test): seed 1, 500 mutants, about a minute;
 # fuzz: one CPU-hour per tool. Buckets go under $(BUILD).
 fuzz-smoke: build
