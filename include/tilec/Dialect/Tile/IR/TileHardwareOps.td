@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The hardware level (L2 of the README's "The levels"): shared-memory rings,
+// The hardware level (L2 of docs/design-overview.md): shared-memory rings,
 // cp.async groups, barriers, wgmma groups, TMA tensor maps, transaction
 // mbarriers, warp specialization and cluster barriers. Only the scheduling
 // passes create these ops (from block programs); convert-tile-to-nvvm lowers

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The program levels (L0 and L1 of the README's "The levels"): kernels and
+// The program levels (L0 and L1 of docs/design-overview.md): kernels and
 // their grid, views of global memory, tile loads and stores, tile
 // construction, layout conversions, tile-level compute (dot, reduce), and the
 // named ops tile.gemm and tile.attention that tile-expand-named-ops turns into
