@@ -9,7 +9,7 @@ ifneq ($(CCACHE),)
   CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
 endif
 
-.PHONY: all setup configure build test check pytest pip-check python-artifacts demo fuzz-smoke fuzz sanitize clean docs
+.PHONY: all setup configure build test check pytest pip-check python-artifacts demo fuzz-smoke fuzz sanitize clean docs plots
 
 all: build
 
@@ -78,6 +78,14 @@ docs: configure
 	cmake --build $(BUILD) --target mlir-doc
 	mkdir -p docs/reference
 	for f in $(DOCS); do cp $(BUILD)/docs/$$f docs/reference/$$(basename $$f); done
+
+# The plots of docs/performance.md, drawn from records in bench/results/ by
+# scripts/plots.py into docs/plots/. matplotlib comes from Debian's
+# python3-matplotlib (scripts/setup.sh --plots installs it when missing);
+# nothing else needs it, so it stays out of make test.
+plots:
+	@$(PYTHON) -c 'import matplotlib' 2>/dev/null || scripts/setup.sh --plots
+	$(PYTHON) scripts/plots.py --results bench/results --out docs/plots
 
 python-artifacts: build
 	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) scripts/build_python_artifacts.py --out .gpu/python
