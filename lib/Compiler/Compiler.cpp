@@ -23,6 +23,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Remarks.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Config/llvm-config.h"
@@ -405,6 +406,56 @@ static void useShortSharedPointers() {
       opt->setValue(true);
 }
 
+namespace {
+/// What LLVM and ptxas make of one gpu.module.
+struct ModuleCode {
+  std::string llvmIR, ptx;
+  std::optional<PtxasOutput> ptxas; ///< when a cubin is asked for
+};
+} // namespace
+
+/// Serializes `gpuModule` to PTX through its #nvvm.target (LLVM's O3 and
+/// NVPTX backend), then, when `ptxas` is set, assembles it. Safe to run for
+/// several modules at once: each serialization has its own LLVM context,
+/// and ptxas runs as a process on its own temporary files.
+static LogicalResult generateCode(gpu::GPUModuleOp gpuModule,
+                                  const CompileOptions &options,
+                                  StringRef cubinArch,
+                                  const std::optional<std::string> &ptxas,
+                                  TimingScope &timing, ModuleCode &out) {
+  ArrayAttr targets = *gpuModule.getTargets();
+  auto serializer = cast<gpu::TargetAttrInterface>(targets[0]);
+  auto captureIR = [&](llvm::Module &m) {
+    llvm::raw_string_ostream os(out.llvmIR);
+    m.print(os, nullptr);
+  };
+  gpu::TargetOptions targetOptions(
+      options.cudaPath, /*librariesToLink=*/{}, /*cmdOptions=*/{},
+      /*elfSection=*/{}, gpu::CompilationTarget::Assembly,
+      /*getSymbolTableCallback=*/{}, /*initialLlvmIRCallback=*/{},
+      /*linkedLlvmIRCallback=*/{}, captureIR);
+  TimingScope llvmTiming =
+      timing.nest("LLVM: translation, O3, NVPTX code generation");
+  std::optional<SmallVector<char, 0>> ptx =
+      serializer.serializeToObject(gpuModule, targetOptions);
+  llvmTiming.stop();
+  if (!ptx)
+    return gpuModule.emitError("PTX generation failed");
+  out.ptx.assign(ptx->begin(), ptx->end());
+  while (!out.ptx.empty() && out.ptx.back() == '\0')
+    out.ptx.pop_back();
+  if (!ptxas)
+    return success();
+  TimingScope ptxasTiming = timing.nest("ptxas");
+  FailureOr<PtxasOutput> assembled =
+      runPtxas(gpuModule.getLoc(), *ptxas, out.ptx, cubinArch, options.optLevel,
+               options.ptxasTimeoutSeconds);
+  if (failed(assembled))
+    return failure();
+  out.ptxas = std::move(*assembled);
+  return success();
+}
+
 FailureOr<SmallVector<KernelArtifacts>>
 mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
   useShortSharedPointers();
@@ -453,7 +504,9 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
   SmallVector<KernelArtifacts> result;
   // Each kernel's launch attribute and location, beside `result`.
   SmallVector<std::pair<DictionaryAttr, Location>> launches;
+  SmallVector<gpu::GPUModuleOp> modules;
   for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+    size_t before = result.size();
     for (auto func : gpuModule.getOps<LLVM::LLVMFuncOp>()) {
       auto launch = func->getAttrOfType<DictionaryAttr>("tile.launch");
       if (!launch)
@@ -465,48 +518,31 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
       result.push_back(std::move(artifacts));
       launches.emplace_back(launch, func.getLoc());
     }
-    if (options.emit == EmitStage::MLIR || result.empty())
-      continue;
-    ArrayAttr targets = *gpuModule.getTargets();
-    auto serializer = cast<gpu::TargetAttrInterface>(targets[0]);
-    std::string llvmIR;
-    auto captureIR = [&](llvm::Module &m) {
-      llvm::raw_string_ostream os(llvmIR);
-      m.print(os, nullptr);
-    };
-    gpu::TargetOptions targetOptions(
-        options.cudaPath, /*librariesToLink=*/{}, /*cmdOptions=*/{},
-        /*elfSection=*/{}, gpu::CompilationTarget::Assembly,
-        /*getSymbolTableCallback=*/{}, /*initialLlvmIRCallback=*/{},
-        /*linkedLlvmIRCallback=*/{}, captureIR);
-    TimingScope llvmTiming =
-        timing.nest("LLVM: translation, O3, NVPTX code generation");
-    std::optional<SmallVector<char, 0>> ptx =
-        serializer.serializeToObject(gpuModule, targetOptions);
-    llvmTiming.stop();
-    if (!ptx)
-      return gpuModule.emitError("PTX generation failed");
-    std::string ptxText(ptx->begin(), ptx->end());
-    while (!ptxText.empty() && ptxText.back() == '\0')
-      ptxText.pop_back();
-    // One gpu.module per kernel (tile-attach-target); the module's PTX and
-    // cubin belong to each of its kernels.
+    if (options.emit != EmitStage::MLIR && result.size() > before)
+      modules.push_back(gpuModule);
+  }
+
+  // LLVM and ptxas per gpu.module (one per kernel: tile-attach-target), the
+  // modules in parallel; diagnostics in module order.
+  SmallVector<ModuleCode> code(modules.size());
+  if (failed(failableParallelForEachN(
+          module.getContext(), 0, modules.size(), [&](size_t i) {
+            return generateCode(modules[i], options, cubinArch, ptxas, timing,
+                                code[i]);
+          })))
+    return failure();
+
+  for (auto [gpuModule, c] : llvm::zip(modules, code)) {
+    // The module's PTX and cubin belong to each of its kernels.
     for (auto [a, launch] : llvm::zip(result, launches)) {
       if (!a.ptx.empty() || !gpuModule.lookupSymbol(a.name))
         continue;
-      a.llvmIR = llvmIR;
-      a.ptx = ptxText;
-      if (needsCubin) {
-        TimingScope ptxasTiming = timing.nest("ptxas");
-        FailureOr<PtxasOutput> out =
-            runPtxas(gpuModule.getLoc(), *ptxas, ptxText, cubinArch,
-                     options.optLevel, options.ptxasTimeoutSeconds);
-        ptxasTiming.stop();
-        if (failed(out))
-          return failure();
-        a.cubin = std::move(out->cubin);
-        auto stats = out->stats.find(a.name);
-        if (stats != out->stats.end()) {
+      a.llvmIR = c.llvmIR;
+      a.ptx = c.ptx;
+      if (c.ptxas) {
+        a.cubin = c.ptxas->cubin;
+        auto stats = c.ptxas->stats.find(a.name);
+        if (stats != c.ptxas->stats.end()) {
           reportPtxasStats(launch.second, a.name, stats->second, launch.first);
           a.metadata =
               buildMetadata(launch.first, *target, cubinArch, &stats->second);
