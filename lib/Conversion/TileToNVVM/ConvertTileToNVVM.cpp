@@ -285,9 +285,10 @@ DictionaryAttr KernelOpLowering::buildLaunchInfo(KernelOp kernel,
           b.getNamedAttr("dtype", b.getStringAttr(getDtypeName(type))));
     }
     // Requirements the generated code relies on, for runtimes to check.
-    if (auto align = kernel.getArgAttrOfType<IntegerAttr>(i, "tile.align"))
+    if (auto align = kernel.getArgAttrOfType<IntegerAttr>(i, tile::kAlignAttr))
       entry.push_back(b.getNamedAttr("align", align));
-    if (auto div = kernel.getArgAttrOfType<IntegerAttr>(i, "tile.divisibility"))
+    if (auto div =
+            kernel.getArgAttrOfType<IntegerAttr>(i, tile::kDivisibilityAttr))
       entry.push_back(b.getNamedAttr("divisibility", div));
     params.push_back(b.getDictionaryAttr(entry));
   }

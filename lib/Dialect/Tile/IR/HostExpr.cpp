@@ -98,7 +98,8 @@ static unsigned getKnownLog2Divisor(AffineExpr e,
 int64_t HostExpr::getKnownDivisor(KernelOp kernel) const {
   SmallVector<unsigned> symbolLog2;
   for (unsigned p : params) {
-    auto div = kernel.getArgAttrOfType<IntegerAttr>(p, "tile.divisibility");
+    auto div = kernel.getArgAttrOfType<IntegerAttr>(
+        p, mlir::tilec::tile::kDivisibilityAttr);
     // The verifier makes hints positive powers of two.
     symbolLog2.push_back(div && div.getInt() > 0
                              ? llvm::countr_zero(uint64_t(div.getInt()))

@@ -529,8 +529,9 @@ LogicalResult KernelOp::verify() {
              << "; expected !tile.ptr<T>, i32, i64, f16, bf16, f32 or f64";
     if (!seen.insert(getArgName(i)).second)
       return emitOpError("duplicate parameter name '") << getArgName(i) << "'";
-    if (failed(verifyParamHint(*this, i, "tile.align", /*onPointer=*/true)) ||
-        failed(verifyParamHint(*this, i, "tile.divisibility",
+    if (failed(verifyParamHint(*this, i, mlir::tilec::tile::kAlignAttr,
+                               /*onPointer=*/true)) ||
+        failed(verifyParamHint(*this, i, mlir::tilec::tile::kDivisibilityAttr,
                                /*onPointer=*/false)))
       return failure();
   }
@@ -1206,7 +1207,8 @@ static std::string getStrideProblem(KernelOp kernel, MakeViewOp makeView,
     return msg;
   }
   if (std::optional<unsigned> idx = e.getParam()) {
-    auto div = kernel.getArgAttrOfType<IntegerAttr>(*idx, "tile.divisibility");
+    auto div = kernel.getArgAttrOfType<IntegerAttr>(
+        *idx, mlir::tilec::tile::kDivisibilityAttr);
     if (!div || div.getInt() <= 0 || div.getInt() % quantum != 0)
       os << "TMA needs 16-byte aligned strides; annotate '"
          << kernel.getArgName(*idx) << "' with {tile.divisibility = " << quantum
@@ -1251,7 +1253,8 @@ std::string MakeTensorMapOp::getViewProblem(Value viewValue, unsigned contig) {
   if (!problem.empty())
     return problem;
   unsigned elemBytes = view.getElementType().getIntOrFloatBitWidth() / 8;
-  auto align = kernel.getArgAttrOfType<IntegerAttr>(*base, "tile.align");
+  auto align = kernel.getArgAttrOfType<IntegerAttr>(
+      *base, mlir::tilec::tile::kAlignAttr);
   if (!align || align.getInt() <= 0 || align.getInt() % 16 != 0) {
     os << "TMA needs a 16-byte aligned base; annotate '"
        << kernel.getArgName(*base) << "' with {tile.align = 16 : i64}";

@@ -554,7 +554,7 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
   for (scf::ForOp loop : loops) {
     loop->setAttr(kMasksBoundedAttr, b.getUnitAttr());
     if (!c.warpSpecialize)
-      loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
+      loop->setAttr(tile::kNumStagesAttr, b.getI64IntegerAttr(c.stages));
   }
   return SmallVector<Value>(loops.back().getResults());
 }

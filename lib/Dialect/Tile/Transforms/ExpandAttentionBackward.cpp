@@ -547,7 +547,7 @@ static void requireAlignment(KernelOp kernel, ArrayRef<Value> tiles,
     requireChunkAligned(kernel, view);
   for (Value view : rows)
     requireParam(kernel, view.getDefiningOp<MakeViewOp>().getBase(),
-                 "tile.align", 16);
+                 tile::kAlignAttr, 16);
 }
 
 LogicalResult expand::expandAttentionBackward(AttentionBackwardOp op,

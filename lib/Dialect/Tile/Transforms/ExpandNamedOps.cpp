@@ -134,10 +134,10 @@ int64_t expand::getChunkElems(Type t) {
 void expand::requireChunkAligned(KernelOp kernel, Value view) {
   auto make = view.getDefiningOp<MakeViewOp>();
   int64_t chunk = getChunkElems(make.getViewType().getElementType());
-  requireParam(kernel, make.getBase(), "tile.align", 16);
+  requireParam(kernel, make.getBase(), tile::kAlignAttr, 16);
   for (unsigned d = 0, e = make.getViewType().getRank(); d < e; ++d)
     if (auto stride = dyn_cast<Value>(make.getMixedStride(d)))
-      requireParam(kernel, stride, "tile.divisibility", chunk);
+      requireParam(kernel, stride, tile::kDivisibilityAttr, chunk);
 }
 
 /// `primary`'s knobs where it sets them, else `secondary`'s (either may be
@@ -701,7 +701,7 @@ static FailureOr<bool> canStoreByTma(GemmOp op, KernelOp kernel, Value N,
   int64_t chunk = getChunkElems(op.getC().getType().getElementType());
   APInt value;
   if (!matchPattern(N, m_ConstantInt(&value))) {
-    requireParam(kernel, N, "tile.divisibility", chunk);
+    requireParam(kernel, N, tile::kDivisibilityAttr, chunk);
     return true;
   }
   if (value.getSExtValue() % chunk == 0)
@@ -926,7 +926,7 @@ static LogicalResult expandGemm(GemmOp op, KernelOp kernel,
   // loop attribute would also ask tile-pipeline for a cp.async ring (and,
   // finding the loads taken, for a drain and a barrier before every tile).
   if (!c.warpSpecialize)
-    loop->setAttr("tile.num_stages", b.getI64IntegerAttr(c.stages));
+    loop->setAttr(tile::kNumStagesAttr, b.getI64IntegerAttr(c.stages));
   // Split-K's partial stage stores the range's sums as they are (the reduce
   // stage applies the epilogue to their total).
   if (split)

@@ -791,7 +791,7 @@ void TilePipelinePass::runOnOperation() {
     int64_t stages = numStages;
     if (schedule && schedule.getStages())
       stages = *schedule.getStages();
-    if (auto attr = loop->getAttrOfType<IntegerAttr>("tile.num_stages"))
+    if (auto attr = loop->getAttrOfType<IntegerAttr>(tile::kNumStagesAttr))
       stages = attr.getInt();
     if (stages < 2) {
       loop.emitError("tile.num_stages must be at least 2, got ") << stages;
@@ -800,7 +800,7 @@ void TilePipelinePass::runOnOperation() {
     // The pass's default depth shrinks to what fits next to the kernel's
     // other buffers (a ring of 128x256x64 tiles takes 48 KB a stage; sm_89
     // has 99 KB); an explicit depth is kept (the planner then diagnoses).
-    bool explicitDepth = loop->hasAttr("tile.num_stages") ||
+    bool explicitDepth = loop->hasAttr(tile::kNumStagesAttr) ||
                          (schedule && schedule.getStages());
     unsigned staged =
         target->hasWgmma
@@ -821,7 +821,7 @@ void TilePipelinePass::runOnOperation() {
     // A loop meant for the ring whose loads stay synchronous still may read
     // buffers filled by earlier copies (attention's Q), which the ring's
     // first wait would have covered: wait for them before the loop.
-    if (n == 0 && (staged || loop->hasAttr("tile.num_stages"))) {
+    if (n == 0 && (staged || loop->hasAttr(tile::kNumStagesAttr))) {
       OpBuilder b(loop);
       AsyncWaitOp::create(b, loop.getLoc(), 0);
       BarrierOp::create(b, loop.getLoc());

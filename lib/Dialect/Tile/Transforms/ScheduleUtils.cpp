@@ -38,8 +38,8 @@ static int64_t getDivisibilityImpl(Value v, unsigned depth) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     Operation *owner = arg.getOwner()->getParentOp();
     if (auto kernel = dyn_cast<KernelOp>(owner)) {
-      if (auto d = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                        "tile.divisibility"))
+      if (auto d = kernel.getArgAttrOfType<IntegerAttr>(
+              arg.getArgNumber(), tile::kDivisibilityAttr))
         return d.getInt();
       return 1;
     }
@@ -83,7 +83,7 @@ int64_t mlir::tilec::tile::getPointerAlignment(Value ptr, unsigned elemBytes) {
     return elemBytes;
   if (auto kernel = dyn_cast<KernelOp>(arg.getOwner()->getParentOp()))
     if (auto a = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                      "tile.align"))
+                                                      tile::kAlignAttr))
       return std::max<int64_t>(a.getInt(), elemBytes);
   return elemBytes;
 }

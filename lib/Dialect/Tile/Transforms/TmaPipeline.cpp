@@ -984,7 +984,7 @@ static FailureOr<int64_t> chooseStages(scf::ForOp loop,
                                        int64_t option,
                                        const TargetInfo &target,
                                        std::string &why) {
-  if (auto attr = loop->getAttrOfType<IntegerAttr>("tile.num_stages"))
+  if (auto attr = loop->getAttrOfType<IntegerAttr>(tile::kNumStagesAttr))
     option = attr.getInt();
   int64_t stageBytes = 0;
   for (const TmaGroup &g : groups)
@@ -1246,7 +1246,7 @@ void TileTmaPipelinePass::runOnOperation() {
     FailureOr<int64_t> stages =
         chooseStages(loop, *groups, stagesOption, *target, why);
     if (failed(stages)) {
-      if (loop->hasAttr("tile.num_stages")) {
+      if (loop->hasAttr(tile::kNumStagesAttr)) {
         loop.emitError("tile-tma-pipeline: ") << why;
         return signalPassFailure();
       }

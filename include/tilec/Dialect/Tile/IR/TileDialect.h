@@ -20,4 +20,14 @@
 
 #include "tilec/Dialect/Tile/IR/TileOpsDialect.h.inc"
 
+namespace mlir::tilec::tile {
+/// The names of the attributes the dialect puts on other ops and on kernel
+/// parameters, declared once in TileDialect.td (`discardableAttrs`).
+constexpr StringLiteral kAlignAttr = TileDialect::AlignAttrHelper::getNameStr();
+constexpr StringLiteral kDivisibilityAttr =
+    TileDialect::DivisibilityAttrHelper::getNameStr();
+constexpr StringLiteral kNumStagesAttr =
+    TileDialect::NumStagesAttrHelper::getNameStr();
+} // namespace mlir::tilec::tile
+
 #endif // TILEC_DIALECT_TILE_IR_TILEDIALECT_H

@@ -46,6 +46,19 @@ def Tile_Dialect : Dialect {
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect"
   ];
+  // Attributes the dialect gives to other ops (TileDialect::<Name>AttrHelper,
+  // getNameStr() for the spelled name):
+  // - `tile.align` (i64) on a pointer parameter of a tile.kernel: the
+  //   pointer is a multiple of that many bytes;
+  // - `tile.divisibility` (i64) on an integer parameter: the value is a
+  //   multiple of it;
+  // - `tile.num_stages` (i64) on an scf.for: the depth of the ring that
+  //   tile-tma-pipeline / tile-pipeline build for its loads.
+  let discardableAttrs = (ins
+    "::mlir::IntegerAttr":$align,
+    "::mlir::IntegerAttr":$divisibility,
+    "::mlir::IntegerAttr":$num_stages
+  );
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
