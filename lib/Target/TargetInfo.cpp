@@ -6,22 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file holds the table of chips tilec supports.
-//
-// PTX ISA versions: each chip gets the lowest version that has everything
-// tilec emits for it (PTX ISA "Release notes" table):
-//   sm_80  7.0  cp.async, ldmatrix, mma.sync bf16
-//   sm_86  7.1
-//   sm_89  8.4  mma.sync m16n8k32 with e4m3/e5m2 operands needs 8.4
-//   sm_90  8.6  cp.async.bulk.tensor into CTA-local shared memory needs 8.6
-//   sm_90a 8.6  wgmma / setmaxnreg need 8.0
-// Shared memory per block (opt-in maximum, CUDA Programming Guide, "Technical
-// Specifications per Compute Capability"): 163 KB on 8.0, 99 KB on 8.6/8.9,
-// 227 KB on 9.0.
+// This file builds TargetInfo from the table of chips (lib/Target/Chips.cpp,
+// which the shape rules read too).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Target/TargetInfo.h"
+#include "tilec/Target/Chips.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -31,43 +22,42 @@
 using namespace mlir;
 using namespace mlir::tilec;
 
-static TargetInfo makeAmpere(StringRef chip, unsigned sm, unsigned ptx,
-                             unsigned smem) {
+FailureOr<TargetInfo> TargetInfo::get(StringRef chip) {
+  const ::tilec::ChipInfo *entry = ::tilec::lookupChip(chip);
+  if (!entry)
+    return failure();
   TargetInfo info{};
-  info.chip = chip;
-  info.smVersion = sm;
-  info.archSpecific = false;
-  info.ptxVersion = ptx;
-  info.maxSmemPerBlock = smem;
-  info.hasCpAsync = info.hasLdmatrix = info.hasMmaBf16 = true;
+  info.chip = entry->name;
+  info.smVersion = entry->smVersion;
+  info.archSpecific = entry->archSpecific;
+  info.ptxVersion = entry->ptxVersion;
+  info.maxSmemPerBlock = entry->maxSmemPerBlock;
+  info.regsPerSM = entry->regsPerSM;
+  info.maxRegsPerThread = entry->maxRegsPerThread;
+  info.maxThreadsPerBlock = entry->maxThreadsPerBlock;
+  info.hasCpAsync = entry->hasCpAsync;
+  info.hasLdmatrix = entry->hasLdmatrix;
+  info.hasMmaBf16 = entry->hasMmaBf16;
+  info.hasMmaFp8 = entry->hasMmaFp8;
+  info.hasTma = entry->hasTma;
+  info.hasClusters = entry->hasClusters;
+  info.hasWgmma = entry->hasWgmma;
+  info.hasSetmaxnreg = entry->hasSetmaxnreg;
   return info;
 }
 
-FailureOr<TargetInfo> TargetInfo::get(StringRef chip) {
-  if (chip == "sm_80")
-    return makeAmpere("sm_80", 80, 70, 163 * 1024);
-  if (chip == "sm_86")
-    return makeAmpere("sm_86", 86, 71, 99 * 1024);
-  if (chip == "sm_89") {
-    TargetInfo info = makeAmpere("sm_89", 89, 84, 99 * 1024);
-    info.hasMmaFp8 = true;
-    return info;
-  }
-  if (chip == "sm_90" || chip == "sm_90a") {
-    TargetInfo info = makeAmpere(chip == "sm_90" ? "sm_90" : "sm_90a", 90, 86,
-                                 227 * 1024);
-    info.hasTma = info.hasClusters = true;
-    // mma.sync m16n8k32 on fp8 is sm_89+; sm_90a prefers wgmma.
-    info.hasMmaFp8 = true;
-    info.archSpecific = chip == "sm_90a";
-    info.hasWgmma = info.hasSetmaxnreg = info.archSpecific;
-    return info;
-  }
-  return failure();
-}
-
 StringRef TargetInfo::getSupportedChips() {
-  return "sm_80, sm_86, sm_89, sm_90, sm_90a";
+  // "sm_80, sm_86, ...", in the table's order.
+  static const std::string names = [] {
+    std::string text;
+    for (size_t i = 0, e = ::tilec::getNumChips(); i != e; ++i) {
+      if (i)
+        text += ", ";
+      text += ::tilec::getChips()[i].name;
+    }
+    return text;
+  }();
+  return names;
 }
 
 std::string TargetInfo::getPtxFeatures() const {

@@ -8,8 +8,9 @@
 //
 // This file declares TargetInfo: everything tilec needs to know about a chip
 // (PTX ISA version to emit, shared memory and register budgets, which
-// instructions exist). "Arch is data": passes query this struct instead of
-// comparing SM numbers.
+// instructions exist), built from the table of chips
+// (include/tilec/Target/Chips.h). "Arch is data": passes query this struct
+// instead of comparing SM numbers.
 //
 //===----------------------------------------------------------------------===//
 
