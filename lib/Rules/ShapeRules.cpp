@@ -7,25 +7,41 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Rules/ShapeRules.h"
+#include "tilec/Target/Chips.h"
 
 #include <algorithm>
 
 using namespace tilec::rules;
+using tilec::ChipInfo;
+using tilec::lookupChip;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t tilec::rules::getTypicalNumSMs(std::string_view chip) {
-  // H100 / H200 SXM, A100, A10 / A40, L40 (sm_90: Hopper without its
-  // sm_90a features, and later chips running sm_90's code).
-  if (chip == "sm_90a" || chip == "sm_90")
-    return 132;
-  if (chip == "sm_80")
-    return 108;
-  if (chip == "sm_86")
-    return 84;
-  if (chip == "sm_89")
-    return 142;
-  return 0;
+  const ChipInfo *info = lookupChip(chip);
+  return info ? info->typicalNumSMs : 0;
+}
+
+/// Whether `chip` is a known chip with wgmma (sm_90a), whose kernels the
+/// rules below tune apart from mma.sync's.
+static bool hasWgmma(std::string_view chip) {
+  const ChipInfo *info = lookupChip(chip);
+  return info && info->hasWgmma;
+}
+
+/// Whether `chip` is a known chip whose GEMMs and attention run on mma.sync
+/// (sm_80, sm_86, sm_89, and sm_90 without its wgmma).
+static bool isMmaSyncChip(std::string_view chip) {
+  const ChipInfo *info = lookupChip(chip);
+  return info && info->hasMmaBf16 && !info->hasWgmma;
+}
+
+/// Whether `chip` is a known chip with at most 99 KB of shared memory per
+/// block (sm_86, sm_89), where some tiles of the other mma.sync chips do not
+/// fit.
+static bool hasSmallSmem(std::string_view chip) {
+  const ChipInfo *info = lookupChip(chip);
+  return info && info->maxSmemPerBlock <= 99 * 1024;
 }
 
 /// The value of `field` in `config`, else `otherwise`.
@@ -61,7 +77,7 @@ static int64_t getSplitKStreamsPerSM(const ConfigOverrides &config,
   bool swapped = getField(config, "swap_ab", 0) != 0;
   if (!swapped)
     return 1;
-  if (chip == "sm_90a")
+  if (hasWgmma(chip))
     return 0;
   return getField(config, "stages", 0) >= 8 ? 1 : 2;
 }
@@ -79,7 +95,7 @@ static void addSplitK(ConfigOverrides &config, std::string_view chip, int64_t m,
                       int64_t n, int64_t k, int64_t numSMs) {
   int64_t blockM = getField(config, "block_m", 128);
   int64_t blockN = getField(config, "block_n", 256);
-  int64_t blockK = getField(config, "block_k", chip == "sm_90a" ? 64 : 32);
+  int64_t blockK = getField(config, "block_k", hasWgmma(chip) ? 64 : 32);
   bool swapped = getField(config, "swap_ab", 0) != 0;
   int64_t streams = (swapped ? 1 : ceilDiv(m, blockM)) * ceilDiv(n, blockN);
   int64_t target = numSMs * getSplitKStreamsPerSM(config, chip);
@@ -101,9 +117,7 @@ static void addSplitK(ConfigOverrides &config, std::string_view chip, int64_t m,
 /// M = 64, where the 128 x 256 tiles reach 0.12-0.65x.
 static ConfigOverrides getMmaSyncDecodeConfig(std::string_view chip,
                                               int64_t m) {
-  bool mmaSync =
-      chip == "sm_80" || chip == "sm_86" || chip == "sm_89" || chip == "sm_90";
-  if (!mmaSync || m > kGemmSwapABMaxM)
+  if (!isMmaSyncChip(chip) || m > kGemmSwapABMaxM)
     return {};
   if (m <= 16)
     return {{"block_k", 64}, {"block_m", 16}, {"block_n", 64},
@@ -132,9 +146,9 @@ static ConfigOverrides getTileShapeConfig(std::string_view chip, int64_t m,
                                           int64_t n, int64_t numSMs,
                                           bool canSwapAB) {
   ConfigOverrides config;
-  if (canSwapAB && chip != "sm_90a")
+  if (canSwapAB && !hasWgmma(chip))
     return getMmaSyncDecodeConfig(chip, m);
-  if (chip != "sm_90a")
+  if (!hasWgmma(chip))
     return config;
   // Decode: C's tile is block_m rows of A (tokens) by block_n columns of B
   // (weights); the product runs transposed, weights x tokens. Measured on
@@ -211,7 +225,7 @@ tilec::rules::getGroupedGemmShapeConfig(std::string_view chip, int64_t rows,
   // (0.30-0.66x against 0.95x); sm_80's 16-token class 1.12-1.23x up to 32
   // per expert (0.76x untransposed at 32), 0.56x at 64 (0.77x).
   if (canSwapAB) {
-    if (chip == "sm_90a" && rows <= groups * kGroupedGemmSwapABMaxRows) {
+    if (hasWgmma(chip) && rows <= groups * kGroupedGemmSwapABMaxRows) {
       int64_t tokens = rows <= groups * 16 ? 16 : rows <= groups * 32 ? 32 : 64;
       return getWgmmaDecodeTiles(tokens, /*weights=*/64);
     }
@@ -233,7 +247,7 @@ ConfigOverrides tilec::rules::getAttentionShapeConfig(std::string_view chip,
                                                       int64_t headDim,
                                                       bool causal) {
   ConfigOverrides config;
-  if (chip == "sm_90a" && causal && headDim <= 128 &&
+  if (hasWgmma(chip) && causal && headDim <= 128 &&
       seqQ <= kAttentionPersistentCausalMaxSeq)
     config.emplace_back("persistent", 1);
   return config;
@@ -252,14 +266,13 @@ ConfigOverrides tilec::rules::getAttentionBackwardConfig(std::string_view chip,
     // GPU: on sm_90a the loads two products read share one TMA copy
     // (2-stage rings of Q and dO, and of K and V); sm_80 and later chips
     // without wgmma take 164 KB of shared memory, sm_86 / sm_89 99 KB.
-    bool smallSmem = chip == "sm_86" || chip == "sm_89";
-    if (chip == "sm_90a")
+    if (hasWgmma(chip))
       config = {{"dq_m", 64},
                 {"dq_n", 64},
                 {"dkv_n", 64},
                 {"dkv_m", 64},
                 {"share_tiles", 1}};
-    else if (smallSmem)
+    else if (hasSmallSmem(chip))
       config = {{"dq_m", 64},
                 {"dq_n", 16},
                 {"dkv_n", 32},
@@ -267,7 +280,7 @@ ConfigOverrides tilec::rules::getAttentionBackwardConfig(std::string_view chip,
                 {"dkv_warps", 4}};
     else
       config = {{"dq_m", 64}, {"dq_n", 32}, {"dkv_n", 64}, {"dkv_m", 16}};
-  } else if (chip == "sm_90a") {
+  } else if (hasWgmma(chip)) {
     if (atomic) {
       // The atomic dK/dV/dQ kernel: one warpgroup of 64 keys, so that dS K
       // is an m64 wgmma per warpgroup (with 128 keys over two warpgroups
@@ -297,7 +310,7 @@ ConfigOverrides tilec::rules::getAttentionBackwardConfig(std::string_view chip,
       config.emplace_back("dkv_m", 32);
     else
       config.insert(config.end(), {{"dq_m", 64}, {"dq_warps", 4}});
-  } else if (atomic && (chip == "sm_86" || chip == "sm_89")) {
+  } else if (atomic && hasSmallSmem(chip)) {
     // 99 KB of shared memory per block: the atomic kernel's 128 keys (twice)
     // and its ring need 102912 bytes; head dim 64's tiles (not measured on
     // such a chip).

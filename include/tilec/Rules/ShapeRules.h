@@ -12,7 +12,8 @@
 // library dispatches per shape class. Plain C++17 without LLVM or MLIR, so
 // that the Python package reads the same rule on a machine with no compiler
 // (libtilec-rules.so, include/tilec-c/Rules.h); tile-expand-named-ops
-// applies it where a GEMM's sizes are static.
+// applies it where a GEMM's sizes are static. Chips are looked up in the
+// compiler's table (include/tilec/Target/Chips.h), by feature.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +32,8 @@ namespace tilec::rules {
 using ConfigOverrides = std::vector<std::pair<std::string, int64_t>>;
 
 /// Streaming multiprocessors of the GPU the rule is tuned for on `chip`
-/// (sm_90a and sm_90: the H100 / H200 SXM's 132; sm_80: A100's 108; sm_86:
-/// A40's 84; sm_89: L40S's 142); 0 for other chips.
+/// (the chip table's typicalNumSMs, include/tilec/Target/Chips.h: e.g. the
+/// H100 / H200 SXM's 132 on sm_90a and sm_90); 0 for other chips.
 int64_t getTypicalNumSMs(std::string_view chip);
 
 /// tile.gemm of M x N x K on `chip` with `numSMs` multiprocessors (0: the
