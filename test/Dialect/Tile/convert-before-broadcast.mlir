@@ -136,3 +136,22 @@ tile.kernel @kept(%Pos: !tile.ptr<i32> {tile.align = 16 : i64}, %S: i32, %O: !ti
   tile.store %res#1, %p[%c0, %c0] : tensor<64x64xf16>, !tile.view<64x64xf16, strides = [64, 1]>
   tile.return
 }
+
+// -----
+
+// i64 index tiles are left as written (their ranges need more than i64
+// bounds); the pass once built an i64 -> i64 arith.extsi for such a scalar.
+
+// CHECK-LABEL: tile.kernel @wide(
+// CHECK-NOT:  arith.extsi
+// CHECK:      arith.sitofp %{{.+}} : tensor<16x32xi64> to tensor<16x32xf32>
+tile.kernel @wide(%S: i64, %T: i64, %O: !tile.ptr<f32>) grid(1) warps(4) {
+  %c0 = arith.constant 0 : i32
+  %o = tile.make_view %O[16, 32] strides [32, 1] : !tile.ptr<f32>
+  %s = tile.splat %S : tensor<16x32xi64>
+  %t = tile.splat %T : tensor<16x32xi64>
+  %d = arith.subi %s, %t : tensor<16x32xi64>
+  %f = arith.sitofp %d : tensor<16x32xi64> to tensor<16x32xf32>
+  tile.store %f, %o[%c0, %c0] : tensor<16x32xf32>, !tile.view<16x32xf32, strides = [32, 1]>
+  tile.return
+}

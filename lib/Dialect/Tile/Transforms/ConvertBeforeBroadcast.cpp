@@ -119,8 +119,15 @@ static Chain peel(Value v) {
 FailureOr<IndexRange> RangeBuilder::get(Value v, std::string &why) {
   if (std::optional<int64_t> k = getConstantIntValue(v))
     return IndexRange{Value(), *k, *k};
-  if (!isa<RankedTensorType>(v.getType()))
+  if (!isa<RankedTensorType>(v.getType())) {
+    // i64 bounds hold i32 values and their sums exactly, not wider ones.
+    auto type = dyn_cast<IntegerType>(v.getType());
+    if (!type || type.getWidth() > 32) {
+      why = "a scalar that is not an integer of at most 32 bits";
+      return failure();
+    }
     return IndexRange{arith::ExtSIOp::create(b, loc, b.getI64Type(), v), 0, 0};
+  }
   Operation *def = v.getDefiningOp();
   DenseIntElementsAttr dense;
   if (auto range = dyn_cast_or_null<RangeOp>(def))
@@ -210,7 +217,9 @@ static bool convertBroadcast(arith::SIToFPOp conv, FloatType elem) {
 static LogicalResult convertSumOfBroadcasts(arith::SIToFPOp conv,
                                             FloatType elem, std::string &why) {
   Operation *def = conv.getIn().getDefiningOp();
-  if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def))
+  auto intType = dyn_cast<IntegerType>(getElementTypeOrSelf(conv.getIn()));
+  if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def) || !intType ||
+      intType.getWidth() > 32)
     return failure();
   Chain lhs = peel(def->getOperand(0)), rhs = peel(def->getOperand(1));
   int64_t total = countElements(conv.getResult());
