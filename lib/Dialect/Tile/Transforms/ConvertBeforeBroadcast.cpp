@@ -48,6 +48,12 @@ using namespace mlir::tilec::tile;
 
 static constexpr StringLiteral kPassName = "tile-convert-before-broadcast";
 
+/// The elements of a tile, 1 for a scalar.
+static int64_t countElements(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type ? type.getNumElements() : 1;
+}
+
 namespace {
 /// The shape ops (tile.splat of a scalar, expand_dims, broadcast) that make
 /// a tile from a smaller `source` (a tile, or the scalar of a splat), the
@@ -55,11 +61,6 @@ namespace {
 struct Chain {
   Value source;
   SmallVector<Operation *> shapeOps;
-
-  int64_t getSourceElements() const {
-    auto type = dyn_cast<RankedTensorType>(source.getType());
-    return type ? type.getNumElements() : 1;
-  }
 };
 
 /// The values of an integer tile or scalar: x + [lo, hi], with x an i64
@@ -193,16 +194,11 @@ static Value replay(OpBuilder &b, Location loc, const Chain &chain,
   return v;
 }
 
-static int64_t countElements(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  return type ? type.getNumElements() : 1;
-}
-
 /// sitofp(broadcast(x)) -> broadcast(sitofp(x)): always exact.
 static bool convertBroadcast(arith::SIToFPOp conv, FloatType elem) {
   Chain chain = peel(conv.getIn());
   if (chain.shapeOps.empty() ||
-      chain.getSourceElements() >= countElements(conv.getResult()))
+      countElements(chain.source) >= countElements(conv.getResult()))
     return false;
   OpBuilder b(conv);
   conv.replaceAllUsesWith(replay(b, conv.getLoc(), chain, elem));
@@ -224,7 +220,7 @@ static LogicalResult convertSumOfBroadcasts(arith::SIToFPOp conv,
   Chain lhs = peel(def->getOperand(0)), rhs = peel(def->getOperand(1));
   int64_t total = countElements(conv.getResult());
   if (lhs.shapeOps.empty() || rhs.shapeOps.empty() ||
-      2 * (lhs.getSourceElements() + rhs.getSourceElements()) > total)
+      2 * (countElements(lhs.source) + countElements(rhs.source)) > total)
     return failure();
   RangeBuilder ranges(conv);
   FailureOr<IndexRange> l = ranges.get(lhs.source, why);
