@@ -45,9 +45,6 @@ static void buildTilePasses(OpPassManager &pm,
   tile::TileFastMathOptions fastMath;
   fastMath.all = options.fastMath;
   kernelPm.addPass(tile::createTileFastMath(fastMath));
-  // Index tiles (ALiBi's key - query distance) converted to float before
-  // their broadcasts: per row and column, not per element.
-  kernelPm.addPass(tile::createTileConvertBeforeBroadcast());
   kernelPm.addPass(tile::createTileAssignLayouts());
   // Layout conversions of values defined before a loop (attention's Q into
   // the mma.sync A fragment, through shared memory) run once, not per step.

@@ -180,39 +180,6 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
   ];
 }
 
-def TileConvertBeforeBroadcast : Pass<"tile-convert-before-broadcast", "::mlir::tilec::tile::KernelOp"> {
-  let summary = "Converts index tiles to float before they are broadcast";
-  let description = [{
-    An attention variant that biases its scores by the distance of key and
-    query (ALiBi, relative positions) converts that distance per element,
-    as the formula reads:
-
-        rel = broadcast(kj) - broadcast(qi)     (128 x 64 i32)
-        relf = arith.sitofp rel                 (8192 conversions)
-
-    An int-to-float conversion runs on the GPU's quarter-rate unit that also
-    runs the softmax's `ex2`, so such a loop pays twice there. The pass
-    converts the operands before their broadcasts:
-
-        relf = broadcast(sitofp(kj)) - broadcast(sitofp(qi))
-
-    This is exact when both operands are exactly representable in the float
-    type (|v| <= 2^24 for f32, 2^11 for f16, 2^8 for bf16): the float
-    subtraction then rounds the exact difference once, as the conversion
-    does. The operands' ranges come from their index arithmetic
-    (`tile.range`, splats, constants, `addi`, `subi`) as x + [lo, hi] with
-    x a scalar; where x is not a constant, the rewrite sits in an `scf.if`
-    on a run-time test of the ranges, with the conversion as written in the
-    other branch. A conversion of a broadcast tile alone (`sitofp` of
-    `broadcast(x)`) is always exact and moves before the broadcast.
-
-    Passed remarks name each conversion moved; a missed remark names a
-    conversion in a loop of a sum of broadcasts whose operand range the pass
-    cannot follow.
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
-}
-
 def TileMaskBounds : Pass<"tile-mask-bounds", "::mlir::tilec::tile::KernelOp"> {
   let summary = "Applies a loop's index masks only in the iterations where they mask";
   let description = [{
