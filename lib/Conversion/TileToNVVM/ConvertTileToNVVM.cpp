@@ -376,6 +376,14 @@ KernelOpLowering::matchAndRewrite(KernelOp kernel, OpAdaptor adaptor,
                 rewriter.getUnitAttr());
   func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                 rewriter.getDenseI32ArrayAttr({threads, 1, 1}));
+  // `.minnctapersm n`: ptxas keeps the registers to n programs' share,
+  // where that is a limit (below the 255 a thread can have; with 4 warps
+  // it is not, and the directive alone moved ptxas's schedule).
+  auto programs = kernel->getAttrOfType<IntegerAttr>(tile::kProgramsPerSMAttr);
+  if (programs && programs.getInt() * threads * 256 >
+                      static_cast<int64_t>(target.regsPerSM))
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  rewriter.getI32IntegerAttr(programs.getInt()));
   func->setAttr(kLaunchAttr, buildLaunchInfo(kernel, rewriter));
   func->setAttr(kNumWarpsAttr,
                 rewriter.getI64IntegerAttr(kernel.getNumWarps()));

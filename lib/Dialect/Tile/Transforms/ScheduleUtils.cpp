@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
+#include "tilec/Dialect/Tile/Transforms/Resources.h"
+#include "tilec/Target/TargetInfo.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -247,10 +249,17 @@ bool mlir::tilec::tile::isAvailableBefore(Value v, Operation *top) {
   return def->getBlock() == top->getBlock() && def->isBeforeInBlock(top);
 }
 
-bool mlir::tilec::tile::isOneWarpgroupSoftmaxLoop(scf::ForOp loop) {
+bool mlir::tilec::tile::isTwoProgramSoftmaxLoop(scf::ForOp loop,
+                                                const TargetInfo &target) {
   auto kernel = loop->getParentOfType<KernelOp>();
-  if (!kernel || kernel.getNumWarps() != 4)
+  if (!kernel || (kernel.getNumWarps() != 4 && kernel.getNumWarps() != 8))
     return false;
+  if (kernel.getNumWarps() == 8) {
+    int64_t threads = 8 * 32;
+    int64_t need = estimateLoopRegisters(loop, threads) + kRegisterReserve;
+    if (need * threads * 2 > static_cast<int64_t>(target.regsPerSM))
+      return false;
+  }
   Block *body = loop.getBody();
   // Two dots: the forward's S = Q Kᵀ and P V (the rule was measured there;
   // a backward's five products keep their schedule).

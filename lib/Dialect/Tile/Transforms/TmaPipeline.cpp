@@ -978,12 +978,11 @@ static void pipelineLoop(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
 
 /// The ring depth for `groups` in `loop`: the loop's `tile.num_stages`, the
 /// pass option, or as many stages as the shared memory left allows (up to
-/// kMaxStages); failure (with `why`) when fewer than two fit.
-static FailureOr<int64_t> chooseStages(scf::ForOp loop,
-                                       ArrayRef<TmaGroup> groups,
-                                       int64_t option,
-                                       const TargetInfo &target,
-                                       std::string &why) {
+/// kMaxStages; for `twoPrograms`, a second program's share left over);
+/// failure (with `why`) when fewer than two fit.
+static FailureOr<int64_t>
+chooseStages(scf::ForOp loop, ArrayRef<TmaGroup> groups, int64_t option,
+             bool twoPrograms, const TargetInfo &target, std::string &why) {
   if (auto attr = loop->getAttrOfType<IntegerAttr>(tile::kNumStagesAttr))
     option = attr.getInt();
   int64_t stageBytes = 0;
@@ -1035,10 +1034,10 @@ static FailureOr<int64_t> chooseStages(scf::ForOp loop,
               .str();
     return failure();
   }
-  // A one-warpgroup softmax loop: as deep a ring as leaves room for a
-  // second program on the SM (its shared memory is the per-block maximum
-  // plus the 1 KB the system keeps per block; each program keeps 1 KB).
-  if (isOneWarpgroupSoftmaxLoop(loop)) {
+  // Two programs per SM: as deep a ring as leaves room for the second
+  // (its shared memory is the per-block maximum plus the 1 KB the system
+  // keeps per block; each program keeps 1 KB).
+  if (twoPrograms) {
     int64_t perProgram =
         (static_cast<int64_t>(target.maxSmemPerBlock) + 1024) / 2 - 1024;
     int64_t twoFit = (perProgram - used -
@@ -1243,8 +1242,18 @@ void TileTmaPipelinePass::runOnOperation() {
                      "loop left to cp.async: " + why);
       continue;
     }
+    // A softmax loop that runs as two programs per SM, unless the schedule
+    // asks for warp specialization, says so for tile-warp-specialize and
+    // the lowering (see isTwoProgramSoftmaxLoop).
+    bool twoPrograms =
+        !(schedule &&
+          ScheduleAttr::flag(schedule.getWarpSpecialize(), false)) &&
+        isTwoProgramSoftmaxLoop(loop, *target);
+    if (twoPrograms)
+      kernel->setAttr(tile::kProgramsPerSMAttr,
+                      IntegerAttr::get(IntegerType::get(&getContext(), 64), 2));
     FailureOr<int64_t> stages =
-        chooseStages(loop, *groups, stagesOption, *target, why);
+        chooseStages(loop, *groups, stagesOption, twoPrograms, *target, why);
     if (failed(stages)) {
       if (loop->hasAttr(tile::kNumStagesAttr)) {
         loop.emitError("tile-tma-pipeline: ") << why;

@@ -326,19 +326,18 @@ void TileWarpSpecializePass::runOnOperation() {
     remarkMissed(kernel, kPassName, "NotSpecialized",
                  "the consumer warps issue the copies themselves: " + why);
   };
-  // Unless the schedule asks for it: a one-warpgroup softmax loop runs as
-  // two programs per SM instead (see isOneWarpgroupSoftmaxLoop).
+  // Unless the schedule asks for it: a softmax loop that runs as two
+  // programs per SM (tile-tma-pipeline sized its ring for them; see
+  // isTwoProgramSoftmaxLoop) keeps its copies in the consumer warps.
   bool asked = schedule && schedule.getWarpSpecialize();
-  if (!asked && kernel
-                    .walk([](scf::ForOp loop) {
-                      return isOneWarpgroupSoftmaxLoop(loop)
-                                 ? WalkResult::interrupt()
-                                 : WalkResult::advance();
-                    })
-                    .wasInterrupted())
-    return decline("its one warpgroup's softmax loop runs as two programs "
-                   "per SM, which a producer warpgroup's register split "
-                   "leaves no room for");
+  if (!asked && kernel->hasAttr(tile::kProgramsPerSMAttr))
+    return decline(kernel.getNumWarps() == 4
+                       ? "its one warpgroup's softmax loop runs as two "
+                         "programs per SM, which a producer warpgroup's "
+                         "register split leaves no room for"
+                       : "its softmax loop's registers fit two programs per "
+                         "SM, which a producer warpgroup's register split "
+                         "leaves no room for");
   if (!target->hasSetmaxnreg)
     return decline(Twine(target->chip) + " has no setmaxnreg");
   int64_t warps = kernel.getNumWarps();

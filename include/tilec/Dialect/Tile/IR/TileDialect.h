@@ -28,6 +28,8 @@ constexpr StringLiteral kDivisibilityAttr =
     TileDialect::DivisibilityAttrHelper::getNameStr();
 constexpr StringLiteral kNumStagesAttr =
     TileDialect::NumStagesAttrHelper::getNameStr();
+constexpr StringLiteral kProgramsPerSMAttr =
+    TileDialect::ProgramsPerSmAttrHelper::getNameStr();
 } // namespace mlir::tilec::tile
 
 #endif // TILEC_DIALECT_TILE_IR_TILEDIALECT_H

@@ -53,11 +53,16 @@ def Tile_Dialect : Dialect {
   // - `tile.divisibility` (i64) on an integer parameter: the value is a
   //   multiple of it;
   // - `tile.num_stages` (i64) on an scf.for: the depth of the ring that
-  //   tile-tma-pipeline / tile-pipeline build for its loads.
+  //   tile-tma-pipeline / tile-pipeline build for its loads;
+  // - `tile.programs_per_sm` (i64) on a tile.kernel: the programs its
+  //   schedule keeps resident on one SM (set by tile-tma-pipeline, which
+  //   sizes the ring for them; tile-warp-specialize then splits no producer
+  //   off, and the lowering asks ptxas for it with .minnctapersm).
   let discardableAttrs = (ins
     "::mlir::IntegerAttr":$align,
     "::mlir::IntegerAttr":$divisibility,
-    "::mlir::IntegerAttr":$num_stages
+    "::mlir::IntegerAttr":$num_stages,
+    "::mlir::IntegerAttr":$programs_per_sm
   );
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;

@@ -21,6 +21,10 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+namespace mlir::tilec {
+struct TargetInfo;
+} // namespace mlir::tilec
+
 namespace mlir::tilec::tile {
 
 /// The discardable attribute that marks an op of a pipelined loop (and of
@@ -73,16 +77,19 @@ bool isWgmma(DotOp dot);
 /// parameter of that block or defined by an op before `top` in it.
 bool isAvailableBefore(Value v, Operation *top);
 
-/// Whether `loop` is a one-warpgroup kernel's softmax loop: the kernel has
-/// 4 warps and the loop body two dots, one reading what the other computed
-/// (attention's forward: P = softmax(Q Kᵀ), then P V). Such a loop runs fastest as two
-/// programs per SM, which hide each other's register work: the TMA ring
-/// leaves room for a second program and no producer warpgroup is split off
-/// (its register split leaves registers for one program). Measured on an
-/// H100 (bench/results/2026-12-06_corpus_attention_ab_h100.json): 1.17-1.37x
-/// the warp-specialized 8-stage schedule on the corpus's 4-warp attention
-/// programs.
-bool isOneWarpgroupSoftmaxLoop(scf::ForOp loop);
+/// Whether `loop` is a softmax loop that runs fastest as two programs per
+/// SM, which hide each other's register work: its body has two dots, one
+/// reading what the other computed (attention's forward: P = softmax(Q Kᵀ),
+/// then P V), and its kernel has 4 warps (one warpgroup), or 8 whose
+/// estimated registers (estimateLoopRegisters plus kRegisterReserve) fit
+/// half the register file. The TMA ring then leaves room for a second
+/// program and no producer warpgroup is split off (its register split
+/// leaves registers for one program). Measured on an H100: 1.17-1.37x the
+/// warp-specialized 8-stage schedule on the corpus's 4-warp attention
+/// programs (bench/results/2026-12-06_corpus_attention_ab_h100.json), 1.10x
+/// on the 8-warp head-dim-64 attention_rows
+/// (bench/results/2026-12-06_owed_probe_h100.json).
+bool isTwoProgramSoftmaxLoop(scf::ForOp loop, const TargetInfo &target);
 
 /// The `tile.warpgroup_wait 0` right after `dot` that retires its result
 /// alone (the dot's only use), or null.
