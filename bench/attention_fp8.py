@@ -45,8 +45,7 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 FP8 = os.path.join(ROOT, "examples", "attention_block_fp8.mlir")
 BF16 = os.path.join(ROOT, "examples", "attention_block_bf16.mlir")
@@ -94,7 +93,6 @@ def named_name(causal, tag="", d=D):
 
 
 def build(art, tilec, variants, tags=None):
-    sys.path.insert(0, os.path.join(ROOT, "python"))
     from tilec.kernels import attention_source
     for chip, arch in CHIPS.items():
         sources = [FP8, BF16]
@@ -167,8 +165,6 @@ def main():
                      args.tags.split(",") if args.tags else None)
 
     import torch
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    sys.path.insert(0, os.path.join(ROOT, "python"))
     from block_programs import load, time_rounds
 
     log = open_log(args.out, "attention_fp8.log")

@@ -54,8 +54,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 EXAMPLE = os.path.join(ROOT, "examples", "gemm_block_fp8.mlir")
 QUANTIZE = os.path.join(ROOT, "examples", "quantize_fp8.mlir")
@@ -508,8 +507,6 @@ def main():
         return build(args.art, args.tilec)
 
     import torch
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    sys.path.insert(0, os.path.join(ROOT, "python"))
     from block_programs import load, time_rounds
 
     log = open_log(args.out, "block_fp8.log")

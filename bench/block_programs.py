@@ -27,9 +27,7 @@ import sys
 
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from tilec.runtime import Kernel  # noqa: E402
 
 GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)]

@@ -15,7 +15,7 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 import block_programs as bp  # noqa: E402
 
 

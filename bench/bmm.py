@@ -12,7 +12,7 @@ import argparse, datetime, json, os, statistics, sys
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import Kernel  # noqa: E402
 
 SHAPES = [(16, 1024, 1024, 1024), (8, 2048, 2048, 2048), (64, 256, 256, 256),

@@ -36,9 +36,10 @@ import sys
 import time
 import traceback
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for sub in ("python", "bench", "scripts", "corpus"):
-    sys.path.insert(0, os.path.join(ROOT, sub))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+# The corpus entries (corpus/<name>.py, corpus/common.py) ahead of the rest:
+# corpus/bmm.py must win over bench/bmm.py here.
+sys.path.insert(0, os.path.join(ROOT, "corpus"))
 
 import torch  # noqa: E402
 

@@ -15,8 +15,7 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 
 #: tag -> tile.gemm config (None: the compiler's rule, 128 x 128, K 8, 8 warps).
@@ -30,7 +29,6 @@ ODD = [(1, 16, 16), (127, 264, 144), (1000, 1032, 1000), (333, 1000, 4112)]
 
 
 def build(art, tilec):
-    sys.path.insert(0, os.path.join(ROOT, "python"))
     from tilec.kernels import gemm_source
     out = os.path.join(art, "sm_90a")
     os.makedirs(out, exist_ok=True)
@@ -57,7 +55,6 @@ def main():
     if args.build:
         return build(args.art, args.tilec)
     import torch
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
     from block_fp8 import serial_f32
     from block_programs import load, time_rounds
     log = open_log(args.out, "fma_configs.log")

@@ -1,10 +1,9 @@
 """Launches one tilec GEMM (for profilers): gemm_once.py KERNEL.json M N K"""
-import os
 import sys
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import Kernel  # noqa: E402
 
 path, M, N, K = sys.argv[1], *map(int, sys.argv[2:5])

@@ -27,12 +27,9 @@ Run there (from the repository root; no compiler needed):
 ($TILEC_COMMIT, else the artifacts' commit.txt, is the JSON's commit.)"""
 import argparse, datetime, json, os, sys, time
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 # No compiler on the GPU machine: make sure none is picked up by accident.
 os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", "libtilec-c.so")
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import torch  # noqa: E402
 

@@ -18,13 +18,11 @@ import datetime
 import json
 import os
 import subprocess
-import sys
 
 import torch
 import torch.nn.functional as F
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from block_attention import BENCH as ATTENTION_SHAPES  # noqa: E402
 from block_attention import ODD as ATTENTION_ODD  # noqa: E402
 from block_attention import check_attention, named_args  # noqa: E402

@@ -49,10 +49,7 @@ import sys
 import torch
 import torch.nn.functional as F
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from artifact_record import open_log, read_commit, write_result  # noqa: E402
 from block_programs import time_rounds  # noqa: E402
 import backward_kernels  # noqa: E402

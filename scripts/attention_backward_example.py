@@ -8,11 +8,9 @@ this output.
     python3 scripts/attention_backward_example.py > examples/attention_backward_bf16.mlir
 """
 
-import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 import backward_kernels as bk  # noqa: E402  (scripts/, beside this script)
 
 HEADER = """\

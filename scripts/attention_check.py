@@ -23,9 +23,7 @@ import sys
 import torch
 import torch.nn.functional as F
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-ROOT_BENCH = os.path.join(ROOT, "bench")
+import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import Kernel  # noqa: E402
 
 BENCH_ROUNDS = int(os.environ.get("TILEC_BENCH_ROUNDS", "5"))
@@ -132,8 +130,6 @@ def bench_shape(art, chips, S, d, causal, do_bench, rounds):
         errors["cudnn"] = str(e)[:200]
         del fns["cudnn"]
     try:
-        if ROOT_BENCH not in sys.path:
-            sys.path.insert(0, ROOT_BENCH)
         from triton_attention import triton_attention
         # Sanity check against the flash backend before timing.
         ot = triton_attention(q, k, v, causal)

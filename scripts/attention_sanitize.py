@@ -11,9 +11,7 @@ import argparse
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from attention_check import check_case  # noqa: E402
 from tilec.runtime import Kernel  # noqa: E402
 

@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
 VARIANTS = [("bf16", "row", False), ("bf16", "col", False), ("bf16", "row", True),
             ("f32", "col", True)]
@@ -66,8 +66,6 @@ def padded(torch, *shape, dtype):
 
 def run(out):
     import torch
-    sys.path.insert(0, os.path.join(ROOT, "python"))
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
     from block_programs import time_rounds
     from tilec.runtime import Kernel
     torch.manual_seed(5)

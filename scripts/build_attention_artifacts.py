@@ -9,11 +9,8 @@ attention_variants.py times beside them. Prints each kernel's compile time.
 
 import argparse
 import os
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from build_gemm_artifacts import compile_kernels  # noqa: E402
 from tilec.kernels import attention_source  # noqa: E402
 

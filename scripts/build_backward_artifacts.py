@@ -19,13 +19,10 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from artifact_record import stamp_commit  # noqa: E402
 import backward_kernels  # noqa: E402
 from tilec import backward_op  # noqa: E402

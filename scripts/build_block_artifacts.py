@@ -20,12 +20,9 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from artifact_record import stamp_commit  # noqa: E402
 from attention_block_template import attention_block_source  # noqa: E402
 from tilec.kernels import attention_source, gemm_source  # noqa: E402

@@ -9,11 +9,9 @@ import itertools
 import os
 import shutil
 import subprocess
-import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from tilec import _rules  # noqa: E402
 from tilec.kernels import gemm_shape_config, gemm_shape_tag, gemm_source  # noqa: E402
 

@@ -14,10 +14,8 @@ H200). OUT/<side>/commit.txt names each build.
 import argparse
 import os
 import subprocess
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from tilec.kernels import attention_source, gemm_source  # noqa: E402
 
 

@@ -29,8 +29,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 import tilec  # noqa: E402
 from artifact_record import stamp_commit  # noqa: E402
 from tilec import backward_op, op_attention  # noqa: E402

@@ -39,9 +39,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 import tilec  # noqa: E402
 from artifact_record import open_log, read_commit, write_result  # noqa: E402
 

@@ -18,8 +18,7 @@ import sys
 
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 import tilec  # noqa: E402
 
 SHAPES = [(7, 13, 19), (1000, 999, 1001), (4097, 4095, 63), (129, 257, 8200), (512, 512, 512)]

@@ -21,9 +21,7 @@ import sys
 
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
+import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.kernels import gemm_shape_config, gemm_shape_tag  # noqa: E402
 from tilec.runtime import Kernel, LaunchError  # noqa: E402
 

@@ -24,9 +24,7 @@ import random
 import shutil
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 
 SPECIAL = [1, 2, 3, 7, 13, 17, 31, 63, 65, 127, 129, 251, 255, 257, 509, 1021, 1023, 1025,
            2047, 4093, 4097, 8191, 8193, 16381]

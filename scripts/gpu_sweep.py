@@ -25,9 +25,7 @@ import sys
 import torch
 import torch.nn.functional as F
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 
 from block_attention import named_args, reference, run_block  # noqa: E402
 from block_programs import gemm_operands, load  # noqa: E402

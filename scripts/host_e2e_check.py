@@ -19,7 +19,7 @@ import argparse, datetime, json, os, shutil, subprocess, sys
 MODULES = ("mlp", "batch_matmul", "attention", "matmul_memref", "residual", "batch_reduce",
            "matmul_strided")
 CHIPS = (("sm_90a", None), ("sm_80", "sm_90"))
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 
 
 def sh(cmd):

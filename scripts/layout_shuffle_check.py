@@ -26,9 +26,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 from artifact_record import open_log, read_commit, stamp_commit  # noqa: E402
 
 # Layouts of a 4-warp block, each warp holding 8 rows of a 32-column tile

@@ -4,8 +4,8 @@ matmul, linalg.contract, matvec accumulating into y, vecmat with a dynamic K, nn
 generic, bias + GELU and SiLU epilogues), launched on the GPU against a float32 reference on both paths. Build here: tilec-opt the
 test with -split-input-file -tile-from-linalg, split it at // -----, and tilec each part into
 .gpu/lin/<chip> (sm_80 with --cubin-arch=sm_90); run there from the repository root."""
-import json, sys, torch
-sys.path.insert(0, "python")
+import json, torch
+import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 import tilec.runtime
 torch.manual_seed(0)
 def r(*s, dt=torch.bfloat16): return torch.randn(*s, device="cuda").to(dt)

@@ -38,9 +38,9 @@ import os
 import subprocess
 import sys
 
-from artifact_record import open_log, read_commit, stamp_commit, write_result
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INPUT = os.path.join(ROOT, "test", "Target", "Inputs", "linalg_lowp.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
 PRECISIONS = ("tf32x3", "tf32")
@@ -74,8 +74,6 @@ def main():
         return build(args.art, args.bindir)
 
     import torch
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    sys.path.insert(0, os.path.join(ROOT, "python"))
     from block_programs import load, time_rounds
     from block_fp8 import triton_tf32
 

@@ -10,9 +10,7 @@ import sys
 
 import torch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "examples"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 import tilec.runtime  # noqa: E402
 from linear_bias_relu import check  # noqa: E402
 

@@ -21,9 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 import build_attention_artifacts as att  # noqa: E402
 import build_gemm_artifacts as gemm  # noqa: E402
 from tilec.kernels import attention_source, gemm_source  # noqa: E402

@@ -40,10 +40,7 @@ import os
 import shutil
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
+from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
 
 CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
 NUM_SMS = 132  # the H200
