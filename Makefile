@@ -14,7 +14,7 @@ endif
 all: build
 
 setup:
-	@scripts/setup.sh
+	@scripts/build/setup.sh
 
 $(BUILD)/build.ninja:
 	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
@@ -36,7 +36,7 @@ pytest: build
 
 # The package as users get it (python/README.md): pip installs ./python into
 # a fresh venv offline (Debian's setuptools and wheel through
-# --system-site-packages), then scripts/pip_check.py compiles a kernel from
+# --system-site-packages), then scripts/dev/pip_check.py compiles a kernel from
 # outside the checkout with TILEC_LIBRARY, and checks the error without it.
 # The sources are copied first so that setuptools' build/ and egg-info stay
 # out of python/ (and a stale build/ never leaks into the wheel).
@@ -48,18 +48,18 @@ pip-check: build
 	$(PYTHON) -m venv --system-site-packages $(PIP_CHECK)/venv
 	$(PIP_CHECK)/venv/bin/python -m pip install --quiet --no-build-isolation --no-index $(PIP_CHECK)/src
 	cd / && env -u PYTHONPATH TILEC_CACHE_DIR=$(PIP_CHECK)/cache \
-	    TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PIP_CHECK)/venv/bin/python - < $(CURDIR)/scripts/pip_check.py
+	    TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PIP_CHECK)/venv/bin/python - < $(CURDIR)/scripts/dev/pip_check.py
 
 test: check pytest pip-check fuzz-smoke
 
-# Mutation fuzzing of tilec and tilec-opt (scripts/fuzz.py; docs/testing.md, "Fuzzing").
+# Mutation fuzzing of tilec and tilec-opt (scripts/dev/fuzz.py; docs/testing.md, "Fuzzing").
 # fuzz-smoke (part of make test): seed 1, 500 mutants, about a minute;
 # fuzz: one CPU-hour per tool. Buckets go under $(BUILD).
 fuzz-smoke: build
-	$(PYTHON) scripts/fuzz.py --smoke --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz-smoke
+	$(PYTHON) scripts/dev/fuzz.py --smoke --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz-smoke
 
 fuzz: build
-	$(PYTHON) scripts/fuzz.py --cpu-seconds 3600 --reduce-seconds 120 --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz
+	$(PYTHON) scripts/dev/fuzz.py --cpu-seconds 3600 --reduce-seconds 120 --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz
 
 # The lit suite on an ASan + UBSan build of tilec (its own build folder; a
 # sanitizer report fails the test). About twice the time of `make check`.
@@ -68,7 +68,7 @@ sanitize: setup
 	cmake -G Ninja -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILEC_SANITIZE=ON $(CMAKE_FLAGS)
 	cmake --build $(SANITIZE_BUILD) --target check-tilec
 
-# GEMM kernels for scripts/python_check.py on the GPU machine (no compiler there).
+# GEMM kernels for scripts/gpu/python_check.py on the GPU machine (no compiler there).
 # The reference of every op, type, attribute (the typed configs with every
 # parameter) and pass, generated from ODS (add_mlir_doc) into docs/reference/;
 # test/Docs/reference.test fails while the copy there is out of date.
@@ -80,18 +80,18 @@ docs: configure
 	for f in $(DOCS); do cp $(BUILD)/docs/$$f docs/reference/$$(basename $$f); done
 
 # The plots of docs/performance.md, drawn from records in bench/results/ by
-# scripts/plots.py into docs/plots/. matplotlib comes from Debian's
-# python3-matplotlib (scripts/setup.sh --plots installs it when missing);
+# scripts/dev/plots.py into docs/plots/. matplotlib comes from Debian's
+# python3-matplotlib (scripts/build/setup.sh --plots installs it when missing);
 # nothing else needs it, so it stays out of make test.
 plots:
-	@$(PYTHON) -c 'import matplotlib' 2>/dev/null || scripts/setup.sh --plots
-	$(PYTHON) scripts/plots.py --results bench/results --out docs/plots
+	@$(PYTHON) -c 'import matplotlib' 2>/dev/null || scripts/build/setup.sh --plots
+	$(PYTHON) scripts/dev/plots.py --results bench/results --out docs/plots
 
 python-artifacts: build
-	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) scripts/build_python_artifacts.py --out .gpu/python
+	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) scripts/build/build_python_artifacts.py --out .gpu/python
 
 demo: build
-	@BUILD=$(abspath $(BUILD)) scripts/demo.sh
+	@BUILD=$(abspath $(BUILD)) scripts/dev/demo.sh
 
 clean:
 	rm -rf $(BUILD) out

@@ -1,6 +1,6 @@
 """The attention part of bench/block_programs.py: the FlashAttention forward
 block programs of examples/attention_block_bf16.mlir (and their head dim 64
-versions, scripts/build_block_artifacts.py), their Triton twin (the same
+versions, scripts/build/build_block_artifacts.py), their Triton twin (the same
 algorithm: 128x128 blocks, 8 warps, one key loop whose edge blocks take the
 mask in a branch), tile.attention, cuDNN and torch flash SDPA.
 
@@ -191,7 +191,7 @@ def attention_section(art, rounds, log, quick):
             if m80 in t and "tilec_named_sm_80" in t:
                 row["sm80_block_vs_named"] = t[m80] / t["tilec_named_sm_80"]
                 # The same program with the tiles a user picks for mma.sync
-                # chips (scripts/build_block_artifacts.py ATTENTION_TILES).
+                # chips (scripts/build/build_block_artifacts.py ATTENTION_TILES).
                 tuned = {kk: vv for kk, vv in t.items()
                          if kk.startswith(m80 + "__bn")}
                 if tuned:

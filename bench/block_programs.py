@@ -3,7 +3,7 @@
 twins, tilec's named ops, cuBLAS and cuDNN SDPA (issue "The compiler, not
 the template").
 
-Kernels come from scripts/build_block_artifacts.py (compiled elsewhere);
+Kernels come from scripts/build/build_block_artifacts.py (compiled elsewhere);
 this machine needs only torch, Triton and cuda.bindings.
 
 Correctness: random inputs (never zeros), odd shapes, outputs poisoned with

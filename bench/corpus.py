@@ -2,7 +2,7 @@
 """The corpus of user programs (corpus/, issue 51) on the GPU: every entry's
 tilec kernels beside its Triton twin and torch's own op.
 
-Kernels come from scripts/build_corpus_artifacts.py (this machine has no
+Kernels come from scripts/build/build_corpus_artifacts.py (this machine has no
 compiler): OUT/sm_90a and OUT/sm_80 (the mma.sync path, assembled for
 sm_90). Each entry (corpus/<name>.py) is run in isolation, so that one
 failure does not stop the others:

@@ -21,7 +21,7 @@ a float32 reference computed expert by expert (relative error max|out -
 ref| / max|ref|, at most 1.6e-2). TFLOP/s count 2 * rows * N * K.
 
 Build here: TILEC_LIBRARY=build/lib/libtilec-c.so \\
-    scripts/build_python_artifacts.py --grouped-only --out .gpu/grouped_python
+    scripts/build/build_python_artifacts.py --grouped-only --out .gpu/grouped_python
 Run there (from the repository root; no compiler needed):
     python3 bench/grouped_gemm.py --artifacts .gpu/grouped_python [--json OUT]
 ($TILEC_COMMIT, else the artifacts' commit.txt, is the JSON's commit.)"""
@@ -194,7 +194,7 @@ def main():
     artifacts = os.path.abspath(args.artifacts)
     if not os.path.isdir(os.path.join(artifacts, "sm_90a")):
         print(f"no sm_90a kernels in {artifacts}: build them with TILEC_LIBRARY=... "
-              f"scripts/build_python_artifacts.py --grouped-only --out DIR", file=sys.stderr)
+              f"scripts/build/build_python_artifacts.py --grouped-only --out DIR", file=sys.stderr)
         return 2
     if os.path.isfile(os.path.join(artifacts, "libtilec-rules.so")):
         os.environ["TILEC_RULES_LIBRARY"] = os.path.join(artifacts, "libtilec-rules.so")

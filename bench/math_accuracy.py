@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The accuracy of every math op on the GPU, against a float64 reference.
 
-Kernels come from scripts/gen_math_ops.py's files, compiled elsewhere
-(`scripts/build_gpu_artifacts.sh`-style: `tilec FILE --chip=sm_90a --emit=cubin
+Kernels come from scripts/dev/gen_math_ops.py's files, compiled elsewhere
+(`scripts/build/build_gpu_artifacts.sh`-style: `tilec FILE --chip=sm_90a --emit=cubin
 -o DIR`); this machine needs only torch and cuda.bindings.
 
 For each kernel (op x dtype x IEEE/fast): about 1M random inputs from the

@@ -3,7 +3,7 @@
 evidence a redesign of how tile.gemm / tile.attention are built keeps their
 speed (issue "One mechanism").
 
-Artifacts come from scripts/build_named_ab.py: ART/{old,new}/<chip>/ hold
+Artifacts come from scripts/build/build_named_ab.py: ART/{old,new}/<chip>/ hold
 gemm_bf16_bf16_{brow,bcol} and attention_bf16_d{64,128}[_causal] from each
 build. Every kernel of a row (old and new, both chips, and cuBLAS or cuDNN
 for scale) is timed in alternating short samples (block_programs.time_rounds)
@@ -28,7 +28,7 @@ from block_attention import ODD as ATTENTION_ODD  # noqa: E402
 from block_attention import check_attention, named_args  # noqa: E402
 from block_programs import GEMM_ODD, check_gemm, gemm_operands, load, time_rounds  # noqa: E402
 
-# The six benchmark shapes of scripts/gemm_check.py.
+# The six benchmark shapes of scripts/gpu/gemm_check.py.
 GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
                (16384, 4096, 4096), (4096, 14336, 4096), (128, 8192, 8192)]
 CHIPS = ("sm_90a", "sm_80")
@@ -53,7 +53,7 @@ def ratios(t, _kernels):
 
 # (kernel, B column-major) of each GEMM section.
 GEMMS = [("gemm_bf16_bf16_brow", False), ("gemm_bf16_bf16_bcol", True)]
-# scripts/build_named_ab.py's CLUSTER_GEMMS.
+# scripts/build/build_named_ab.py's CLUSTER_GEMMS.
 CLUSTER_GEMMS = [("gemm_cm2", False), ("gemm_cn2", False), ("gemm_cm2cn2", False),
                  ("gemm_cm2_bcol", True)]
 

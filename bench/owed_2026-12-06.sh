@@ -15,7 +15,7 @@
 # alibi by hand on 3), and the Python package's artifacts.
 # run: the probe in one interleaved corpus run (correctness with poisoned
 # outputs, then 5 rounds beside the Triton twins and FlexAttention), then the
-# Python check of the split host layer (scripts/python_check.py).
+# Python check of the split host layer (scripts/gpu/python_check.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OWED=.gpu/owed
@@ -57,7 +57,7 @@ case "${1:-}" in
 build)
   base=${2:?"usage: $0 build BASE_TILEC"}
   rm -rf "$OWED"
-  python3 scripts/build_corpus_artifacts.py --out "$OWED/probe" --chips sm_90a_fast,sm_90a_fast_base \
+  python3 scripts/build/build_corpus_artifacts.py --out "$OWED/probe" --chips sm_90a_fast,sm_90a_fast_base \
     --base-tilec "$base" --only "$PROGRAMS" --jobs 2
   build_probe_chip sm_90a_fast_x "attention_alibi=alibi" \
     "attention_rows=warp_specialize = false" "attention_document_skip=stages = 3" \
@@ -65,7 +65,7 @@ build)
   build_probe_chip sm_90a_fast_y "attention_alibi=alibi:stages = 3" \
     "attention_rows=warp_specialize = false, stages = 4" "attention_document_skip=stages = 2" \
     "attention_sliding_window=stages = 2" "attention_fwd=stages = 8"
-  TILEC_LIBRARY="$PWD/build/lib/libtilec-c.so" python3 scripts/build_python_artifacts.py --out "$OWED/python"
+  TILEC_LIBRARY="$PWD/build/lib/libtilec-c.so" python3 scripts/build/build_python_artifacts.py --out "$OWED/python"
   find "$OWED" -name '*.ptx' -delete
   du -sh "$OWED" ;;
 run)
@@ -73,7 +73,7 @@ run)
   PYTHONPATH=python python3 bench/corpus.py --artifacts "$OWED/probe" --out "$OUT/probe" \
     --chips sm_90a_fast,sm_90a_fast_base,sm_90a_fast_x,sm_90a_fast_y --only "$PROGRAMS" --rounds 5 \
     > "$OUT/probe.log" 2>&1 || echo "corpus.py rc=$? (correctness failures or errors: see the log)"
-  PYTHONPATH=python python3 scripts/python_check.py --artifacts "$OWED/python" \
+  PYTHONPATH=python python3 scripts/gpu/python_check.py --artifacts "$OWED/python" \
     --out "$OUT/python_check.json" > "$OUT/python_check.log" 2>&1 || echo "python_check rc=$?"
   tail -3 "$OUT/python_check.log" ;;
 *)

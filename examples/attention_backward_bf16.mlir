@@ -1,6 +1,6 @@
 // FlashAttention-2's backward as block programs, the kernels behind
-// tilec.attention's autograd formula (scripts/backward_kernels.py,
-// written out by scripts/attention_backward_example.py): bf16, head dim 128,
+// tilec.attention's autograd formula (scripts/common/backward_kernels.py,
+// written out by scripts/dev/attention_backward_example.py): bf16, head dim 128,
 // [batch, heads, seq, 128] tensors, grouped-query K/V, causal (bottom-right
 // aligned) and not.
 //

@@ -12,7 +12,7 @@
 // warpgroup. Keys past the sequence get -inf. The K/V ring is three stages
 // deep (schedule<stages = 3>), not the five that shared memory allows: on
 // the H200 three ran 3-5% faster (bench/attention_fp8.py --variants). Generated
-// by scripts/attention_block_template.py --fp8.
+// by scripts/common/attention_block_template.py --fp8.
 tile.kernel @attention_block_fp8(%Q: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64},
     %K: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64},
     %V: !tile.ptr<f8E4M3FN> {tile.align = 16 : i64},

@@ -3,7 +3,7 @@
 // generics), P V, a cast to bf16; dynamic batch and sequence lengths,
 // head dim 128. tile-from-linalg turns the whole pattern into one
 // tile.attention kernel (one launch). attention_main.cpp calls it
-// (scripts/host_e2e_check.py).
+// (scripts/gpu/host_e2e_check.py).
 #map_id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #map_row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
 func.func @attention(%q: tensor<?x?x128xbf16>, %k: tensor<?x?x128xbf16>, %v: tensor<?x?x128xbf16>) -> tensor<?x?x128xbf16> {

@@ -1,7 +1,7 @@
 // linalg.batch_matmul on tensors with a dynamic batch: tile-from-linalg
 // outlines a tile.gemm kernel for one 129 x 80 matrix, and the host program
 // launches it once per batch index (tile.launch `batch`).
-// batch_matmul_main.cpp calls it (scripts/host_e2e_check.py).
+// batch_matmul_main.cpp calls it (scripts/gpu/host_e2e_check.py).
 func.func @bmm(%a: tensor<?x129x64xbf16>, %b: tensor<?x64x80xbf16>) -> tensor<?x129x80xf32> {
   %c0 = arith.constant 0 : index
   %f0 = arith.constant 0.0 : f32

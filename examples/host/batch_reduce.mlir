@@ -2,7 +2,7 @@
 // into a caller's tensor: tile-from-linalg outlines one batch-reduce
 // tile.gemm kernel (its K loop runs through every matrix) that reads the
 // init with beta = 1, and the host program launches it once.
-// batch_reduce_main.cpp calls it (scripts/host_e2e_check.py).
+// batch_reduce_main.cpp calls it (scripts/gpu/host_e2e_check.py).
 func.func @brmm(%a: tensor<?x129x72xbf16>, %b: tensor<?x72x80xbf16>,
                 %c: tensor<129x80xf32>) -> tensor<129x80xf32> {
   %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<?x129x72xbf16>, tensor<?x72x80xbf16>)

@@ -6,7 +6,7 @@
 // contiguous (inner stride 1) and refuses the operand otherwise.
 // @matmul_window takes the windows itself (memref.subview at dynamic
 // offsets) and accumulates into C's window (beta = 1).
-// matmul_strided_main.cpp calls both (scripts/host_e2e_check.py).
+// matmul_strided_main.cpp calls both (scripts/gpu/host_e2e_check.py).
 func.func @matmul_strided(%a: memref<?x?xbf16, strided<[?, ?], offset: ?>>,
                           %b: memref<?x?xbf16, strided<[?, ?], offset: ?>>,
                           %c: memref<?x?xf32, strided<[?, ?], offset: ?>>) {

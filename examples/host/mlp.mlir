@@ -2,7 +2,7 @@
 // tile-from-linalg fuses the bias and the ReLU into the tile.gemm kernel;
 // the tanh stays on the host (a remark says why) and runs there, on the
 // kernel's result, as loops. `tilec mlp.mlir --chip=sm_90a --emit=host`
-// makes the host program; mlp_main.cpp calls it (scripts/host_e2e_check.py).
+// makes the host program; mlp_main.cpp calls it (scripts/gpu/host_e2e_check.py).
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 func.func @mlp(%x: tensor<?x256xbf16>, %w: tensor<256x192xbf16>, %bias: tensor<192xf32>) -> tensor<?x192xf32> {

@@ -2,7 +2,7 @@
 // r) with a residual r and the ReLU as compare + select, bf16 out. The
 // residual add and the ReLU fuse into the tile.gemm kernel (r becomes C,
 // read with beta = 1); the host program is one launch. residual_main.cpp
-// calls it (scripts/host_e2e_check.py).
+// calls it (scripts/gpu/host_e2e_check.py).
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @residual(%x: tensor<?x128xbf16>, %w: tensor<128x96xbf16>, %r: tensor<?x96xbf16>) -> tensor<?x96xbf16> {
   %c0 = arith.constant 0 : index

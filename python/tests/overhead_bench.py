@@ -20,7 +20,7 @@ metadata has no tensor maps on either chip):
   * ``attention_lse``: ``tilec.attention(q, k, v, out=out, return_lse=True)``
     (allocates the lse).
 
-The GPU-side counterpart is scripts/python_check.py (real driver, GPU kept
+The GPU-side counterpart is scripts/gpu/python_check.py (real driver, GPU kept
 busy so that only enqueueing is timed).
 
     python3 python/tests/overhead_bench.py [--package DIR] [--calls N] [--json]

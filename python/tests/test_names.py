@@ -18,7 +18,7 @@ def python_files():
 
 
 def test_no_undefined_names():
-    api = pytest.importorskip("pyflakes.api", reason="scripts/setup.sh installs python3-pyflakes")
+    api = pytest.importorskip("pyflakes.api", reason="scripts/build/setup.sh installs python3-pyflakes")
     from pyflakes import messages
     from pyflakes.reporter import Reporter
 

@@ -1,7 +1,8 @@
 """The one way the scripts and benchmarks find the checkout (issue 52):
-``_paths.py`` beside the scripts of scripts/ and bench/. Its copies are
-identical, importing it from either directory gives the repository root and
-puts the script directories on ``sys.path``, and no other script or benchmark edits
+``_paths.py`` beside the scripts of scripts/gpu, scripts/build, scripts/dev
+and bench/ (scripts/README.md). Its copies are identical, importing it from
+any of those directories gives the repository root and puts the script
+directories on ``sys.path``, and no other script or benchmark edits
 ``sys.path`` (bench/corpus.py's corpus/ excepted: its entries must shadow
 bench's modules of the same name)."""
 
@@ -13,7 +14,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COPIES = ("scripts", "bench")
+COPIES = ("scripts/gpu", "scripts/build", "scripts/dev", "bench")
 #: sys.path edits allowed outside _paths.py: (file, line).
 ALLOWED = {("bench/corpus.py", 'sys.path.insert(0, os.path.join(ROOT, "corpus"))')}
 
@@ -33,7 +34,8 @@ def test_import_finds_the_checkout(directory, tmp_path):
     lines = out.splitlines()
     assert os.path.realpath(lines[0]) == os.path.realpath(ROOT)
     path = [os.path.realpath(p) for p in lines[1:]]
-    for sub in ("python", "bench", "scripts", "examples"):
+    for sub in ("python", "bench", "scripts/common", "scripts/gpu", "scripts/build", "scripts/dev",
+                "examples"):
         assert os.path.realpath(os.path.join(ROOT, sub)) in path, sub
 
 
@@ -51,4 +53,4 @@ def test_no_other_sys_path_edits():
                     if re.match(r"\s*sys\.path(\.(insert|append|extend)\b|\s*(\[.*\])?\s*[+]?=)",
                                 line) and (rel, line.strip()) not in ALLOWED:
                         edits.append(f"{rel}: {line.strip()}")
-    assert edits == [], "use `from _paths import ROOT` (_paths.py) instead"
+    assert edits == [], "use `from _paths import ROOT` (scripts/README.md) instead"

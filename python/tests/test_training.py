@@ -2,8 +2,8 @@
 compile to the expected instructions on both paths, tilec.attention's
 ``scale=`` picks its kernel, and the routing to the torch operators
 (tilec.torch_ops) happens only when a gradient or torch.compile needs it.
-The numerics run on the GPU (scripts/attention_backward_check.py,
-scripts/training_check.py)."""
+The numerics run on the GPU (scripts/gpu/attention_backward_check.py,
+scripts/gpu/training_check.py)."""
 
 import re
 import sys
@@ -15,7 +15,7 @@ import tilec
 from tilec import api, op_attention
 from tilec.kernels import attention_name, attention_source
 
-import backward_kernels  # scripts/backward_kernels.py (conftest puts scripts/ on sys.path)
+import backward_kernels  # scripts/common/backward_kernels.py (conftest puts scripts/common on sys.path)
 from test_ops import FakeTensor
 
 

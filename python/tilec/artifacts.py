@@ -45,7 +45,7 @@ def find(directory, chip, name, source=None):
                 raise ArtifactError(
                     f"precompiled kernel {json_path} was built from a different source than "
                     f"this version of tilec generates; rebuild the artifacts "
-                    f"(scripts/build_python_artifacts.py)")
+                    f"(scripts/build/build_python_artifacts.py)")
     with open(json_path, encoding="utf-8") as f:
         meta = json.load(f)
     if meta.get("chip") != chip or meta.get("kernel") != name:

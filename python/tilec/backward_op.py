@@ -3,7 +3,7 @@
 The compiler builds the kernels: one ``tile.kernel`` holding the op is split
 into one kernel per stage (``tile-split-stages``) and each stage
 is expanded with the chip's tiles (``tile-expand-named-ops``), into the
-block programs that ``scripts/backward_kernels.py`` writes as text (the
+block programs that ``scripts/common/backward_kernels.py`` writes as text (the
 reference the expansion is checked against). This module writes that kernel
 and fills its parameters by name.
 
@@ -21,7 +21,7 @@ the kernel's metadata.
 
 Tensors are contiguous in their last two dimensions (rows of head_dim
 elements). Head dims 64, 128 and 256 (the atomic mode: 64 and 128; the
-text programs of ``scripts/backward_kernels.py``: 64 and 128).
+text programs of ``scripts/common/backward_kernels.py``: 64 and 128).
 """
 
 #: Element types the op takes (those of the text programs too).

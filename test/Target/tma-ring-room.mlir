@@ -1,7 +1,7 @@
 // Regression: tile-tma-pipeline sized its ring without the cp.async ring
 // that tile-pipeline builds later in the same loop for the dots left to
 // mma.sync. In this kernel (the atomic backward's dK/dV + dQ kernel at head
-// dim 128 with 32-query blocks, scripts/backward_kernels.py,
+// dim 128 with 32-query blocks, scripts/common/backward_kernels.py,
 // Tiles(dkv_m=32)) the TMA ring took 6 stages, the cp.async ring 2 more,
 // and the kernel needed 247296 bytes of shared memory, more than sm_90a's
 // 232448. tile-tma-pipeline now leaves room for the smallest cp.async

@@ -1,7 +1,7 @@
 // The stages of tile.attention_backward expand to FlashAttention-2's
 // backward block programs with each chip's tiles (NamedOpConfigs:
 // getAttentionBackwardTiles). The programs themselves are compared op by op
-// with scripts/backward_kernels.py's (the kernels measured on the H200)
+// with scripts/common/backward_kernels.py's (the kernels measured on the H200)
 // in attention-backward-matches-python.test.
 
 // RUN: tilec-opt %examples/attention_backward_op_bf16.mlir --pass-pipeline='builtin.module(tile-split-stages, tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefix=SM90A

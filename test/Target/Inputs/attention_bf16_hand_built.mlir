@@ -1,6 +1,6 @@
 // examples/attention_bf16.mlir with config <by_passes = false>: the hand-built
 // FlashAttention-3 kernel (the causal default before the scheduling passes built
-// it), the base of the attention mutants of scripts/gen_async_mutants.py.
+// it), the base of the attention mutants of scripts/dev/gen_async_mutants.py.
 // Causal attention forward over [batch, heads, seq, 128] bf16 tensors with
 // grouped-query K/V heads and the log-sum-exp of every row: one named op,
 // expanded per chip by tile-expand-named-ops.

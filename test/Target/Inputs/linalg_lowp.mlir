@@ -1,7 +1,7 @@
 // Frontend functions with f32, i8 and fp8 matmuls, as torch-mlir or upstream
 // MLIR's linalg tests write them (B stored [K, N] unless said otherwise).
 // Used by test/Target/linalg-lowp-ptx.mlir (PTX per chip) and
-// scripts/linalg_lowp_check.py (the kernels on the GPU).
+// scripts/gpu/linalg_lowp_check.py (the kernels on the GPU).
 
 // f32 x f32 -> f32, any M, N, K: TF32 tensor cores (f32-precision), B
 // transposed by a kernel first.

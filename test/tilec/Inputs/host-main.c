@@ -1,7 +1,7 @@
 /* Links against the host program of examples/host/mlp.mlir (tilec
    --emit=host) and libtilec-host-runtime, as a user's program does; the
    lit test only links it (running it needs a GPU:
-   scripts/host_e2e_check.py). */
+   scripts/gpu/host_e2e_check.py). */
 #include "tilec/Runtime/HostRuntime.h"
 
 #include <stdint.h>

@@ -1,4 +1,4 @@
-"""tile.attention_backward's expansion against scripts/backward_kernels.py.
+"""tile.attention_backward's expansion against scripts/common/backward_kernels.py.
 
 Both write the same FlashAttention-2 backward block programs: the Python
 module as text (the kernels tilec.attention's autograd runs, measured on the
@@ -15,13 +15,14 @@ by op (SSA names dropped). Expected differences only:
   f32 constants and products are dropped);
 * the order of the hoisted constants (compared as a multiset).
 
-Then the same for the tile variants scripts/build_backward_artifacts.py
+Then the same for the tile variants scripts/build/build_backward_artifacts.py
 times on the GPU (and each rule's tiles with prefetch_rows toggled),
 written as the op's `config <...>`. Variants that leave the dK/dV budgets
 to the scheduling passes are skipped: the op's config sets budgets, it
 cannot unset the rule's.
 
-Usage: backward_matches_python.py TILEC_OPT PYTHON_DIR SCRIPTS_DIR
+Usage: backward_matches_python.py TILEC_OPT PYTHON_DIR SCRIPTS_BUILD_DIR
+(scripts/build, whose _paths puts scripts/common on sys.path too)
 """
 
 import collections
@@ -29,10 +30,11 @@ import re
 import subprocess
 import sys
 
-TILEC_OPT, PYTHON_DIR, SCRIPTS_DIR = sys.argv[1], sys.argv[2], sys.argv[3]
+TILEC_OPT, PYTHON_DIR, SCRIPTS_BUILD_DIR = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, PYTHON_DIR)
-sys.path.insert(0, SCRIPTS_DIR)
-import backward_kernels as bk  # noqa: E402  (SCRIPTS_DIR)
+sys.path.insert(0, SCRIPTS_BUILD_DIR)
+import _paths  # noqa: E402,F401  (scripts/common: backward_kernels)
+import backward_kernels as bk  # noqa: E402
 import build_backward_artifacts as artifacts  # noqa: E402
 
 
