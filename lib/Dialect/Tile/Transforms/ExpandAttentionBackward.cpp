@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Each stage of tile.attention_backward becomes a FlashAttention-2 backward
-// block program (the programs of scripts/backward_kernels.py, which
+// block program (the programs of scripts/common/backward_kernels.py, which
 // are measured on the H200; that module writes the same programs as text,
 // with its tile variants, for A/B runs):
 //

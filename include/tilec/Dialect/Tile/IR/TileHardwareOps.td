@@ -519,7 +519,7 @@ def Tile_WarpSpecializeOp : Tile_HardwareOp<"warp_specialize", [
   // but parsed by hand: the parser ODS generates from that format keeps the
   // regions outside the OperationState until it succeeds, so on a parse error
   // inside them it frees ops that a forward reference outside may still use
-  // (heap corruption; found by scripts/fuzz.py). TileOps.cpp says more.
+  // (heap corruption; found by scripts/dev/fuzz.py). TileOps.cpp says more.
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
