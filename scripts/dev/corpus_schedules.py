@@ -229,6 +229,8 @@ def sm90_columns(remarks, has_dot, ring_ir):
         masks = "every iteration"
     if pick(remarks, "tile-split-loops", "ShallowRing"):
         masks = "every iteration (shallow ring)"
+    if pick(remarks, "tile-split-loops", "LoadedStart"):
+        masks = "every iteration (loaded start)"
     return [ring, ws, wgmma, store, persistent, order, str(ahead) if ahead else "—", masks,
             registers(remarks)]
 
@@ -352,8 +354,9 @@ HEADER = [
     "window) apply it (`other terms in every iteration`: the mask also and-s terms",
     "that are not index comparisons, such as a document id compared with `==`;",
     "only those stay in the unmasked iterations); `every iteration` when the mask",
-    "has no index comparison it can bound, or (shallow ring) where",
-    "tile-split-loops keeps it on a 2-stage TMA ring.",
+    "has no index comparison it can bound, or where tile-split-loops keeps it:",
+    "(shallow ring) on a 2-stage TMA ring, (loaded start) in a loop that starts",
+    "where loaded data says.",
     "`—`: the pass had nothing to do (no loop, no dot, no tile store); `FAILS`: the",
     "first error of the compile; registers and spills are ptxas's.",
     "`test/Corpus/schedules.test` fails when the compiler's output differs: rerun",

@@ -243,3 +243,82 @@ tile.kernel @deep_ring(%p: !tile.ptr<f32>, %n: i32, %b: i32, %y: f32) warps(4) {
   tile.store %t, %view[%n] : tensor<16xf32>, !tile.view<?xf32, strides = [1]>
   tile.return
 }
+
+// -----
+
+// The 5-stage ring of @deep_ring, but the loop starts where loaded data
+// says (tile.load_scalar: a skip to the first visible block, as
+// corpus/attention_document_skip.mlir does): few iterations precede the
+// bound, and split such a loop ran slower, so the masked branch is kept.
+// CHECK-LABEL: tile.kernel @loaded_start
+// CHECK: tile.load_scalar
+// CHECK: scf.for
+// CHECK-NOT: scf.{{for|if}}
+// CHECK: arith.mulf
+// CHECK-NOT: scf.for
+// CHECK: tile.return
+// REMARK: remark: [Missed] LoadedStart | Category:tile-split-loops | Reason="the mask stays in every iteration: the loop starts where loaded data says (a skip to the visible blocks), so few iterations precede the bound; split, such a loop ran slower than as written"
+tile.kernel @loaded_start(%p: !tile.ptr<f32>, %starts: !tile.ptr<i32>, %n: i32, %b: i32, %y: f32) warps(4) {
+  %view = tile.make_view %p[%n] strides [1] : !tile.ptr<f32>
+  %sv = tile.make_view %starts[%n] strides [1] : !tile.ptr<i32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c5 = arith.constant 5 : i32
+  %first = tile.load_scalar %sv[%c0] : !tile.view<?xi32, strides = [1]> -> i32
+  %lo = arith.addi %first, %c1 : i32
+  %full = tile.mbarrier_alloc count 1 : !tile.mbarrier<5>
+  %r:2 = scf.for %i = %lo to %n step %c1 iter_args(%acc = %y, %s = %c0) -> (f32, i32) : i32 {
+    tile.mbarrier_wait %full[%s], %c0 : !tile.mbarrier<5>
+    %fast = arith.cmpi slt, %i, %b {tile.mask_bound} : i32
+    %v = scf.if %fast -> (f32) {
+      scf.yield %acc : f32
+    } else {
+      %m = arith.mulf %acc, %acc : f32
+      scf.yield %m : f32
+    }
+    %s1 = arith.addi %s, %c1 : i32
+    %wrap = arith.cmpi eq, %s1, %c5 : i32
+    %sn = arith.select %wrap, %c0, %s1 : i32
+    scf.yield %v, %sn : f32, i32
+  }
+  %t = tile.splat %r#0 : tensor<16xf32>
+  tile.store %t, %view[%n] : tensor<16xf32>, !tile.view<?xf32, strides = [1]>
+  tile.return
+}
+
+// -----
+
+// schedule<split_loops = true> splits where a bound allows, the loaded
+// start notwithstanding.
+// CHECK-LABEL: tile.kernel @loaded_start_asked
+// CHECK: scf.for
+// CHECK-NOT: arith.mulf
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK: arith.mulf
+tile.kernel @loaded_start_asked(%p: !tile.ptr<f32>, %starts: !tile.ptr<i32>, %n: i32, %b: i32, %y: f32) warps(4) schedule<split_loops = true> {
+  %view = tile.make_view %p[%n] strides [1] : !tile.ptr<f32>
+  %sv = tile.make_view %starts[%n] strides [1] : !tile.ptr<i32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c5 = arith.constant 5 : i32
+  %first = tile.load_scalar %sv[%c0] : !tile.view<?xi32, strides = [1]> -> i32
+  %full = tile.mbarrier_alloc count 1 : !tile.mbarrier<5>
+  %r:2 = scf.for %i = %first to %n step %c1 iter_args(%acc = %y, %s = %c0) -> (f32, i32) : i32 {
+    tile.mbarrier_wait %full[%s], %c0 : !tile.mbarrier<5>
+    %fast = arith.cmpi slt, %i, %b {tile.mask_bound} : i32
+    %v = scf.if %fast -> (f32) {
+      scf.yield %acc : f32
+    } else {
+      %m = arith.mulf %acc, %acc : f32
+      scf.yield %m : f32
+    }
+    %s1 = arith.addi %s, %c1 : i32
+    %wrap = arith.cmpi eq, %s1, %c5 : i32
+    %sn = arith.select %wrap, %c0, %s1 : i32
+    scf.yield %v, %sn : f32, i32
+  }
+  %t = tile.splat %r#0 : tensor<16xf32>
+  tile.store %t, %view[%n] : tensor<16xf32>, !tile.view<?xf32, strides = [1]>
+  tile.return
+}

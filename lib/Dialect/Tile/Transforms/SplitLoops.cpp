@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tilec::tile {
 #define GEN_PASS_DEF_TILESPLITLOOPS
@@ -187,12 +188,64 @@ static int64_t getShallowestRing(scf::ForOp loop) {
   return depth;
 }
 
-/// tile-mask-bounds's branches of a loop on a TMA ring of at most two stages
-/// resolved to the masked branch: the program as written. Split, such
-/// loops ran slower than unsplit, on an H100 (128-key blocks, a 2-stage TMA
-/// ring, 8 warps: causal hd128 380 TFLOP/s against 415, grouped-query 435
-/// against 491), where 5-stage rings gained up to 1.4x
-/// (bench/results/2026-12-06_mask_bounds_h100.json).
+/// Whether `v` depends on memory the program reads (a tile.load_scalar, a
+/// load): a data-dependent value.
+static bool dependsOnLoadedData(Value v) {
+  SmallVector<Value> work = {v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    if (!seen.insert(cur).second)
+      continue;
+    Operation *def = cur.getDefiningOp();
+    if (!def)
+      continue;
+    // tile.load_scalar is Pure (it reads memory the kernel never writes).
+    auto effects = dyn_cast<MemoryEffectOpInterface>(def);
+    if (isa<LoadScalarOp>(def) ||
+        (effects && effects.hasEffect<MemoryEffects::Read>()))
+      return true;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
+/// Why tile-mask-bounds's branches of `loop` stay as written (resolved to
+/// the masked branch): a remark name and the reason; empty where the loop
+/// is split:
+/// - a TMA ring of at most two stages: split, such loops ran slower than
+///   unsplit on an H100 (128-key blocks, a 2-stage TMA ring, 8 warps:
+///   causal hd128 380 TFLOP/s against 415, grouped-query 435 against 491),
+///   where 5-stage rings gained up to 1.4x
+///   (bench/results/2026-12-06_mask_bounds_h100.json); the cp.async rings
+///   of mma.sync chips gained from the split at two stages too
+///   (grouped-query 238 against 222 on sm_80 PTX);
+/// - a loop that starts where loaded data says (a skip to the first
+///   visible block): it runs a few blocks, and the split's second loop
+///   cost more than the mask it saves (attention_document_skip 115 TFLOP/s
+///   split against 130 as written, where attention_document, whose loop
+///   starts at 0, gained 1.24x: bench/results/2026-12-06_two_programs_
+///   split_h100.json).
+static std::pair<StringRef, std::string> getKeepMaskedReason(scf::ForOp loop) {
+  if (dependsOnLoadedData(loop.getLowerBound()))
+    return {"LoadedStart",
+            "the loop starts where loaded data says (a skip to the visible "
+            "blocks), so few iterations precede the bound; split, such a "
+            "loop ran slower than as written"};
+  // TMA rings: their waits are mbarrier waits.
+  bool tma = loop.getBody()
+                 ->walk([](MBarrierWaitOp) { return WalkResult::interrupt(); })
+                 .wasInterrupted();
+  int64_t ring = getShallowestRing(loop);
+  if (tma && ring > 0 && ring <= 2)
+    return {"ShallowRing", ("split at its bounds, a loop on a " + Twine(ring) +
+                            "-stage ring ran slower than as written")
+                               .str()};
+  return {};
+}
+
+/// tile-mask-bounds's branches of `loop` resolved to the masked branch (the
+/// program as written) where getKeepMaskedReason says so.
 static void keepMasked(scf::ForOp loop) {
   SmallVector<arith::CmpIOp> bounds;
   loop.getBody()->walk([&](arith::CmpIOp cmp) {
@@ -201,22 +254,14 @@ static void keepMasked(scf::ForOp loop) {
   });
   if (bounds.empty())
     return;
-  // TMA rings (their waits are mbarrier waits); the cp.async rings of
-  // mma.sync chips gained from the split at two stages too (grouped-query
-  // 238 against 222 on sm_80 PTX).
-  bool tma = loop.getBody()
-                 ->walk([](MBarrierWaitOp) { return WalkResult::interrupt(); })
-                 .wasInterrupted();
-  int64_t ring = getShallowestRing(loop);
-  if (!tma || ring == 0 || ring > 2)
+  auto [name, why] = getKeepMaskedReason(loop);
+  if (why.empty())
     return;
   IRRewriter rewriter(loop.getContext());
   for (arith::CmpIOp cmp : bounds)
     resolve(rewriter, cmp, false);
-  remarkMissed(loop, kPassName, "ShallowRing",
-               "the mask stays in every iteration: split at its bounds, a loop "
-               "on a " +
-                   Twine(ring) + "-stage ring ran slower than as written");
+  remarkMissed(loop, kPassName, name,
+               "the mask stays in every iteration: " + why);
 }
 
 namespace {
@@ -231,14 +276,17 @@ void TileSplitLoopsPass::runOnOperation() {
   ScheduleAttr schedule = getOperation().getScheduleAttr();
   if (schedule && !ScheduleAttr::flag(schedule.getSplitLoops(), true))
     return;
+  // `split_loops = true` splits wherever a bound allows.
+  bool asked = schedule && schedule.getSplitLoops();
   // Each loop the split makes is split again at its next branch (a sliding
   // window's mask: the first blocks, the full ones, the diagonal), at most
   // kMaxSplits times per loop of the program.
   constexpr int kMaxSplits = 3;
   SmallVector<std::pair<scf::ForOp, int>> work;
   getOperation().walk([&](scf::ForOp loop) { work.push_back({loop, 0}); });
-  for (auto &entry : work)
-    keepMasked(entry.first);
+  if (!asked)
+    for (auto &entry : work)
+      keepMasked(entry.first);
   while (!work.empty()) {
     auto [loop, splits] = work.pop_back_val();
     if (splits >= kMaxSplits)

@@ -561,6 +561,13 @@ def TileSplitLoops : Pass<"tile-split-loops", "::mlir::tilec::tile::KernelOp"> {
     the scheduled kernel: rings, the rotation of `tile-wgmma-overlap` and
     the producer's copies are those of one loop, and the two halves carry
     its ring positions from one to the other.
+
+    `tile-mask-bounds`'s branches stay in every iteration, as the program
+    wrote them, where the split measured slower (a missed remark says
+    which): loops on a TMA ring of at most two stages, and loops that start
+    where loaded data says (a skip to the first visible block: few
+    iterations precede the bound). `schedule<split_loops = true>` splits
+    them anyway; `false` splits nothing.
   }];
   let statistics = [
     Statistic<"numSplitLoops", "num-split-loops", "Number of loops split in two">
