@@ -472,9 +472,35 @@ static void separateReusedMemory(Block &body, ArrayRef<Placed> regions) {
   }
 }
 
+/// The ops that use the buffer `alloc` allocates: its users, and the users
+/// of every value that is a view of it (a tensor in a #tile.shared encoding:
+/// tile.local_load of a stage that a wgmma then reads in place, and what
+/// carries or transposes such a view), which read the memory where they
+/// run, not where the view was made.
+static SmallVector<Operation *> getBufferReaders(Operation *alloc) {
+  SmallVector<Operation *> readers;
+  SmallVector<Value> work(alloc->getResults());
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      readers.push_back(user);
+      for (Value r : user->getResults())
+        if (auto type = dyn_cast<RankedTensorType>(r.getType());
+            type && isa_and_nonnull<SharedEncodingAttr>(type.getEncoding()))
+          work.push_back(r);
+    }
+  }
+  return readers;
+}
+
 /// Plans the dynamic shared memory of `kernel` and records it:
 ///  * tile.local_alloc buffers (1024-byte aligned) live from their
-///    allocation to their last use (in top-level ops of the kernel body),
+///    allocation to their last use or the last use of a view of them
+///    (getBufferReaders; in top-level ops of the kernel body),
 ///    mbarriers to the kernel's end; each goes to the lowest offset not taken by a buffer whose live
 ///    range overlaps its own, so consecutive loops' rings share memory;
 ///  * ops that exchange data through shared memory use a scratch area past
@@ -503,7 +529,7 @@ static LogicalResult planSharedMemory(KernelOp kernel,
       return;
     }
     int64_t begin = position[getAncestorIn(&body, alloc)], end = begin;
-    for (Operation *user : alloc->getUsers())
+    for (Operation *user : getBufferReaders(alloc))
       end = std::max(end, position[getAncestorIn(&body, user)]);
     // A barrier's memory is its state: a copy still completing on it (a TMA
     // issued before a later loop) must not find it re-initialized as another
