@@ -215,7 +215,7 @@ def plot_int8(results, out):
 
 def plot_corpus(results, out):
     """The corpus: tilec sm_90a over its Triton twin and over torch's op, per entry."""
-    name = "2026-12-06_corpus_load_facts_h100.json"
+    name = "2026-12-06_corpus_a35f69c_h100.json"
     rec = load(results, name)
     tilec = "tilec_sm_90a_fast"
     labels, vs_triton, vs_torch = [], [], []
