@@ -17,9 +17,10 @@
  *
  * Config overrides come back as "field=value,field=value" (fields of
  * #tile.gemm_config / #tile.attention_config sorted by name, flags 0 or 1;
- * "" for the chip's default). Functions that write text take a buffer and
- * its size, always NUL-terminate (truncating), and return the full length.
- * All functions are thread-safe.
+ * "" for the chip's default): the rule's typed result as
+ * tilec::rules::formatConfig writes it. Functions that write text take a
+ * buffer and its size, always NUL-terminate (truncating), and return the
+ * full length. All functions are thread-safe.
  */
 
 #ifndef TILEC_C_RULES_H

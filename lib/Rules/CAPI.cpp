@@ -9,6 +9,7 @@
 #include "tilec-c/Rules.h"
 #include "tilec/Rules/ShapeRules.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace tilec::rules;
@@ -25,15 +26,10 @@ static size_t writeString(const std::string &text, char *buffer,
   return text.size();
 }
 
-static size_t writeOverrides(const ConfigOverrides &config, char *buffer,
-                             size_t size) {
-  std::string text;
-  for (const auto &[field, value] : config) {
-    if (!text.empty())
-      text += ',';
-    text += field + "=" + std::to_string(value);
-  }
-  return writeString(text, buffer, size);
+/// Writes the fields `config` sets (formatConfig's text).
+template <typename Config>
+static size_t writeOverrides(const Config &config, char *buffer, size_t size) {
+  return writeString(formatConfig(config), buffer, size);
 }
 
 extern "C" {

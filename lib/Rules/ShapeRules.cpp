@@ -10,6 +10,7 @@
 #include "tilec/Target/Chips.h"
 
 #include <algorithm>
+#include <utility>
 
 using namespace tilec::rules;
 using tilec::ChipInfo;
@@ -44,13 +45,67 @@ static bool hasSmallSmem(std::string_view chip) {
   return info && info->maxSmemPerBlock <= 99 * 1024;
 }
 
-/// The value of `field` in `config`, else `otherwise`.
-static int64_t getField(const ConfigOverrides &config, std::string_view field,
-                        int64_t otherwise) {
-  for (const auto &[name, value] : config)
-    if (name == field)
-      return value;
-  return otherwise;
+namespace {
+/// Writes the fields a rule sets as "field=value,field=value" (flags 0 or
+/// 1), in the order it is given them.
+class ConfigWriter {
+public:
+  void operator()(std::string_view field, std::optional<int64_t> value) {
+    if (!value)
+      return;
+    if (!text.empty())
+      text += ',';
+    text.append(field);
+    text += '=';
+    text += std::to_string(*value);
+  }
+  void operator()(std::string_view field, std::optional<bool> value) {
+    if (value)
+      (*this)(field, std::optional<int64_t>(*value ? 1 : 0));
+  }
+  std::string take() { return std::move(text); }
+
+private:
+  std::string text;
+};
+} // namespace
+
+// formatConfig: the fields by their attribute names, sorted by name (the
+// C API's order).
+
+std::string tilec::rules::formatConfig(const GemmShapeConfig &config) {
+  ConfigWriter write;
+  write("block_k", config.blockK);
+  write("block_m", config.blockM);
+  write("block_n", config.blockN);
+  write("split_k", config.splitK);
+  write("stages", config.stages);
+  write("swap_ab", config.swapAb);
+  write("tma_store", config.tmaStore);
+  write("warps", config.warps);
+  return write.take();
+}
+
+std::string tilec::rules::formatConfig(const AttentionShapeConfig &config) {
+  ConfigWriter write;
+  write("persistent", config.persistent);
+  return write.take();
+}
+
+std::string
+tilec::rules::formatConfig(const AttentionBackwardShapeConfig &config) {
+  ConfigWriter write;
+  write("consumer_regs", config.consumerRegs);
+  write("dkv_m", config.dkvM);
+  write("dkv_n", config.dkvN);
+  write("dkv_warps", config.dkvWarps);
+  write("dq_add_cols", config.dqAddCols);
+  write("dq_m", config.dqM);
+  write("dq_n", config.dqN);
+  write("dq_warps", config.dqWarps);
+  write("producer_regs", config.producerRegs);
+  write("share_tiles", config.shareTiles);
+  return write.take();
 }
 
 /// How many weight streams per SM split-K aims for with `config`'s tiles
@@ -72,14 +127,14 @@ static int64_t getField(const ConfigOverrides &config, std::string_view field,
 /// - mma.sync's untransposed 128 x 256 tiles (a row-major B): one wave (16
 ///   tiles unsplit 0.10-0.14x, in 2 ranges 0.19-0.25x, in 8 0.49-0.67x;
 ///   bench/results/2026-12-05_decode_rules_h200.json).
-static int64_t getSplitKStreamsPerSM(const ConfigOverrides &config,
+static int64_t getSplitKStreamsPerSM(const GemmShapeConfig &config,
                                      std::string_view chip) {
-  bool swapped = getField(config, "swap_ab", 0) != 0;
+  bool swapped = config.swapAb.value_or(false);
   if (!swapped)
     return 1;
   if (hasWgmma(chip))
     return 0;
-  return getField(config, "stages", 0) >= 8 ? 1 : 2;
+  return config.stages.value_or(0) >= 8 ? 1 : 2;
 }
 
 /// Split-K for `config` (the rest of the rule's choice for M x N x K): a
@@ -91,12 +146,12 @@ static int64_t getSplitKStreamsPerSM(const ConfigOverrides &config,
 /// ranges. The tile is tile.gemm's default where `config` keeps it:
 /// 128 x 256, K steps of 64 elements on wgmma and 32 on mma.sync (16-bit
 /// inputs).
-static void addSplitK(ConfigOverrides &config, std::string_view chip, int64_t m,
+static void addSplitK(GemmShapeConfig &config, std::string_view chip, int64_t m,
                       int64_t n, int64_t k, int64_t numSMs) {
-  int64_t blockM = getField(config, "block_m", 128);
-  int64_t blockN = getField(config, "block_n", 256);
-  int64_t blockK = getField(config, "block_k", hasWgmma(chip) ? 64 : 32);
-  bool swapped = getField(config, "swap_ab", 0) != 0;
+  int64_t blockM = config.blockM.value_or(128);
+  int64_t blockN = config.blockN.value_or(256);
+  int64_t blockK = config.blockK.value_or(hasWgmma(chip) ? 64 : 32);
+  bool swapped = config.swapAb.value_or(false);
   int64_t streams = (swapped ? 1 : ceilDiv(m, blockM)) * ceilDiv(n, blockN);
   int64_t target = numSMs * getSplitKStreamsPerSM(config, chip);
   if (target <= 0 || 2 * streams > target)
@@ -105,7 +160,7 @@ static void addSplitK(ConfigOverrides &config, std::string_view chip, int64_t m,
       std::min({target / streams, ceilDiv(k, blockK) / kGemmSplitKMinSteps,
                 kGemmSplitKMax});
   if (split >= 2)
-    config.emplace_back("split_k", split);
+    config.splitK = split;
 }
 
 /// Decode shapes on the mma.sync chips (sm_80, sm_86, sm_89, and sm_90
@@ -114,40 +169,44 @@ static void addSplitK(ConfigOverrides &config, std::string_view chip, int64_t m,
 /// ring (the kernel streams the weights). Measured on the H200 running
 /// sm_80's kernels (bench/results/2026-12-04_skinny_swap_ab_probe,
 /// run4_sm80.json): 0.76-1.79x cuBLAS for M <= 16 and 0.67-1.25x at
-/// M = 64, where the 128 x 256 tiles reach 0.12-0.65x.
-static ConfigOverrides getMmaSyncDecodeConfig(std::string_view chip,
-                                              int64_t m) {
+/// M = 64, where the 128 x 256 tiles reach 0.12-0.65x. None on other chips
+/// or for larger M.
+static std::optional<GemmShapeConfig>
+getMmaSyncDecodeConfig(std::string_view chip, int64_t m) {
   if (!isMmaSyncChip(chip) || m > kGemmSwapABMaxM)
-    return {};
+    return std::nullopt;
+  GemmShapeConfig config;
+  config.blockK = 64;
+  config.blockM = m <= 16 ? 16 : 32;
+  config.blockN = 64;
   if (m <= 16)
-    return {{"block_k", 64}, {"block_m", 16}, {"block_n", 64},
-            {"stages", 8},   {"swap_ab", 1},  {"warps", 4}};
-  return {{"block_k", 64},
-          {"block_m", 32},
-          {"block_n", 64},
-          {"swap_ab", 1},
-          {"warps", 4}};
+    config.stages = 8;
+  config.swapAb = true;
+  config.warps = 4;
+  return config;
 }
 
 /// sm_90a's transposed (decode) tiles: C's tile is `tokens` rows of A by
 /// `weights` columns of B, the product weights x tokens on wgmma, with
 /// 128-wide K steps where the token tile is narrow (at most 32), a warp per
-/// 16 weights. Sorted by field name.
-static ConfigOverrides getWgmmaDecodeTiles(int64_t tokens, int64_t weights) {
-  return {{"block_k", tokens <= 32 ? 128 : 64},
-          {"block_m", tokens},
-          {"block_n", weights},
-          {"swap_ab", 1},
-          {"warps", weights / 16}};
+/// 16 weights.
+static GemmShapeConfig getWgmmaDecodeTiles(int64_t tokens, int64_t weights) {
+  GemmShapeConfig config;
+  config.blockK = tokens <= 32 ? 128 : 64;
+  config.blockM = tokens;
+  config.blockN = weights;
+  config.swapAb = true;
+  config.warps = weights / 16;
+  return config;
 }
 
 /// getGemmShapeConfig's tiles (everything but split-K).
-static ConfigOverrides getTileShapeConfig(std::string_view chip, int64_t m,
+static GemmShapeConfig getTileShapeConfig(std::string_view chip, int64_t m,
                                           int64_t n, int64_t numSMs,
                                           bool canSwapAB) {
-  ConfigOverrides config;
+  GemmShapeConfig config;
   if (canSwapAB && !hasWgmma(chip))
-    return getMmaSyncDecodeConfig(chip, m);
+    return getMmaSyncDecodeConfig(chip, m).value_or(config);
   if (!hasWgmma(chip))
     return config;
   // Decode: C's tile is block_m rows of A (tokens) by block_n columns of B
@@ -167,8 +226,7 @@ static ConfigOverrides getTileShapeConfig(std::string_view chip, int64_t m,
            2 * ceilDiv(n, weights) * ceilDiv(m, tokens) < numSMs)
       tokens /= 2;
     config = getWgmmaDecodeTiles(tokens, weights);
-    config.emplace_back("tma_store", 0);
-    std::sort(config.begin(), config.end());
+    config.tmaStore = false;
     return config;
   }
   // The default tile is 128 x 256 (NamedOpConfigs.cpp).
@@ -181,17 +239,16 @@ static ConfigOverrides getTileShapeConfig(std::string_view chip, int64_t m,
         blockN = candidate;
         break;
       }
-    config.emplace_back("block_n", blockN);
+    config.blockN = blockN;
   }
   // The TMA-store epilogue writes whole 16-byte row chunks (the kernel
   // refuses other N at launch).
   if (n % 8 != 0)
-    config.emplace_back("tma_store", 0);
-  std::sort(config.begin(), config.end());
+    config.tmaStore = false;
   return config;
 }
 
-ConfigOverrides tilec::rules::getGemmShapeConfig(std::string_view chip,
+GemmShapeConfig tilec::rules::getGemmShapeConfig(std::string_view chip,
                                                  int64_t m, int64_t n,
                                                  int64_t k, int64_t numSMs,
                                                  bool canSwapAB,
@@ -200,15 +257,13 @@ ConfigOverrides tilec::rules::getGemmShapeConfig(std::string_view chip,
     return {};
   if (numSMs <= 0)
     numSMs = getTypicalNumSMs(chip);
-  ConfigOverrides config = getTileShapeConfig(chip, m, n, numSMs, canSwapAB);
-  if (canSplitK) {
+  GemmShapeConfig config = getTileShapeConfig(chip, m, n, numSMs, canSwapAB);
+  if (canSplitK)
     addSplitK(config, chip, m, n, k, numSMs);
-    std::sort(config.begin(), config.end());
-  }
   return config;
 }
 
-ConfigOverrides
+GemmShapeConfig
 tilec::rules::getGroupedGemmShapeConfig(std::string_view chip, int64_t rows,
                                         int64_t groups, int64_t n, int64_t k,
                                         int64_t numSMs, bool canSwapAB) {
@@ -229,34 +284,31 @@ tilec::rules::getGroupedGemmShapeConfig(std::string_view chip, int64_t rows,
       int64_t tokens = rows <= groups * 16 ? 16 : rows <= groups * 32 ? 32 : 64;
       return getWgmmaDecodeTiles(tokens, /*weights=*/64);
     }
-    if (rows <= groups * kGroupedGemmSwapABMaxRowsMmaSync) {
-      ConfigOverrides decode = getMmaSyncDecodeConfig(chip, /*m=*/16);
-      if (!decode.empty())
-        return decode;
-    }
+    if (rows <= groups * kGroupedGemmSwapABMaxRowsMmaSync)
+      if (std::optional<GemmShapeConfig> decode =
+              getMmaSyncDecodeConfig(chip, /*m=*/16))
+        return *decode;
   }
-  ConfigOverrides config;
-  for (auto &field : getGemmShapeConfig(chip, rows, n, k, numSMs))
-    if (field.first != "tma_store" && field.first != "split_k")
-      config.push_back(field);
+  GemmShapeConfig config = getGemmShapeConfig(chip, rows, n, k, numSMs);
+  config.tmaStore.reset();
+  config.splitK.reset();
   return config;
 }
 
-ConfigOverrides tilec::rules::getAttentionShapeConfig(std::string_view chip,
-                                                      int64_t seqQ,
-                                                      int64_t headDim,
-                                                      bool causal) {
-  ConfigOverrides config;
+AttentionShapeConfig
+tilec::rules::getAttentionShapeConfig(std::string_view chip, int64_t seqQ,
+                                      int64_t headDim, bool causal) {
+  AttentionShapeConfig config;
   if (hasWgmma(chip) && causal && headDim <= 128 &&
       seqQ <= kAttentionPersistentCausalMaxSeq)
-    config.emplace_back("persistent", 1);
+    config.persistent = true;
   return config;
 }
 
-ConfigOverrides tilec::rules::getAttentionBackwardConfig(std::string_view chip,
-                                                         int64_t headDim,
-                                                         bool atomic) {
-  ConfigOverrides config;
+AttentionBackwardShapeConfig
+tilec::rules::getAttentionBackwardConfig(std::string_view chip, int64_t headDim,
+                                         bool atomic) {
+  AttentionBackwardShapeConfig config;
   if (headDim == 256) {
     // Head dim 256 (deterministic only: the atomic kernel's fifth product
     // does not fit beside dK and dV). dK/dV's and dQ's 256 f32 columns
@@ -266,20 +318,22 @@ ConfigOverrides tilec::rules::getAttentionBackwardConfig(std::string_view chip,
     // GPU: on sm_90a the loads two products read share one TMA copy
     // (2-stage rings of Q and dO, and of K and V); sm_80 and later chips
     // without wgmma take 164 KB of shared memory, sm_86 / sm_89 99 KB.
-    if (hasWgmma(chip))
-      config = {{"dq_m", 64},
-                {"dq_n", 64},
-                {"dkv_n", 64},
-                {"dkv_m", 64},
-                {"share_tiles", 1}};
-    else if (hasSmallSmem(chip))
-      config = {{"dq_m", 64},
-                {"dq_n", 16},
-                {"dkv_n", 32},
-                {"dkv_m", 16},
-                {"dkv_warps", 4}};
-    else
-      config = {{"dq_m", 64}, {"dq_n", 32}, {"dkv_n", 64}, {"dkv_m", 16}};
+    config.dqM = 64;
+    if (hasWgmma(chip)) {
+      config.dqN = 64;
+      config.dkvN = 64;
+      config.dkvM = 64;
+      config.shareTiles = true;
+    } else if (hasSmallSmem(chip)) {
+      config.dqN = 16;
+      config.dkvN = 32;
+      config.dkvM = 16;
+      config.dkvWarps = 4;
+    } else {
+      config.dqN = 32;
+      config.dkvN = 64;
+      config.dkvM = 16;
+    }
   } else if (hasWgmma(chip)) {
     if (atomic) {
       // The atomic dK/dV/dQ kernel: one warpgroup of 64 keys, so that dS K
@@ -289,43 +343,49 @@ ConfigOverrides tilec::rules::getAttentionBackwardConfig(std::string_view chip,
       // buffers (16 KB, shared) leave the ring two stages (182-208 TFLOP/s
       // against 157-189: bench/results/
       // 2026-12-04_attention_backward_atomic_tma_h200.json).
-      config = {{"dkv_n", 64}, {"dkv_warps", 4}};
+      config.dkvN = 64;
+      config.dkvWarps = 4;
       if (headDim == 128)
-        config.emplace_back("dq_add_cols", 64);
+        config.dqAddCols = 64;
     } else {
       // Two consumer warpgroups of m64 wgmmas. The dK/dV consumers get 240
       // registers (fewer spills: +3-6% at head dim 128, bench/results/
       // 2026-12-04_attention_backward_regs240_h200.json); at head dim 64
       // the dQ kernel takes 128 keys a step (+4%, bench/results/
       // 2026-12-04_attention_backward_h200.json).
-      config = {{"consumer_regs", 240}, {"producer_regs", 24}};
+      config.consumerRegs = 240;
+      config.producerRegs = 24;
       if (headDim == 64)
-        config.emplace_back("dq_n", 128);
+        config.dqN = 128;
     }
   } else if (headDim == 64) {
     // mma.sync (cp.async rings): one-warpgroup programs of 64 rows; the
     // atomic kernel steps 32 queries.
-    config = {{"dkv_n", 64}, {"dkv_warps", 4}};
-    if (atomic)
-      config.emplace_back("dkv_m", 32);
-    else
-      config.insert(config.end(), {{"dq_m", 64}, {"dq_warps", 4}});
+    config.dkvN = 64;
+    config.dkvWarps = 4;
+    if (atomic) {
+      config.dkvM = 32;
+    } else {
+      config.dqM = 64;
+      config.dqWarps = 4;
+    }
   } else if (atomic && hasSmallSmem(chip)) {
     // 99 KB of shared memory per block: the atomic kernel's 128 keys (twice)
     // and its ring need 102912 bytes; head dim 64's tiles (not measured on
     // such a chip).
-    config = {{"dkv_m", 32}, {"dkv_n", 64}, {"dkv_warps", 4}};
+    config.dkvM = 32;
+    config.dkvN = 64;
+    config.dkvWarps = 4;
   } else {
     // mma.sync at head dim 128: 32-wide steps keep the registers under 255
     // and two ring stages in shared memory (2.2x the 64-wide steps,
     // bench/results/2026-12-04_attention_backward_h200.json); the atomic
     // step holds a fifth product: 16-query steps (bench/results/
     // 2026-12-04_attention_backward_atomic_h200.json).
-    config = {{"dkv_m", atomic ? 16 : 32}};
+    config.dkvM = atomic ? 16 : 32;
     if (!atomic)
-      config.emplace_back("dq_n", 32);
+      config.dqN = 32;
   }
-  std::sort(config.begin(), config.end());
   return config;
 }
 

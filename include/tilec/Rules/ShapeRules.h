@@ -21,15 +21,39 @@
 #define TILEC_RULES_SHAPERULES_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 namespace tilec::rules {
 
-/// Config fields and values (flags 0 or 1), sorted by field name.
-using ConfigOverrides = std::vector<std::pair<std::string, int64_t>>;
+/// The fields of #tile.gemm_config a GEMM rule sets (unset: the chip's
+/// default). Members are named as the attribute's fields (block_m:
+/// blockM).
+struct GemmShapeConfig {
+  std::optional<int64_t> blockM, blockN, blockK, stages, warps, splitK;
+  std::optional<bool> swapAb, tmaStore;
+};
+
+/// The fields of #tile.attention_config the attention rule sets.
+struct AttentionShapeConfig {
+  std::optional<bool> persistent;
+};
+
+/// The fields of #tile.attention_backward_config the backward rule sets.
+struct AttentionBackwardShapeConfig {
+  std::optional<int64_t> dqM, dqN, dqWarps, dkvN, dkvM, dkvWarps;
+  std::optional<int64_t> consumerRegs, producerRegs, dqAddCols;
+  std::optional<bool> shareTiles;
+};
+
+/// The fields `config` sets as the C API writes them (include/tilec-c/
+/// Rules.h): "field=value,field=value" with the attribute's field names,
+/// sorted by name, flags 0 or 1; "" where it sets none. These functions
+/// are the only place that names the fields.
+std::string formatConfig(const GemmShapeConfig &config);
+std::string formatConfig(const AttentionShapeConfig &config);
+std::string formatConfig(const AttentionBackwardShapeConfig &config);
 
 /// Streaming multiprocessors of the GPU the rule is tuned for on `chip`
 /// (the chip table's typicalNumSMs, include/tilec/Target/Chips.h: e.g. the
@@ -54,7 +78,7 @@ int64_t getTypicalNumSMs(std::string_view chip);
 /// `split_k`: each tile's K in ranges of at least kGemmSplitKMinSteps K
 /// steps, up to one or two streams per SM as measured per tile class (none
 /// on sm_90a's transposed tiles).
-ConfigOverrides getGemmShapeConfig(std::string_view chip, int64_t m, int64_t n,
+GemmShapeConfig getGemmShapeConfig(std::string_view chip, int64_t m, int64_t n,
                                    int64_t k, int64_t numSMs = 0,
                                    bool canSwapAB = false,
                                    bool canSplitK = false);
@@ -72,7 +96,7 @@ constexpr int64_t kGemmSwapABMaxM = 64;
 /// kGroupedGemmSwapABMaxRowsMmaSync, on their 16-token decode tiles.
 /// Otherwise the tiles of getGemmShapeConfig for `rows` x N x K, without
 /// the fields a grouped GEMM does not take (tma_store, split_k).
-ConfigOverrides getGroupedGemmShapeConfig(std::string_view chip, int64_t rows,
+GemmShapeConfig getGroupedGemmShapeConfig(std::string_view chip, int64_t rows,
                                           int64_t groups, int64_t n, int64_t k,
                                           int64_t numSMs = 0,
                                           bool canSwapAB = false);
@@ -98,8 +122,9 @@ constexpr int64_t kAttentionPersistentCausalMaxSeq = 2048;
 /// (H200, B*S = 16k, S = 1k: head dim 128 380 against 365 TFLOP/s, head dim
 /// 64 276 against 246; at 16k it trails, 567 against 620:
 /// bench/results/2026-11-30_attention_sm90a_causal_pairs_h200.json).
-ConfigOverrides getAttentionShapeConfig(std::string_view chip, int64_t seqQ,
-                                        int64_t headDim, bool causal);
+AttentionShapeConfig getAttentionShapeConfig(std::string_view chip,
+                                             int64_t seqQ, int64_t headDim,
+                                             bool causal);
 
 /// The tiles of tile.attention_backward's kernels on `chip` at `headDim`,
 /// in the atomic mode or not: the fields of #tile.attention_backward_config
@@ -109,8 +134,8 @@ ConfigOverrides getAttentionShapeConfig(std::string_view chip, int64_t seqQ,
 /// measured on the H200 (scripts/build_backward_artifacts.py,
 /// bench/results/2026-12-04_attention_backward*_h200.json). The Python
 /// package reads the same rule for the kernels it writes.
-ConfigOverrides getAttentionBackwardConfig(std::string_view chip,
-                                           int64_t headDim, bool atomic);
+AttentionBackwardShapeConfig
+getAttentionBackwardConfig(std::string_view chip, int64_t headDim, bool atomic);
 
 /// The chip tilec targets on a device of compute capability major.minor
 /// and the ISA its cubin is assembled for: the device's own ISA where tilec

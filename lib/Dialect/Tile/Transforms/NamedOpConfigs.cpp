@@ -24,7 +24,6 @@
 #include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Rules/ShapeRules.h"
 
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -156,28 +155,24 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
   if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
       !ShapedType::isDynamic(k)) {
     bool canSwapAB = getSwapABProblem(op).empty() && op.isRhsColumnMajor();
-    auto rule = op.isGrouped()
-                    ? ::tilec::rules::getGroupedGemmShapeConfig(
-                          target.chip.str(), m, staticGroups ? groups : 1, n, k,
-                          /*numSMs=*/0, canSwapAB && staticGroups)
-                    : ::tilec::rules::getGemmShapeConfig(
-                          target.chip.str(), m, n, k, /*numSMs=*/0, canSwapAB);
-    for (const auto &[field, value] : rule) {
-      if (field == "block_n")
-        c.blockN = value;
-      else if (field == "block_m")
-        c.blockM = value;
-      else if (field == "block_k")
-        c.blockK = value;
-      else if (field == "warps")
-        c.warps = value;
-      else if (field == "stages")
-        c.stages = value;
-      else if (field == "swap_ab")
-        c.swapAB = value != 0;
-      else if (field == "tma_store")
-        shapeTmaStore = value != 0;
-    }
+    // (Without canSplitK: tile.gemm takes split_k only where its config
+    // asks, with a workspace.)
+    ::tilec::rules::GemmShapeConfig rule =
+        op.isGrouped()
+            ? ::tilec::rules::getGroupedGemmShapeConfig(
+                  target.chip.str(), m, staticGroups ? groups : 1, n, k,
+                  /*numSMs=*/0, canSwapAB && staticGroups)
+            : ::tilec::rules::getGemmShapeConfig(target.chip.str(), m, n, k,
+                                                 /*numSMs=*/0, canSwapAB);
+    assert(!rule.splitK && "the rule splits K only with canSplitK");
+    override(c.blockM, rule.blockM);
+    override(c.blockN, rule.blockN);
+    override(c.blockK, rule.blockK);
+    override(c.stages, rule.stages);
+    override(c.warps, rule.warps);
+    c.swapAB = rule.swapAb.value_or(c.swapAB);
+    if (rule.tmaStore)
+      shapeTmaStore = rule.tmaStore;
   }
   // 3xTF32 splits the operands in registers, so it runs on mma.sync on
   // every chip, with mma.sync's K steps (64 bytes); the split keeps two
@@ -716,31 +711,6 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
 // tile.attention_backward
 //===----------------------------------------------------------------------===//
 
-/// Sets the field of `t` named as the #tile.attention_backward_config field
-/// `name` (what rules::getAttentionBackwardConfig returns).
-static void setBackwardTile(AttentionBackwardTiles &t, StringRef name,
-                            int64_t value) {
-  int64_t *field = llvm::StringSwitch<int64_t *>(name)
-                       .Case("dq_m", &t.dqM)
-                       .Case("dq_n", &t.dqN)
-                       .Case("dq_warps", &t.dqWarps)
-                       .Case("dkv_n", &t.dkvN)
-                       .Case("dkv_m", &t.dkvM)
-                       .Case("dkv_warps", &t.dkvWarps)
-                       .Case("consumer_regs", &t.dkvConsumerRegs)
-                       .Case("producer_regs", &t.dkvProducerRegs)
-                       .Case("dq_add_cols", &t.dqAddCols)
-                       .Default(nullptr);
-  if (name == "prefetch_rows")
-    t.prefetchRows = value != 0;
-  else if (name == "share_tiles")
-    t.shareTiles = value != 0;
-  else if (field)
-    *field = value;
-  else
-    llvm_unreachable("unknown tile.attention_backward rule field");
-}
-
 FailureOr<AttentionBackwardTiles>
 mlir::tilec::tile::getAttentionBackwardTiles(AttentionBackwardOp op,
                                              const TargetInfo &target) {
@@ -754,9 +724,19 @@ mlir::tilec::tile::getAttentionBackwardTiles(AttentionBackwardOp op,
     t.rowM = 128 * 128 / d;
     t.sumN = 32;
   }
-  for (const auto &[name, value] : ::tilec::rules::getAttentionBackwardConfig(
-           target.chip, d, op.getAtomic()))
-    setBackwardTile(t, name, value);
+  ::tilec::rules::AttentionBackwardShapeConfig rule =
+      ::tilec::rules::getAttentionBackwardConfig(target.chip, d,
+                                                 op.getAtomic());
+  override(t.dqM, rule.dqM);
+  override(t.dqN, rule.dqN);
+  override(t.dqWarps, rule.dqWarps);
+  override(t.dkvN, rule.dkvN);
+  override(t.dkvM, rule.dkvM);
+  override(t.dkvWarps, rule.dkvWarps);
+  override(t.dkvConsumerRegs, rule.consumerRegs);
+  override(t.dkvProducerRegs, rule.producerRegs);
+  override(t.dqAddCols, rule.dqAddCols);
+  t.shareTiles = rule.shareTiles.value_or(t.shareTiles);
   AttentionBackwardConfigAttr config = op.getConfigAttr();
   if (!config)
     return t;
