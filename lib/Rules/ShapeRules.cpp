@@ -14,6 +14,8 @@
 
 using namespace tilec::rules;
 using tilec::ChipInfo;
+using tilec::getChips;
+using tilec::getNumChips;
 using tilec::lookupChip;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -393,18 +395,29 @@ bool tilec::rules::getChipForCapability(int major, int minor,
                                         std::string &chip,
                                         std::string &cubinArch) {
   cubinArch = "sm_" + std::to_string(major) + std::to_string(minor);
-  if (major == 9 && minor == 0) {
-    chip = cubinArch = "sm_90a";
-    return true;
+  // A compute capability's minor version is one digit; only a real one
+  // matches an arch-specific chip.
+  int64_t smVersion = int64_t(major) * 10 + std::clamp(minor, 0, 9);
+  bool exact = minor >= 0 && minor <= 9;
+  // The device's own arch-specific ISA (sm_90a on 9.0), else the newest
+  // chip without arch-specific features at or below the device: later
+  // chips run sm_90's PTX (sm_90a's features do not carry forward).
+  const ChipInfo *closest = nullptr;
+  for (size_t i = 0, e = getNumChips(); i < e; ++i) {
+    const ChipInfo &info = getChips()[i];
+    if (info.archSpecific) {
+      if (exact && int64_t(info.smVersion) == smVersion) {
+        chip = cubinArch = std::string(info.name);
+        return true;
+      }
+      continue;
+    }
+    if (int64_t(info.smVersion) <= smVersion &&
+        (!closest || info.smVersion > closest->smVersion))
+      closest = &info;
   }
-  // Later chips run sm_90's PTX (sm_90a's features do not carry forward).
-  if (major >= 9) {
-    chip = "sm_90";
-    return true;
-  }
-  if (major == 8) {
-    chip = minor >= 9 ? "sm_89" : minor >= 6 ? "sm_86" : "sm_80";
-    return true;
-  }
-  return false;
+  if (!closest)
+    return false;
+  chip = std::string(closest->name);
+  return true;
 }

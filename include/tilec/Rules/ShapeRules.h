@@ -140,7 +140,8 @@ getAttentionBackwardConfig(std::string_view chip, int64_t headDim, bool atomic);
 /// The chip tilec targets on a device of compute capability major.minor
 /// and the ISA its cubin is assembled for: the device's own ISA where tilec
 /// has one (sm_90a on Hopper), else the closest older chip's PTX assembled
-/// for the device. False where tilec has no kernels (before sm_80).
+/// for the device. False where tilec has no kernels (before sm_80). Read
+/// from the chip table (SM versions, arch-specific chips).
 bool getChipForCapability(int major, int minor, std::string &chip,
                           std::string &cubinArch);
 
