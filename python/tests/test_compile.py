@@ -281,6 +281,43 @@ def test_shape_rules_come_from_the_compiler(monkeypatch, tmp_path):
         _rules.reset()
 
 
+def test_shape_rules_text():
+    """libtilec-rules.so writes the fields a rule sets as "field=value,..."
+    under their #tile.*_config names, sorted by name, flags as 0 or 1
+    (tilec::rules::formatConfig), which tilec._rules reads in that order; a
+    short buffer is truncated and NUL-terminated, the full length returned."""
+    import ctypes
+    from tilec import _rules
+    _rules.reset()
+    try:
+        lib = _rules._load()
+        out = ctypes.create_string_buffer(256)
+        both = _rules.CAN_SWAP_AB | _rules.CAN_SPLIT_K
+        text = b"block_k=64,block_m=16,block_n=64,split_k=2,stages=8,swap_ab=1,warps=4"
+        assert lib.tilecGemmShapeConfig(b"sm_80", 1, 4096, 14336, 132, both, out, 256) == len(text)
+        assert out.value == text
+        lib.tilecGemmShapeConfig(b"sm_90a", 1, 4096, 14336, 0, _rules.CAN_SWAP_AB, out, 256)
+        assert out.value == b"block_k=128,block_m=16,block_n=64,swap_ab=1,tma_store=0,warps=4"
+        lib.tilecGroupedGemmShapeConfig(b"sm_90a", 128, 4, 4096, 4096, 0, _rules.CAN_SWAP_AB,
+                                        out, 256)
+        assert out.value == b"block_k=128,block_m=32,block_n=64,swap_ab=1,warps=4"
+        lib.tilecAttentionShapeConfig(b"sm_90a", 1024, 128, True, out, 256)
+        assert out.value == b"persistent=1"
+        assert lib.tilecAttentionShapeConfig(b"sm_80", 1024, 128, True, out, 256) == 0
+        assert out.value == b""
+        text = b"dkv_m=64,dkv_n=64,dq_m=64,dq_n=64,share_tiles=1"
+        lib.tilecAttentionBackwardConfig(b"sm_90a", 256, False, out, 256)
+        assert out.value == text
+        short = ctypes.create_string_buffer(6)
+        assert lib.tilecAttentionBackwardConfig(b"sm_90a", 256, False, short, 6) == len(text)
+        assert short.raw == b"dkv_m\0"
+        assert list(_rules.attention_backward_config("sm_90a", 256, False).items()) == [
+            ("dkv_m", 64), ("dkv_n", 64), ("dq_m", 64), ("dq_n", 64), ("share_tiles", 1)]
+        assert list(_rules.gemm_shape_config(4096, 4095, 4096, "sm_90a")) == ["tma_store"]
+    finally:
+        _rules.reset()
+
+
 @pytest.mark.parametrize("chip", ["sm_89", "sm_90a"])
 def test_fp8_attention_with_descale_tensors_compiles(library, tmp_path, chip):
     """tilec.kernels' FP8 attention that reads [batch, kv_heads] descale
