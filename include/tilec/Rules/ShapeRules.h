@@ -131,7 +131,7 @@ AttentionShapeConfig getAttentionShapeConfig(std::string_view chip,
 /// that differ from its defaults (the dQ kernel 128 queries x 64 keys on 8
 /// warps, the dK/dV kernel 128 keys x 64 queries on 8 warps, prefetch_rows,
 /// no register budgets, dQ added whole). The fastest of the variants
-/// measured on the H200 (scripts/build_backward_artifacts.py,
+/// measured on the H200 (scripts/build/build_backward_artifacts.py,
 /// bench/results/2026-12-04_attention_backward*_h200.json). The Python
 /// package reads the same rule for the kernels it writes.
 AttentionBackwardShapeConfig
