@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_LIB_DIALECT_TILE_TRANSFORMS_EXPANDNAMEDOPS_H
-#define TILEC_LIB_DIALECT_TILE_TRANSFORMS_EXPANDNAMEDOPS_H
+#ifndef TILEC_LIB_DIALECT_TILE_TRANSFORMS_EXPAND_EXPANDNAMEDOPS_H
+#define TILEC_LIB_DIALECT_TILE_TRANSFORMS_EXPAND_EXPANDNAMEDOPS_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Target/TargetInfo.h"
@@ -123,4 +123,4 @@ LogicalResult expandAttentionBackward(AttentionBackwardOp op, KernelOp kernel,
 
 } // namespace mlir::tilec::tile::expand
 
-#endif // TILEC_LIB_DIALECT_TILE_TRANSFORMS_EXPANDNAMEDOPS_H
+#endif // TILEC_LIB_DIALECT_TILE_TRANSFORMS_EXPAND_EXPANDNAMEDOPS_H
