@@ -610,7 +610,7 @@ def TileVerifyAsync : Pass<"tile-verify-async", "::mlir::tilec::tile::KernelOp">
     the first and last program (or cluster) of the launch. Every warp is an
     agent with a vector clock; mbarriers, named, block and cluster barriers,
     cp.async groups, wgmma groups and TMA copies order them as the PTX
-    memory model does (see lib/Dialect/Tile/Transforms/AsyncModel.cpp).
+    memory model does (see lib/Dialect/Tile/Transforms/Schedule/AsyncModel.cpp).
     It reports, as an error on the operation with a note naming the path,
     the warp and the loop iterations:
 

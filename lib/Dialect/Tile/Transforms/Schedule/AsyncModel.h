@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_LIB_DIALECT_TILE_TRANSFORMS_ASYNCMODEL_H
-#define TILEC_LIB_DIALECT_TILE_TRANSFORMS_ASYNCMODEL_H
+#ifndef TILEC_LIB_DIALECT_TILE_TRANSFORMS_SCHEDULE_ASYNCMODEL_H
+#define TILEC_LIB_DIALECT_TILE_TRANSFORMS_SCHEDULE_ASYNCMODEL_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
@@ -70,4 +70,4 @@ bool hasAsyncProtocol(KernelOp kernel);
 
 } // namespace mlir::tilec::tile::async
 
-#endif // TILEC_LIB_DIALECT_TILE_TRANSFORMS_ASYNCMODEL_H
+#endif // TILEC_LIB_DIALECT_TILE_TRANSFORMS_SCHEDULE_ASYNCMODEL_H
