@@ -36,8 +36,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Analysis/LayoutHeuristics.h"
 #include "tilec/Conversion/TileToNVVM/TileToNVVM.h"
-#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 
 #include "Utility.h"
 

@@ -15,8 +15,8 @@
 #ifndef TILEC_LIB_CONVERSION_TILETONVVM_UTILITY_H
 #define TILEC_LIB_CONVERSION_TILETONVVM_UTILITY_H
 
+#include "tilec/Analysis/Resources.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
-#include "tilec/Dialect/Tile/Transforms/Resources.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"

@@ -21,7 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/NamedOpConfigs.h"
-#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
+#include "tilec/Analysis/LayoutHeuristics.h"
 #include "tilec/Rules/ShapeRules.h"
 
 #include "llvm/Support/MathExtras.h"

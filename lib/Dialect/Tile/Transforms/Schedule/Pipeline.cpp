@@ -28,10 +28,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
-#include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Pipeline.h"
-#include "tilec/Dialect/Tile/Transforms/Resources.h"
+#include "tilec/Analysis/LayoutHeuristics.h"
+#include "tilec/Analysis/Resources.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 #include "tilec/Target/TargetInfo.h"
 

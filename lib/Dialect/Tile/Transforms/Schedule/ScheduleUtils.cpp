@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
-#include "tilec/Dialect/Tile/Transforms/Resources.h"
+#include "tilec/Analysis/Resources.h"
 #include "tilec/Target/TargetInfo.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Analysis/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
-#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

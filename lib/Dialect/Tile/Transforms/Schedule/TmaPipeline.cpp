@@ -58,10 +58,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Dialect/Tile/Transforms/ClusterRanks.h"
+#include "tilec/Analysis/ClusterRanks.h"
+#include "tilec/Analysis/Resources.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Pipeline.h"
-#include "tilec/Dialect/Tile/Transforms/Resources.h"
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 #include "tilec/Target/TargetInfo.h"
 

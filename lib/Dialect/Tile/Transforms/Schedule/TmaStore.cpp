@@ -31,8 +31,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Analysis/Resources.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
-#include "tilec/Dialect/Tile/Transforms/Resources.h"
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 #include "tilec/Target/TargetInfo.h"
 

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_DIALECT_TILE_TRANSFORMS_RESOURCES_H
-#define TILEC_DIALECT_TILE_TRANSFORMS_RESOURCES_H
+#ifndef TILEC_ANALYSIS_RESOURCES_H
+#define TILEC_ANALYSIS_RESOURCES_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
@@ -142,4 +142,4 @@ SmallVector<RegisterTile> getLargestRegisterTiles(tile::KernelOp kernel,
 
 } // namespace mlir::tilec
 
-#endif // TILEC_DIALECT_TILE_TRANSFORMS_RESOURCES_H
+#endif // TILEC_ANALYSIS_RESOURCES_H

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_DIALECT_TILE_TRANSFORMS_LAYOUTHEURISTICS_H
-#define TILEC_DIALECT_TILE_TRANSFORMS_LAYOUTHEURISTICS_H
+#ifndef TILEC_ANALYSIS_LAYOUTHEURISTICS_H
+#define TILEC_ANALYSIS_LAYOUTHEURISTICS_H
 
 #include "tilec/Dialect/Tile/IR/TileAttrs.h"
 
@@ -69,4 +69,4 @@ SharedEncodingAttr getLdmatrixSwizzle(MLIRContext *ctx, ArrayRef<int64_t> shape,
 
 } // namespace mlir::tilec::tile
 
-#endif // TILEC_DIALECT_TILE_TRANSFORMS_LAYOUTHEURISTICS_H
+#endif // TILEC_ANALYSIS_LAYOUTHEURISTICS_H

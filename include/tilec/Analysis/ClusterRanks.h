@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_DIALECT_TILE_TRANSFORMS_CLUSTERRANKS_H
-#define TILEC_DIALECT_TILE_TRANSFORMS_CLUSTERRANKS_H
+#ifndef TILEC_ANALYSIS_CLUSTERRANKS_H
+#define TILEC_ANALYSIS_CLUSTERRANKS_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
@@ -74,4 +74,4 @@ Value createRankTable(OpBuilder &b, Location loc, Value rank,
 
 } // namespace mlir::tilec::tile
 
-#endif // TILEC_DIALECT_TILE_TRANSFORMS_CLUSTERRANKS_H
+#endif // TILEC_ANALYSIS_CLUSTERRANKS_H

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Dialect/Tile/Transforms/LayoutHeuristics.h"
+#include "tilec/Analysis/LayoutHeuristics.h"
 
 #include "llvm/Support/MathExtras.h"
 
