@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/InitAll.h"
+#include "tilec/Conversion/LinalgToTile/Passes.h"
 #include "tilec/Conversion/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
@@ -71,6 +72,7 @@ void mlir::tilec::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::tilec::registerAllPasses() {
   tile::registerTilePasses();
+  tile::registerLinalgToTilePasses();
   registerTilecConversionPasses();
 }
 

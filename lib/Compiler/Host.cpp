@@ -20,8 +20,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Compiler/Compiler.h"
+#include "tilec/Conversion/LinalgToTile/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
-#include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -23,10 +23,6 @@
 #include "mlir/Pass/Pass.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
-namespace mlir {
-class RewritePatternSet;
-} // namespace mlir
-
 namespace mlir::tilec::tile {
 
 #define GEN_PASS_DECL
@@ -34,15 +30,6 @@ namespace mlir::tilec::tile {
 
 #define GEN_PASS_REGISTRATION
 #include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
-
-/// Patterns of tile-from-linalg: linalg.matmul / linalg.batch_matmul (with a
-/// fused elementwise epilogue) outlined into tile.gemm kernels, attention
-/// patterns (around linalg.softmax or its generic decomposition) into
-/// tile.attention kernels. The matched ops must be inside a func.func of a
-/// module, where the kernels and launch stubs are created. Of `options`,
-/// `f32Precision` applies (how f32 matmuls multiply).
-void populateTileFromLinalgPatterns(RewritePatternSet &patterns,
-                                    const TileFromLinalgOptions &options = {});
 
 } // namespace mlir::tilec::tile
 

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_LIB_DIALECT_TILE_TRANSFORMS_LINALGACTIVATIONS_H
-#define TILEC_LIB_DIALECT_TILE_TRANSFORMS_LINALGACTIVATIONS_H
+#ifndef TILEC_LIB_CONVERSION_LINALGTOTILE_LINALGACTIVATIONS_H
+#define TILEC_LIB_CONVERSION_LINALGTOTILE_LINALGACTIVATIONS_H
 
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
@@ -38,4 +38,4 @@ std::optional<Activation> matchActivation(Value out, Value x);
 
 } // namespace mlir::tilec::tile
 
-#endif // TILEC_LIB_DIALECT_TILE_TRANSFORMS_LINALGACTIVATIONS_H
+#endif // TILEC_LIB_CONVERSION_LINALGTOTILE_LINALGACTIVATIONS_H

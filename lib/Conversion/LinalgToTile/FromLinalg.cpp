@@ -44,7 +44,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Conversion/LinalgToTile/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 
 #include "LinalgActivations.h"
@@ -71,7 +71,7 @@
 
 namespace mlir::tilec::tile {
 #define GEN_PASS_DEF_TILEFROMLINALG
-#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+#include "tilec/Conversion/LinalgToTile/Passes.h.inc"
 } // namespace mlir::tilec::tile
 
 using namespace mlir;
