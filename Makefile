@@ -73,7 +73,8 @@ sanitize: setup
 # parameter) and pass, generated from ODS (add_mlir_doc) into docs/reference/;
 # test/Docs/reference.test fails while the copy there is out of date.
 DOCS = Dialects/TileOps.md Dialects/TileTypes.md Dialects/TileAttrs.md TilePasses.md \
-       TilecConversionPasses.md LinalgToTilePasses.md
+       TilecConversionPasses.md LinalgToTilePasses.md \
+       TileToHostRuntimePasses.md
 docs: configure
 	cmake --build $(BUILD) --target mlir-doc
 	mkdir -p docs/reference

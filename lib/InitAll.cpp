@@ -9,6 +9,7 @@
 #include "tilec/InitAll.h"
 #include "tilec/Conversion/LinalgToTile/Passes.h"
 #include "tilec/Conversion/Passes.h"
+#include "tilec/Conversion/TileToHostRuntime/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileDialect.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Pipelines/Pipelines.h"
@@ -73,6 +74,7 @@ void mlir::tilec::registerAllDialects(DialectRegistry &registry) {
 void mlir::tilec::registerAllPasses() {
   tile::registerTilePasses();
   tile::registerLinalgToTilePasses();
+  tile::registerTileToHostRuntimePasses();
   registerTilecConversionPasses();
 }
 

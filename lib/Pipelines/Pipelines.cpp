@@ -8,6 +8,7 @@
 
 #include "tilec/Pipelines/Pipelines.h"
 #include "tilec/Conversion/Passes.h"
+#include "tilec/Conversion/TileToHostRuntime/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"

@@ -27,8 +27,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tilec/Conversion/TileToHostRuntime/Passes.h"
 #include "tilec/Dialect/Tile/IR/TileOps.h"
-#include "tilec/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -45,7 +45,7 @@
 
 namespace mlir::tilec::tile {
 #define GEN_PASS_DEF_TILELOWERLAUNCHES
-#include "tilec/Dialect/Tile/Transforms/Passes.h.inc"
+#include "tilec/Conversion/TileToHostRuntime/Passes.h.inc"
 } // namespace mlir::tilec::tile
 
 using namespace mlir;
