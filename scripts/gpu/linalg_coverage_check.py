@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The kernels tile-from-linalg makes of test/Dialect/Tile/from-linalg-coverage.mlir (a linalg.generic
+"""The kernels tile-from-linalg makes of test/Conversion/LinalgToTile/from-linalg-coverage.mlir (a linalg.generic
 matmul, linalg.contract, matvec accumulating into y, vecmat with a dynamic K, nn.Linear as a
 generic, bias + GELU and SiLU epilogues), launched on the GPU against a float32 reference on both paths. Build here: tilec-opt the
 test with -split-input-file -tile-from-linalg, split it at // -----, and tilec each part into
