@@ -30,6 +30,7 @@
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 #include "tilec/Dialect/Tile/Transforms/ScheduleUtils.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -191,23 +192,16 @@ static int64_t getShallowestRing(scf::ForOp loop) {
 /// Whether `v` depends on memory the program reads (a tile.load_scalar, a
 /// load): a data-dependent value.
 static bool dependsOnLoadedData(Value v) {
-  SmallVector<Value> work = {v};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value cur = work.pop_back_val();
-    if (!seen.insert(cur).second)
-      continue;
-    Operation *def = cur.getDefiningOp();
-    if (!def)
-      continue;
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  (void)getBackwardSlice(v, &slice, options);
+  return llvm::any_of(slice, [](Operation *op) {
     // tile.load_scalar is Pure (it reads memory the kernel never writes).
-    auto effects = dyn_cast<MemoryEffectOpInterface>(def);
-    if (isa<LoadScalarOp>(def) ||
-        (effects && effects.hasEffect<MemoryEffects::Read>()))
-      return true;
-    llvm::append_range(work, def->getOperands());
-  }
-  return false;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    return isa<LoadScalarOp>(op) ||
+           (effects && effects.hasEffect<MemoryEffects::Read>());
+  });
 }
 
 /// Why tile-mask-bounds's branches of `loop` stay as written (resolved to
