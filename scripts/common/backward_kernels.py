@@ -9,7 +9,7 @@ programs are the reference that expansion is checked against. Importers put
 ``tilec.attention_backward`` launches the named op ``tile.attention_backward``
 (:mod:`tilec.backward_op`), which the compiler expands into these same
 programs. The text here is their reference: the expansion is checked
-against it (``test/Dialect/Tile/attention-backward-matches-python.test``),
+against it (``test/Dialect/Tile/Transforms/Expand/attention-backward-matches-python.test``),
 and ``scripts/build/build_backward_artifacts.py`` builds its tile variants for A/B
 runs on a GPU. Head dims 64 and 128 (the op also takes 256).
 

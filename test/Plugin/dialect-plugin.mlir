@@ -9,7 +9,7 @@
 
 // Debian's stock mlir-opt-22 parses and prints tile programs once the plugin
 // has registered the tile dialect. Only the round trip is checked here; the
-// op syntax itself is covered by test/Dialect/Tile/ops.mlir.
+// op syntax itself is covered by test/Dialect/Tile/IR/ops.mlir.
 
 // CHECK-LABEL: tile.kernel @scale
 // CHECK-SAME: (%x: !tile.ptr<f32>, %n: i32)

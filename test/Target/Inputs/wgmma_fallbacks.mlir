@@ -1,7 +1,7 @@
 // Dots of sm_90a block programs that cannot run on wgmma (operands that
 // cannot reach shared memory) compile to mma.sync, and cases at the edge
 // that can (tiles two dots read); see
-// test/Dialect/Tile/assign-layouts-sm90a.mlir.
+// test/Dialect/Tile/Transforms/assign-layouts-sm90a.mlir.
 
 tile.kernel @mma_sync_unaligned(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32

@@ -148,7 +148,7 @@ tile.kernel @gemm_ragged_constant_n(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C
 // cluster tiles (pid / 2) and places the program of rank r at block tile
 // (r % 2, r / 2) of it: both programs compute the same B offsets, which is
 // what tile-tma-pipeline proves before it shares the B tile by multicast
-// (test/Dialect/Tile/tma-pipeline-cluster.mlir). No hardware op here.
+// (test/Dialect/Tile/Transforms/Schedule/tma-pipeline-cluster.mlir). No hardware op here.
 
 // CHECK-LABEL: tile.kernel @gemm_cluster_2x1
 // CHECK-SAME: grid(ceildiv(%M, 256) * ceildiv(%N, 256) * 2) warps(8) cluster(2, 1, 1) schedule<stages = 3, {{.*}}persistent = true, tma_store = true>
