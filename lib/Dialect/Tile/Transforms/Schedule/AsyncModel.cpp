@@ -400,6 +400,7 @@ private:
   void write(Agent &a, int cta, Value buffer, int64_t stage, Access access);
   void read(Agent &a, int cta, Value buffer, int64_t stage, Access access);
   bool checkNotInflight(Agent &a, Operation *op, ValueRange operands);
+  std::optional<int64_t> getLoadedElement(Agent &a, LoadScalarOp load);
 
   // Diagnostics.
   void violate(Operation *op, const Twine &message, Agent *a);
@@ -887,15 +888,40 @@ static int64_t getModelGroupEnd(int64_t i) {
   return end;
 }
 
+/// The position of the element `load` reads in its view's row-major order
+/// (the index itself for a 1-D view), or std::nullopt where an index or,
+/// past one dimension, a size is unknown or the view is not a
+/// tile.make_view.
+std::optional<int64_t> Simulation::getLoadedElement(Agent &a,
+                                                    LoadScalarOp load) {
+  OperandRange indices = load.getIndices();
+  auto view = load.getView().getDefiningOp<MakeViewOp>();
+  if (indices.size() != 1 && !view)
+    return std::nullopt;
+  int64_t linear = 0;
+  for (auto [dim, index] : llvm::enumerate(indices)) {
+    std::optional<int64_t> size = 1, i = getInt(a, index);
+    if (dim > 0) {
+      OpFoldResult s = view.getMixedSize(dim);
+      if (auto attr = dyn_cast<Attribute>(s))
+        size = cast<IntegerAttr>(attr).getInt();
+      else
+        size = getInt(a, cast<Value>(s));
+    }
+    if (!i || !size || *i < 0)
+      return std::nullopt;
+    linear = linear * *size + *i;
+  }
+  return linear;
+}
+
 StepResult Simulation::execScalar(Agent &a, Operation *op) {
   if (!checkNotInflight(a, op, op->getOperands()))
     return StepResult::Stop;
-  // Data the control flow reads (tile.load_scalar, 1-D views) comes from
-  // the model's memory.
+  // Data the control flow reads (tile.load_scalar) comes from the model's
+  // memory.
   if (auto load = dyn_cast<LoadScalarOp>(op)) {
-    std::optional<int64_t> i;
-    if (load.getIndices().size() == 1)
-      i = getInt(a, load.getIndices()[0]);
+    std::optional<int64_t> i = getLoadedElement(a, load);
     if (i && *i >= 0)
       a.ints[load.getResult()] = getModelGroupEnd(*i);
     else

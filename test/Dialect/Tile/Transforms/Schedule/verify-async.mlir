@@ -170,6 +170,80 @@ gpu.module @data_trip_counts [#nvvm.target<chip = "sm_90a">] {
 
 // -----
 
+// A loop that starts at a position read from a 2-D view (a packed batch's
+// document starts, as corpus/attention_document_skip.mlir reads them): the
+// model's memory is indexed by the element's row-major position in the
+// view, so program 0 reads element 0 (start 0: every row) and program 1
+// element n (a start past the end: no row). Every path verifies.
+gpu.module @data_2d_start [#nvvm.target<chip = "sm_90a">] {
+  // expected-remark @+1 {{asynchronous protocol verified on 34 of 34 paths}}
+  tile.kernel @k(%starts: !tile.ptr<i32>, %n: i32) warps(4) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %s = tile.make_view %starts[2, %n] strides [%n, 1] : !tile.ptr<i32>
+    %pid = tile.program_id x
+    %full = tile.mbarrier_alloc count 1 : !tile.mbarrier<1>
+    %empty = tile.mbarrier_alloc count 4 : !tile.mbarrier<1>
+    tile.warp_specialize regs(232) {
+      %lo = tile.load_scalar %s[%pid, %c0] : !tile.view<2x?xi32, strides = [?, 1]> -> i32
+      %r = scf.for %i = %lo to %n step %c1 iter_args(%ph = %c0) -> (i32) : i32 {
+        tile.mbarrier_wait %full[%c0], %ph : !tile.mbarrier<1>
+        tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<1>
+        %next = arith.xori %ph, %c1 : i32
+        scf.yield %next : i32
+      }
+    } partition warps(4) regs(40) {
+      %lo = tile.load_scalar %s[%pid, %c0] : !tile.view<2x?xi32, strides = [?, 1]> -> i32
+      %r = scf.for %i = %lo to %n step %c1 iter_args(%ph = %c0) -> (i32) : i32 {
+        %free = arith.xori %ph, %c1 : i32
+        tile.mbarrier_wait %empty[%c0], %free : !tile.mbarrier<1>
+        tile.mbarrier_arrive %full[%c0] : !tile.mbarrier<1>
+        %next = arith.xori %ph, %c1 : i32
+        scf.yield %next : i32
+      }
+    }
+    tile.return
+  }
+}
+
+// -----
+
+// The same with a planted bug: the consumer starts at 0 whatever the loaded
+// start, so where the start is past the end (program 1) it waits for a
+// hand-off the producer never makes.
+gpu.module @data_2d_start_ignored [#nvvm.target<chip = "sm_90a">] {
+  tile.kernel @k(%starts: !tile.ptr<i32>, %n: i32) warps(4) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %s = tile.make_view %starts[2, %n] strides [%n, 1] : !tile.ptr<i32>
+    %pid = tile.program_id x
+    %full = tile.mbarrier_alloc count 1 : !tile.mbarrier<1>
+    %empty = tile.mbarrier_alloc count 4 : !tile.mbarrier<1>
+    tile.warp_specialize regs(232) {
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%ph = %c0) -> (i32) : i32 {
+        // expected-error @+2 {{deadlock: waits for phase 0 of %1[0] (parity 0), which never completes}}
+        // expected-note @+1 {{program (1, 0, 0), iteration 0 of the loop at line}}
+        tile.mbarrier_wait %full[%c0], %ph : !tile.mbarrier<1>
+        tile.mbarrier_arrive %empty[%c0] : !tile.mbarrier<1>
+        %next = arith.xori %ph, %c1 : i32
+        scf.yield %next : i32
+      }
+    } partition warps(4) regs(40) {
+      %lo = tile.load_scalar %s[%pid, %c0] : !tile.view<2x?xi32, strides = [?, 1]> -> i32
+      %r = scf.for %i = %lo to %n step %c1 iter_args(%ph = %c0) -> (i32) : i32 {
+        %free = arith.xori %ph, %c1 : i32
+        tile.mbarrier_wait %empty[%c0], %free : !tile.mbarrier<1>
+        tile.mbarrier_arrive %full[%c0] : !tile.mbarrier<1>
+        %next = arith.xori %ph, %c1 : i32
+        scf.yield %next : i32
+      }
+    }
+    tile.return
+  }
+}
+
+// -----
+
 // The same with a planted bug: the producer skips groups of one row, so the
 // consumer waits for a phase that never completes (group 1 of the model's
 // memory has one row).
