@@ -56,10 +56,10 @@ test: check pytest pip-check fuzz-smoke
 # fuzz-smoke (part of make test): seed 1, 500 mutants, about a minute;
 # fuzz: one CPU-hour per tool. Buckets go under $(BUILD).
 fuzz-smoke: build
-	$(PYTHON) scripts/dev/fuzz.py --smoke --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz-smoke
+	$(PYTHON) -m scripts.dev.fuzz --smoke --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz-smoke
 
 fuzz: build
-	$(PYTHON) scripts/dev/fuzz.py --cpu-seconds 3600 --reduce-seconds 120 --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz
+	$(PYTHON) -m scripts.dev.fuzz --cpu-seconds 3600 --reduce-seconds 120 --tilec $(BUILD)/bin/tilec --tilec-opt $(BUILD)/bin/tilec-opt --out $(BUILD)/fuzz
 
 # The lit suite on an ASan + UBSan build of tilec (its own build folder; a
 # sanitizer report fails the test). About twice the time of `make check`.
@@ -86,10 +86,10 @@ docs: configure
 # nothing else needs it, so it stays out of make test.
 plots:
 	@$(PYTHON) -c 'import matplotlib' 2>/dev/null || scripts/build/setup.sh --plots
-	$(PYTHON) scripts/dev/plots.py --results bench/results --out docs/plots
+	$(PYTHON) -m scripts.dev.plots --results bench/results --out docs/plots
 
 python-artifacts: build
-	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) scripts/build/build_python_artifacts.py --out .gpu/python
+	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) -m scripts.build.build_python_artifacts --out .gpu/python
 
 demo: build
 	@BUILD=$(abspath $(BUILD)) scripts/dev/demo.sh

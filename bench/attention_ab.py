@@ -18,7 +18,6 @@ import statistics
 import torch
 import torch.nn.functional as F
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import Kernel  # noqa: E402
 
 

@@ -45,8 +45,8 @@ import os
 import subprocess
 import sys
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-from artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts import ROOT
+from scripts.common.artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 FP8 = os.path.join(ROOT, "examples", "attention_block_fp8.mlir")
 BF16 = os.path.join(ROOT, "examples", "attention_block_bf16.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
@@ -133,7 +133,7 @@ def build(art, tilec, variants, tags=None):
                             "-o", out], check=True)
             print("built", name, flush=True)
     if variants in ("all", "block"):
-        from attention_block_template import attention_block_source
+        from scripts.common.attention_block_template import attention_block_source
         for tag, kw in VARIANTS.items():
             if tags and tag not in tags:
                 continue
@@ -165,7 +165,7 @@ def main():
                      args.tags.split(",") if args.tags else None)
 
     import torch
-    from block_programs import load, time_rounds
+    from bench.block_programs import load, time_rounds
 
     log = open_log(args.out, "attention_fp8.log")
 

@@ -1,7 +1,6 @@
 """Launches one tilec attention kernel (for profilers): attention_once.py ARTDIR NAME S HEAD_DIM
 (B*S = 16k tokens, H*D = 2048)."""
 import os, sys, torch
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import Kernel
 art, name, S, d = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 B, H = 16384 // S, 2048 // d

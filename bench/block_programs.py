@@ -27,7 +27,7 @@ import sys
 
 import torch
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 from tilec.runtime import Kernel  # noqa: E402
 
 GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)]
@@ -306,7 +306,7 @@ def main():
         result["gemm"] = gemm_section(args.artifacts, args.rounds, log, args.quick)
     if "attention" in args.only:
         try:
-            from block_attention import attention_section
+            from bench.block_attention import attention_section
         except ImportError:
             attention_section = None
         if attention_section:

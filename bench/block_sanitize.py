@@ -3,9 +3,9 @@
 for compute-sanitizer (racecheck, synccheck, memcheck, initcheck) on the GPU
 machine:
 
-    compute-sanitizer --tool racecheck python3 bench/block_sanitize.py \
+    compute-sanitizer --tool racecheck python3 -m bench.block_sanitize \
         --artifacts .gpu/block --chip sm_90a --kernel gemm_block_bf16
-    compute-sanitizer --tool memcheck python3 bench/block_sanitize.py \
+    compute-sanitizer --tool memcheck python3 -m bench.block_sanitize \
         --artifacts .gpu/block --chip sm_90a --kernel all
 """
 
@@ -15,8 +15,7 @@ import sys
 
 import torch
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
-import block_programs as bp  # noqa: E402
+from bench import block_programs as bp  # noqa: E402
 
 
 def check(art, chip, name):
@@ -24,7 +23,7 @@ def check(art, chip, name):
     if name.startswith(("gemm", "linear")):
         linear = name.startswith("linear") or "_bcol" in name
         return bp.check_gemm(k, linear, [(300, 520, 200)])
-    from block_attention import check_attention, named_args
+    from bench.block_attention import check_attention, named_args
     if name.startswith("attention_bf16"):
         # tile.attention's kernel: its own argument list (and the LSE).
         def launch(q, kk, v, o, *_):

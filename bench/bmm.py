@@ -7,12 +7,11 @@ timings). Correctness first: outputs poisoned with NaN, float32 reference.
 
 Build here: tilec examples/{gemm_batched_bf16,gemm_bf16}.mlir --emit=cubin
 into .gpu/bmm/sm_90a and (--chip=sm_80 --cubin-arch=sm_90) .gpu/bmm/sm_80.
-Run there: python3 bench/bmm.py [--json OUT] (from the repository root)."""
+Run there: python3 -m bench.bmm [--json OUT] (from the repository root)."""
 import argparse, datetime, json, os, statistics, sys
 
 import torch
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import Kernel  # noqa: E402
 
 SHAPES = [(16, 1024, 1024, 1024), (8, 2048, 2048, 2048), (64, 256, 256, 256),

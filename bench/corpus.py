@@ -22,36 +22,33 @@ faults loses the process's CUDA context: the entries after it then run in
 a fresh process (the script again, with the results so far), so that one
 fault costs one entry.
 
-    bench/corpus.py --out OUT [--artifacts .gpu/corpus] [--only NAME,...]
+    python3 -m bench.corpus --out OUT [--artifacts .gpu/corpus] [--only NAME,...]
                     [--quick] [--rounds N] [--chips sm_90a,sm_80]
 """
 
 import argparse
 import datetime
 import glob
-import importlib.util
+import importlib
 import json
 import os
 import sys
 import time
 import traceback
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-# The corpus entries (corpus/<name>.py, corpus/common.py) ahead of the rest:
-# corpus/bmm.py must win over bench/bmm.py here.
-sys.path.insert(0, os.path.join(ROOT, "corpus"))
+from scripts import ROOT
 
 import torch  # noqa: E402
 
-from artifact_record import open_log, read_commit  # noqa: E402
-from block_programs import time_rounds  # noqa: E402
+from scripts.common.artifact_record import open_log, read_commit  # noqa: E402
+from bench.block_programs import time_rounds  # noqa: E402
 from tilec.runtime import Kernel, LaunchError  # noqa: E402
 
 
 def entry_names():
     """The corpus entries: corpus/*.py but the shared helpers."""
     names = (os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "corpus", "*.py")))
-    return sorted(n for n in names if n != "common")
+    return sorted(n for n in names if n not in ("common", "__init__"))
 
 
 def short(exc):
@@ -61,16 +58,10 @@ def short(exc):
 
 
 def load_entry(name):
-    """corpus/<name>.py as a module (by path: entry names such as `bmm`
-    also name modules of bench/)."""
-    spec = importlib.util.spec_from_file_location(f"corpus_{name}",
-                                                  os.path.join(ROOT, "corpus", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    # Registered under its name: torch.compile (FlexAttention's anchor)
-    # imports the module of the functions it traces by that name.
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """corpus/<name>.py as the module ``corpus.<name>`` (registered in
+    sys.modules under that name, which torch.compile, FlexAttention's
+    anchor, needs to import the functions it traces)."""
+    return importlib.import_module(f"corpus.{name}")
 
 
 class Specialized:
@@ -117,7 +108,7 @@ def implementations(mod, kernels):
 
 def check_entry(mod, impls, cases, log):
     """Correctness rows: one per case and implementation."""
-    from common import rel_err  # corpus/common.py: imports Triton, as the entries do
+    from corpus.common import rel_err  # imports Triton, as the entries do
     rows = []
     for i, shape in enumerate(cases):
         seed = 1000 + i
@@ -290,9 +281,12 @@ def continue_elsewhere(args, result, rest, log):
     with open(partial, "w") as f:
         json.dump(result, f)
     log(f"  the CUDA context is lost (a kernel faulted); {len(rest)} entries go on in a new process")
-    argv = [sys.executable, os.path.abspath(__file__), "--artifacts", args.artifacts, "--out",
-            args.out, "--rounds", str(args.rounds), "--chips", args.chips, "--resume", partial,
+    # `python3 -m bench.corpus` from the root (the paths made absolute first).
+    argv = [sys.executable, "-m", "bench.corpus", "--artifacts", os.path.abspath(args.artifacts),
+            "--out", os.path.abspath(args.out), "--rounds", str(args.rounds), "--chips",
+            args.chips, "--resume", os.path.abspath(partial),
             "--only", ",".join(rest)]
+    os.chdir(ROOT)
     os.execv(sys.executable, argv + (["--quick"] if args.quick else []))
 
 

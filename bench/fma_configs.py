@@ -15,8 +15,8 @@ import os
 import subprocess
 import sys
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-from artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts import ROOT
+from scripts.common.artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 
 #: tag -> tile.gemm config (None: the compiler's rule, 128 x 128, K 8, 8 warps).
 CONFIGS = {"default": None,
@@ -55,8 +55,8 @@ def main():
     if args.build:
         return build(args.art, args.tilec)
     import torch
-    from block_fp8 import serial_f32
-    from block_programs import load, time_rounds
+    from bench.block_fp8 import serial_f32
+    from bench.block_programs import load, time_rounds
     log = open_log(args.out, "fma_configs.log")
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
                   commit=read_commit(args.art), configs=CONFIGS, correctness=[], speed=[])

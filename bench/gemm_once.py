@@ -3,7 +3,6 @@ import sys
 
 import torch
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import Kernel  # noqa: E402
 
 path, M, N, K = sys.argv[1], *map(int, sys.argv[2:5])

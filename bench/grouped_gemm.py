@@ -21,21 +21,21 @@ a float32 reference computed expert by expert (relative error max|out -
 ref| / max|ref|, at most 1.6e-2). TFLOP/s count 2 * rows * N * K.
 
 Build here: TILEC_LIBRARY=build/lib/libtilec-c.so \\
-    scripts/build/build_python_artifacts.py --grouped-only --out .gpu/grouped_python
+    python3 -m scripts.build.build_python_artifacts --grouped-only --out .gpu/grouped_python
 Run there (from the repository root; no compiler needed):
-    python3 bench/grouped_gemm.py --artifacts .gpu/grouped_python [--json OUT]
+    python3 -m bench.grouped_gemm --artifacts .gpu/grouped_python [--json OUT]
 ($TILEC_COMMIT, else the artifacts' commit.txt, is the JSON's commit.)"""
 import argparse, datetime, json, os, sys, time
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 # No compiler on the GPU machine: make sure none is picked up by accident.
 os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", "libtilec-c.so")
 
 import torch  # noqa: E402
 
 import tilec  # noqa: E402
-from artifact_record import read_commit  # noqa: E402
-from block_programs import time_rounds  # noqa: E402
+from scripts.common.artifact_record import read_commit  # noqa: E402
+from bench.block_programs import time_rounds  # noqa: E402
 from tilec import ops, plans  # noqa: E402
 
 #: (name, experts, rows, hidden K, ffn N, routing)
@@ -194,7 +194,7 @@ def main():
     artifacts = os.path.abspath(args.artifacts)
     if not os.path.isdir(os.path.join(artifacts, "sm_90a")):
         print(f"no sm_90a kernels in {artifacts}: build them with TILEC_LIBRARY=... "
-              f"scripts/build/build_python_artifacts.py --grouped-only --out DIR", file=sys.stderr)
+              f"python3 -m scripts.build.build_python_artifacts --grouped-only --out DIR", file=sys.stderr)
         return 2
     if os.path.isfile(os.path.join(artifacts, "libtilec-rules.so")):
         os.environ["TILEC_RULES_LIBRARY"] = os.path.join(artifacts, "libtilec-rules.so")

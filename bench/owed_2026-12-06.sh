@@ -57,7 +57,7 @@ case "${1:-}" in
 build)
   base=${2:?"usage: $0 build BASE_TILEC"}
   rm -rf "$OWED"
-  python3 scripts/build/build_corpus_artifacts.py --out "$OWED/probe" --chips sm_90a_fast,sm_90a_fast_base \
+  python3 -m scripts.build.build_corpus_artifacts --out "$OWED/probe" --chips sm_90a_fast,sm_90a_fast_base \
     --base-tilec "$base" --only "$PROGRAMS" --jobs 2
   build_probe_chip sm_90a_fast_x "attention_alibi=alibi" \
     "attention_rows=warp_specialize = false" "attention_document_skip=stages = 3" \
@@ -65,15 +65,15 @@ build)
   build_probe_chip sm_90a_fast_y "attention_alibi=alibi:stages = 3" \
     "attention_rows=warp_specialize = false, stages = 4" "attention_document_skip=stages = 2" \
     "attention_sliding_window=stages = 2" "attention_fwd=stages = 8"
-  TILEC_LIBRARY="$PWD/build/lib/libtilec-c.so" python3 scripts/build/build_python_artifacts.py --out "$OWED/python"
+  TILEC_LIBRARY="$PWD/build/lib/libtilec-c.so" python3 -m scripts.build.build_python_artifacts --out "$OWED/python"
   find "$OWED" -name '*.ptx' -delete
   du -sh "$OWED" ;;
 run)
   nvidia-smi --query-gpu=name --format=csv,noheader | tee "$OUT/gpu.txt"
-  PYTHONPATH=python python3 bench/corpus.py --artifacts "$OWED/probe" --out "$OUT/probe" \
+  python3 -m bench.corpus --artifacts "$OWED/probe" --out "$OUT/probe" \
     --chips sm_90a_fast,sm_90a_fast_base,sm_90a_fast_x,sm_90a_fast_y --only "$PROGRAMS" --rounds 5 \
     > "$OUT/probe.log" 2>&1 || echo "corpus.py rc=$? (correctness failures or errors: see the log)"
-  PYTHONPATH=python python3 scripts/gpu/python_check.py --artifacts "$OWED/python" \
+  python3 -m scripts.gpu.python_check --artifacts "$OWED/python" \
     --out "$OUT/python_check.json" > "$OUT/python_check.log" 2>&1 || echo "python_check rc=$?"
   tail -3 "$OUT/python_check.log" ;;
 *)

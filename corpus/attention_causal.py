@@ -7,7 +7,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from common import (attention_flops, attention_inputs, attention_reference,
+from .common import (attention_flops, attention_inputs, attention_reference,
                     online_softmax_step, store2d, tile2d)
 
 KERNELS = ("attention_causal",)

@@ -5,7 +5,7 @@ query); the anchor is ``F.scaled_dot_product_attention(is_causal=True)``."""
 
 import triton
 
-from attention_causal import (BENCH, CASES, D, TOL, _causal, flops, make_inputs, reference,
+from .attention_causal import (BENCH, CASES, D, TOL, _causal, flops, make_inputs, reference,
                               run_torch)
 
 KERNELS = ("attention_causal_bn128",)

@@ -9,7 +9,7 @@ import torch
 import triton
 import triton.language as tl
 
-from common import (attention_flops, attention_inputs, attention_reference, flex,
+from .common import (attention_flops, attention_inputs, attention_reference, flex,
                     online_softmax_step, store2d, tile2d)
 
 KERNELS = ("attention_document",)

@@ -10,9 +10,9 @@ import torch
 import triton
 import triton.language as tl
 
-from attention_document import CASES, BENCH, D, TOL, flops, make_inputs as _document_inputs
-from attention_document import reference, run_torch
-from common import online_softmax_step, store2d, tile2d
+from .attention_document import CASES, BENCH, D, TOL, flops, make_inputs as _document_inputs
+from .attention_document import reference, run_torch
+from .common import online_softmax_step, store2d, tile2d
 
 KERNELS = ("attention_document_skip",)
 __all__ = ["CASES", "BENCH", "TOL", "flops", "reference", "run_torch"]

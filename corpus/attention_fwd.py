@@ -9,7 +9,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from common import (LOG2E, attention_flops, attention_inputs, attention_reference, f64,
+from .common import (LOG2E, attention_flops, attention_inputs, attention_reference, f64,
                     online_softmax_step, store2d, tile2d)
 
 KERNELS = ("attention_fwd",)

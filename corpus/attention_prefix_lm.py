@@ -6,7 +6,7 @@ prefix); the anchor is FlexAttention with the prefix-LM mask_mod."""
 import triton
 import triton.language as tl
 
-from common import (attention_flops, attention_inputs, attention_reference, flex,
+from .common import (attention_flops, attention_inputs, attention_reference, flex,
                     online_softmax_step, store2d, tile2d)
 
 KERNELS = ("attention_prefix_lm",)

@@ -7,7 +7,7 @@ FlexAttention with the window as its mask_mod."""
 import triton
 import triton.language as tl
 
-from common import attention_inputs, attention_reference, flex, online_softmax_step, store2d, tile2d
+from .common import attention_inputs, attention_reference, flex, online_softmax_step, store2d, tile2d
 
 KERNELS = ("attention_sliding_window",)
 D = 64

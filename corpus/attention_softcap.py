@@ -8,7 +8,7 @@ import triton
 import triton.language as tl
 from triton.language.extra import libdevice
 
-from common import (attention_flops, attention_inputs, attention_reference, flex,
+from .common import (attention_flops, attention_inputs, attention_reference, flex,
                     online_softmax_step, store2d, tile2d)
 
 KERNELS = ("attention_softcap",)

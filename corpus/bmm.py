@@ -8,7 +8,7 @@ import torch
 import triton
 import triton.language as tl
 
-from common import f64, gen, nan_like, randn, store2d, tile2d
+from .common import f64, gen, nan_like, randn, store2d, tile2d
 
 KERNELS = ("bmm",)
 CASES = [(1, 1, 16, 16), (3, 127, 272, 80), (2, 1000, 1040, 528)]  # (batch, M, N, K)

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from common import gen, matrix
+from .common import gen, matrix
 
 KERNELS = ("cross_entropy",)
 CASES = [(1, 1), (7, 1000), (33, 50257)]  # (rows, vocabulary)

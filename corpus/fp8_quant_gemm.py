@@ -9,7 +9,7 @@ import torch
 import triton
 import triton.language as tl
 
-from common import gen, matrix, poisoned, store2d, tile2d
+from .common import gen, matrix, poisoned, store2d, tile2d
 
 KERNELS = ("fp8_quant_gemm_quantize", "fp8_quant_gemm_matmul")
 CASES = [(1, 16, 16), (127, 272, 80), (1000, 1008, 528)]  # (M, N, K); K, N multiples of 16

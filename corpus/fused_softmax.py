@@ -8,7 +8,7 @@ import torch
 import triton
 import triton.language as tl
 
-from common import f64, gen, matrix, poisoned, sm_count
+from .common import f64, gen, matrix, poisoned, sm_count
 
 KERNELS = ("fused_softmax",)
 CASES = [(1, 1), (1823, 781), (37, 1024)]

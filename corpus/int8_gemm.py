@@ -7,7 +7,7 @@ import torch
 import triton
 import triton.language as tl
 
-from common import gen, matrix, poisoned, store2d, tile2d
+from .common import gen, matrix, poisoned, store2d, tile2d
 
 KERNELS = ("int8_gemm",)
 CASES = [(1, 8, 16), (127, 264, 80), (1000, 1000, 528)]  # (M, N, K); K a multiple of 16

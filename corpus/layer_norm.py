@@ -8,7 +8,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from common import f64, gen, matrix, poisoned, randn
+from .common import f64, gen, matrix, poisoned, randn
 
 KERNELS = ("layer_norm",)
 CASES = [(1, 1), (7, 1000), (151, 5000)]  # (M, N)

@@ -9,7 +9,7 @@ import triton
 import triton.language as tl
 from triton.language.extra import libdevice
 
-from common import f64, gen, matrix, poisoned, randn, store2d, tile2d
+from .common import f64, gen, matrix, poisoned, randn, store2d, tile2d
 
 KERNELS = ("linear_bias_gelu",)
 CASES = [(1, 8, 16), (127, 264, 72), (1000, 1000, 520)]  # (M, N, K)

@@ -7,7 +7,7 @@ import torch
 import triton
 import triton.language as tl
 
-from common import f64, gen, matrix, poisoned, randn, store2d, tile2d
+from .common import f64, gen, matrix, poisoned, randn, store2d, tile2d
 
 KERNELS = ("linear_bias_residual",)
 CASES = [(1, 8, 16), (127, 264, 72), (1000, 1000, 520)]  # (M, N, K)

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from common import f64, gen, matrix, poisoned
+from .common import f64, gen, matrix, poisoned
 
 KERNELS = ("log_softmax",)
 CASES = [(1, 1), (7, 1000), (301, 2048)]  # (M, N)

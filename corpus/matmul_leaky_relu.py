@@ -8,7 +8,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from common import f64, gen, matrix, poisoned
+from .common import f64, gen, matrix, poisoned
 
 KERNELS = ("matmul_leaky_relu",)
 CASES = [(1, 8, 1), (127, 264, 72), (1000, 1032, 1000)]  # (M, N, K)

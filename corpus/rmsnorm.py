@@ -7,7 +7,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from common import f64, gen, matrix, poisoned, randn
+from .common import f64, gen, matrix, poisoned, randn
 
 KERNELS = ("rmsnorm",)
 CASES = [(1, 1), (7, 1000), (301, 4096)]  # (M, N)

@@ -8,7 +8,7 @@ import torch
 import triton
 import triton.language as tl
 
-from common import gen, nan_like, randn, store2d, tile2d
+from .common import gen, nan_like, randn, store2d, tile2d
 
 KERNELS = ("rope",)
 D = 128

@@ -6,7 +6,7 @@ import torch
 import triton
 import triton.language as tl
 
-from common import f64, gen, nan_like, randn
+from .common import f64, gen, nan_like, randn
 
 KERNELS = ("vector_add",)
 CASES = [(1,), (98_431,), (1_000_003,)]

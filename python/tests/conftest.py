@@ -13,9 +13,10 @@ import pytest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(_HERE, ".."))
-# The scripts' shared helper modules (backward_kernels: the attention
-# backward's reference block programs), after everything else.
-sys.path.append(os.path.join(_HERE, "..", "..", "scripts", "common"))
+# The repository root, after everything else: the scripts package
+# (scripts.common.backward_kernels: the attention backward's reference block
+# programs; scripts.harness: the GPU checks' harness).
+sys.path.append(os.path.abspath(os.path.join(_HERE, "..", "..")))
 
 from tilec import (_capi, api, checks, launch, op_attention, op_batched, op_gemm, ops,  # noqa: E402
                    plans, targets)

@@ -263,7 +263,7 @@ def test_shape_rules_come_from_the_compiler(monkeypatch, tmp_path):
         # 240 consumer registers for sm_90a's dK/dV kernel, 32-wide steps on
         # the mma.sync path at head dim 128, and on 99 KB chips an atomic
         # kernel of 64 keys.
-        import backward_kernels
+        from scripts.common import backward_kernels
         assert _rules.attention_backward_config("sm_90a", 128, False) == {
             "consumer_regs": 240, "producer_regs": 24}
         assert backward_kernels.tiles_for("sm_90a", 64) == backward_kernels.Tiles(

@@ -1,11 +1,13 @@
-"""The one way the scripts and benchmarks find the checkout (issue 52):
-``_paths.py`` beside the scripts of scripts/gpu, scripts/build, scripts/dev
-and bench/ (scripts/README.md). Its copies are identical, importing it from
-any of those directories gives the repository root and puts the script
-directories on ``sys.path``, and no other script or benchmark edits
-``sys.path`` (bench/corpus.py's corpus/ excepted: its entries must shadow
-bench's modules of the same name)."""
+"""The one way the scripts and benchmarks find the checkout (issue 52): they
+are the packages ``scripts`` and ``bench``, run from the repository root as
+``python3 -m scripts.<folder>.<name>`` / ``python3 -m bench.<name>``
+(scripts/README.md). scripts/__init__.py is the one bootstrap (it puts
+python/ on ``sys.path``); no other script or benchmark edits ``sys.path``,
+there is no ``_paths.py``, and every import of a module of the checkout
+names it by its package (``from bench import block_programs``), so that an
+import that only worked through a path hack fails here."""
 
+import ast
 import os
 import re
 import subprocess
@@ -14,43 +16,82 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COPIES = ("scripts/gpu", "scripts/build", "scripts/dev", "bench")
-#: sys.path edits allowed outside _paths.py: (file, line).
-ALLOWED = {("bench/corpus.py", 'sys.path.insert(0, os.path.join(ROOT, "corpus"))')}
+PACKAGES = ("scripts", "bench", "corpus")
 
 
-def test_copies_are_identical():
-    texts = {d: open(os.path.join(ROOT, d, "_paths.py")).read() for d in COPIES}
-    assert len(set(texts.values())) == 1, "the _paths.py copies differ: " + ", ".join(COPIES)
-
-
-@pytest.mark.parametrize("directory", COPIES)
-def test_import_finds_the_checkout(directory, tmp_path):
-    # From another working directory, as a script of that directory sees it.
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import _paths; "
-            "print(_paths.ROOT); print('\\n'.join(sys.path))")
-    out = subprocess.run([sys.executable, "-c", code, os.path.join(ROOT, directory)],
-                         cwd=tmp_path, check=True, capture_output=True, text=True).stdout
-    lines = out.splitlines()
-    assert os.path.realpath(lines[0]) == os.path.realpath(ROOT)
-    path = [os.path.realpath(p) for p in lines[1:]]
-    for sub in ("python", "bench", "scripts/common", "scripts/gpu", "scripts/build", "scripts/dev",
-                "examples"):
-        assert os.path.realpath(os.path.join(ROOT, sub)) in path, sub
-
-
-def test_no_other_sys_path_edits():
-    edits = []
-    for directory in ("scripts", "bench"):
+def python_files():
+    for directory in PACKAGES:
         for base, dirs, files in os.walk(os.path.join(ROOT, directory)):
-            dirs[:] = [d for d in dirs if not (directory == "bench" and d == "results")]
+            dirs[:] = [d for d in dirs if d not in ("results", "__pycache__")]
             for name in sorted(files):
-                if not name.endswith(".py") or name == "_paths.py":
-                    continue
-                path = os.path.join(base, name)
-                rel = os.path.relpath(path, ROOT)
-                for line in open(path):
-                    if re.match(r"\s*sys\.path(\.(insert|append|extend)\b|\s*(\[.*\])?\s*[+]?=)",
-                                line) and (rel, line.strip()) not in ALLOWED:
-                        edits.append(f"{rel}: {line.strip()}")
-    assert edits == [], "use `from _paths import ROOT` (scripts/README.md) instead"
+                if name.endswith(".py"):
+                    yield os.path.join(base, name)
+
+
+def test_every_folder_is_a_package():
+    for directory in PACKAGES:
+        for base, dirs, files in os.walk(os.path.join(ROOT, directory)):
+            dirs[:] = [d for d in dirs if d not in ("results", "__pycache__")]
+            if any(f.endswith(".py") for f in files):
+                assert "__init__.py" in files, os.path.relpath(base, ROOT)
+
+
+def test_no_paths_module_and_no_sys_path_edits():
+    edits = []
+    for path in python_files():
+        rel = os.path.relpath(path, ROOT)
+        assert os.path.basename(path) != "_paths.py", rel
+        if rel == os.path.join("scripts", "__init__.py"):
+            continue
+        for line in open(path):
+            if re.match(r"\s*sys\.path(\.(insert|append|extend)\b|\s*(\[.*\])?\s*[+]?=)", line):
+                edits.append(f"{rel}: {line.strip()}")
+    assert edits == [], "import through the scripts/bench packages (scripts/README.md) instead"
+
+
+def module_exists(name):
+    parts = name.split(".")
+    base = os.path.join(ROOT, *parts)
+    return os.path.exists(base + ".py") or os.path.exists(os.path.join(base, "__init__.py"))
+
+
+#: The modules of scripts/, bench/ and corpus/ by their bare names: an
+#: ``import block_programs`` only worked through a sys.path edit.
+BARE = {os.path.basename(p)[:-3] for p in python_files()} - {"__init__"}
+
+
+def test_imports_name_their_package():
+    wrong = []
+    for path in python_files():
+        rel = os.path.relpath(path, ROOT)
+        for node in ast.walk(ast.parse(open(path).read(), rel)):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top in PACKAGES:
+                    if not module_exists(name):
+                        wrong.append(f"{rel}:{node.lineno}: no module {name}")
+                elif top in BARE:
+                    wrong.append(f"{rel}:{node.lineno}: `{top}` by its bare name")
+    assert wrong == []
+
+
+def test_bootstrap_puts_the_checkout_first(tmp_path):
+    # As `python3 -m scripts.<...>` from the root sees it.
+    code = "import sys, scripts; print(scripts.ROOT); print(sys.path[0])"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""})
+    root, first = out.stdout.splitlines()
+    assert os.path.realpath(root) == os.path.realpath(ROOT)
+    assert os.path.realpath(first) == os.path.realpath(os.path.join(ROOT, "python"))
+
+
+@pytest.mark.parametrize("module", ["scripts.dev.corpus_schedules", "scripts.build.build_gemm_artifacts"])
+def test_runs_as_module(module):
+    subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, check=True,
+                   capture_output=True, env={**os.environ, "PYTHONPATH": ""})

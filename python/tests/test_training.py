@@ -15,7 +15,7 @@ import tilec
 from tilec import api, op_attention
 from tilec.kernels import attention_name, attention_source
 
-import backward_kernels  # scripts/common/backward_kernels.py (conftest puts scripts/common on sys.path)
+from scripts.common import backward_kernels  # (conftest puts the repository root on sys.path)
 from test_ops import FakeTensor
 
 

@@ -10,8 +10,8 @@ attention_variants.py times beside them. Prints each kernel's compile time.
 import argparse
 import os
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-from build_gemm_artifacts import compile_kernels  # noqa: E402
+from scripts import ROOT
+from scripts.build.build_gemm_artifacts import compile_kernels  # noqa: E402
 from tilec.kernels import attention_source  # noqa: E402
 
 # tag -> (head dims, config), per chip: alternatives to the default schedule.

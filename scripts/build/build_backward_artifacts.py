@@ -22,9 +22,9 @@ import subprocess
 import tempfile
 import time
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-from artifact_record import stamp_commit  # noqa: E402
-import backward_kernels  # noqa: E402
+from scripts import ROOT
+from scripts.common.artifact_record import stamp_commit  # noqa: E402
+from scripts.common import backward_kernels  # noqa: E402
 from tilec import backward_op  # noqa: E402
 
 

@@ -22,9 +22,9 @@ import re
 import subprocess
 import time
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-from artifact_record import stamp_commit  # noqa: E402
-from attention_block_template import attention_block_source  # noqa: E402
+from scripts import ROOT
+from scripts.common.artifact_record import stamp_commit  # noqa: E402
+from scripts.common.attention_block_template import attention_block_source  # noqa: E402
 from tilec.kernels import attention_source, gemm_source  # noqa: E402
 
 # tag -> schedule knobs, per chip, applied to every kernel of the examples.

@@ -32,9 +32,9 @@ import re
 import subprocess
 import time
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-from artifact_record import stamp_commit  # noqa: E402
-from corpus_schedules import first_error, programs  # noqa: E402
+from scripts import ROOT
+from scripts.common.artifact_record import stamp_commit  # noqa: E402
+from scripts.dev.corpus_schedules import first_error, programs  # noqa: E402
 
 #: ptxas target of each chip's cubin on the Hopper GPU machine.
 CUBIN_ARCH = {"sm_90a": "sm_90a", "sm_80": "sm_90", "sm_89": "sm_90"}

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import time
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 from tilec import _rules  # noqa: E402
 from tilec.kernels import gemm_shape_config, gemm_shape_tag, gemm_source  # noqa: E402
 

@@ -15,7 +15,7 @@ import argparse
 import os
 import subprocess
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 from tilec.kernels import attention_source, gemm_source  # noqa: E402
 
 

@@ -15,7 +15,7 @@ sm_90 so that the Ampere code path runs on the H200 as well.
 ``--bmm`` adds the batched GEMM kernels tilec.bmm runs in scripts/gpu/bmm_check.py
 (``--bmm-only``: only those, e.g. ``--bmm-only --out .gpu/bmm_python``);
 ``--grouped`` the grouped GEMM kernels tilec.grouped_gemm runs in
-scripts/gpu/grouped_gemm_check.py and bench/grouped_gemm.py (``--grouped-only``:
+python3 -m scripts.gpu.grouped_gemm_check and bench/grouped_gemm.py (``--grouped-only``:
 only those, e.g. ``--grouped-only --out .gpu/grouped_python``). The flags
 combine (``--bmm-only --grouped-only``: both sets, nothing else).
 """
@@ -29,9 +29,9 @@ import subprocess
 import sys
 import time
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 import tilec  # noqa: E402
-from artifact_record import stamp_commit  # noqa: E402
+from scripts.common.artifact_record import stamp_commit  # noqa: E402
 from tilec import backward_op, op_attention  # noqa: E402
 from tilec.kernels import (attention_name, attention_shape_config, attention_source,  # noqa: E402
                            gemm_config_suffix, gemm_name, gemm_source)

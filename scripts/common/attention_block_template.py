@@ -3,8 +3,8 @@ examples/attention_block_bf16.mlir, for any head dim: the example is this
 template at head dim 128 (test/Examples/attention-block-template.test keeps
 them equal), and the GPU benchmarks compile it at head dims 64 and 128.
 
-    python3 scripts/common/attention_block_template.py > examples/attention_block_bf16.mlir
-    python3 scripts/common/attention_block_template.py --fp8 > examples/attention_block_fp8.mlir
+    python3 -m scripts.common.attention_block_template > examples/attention_block_bf16.mlir
+    python3 -m scripts.common.attention_block_template --fp8 > examples/attention_block_fp8.mlir
 
 With --fp8, the same algorithm on e4m3 inputs (FlashAttention-3's FP8
 recipe): examples/attention_block_fp8.mlir, also kept equal by the test.

@@ -2,9 +2,8 @@
 
 A helper of the scripts and tests, not part of the tilec package: the
 package launches the op, whose kernels the compiler builds; these text
-programs are the reference that expansion is checked against. Importers put
-``scripts/common/`` on ``sys.path`` (the scripts and benchmarks through
-``_paths``: scripts/README.md).
+programs are the reference that expansion is checked against. Importers
+name it ``scripts.common.backward_kernels`` (scripts/README.md).
 
 ``tilec.attention_backward`` launches the named op ``tile.attention_backward``
 (:mod:`tilec.backward_op`), which the compiler expands into these same

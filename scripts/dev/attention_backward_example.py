@@ -5,13 +5,12 @@ autograd formula runs) at head dim 128, bf16, causal and not.
 test/Examples/attention-backward-template.test keeps the example equal to
 this output.
 
-    python3 scripts/dev/attention_backward_example.py > examples/attention_backward_bf16.mlir
+    python3 -m scripts.dev.attention_backward_example > examples/attention_backward_bf16.mlir
 """
 
 import sys
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
-import backward_kernels as bk  # noqa: E402  (scripts/, beside this script)
+from scripts.common import backward_kernels as bk  # noqa: E402  (scripts/, beside this script)
 
 HEADER = """\
 // FlashAttention-2's backward as block programs, the kernels behind

@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 CORPUS = os.path.join(ROOT, "corpus")
 TABLE = os.path.join(CORPUS, "schedules.md")
 CHIPS = ("sm_90a", "sm_89", "sm_80")

@@ -32,11 +32,11 @@ CRASH, HANG or SILENT bucket is not matched by a line of the known-issues file
 (default docs/fuzz-known-issues.txt: signature substrings, `#` comments).
 
 Usage:
-    python3 scripts/dev/fuzz.py --smoke          # CI: seed 1, 500 mutants, ~1 min
-    python3 scripts/dev/fuzz.py --seconds 3600 --out /tmp/tilec-fuzz
-    python3 scripts/dev/fuzz.py --cpu-seconds 3600  # 1 CPU-hour per tool
-    python3 scripts/dev/fuzz.py --count 500 --seed 7 --tools tilec-opt
-    python3 scripts/dev/fuzz.py --seconds 600 --reduce-seconds 120  # + reduced.mlir
+    python3 -m scripts.dev.fuzz --smoke          # CI: seed 1, 500 mutants, ~1 min
+    python3 -m scripts.dev.fuzz --seconds 3600 --out /tmp/tilec-fuzz
+    python3 -m scripts.dev.fuzz --cpu-seconds 3600  # 1 CPU-hour per tool
+    python3 -m scripts.dev.fuzz --count 500 --seed 7 --tools tilec-opt
+    python3 -m scripts.dev.fuzz --seconds 600 --reduce-seconds 120  # + reduced.mlir
 
 Mutants are deterministic given --seed (mutant i of seed S is the same on
 every run); with --seconds, how many of them run depends on the machine.

@@ -18,7 +18,7 @@ writes
 Run it again after a schedule changes (the mutations are text replacements
 on the scheduled IR and fail loudly when their text is gone):
 
-    python3 scripts/dev/gen_async_mutants.py [--tilec-opt build/bin/tilec-opt]
+    python3 -m scripts.dev.gen_async_mutants [--tilec-opt build/bin/tilec-opt]
 """
 
 import argparse

@@ -6,7 +6,7 @@ and compares tilec with the anchors timed in that same run; its title names
 the GPU, the date, the commit and the record. Numbers from different records
 never share a plot.
 
-    scripts/dev/plots.py [--results bench/results] [--out docs/plots]
+    python3 -m scripts.dev.plots [--results bench/results] [--out docs/plots]
 
 Needs matplotlib (Debian: python3-matplotlib); nothing else outside the
 standard library.

@@ -21,9 +21,9 @@ import subprocess
 import sys
 import tempfile
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-import build_attention_artifacts as att  # noqa: E402
-import build_gemm_artifacts as gemm  # noqa: E402
+from scripts import ROOT
+from scripts.build import build_attention_artifacts as att  # noqa: E402
+from scripts.build import build_gemm_artifacts as gemm  # noqa: E402
 from tilec.kernels import attention_source, gemm_source  # noqa: E402
 
 

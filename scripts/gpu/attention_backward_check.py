@@ -49,10 +49,10 @@ import sys
 import torch
 import torch.nn.functional as F
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-from artifact_record import open_log, read_commit, write_result  # noqa: E402
-from block_programs import time_rounds  # noqa: E402
-import backward_kernels  # noqa: E402
+from scripts import ROOT
+from scripts.common.artifact_record import open_log, read_commit, write_result  # noqa: E402
+from bench.block_programs import time_rounds  # noqa: E402
+from scripts.common import backward_kernels  # noqa: E402
 from tilec import backward_op  # noqa: E402
 from tilec.runtime import Kernel  # noqa: E402
 

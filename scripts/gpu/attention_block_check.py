@@ -13,7 +13,6 @@ import sys
 
 import torch
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import Kernel  # noqa: E402
 
 

@@ -23,7 +23,6 @@ import sys
 import torch
 import torch.nn.functional as F
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import Kernel  # noqa: E402
 
 BENCH_ROUNDS = int(os.environ.get("TILEC_BENCH_ROUNDS", "5"))
@@ -130,7 +129,7 @@ def bench_shape(art, chips, S, d, causal, do_bench, rounds):
         errors["cudnn"] = str(e)[:200]
         del fns["cudnn"]
     try:
-        from triton_attention import triton_attention
+        from bench.triton_attention import triton_attention
         # Sanity check against the flash backend before timing.
         ot = triton_attention(q, k, v, causal)
         with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):

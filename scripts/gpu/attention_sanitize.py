@@ -3,7 +3,7 @@
 seqlen_q != seqlen_k, enough heads for the persistent causal pairs) with attention_check.py's check against float32;
 meant to run under compute-sanitizer (memcheck, racecheck, synccheck):
 
-    compute-sanitizer --tool racecheck python3 scripts/gpu/attention_sanitize.py \
+    compute-sanitizer --tool racecheck python3 -m scripts.gpu.attention_sanitize \
         --artifacts .gpu/att/sm_90a --kernel attention_bf16_d128_causal
 """
 
@@ -11,8 +11,7 @@ import argparse
 import os
 import sys
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
-from attention_check import check_case  # noqa: E402
+from scripts.gpu.attention_check import check_case  # noqa: E402
 from tilec.runtime import Kernel  # noqa: E402
 
 

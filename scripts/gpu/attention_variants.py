@@ -13,8 +13,7 @@ import sys
 
 import torch
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
-from attention_check import PERSISTENT_SHAPES, check_case  # noqa: E402
+from scripts.gpu.attention_check import PERSISTENT_SHAPES, check_case  # noqa: E402
 from tilec.runtime import Kernel  # noqa: E402
 
 

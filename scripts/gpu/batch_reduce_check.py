@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
 VARIANTS = [("bf16", "row", False), ("bf16", "col", False), ("bf16", "row", True),
             ("f32", "col", True)]
@@ -66,7 +66,7 @@ def padded(torch, *shape, dtype):
 
 def run(out):
     import torch
-    from block_programs import time_rounds
+    from bench.block_programs import time_rounds
     from tilec.runtime import Kernel
     torch.manual_seed(5)
     cases, ok = [], True

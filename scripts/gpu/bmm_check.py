@@ -14,10 +14,10 @@ and is compared with a float32 torch.bmm reference with the same epilogue
 (relative error max|out - ref| / max|ref|, bounded as gemm_sweep_check.py
 bounds it: 1.6e-2 for bf16/f16 outputs, 1e-3 for f32).
 
-    PYTHONPATH=python python3 scripts/gpu/bmm_check.py --artifacts DIR [--out FILE]
+    python3 -m scripts.gpu.bmm_check --artifacts DIR [--out FILE]
 
 DIR: TILEC_LIBRARY=build/lib/libtilec-c.so \\
-     scripts/build/build_python_artifacts.py --bmm-only --out DIR
+     python3 -m scripts.build.build_python_artifacts --bmm-only --out DIR
 (default DIR: $TILEC_ARTIFACTS, else .gpu/bmm_python). Writes FILE (default
 $OUT/bmm_check.json) with the date, GPU, commit ($TILEC_COMMIT), every case
 and all_ok; exits non-zero on any failure.
@@ -29,7 +29,7 @@ import json
 import os
 import sys
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 # No compiler on the GPU machine: make sure none is picked up by accident.
 os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", "libtilec-c.so")
 

@@ -39,9 +39,8 @@ import time
 import torch
 import torch.nn.functional as F
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 import tilec  # noqa: E402
-from artifact_record import open_log, read_commit, write_result  # noqa: E402
+from scripts.common.artifact_record import open_log, read_commit, write_result  # noqa: E402
 
 VOCAB, DIM, HEADS, HEAD_DIM, MLP = 2048, 512, 4, 128, 2048
 BATCH, SEQ = 4, 512

@@ -7,7 +7,7 @@ poisoned (NaN) first, beside torch.matmul's own error and time.
 
     gemm_any_strides_check.py --artifacts DIR [--out FILE]
 
-DIR: scripts/build/build_python_artifacts.py --dtype bf16 (its aligned = 0 variants).
+DIR: python3 -m scripts.build.build_python_artifacts --dtype bf16 (its aligned = 0 variants).
 """
 
 import argparse
@@ -18,7 +18,6 @@ import sys
 
 import torch
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 import tilec  # noqa: E402
 
 SHAPES = [(7, 13, 19), (1000, 999, 1001), (4097, 4095, 63), (129, 257, 8200), (512, 512, 512)]

@@ -7,7 +7,7 @@ Speed: the main bf16 kernel beside cuBLAS (torch.matmul) and Triton on the
 issue's six shapes, plus configuration ablations, median of many runs
 (triton.testing.do_bench). SASS instruction mix from cuobjdump.
 
-    python3 scripts/gpu/gemm_check.py --artifacts .gpu/gemm/sm_80 --out DIR [--bench]
+    python3 -m scripts.gpu.gemm_check --artifacts .gpu/gemm/sm_80 --out DIR [--bench]
 """
 
 import argparse
@@ -21,7 +21,6 @@ import sys
 
 import torch
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.kernels import gemm_shape_config, gemm_shape_tag  # noqa: E402
 from tilec.runtime import Kernel, LaunchError  # noqa: E402
 
@@ -159,7 +158,7 @@ def correctness(kdir, log):
 
 def bench(kdir, log):
     from triton.testing import do_bench
-    from triton_ref import triton_mm
+    from bench.triton_ref import triton_mm
     rows = []
     with open(os.path.join(kdir, "gemm_bf16_bf16_brow.json")) as f:
         chip = json.load(f)["chip"]

@@ -2,7 +2,7 @@
 """Runs one GEMM kernel on a small and a ragged shape and checks the result;
 meant to run under compute-sanitizer (memcheck, racecheck, synccheck):
 
-    compute-sanitizer --tool racecheck python3 scripts/gpu/gemm_sanitize.py \
+    compute-sanitizer --tool racecheck python3 -m scripts.gpu.gemm_sanitize \
         --artifacts .gpu/gemm/sm_90a --kernel gemm_bf16_bf16_brow
 """
 
@@ -10,8 +10,7 @@ import argparse
 import os
 import sys
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
-from gemm_check import parse_name, run_case  # noqa: E402
+from scripts.gpu.gemm_check import parse_name, run_case  # noqa: E402
 from tilec.runtime import Kernel  # noqa: E402
 
 

@@ -24,7 +24,7 @@ import random
 import shutil
 import sys
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 
 SPECIAL = [1, 2, 3, 7, 13, 17, 31, 63, 65, 127, 129, 251, 255, 257, 509, 1021, 1023, 1025,
            2047, 4093, 4097, 8191, 8193, 16381]
@@ -82,7 +82,7 @@ def kernel_configs(c, chip):
 
 def build(directory, seed, count):
     import tilec
-    from artifact_record import stamp_commit
+    from scripts.common.artifact_record import stamp_commit
     from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
     jobs = {}
     for chip, cases in cases_of(seed, count).items():
@@ -155,7 +155,7 @@ def main():
         os.environ["TILEC_RULES_LIBRARY"] = os.path.abspath(rules)
     import torch
     import tilec
-    from artifact_record import read_commit
+    from scripts.common.artifact_record import read_commit
     torch.manual_seed(args.seed)
     cases = []
     for chip, drawn in cases_of(args.seed, args.cases).items():

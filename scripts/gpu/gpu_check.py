@@ -7,7 +7,7 @@ odd-sized inputs with poisoned outputs, and compares with a float64 torch
 reference. One directory of artifacts per chip (sm_80/sm_89 PTX assembled for
 the GPU at hand). Writes a JSON record of every case.
 
-    python3 scripts/gpu/gpu_check.py --artifacts out/gpu --out bench/results/x.json
+    python3 -m scripts.gpu.gpu_check --artifacts out/gpu --out bench/results/x.json
 """
 
 import argparse
@@ -20,7 +20,6 @@ import sys
 
 import torch
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import load  # noqa: E402
 
 POISON = float("nan")

@@ -8,8 +8,8 @@ each (the named ops and the block programs with all their schedule
 variants) on NaN-poisoned outputs, and compares with a float64 (GEMM) or
 float32 (attention) reference by relative error.
 
-    python3 scripts/build/build_block_artifacts.py                     # here
-    python3 scripts/gpu/gpu_sweep.py --artifacts .gpu/block --out DIR # on the GPU
+    python3 -m scripts.build.build_block_artifacts                     # here
+    python3 -m scripts.gpu.gpu_sweep --artifacts .gpu/block --out DIR # on the GPU
 
 Writes DIR/gpu_sweep.json (per family and kernel: shapes run, failures with
 their shapes and errors) and exits 1 on any wrong result.
@@ -25,10 +25,10 @@ import sys
 import torch
 import torch.nn.functional as F
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 
-from block_attention import named_args, reference, run_block  # noqa: E402
-from block_programs import gemm_operands, load  # noqa: E402
+from bench.block_attention import named_args, reference, run_block  # noqa: E402
+from bench.block_programs import gemm_operands, load  # noqa: E402
 from tilec.runtime import LaunchError  # noqa: E402
 
 CHIPS = ("sm_90a", "sm_80")

@@ -23,10 +23,10 @@ max|out - ref| / max|ref| over the groups' rows, bounded as bmm_check.py
 bounds it: 1.6e-2 for bf16), and the rows past offsets[-1] and the row
 padding must still be NaN.
 
-    PYTHONPATH=python python3 scripts/gpu/grouped_gemm_check.py --artifacts DIR [--out FILE]
+    python3 -m scripts.gpu.grouped_gemm_check --artifacts DIR [--out FILE]
 
 DIR: TILEC_LIBRARY=build/lib/libtilec-c.so \\
-     scripts/build/build_python_artifacts.py --grouped-only --out DIR
+     python3 -m scripts.build.build_python_artifacts --grouped-only --out DIR
 (default DIR: $TILEC_ARTIFACTS, else .gpu/grouped_python). Writes FILE
 (default $OUT/grouped_gemm_check.json) with the date, GPU, commit
 ($TILEC_COMMIT, else DIR/commit.txt), every case and all_ok; exits non-zero
@@ -42,14 +42,14 @@ import sys
 import threading
 import time
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 # No compiler on the GPU machine: make sure none is picked up by accident.
 os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", "libtilec-c.so")
 
 import torch  # noqa: E402
 
 import tilec  # noqa: E402
-from artifact_record import read_commit  # noqa: E402
+from scripts.common.artifact_record import read_commit  # noqa: E402
 from tilec import ops, plans  # noqa: E402
 
 ACTIVATIONS = {None: lambda x: x, "relu": torch.relu, "gelu": torch.nn.functional.gelu,
@@ -339,7 +339,7 @@ def main():
     artifacts = os.path.abspath(args.artifacts)
     if not os.path.isdir(artifacts):
         print(f"no artifacts directory {artifacts}: build it with TILEC_LIBRARY=... "
-              f"scripts/build/build_python_artifacts.py --grouped-only --out DIR", file=sys.stderr)
+              f"python3 -m scripts.build.build_python_artifacts --grouped-only --out DIR", file=sys.stderr)
         return 2
     # The shape rule (libtilec-rules.so, no compiler needed) ships beside the
     # artifacts (scripts/build/build_python_artifacts.py).

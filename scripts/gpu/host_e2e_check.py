@@ -6,11 +6,11 @@ accumulating into a caller's tensor, matmuls on strided windows of larger buffer
 `tilec --emit=host` into host programs that launch their kernels, run on the GPU, checked against
 double-precision references.
 
-  build (here, needs LLVM):  python3 scripts/gpu/host_e2e_check.py build [--out .gpu/host]
+  build (here, needs LLVM):  python3 -m scripts.gpu.host_e2e_check build [--out .gpu/host]
       per chip (sm_90a; sm_80 PTX assembled for sm_90): tilec --emit=host -> <module>.host.ll,
       llc-22 -> .o, g++ with examples/host/<module>_main.cpp, libtilec-host-runtime.so and
       libcuda (the toolkit's stub) -> an executable; the runtime library is copied beside it.
-  run (on the GPU machine):  python3 scripts/gpu/host_e2e_check.py run [--out .gpu/host] [--json F]
+  run (on the GPU machine):  python3 -m scripts.gpu.host_e2e_check run [--out .gpu/host] [--json F]
       runs every executable with TILEC_HOST_POISON=1 (the host code's allocations, the outputs
       included, start as NaN), collects their JSON lines, writes F.
 """
@@ -19,7 +19,7 @@ import argparse, datetime, json, os, shutil, subprocess, sys
 MODULES = ("mlp", "batch_matmul", "attention", "matmul_memref", "residual", "batch_reduce",
            "matmul_strided")
 CHIPS = (("sm_90a", None), ("sm_80", "sm_90"))
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 
 
 def sh(cmd):

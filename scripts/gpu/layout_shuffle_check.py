@@ -26,8 +26,8 @@ import re
 import subprocess
 import sys
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-from artifact_record import open_log, read_commit, stamp_commit  # noqa: E402
+from scripts import ROOT
+from scripts.common.artifact_record import open_log, read_commit, stamp_commit  # noqa: E402
 
 # Layouts of a 4-warp block, each warp holding 8 rows of a 32-column tile
 # (or 16 rows for mma): named by the element bits in registers.

@@ -5,7 +5,6 @@ generic, bias + GELU and SiLU epilogues), launched on the GPU against a float32 
 test with -split-input-file -tile-from-linalg, split it at // -----, and tilec each part into
 .gpu/lin/<chip> (sm_80 with --cubin-arch=sm_90); run there from the repository root."""
 import json, torch
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 import tilec.runtime
 torch.manual_seed(0)
 def r(*s, dt=torch.bfloat16): return torch.randn(*s, device="cuda").to(dt)

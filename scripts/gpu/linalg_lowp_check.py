@@ -38,8 +38,8 @@ import os
 import subprocess
 import sys
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-from artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts import ROOT
+from scripts.common.artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 
 INPUT = os.path.join(ROOT, "test", "Target", "Inputs", "linalg_lowp.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
@@ -74,8 +74,8 @@ def main():
         return build(args.art, args.bindir)
 
     import torch
-    from block_programs import load, time_rounds
-    from block_fp8 import triton_tf32
+    from bench.block_programs import load, time_rounds
+    from bench.block_fp8 import triton_tf32
 
     log = open_log(args.out, "linalg_lowp.log")
 

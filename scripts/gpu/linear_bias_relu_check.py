@@ -5,14 +5,21 @@ bf16 error beside, y poisoned first)
 (bench/results/2026-12-04_warp_replicated_conversion_fix_h200.json). Run
 from the repository root with the kernels compiled into .gpu/guide/<chip>/."""
 
+import importlib.util
 import os
 import sys
 
 import torch
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
-import tilec.runtime  # noqa: E402
-from linear_bias_relu import check  # noqa: E402
+from scripts import ROOT
+import tilec.runtime
+
+# examples/linear_bias_relu.py is a user's script, not a module of a package.
+_spec = importlib.util.spec_from_file_location(
+    "linear_bias_relu", os.path.join(ROOT, "examples", "linear_bias_relu.py"))
+_example = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_example)
+check = _example.check
 
 SHAPES = [(1000, 1000, 1000), (1024, 1024, 1024), (1000, 1000, 1024), (1024, 1024, 1000),
           (128, 128, 64), (256, 256, 1000)]

@@ -27,11 +27,11 @@ if [ "$mode" = build ]; then
   dir="${2:-.gpu/pending}"
   : "${TILEC_LIBRARY:=$root/build/lib/libtilec-c.so}"
   export TILEC_LIBRARY
-  python3 scripts/build/build_python_artifacts.py --training --attention-scales 0.1 \
+  python3 -m scripts.build.build_python_artifacts --training --attention-scales 0.1 \
     --chips sm_90a --out "$dir/python"
-  python3 scripts/build/build_backward_artifacts.py --chips sm_80,sm_90a --op --out "$dir/bwd"
+  python3 -m scripts.build.build_backward_artifacts --chips sm_80,sm_90a --op --out "$dir/bwd"
   cp build/lib/libtilec-rules.so "$dir/bwd/"
-  python3 scripts/gpu/split_k_check.py --build "$dir/split_k"
+  python3 -m scripts.gpu.split_k_check --build "$dir/split_k"
   # A GPU machine needs the json and cubin of each kernel, not the PTX.
   find "$dir" -name '*.ptx' -delete
   du -sh "$dir"
@@ -41,24 +41,24 @@ part="${2:?training, backward or split_k}"
 dir="${3:-.gpu/pending}"
 out="${OUT:?set OUT}/$part"
 mkdir -p "$out"
-export PYTHONPATH=python
+
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > "$out/gpu.txt"
 case "$part" in
   training)
     export TILEC_ARTIFACTS="$dir/python" TILEC_RULES_LIBRARY="$dir/python/libtilec-rules.so"
-    timeout 330 python3 scripts/gpu/training_check.py --out "$out" > "$out/training.txt" 2>&1 \
+    timeout 330 python3 -m scripts.gpu.training_check --out "$out" > "$out/training.txt" 2>&1 \
       || echo "training_check rc=$?" >> "$out/training.txt"
-    timeout 200 python3 scripts/gpu/decoder_training_check.py --out "$out" > "$out/decoder.txt" 2>&1 \
+    timeout 200 python3 -m scripts.gpu.decoder_training_check --out "$out" > "$out/decoder.txt" 2>&1 \
       || echo "decoder_training_check rc=$?" >> "$out/decoder.txt"
     ;;
   backward)
     export TILEC_RULES_LIBRARY="$dir/bwd/libtilec-rules.so"
-    timeout 540 python3 scripts/gpu/attention_backward_check.py --artifacts "$dir/bwd" \
+    timeout 540 python3 -m scripts.gpu.attention_backward_check --artifacts "$dir/bwd" \
       --chips "${CHIPS:-sm_90a}" --op --variants --out "$out" > "$out/backward.txt" 2>&1 \
       || echo "attention_backward_check rc=$?" >> "$out/backward.txt"
     ;;
   split_k)
-    timeout 540 python3 scripts/gpu/split_k_check.py --artifacts "$dir/split_k" --out "$out" \
+    timeout 540 python3 -m scripts.gpu.split_k_check --artifacts "$dir/split_k" --out "$out" \
       --bench > "$out/split_k.txt" 2>&1 || echo "split_k_check rc=$?" >> "$out/split_k.txt"
     ;;
   *) echo "unknown part $part" >&2; exit 2 ;;

@@ -2,7 +2,7 @@
 """GPU check of the Python package on a machine WITHOUT the compiler.
 
 Loads the GEMM and attention kernels precompiled by
-scripts/build/build_python_artifacts.py (artifacts directory, no libtilec-c.so:
+python3 -m scripts.build.build_python_artifacts (artifacts directory, no libtilec-c.so:
 any attempt to compile fails the check), then:
 
   * runs tilec.gemm on odd shapes (rows padded to 16 bytes, as the kernels
@@ -31,7 +31,7 @@ any attempt to compile fails the check), then:
 Writes one JSON file (default $OUT/python_check.json) and exits non-zero if
 any case fails.
 
-    python3 scripts/gpu/python_check.py --artifacts .gpu/python [--out FILE] [--commit SHA]
+    python3 -m scripts.gpu.python_check --artifacts .gpu/python [--out FILE] [--commit SHA]
 """
 
 import argparse
@@ -43,7 +43,7 @@ import statistics
 import sys
 import time
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 # No compiler on the GPU machine: make sure none is picked up by accident.
 os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", "libtilec-c.so")
 

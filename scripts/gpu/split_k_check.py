@@ -5,11 +5,11 @@ sum in range order) on both chips (sm_90a, and sm_80 PTX assembled for sm_90).
 
 Build here, with the compiler (every case's kernels into DIR/<chip>/):
 
-    TILEC_LIBRARY=build/lib/libtilec-c.so python3 scripts/gpu/split_k_check.py --build DIR
+    TILEC_LIBRARY=build/lib/libtilec-c.so python3 -m scripts.gpu.split_k_check --build DIR
 
 Run there, from the repository root (no compiler needed):
 
-    PYTHONPATH=python python3 scripts/gpu/split_k_check.py --artifacts DIR --out OUTDIR
+    python3 -m scripts.gpu.split_k_check --artifacts DIR --out OUTDIR
 
 Correctness: random bf16/f16 inputs (never zeros), odd shapes (M, N, K not
 multiples of the tiles, 1 to 16k), the outputs poisoned with NaN first; each
@@ -40,7 +40,7 @@ import os
 import shutil
 import sys
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 
 CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
 NUM_SMS = 132  # the H200
@@ -121,7 +121,7 @@ def bench_configs(m, n, k, chip, layout="col"):
 
 def build(directory):
     import tilec
-    from artifact_record import stamp_commit
+    from scripts.common.artifact_record import stamp_commit
     from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
     jobs = {}
     for chip in CHIPS:
@@ -212,7 +212,7 @@ def check_case(torch, tilec, chip, m, n, k, vname, variant, label, config, artif
 
 
 def bench(torch, tilec, artifacts, log):
-    from block_programs import time_graph_rounds, time_rounds
+    from bench.block_programs import time_graph_rounds, time_rounds
     rows = []
     for chip in CHIPS:
         for m, n, k, layout in BENCH_SHAPES:
@@ -266,7 +266,7 @@ def run(args):
         os.environ["TILEC_RULES_LIBRARY"] = os.path.abspath(rules)
     import torch
     import tilec
-    from artifact_record import open_log, read_commit
+    from scripts.common.artifact_record import open_log, read_commit
     log = open_log(args.out, "split_k_check.log")
     cases = []
     for chip in CHIPS:

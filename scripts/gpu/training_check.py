@@ -36,10 +36,9 @@ import sys
 import torch
 import torch.nn.functional as F
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 import tilec  # noqa: E402
-from artifact_record import open_log, read_commit, write_result  # noqa: E402
-from attention_backward_check import (bottom_right_mask, forward_reference,  # noqa: E402
+from scripts.common.artifact_record import open_log, read_commit, write_result  # noqa: E402
+from scripts.gpu.attention_backward_check import (bottom_right_mask, forward_reference,  # noqa: E402
                                       rel_err, rms_err)
 
 # (B, H, HK, SQ, SK, D, causal)
@@ -231,7 +230,7 @@ def bench_forward_backward(log, rounds):
     """Forward + backward through autograd (a training step's attention):
     tilec.attention against SDPA on cuDNN and on flash, alternating rounds.
     FLOPs: 3.5x the forward's (causal counted half)."""
-    from block_programs import time_rounds
+    from bench.block_programs import time_rounds
     rows = []
     for (B, H, S, D, causal) in BENCH:
         torch.manual_seed(0)

@@ -5,7 +5,7 @@ the scaled A tile in registers. Random inputs, odd M and N (K a multiple of
 64, as the kernel declares), NaN-poisoned outputs and padding, float64
 reference. Writes a JSON record.
 
-    python3 scripts/gpu/wgmma_rs_check.py --artifacts DIR --out FILE.json
+    python3 -m scripts.gpu.wgmma_rs_check --artifacts DIR --out FILE.json
 """
 
 import argparse
@@ -17,7 +17,6 @@ import sys
 
 import torch
 
-import _paths  # noqa: E402,F401  (puts the checkout on sys.path)
 from tilec.runtime import Kernel  # noqa: E402
 
 

@@ -21,8 +21,8 @@ written as the op's `config <...>`. Variants that leave the dK/dV budgets
 to the scheduling passes are skipped: the op's config sets budgets, it
 cannot unset the rule's.
 
-Usage: backward_matches_python.py TILEC_OPT PYTHON_DIR SCRIPTS_BUILD_DIR
-(scripts/build, whose _paths puts scripts/common on sys.path too)
+Usage: backward_matches_python.py TILEC_OPT ROOT (the repository root: its
+scripts package, whose import puts ROOT/python on sys.path too)
 """
 
 import collections
@@ -30,12 +30,10 @@ import re
 import subprocess
 import sys
 
-TILEC_OPT, PYTHON_DIR, SCRIPTS_BUILD_DIR = sys.argv[1], sys.argv[2], sys.argv[3]
-sys.path.insert(0, PYTHON_DIR)
-sys.path.insert(0, SCRIPTS_BUILD_DIR)
-import _paths  # noqa: E402,F401  (scripts/common: backward_kernels)
-import backward_kernels as bk  # noqa: E402
-import build_backward_artifacts as artifacts  # noqa: E402
+TILEC_OPT, ROOT = sys.argv[1], sys.argv[2]
+sys.path.insert(0, ROOT)
+from scripts.build import build_backward_artifacts as artifacts  # noqa: E402
+from scripts.common import backward_kernels as bk  # noqa: E402
 
 
 def config_of(tiles, d):

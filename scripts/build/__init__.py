@@ -1,0 +1,1 @@
+"""scripts/build: builds the artifacts the GPU machine runs (scripts/README.md)."""

@@ -1,0 +1,1 @@
+"""scripts/dev: developer tools of this machine (scripts/README.md)."""
