@@ -46,7 +46,7 @@ import subprocess
 import sys
 
 from scripts import ROOT
-from scripts.common.artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts.harness.records import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 FP8 = os.path.join(ROOT, "examples", "attention_block_fp8.mlir")
 BF16 = os.path.join(ROOT, "examples", "attention_block_bf16.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
@@ -165,7 +165,8 @@ def main():
                      args.tags.split(",") if args.tags else None)
 
     import torch
-    from bench.block_programs import load, time_rounds
+    from scripts.harness.artifacts import load
+    from scripts.harness.timing import time_rounds
 
     log = open_log(args.out, "attention_fp8.log")
 

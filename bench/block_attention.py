@@ -17,7 +17,8 @@ import statistics
 import torch
 import torch.nn.functional as F
 
-from bench.block_programs import load, time_rounds
+from scripts.harness.artifacts import load
+from scripts.harness.timing import time_rounds
 
 LOG2E = 1.4426950408889634
 ODD = [(1, 2, 1), (2, 3, 113), (1, 4, 1000), (2, 2, 1024), (1, 2, 4097), (3, 1, 300)]

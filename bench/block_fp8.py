@@ -55,7 +55,7 @@ import subprocess
 import sys
 
 from scripts import ROOT
-from scripts.common.artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts.harness.records import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 EXAMPLE = os.path.join(ROOT, "examples", "gemm_block_fp8.mlir")
 QUANTIZE = os.path.join(ROOT, "examples", "quantize_fp8.mlir")
 NAMED = os.path.join(ROOT, "examples", "scaled_mm_fp8.mlir")
@@ -507,7 +507,8 @@ def main():
         return build(args.art, args.tilec)
 
     import torch
-    from bench.block_programs import load, time_rounds
+    from scripts.harness.artifacts import load
+    from scripts.harness.timing import time_rounds
 
     log = open_log(args.out, "block_fp8.log")
 

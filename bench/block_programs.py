@@ -14,34 +14,27 @@ Speed: every kernel of a shape and its baselines are timed in alternating
 rounds (CUDA events, median of the per-round medians), so all of them run
 under the same clock and power state.
 
-    block_programs.py --artifacts .gpu/block --out OUT [--rounds 7] [--quick]
+    python3 -m bench.block_programs --artifacts .gpu/bundle/block --out OUT [--rounds 7] [--quick]
 """
 
 import argparse
-import datetime
 import json
 import os
-import statistics
 import subprocess
 import sys
 
 import torch
 
 from scripts import ROOT
-from tilec.runtime import Kernel  # noqa: E402
+from scripts.harness import references as ref
+from scripts.harness import tensors
+from scripts.harness.artifacts import load
+from scripts.harness.records import new_record, open_log, ratio, tflops, write_record
+from scripts.harness.timing import time_rounds
 
 GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)]
 GEMM_ODD = [(1, 8, 1), (127, 264, 72), (1000, 1032, 1000), (513, 2056, 777),
             (333, 1000, 4097), (2049, 520, 129), (4096, 4096, 4096)]
-
-
-def round8(x):
-    return (x + 7) // 8 * 8
-
-
-def load(art, chip, name):
-    path = os.path.join(art, chip, name + ".json")
-    return Kernel(path) if os.path.exists(path) else None
 
 
 # ---------------------------------------------------------------------------
@@ -49,101 +42,37 @@ def load(art, chip, name):
 # ---------------------------------------------------------------------------
 
 def gemm_operands(M, N, K, linear, seed):
-    """A (M x K), B (K x N, or Wᵀ for nn.Linear: W is N x K), padded rows."""
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    lda, ldc = round8(K), round8(N)
-    a_buf = torch.randn(M, lda, device="cuda", generator=g).bfloat16()
+    """A (M x K), B (K x N, or Wᵀ for nn.Linear: W is N x K), rows padded
+    to 8 elements; C poisoned. Returns the buffers, the views and the
+    leading dimensions."""
+    g = tensors.generator(seed)
+    a = tensors.randn((M, tensors.round_up(K, 8)), torch.bfloat16, generator=g)[:, :K]
     if linear:
-        ldb = round8(K)
-        w_buf = torch.randn(N, ldb, device="cuda", generator=g).bfloat16()
-        b = w_buf[:, :K].t()
-        b_buf = w_buf
+        w = tensors.randn((N, tensors.round_up(K, 8)), torch.bfloat16, generator=g)
+        b_buf, b = w, w[:, :K].t()
     else:
-        ldb = round8(N)
-        b_buf = torch.randn(K, ldb, device="cuda", generator=g).bfloat16()
+        b_buf = tensors.randn((K, tensors.round_up(N, 8)), torch.bfloat16, generator=g)
         b = b_buf[:, :N]
-    c_buf = torch.full((M, ldc), float("nan"), device="cuda", dtype=torch.bfloat16)
-    return a_buf, b_buf, c_buf, a_buf[:, :K], b, lda, ldb, ldc
+    c = tensors.poisoned((M, N), torch.bfloat16, pad_to=8)
+    return a.base, b_buf, c.base, a, b, a.base.shape[1], b_buf.shape[1], c.base.shape[1]
 
 
 def check_gemm(kernel, linear, shapes, named=False):
+    """Correctness rows of a GEMM kernel (A, B, C, M, N, K, lda, ldb, ldc)
+    against the float64 product (``named``: tile.gemm, the same
+    parameters)."""
     rows = []
     for i, (M, N, K) in enumerate(shapes):
         a_buf, b_buf, c_buf, a, b, lda, ldb, ldc = gemm_operands(M, N, K, linear, 100 + i)
-        if named:  # tile.gemm: A, B, C, M, N, K, lda, ldb, ldc
-            kernel(a_buf, b_buf, c_buf, M, N, K, lda, ldb, ldc)
-        else:
-            kernel(a_buf, b_buf, c_buf, M, N, K, lda, ldb, ldc)
+        kernel(a_buf, b_buf, c_buf, M, N, K, lda, ldb, ldc)
         torch.cuda.synchronize()
-        out = c_buf[:, :N].double()
-        ref = a.double() @ b.double()
-        written = not torch.isnan(out).any().item()
-        pad = ldc == N or torch.isnan(c_buf[:, N:].float()).all().item()
-        err = ((out - ref).abs().max() / ref.abs().max()).item() if written else float("inf")
+        out = c_buf[:, :N]
+        err = ref.rel_err(out, ref.gemm(a, b, dtype=torch.float64))
+        written = tensors.unwritten(out) == 0
+        pad = tensors.padding_intact(out, c_buf)
         rows.append(dict(shape=[M, N, K], max_rel_err=err, written=written,
-                         pad_untouched=bool(pad), ok=bool(written and pad and err < 1e-2)))
+                         pad_untouched=pad, ok=bool(written and pad and err < 1e-2)))
     return rows
-
-
-def time_rounds(fns, rounds, sample_ms=3.0, calls=20):
-    """Median of each function's per-call time in ms, over many short
-    samples in which the functions take turns (the order rotated every
-    round). Samples are short (about `sample_ms`) so that all functions see
-    the same clock and power state: at 8192³ the H200 reaches its power cap
-    within a few hundred milliseconds, and long per-function blocks made
-    whichever kernel ran on a cool card look 10% faster. Every function
-    gets `rounds` x `calls` calls in all."""
-    for f in fns.values():
-        for _ in range(3):
-            f()
-    torch.cuda.synchronize()
-    iters = {}
-    for k, f in fns.items():
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        f()
-        end.record()
-        end.synchronize()
-        iters[k] = max(1, min(calls, round(sample_ms / max(start.elapsed_time(end), 1e-3))))
-    samples = {k: [] for k in fns}
-    names = list(fns)
-    n_rounds = rounds * max(1, calls // min(iters.values()))
-    for r in range(n_rounds):
-        # Each round starts at another function: no kernel always runs first
-        # (or right after the same neighbour) under the power cap.
-        for k in names[r % len(names):] + names[:r % len(names)]:
-            f = fns[k]
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(iters[k]):
-                f()
-            end.record()
-            end.synchronize()
-            samples[k].append(start.elapsed_time(end) / iters[k])
-    return {k: statistics.median(v) for k, v in samples.items()}
-
-
-def time_graph_rounds(fns, rounds, calls=20):
-    """As :func:`time_rounds`, but each function's ``calls`` calls are
-    captured once into a CUDA graph and the graphs replayed: the GPU's time
-    per call, without the host's dispatch (which bounds eager calls on
-    kernels of a few microseconds, such as decode GEMMs; serving runs them
-    in graphs). Each function is called outside the capture first (kernel
-    loading, plans, allocations)."""
-    graphs = {}
-    for k, f in fns.items():
-        for _ in range(3):
-            f()
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            for _ in range(calls):
-                f()
-        graphs[k] = graph
-    ms = time_rounds({k: g.replay for k, g in graphs.items()}, rounds, calls=4)
-    return {k: t / calls for k, t in ms.items()}
 
 
 def triton_gemm_twin():
@@ -235,16 +164,15 @@ def gemm_section(art, rounds, log, quick):
             fns["cublas"] = lambda: torch.matmul(a, b, out=c2)
             fns["triton_twin"] = lambda: twin(a, b, c2)
             ms = time_rounds(fns, rounds)
-            flop = 2.0 * M * N * K
             row = dict(shape=[M, N, K], form=form,
-                       tflops={k: flop / v / 1e9 for k, v in ms.items()})
+                       tflops={k: tflops(2.0 * M * N * K, v) for k, v in ms.items()})
             t = row["tflops"]
             main = "tilec_" + prefix
-            row["block_vs_named"] = t[main] / t["tilec_named"]
-            row["block_vs_triton_twin"] = t[main] / t["triton_twin"]
-            row["block_vs_cublas"] = t[main] / t["cublas"]
+            row["block_vs_named"] = ratio(t[main], t["tilec_named"])
+            row["block_vs_triton_twin"] = ratio(t[main], t["triton_twin"])
+            row["block_vs_cublas"] = ratio(t[main], t["cublas"])
             if k80 and named80:
-                row["sm80_block_vs_named"] = t["tilec_sm80_" + prefix] / t["tilec_named_sm80"]
+                row["sm80_block_vs_named"] = ratio(t["tilec_sm80_" + prefix], t["tilec_named_sm80"])
             out["bench"].append(row)
             log(json.dumps(row))
     return out
@@ -275,30 +203,19 @@ def sass_summary(art):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--artifacts", default=os.path.join(ROOT, ".gpu", "block"))
+    ap.add_argument("--artifacts", default=os.path.join(ROOT, ".gpu", "bundle", "block"))
     ap.add_argument("--out", required=True)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="gemm,attention")
     args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    logf = open(os.path.join(args.out, "block_programs.log"), "w")
-
-    def log(msg):
-        print(msg, flush=True)
-        logf.write(msg + "\n")
-        logf.flush()
-
-    result = dict(date=datetime.date.today().isoformat(),
-                  gpu=torch.cuda.get_device_name(), torch=torch.__version__)
+    log = open_log(args.out, "block_programs.log")
+    result = new_record("block_programs", artifacts=args.artifacts)
     try:
         import triton
         result["triton"] = triton.__version__
     except ImportError:
         pass
-    commit_file = os.path.join(args.artifacts, "commit.txt")
-    if os.path.exists(commit_file):
-        result["commit"] = open(commit_file).read().strip()
     times = os.path.join(args.artifacts, "compile_times.json")
     if os.path.exists(times):
         result["compile_seconds"] = json.load(open(times))
@@ -312,8 +229,7 @@ def main():
         if attention_section:
             result["attention"] = attention_section(args.artifacts, args.rounds, log, args.quick)
     result["sass"] = sass_summary(args.artifacts)
-    with open(os.path.join(args.out, "block_programs.json"), "w") as f:
-        json.dump(result, f, indent=1)
+    write_record(result, os.path.join(args.out, "block_programs.json"))
     fails = [r for sec in ("gemm", "attention") for r in result.get(sec, {}).get("correctness", [])
              if not r["ok"]]
     log(f"{len(fails)} correctness failures")

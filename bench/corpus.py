@@ -40,8 +40,8 @@ from scripts import ROOT
 
 import torch  # noqa: E402
 
-from scripts.common.artifact_record import open_log, read_commit  # noqa: E402
-from bench.block_programs import time_rounds  # noqa: E402
+from scripts.harness.records import open_log, read_commit  # noqa: E402
+from scripts.harness.timing import time_rounds
 from tilec.runtime import Kernel, LaunchError  # noqa: E402
 
 

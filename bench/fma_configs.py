@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 from scripts import ROOT
-from scripts.common.artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts.harness.records import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 
 #: tag -> tile.gemm config (None: the compiler's rule, 128 x 128, K 8, 8 warps).
 CONFIGS = {"default": None,
@@ -56,7 +56,8 @@ def main():
         return build(args.art, args.tilec)
     import torch
     from bench.block_fp8 import serial_f32
-    from bench.block_programs import load, time_rounds
+    from scripts.harness.artifacts import load
+    from scripts.harness.timing import time_rounds
     log = open_log(args.out, "fma_configs.log")
     result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
                   commit=read_commit(args.art), configs=CONFIGS, correctness=[], speed=[])

@@ -34,8 +34,8 @@ os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", 
 import torch  # noqa: E402
 
 import tilec  # noqa: E402
-from scripts.common.artifact_record import read_commit  # noqa: E402
-from bench.block_programs import time_rounds  # noqa: E402
+from scripts.harness.records import read_commit  # noqa: E402
+from scripts.harness.timing import time_rounds
 from tilec import ops, plans  # noqa: E402
 
 #: (name, experts, rows, hidden K, ffn N, routing)

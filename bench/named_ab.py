@@ -26,7 +26,9 @@ from scripts import ROOT
 from bench.block_attention import BENCH as ATTENTION_SHAPES  # noqa: E402
 from bench.block_attention import ODD as ATTENTION_ODD  # noqa: E402
 from bench.block_attention import check_attention, named_args  # noqa: E402
-from bench.block_programs import GEMM_ODD, check_gemm, gemm_operands, load, time_rounds  # noqa: E402
+from bench.block_programs import GEMM_ODD, check_gemm, gemm_operands
+from scripts.harness.artifacts import load
+from scripts.harness.timing import time_rounds
 
 # The six benchmark shapes of scripts/gpu/gemm_check.py.
 GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),

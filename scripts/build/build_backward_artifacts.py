@@ -23,7 +23,7 @@ import tempfile
 import time
 
 from scripts import ROOT
-from scripts.common.artifact_record import stamp_commit  # noqa: E402
+from scripts.harness.records import stamp_commit  # noqa: E402
 from scripts.common import backward_kernels  # noqa: E402
 from tilec import backward_op  # noqa: E402
 

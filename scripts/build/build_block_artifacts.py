@@ -23,7 +23,7 @@ import subprocess
 import time
 
 from scripts import ROOT
-from scripts.common.artifact_record import stamp_commit  # noqa: E402
+from scripts.harness.records import stamp_commit  # noqa: E402
 from scripts.common.attention_block_template import attention_block_source  # noqa: E402
 from tilec.kernels import attention_source, gemm_source  # noqa: E402
 

@@ -33,7 +33,7 @@ import subprocess
 import time
 
 from scripts import ROOT
-from scripts.common.artifact_record import stamp_commit  # noqa: E402
+from scripts.harness.records import stamp_commit  # noqa: E402
 from scripts.dev.corpus_schedules import first_error, programs  # noqa: E402
 
 #: ptxas target of each chip's cubin on the Hopper GPU machine.

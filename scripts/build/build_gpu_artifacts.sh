@@ -1,17 +1,81 @@
 #!/usr/bin/env bash
-# Compiles the examples into .gpu/artifacts/<chip>/ for the GPU check on a
-# Hopper machine: sm_80/sm_89 PTX is assembled for sm_90 (the H200), sm_90a
-# for sm_90a.
+# The artifact bundle of a GPU machine in one command (`make gpu-artifacts`):
+# every kernel the GPU checks and benchmarks run, compiled here (the GPU
+# machine has no compiler) into one folder, by default .gpu/bundle (ignored
+# by git), with one part per check:
+#
+#   examples/<chip>  examples/*.mlir (+ wgmma_rs)    scripts/gpu/gpu_check.py, wgmma_rs_check.py,
+#                                                    linear_bias_relu_check.py
+#   gemm/<chip>      tile.gemm variants              scripts/gpu/gemm_check.py
+#   att/<chip>       tile.attention + tile variants  scripts/gpu/attention_check.py
+#   block/           block programs + named ops      bench/block_programs.py, gpu_sweep.py
+#   backward/        attention backward (+ the op)   scripts/gpu/attention_backward_check.py
+#   python/          the tilec package's kernels     scripts/gpu/python_check.py, bmm_check.py,
+#                    (+ bmm, grouped, training)      grouped_gemm_check.py, training_check.py
+#   aot/<chip>       examples/gemm_bf16.mlir header  scripts/gpu/aot_runtime_check.sh
+#   corpus/          corpus/*.mlir per chip          bench/corpus.py
+#
+# sm_80/sm_89 kernels are assembled for sm_90 so that their code paths run on
+# an H100/H200 too. A GPU run needs the json and cubin of each kernel, not
+# the PTX: the PTX is deleted, which keeps the bundle under the 64 MiB a
+# device call carries (the script fails above it). commit.txt stamps the
+# commit; scripts/gpu/run_all.sh runs every check from the bundle.
+#
+#   scripts/build/build_gpu_artifacts.sh [OUT]     (default .gpu/bundle)
+#   PARTS="gemm att" scripts/build/build_gpu_artifacts.sh   (some parts only;
+#                                                   the others are kept)
+#   BUILD=<build dir> (default build): bin/tilec and lib/libtilec-c.so
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-tilec="${BUILD:-$root/build}/bin/tilec"
-out="${1:-$root/.gpu/artifacts}"
-rm -rf "$out"
-for chip in sm_80 sm_89 sm_90a; do
-  arch=sm_90
-  [ "$chip" = sm_90a ] && arch=sm_90a
-  for ex in "$root"/examples/*.mlir; do
-    "$tilec" "$ex" --chip="$chip" --cubin-arch="$arch" --emit=cubin -o "$out/$chip"
-  done
+cd "$root"
+build="${BUILD:-$root/build}"
+tilec="$build/bin/tilec"
+export TILEC_LIBRARY="${TILEC_LIBRARY:-$build/lib/libtilec-c.so}"
+out="$(mkdir -p "${1:-.gpu/bundle}" && cd "${1:-.gpu/bundle}" && pwd)"
+parts="${PARTS:-examples gemm att block backward python aot corpus}"
+limit_mib=64
+
+for part in $parts; do
+  echo "== $part" >&2
+  start=$SECONDS
+  rm -rf "${out:?}/$part"
+  mkdir -p "$out/$part"
+  case "$part" in
+    examples)
+      # A chip an example cannot target (fp8 on sm_80) is listed, not fatal.
+      for chip in sm_80 sm_89 sm_90a; do
+        arch=sm_90
+        [ "$chip" = sm_90a ] && arch=sm_90a
+        for ex in examples/*.mlir; do
+          "$tilec" "$ex" --chip="$chip" --cubin-arch="$arch" --emit=cubin \
+            -o "$out/examples/$chip" 2> /dev/null \
+            || echo "$chip $(basename "$ex")" >> "$out/examples/not_built.txt"
+        done
+      done
+      "$tilec" test/Target/Inputs/wgmma_rs.mlir --chip=sm_90a --emit=cubin -o "$out/examples/sm_90a" ;;
+    gemm) python3 -m scripts.build.build_gemm_artifacts --tilec "$tilec" --chips sm_80,sm_90a \
+            --out "$out/gemm" ;;
+    att) python3 -m scripts.build.build_attention_artifacts --tilec "$tilec" --out "$out/att" ;;
+    block) python3 -m scripts.build.build_block_artifacts --tilec "$tilec" --out "$out/block" ;;
+    backward)
+      python3 -m scripts.build.build_backward_artifacts --tilec "$tilec" --op --out "$out/backward"
+      cp "$build/lib/libtilec-rules.so" "$out/backward/" ;;
+    python) python3 -m scripts.build.build_python_artifacts --bmm --grouped --training \
+              --attention-scales 0.1 --out "$out/python" ;;
+    aot) BUILD="$build" scripts/build/build_aot_artifacts.sh "$out/aot" ;;
+    corpus) python3 -m scripts.build.build_corpus_artifacts --tilec "$tilec" \
+              --chips sm_90a,sm_80 --out "$out/corpus" ;;
+    *) echo "unknown part $part (examples gemm att block backward python aot corpus)" >&2
+       exit 2 ;;
+  esac
+  # aot keeps its PTX beside the header (the runtime check reads the cubin).
+  [ "$part" = aot ] || find "$out/$part" -name '*.ptx' -delete
+  echo "== $part: $((SECONDS - start)) s, $(du -sh "$out/$part" | cut -f1)" >&2
 done
-echo "artifacts in $out"
+python3 -c 'import sys; from scripts.harness.records import stamp_commit; stamp_commit(sys.argv[1])' "$out"
+size_kib=$(du -sk "$out" | cut -f1)
+echo "bundle in $out: $((size_kib / 1024)) MiB, commit $(cat "$out/commit.txt")"
+if [ "$size_kib" -gt $((limit_mib * 1024)) ]; then
+  echo "the bundle is over $limit_mib MiB: a device call cannot carry it" >&2
+  exit 1
+fi

@@ -31,7 +31,7 @@ import time
 
 from scripts import ROOT
 import tilec  # noqa: E402
-from scripts.common.artifact_record import stamp_commit  # noqa: E402
+from scripts.harness.records import stamp_commit  # noqa: E402
 from tilec import backward_op, op_attention  # noqa: E402
 from tilec.kernels import (attention_name, attention_shape_config, attention_source,  # noqa: E402
                            gemm_config_suffix, gemm_name, gemm_source)

@@ -50,11 +50,13 @@ import torch
 import torch.nn.functional as F
 
 from scripts import ROOT
-from scripts.common.artifact_record import open_log, read_commit, write_result  # noqa: E402
-from bench.block_programs import time_rounds  # noqa: E402
-from scripts.common import backward_kernels  # noqa: E402
-from tilec import backward_op  # noqa: E402
-from tilec.runtime import Kernel  # noqa: E402
+from scripts.common import backward_kernels
+from scripts.harness.records import open_log, read_commit, write_result
+from scripts.harness.references import attention_backward, causal_mask, rel_err, rms_err
+from scripts.harness.tensors import poisoned
+from scripts.harness.timing import time_rounds
+from tilec import backward_op
+from tilec.runtime import Kernel
 
 # (B, H, HK, SQ, SK)
 CASES = [(1, 2, 2, 113, 113), (2, 4, 4, 255, 255), (1, 8, 1, 1023, 1023),
@@ -93,14 +95,12 @@ class Backward:
     def scratch(self, q, k):
         B, H, SQ, D = q.shape
         SK = k.shape[2]
-        nan = float("nan")
-        return dict(l2=torch.full((B, H, SQ), nan, device="cuda"),
-                    delta=torch.full((B, H, SQ), nan, device="cuda"),
-                    dq=torch.full_like(q, nan),
-                    dk=torch.full((B, H, SK, D), nan, device="cuda", dtype=q.dtype),
-                    dv=torch.full((B, H, SK, D), nan, device="cuda", dtype=q.dtype),
+        f32 = torch.float32
+        return dict(l2=poisoned((B, H, SQ), f32), delta=poisoned((B, H, SQ), f32),
+                    dq=poisoned(q.shape, q.dtype), dk=poisoned((B, H, SK, D), q.dtype),
+                    dv=poisoned((B, H, SK, D), q.dtype),
                     # (the atomic mode's accumulator: zeroed by its pre kernel)
-                    dqa=torch.full((B, H, SQ, D), nan, device="cuda") if self.atomic else None)
+                    dqa=poisoned((B, H, SQ, D), f32) if self.atomic else None)
 
     def parts(self, q, k, v, o, do, lse, scale, t):
         """The three launches as separate calls (a per-kernel breakdown)."""
@@ -137,18 +137,16 @@ class OpBackward:
     def scratch(self, q, k):
         B, H, SQ, D = q.shape
         HK, SK = k.shape[1], k.shape[2]
-        nan = float("nan")
+        f32 = torch.float32
         heads = HK if self.expanded else H
-        t = dict(l2=torch.full((B, H, SQ), nan, device="cuda"),
-                 delta=torch.full((B, H, SQ), nan, device="cuda"),
-                 dq=torch.full_like(q, nan),
-                 dk=torch.full((B, heads, SK, D), nan, device="cuda", dtype=q.dtype),
-                 dv=torch.full((B, heads, SK, D), nan, device="cuda", dtype=q.dtype))
+        t = dict(l2=poisoned((B, H, SQ), f32), delta=poisoned((B, H, SQ), f32),
+                 dq=poisoned(q.shape, q.dtype), dk=poisoned((B, heads, SK, D), q.dtype),
+                 dv=poisoned((B, heads, SK, D), q.dtype))
         if self.atomic:
-            t["dqa"] = torch.full((B, H, SQ, D), nan, device="cuda")
+            t["dqa"] = poisoned((B, H, SQ, D), f32)
         if self.expanded:
-            t["dkh"] = torch.full((B, H, SK, D), nan, device="cuda", dtype=q.dtype)
-            t["dvh"] = torch.full_like(t["dkh"], nan)
+            t["dkh"] = poisoned((B, H, SK, D), q.dtype)
+            t["dvh"] = poisoned((B, H, SK, D), q.dtype)
         return t
 
     def parts(self, q, k, v, o, do, lse, scale, t):
@@ -166,57 +164,12 @@ class OpBackward:
         return (t["dq"], t["dk"], t["dv"]) if self.expanded else group_sums(q, k, t)
 
 
-def bottom_right_mask(SQ, SK):
-    i = torch.arange(SQ, device="cuda")[:, None]
-    j = torch.arange(SK, device="cuda")[None, :]
-    return j <= i + (SK - SQ)
-
-
-def forward_reference(q, k, v, causal, scale):
-    """Attention in q's dtype through autograd-tracked torch ops: the output
-    (0 for rows that see no key) and the natural-log lse (-inf there)."""
-    g = q.shape[1] // k.shape[1]
-    s = q @ k.repeat_interleave(g, 1).transpose(-1, -2) * scale
-    if causal:
-        s = s.masked_fill(~bottom_right_mask(q.shape[2], k.shape[2]), float("-inf"))
-    lse = torch.logsumexp(s, -1)
-    p = torch.where(torch.isfinite(lse)[..., None], torch.exp(s - lse[..., None]),
-                    torch.zeros_like(s))
-    return p @ v.repeat_interleave(g, 1), lse
-
-
-def reference(q, k, v, do, causal, scale):
-    """float32 O, lse (natural log; -inf for rows that see no key) and
-    gradients."""
-    qf, kf, vf = (x.detach().float().requires_grad_() for x in (q, k, v))
-    o, lse = forward_reference(qf, kf, vf, causal, scale)
-    grads = torch.autograd.grad(o, (qf, kf, vf), do.float())
-    return o.detach(), lse.detach(), grads
-
-
 def torch_bf16_grads(q, k, v, do, causal, scale):
     qq, kk, vv = (x.detach().clone().requires_grad_() for x in (q, k, v))
-    mask = bottom_right_mask(q.shape[2], k.shape[2]) if causal else None
+    mask = causal_mask(q.shape[2], k.shape[2]) if causal else None
     o = F.scaled_dot_product_attention(qq, kk, vv, attn_mask=mask, scale=scale,
                                        enable_gqa=k.shape[1] != q.shape[1])
     return torch.autograd.grad(o, (qq, kk, vv), do)
-
-
-def rel_err(x, ref):
-    """max |x - ref| / max |ref| (inf for a missing or non-finite x)."""
-    if x is None or not torch.isfinite(x.float()).all():
-        return float("inf")
-    ref = ref.float()
-    return ((x.float() - ref).abs().max() / ref.abs().max().clamp_min(1e-30)).item()
-
-
-def rms_err(x, ref):
-    """||x - ref|| / ||ref|| (Frobenius; inf for a missing or non-finite x)."""
-    if x is None or not torch.isfinite(x.float()).all():
-        return float("inf")
-    ref = ref.float()
-    return (torch.linalg.vector_norm(x.float() - ref)
-            / torch.linalg.vector_norm(ref).clamp_min(1e-30)).item()
 
 
 def check(kernels, chips, log, cases=None):
@@ -231,7 +184,7 @@ def check(kernels, chips, log, cases=None):
                 v = torch.randn(B, HK, SK, d, device="cuda").bfloat16()
                 do = torch.randn(B, H, SQ, d, device="cuda").bfloat16()
                 scale = 1 / math.sqrt(d)
-                o, lse, ref = reference(q, k, v, do, causal, scale)
+                o, lse, ref = attention_backward(q, k, v, do, causal, scale)
                 sdpa = torch_bf16_grads(q, k, v, do, causal, scale)
                 serr = [rel_err(x, r) for x, r in zip(sdpa, ref)]
                 srms = [rms_err(x, r) for x, r in zip(sdpa, ref)]

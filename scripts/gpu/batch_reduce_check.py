@@ -66,7 +66,7 @@ def padded(torch, *shape, dtype):
 
 def run(out):
     import torch
-    from bench.block_programs import time_rounds
+    from scripts.harness.timing import time_rounds
     from tilec.runtime import Kernel
     torch.manual_seed(5)
     cases, ok = [], True

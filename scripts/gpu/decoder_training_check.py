@@ -40,7 +40,7 @@ import torch
 import torch.nn.functional as F
 
 import tilec  # noqa: E402
-from scripts.common.artifact_record import open_log, read_commit, write_result  # noqa: E402
+from scripts.harness.records import open_log, read_commit, write_result  # noqa: E402
 
 VOCAB, DIM, HEADS, HEAD_DIM, MLP = 2048, 512, 4, 128, 2048
 BATCH, SEQ = 4, 512

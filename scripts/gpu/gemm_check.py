@@ -1,17 +1,16 @@
 #!/usr/bin/env python3
-"""GPU check and benchmark of tilec's GEMM kernels.
+"""GPU check and benchmark of tilec's GEMM kernels (tile.gemm).
 
 Correctness: random inputs, odd shapes, poisoned outputs, every variant
 (dtype, B layout, output type, epilogue) against a float64 reference.
 Speed: the main bf16 kernel beside cuBLAS (torch.matmul) and Triton on the
-issue's six shapes, plus configuration ablations, median of many runs
-(triton.testing.do_bench). SASS instruction mix from cuobjdump.
+issue's six shapes, plus configuration ablations, in alternating rounds
+(scripts/harness/timing.py). SASS instruction mix from cuobjdump.
 
-    python3 -m scripts.gpu.gemm_check --artifacts .gpu/gemm/sm_80 --out DIR [--bench]
+    python3 -m scripts.gpu.gemm_check --artifacts .gpu/bundle/gemm/sm_90a --out DIR [--bench]
 """
 
 import argparse
-import datetime
 import json
 import os
 import random
@@ -21,8 +20,12 @@ import sys
 
 import torch
 
-from tilec.kernels import gemm_shape_config, gemm_shape_tag  # noqa: E402
-from tilec.runtime import Kernel, LaunchError  # noqa: E402
+from scripts.harness import references as ref
+from scripts.harness import tensors
+from scripts.harness.records import new_record, open_log, ratio, tflops, write_record
+from scripts.harness.timing import time_rounds
+from tilec.kernels import gemm_shape_config, gemm_shape_tag
+from tilec.runtime import Kernel, LaunchError
 
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 BENCH_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
@@ -30,70 +33,50 @@ BENCH_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
 
 
 def parse_name(name):
+    """The variant of ``gemm_<dtype>_<out>_b<layout>[_alpha][_beta][_bias][_act]``."""
     parts = name.split("_")
-    v = dict(dtype=parts[1], out=parts[2], layout=parts[3][1:],
-             alpha="alpha" in parts, beta="beta" in parts, bias="bias" in parts,
-             act=next((p for p in parts if p in ("relu", "gelu", "silu")), None))
-    return v
-
-
-def round8(x):
-    return (x + 7) // 8 * 8
+    return dict(dtype=parts[1], out=parts[2], layout=parts[3][1:],
+                alpha="alpha" in parts, beta="beta" in parts, bias="bias" in parts,
+                act=next((p for p in parts if p in ("relu", "gelu", "silu")), None))
 
 
 def make_inputs(v, M, N, K):
+    """A (M x K) and B (K x N, or Nᵀ for a column-major B), rows padded to 8."""
     dt = DT[v["dtype"]]
-    lda, ldc = round8(K), round8(N)
-    a_buf = torch.randn(M, lda, device="cuda").to(dt)
-    a = a_buf[:, :K]
+    a = tensors.randn((M, tensors.round_up(K, 8)), dt)[:, :K]
     if v["layout"] == "row":
-        ldb = round8(N)
-        b_buf = torch.randn(K, ldb, device="cuda").to(dt)
-        b = b_buf[:, :N]
+        b = tensors.randn((K, tensors.round_up(N, 8)), dt)[:, :N]
     else:
-        ldb = round8(K)
-        b_buf = torch.randn(N, ldb, device="cuda").to(dt)
-        b = b_buf[:, :K].t()
-    return a_buf, b_buf, a, b, lda, ldb, ldc
+        b = tensors.randn((N, tensors.round_up(K, 8)), dt)[:, :K].t()
+    return a, b
 
 
 def run_case(kernel, v, M, N, K):
-    a_buf, b_buf, a, b, lda, ldb, ldc = make_inputs(v, M, N, K)
+    """One launch of the variant ``v`` into a poisoned C, against float64."""
+    a, b = make_inputs(v, M, N, K)
     out_dt = DT[v["out"]]
-    c_buf = torch.full((M, ldc), float("nan"), device="cuda", dtype=out_dt)
-    args = [a_buf, b_buf, c_buf]
-    ref = a.double() @ b.double()
-    alpha, beta = 0.75, -0.5
+    out = tensors.poisoned((M, N), out_dt, pad_to=8)
+    epilogue = dict(act=v["act"])
+    args = [a.base, b.base, out.base]
     if v["bias"]:
-        bias = torch.randn(N, device="cuda").to(out_dt)
-        args.append(bias)
+        epilogue["bias"] = torch.randn(N, device="cuda").to(out_dt)
+        args.append(epilogue["bias"])
     if v["alpha"]:
-        args.append(alpha)
-        ref = ref * alpha
+        epilogue["alpha"] = 0.75
+        args.append(0.75)
     if v["beta"]:
-        c_buf[:, :N] = torch.randn(M, N, device="cuda").to(out_dt)
-        ref = ref + beta * c_buf[:, :N].double()
-        args.append(beta)
-    if v["bias"]:
-        ref = ref + bias.double()
-    if v["act"] == "relu":
-        ref = torch.relu(ref)
-    elif v["act"] == "gelu":
-        ref = torch.nn.functional.gelu(ref)
-    elif v["act"] == "silu":
-        ref = torch.nn.functional.silu(ref)
-    args += [M, N, K, lda, ldb, ldc]
-    kernel(*args)
+        out.copy_(torch.randn(M, N, device="cuda").to(out_dt))
+        epilogue.update(beta=-0.5, c=out.clone())
+        args.append(-0.5)
+    kernel(*args, M, N, K, a.base.shape[1], b.base.shape[1], out.base.shape[1])
     torch.cuda.synchronize()
-    out = c_buf[:, :N]
-    written = not torch.isnan(out.float()).any().item()
-    pad_ok = ldc == N or torch.isnan(c_buf[:, N:].float()).all().item()
-    denom = ref.abs().max().item() or 1.0
-    err = (out.double() - ref).abs().max().item() / denom if written else float("inf")
+    err = ref.rel_err(out, ref.gemm(a, b, dtype=torch.float64, **epilogue))
+    written = tensors.unwritten(out) == 0
+    pad_ok = tensors.padding_intact(out, out.base)
     tol = 1e-4 if v["out"] == "f32" else 1e-2
     if v["act"] == "gelu":
         tol = max(tol, 2e-4)  # the erf polynomial is accurate to ~1e-7 abs
-    return dict(shape=[M, N, K], max_rel_err=err, written=written, pad_untouched=bool(pad_ok),
+    return dict(shape=[M, N, K], max_rel_err=err, written=written, pad_untouched=pad_ok,
                 ok=bool(written and pad_ok and err < tol))
 
 
@@ -156,8 +139,10 @@ def correctness(kdir, log):
     return results
 
 
-def bench(kdir, log):
-    from triton.testing import do_bench
+def bench(kdir, log, rounds=5):
+    """TFLOP/s of the kernel the Python API picks per shape, beside cuBLAS
+    and Triton (and the ablations at the two square shapes), timed in
+    alternating rounds."""
     from bench.triton_ref import triton_mm
     rows = []
     with open(os.path.join(kdir, "gemm_bf16_bf16_brow.json")) as f:
@@ -172,27 +157,21 @@ def bench(kdir, log):
         a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
         c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
-        flop = 2.0 * M * N * K
-        ref = torch.matmul(a, b)
-        tf = lambda ms: flop / ms / 1e9
-        row = dict(shape=[M, N, K], tilec_kernel=variant)
-        row["cublas_tflops"] = tf(do_bench(lambda: torch.matmul(a, b), warmup=50, rep=300,
-                                           return_mode="median"))
-        t = triton_mm(a, b)
-        row["triton_tflops"] = tf(do_bench(lambda: triton_mm(a, b), warmup=50, rep=300,
-                                           return_mode="median"))
         main(a, b, c, M, N, K, K, N, N)
         torch.cuda.synchronize()
-        row["tilec_rel_err"] = ((c.float() - ref.float()).norm() / ref.float().norm()).item()
-        row["tilec_tflops"] = tf(do_bench(lambda: main(a, b, c, M, N, K, K, N, N), warmup=50,
-                                          rep=300, return_mode="median"))
+        want = torch.matmul(a, b).float()
+        row = dict(shape=[M, N, K], tilec_kernel=variant,
+                   tilec_rel_err=((c.float() - want).norm() / want.norm()).item())
+        fns = {"tilec": lambda: main(a, b, c, M, N, K, K, N, N),
+               "cublas": lambda: torch.matmul(a, b), "triton": lambda: triton_mm(a, b)}
         if (M, N, K) in [(4096, 4096, 4096), (8192, 8192, 8192)]:
             for abl in ablations:
                 k = Kernel(os.path.join(kdir, abl + ".json"))
-                row[abl + "_tflops"] = tf(do_bench(lambda: k(a, b, c, M, N, K, K, N, N),
-                                                   warmup=30, rep=200, return_mode="median"))
-        row["vs_cublas"] = row["tilec_tflops"] / row["cublas_tflops"]
-        row["vs_triton"] = row["tilec_tflops"] / row["triton_tflops"]
+                fns[abl] = lambda k=k: k(a, b, c, M, N, K, K, N, N)
+        for name, ms in time_rounds(fns, rounds).items():
+            row[name + "_tflops"] = tflops(2.0 * M * N * K, ms)
+        row["vs_cublas"] = ratio(row["tilec_tflops"], row["cublas_tflops"])
+        row["vs_triton"] = ratio(row["tilec_tflops"], row["triton_tflops"])
         log(json.dumps(row))
         rows.append(row)
     return rows
@@ -222,18 +201,9 @@ def main():
     rules = os.path.join(os.path.dirname(os.path.abspath(args.artifacts)), "libtilec-rules.so")
     if os.path.isfile(rules) and "TILEC_RULES_LIBRARY" not in os.environ:
         os.environ["TILEC_RULES_LIBRARY"] = rules
-    os.makedirs(args.out, exist_ok=True)
-    logf = open(os.path.join(args.out, "gemm_log.txt"), "w")
-
-    def log(msg):
-        print(msg, flush=True)
-        logf.write(msg + "\n")
-        logf.flush()
-
+    log = open_log(args.out, "gemm_log.txt")
     torch.manual_seed(0)
-    record = dict(date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
-                  gpu=torch.cuda.get_device_name(), commit=os.environ.get("TILEC_COMMIT", "?"),
-                  artifacts=args.artifacts, torch=torch.__version__)
+    record = new_record("gemm_check", artifacts=args.artifacts)
     record["sass"] = sass_mix(os.path.join(args.artifacts, "gemm_bf16_bf16_brow.cubin"))
     log("SASS " + json.dumps(record["sass"]))
     # Alignment requirements are refused with a clear error.
@@ -253,7 +223,7 @@ def main():
         f"{len(set(tuple(r['shape']) for r in res))} shapes")
     if args.bench:
         record["bench"] = bench(args.artifacts, log)
-    json.dump(record, open(os.path.join(args.out, "gemm_record.json"), "w"), indent=1)
+    write_record(record, os.path.join(args.out, "gemm_record.json"))
     return 1 if fails else 0
 
 

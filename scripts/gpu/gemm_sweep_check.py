@@ -82,7 +82,7 @@ def kernel_configs(c, chip):
 
 def build(directory, seed, count):
     import tilec
-    from scripts.common.artifact_record import stamp_commit
+    from scripts.harness.records import stamp_commit
     from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
     jobs = {}
     for chip, cases in cases_of(seed, count).items():
@@ -155,7 +155,7 @@ def main():
         os.environ["TILEC_RULES_LIBRARY"] = os.path.abspath(rules)
     import torch
     import tilec
-    from scripts.common.artifact_record import read_commit
+    from scripts.harness.records import read_commit
     torch.manual_seed(args.seed)
     cases = []
     for chip, drawn in cases_of(args.seed, args.cases).items():

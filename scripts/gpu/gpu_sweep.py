@@ -28,7 +28,8 @@ import torch.nn.functional as F
 from scripts import ROOT
 
 from bench.block_attention import named_args, reference, run_block  # noqa: E402
-from bench.block_programs import gemm_operands, load  # noqa: E402
+from bench.block_programs import gemm_operands
+from scripts.harness.artifacts import load
 from tilec.runtime import LaunchError  # noqa: E402
 
 CHIPS = ("sm_90a", "sm_80")

@@ -49,7 +49,7 @@ os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", 
 import torch  # noqa: E402
 
 import tilec  # noqa: E402
-from scripts.common.artifact_record import read_commit  # noqa: E402
+from scripts.harness.records import read_commit  # noqa: E402
 from tilec import ops, plans  # noqa: E402
 
 ACTIVATIONS = {None: lambda x: x, "relu": torch.relu, "gelu": torch.nn.functional.gelu,

@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 from scripts import ROOT
-from scripts.common.artifact_record import open_log, read_commit, stamp_commit  # noqa: E402
+from scripts.harness.records import open_log, read_commit, stamp_commit  # noqa: E402
 
 # Layouts of a 4-warp block, each warp holding 8 rows of a 32-column tile
 # (or 16 rows for mma): named by the element bits in registers.

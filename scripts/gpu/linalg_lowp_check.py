@@ -39,7 +39,7 @@ import subprocess
 import sys
 
 from scripts import ROOT
-from scripts.common.artifact_record import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts.harness.records import open_log, read_commit, stamp_commit, write_result  # noqa: E402
 
 INPUT = os.path.join(ROOT, "test", "Target", "Inputs", "linalg_lowp.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
@@ -74,7 +74,8 @@ def main():
         return build(args.art, args.bindir)
 
     import torch
-    from bench.block_programs import load, time_rounds
+    from scripts.harness.artifacts import load
+    from scripts.harness.timing import time_rounds
     from bench.block_fp8 import triton_tf32
 
     log = open_log(args.out, "linalg_lowp.log")

@@ -121,7 +121,7 @@ def bench_configs(m, n, k, chip, layout="col"):
 
 def build(directory):
     import tilec
-    from scripts.common.artifact_record import stamp_commit
+    from scripts.harness.records import stamp_commit
     from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
     jobs = {}
     for chip in CHIPS:
@@ -212,7 +212,7 @@ def check_case(torch, tilec, chip, m, n, k, vname, variant, label, config, artif
 
 
 def bench(torch, tilec, artifacts, log):
-    from bench.block_programs import time_graph_rounds, time_rounds
+    from scripts.harness.timing import time_graph_rounds, time_rounds
     rows = []
     for chip in CHIPS:
         for m, n, k, layout in BENCH_SHAPES:
@@ -266,7 +266,7 @@ def run(args):
         os.environ["TILEC_RULES_LIBRARY"] = os.path.abspath(rules)
     import torch
     import tilec
-    from scripts.common.artifact_record import open_log, read_commit
+    from scripts.harness.records import open_log, read_commit
     log = open_log(args.out, "split_k_check.log")
     cases = []
     for chip in CHIPS:

@@ -37,9 +37,8 @@ import torch
 import torch.nn.functional as F
 
 import tilec  # noqa: E402
-from scripts.common.artifact_record import open_log, read_commit, write_result  # noqa: E402
-from scripts.gpu.attention_backward_check import (bottom_right_mask, forward_reference,  # noqa: E402
-                                      rel_err, rms_err)
+from scripts.harness.records import open_log, read_commit, write_result  # noqa: E402
+from scripts.harness.references import attention_tracked, causal_mask, rel_err, rms_err
 
 # (B, H, HK, SQ, SK, D, causal)
 ATTENTION = [(2, 4, 4, 255, 255, 64, False), (1, 8, 2, 1023, 1023, 128, True),
@@ -75,15 +74,15 @@ def check_attention(log):
                 return loss + (lse * dl).sum() if mode == "lse" else loss
 
             rq, rk, rv = leaves(q.float(), k.float(), v.float())
-            ro, rl = forward_reference(rq, rk, rv, causal, scale)
+            ro, rl = attention_tracked(rq, rk, rv, causal, scale)
             ref = torch.autograd.grad(loss_of(ro, rl), (rq, rk, rv))
             # torch's bf16 SDPA (explicit bottom-right mask) as the error bar.
             tq, tk, tv = leaves(q, k, v)
             to = F.scaled_dot_product_attention(
-                tq, tk, tv, attn_mask=bottom_right_mask(SQ, SK) if causal else None,
+                tq, tk, tv, attn_mask=causal_mask(SQ, SK) if causal else None,
                 scale=scale, enable_gqa=H != HK)
             # Its lse, recomputed in f32 from the bf16 inputs.
-            tl = forward_reference(tq.float(), tk.float(), tv.float(), causal, scale)[1]
+            tl = attention_tracked(tq.float(), tk.float(), tv.float(), causal, scale)[1]
             tref = torch.autograd.grad(loss_of(to, tl), (tq, tk, tv))
             gq, gk, gv = leaves(q, k, v)
             if mode == "lse":
@@ -230,7 +229,7 @@ def bench_forward_backward(log, rounds):
     """Forward + backward through autograd (a training step's attention):
     tilec.attention against SDPA on cuDNN and on flash, alternating rounds.
     FLOPs: 3.5x the forward's (causal counted half)."""
-    from bench.block_programs import time_rounds
+    from scripts.harness.timing import time_rounds
     rows = []
     for (B, H, S, D, causal) in BENCH:
         torch.manual_seed(0)
