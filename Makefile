@@ -9,7 +9,7 @@ ifneq ($(CCACHE),)
   CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
 endif
 
-.PHONY: all setup configure build test check pytest pip-check python-artifacts demo fuzz-smoke fuzz sanitize clean docs plots
+.PHONY: all setup configure build test check pytest pip-check python-artifacts gpu-artifacts demo fuzz-smoke fuzz sanitize clean docs plots
 
 all: build
 
@@ -90,6 +90,13 @@ plots:
 
 python-artifacts: build
 	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) -m scripts.build.build_python_artifacts --out .gpu/python
+
+# The artifact bundle of a GPU machine (which has no compiler): every kernel
+# the GPU checks and benchmarks run, in .gpu/bundle (<= 64 MiB, no PTX), built
+# by scripts/build/build_gpu_artifacts.sh (PARTS="gemm att" for some parts);
+# scripts/gpu/run_all.sh runs every check from it there (scripts/README.md).
+gpu-artifacts: build
+	BUILD=$(abspath $(BUILD)) scripts/build/build_gpu_artifacts.sh
 
 demo: build
 	@BUILD=$(abspath $(BUILD)) scripts/dev/demo.sh

@@ -7,53 +7,39 @@ odd-sized inputs with poisoned outputs, and compares with a float64 torch
 reference. One directory of artifacts per chip (sm_80/sm_89 PTX assembled for
 the GPU at hand). Writes a JSON record of every case.
 
-    python3 -m scripts.gpu.gpu_check --artifacts out/gpu --out bench/results/x.json
+    python3 -m scripts.gpu.gpu_check --artifacts .gpu/bundle/examples --out bench/results/x.json
 """
 
 import argparse
-import datetime
-import json
-import math
 import os
-import subprocess
 import sys
 
 import torch
 
-from tilec.runtime import load  # noqa: E402
-
-POISON = float("nan")
-
-
-def rel_err(out, ref):
-    out = out.double()
-    ref = ref.double()
-    denom = ref.abs().max().item()
-    return (out - ref).abs().max().item() / (denom if denom > 0 else 1.0)
+from scripts.harness import tensors
+from scripts.harness.records import new_record, write_record
+from scripts.harness.references import rel_err
+from tilec.runtime import load
 
 
 def padded(rows, cols, ld, dtype, fill=None):
-    """A (rows x ld) buffer whose first `cols` columns are the matrix."""
-    buf = torch.empty(rows, ld, device="cuda", dtype=dtype)
-    if fill is None:
-        buf.copy_(torch.randn(rows, ld, device="cuda", dtype=torch.float32).to(dtype))
-    else:
-        buf.fill_(fill)
-    return buf
+    """A (rows x ld) buffer whose first `cols` columns are the matrix:
+    random, or poisoned when ``fill`` is set."""
+    if fill is not None:
+        return tensors.poisoned((rows, ld), dtype)
+    return torch.randn(rows, ld, device="cuda", dtype=torch.float32).to(dtype)
 
 
 def check_padding_untouched(buf, cols):
     """Columns past the matrix must still hold the poison."""
-    if buf.shape[1] == cols:
-        return True
-    return bool(torch.isnan(buf[:, cols:].float()).all().item())
+    return tensors.padding_intact(buf[:, :cols], buf)
 
 
 def case_scale_add(kdir, M, N, ld):
     k = load(kdir, "scale_add_bf16")
     x = padded(M, N, ld, torch.bfloat16)
     y = padded(M, N, ld + 1, torch.bfloat16)
-    out = padded(M, N, ld + 3, torch.bfloat16, fill=POISON)
+    out = padded(M, N, ld + 3, torch.bfloat16, fill=True)
     alpha = 0.37 + torch.rand(()).item()
     k(x, y, out, alpha, M, N, ld, ld + 1, ld + 3)
     torch.cuda.synchronize()
@@ -69,7 +55,7 @@ def case_scale_add(kdir, M, N, ld):
 def case_softmax(kdir, name, M, N, ld, causal):
     k = load(kdir, name)
     x = padded(M, N, ld, torch.float32) * 3
-    y = padded(M, N, ld + 5, torch.float32, fill=POISON)
+    y = padded(M, N, ld + 5, torch.float32, fill=True)
     k(x, y, M, N, ld, ld + 5)
     torch.cuda.synchronize()
     xs = x[:, :N].double()
@@ -96,13 +82,6 @@ def main():
     args = ap.parse_args()
 
     torch.manual_seed(0)
-    gpu = torch.cuda.get_device_name()
-    try:
-        commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"],
-                                         text=True).strip()
-    except Exception:
-        commit = os.environ.get("TILEC_COMMIT", "unknown")
-    commit = os.environ.get("TILEC_COMMIT", commit)
 
     scale_add_shapes = [(1, 1, 1), (7, 33, 33), (33, 129, 131), (127, 1000, 1003),
                         (1000, 4097, 4097), (64, 128, 128), (3, 9, 17)]
@@ -127,15 +106,12 @@ def main():
         failures += not c["ok"]
         print(f"{c['chip']:7} {c['kernel']:20} {str(c['shape']):14} ld={c['ld']:<5} "
               f"err={c['max_rel_err']:.2e} {'ok' if c['ok'] else 'FAIL'}")
-    record = dict(date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
-                  gpu=gpu, commit=commit, torch=torch.__version__,
-                  check="block programs (scale_add_bf16, softmax_rows, softmax_rows_causal)",
-                  reference="torch float64", poisoned_outputs=True,
-                  cases=cases, failures=failures)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(record, f, indent=1)
-    print(f"{len(cases) - failures}/{len(cases)} cases passed on {gpu} (commit {commit})")
+    record = new_record("block programs (scale_add_bf16, softmax_rows, softmax_rows_causal)",
+                        artifacts=args.artifacts, reference="torch float64",
+                        poisoned_outputs=True, cases=cases, failures=failures)
+    write_record(record, args.out)
+    print(f"{len(cases) - failures}/{len(cases)} cases passed on {record['gpu']} "
+          f"(commit {record['commit']})")
     return 1 if failures else 0
 
 

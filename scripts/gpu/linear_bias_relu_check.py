@@ -3,23 +3,20 @@
 chip, with examples/linear_bias_relu.py's check (float32 reference, torch's
 bf16 error beside, y poisoned first)
 (bench/results/2026-12-04_warp_replicated_conversion_fix_h200.json). Run
-from the repository root with the kernels compiled into .gpu/guide/<chip>/."""
+from the repository root: python3 -m scripts.gpu.linear_bias_relu_check [DIR]
+(DIR/<chip>/; default the bundle's examples, .gpu/bundle/examples)."""
 
-import importlib.util
 import os
 import sys
 
 import torch
 
-from scripts import ROOT
 import tilec.runtime
+from scripts.harness.artifacts import bundle_part, load_example
 
-# examples/linear_bias_relu.py is a user's script, not a module of a package.
-_spec = importlib.util.spec_from_file_location(
-    "linear_bias_relu", os.path.join(ROOT, "examples", "linear_bias_relu.py"))
-_example = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_example)
-check = _example.check
+check = load_example("linear_bias_relu").check
+# The kernels: the bundle's examples (make gpu-artifacts), or DIR/<chip>.
+ART = sys.argv[1] if len(sys.argv) > 1 else bundle_part("examples")
 
 SHAPES = [(1000, 1000, 1000), (1024, 1024, 1024), (1000, 1000, 1024), (1024, 1024, 1000),
           (128, 128, 64), (256, 256, 1000)]
@@ -27,7 +24,7 @@ SHAPES = [(1000, 1000, 1000), (1024, 1024, 1024), (1000, 1000, 1024), (1024, 102
 failed = 0
 for chip in ("sm_90a", "sm_80"):
     kernel = tilec.runtime.Kernel(
-        os.path.join(ROOT, ".gpu", "guide", chip, "linear_bias_relu_bf16.json"))
+        os.path.join(ART, chip, "linear_bias_relu_bf16.json"))
     for M, N, K in SHAPES:
         torch.manual_seed(0)
         r = check(kernel, M, N, K)

@@ -36,7 +36,6 @@ any case fails.
 
 import argparse
 import ctypes
-import datetime
 import json
 import os
 import statistics
@@ -50,6 +49,8 @@ os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", 
 import torch  # noqa: E402
 
 import tilec  # noqa: E402
+from scripts.harness import references as refs  # noqa: E402
+from scripts.harness.records import new_record, write_record  # noqa: E402
 from tilec import launch, ops  # noqa: E402
 
 #: (M, N, K): odd sizes, a single row, a single column, a K tail; with a
@@ -75,40 +76,15 @@ def padded(rows, cols, dtype, quantum=8, fill=None):
     return buf[:, :cols]
 
 
-def block_scaled_product(a, b, scale_a, scale_b):
-    """a @ b (float32) with torch._scaled_mm's 1x128 / 128x128 block scales:
-    scale_a [M, ceil(K/128)], scale_b [ceil(K/128), ceil(N/128)]."""
-    k, n = b.shape
-    kb = torch.arange(k, device="cuda") // 128
-    nb = torch.arange(n, device="cuda") // 128
-    return (a.float() * scale_a[:, kb]) @ (b.float() * scale_b[kb][:, nb])
-
-
 def reference(a, b, variant, bias, alpha, beta, c0, scale_a=None, scale_b=None):
-    """The epilogue on a float32 product."""
+    """The variant's epilogue on a float32 product (scripts/harness)."""
     if variant.get("block_scales"):
-        acc = block_scaled_product(a, b, scale_a, scale_b)
-        scale_a = scale_b = None
+        acc = refs.block_scaled_gemm(a, b, scale_a, scale_b)
     else:
-        acc = a.float() @ b.float()
-    if scale_a is not None:
-        acc = acc * scale_a
-    if scale_b is not None:
-        acc = acc * scale_b
-    if variant.get("alpha"):
-        acc = alpha * acc
-    if variant.get("beta"):
-        acc = acc + beta * c0.float()
-    if bias is not None:
-        acc = acc + bias.float()
-    act = variant.get("activation")
-    if act == "relu":
-        acc = torch.relu(acc)
-    elif act == "gelu":
-        acc = torch.nn.functional.gelu(acc)
-    elif act == "silu":
-        acc = torch.nn.functional.silu(acc)
-    return acc
+        acc = refs.gemm(a, b, scale_a=scale_a, scale_b=scale_b)
+    return refs.epilogue(acc, alpha=alpha if variant.get("alpha") else None,
+                         beta=beta if variant.get("beta") else None, c=c0, bias=bias,
+                         act=variant.get("activation"))
 
 
 #: (batch, heads, kv heads, seq_q, seq_k) for tilec.attention: on sm_90a the
@@ -454,16 +430,7 @@ def interop_checks(artifacts):
 
 def attention_reference(q, k, v, causal):
     """float32 attention and lse (bottom-right causal mask, GQA)."""
-    import math
-    h, hk, sq, sk, d = q.shape[1], k.shape[1], q.shape[2], k.shape[2], q.shape[3]
-    kf = k.float().repeat_interleave(h // hk, dim=1)
-    vf = v.float().repeat_interleave(h // hk, dim=1)
-    s = q.float() @ kf.transpose(-1, -2) / math.sqrt(d)
-    if causal:
-        i = torch.arange(sq, device=q.device)[:, None]
-        j = torch.arange(sk, device=q.device)[None, :]
-        s = s.masked_fill(~(j <= i + (sk - sq)), float("-inf"))
-    return torch.softmax(s, -1).nan_to_num(0.0) @ vf, torch.logsumexp(s, -1)
+    return refs.attention(q, k, v, causal)
 
 
 def attention_record(case, out, lse, ref, ref_lse, **extra):
@@ -782,9 +749,11 @@ def main():
     with open(os.path.join(artifacts, "manifest.json")) as f:
         manifest = json.load(f)
 
-    record = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-              "device": torch.cuda.get_device_name(), "torch": torch.__version__,
-              "commit": args.commit, "artifacts": manifest, "cases": [], "errors": []}
+    record = new_record("python_check", artifacts=artifacts, manifest=manifest, cases=[],
+                        errors=[])
+    record["device"] = record["gpu"]
+    if args.commit:
+        record["commit"] = args.commit
     for chip, kernels in manifest["kernels"].items():
         for entry in kernels:
             if entry["variant"].get("batched"):
@@ -854,9 +823,7 @@ def finish(record, out):
     checks = record["cases"] + record["argument_checks"] + record["interop"]
     record["passed"] = sum(c["ok"] for c in checks)
     record["failed"] = sum(not c["ok"] for c in checks) + len(record["errors"])
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with open(out, "w") as f:
-        json.dump(record, f, indent=1)
+    write_record(record, out)
     for c in checks + record["errors"]:
         if not c.get("ok"):
             print("FAILED", json.dumps(c))

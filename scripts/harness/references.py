@@ -76,12 +76,17 @@ def gemm(a, b, *, alpha=None, beta=None, c=None, bias=None, act=None, scale_a=No
         acc = acc * scale_a.to(dtype)
     if scale_b is not None:
         acc = acc * scale_b.to(dtype)
+    return epilogue(acc, alpha=alpha, beta=beta, c=c, bias=bias, act=act)
+
+
+def epilogue(acc, *, alpha=None, beta=None, c=None, bias=None, act=None):
+    """act(alpha * acc + beta * C + bias) in acc's dtype."""
     if alpha is not None:
         acc = alpha * acc
     if beta is not None:
-        acc = acc + beta * c.to(dtype)
+        acc = acc + beta * c.to(acc.dtype)
     if bias is not None:
-        acc = acc + bias.to(dtype)
+        acc = acc + bias.to(acc.dtype)
     return activation(acc, act)
 
 
