@@ -13,7 +13,8 @@ from scripts.harness import artifacts, records, timing
 
 # --- records ------------------------------------------------------------------
 
-def test_record_head_and_stamp(tmp_path):
+def test_record_head_and_stamp(tmp_path, monkeypatch):
+    monkeypatch.delenv("TILEC_COMMIT", raising=False)
     art = tmp_path / "bundle" / "gemm"
     art.mkdir(parents=True)
     (tmp_path / "bundle" / "commit.txt").write_text("abc1234+dirty\n")
@@ -24,6 +25,11 @@ def test_record_head_and_stamp(tmp_path):
     assert list(r)[:5] == ["date", "gpu", "commit", "torch", "check"]
     records.stamp_commit(str(art))
     assert records.read_commit(str(art)) == records.checkout_commit()
+
+
+def test_record_commit_override(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILEC_COMMIT", "feed123")
+    assert records.new_record("x", artifacts=str(tmp_path))["commit"] == "feed123"
 
 
 def test_write_result_status(tmp_path):

@@ -11,8 +11,8 @@ import argparse
 import os
 import sys
 
-from scripts.gpu.attention_check import check_case  # noqa: E402
-from tilec.runtime import Kernel  # noqa: E402
+from scripts.gpu.attention_check import check_case
+from tilec.runtime import Kernel
 
 
 def main():

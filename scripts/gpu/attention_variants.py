@@ -2,24 +2,33 @@
 """Tile-size variants of tile.attention beside the default kernel, in one
 run: every ARTIFACT_DIR/<chip>/attention_bf16_d<D>[_causal]__<tag>.json is
 checked on a few odd shapes (attention_check.check_case) and timed at
-B*S = 16k tokens, H*D = 2048 next to the default kernel of that head dim.
+B*S = 16k tokens, H*D = 2048 next to the default kernel of that head dim,
+the two in alternating rounds (scripts/harness/timing.py). OUT_JSON is a
+record (scripts/harness/records.py) whose ``variants`` are the rows.
 
-    attention_variants.py ARTIFACT_DIR OUT_JSON
+    python3 -m scripts.gpu.attention_variants ARTIFACT_DIR OUT_JSON [--rounds 5]
 """
 
+import argparse
 import json
 import os
 import sys
 
 import torch
 
-from scripts.gpu.attention_check import PERSISTENT_SHAPES, check_case  # noqa: E402
-from tilec.runtime import Kernel  # noqa: E402
+from scripts.gpu.attention_check import PERSISTENT_SHAPES, check_case
+from scripts.harness.records import new_record, ratio, tflops, write_record
+from scripts.harness.timing import time_rounds
+from tilec.runtime import Kernel
 
 
 def main():
-    art, out_json = sys.argv[1], sys.argv[2]
-    from triton.testing import do_bench
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("artifacts")
+    ap.add_argument("out")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    art = args.artifacts
     rows = []
     for chip in sorted(os.listdir(art)):
         cdir = os.path.join(art, chip)
@@ -45,14 +54,16 @@ def main():
                 o = torch.empty_like(q)
                 lse = torch.empty(B, H, S, device="cuda")
                 flop = 4.0 * B * H * S * S * d * (0.5 if causal else 1.0)
-                args = (q, k, v, o, lse, B, H, H, S, S, H * S * d, S * d, H * S * d, S * d, H * S)
-                for key, kern in (("default", default), ("variant", kernel)):
-                    t = do_bench(lambda: kern(*args), warmup=10, rep=100, return_mode="median")
-                    row[f"{key}_tflops_S{S}"] = flop / t / 1e9
+                kargs = (q, k, v, o, lse, B, H, H, S, S, H * S * d, S * d, H * S * d, S * d, H * S)
+                ms = time_rounds({"default": lambda: default(*kargs),
+                                  "variant": lambda: kernel(*kargs)}, args.rounds)
+                for key, t in ms.items():
+                    row[f"{key}_tflops_S{S}"] = tflops(flop, t)
+                row[f"variant_vs_default_S{S}"] = ratio(ms["default"], ms["variant"])
             print(json.dumps(row), flush=True)
             rows.append(row)
-    json.dump(rows, open(out_json, "w"), indent=1)
+    write_record(new_record("attention_variants", artifacts=art, variants=rows), args.out)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

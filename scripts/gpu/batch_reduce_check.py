@@ -2,17 +2,19 @@
 """tile.gemm's batch-reduce form (C = alpha-less sum_b A[b] B[b] + beta C,
 what tile-from-linalg makes of linalg.batch_reduce_matmul) on the GPU.
 
-    batch_reduce_check.py build OUT   # here: compile the kernels (tilec)
-    batch_reduce_check.py run OUT     # GPU: check them against torch
+    python3 -m scripts.gpu.batch_reduce_check build DIR [--tilec T]  # here: compile the kernels
+    python3 -m scripts.gpu.batch_reduce_check run DIR                # GPU: check them against torch
 
 Kernels: bf16 in, bf16 or f32 out, B row- or column-major, with and
 without beta, for sm_90a and sm_80 (assembled for sm_90). Checks: random
 inputs, odd sizes (rows padded to 16 bytes), C poisoned with NaN where it
-is not read, a float32 reference; one large shape timed against torch's
-A.bmm(B).sum(0) and its einsum in alternating rounds
-(block_programs.time_rounds). Writes
-$OUT/batch_reduce_check.json."""
-import json
+is not read, a float32 reference (the batch's products summed, then the
+epilogue) by the Frobenius relative error (scripts/harness: rms_err); one
+large shape timed against torch's A.bmm(B).sum(0) and its einsum in
+alternating rounds (scripts/harness/timing.py). Writes
+$OUT/batch_reduce_check.json. The bundle (``make gpu-artifacts``) builds
+DIR as .gpu/bundle/batch_reduce."""
+import argparse
 import os
 import subprocess
 import sys
@@ -42,8 +44,9 @@ def source(out, b_layout, beta):
 """
 
 
-def build(out):
-    tilec = os.path.join(ROOT, "build", "bin", "tilec")
+def build(out, tilec=None):
+    from scripts.harness.records import stamp_commit
+    tilec = tilec or os.path.join(ROOT, "build", "bin", "tilec")
     for chip, arch in CHIPS.items():
         d = os.path.join(out, chip)
         os.makedirs(d, exist_ok=True)
@@ -55,17 +58,23 @@ def build(out):
             subprocess.run([tilec, path, f"--chip={chip}", f"--cubin-arch={arch}",
                             "--emit=cubin", "-o", d], check=True)
             print(chip, name)
+    stamp_commit(out)
+    return 0
 
 
 def padded(torch, *shape, dtype):
     """A tensor of `shape` whose last dimension's rows start on 16 bytes."""
-    quantum = 16 // torch.tensor([], dtype=dtype).element_size()
-    ld = (shape[-1] + quantum - 1) // quantum * quantum
-    return torch.randn(*shape[:-1], ld, device="cuda").to(dtype)[..., :shape[-1]]
+    from scripts.harness import tensors
+    quantum = 16 // dtype.itemsize
+    return tensors.randn(shape[:-1] + (tensors.round_up(shape[-1], quantum),),
+                         dtype)[..., :shape[-1]]
 
 
 def run(out):
     import torch
+    from scripts.harness import references as ref
+    from scripts.harness import tensors
+    from scripts.harness.records import new_record, tflops, write_record
     from scripts.harness.timing import time_rounds
     from tilec.runtime import Kernel
     torch.manual_seed(5)
@@ -86,16 +95,14 @@ def run(out):
                 c = padded(torch, m, n, dtype=odt)
                 c0 = c.clone()
                 if not beta:
-                    c.fill_(float("nan"))
+                    tensors.poison_(c)
                 args = [a, b, c] + ([0.5] if beta else [])
                 args += [batch, m, n, k, a.stride(1), ldb, c.stride(0), a.stride(0), b.stride(0)]
                 kern(*args)
                 torch.cuda.synchronize()
-                ref = torch.einsum("bmk,bkn->mn", a.float(), b.float())
-                if beta:
-                    ref += 0.5 * c0.float()
-                err = ((c.float() - ref).norm() / ref.norm()).item()
-                good = err < 1e-2 and not torch.isnan(c).any().item()
+                want = ref.epilogue(ref.gemm(a, b).sum(0), beta=0.5 if beta else None, c=c0)
+                err = ref.rms_err(c, want)
+                good = err < 1e-2 and tensors.unwritten(c) == 0
                 ok &= good
                 cases.append({"chip": chip, "kernel": name, "shape": [batch, m, n, k],
                               "rel_err": err, "ok": good})
@@ -111,17 +118,24 @@ def run(out):
             "torch_bmm_sum": lambda: a.bmm(b).sum(0),
             "torch_einsum": lambda: torch.einsum("bmk,bkn->mn", a, b)}
     ms = time_rounds(runs, rounds=5)
-    tflops = {name: 2 * batch * m * n * k / (t * 1e-3) / 1e12 for name, t in ms.items()}
-    print("speed 16 x 4096 x 4096 x 512:", {n: round(v) for n, v in tflops.items()})
-    record = {"gpu": torch.cuda.get_device_name(), "commit": os.environ.get("TILEC_COMMIT"),
-              "cases": cases, "passed": sum(x["ok"] for x in cases), "total": len(cases),
-              "speed": {"shape": [batch, m, n, k], "tflops": tflops}}
-    with open(os.path.join(os.environ.get("OUT", "."), "batch_reduce_check.json"), "w") as f:
-        json.dump(record, f, indent=1)
+    speed = {name: tflops(2 * batch * m * n * k, t) for name, t in ms.items()}
+    print("speed 16 x 4096 x 4096 x 512:", {n: round(v) for n, v in speed.items()})
+    record = new_record("batch_reduce_check", artifacts=out,
+                        cases=cases, passed=sum(x["ok"] for x in cases), total=len(cases),
+                        speed={"shape": [batch, m, n, k], "tflops": speed})
+    write_record(record, os.path.join(os.environ.get("OUT", "."), "batch_reduce_check.json"))
     print(f"{record['passed']}/{record['total']} correct")
     return 0 if ok else 1
 
 
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("mode", choices=("build", "run"))
+    ap.add_argument("dir", help="the kernels' folder (build: written; run: read)")
+    ap.add_argument("--tilec", help="build: the compiler (default build/bin/tilec)")
+    args = ap.parse_args()
+    return build(args.dir, args.tilec) if args.mode == "build" else run(args.dir)
+
+
 if __name__ == "__main__":
-    mode, out = sys.argv[1], sys.argv[2]
-    sys.exit(build(out) if mode == "build" else run(out))
+    sys.exit(main())

@@ -10,22 +10,21 @@ variant), the bias + activation epilogues (f32 output too), K = 0 (zeros,
 or activation(bias)) and batch = 0, on both chips (sm_90a and sm_80 PTX).
 Outputs are poisoned with NaN before every call; each case runs twice (the
 checked path, then the plan the first call made, the output poisoned again)
-and is compared with a float32 torch.bmm reference with the same epilogue
-(relative error max|out - ref| / max|ref|, bounded as gemm_sweep_check.py
-bounds it: 1.6e-2 for bf16/f16 outputs, 1e-3 for f32).
+and is compared with a float32 bmm reference with the same epilogue
+(scripts/harness: relative error max|out - ref| / max|ref|, bounded as
+gemm_sweep_check.py bounds it: 1.6e-2 for bf16/f16 outputs, 1e-3 for f32).
 
     python3 -m scripts.gpu.bmm_check --artifacts DIR [--out FILE]
 
 DIR: TILEC_LIBRARY=build/lib/libtilec-c.so \\
      python3 -m scripts.build.build_python_artifacts --bmm-only --out DIR
-(default DIR: $TILEC_ARTIFACTS, else .gpu/bmm_python). Writes FILE (default
-$OUT/bmm_check.json) with the date, GPU, commit ($TILEC_COMMIT), every case
-and all_ok; exits non-zero on any failure.
+(default DIR: $TILEC_ARTIFACTS, else .gpu/bmm_python; the bundle's is
+.gpu/bundle/python). Writes FILE (default $OUT/bmm_check.json): the record
+head (date, GPU, the artifacts' commit stamp), every case and all_ok; exits
+non-zero on any failure.
 """
 
 import argparse
-import datetime
-import json
 import os
 import sys
 
@@ -36,16 +35,17 @@ os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", 
 import torch  # noqa: E402
 
 import tilec  # noqa: E402
+from scripts.harness import references as ref  # noqa: E402
+from scripts.harness import tensors  # noqa: E402
+from scripts.harness.records import new_record, write_record  # noqa: E402
+from tilec import ops, plans  # noqa: E402
 
 try:
     import cupy
 except ImportError:
     cupy = None
-from tilec import ops, plans  # noqa: E402
 
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
-ACTIVATIONS = {None: lambda x: x, "relu": torch.relu, "gelu": torch.nn.functional.gelu,
-               "silu": torch.nn.functional.silu}
 TOLERANCE = {"bf16": 1.6e-2, "f16": 1.6e-2, "f32": 1e-3}
 
 #: (batch, M, N, K) of the plain cases, row-major B.
@@ -111,7 +111,7 @@ def operand(batch, rows, cols, dtype, pad=0, offset=0, batch_pad=0):
     ld = cols + pad
     stride = rows * ld + batch_pad
     span = offset + ((batch - 1) * stride + (rows - 1) * ld + cols if batch * rows * cols else 0)
-    buf = torch.randn(max(span, 1), device="cuda").to(dtype)
+    buf = tensors.randn(max(span, 1), dtype)
     return buf[offset:].as_strided((batch, rows, cols), (stride, ld, 1))
 
 
@@ -135,33 +135,23 @@ def make_operands(c):
     return a, b, bias, out, out_dtype
 
 
-def poison_allocator(batch, m, n, dtype, with_cupy=False):
-    """Leaves a NaN-filled block of out's size in torch's caching allocator
-    (CuPy's memory pool), which the allocation of out most likely gets (so
-    an unwritten element shows)."""
-    if with_cupy:
-        cupy.full((max(batch * m * n, 1),), float("nan"), dtype=cupy.float16)
-    else:
-        torch.full((max(batch * m * n, 1),), float("nan"), dtype=dtype, device="cuda")
-
-
 def run(c, chip, artifacts):
     batch, m, n, k = c["shape"]
     a, b, bias, out, out_dtype = make_operands(c)
-    ref = torch.bmm(a.float(), b.float())
-    if bias is not None:
-        ref = ref + bias.float()
-    ref = ACTIVATIONS[c.get("activation")](ref)
+    want = ref.gemm(a, b, bias=bias, act=c.get("activation"))
     ops.clear_kernel_memo()  # (to record the kernel this case resolves)
     record = dict(chip=chip, dtype=c["dtype"], shape=[batch, m, n, k],
                   layout={key: v for key, v in c.items() if key not in ("dtype", "shape")},
                   a_strides=list(a.stride()), b_strides=list(b.stride()))
     errors, unwritten = [], []
     for attempt in ("checked", "plan"):
-        if out is None:
-            poison_allocator(batch, m, n, out_dtype, c.get("cupy"))
+        if out is None:  # what tilec.bmm allocates most likely starts as NaN
+            if c.get("cupy"):
+                tensors.poison_allocator(batch * m * n, cupy.float16, cupy=cupy)
+            else:
+                tensors.poison_allocator(batch * m * n, out_dtype)
         else:
-            out.fill_(float("nan"))
+            tensors.poison_(out)
         args = (a, b, out, bias)
         if c.get("cupy"):  # the same memory as CuPy arrays
             args = [None if t is None else cupy.asarray(t) for t in args]
@@ -180,17 +170,12 @@ def run(c, chip, artifacts):
         if tuple(result.shape) != (batch, m, n) or result.dtype != out_dtype:
             raise AssertionError(f"got {result.dtype} {list(result.shape)}, expected "
                                  f"{out_dtype} {[batch, m, n]}")
-        scale = ref.abs().max().item() if ref.numel() else 1.0
-        err = ((result.float() - ref).abs().max().item() / (scale or 1.0)
-               if ref.numel() else 0.0)
-        errors.append(err)
-        unwritten.append(int(torch.isnan(result.float()).sum().item()))
+        errors.append(ref.rel_err(result, want))
+        unwritten.append(tensors.unwritten(result))
         if attempt == "checked":
             record["kernels"] = sorted({key[0] for key in plans._kernels})
-    if not c.get("bias") and ref.numel():  # torch's own error, for comparison
-        theirs = torch.bmm(a, b).float()
-        record["torch_rel_err"] = (theirs - ref).abs().max().item() / (ref.abs().max().item()
-                                                                       or 1.0)
+    if not c.get("bias") and want.numel():  # torch's own error, for comparison
+        record["torch_rel_err"] = ref.rel_err(torch.bmm(a, b), want)
     tol = TOLERANCE[c.get("out_dtype", c["dtype"])]
     record.update(rel_err=errors, unwritten=unwritten, tolerance=tol,
                   plans=len(plans._tls.plans),
@@ -227,15 +212,11 @@ def main():
                   f"{r.get('kernels', '')} rel_err={r.get('rel_err')} {r.get('error', '')}",
                   flush=True)
     passed = sum(r["ok"] for r in records)
-    doc = dict(date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
-               gpu=torch.cuda.get_device_name(), torch=torch.__version__,
-               commit=os.environ.get("TILEC_COMMIT"), artifacts=artifacts,
-               cupy=None if cupy is None else cupy.__version__,
-               cases=records, passed=passed, failed=len(records) - passed,
-               all_ok=passed == len(records))
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(doc, f, indent=1)
+    doc = new_record("bmm_check", artifacts=artifacts,
+                     cupy=None if cupy is None else cupy.__version__,
+                     cases=records, passed=passed, failed=len(records) - passed,
+                     all_ok=passed == len(records))
+    write_record(doc, args.out)
     print(f"{passed} passed, {len(records) - passed} failed of {len(records)} -> {args.out}")
     return 0 if doc["all_ok"] else 1
 

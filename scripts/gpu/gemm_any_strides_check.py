@@ -3,22 +3,26 @@
 that are not whole 16-byte chunks (7x13x19, 1000x999x1001, 4097x4095x63,
 129x257x8200, the shapes issue 20 found refused) and bases off 16-byte
 alignment, bf16 on both paths, against a float32 reference with outputs
-poisoned (NaN) first, beside torch.matmul's own error and time.
+poisoned (NaN) first, beside torch.matmul's own error and time (alternating
+rounds). Inputs, poison, reference, timing and record: scripts/harness.
 
-    gemm_any_strides_check.py --artifacts DIR [--out FILE]
+    python3 -m scripts.gpu.gemm_any_strides_check --artifacts DIR [--out FILE]
 
 DIR: python3 -m scripts.build.build_python_artifacts --dtype bf16 (its aligned = 0 variants).
 """
 
 import argparse
-import datetime
 import json
 import os
 import sys
 
 import torch
 
-import tilec  # noqa: E402
+import tilec
+from scripts.harness import references as ref
+from scripts.harness import tensors
+from scripts.harness.records import new_record, write_record
+from scripts.harness.timing import time_rounds
 
 SHAPES = [(7, 13, 19), (1000, 999, 1001), (4097, 4095, 63), (129, 257, 8200), (512, 512, 512)]
 
@@ -26,19 +30,8 @@ SHAPES = [(7, 13, 19), (1000, 999, 1001), (4097, 4095, 63), (129, 257, 8200), (5
 def operand(rows, cols, offset):
     """rows x cols bf16, contiguous (row stride = cols), starting `offset`
     elements into its buffer (offset 1: a base 2 bytes past alignment)."""
-    buf = torch.randn(rows * cols + offset, device="cuda").to(torch.bfloat16)
+    buf = tensors.randn(rows * cols + offset, torch.bfloat16)
     return buf[offset:].view(rows, cols)
-
-
-def time_us(fn, reps=20):
-    fn()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(reps):
-        fn()
-    stop.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(stop) / reps * 1e3
 
 
 def main():
@@ -53,26 +46,25 @@ def main():
         for m, n, k in SHAPES:
             for offset in (0, 1):
                 a, b = operand(m, k, offset), operand(k, n, 0)
-                out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+                out = tensors.poisoned((m, n), torch.bfloat16)
                 tilec.gemm(a, b, out=out, chip=chip, artifacts=args.artifacts)
                 torch.cuda.synchronize()
-                ref = a.float() @ b.float()
-                scale = ref.abs().max().item() or 1.0
-                err = (out.float() - ref).abs().max().item() / scale
-                torch_err = (torch.matmul(a, b).float() - ref).abs().max().item() / scale
-                ok = err <= max(2 * torch_err, 1e-2) and not torch.isnan(out).any().item()
+                want = ref.gemm(a, b)
+                err = ref.rel_err(out, want)
+                torch_err = ref.rel_err(torch.matmul(a, b), want)
+                ok = err <= max(2 * torch_err, 1e-2) and tensors.unwritten(out) == 0
+                ms = time_rounds({"tilec": lambda: tilec.gemm(a, b, out=out, chip=chip,
+                                                              artifacts=args.artifacts),
+                                  "torch": lambda: torch.matmul(a, b)}, rounds=3)
                 case = dict(chip=chip, shape=[m, n, k], a_offset_elems=offset, rel_err=err,
                             torch_bf16_rel_err=torch_err, ok=bool(ok),
-                            tilec_us=time_us(lambda: tilec.gemm(a, b, out=out, chip=chip,
-                                                                artifacts=args.artifacts)),
-                            torch_us=time_us(lambda: torch.matmul(a, b)))
+                            tilec_us=ms["tilec"] * 1e3, torch_us=ms["torch"] * 1e3)
                 cases.append(case)
                 print(json.dumps(case), flush=True)
-    record = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  cases=cases, passed=sum(c["ok"] for c in cases),
-                  failed=sum(not c["ok"] for c in cases))
-    with open(args.out, "w") as f:
-        json.dump(record, f, indent=1)
+    record = new_record("gemm_any_strides_check", artifacts=args.artifacts, cases=cases,
+                        passed=sum(c["ok"] for c in cases),
+                        failed=sum(not c["ok"] for c in cases))
+    write_record(record, args.out)
     print(f"{record['passed']} passed, {record['failed']} failed")
     return 1 if record["failed"] else 0
 

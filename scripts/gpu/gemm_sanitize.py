@@ -10,8 +10,8 @@ import argparse
 import os
 import sys
 
-from scripts.gpu.gemm_check import parse_name, run_case  # noqa: E402
-from tilec.runtime import Kernel  # noqa: E402
+from scripts.gpu.gemm_check import parse_name, run_case
+from tilec.runtime import Kernel
 
 
 def main():

@@ -12,12 +12,15 @@ Build here (the kernels every case's dispatch picks on the H200's 132 SMs,
 with the compiler; the cases are drawn from the seed, so the build knows
 them), then run there:
 
-    TILEC_LIBRARY=build/lib/libtilec-c.so gemm_sweep_check.py --build DIR [--cases 150]
-    gemm_sweep_check.py --artifacts DIR [--cases 150] [--out FILE]
+    TILEC_LIBRARY=build/lib/libtilec-c.so python3 -m scripts.gpu.gemm_sweep_check --build DIR [--cases 150]
+    python3 -m scripts.gpu.gemm_sweep_check --artifacts DIR [--cases 150] [--out FILE]
+
+The bundle (``make gpu-artifacts``) builds DIR as .gpu/bundle/gemm_sweep
+(150 cases, seed 20). Inputs, poison, reference and record come from
+scripts/harness.
 """
 
 import argparse
-import datetime
 import json
 import os
 import random
@@ -105,27 +108,28 @@ def build(directory, seed, count):
 def matrix(torch, rows, cols, ld, offset, dtype):
     """rows x cols with row stride ld (>= cols), `offset` elements into its
     buffer."""
-    buf = torch.randn(offset + (rows - 1) * ld + cols, device="cuda").to(dtype)
+    from scripts.harness import tensors
+    buf = tensors.randn(offset + (rows - 1) * ld + cols, dtype)
     return buf[offset:offset + (rows - 1) * ld + cols].as_strided((rows, cols), (ld, 1))
 
 
 def run_case(torch, tilec, c, chip, artifacts):
+    from scripts.harness import references as ref
+    from scripts.harness import tensors
     m, n, k, bf16 = c["m"], c["n"], c["k"], torch.bfloat16
     a = matrix(torch, m, k, c["lda"], c["offset"], bf16)
     if c["col_b"]:  # b = w.t() of an N x K w
         b = matrix(torch, n, k, c["ldb"], 0, bf16).t()
     else:
         b = matrix(torch, k, n, c["ldb"], 0, bf16)
-    out = matrix(torch, m, n, c["ldc"], 0, bf16).fill_(float("nan"))
+    out = matrix(torch, m, n, c["ldc"], 0, bf16)
     # Twice: the second call runs through the plan of the first.
     for _ in range(2):
-        out.fill_(float("nan"))
+        tensors.poison_(out)
         tilec.gemm(a, b, out=out, chip=chip, artifacts=artifacts)
     torch.cuda.synchronize()
-    ref = a.float() @ b.float()
-    scale = ref.abs().max().item() or 1.0
-    err = (out.float() - ref).abs().max().item() / scale
-    unwritten = int(torch.isnan(out).sum().item())
+    err = ref.rel_err(out, ref.gemm(a, b))
+    unwritten = tensors.unwritten(out)
     fast = c["offset"] == 0 and c["lda"] % 8 == 0 and c["ldb"] % 8 == 0
     picked = kernel_configs(c, chip)[0] if fast else None
     return dict(chip=chip, shape=[m, n, k], b_layout="col" if c["col_b"] else "row",
@@ -155,7 +159,7 @@ def main():
         os.environ["TILEC_RULES_LIBRARY"] = os.path.abspath(rules)
     import torch
     import tilec
-    from scripts.harness.records import read_commit
+    from scripts.harness.records import new_record, write_record
     torch.manual_seed(args.seed)
     cases = []
     for chip, drawn in cases_of(args.seed, args.cases).items():
@@ -168,13 +172,11 @@ def main():
             cases.append(result)
             if not result["ok"]:
                 print(json.dumps(result), flush=True)
-    record = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=os.environ.get("TILEC_COMMIT") or read_commit(args.artifacts),
-                  seed=args.seed, cases=cases, passed=sum(c["ok"] for c in cases),
-                  failed=sum(not c["ok"] for c in cases),
-                  split_k_cases=sum(c.get("split_k", 1) > 1 for c in cases))
-    with open(args.out, "w") as f:
-        json.dump(record, f, indent=1)
+    record = new_record("gemm_sweep_check", artifacts=args.artifacts,
+                        seed=args.seed, cases=cases, passed=sum(c["ok"] for c in cases),
+                        failed=sum(not c["ok"] for c in cases),
+                        split_k_cases=sum(c.get("split_k", 1) > 1 for c in cases))
+    write_record(record, args.out)
     print(f"{record['passed']} passed, {record['failed']} failed of {len(cases)} "
           f"({record['split_k_cases']} split K)")
     return 1 if record["failed"] else 0

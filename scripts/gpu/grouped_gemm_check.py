@@ -18,25 +18,24 @@ Outputs are poisoned with NaN (the whole buffer, row padding included)
 before every call. Each case runs three times: the checked path, the plan
 the first call made, and the plan again after a new routing is written into
 the same offsets tensor (the kernel reads the offsets on the device). Each
-is compared with a float32 reference computed group by group (relative error
-max|out - ref| / max|ref| over the groups' rows, bounded as bmm_check.py
-bounds it: 1.6e-2 for bf16), and the rows past offsets[-1] and the row
+is compared with a float32 reference computed group by group
+(scripts/harness: relative error max|out - ref| / max|ref| over the groups'
+rows, bounded as bmm_check.py bounds it: 1.6e-2 for bf16), and the rows past offsets[-1] and the row
 padding must still be NaN.
 
     python3 -m scripts.gpu.grouped_gemm_check --artifacts DIR [--out FILE]
 
 DIR: TILEC_LIBRARY=build/lib/libtilec-c.so \\
      python3 -m scripts.build.build_python_artifacts --grouped-only --out DIR
-(default DIR: $TILEC_ARTIFACTS, else .gpu/grouped_python). Writes FILE
-(default $OUT/grouped_gemm_check.json) with the date, GPU, commit
-($TILEC_COMMIT, else DIR/commit.txt), every case and all_ok; exits non-zero
+(default DIR: $TILEC_ARTIFACTS, else .gpu/grouped_python; the bundle's is
+.gpu/bundle/python). Writes FILE (default $OUT/grouped_gemm_check.json)
+with the record head (date, GPU, commit: $TILEC_COMMIT, else DIR's stamp),
+every case and all_ok; exits non-zero
 on any failure. A case that takes longer than --case-timeout seconds (a
 hung kernel) ends the run with the results so far written.
 """
 
 import argparse
-import datetime
-import json
 import os
 import sys
 import threading
@@ -49,11 +48,11 @@ os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", 
 import torch  # noqa: E402
 
 import tilec  # noqa: E402
-from scripts.harness.records import read_commit  # noqa: E402
+from scripts.harness import references as ref  # noqa: E402
+from scripts.harness import tensors  # noqa: E402
+from scripts.harness.records import new_record, write_record  # noqa: E402
 from tilec import ops, plans  # noqa: E402
 
-ACTIVATIONS = {None: lambda x: x, "relu": torch.relu, "gelu": torch.nn.functional.gelu,
-               "silu": torch.nn.functional.silu}
 TOLERANCE = 1.6e-2  # bf16 output
 
 #: (E, M, N, K, routing) of the plain cases, each run with B column- and
@@ -196,7 +195,7 @@ def operand(batch, rows, cols, pad=0, offset=0, batch_pad=0):
     ld = cols + pad
     stride = rows * ld + batch_pad
     span = offset + ((batch - 1) * stride + (rows - 1) * ld + cols if batch * rows * cols else 0)
-    buf = torch.randn(max(span, 1), device="cuda").to(torch.bfloat16)
+    buf = tensors.randn(max(span, 1), torch.bfloat16)
     return buf[offset:].as_strided((batch, rows, cols), (stride, ld, 1)), buf
 
 
@@ -220,33 +219,12 @@ def make_operands(c):
     return a, b, bias, out, out_buf
 
 
-def reference(a, b, bias, sizes, activation):
-    """float32 out of the groups' rows (those past the last group: NaN)."""
-    ref = torch.full((a.shape[0], b.shape[2]), float("nan"), device="cuda")
-    start = 0
-    for g, rows in enumerate(sizes):
-        part = a[start:start + rows].float() @ b[g].float()
-        if bias is not None:
-            part = part + bias.float()
-        ref[start:start + rows] = ACTIVATIONS[activation](part)
-        start += rows
-    return ref, start
-
-
-def poison_allocator(m, n):
-    """Leaves a NaN-filled block of out's size in torch's caching
-    allocator, which the allocation of out most likely gets."""
-    torch.full((max(m * n, 1),), float("nan"), dtype=torch.bfloat16, device="cuda")
-
-
-def compare(result, ref, end, out_buf, out, c):
+def compare(result, want, end, out_buf, out, c):
     """(relative error, NaNs among the groups' rows, written elements that
     must not be: rows past the last offset, row padding)."""
-    m, n = ref.shape
-    got, want = result[:end].float(), ref[:end]
-    scale = want.abs().max().item() if want.numel() else 1.0
-    err = (got - want).abs().max().item() / (scale or 1.0) if want.numel() else 0.0
-    unwritten = int(torch.isnan(got).sum().item())
+    m, n = want.shape
+    err = ref.rel_err(result[:end], want[:end])
+    unwritten = tensors.unwritten(result[:end])
     stray = 0
     if out is not None:
         stray = int((~torch.isnan(result[end:].float())).sum().item())
@@ -274,11 +252,11 @@ def run(c, chip, artifacts, generator):
             sizes = rerouted(sizes)
             offsets.copy_(torch.tensor([sum(sizes[:g + 1]) for g in range(e)],
                                        dtype=torch.int32))
-        ref, end = reference(a, b, bias, sizes, c.get("activation"))
+        want, end = ref.grouped_gemm(a, b, sizes, bias=bias, act=c.get("activation"))
         if out is None:
-            poison_allocator(m, n)
+            tensors.poison_allocator(m * n, torch.bfloat16)
         else:
-            out_buf.fill_(float("nan"))
+            tensors.poison_(out_buf)
         config = DECODE_CONFIG[chip] if c.get("config") == "decode" else None
         result = tilec.grouped_gemm(a, b, offsets, out=out, bias=bias,
                                     activation=c.get("activation"), chip=chip,
@@ -289,7 +267,7 @@ def run(c, chip, artifacts, generator):
         if tuple(result.shape) != (m, n) or result.dtype != torch.bfloat16:
             raise AssertionError(f"got {result.dtype} {list(result.shape)}, expected "
                                  f"bfloat16 {[m, n]}")
-        err, nans, strays = compare(result, ref, end, out_buf, out, c)
+        err, nans, strays = compare(result, want, end, out_buf, out, c)
         errors.append(err)
         unwritten.append(nans)
         stray.append(strays)
@@ -349,18 +327,13 @@ def main():
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
     records = []
-    doc = dict(date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
-               gpu=torch.cuda.get_device_name(), torch=torch.__version__,
-               commit=os.environ.get("TILEC_COMMIT") or read_commit(artifacts),
-               artifacts=artifacts, cases=records)
+    doc = new_record("grouped_gemm_check", artifacts=artifacts, cases=records)
 
     def write(aborted=None):
         passed = sum(r["ok"] for r in records)
         doc.update(passed=passed, failed=len(records) - passed, aborted=aborted,
                    all_ok=passed == len(records) and not aborted)
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(doc, f, indent=1)
+        write_record(doc, args.out)
         print(f"{passed} passed, {len(records) - passed} failed of {len(records)}"
               + (f" (aborted: {aborted})" if aborted else "") + f" -> {args.out}", flush=True)
         return 0 if doc["all_ok"] else 1

@@ -9,9 +9,12 @@ converts it, and stores it from the other layout. Matrices are odd-sized
 the outputs poisoned first; the output must equal the input bit for bit and
 the poison past the matrix must be intact.
 
-    layout_shuffle_check.py build [--out .gpu/shuffle]      (here: tilec)
-    layout_shuffle_check.py run --artifacts .gpu/shuffle --out RESULTS.json
-                                                            (GPU machine)
+    python3 -m scripts.gpu.layout_shuffle_check build [--out .gpu/shuffle]   (here: tilec)
+    python3 -m scripts.gpu.layout_shuffle_check run --artifacts .gpu/shuffle --out RESULTS.json
+                                                                            (GPU machine)
+
+The bundle (``make gpu-artifacts``) builds the artifacts as
+.gpu/bundle/shuffle. Poison, padding check and record: scripts/harness.
 
 The build step also checks which exchange each kernel got from its PTX
 (shfl.sync.idx, or bar.warp.sync around shared memory) and records it
@@ -19,7 +22,6 @@ beside the cubins.
 """
 
 import argparse
-import datetime
 import json
 import os
 import re
@@ -27,7 +29,7 @@ import subprocess
 import sys
 
 from scripts import ROOT
-from scripts.harness.records import open_log, read_commit, stamp_commit  # noqa: E402
+from scripts.harness.records import new_record, open_log, stamp_commit, write_record
 
 # Layouts of a 4-warp block, each warp holding 8 rows of a 32-column tile
 # (or 16 rows for mma): named by the element bits in registers.
@@ -142,6 +144,7 @@ def build(args):
 
 def run(args):
     import torch
+    from scripts.harness import tensors
     from tilec.runtime import load
 
     log = open_log(os.path.dirname(args.out) or ".", "layout_shuffle_check.log")
@@ -163,11 +166,11 @@ def run(args):
             x = torch.randint(info.min, info.max, (m, ldx), device="cuda", dtype=torch.int64).to(bits)
             if dtype != "fp8":
                 x = x & (-2 if dtype == "f32" else 0x7FFE)  # keep the patterns clear of odd NaNs
-            y = torch.full((m, ldy), -1, device="cuda", dtype=bits)  # poison
+            y = tensors.poisoned((m, ldy), bits)  # -1: every bit set
             k(x.view(torch_dtypes[dtype]), y.view(torch_dtypes[dtype]), m, n, ldx, ldy)
             torch.cuda.synchronize()
             wrong = int((y[:, :n] != x[:, :n]).sum().item())
-            poison_ok = bool((y[:, n:] == -1).all().item())
+            poison_ok = tensors.padding_intact(y[:, :n], y)
             ok = wrong == 0 and poison_ok
             ex = exchanges[(chip, name)]
             results.append({"chip": chip, "kernel": name, "shape": [m, n], "tile": [rows, cols],
@@ -176,12 +179,10 @@ def run(args):
             log(f"{chip} {name} [{ex['exchange']}]: {'ok' if ok else f'WRONG {wrong} elements, poison {poison_ok}'}")
     passed = sum(r["ok"] for r in results)
     log(f"{passed}/{len(results)} correct")
-    with open(args.out, "w") as f:
-        json.dump({"date": datetime.date.today().isoformat(),
-                   "gpu": torch.cuda.get_device_name(),
-                   "commit": read_commit(args.artifacts),
-                   "what": "tile.convert_layout round trips within warps (scripts/gpu/layout_shuffle_check.py)",
-                   "passed": passed, "total": len(results), "cases": results}, f, indent=1)
+    write_record(new_record("layout_shuffle_check", artifacts=args.artifacts,
+                            what="tile.convert_layout round trips within warps "
+                                 "(scripts/gpu/layout_shuffle_check.py)",
+                            passed=passed, total=len(results), cases=results), args.out)
     return 0 if passed == len(results) else 1
 
 

@@ -30,12 +30,12 @@ torch.matmul and tilec.gemm's default dispatch, in alternating rounds, timed
 twice: CUDA graphs of the calls replayed (GPU time: time_graph_rounds) and
 eager calls (host dispatch included: time_rounds, bench/block_programs.py);
 TFLOP/s, GB/s of the weights and the ratios. Writes OUTDIR/split_k_check.json
-with the date, GPU, commit ($TILEC_COMMIT, else DIR/commit.txt).
+with the record head (scripts/harness/records.py: date, GPU, commit:
+$TILEC_COMMIT, else DIR/commit.txt). The bundle (``make gpu-artifacts``)
+builds DIR as .gpu/bundle/split_k.
 """
 
 import argparse
-import datetime
-import json
 import os
 import shutil
 import sys
@@ -173,26 +173,14 @@ def random_operands(torch, m, n, k, variant, device="cuda"):
     return a, b, extra
 
 
-def reference(torch, a, b, extra, variant):
-    ref = a.float() @ b.float()
-    if "alpha" in extra:
-        ref = ref * extra["alpha"]
-    if "beta" in extra:
-        ref = ref + extra["beta"] * extra["c0"].float()
-    if "bias" in extra:
-        ref = ref + extra["bias"].float()
-    if variant.get("activation") == "silu":
-        ref = torch.nn.functional.silu(ref)
-    return ref
-
-
 def check_case(torch, tilec, chip, m, n, k, vname, variant, label, config, artifacts):
+    from scripts.harness import references as ref
+    from scripts.harness import tensors
     a, b, extra = random_operands(torch, m, n, k, variant)
     out_dtype = torch.float32 if variant.get("out_dtype") == "f32" else a.dtype
     results = []
     for _ in range(3):
-        out = torch.full((m, -(-n // 8) * 8), float("nan"), dtype=out_dtype,
-                         device="cuda")[:, :n]
+        out = tensors.poisoned((m, n), out_dtype, pad_to=8)
         if "c0" in extra:
             out.copy_(extra["c0"])
         tilec.gemm(a, b, out=out, bias=extra.get("bias"), alpha=extra.get("alpha"),
@@ -200,18 +188,20 @@ def check_case(torch, tilec, chip, m, n, k, vname, variant, label, config, artif
                    chip=chip, artifacts=artifacts, config=config)
         results.append(out)
     torch.cuda.synchronize()
-    ref = reference(torch, a, b, extra, variant)
-    err = ((results[0].float() - ref).abs().max() / ref.abs().max()).item()
+    want = ref.gemm(a, b, alpha=extra.get("alpha"), beta=extra.get("beta"), c=extra.get("c0"),
+                    bias=extra.get("bias"), act=variant.get("activation"))
+    err = ref.rel_err(results[0], want)
     def bits(t):
         return t.view(torch.int32 if t.dtype == torch.float32 else torch.int16)
     same = all(torch.equal(bits(results[0]), bits(r)) for r in results[1:])
     bound = 2e-3 if out_dtype == torch.float32 else 1.6e-2
-    ok = err <= bound and same and not torch.isnan(results[0]).any().item()
+    ok = err <= bound and same and tensors.unwritten(results[0]) == 0
     return {"chip": chip, "shape": [m, n, k], "variant": vname, "config_label": label,
             "config": config, "rel_err": err, "deterministic": same, "ok": ok}
 
 
 def bench(torch, tilec, artifacts, log):
+    from scripts.harness.records import tflops
     from scripts.harness.timing import time_graph_rounds, time_rounds
     rows = []
     for chip in CHIPS:
@@ -244,7 +234,7 @@ def bench(torch, tilec, artifacts, log):
                    "configs": dict(bench_configs(m, n, k, chip, layout))}
             for mode, ms in timings.items():
                 row[mode] = {"us": {name: t * 1e3 for name, t in ms.items()},
-                             "tflops": {name: flop / t / 1e9 for name, t in ms.items()},
+                             "tflops": {name: tflops(flop, t) for name, t in ms.items()},
                              "weight_gbs": {name: weight_bytes / t / 1e6
                                             for name, t in ms.items()},
                              "vs_torch": {name: ms["torch"] / t for name, t in ms.items()}}
@@ -266,7 +256,7 @@ def run(args):
         os.environ["TILEC_RULES_LIBRARY"] = os.path.abspath(rules)
     import torch
     import tilec
-    from scripts.harness.records import open_log, read_commit
+    from scripts.harness.records import new_record, open_log, write_record
     log = open_log(args.out, "split_k_check.log")
     cases = []
     for chip in CHIPS:
@@ -286,12 +276,9 @@ def run(args):
     failed = [c for c in cases if not c["ok"]]
     log(f"{len(cases) - len(failed)}/{len(cases)} correct")
     rows = bench(torch, tilec, args.artifacts, log) if args.bench else []
-    record = {"date": datetime.date.today().isoformat(),
-              "gpu": torch.cuda.get_device_name(),
-              "commit": os.environ.get("TILEC_COMMIT") or read_commit(args.artifacts),
-              "cases": cases, "all_ok": not failed, "bench": rows}
-    with open(os.path.join(args.out, "split_k_check.json"), "w") as f:
-        json.dump(record, f, indent=1)
+    record = new_record("split_k_check", artifacts=args.artifacts, cases=cases,
+                        all_ok=not failed, bench=rows)
+    write_record(record, os.path.join(args.out, "split_k_check.json"))
     return 0 if not failed else 1
 
 

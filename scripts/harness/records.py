@@ -8,8 +8,9 @@ side imports it too):
 * ``open_log(out, name, mode="w")``: a ``log(message)`` that prints and
   appends to ``out/name`` (``mode="a"``: to what it already holds);
 * ``new_record(check, artifacts=None, **fields)``: the head every record
-  of bench/results/ starts with: date, GPU, commit (of the artifacts, else
-  of the checkout), torch version, the check's name;
+  of bench/results/ starts with: date, GPU, commit (``$TILEC_COMMIT``, else
+  the artifacts' stamp, else the checkout's), torch version, the check's
+  name;
 * ``write_record(record, path)`` / ``write_result(result, out, name, log)``:
   the JSON, the latter also logging and returning the exit status from
   ``result["correctness"]`` (1 when any row is not ok);
@@ -88,9 +89,10 @@ def torch_version():
 
 
 def new_record(check, artifacts=None, **fields):
-    """The head of a record: date, gpu, commit (the artifacts' stamp, else
-    the checkout's), torch, the check's name, then ``fields``."""
-    commit = read_commit(artifacts) if artifacts else None
+    """The head of a record: date, gpu, commit (``$TILEC_COMMIT``, the
+    commit a run names itself; else the artifacts' stamp, else the
+    checkout's), torch, the check's name, then ``fields``."""
+    commit = os.environ.get("TILEC_COMMIT") or (read_commit(artifacts) if artifacts else None)
     record = dict(date=datetime.date.today().isoformat(), gpu=gpu_name(),
                   commit=commit or checkout_commit(), torch=torch_version(), check=check)
     if artifacts:

@@ -81,9 +81,13 @@ def padding_intact(view, buf):
     return bool((pad == poison_value(buf.dtype)).all().item())
 
 
-def poison_allocator(numel, dtype):
+def poison_allocator(numel, dtype, cupy=None):
     """Leaves a NaN-filled block of ``numel`` elements in torch's caching
     allocator, which the next allocation of that size most likely gets:
-    outputs a library call allocates start as NaN too."""
+    outputs a library call allocates start as NaN too. With ``cupy`` (the
+    module), in CuPy's memory pool instead (``dtype`` a CuPy dtype)."""
+    if cupy is not None:
+        cupy.full((max(numel, 1),), float("nan"), dtype=dtype)
+        return
     torch = _torch()
     torch.full((max(numel, 1),), poison_value(dtype), dtype=dtype, device="cuda")
