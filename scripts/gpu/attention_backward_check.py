@@ -39,7 +39,6 @@ __op_atomic the same programs, expected 1.00x).
 """
 
 import argparse
-import datetime
 import json
 import math
 import os
@@ -51,7 +50,7 @@ import torch.nn.functional as F
 
 from scripts import ROOT
 from scripts.common import backward_kernels
-from scripts.harness.records import open_log, read_commit, write_result
+from scripts.harness.records import new_record, open_log, write_result
 from scripts.harness.references import attention_backward, causal_mask, rel_err, rms_err
 from scripts.harness.tensors import poisoned
 from scripts.harness.timing import time_rounds
@@ -312,9 +311,7 @@ def main():
                             continue
                         kernels[(chip, d, causal, s)] = OpBackward(args.artifacts, chip, d,
                                                                    causal, s)
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=os.environ.get("TILEC_COMMIT") or read_commit(args.artifacts),
-                  torch=torch.__version__)
+    result = new_record("attention_backward_check", artifacts=args.artifacts)
     result["correctness"] = check(kernels, chips, log, args.cases)
     if not args.no_bench:
         result["speed"] = bench(kernels, args.rounds, log)

@@ -25,11 +25,13 @@ both learn (the last loss below half the first), no graph break (fullgraph)
 and no recompilation after the first step (torch._dynamo's
 error_on_recompile). Run time per step is recorded for both.
 
-    decoder_training_check.py --out OUT [--steps 100] [--deterministic 0|1]
+    python3 -m scripts.gpu.decoder_training_check --out OUT [--steps 100] [--deterministic 0|1]
+
+The record (scripts/harness/records.py) names the commit of $TILEC_ARTIFACTS
+(or $TILEC_COMMIT).
 """
 
 import argparse
-import datetime
 import json
 import math
 import os
@@ -39,8 +41,8 @@ import time
 import torch
 import torch.nn.functional as F
 
-import tilec  # noqa: E402
-from scripts.harness.records import open_log, read_commit, write_result  # noqa: E402
+import tilec
+from scripts.harness.records import new_record, open_log, write_result
 
 VOCAB, DIM, HEADS, HEAD_DIM, MLP = 2048, 512, 4, 128, 2048
 BATCH, SEQ = 4, 512
@@ -155,14 +157,12 @@ def main():
     g = torch.Generator(device="cuda").manual_seed(1234)
     data = [torch.randint(0, VOCAB, (BATCH, SEQ + 1), device="cuda", generator=g)
             for _ in range(args.batches)]
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=os.environ.get("TILEC_COMMIT")
-                  or read_commit(os.environ.get("TILEC_ARTIFACTS", "")),
-                  torch=torch.__version__,
-                  block=dict(vocab=VOCAB, dim=DIM, heads=HEADS, head_dim=HEAD_DIM, mlp=MLP,
-                             batch=BATCH, seq=SEQ, optimizer="AdamW lr 1e-3",
-                             batches=args.batches),
-                  steps=args.steps, correctness=[])
+    result = new_record("decoder_training_check",
+                        artifacts=os.environ.get("TILEC_ARTIFACTS") or None,
+                        block=dict(vocab=VOCAB, dim=DIM, heads=HEADS, head_dim=HEAD_DIM,
+                                   mlp=MLP, batch=BATCH, seq=SEQ, optimizer="AdamW lr 1e-3",
+                                   batches=args.batches),
+                        steps=args.steps, correctness=[])
     runs = {}
     for kind in ("tilec", "torch", "f32"):
         try:

@@ -6,7 +6,7 @@ draws --shapes random problem sizes (odd, not multiples of any tile), runs
 every kernel of the family compiled by scripts/build/build_block_artifacts.py on
 each (the named ops and the block programs with all their schedule
 variants) on NaN-poisoned outputs, and compares with a float64 (GEMM) or
-float32 (attention) reference by relative error.
+float32 (attention) reference by relative error (scripts/harness).
 
     python3 -m scripts.build.build_block_artifacts                     # here
     python3 -m scripts.gpu.gpu_sweep --artifacts .gpu/block --out DIR # on the GPU
@@ -16,8 +16,6 @@ their shapes and errors) and exits 1 on any wrong result.
 """
 
 import argparse
-import datetime
-import json
 import os
 import random
 import sys
@@ -25,12 +23,14 @@ import sys
 import torch
 import torch.nn.functional as F
 
-from scripts import ROOT
-
-from bench.block_attention import named_args, reference, run_block  # noqa: E402
+from bench.block_attention import named_args, run_block
 from bench.block_programs import gemm_operands
-from scripts.harness.artifacts import load
-from tilec.runtime import LaunchError  # noqa: E402
+from scripts import ROOT
+from scripts.harness import references as ref
+from scripts.harness import tensors
+from scripts.harness.artifacts import kernel_names, load
+from scripts.harness.records import new_record, open_log, write_record
+from tilec.runtime import LaunchError
 
 CHIPS = ("sm_90a", "sm_80")
 
@@ -38,9 +38,8 @@ CHIPS = ("sm_90a", "sm_80")
 def kernels_of(art, chip, prefixes):
     """Names of the artifacts of `chip` starting with one of `prefixes`
     (copies built by an earlier tilec, `__base`, excluded)."""
-    d = os.path.join(art, chip)
-    names = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".json"))
-    return [n for n in names if n.startswith(prefixes) and not n.endswith("__base")]
+    return [n for n in kernel_names(art, chip)
+            if n.startswith(prefixes) and not n.endswith("__base")]
 
 
 def gemm_family(art, rng, count, log):
@@ -60,19 +59,17 @@ def gemm_family(art, rng, count, log):
                 if i % 2:
                     N = (N + 7) // 8 * 8
                 a_buf, b_buf, c_buf, a, b, lda, ldb, ldc = gemm_operands(M, N, K, linear, i)
-                ref = a.double() @ b.double()
-                scale = max(ref.abs().max().item(), 1e-30)
+                want = ref.gemm(a, b, dtype=torch.float64)
                 for n, k in kernels.items():
-                    c_buf.fill_(float("nan"))
+                    tensors.poison_(c_buf)
                     try:
                         k(a_buf, b_buf, c_buf, M, N, K, lda, ldb, ldc)
                     except LaunchError:
                         stats[n]["refused"] += 1
                         continue
                     torch.cuda.synchronize()
-                    got = c_buf[:, :N].double()
-                    err = ((got - ref).abs().max() / scale).item()
-                    pad = ldc == N or torch.isnan(c_buf[:, N:].float()).all().item()
+                    err = ref.rel_err(c_buf[:, :N], want)
+                    pad = tensors.padding_intact(c_buf[:, :N], c_buf)
                     stats[n]["runs"] += 1
                     if not (err < 1e-2 and pad):  # NaN (unwritten) fails too
                         stats[n]["failures"].append(dict(shape=[M, N, K], err=err, pad=bool(pad)))
@@ -106,22 +103,22 @@ def attention_family(art, rng, count, log):
                     B, H = rng.randint(1, 3), rng.randint(1, 3)
                     S = rng.randint(1, 1500)
                     g = torch.Generator(device="cuda").manual_seed(1000 + i)
-                    q, k, v = (torch.randn(B, H, S, d, device="cuda", generator=g).bfloat16()
+                    q, k, v = (tensors.randn((B, H, S, d), torch.bfloat16, generator=g)
                                for _ in range(3))
-                    ref = reference(q, k, v, causal)
+                    want = ref.attention(q, k, v, causal)[0]  # (SQ = SK)
+                    # The anchor: torch's bf16 SDPA (is_causal: its flash path).
                     sd = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                    scale = ref.abs().max().item()
-                    bound = max(2 * (sd.float() - ref).abs().max().item() / scale, 1e-2)
-                    o = torch.empty_like(q)
+                    bound = max(2 * ref.rel_err(sd, want), 1e-2)
+                    o = tensors.poisoned(q.shape, q.dtype)
                     lse = torch.empty(B, H, S, device="cuda", dtype=torch.float32)
                     for n, kern in kernels.items():
-                        o.fill_(float("nan"))
+                        tensors.poison_(o)
                         if n in named:
                             kern(*named_args(q, k, v, o, lse))
                         else:
                             run_block(kern, q, k, v, o)
                         torch.cuda.synchronize()
-                        err = ((o.float() - ref).abs().max() / scale).item()
+                        err = ref.rel_err(o, want)
                         stats[n]["runs"] += 1
                         if not err <= bound:
                             stats[n]["failures"].append(dict(shape=[B, H, S, d], err=err, bound=bound))
@@ -140,17 +137,10 @@ def main():
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--only", default="gemm,attention")
     args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    logf = open(os.path.join(args.out, "gpu_sweep.log"), "w")
-
-    def log(msg):
-        print(msg, flush=True)
-        logf.write(msg + "\n")
-
+    log = open_log(args.out, "gpu_sweep.log")
     rng = random.Random(args.seed)
-    commit = open(os.path.join(args.artifacts, "commit.txt")).read().strip()
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=commit, shapes_per_family=args.shapes, seed=args.seed)
+    result = new_record("gpu_sweep", artifacts=args.artifacts,
+                        shapes_per_family=args.shapes, seed=args.seed)
     if "gemm" in args.only:
         result["gemm"] = gemm_family(args.artifacts, rng, args.shapes, log)
     if "attention" in args.only:
@@ -162,8 +152,7 @@ def main():
                 runs += s["runs"]
                 wrong += len(s["failures"])
     result["runs"], result["wrong"] = runs, wrong
-    with open(os.path.join(args.out, "gpu_sweep.json"), "w") as f:
-        json.dump(result, f, indent=1)
+    write_record(result, os.path.join(args.out, "gpu_sweep.json"))
     log(f"{runs} kernel runs, {wrong} wrong")
     return 1 if wrong else 0
 

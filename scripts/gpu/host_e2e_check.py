@@ -12,14 +12,24 @@ double-precision references.
       libcuda (the toolkit's stub) -> an executable; the runtime library is copied beside it.
   run (on the GPU machine):  python3 -m scripts.gpu.host_e2e_check run [--out .gpu/host] [--json F]
       runs every executable with TILEC_HOST_POISON=1 (the host code's allocations, the outputs
-      included, start as NaN), collects their JSON lines, writes F.
+      included, start as NaN), collects their JSON lines, writes F (a record of
+      scripts/harness/records.py).
+  The bundle (`make gpu-artifacts`) builds the executables as .gpu/bundle/host (when llc-22,
+  g++ and CUDA's libcuda stub are there).
 """
-import argparse, datetime, json, os, shutil, subprocess, sys
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from scripts import ROOT
+from scripts.harness.records import new_record, stamp_commit, write_record
 
 MODULES = ("mlp", "batch_matmul", "attention", "matmul_memref", "residual", "batch_reduce",
            "matmul_strided")
 CHIPS = (("sm_90a", None), ("sm_80", "sm_90"))
-from scripts import ROOT
 
 
 def sh(cmd):
@@ -27,11 +37,12 @@ def sh(cmd):
     subprocess.run(cmd, check=True)
 
 
-def build(out):
+def build(out, build_dir=None):
     llc = shutil.which("llc-22") or "/usr/lib/llvm-22/bin/llc"
     cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
-    tilec = os.path.join(ROOT, "build/bin/tilec")
-    lib = os.path.join(ROOT, "build/lib")
+    build_dir = build_dir or os.path.join(ROOT, "build")
+    tilec = os.path.join(build_dir, "bin/tilec")
+    lib = os.path.join(build_dir, "lib")
     for chip, cubin_arch in CHIPS:
         d = os.path.join(out, chip)
         os.makedirs(d, exist_ok=True)
@@ -49,6 +60,7 @@ def build(out):
                 os.path.join(ROOT, "examples/host", m + "_main.cpp"), obj,
                 "-L", d, "-ltilec-host-runtime", "-L", os.path.join(cuda, "lib64/stubs"),
                 "-lcuda", "-Wl,-rpath,$ORIGIN", "-o", os.path.join(d, m)])
+    stamp_commit(out)
 
 
 def run(out, path):
@@ -67,21 +79,18 @@ def run(out, path):
             ok &= r["ok"]
             results.append(r)
             print(chip, m, r.get("max_rel_err"), "ok" if r["ok"] else "FAIL", flush=True)
-    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                         capture_output=True, text=True).stdout.strip().splitlines()
-    # The GPU machine's copy of the tree may carry a stale .git: the caller's
-    # TILEC_COMMIT (the commit the executables were built from) wins.
-    commit = os.environ.get("TILEC_COMMIT") or subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-        cwd=ROOT).stdout.strip()
-    doc = dict(date=datetime.date.today().isoformat(), gpu=gpu[0] if gpu else None,
-               commit=commit,
-               what="tilec --emit=host programs of examples/host/*.mlir run end to end "
-                    "(outputs poisoned with NaN; double-precision references)",
-               results=results, all_ok=ok)
+    # The commit: $TILEC_COMMIT (the caller's: the GPU machine's copy of the
+    # tree may carry a stale .git), else the build's stamp, else the checkout's.
+    doc = new_record("host_e2e_check", artifacts=out,
+                     what="tilec --emit=host programs of examples/host/*.mlir run end to end "
+                          "(outputs poisoned with NaN; double-precision references)",
+                     results=results, all_ok=ok)
+    if not doc["gpu"]:  # (torch's name; nvidia-smi's without torch)
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                             capture_output=True, text=True).stdout.strip().splitlines()
+        doc["gpu"] = gpu[0] if gpu else None
     if path:
-        with open(path, "w") as f:
-            json.dump(doc, f, indent=1)
+        write_record(doc, path)
     return 0 if ok else 1
 
 
@@ -90,9 +99,10 @@ def main():
     ap.add_argument("step", choices=("build", "run"))
     ap.add_argument("--out", default=os.path.join(ROOT, ".gpu/host"))
     ap.add_argument("--json", default=None)
+    ap.add_argument("--build-dir", default=None, help="build: tilec's build (default build/)")
     a = ap.parse_args()
     if a.step == "build":
-        build(a.out)
+        build(a.out, a.build_dir)
         return 0
     return run(a.out, a.json)
 

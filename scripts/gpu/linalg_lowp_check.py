@@ -6,11 +6,13 @@ Build here (tilec-opt, tilec): outlines the functions with
 f32-precision=tf32x3 (the default) and =tf32, and compiles every kernel for
 sm_90a and sm_89 (cubin for sm_90, so that it runs on the H200):
 
-    linalg_lowp_check.py --build [--art .gpu/linalg]
+    python3 -m scripts.gpu.linalg_lowp_check --build [--art .gpu/linalg] [--bindir build/bin]
 
 Run there (torch, cuda.bindings):
 
-    linalg_lowp_check.py --art .gpu/linalg --out OUT [--rounds 5]
+    python3 -m scripts.gpu.linalg_lowp_check --art .gpu/linalg --out OUT [--rounds 5]
+
+The bundle (``make gpu-artifacts``) builds the artifacts as .gpu/bundle/linalg.
 
 Each function is run as its host glue says: the B transpose kernel
 (`<f>_transpose0`, X -> Y, R x C -> C x R) into a fresh buffer, then the
@@ -19,7 +21,7 @@ advanced by the leading stride, as `tile.batch_args` says).
 
 Correctness: random inputs (never zeros), odd shapes (not multiples of the
 tiles; rows a multiple of 16 bytes, as TMA needs), C and the transposed B
-poisoned first, against a float64 product: the transpose bit-exact, i8
+poisoned first (scripts/harness), against a float64 product: the transpose bit-exact, i8
 exact, f32 tf32x3 within 4x torch's exact-f32 matmul error (at least
 2^-20), tf32 within 2x the TF32 error of torch's matmul (mma.sync, which
 rounds to TF32 as cuBLAS does) or of Triton's tl.dot (wgmma on sm_90a, which
@@ -32,14 +34,13 @@ and the transpose's bandwidth alone.
 """
 
 import argparse
-import datetime
 import json
 import os
 import subprocess
 import sys
 
 from scripts import ROOT
-from scripts.harness.records import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts.harness.records import new_record, open_log, stamp_commit, tflops, write_result
 
 INPUT = os.path.join(ROOT, "test", "Target", "Inputs", "linalg_lowp.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
@@ -74,6 +75,8 @@ def main():
         return build(args.art, args.bindir)
 
     import torch
+    from scripts.harness import references as ref
+    from scripts.harness import tensors
     from scripts.harness.artifacts import load
     from scripts.harness.timing import time_rounds
     from bench.block_fp8 import triton_tf32
@@ -88,16 +91,14 @@ def main():
         """The host glue's transpose launch: [batch,] K x N -> [batch,] N x K
         into a poisoned buffer, per matrix."""
         K, N = b.shape[-2:]
-        bt = torch.empty(*b.shape[:-2], N, K, device="cuda", dtype=b.dtype)
-        bt.view(torch.uint8).fill_(0xFF)  # NaN for every float type
+        bt = tensors.poisoned(tuple(b.shape[:-2]) + (N, K), b.dtype)  # NaN, or -1 for i8
         for i in range(b.shape[0] if b.dim() == 3 else 1):
             src, dst = (b[i], bt[i]) if b.dim() == 3 else (b, bt)
             kt(src, dst, K, N)
         return bt
 
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=read_commit(args.art),
-                  input="test/Target/Inputs/linalg_lowp.mlir", correctness=[], speed=[])
+    result = new_record("linalg_lowp_check", artifacts=args.art,
+                        input="test/Target/Inputs/linalg_lowp.mlir", correctness=[], speed=[])
 
     def record(ok, **row):
         row["ok"] = bool(ok)
@@ -106,8 +107,7 @@ def main():
                                                    else f"{k}={v}" for k, v in row.items()
                                                    if k != "ok"))
 
-    def rel(out, ref):
-        return ((out.double() - ref).abs().max() / ref.abs().max()).item()
+    rel = ref.rel_err  # (inf where the output holds a NaN)
 
     def nonzero(x):
         return torch.where(x.abs() < 0.05, torch.full_like(x, 0.5), x)
@@ -118,23 +118,23 @@ def main():
             # f32, both precisions.
             a = nonzero(torch.randn(M, K, device="cuda", generator=g))
             b = nonzero(torch.randn(K, N, device="cuda", generator=g))
-            ref = a.double() @ b.double()
+            want = ref.gemm(a, b, dtype=torch.float64)
             torch.backends.cuda.matmul.allow_tf32 = False
-            exact_err = rel(a @ b, ref)
+            exact_err = rel(a @ b, want)
             torch.backends.cuda.matmul.allow_tf32 = True
-            tf32_err = rel(a @ b, ref)
+            tf32_err = rel(a @ b, want)
             torch.backends.cuda.matmul.allow_tf32 = False
             # wgmma (sm_90a) reads TF32 by truncating the f32 bits, as
             # Triton's TF32 does there; cuBLAS and mma.sync round.
-            triton_err = rel(triton_tf32(torch, a.contiguous(), b.t().contiguous()), ref)
+            triton_err = rel(triton_tf32(torch, a.contiguous(), b.t().contiguous()), want)
             for prec in PRECISIONS:
                 kt, kg = kernels(prec, chip, "matmul_f32")
                 bt = transpose(kt, b)
-                c = torch.full((M, N), float("nan"), device="cuda")
+                c = tensors.poisoned((M, N), torch.float32)
                 kg(a, bt, c, M, N, K)
                 torch.cuda.synchronize()
                 t_ok = torch.equal(bt, b.t())
-                err = rel(c, ref) if not torch.isnan(c).any() else float("inf")
+                err = rel(c, want)
                 if prec == "tf32x3":
                     bound = max(4 * exact_err, 2.0 ** -20)
                 else:  # (cuBLAS runs tiny shapes in exact f32: TF32's floor)
@@ -148,10 +148,10 @@ def main():
             bi = torch.randint(-128, 128, (K, N), device="cuda", generator=g, dtype=torch.int8)
             kt, kg = kernels("tf32x3", chip, "matmul_i8")
             bt = transpose(kt, bi)
-            c = torch.full((M, N), -12345, device="cuda", dtype=torch.int32)
+            c = tensors.poisoned((M, N), torch.int32)
             kg(ai, bt, c, M, N, K)
             torch.cuda.synchronize()
-            exact = torch.equal(c.double(), ai.double() @ bi.double())
+            exact = torch.equal(c.double(), ref.gemm(ai, bi, dtype=torch.float64))
             record(exact and torch.equal(bt, bi.t()), chip=chip, func="matmul_i8",
                    shape=[M, N, K], exact=exact)
             # fp8 batched, e4m3 x e5m2 -> bf16.
@@ -160,16 +160,16 @@ def main():
             b8 = nonzero(torch.randn(nb, K, N, device="cuda", generator=g)).to(torch.float8_e5m2)
             kt, kg = kernels("tf32x3", chip, "batch_matmul_fp8")
             bt = transpose(kt, b8)
-            c = torch.full((nb, M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+            c = tensors.poisoned((nb, M, N), torch.bfloat16)
             for j in range(nb):
                 kg(a8[j], bt[j], c[j], M, N, K)
             torch.cuda.synchronize()
-            ref = a8.double() @ b8.double()
+            want = ref.gemm(a8, b8, dtype=torch.float64)
             one = torch.ones((), device="cuda")
             cub = torch.stack([torch._scaled_mm(a8[j], bt[j].t(), scale_a=one, scale_b=one,
                                                 out_dtype=torch.bfloat16) for j in range(nb)])
-            cub_err = rel(cub, ref)
-            err = rel(c, ref) if not torch.isnan(c.float()).any() else float("inf")
+            cub_err = rel(cub, want)
+            err = rel(c, want)
             bound = max(2 * cub_err, 2.0 ** -8)
             t_ok = torch.equal(bt.view(torch.uint8), b8.transpose(1, 2).contiguous().view(torch.uint8))
             record(t_ok and err <= bound, chip=chip, func="batch_matmul_fp8", shape=[nb, M, N, K],
@@ -179,23 +179,20 @@ def main():
             w8 = nonzero(torch.randn(N, K, device="cuda", generator=g)).to(torch.float8_e4m3fn)
             bias = torch.randn(N, device="cuda", generator=g).bfloat16()
             kt, kg = kernels("tf32x3", chip, "linear_fp8_bias_relu")
-            c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+            c = tensors.poisoned((M, N), torch.bfloat16)
             kg(x8, w8, bias, c, M, N, K)
             torch.cuda.synchronize()
-            ref = torch.relu(x8.double() @ w8.double().t() + bias.double())
+            want = ref.gemm(x8, w8.t(), bias=bias, act="relu", dtype=torch.float64)
             cub = torch.relu(torch._scaled_mm(x8, w8.t(), scale_a=one, scale_b=one,
                                               out_dtype=torch.float32) + bias.float())
-            cub_err = rel(cub.bfloat16(), ref)
-            err = rel(c, ref) if not torch.isnan(c.float()).any() else float("inf")
+            cub_err = rel(cub.bfloat16(), want)
+            err = rel(c, want)
             bound = max(2 * cub_err, 2.0 ** -8)
             record(kt is None and err <= bound, chip=chip, func="linear_fp8_bias_relu",
                    shape=[M, N, K], max_rel_err=err, bound=bound, cublas_err=cub_err)
 
     # Speed at large shapes, sm_90a kernels: transpose + GEMM (the whole
     # host glue) and the GEMM alone, beside torch.
-    def tflops(ms, flops):
-        return flops / (ms * 1e-3) / 1e12
-
     for (M, N, K) in [(4096, 4096, 4096), (8192, 8192, 8192)]:
         flops = 2.0 * M * N * K
         a = torch.randn(M, K, device="cuda")
@@ -220,7 +217,7 @@ def main():
         ms = time_rounds(fns, args.rounds)
         torch.backends.cuda.matmul.allow_tf32 = False
         row = dict(func="matmul_f32", shape=[M, N, K], ms=ms,
-                   tflops={k: tflops(v, flops) for k, v in ms.items() if k != "transpose_only"},
+                   tflops={k: tflops(flops, v) for k, v in ms.items() if k != "transpose_only"},
                    transpose_gbs=2 * K * N * 4 / (ms["transpose_only"] * 1e-3) / 1e9,
                    ratio_tf32x3_vs_torch_f32=ms["torch_f32"] / ms["tilec_tf32x3"],
                    ratio_tf32_vs_torch_tf32=ms["torch_tf32"] / ms["tilec_tf32"])
@@ -253,7 +250,7 @@ def main():
         }
         ms = time_rounds(fns, args.rounds)
         row = dict(func="matmul_i8 / batch_matmul_fp8 (one matrix)", shape=[M, N, K], ms=ms,
-                   tflops={k: tflops(v, flops) for k, v in ms.items()},
+                   tflops={k: tflops(flops, v) for k, v in ms.items()},
                    ratio_i8_vs_int_mm=ms["torch_int_mm"] / ms["tilec_i8"],
                    ratio_fp8_vs_scaled_mm=ms["torch_scaled_mm"] / ms["tilec_fp8"],
                    ratio_fp8_gemm_only_vs_scaled_mm=ms["torch_scaled_mm"] / ms["tilec_fp8_gemm_only"])

@@ -27,7 +27,6 @@ with --attention-scales 0.1 for the scale case).
 """
 
 import argparse
-import datetime
 import json
 import math
 import os
@@ -36,8 +35,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
-import tilec  # noqa: E402
-from scripts.harness.records import open_log, read_commit, write_result  # noqa: E402
+import tilec
+from scripts.harness.records import new_record, open_log, write_result
 from scripts.harness.references import attention_tracked, causal_mask, rel_err, rms_err
 
 # (B, H, HK, SQ, SK, D, causal)
@@ -298,10 +297,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     log = open_log(args.out, "training_check.log")
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=os.environ.get("TILEC_COMMIT")
-                  or read_commit(os.environ.get("TILEC_ARTIFACTS", "")),
-                  torch=torch.__version__, correctness=[])
+    result = new_record("training_check", artifacts=os.environ.get("TILEC_ARTIFACTS") or None,
+                        correctness=[])
     for part in (check_attention, check_refusals, check_gemm, check_compile, check_cuda_graph):
         try:
             result["correctness"] += part(log)
