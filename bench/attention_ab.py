@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Interleaved A/B timing of tile.attention kernels beside torch's SDPA
-backends: each round times every kernel once (median of do_bench), rounds
-alternate the order, and the report is the median over rounds, so a drift in
-clock or power during the run falls on all kernels alike.
+backends, in alternating rounds (scripts/harness/timing.py: short samples,
+the order rotated every round, medians), so a drift in clock or power during
+the run falls on all kernels alike. OUT_JSON is a record
+(scripts/harness/records.py) whose ``rows`` are the shapes.
 
-    attention_ab.py ARTIFACT_DIR/<chip> OUT_JSON HEAD_DIM CAUSAL(0|1) NAME...
+    python3 -m bench.attention_ab ARTIFACT_DIR/<chip> OUT_JSON HEAD_DIM CAUSAL(0|1) NAME...
       [--seqlens 1024,4096] [--rounds 6]
 
 B*S = 16k tokens, H*D = 2048 (the issue's benchmark shapes).
@@ -14,11 +15,14 @@ import argparse
 import json
 import os
 import statistics
+import sys
 
 import torch
 import torch.nn.functional as F
 
-from tilec.runtime import Kernel  # noqa: E402
+from scripts.harness.records import new_record, tflops, write_record
+from scripts.harness.timing import time_rounds
+from tilec.runtime import Kernel
 
 
 def main():
@@ -31,7 +35,6 @@ def main():
     ap.add_argument("--seqlens", default="1024,4096")
     ap.add_argument("--rounds", type=int, default=6)
     args = ap.parse_args()
-    from triton.testing import do_bench
     from torch.nn.attention import SDPBackend, sdpa_kernel
     d, causal = args.head_dim, bool(args.causal)
     rows = []
@@ -54,20 +57,17 @@ def main():
             return f
         fns["torch_flash"] = sdpa(SDPBackend.FLASH_ATTENTION)
         fns["cudnn"] = sdpa(SDPBackend.CUDNN_ATTENTION)
-        times = {n: [] for n in fns}
-        order = list(fns)
-        for r in range(args.rounds):
-            for n in (order if r % 2 == 0 else order[::-1]):
-                times[n].append(do_bench(fns[n], warmup=5, rep=40, return_mode="median"))
+        times = {}
+        ms = time_rounds(fns, args.rounds, samples_out=times)
         row = dict(S=S, B=B, H=H, head_dim=d, causal=causal, rounds=args.rounds)
         for n, ts in times.items():
-            row[n] = flop / statistics.median(ts) / 1e9
+            row[n] = tflops(flop, ms[n])
             row[n + "_spread"] = (max(ts) - min(ts)) / statistics.median(ts)
         print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()}),
               flush=True)
         rows.append(row)
-    json.dump(rows, open(args.out, "w"), indent=1)
+    write_record(new_record("attention_ab", artifacts=args.art, rows=rows), args.out)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

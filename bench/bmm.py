@@ -2,17 +2,24 @@
 (examples/gemm_batched_bf16.mlir, one launch for the whole batch) against the
 same matrices as a loop of per-matrix launches (examples/gemm_bf16.mlir, what
 tile-from-linalg made of linalg.batch_matmul before) and torch.bmm (cuBLAS),
-bf16 in and out, in alternating rounds (median of 5 rounds of CUDA-event
-timings). Correctness first: outputs poisoned with NaN, float32 reference.
+bf16 in and out, in alternating rounds (scripts/harness/timing.py, 5
+rounds). Correctness first: outputs poisoned with NaN, float32 reference
+(scripts/harness).
 
 Build here: tilec examples/{gemm_batched_bf16,gemm_bf16}.mlir --emit=cubin
 into .gpu/bmm/sm_90a and (--chip=sm_80 --cubin-arch=sm_90) .gpu/bmm/sm_80.
 Run there: python3 -m bench.bmm [--json OUT] (from the repository root)."""
-import argparse, datetime, json, os, statistics, sys
+import argparse
+import json
+import sys
 
 import torch
 
-from tilec.runtime import Kernel  # noqa: E402
+from scripts.harness import references as ref
+from scripts.harness import tensors
+from scripts.harness.records import new_record, ratio, tflops, write_record
+from scripts.harness.timing import time_rounds
+from tilec.runtime import Kernel
 
 SHAPES = [(16, 1024, 1024, 1024), (8, 2048, 2048, 2048), (64, 256, 256, 256),
           (128, 128, 128, 128), (32, 512, 512, 128), (12, 333, 200, 136)]
@@ -22,7 +29,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--dir", default=".gpu/bmm")
-    ap.add_argument("--commit", default=os.environ.get("TILEC_COMMIT"))
+    ap.add_argument("--commit", default=None,
+                    help="the record's commit (default $TILEC_COMMIT, else the artifacts' stamp)")
     args = ap.parse_args()
     torch.manual_seed(0)
     kernels = {}
@@ -31,9 +39,9 @@ def main():
                          Kernel(f"{args.dir}/{chip}/gemm_bf16.json"))
     rows, ok = [], True
     for (B, M, N, K) in SHAPES:
-        a = torch.randn(B, M, K, device="cuda").bfloat16()
-        b = torch.randn(B, K, N, device="cuda").bfloat16()
-        ref = torch.bmm(a.float(), b.float())
+        a = tensors.randn((B, M, K), torch.bfloat16)
+        b = tensors.randn((B, K, N), torch.bfloat16)
+        want = ref.gemm(a, b)
         outs = {}
 
         def batched(chip):
@@ -56,47 +64,33 @@ def main():
         errors = {}
         for name, fn in variants.items():
             for c in list(outs.values()) + [cb]:
-                c.fill_(float("nan"))
+                tensors.poison_(c)
             fn()
             torch.cuda.synchronize()
             out = {"tilec_batched_sm90a": outs.get(("b", "sm_90a")), "tilec_loop_sm90a": outs.get(("l", "sm_90a")),
                    "tilec_batched_sm80": outs.get(("b", "sm_80")), "tilec_loop_sm80": outs.get(("l", "sm_80")),
                    "torch_bmm": cb}[name]
-            err = ((out.float() - ref).abs().max() / ref.abs().max()).item()
-            errors[name] = err
+            errors[name] = ref.rel_err(out, want)
         torch_err = errors["torch_bmm"]
         for name, err in errors.items():
             good = err == err and err <= max(2 * torch_err, 1e-2)
             ok &= good
-        times = {n: [] for n in variants}
-        iters = max(3, min(50, int(2e11 / (2 * B * M * N * K))))
-        for fn in variants.values():
-            fn()
-        torch.cuda.synchronize()
-        for _ in range(5):
-            for name, fn in variants.items():
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record()
-                for _ in range(iters):
-                    fn()
-                e.record()
-                e.synchronize()
-                times[name].append(s.elapsed_time(e) / iters)
-        flops = 2 * B * M * N * K
-        med = {n: statistics.median(t) for n, t in times.items()}
-        tf = {n: flops / (ms * 1e-3) / 1e12 for n, ms in med.items()}
+        med = time_rounds(variants, rounds=5)
+        tf = {n: tflops(2 * B * M * N * K, ms) for n, ms in med.items()}
         row = dict(shape=[B, M, N, K], tflops={n: round(v, 1) for n, v in tf.items()},
                    us={n: round(ms * 1e3, 1) for n, ms in med.items()},
                    max_rel_err={n: float(f"{v:.3g}") for n, v in errors.items()},
-                   batched_vs_loop_sm90a=round(tf["tilec_batched_sm90a"] / tf["tilec_loop_sm90a"], 3),
-                   batched_vs_loop_sm80=round(tf["tilec_batched_sm80"] / tf["tilec_loop_sm80"], 3),
-                   batched_sm90a_vs_torch=round(tf["tilec_batched_sm90a"] / tf["torch_bmm"], 3))
+                   batched_vs_loop_sm90a=ratio(tf["tilec_batched_sm90a"], tf["tilec_loop_sm90a"]),
+                   batched_vs_loop_sm80=ratio(tf["tilec_batched_sm80"], tf["tilec_loop_sm80"]),
+                   batched_sm90a_vs_torch=ratio(tf["tilec_batched_sm90a"], tf["torch_bmm"]))
         rows.append(row)
         print(json.dumps(row), flush=True)
-    doc = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-               commit=args.commit, what=__doc__.split("\n\n")[0], rows=rows, all_correct=ok)
+    doc = new_record("bench.bmm", artifacts=args.dir, what=__doc__.split("\n\n")[0], rows=rows,
+                     all_correct=ok)
+    if args.commit:
+        doc["commit"] = args.commit
     if args.json:
-        json.dump(doc, open(args.json, "w"), indent=1)
+        write_record(doc, args.json)
     return 0 if ok else 1
 
 

@@ -3,7 +3,7 @@ import sys
 
 import torch
 
-from tilec.runtime import Kernel  # noqa: E402
+from tilec.runtime import Kernel
 
 path, M, N, K = sys.argv[1], *map(int, sys.argv[2:5])
 k = Kernel(path)

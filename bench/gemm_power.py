@@ -4,7 +4,11 @@ kernel, then cuBLAS (torch.matmul), each back to back for a few seconds
 while nvidia-smi samples the GPU every 50 ms. Tells a power- or
 clock-limited kernel from one that leaves the tensor pipe idle.
 
-    gemm_power.py KERNEL.json OUT_JSON [M N K] [seconds]
+    python3 -m bench.gemm_power KERNEL.json OUT_JSON [M N K] [seconds]
+
+(Each kernel runs alone for seconds on purpose: the clocks and power under
+sustained load are the measurement, not an alternating-round comparison.
+OUT_JSON is a record of scripts/harness/records.py.)
 """
 
 import json
@@ -15,7 +19,8 @@ import time
 
 import torch
 
-from tilec.runtime import Kernel  # noqa: E402
+from scripts.harness.records import new_record, tflops, write_record
+from tilec.runtime import Kernel
 
 QUERY = "clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu,clocks_throttle_reasons.active"
 
@@ -59,7 +64,7 @@ def sustained(fn, seconds, flop):
     for s in steady:
         reasons[s["throttle"]] = reasons.get(s["throttle"], 0) + 1
     ms = start.elapsed_time(end) / runs
-    return dict(tflops=flop / ms / 1e9, sm_mhz=med("sm_mhz"), power_w=med("power_w"),
+    return dict(tflops=tflops(flop, ms), sm_mhz=med("sm_mhz"), power_w=med("power_w"),
                 power_limit_w=med("power_limit_w"), temp_c=med("temp_c"),
                 throttle_reasons=reasons, samples=len(steady))
 
@@ -73,14 +78,13 @@ def main():
     b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
     flop = 2.0 * M * N * K
-    rows = dict(shape=[M, N, K], kernel=os.path.basename(path),
-                gpu=torch.cuda.get_device_name())
+    rows = new_record("gemm_power", artifacts=os.path.dirname(path) or ".",
+                      shape=[M, N, K], kernel=os.path.basename(path))
     rows["tilec"] = sustained(lambda: k(a, b, c, M, N, K, K, N, N), seconds, flop)
     rows["cublas"] = sustained(lambda: torch.matmul(a, b, out=c), seconds, flop)
     rows["tilec_again"] = sustained(lambda: k(a, b, c, M, N, K, K, N, N), seconds, flop)
     print(json.dumps(rows, indent=1))
-    with open(out, "w") as f:
-        json.dump(rows, f, indent=1)
+    write_record(rows, out)
 
 
 if __name__ == "__main__":

@@ -87,6 +87,14 @@ def test_time_rounds_alternates_and_takes_medians():
         assert sorted(timed[3 * r:3 * r + 3]) == ["a", "b", "c"]
 
 
+def test_time_rounds_samples_out():
+    clock = FakeClock({"a": 1.0, "b": 0.5})
+    samples = {}
+    timing.time_rounds({k: (lambda k=k: k) for k in clock.ms}, rounds=2, calls=4, clock=clock,
+                       warmup=0, samples_out=samples)
+    assert set(samples) == {"a", "b"} and samples["a"] and set(samples["b"]) == {0.5}
+
+
 def test_rotation():
     assert timing.rotation(["a", "b", "c"], 4) == ["b", "c", "a"]
 

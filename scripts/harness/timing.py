@@ -43,12 +43,13 @@ def rotation(names, r):
     return names[k:] + names[:k]
 
 
-def time_rounds(fns, rounds, sample_ms=3.0, calls=20, clock=None, warmup=3):
+def time_rounds(fns, rounds, sample_ms=3.0, calls=20, clock=None, warmup=3, samples_out=None):
     """{name: median ms per call} of the functions ``fns`` ({name: f}),
     timed in alternating rounds. Each function gets about ``rounds`` x
     ``calls`` calls: the calls per sample are chosen so that a sample takes
     about ``sample_ms`` (at most ``calls``), and the number of rounds grows
-    as samples get shorter."""
+    as samples get shorter. ``samples_out`` (a dict): receives every
+    function's samples (ms per call), for a spread."""
     clock = clock or CudaClock()
     for f in fns.values():
         for _ in range(warmup):
@@ -62,6 +63,8 @@ def time_rounds(fns, rounds, sample_ms=3.0, calls=20, clock=None, warmup=3):
     for r in range(rounds * max(1, calls // min(iters.values()))):
         for k in rotation(names, r):
             samples[k].append(clock.measure(fns[k], iters[k]))
+    if samples_out is not None:
+        samples_out.update(samples)
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
