@@ -38,7 +38,6 @@ division) rounded to e4m3, times 2, and at least 2^-7.
 """
 
 import argparse
-import datetime
 import json
 import math
 import os
@@ -46,7 +45,7 @@ import subprocess
 import sys
 
 from scripts import ROOT
-from scripts.harness.records import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts.harness.records import new_record, open_log, read_commit, stamp_commit, write_result
 FP8 = os.path.join(ROOT, "examples", "attention_block_fp8.mlir")
 BF16 = os.path.join(ROOT, "examples", "attention_block_bf16.mlir")
 CHIPS = {"sm_90a": "sm_90a", "sm_89": "sm_90"}  # chip -> cubin arch
@@ -170,8 +169,7 @@ def main():
 
     log = open_log(args.out, "attention_fp8.log")
 
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=read_commit(args.art),
+    result = new_record("attention_fp8", artifacts=args.art,
                   base_commit=read_commit(args.base) if args.base else None,
                   head_dim=D, correctness=[], speed=[])
     e4m3 = torch.float8_e4m3fn

@@ -47,7 +47,6 @@ Llama-3 projections at M = 4096, 8192.
 
 import argparse
 import collections
-import datetime
 import json
 import os
 import re
@@ -55,7 +54,7 @@ import subprocess
 import sys
 
 from scripts import ROOT
-from scripts.harness.records import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts.harness.records import new_record, open_log, stamp_commit, write_record, write_result
 EXAMPLE = os.path.join(ROOT, "examples", "gemm_block_fp8.mlir")
 QUANTIZE = os.path.join(ROOT, "examples", "quantize_fp8.mlir")
 NAMED = os.path.join(ROOT, "examples", "scaled_mm_fp8.mlir")
@@ -515,9 +514,7 @@ def main():
     kernels = {(chip, name): load(args.art, chip, name)
                for chip in CHIPS for name in ("scaled_linear_block_fp8", "scaled_linear_block_fp8_promoted",
                              "linear_block_e4m3_e5m2", "scaled_mm_fp8", *K64)}
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=read_commit(args.art),
-                  correctness=[], speed=[])
+    result = new_record("block_fp8", artifacts=args.art, correctness=[], speed=[])
     one = torch.ones((), device="cuda")
     if args.only and args.only != "fp8":
         check = {"tf32": check_tf32, "rowwise": check_rowwise, "int8": check_int8,
@@ -525,8 +522,7 @@ def main():
         check(torch, load, args.art, result, log, time_rounds, args.rounds)
         bad = [r for r in result["correctness"] if not r["ok"]]
         log(f"correctness: {len(result['correctness']) - len(bad)}/{len(result['correctness'])} ok")
-        json.dump(result, open(os.path.join(args.out, f"block_fp8_{args.only}.json"), "w"),
-                  indent=1)
+        write_record(result, os.path.join(args.out, f"block_fp8_{args.only}.json"))
         return 1 if bad else 0
     if not args.only:
         check_casts(torch, load, args.art, result, log)

@@ -15,7 +15,7 @@ import sys
 
 import torch
 
-from bench import block_programs as bp  # noqa: E402
+from bench import block_programs as bp
 
 
 def check(art, chip, name):

@@ -27,7 +27,6 @@ fault costs one entry.
 """
 
 import argparse
-import datetime
 import glob
 import importlib
 import json
@@ -38,11 +37,11 @@ import traceback
 
 from scripts import ROOT
 
-import torch  # noqa: E402
+import torch
 
-from scripts.harness.records import open_log, read_commit  # noqa: E402
+from scripts.harness.records import new_record, open_log
 from scripts.harness.timing import time_rounds
-from tilec.runtime import Kernel, LaunchError  # noqa: E402
+from tilec.runtime import Kernel, LaunchError
 
 
 def entry_names():
@@ -250,9 +249,8 @@ def main():
 
 def new_result(args):
     """The JSON's header: date, GPU, versions, the artifacts' commit."""
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  torch=torch.__version__, commit=read_commit(args.artifacts),
-                  quick=args.quick, rounds=args.rounds, started=time.time(), entries={})
+    result = new_record("corpus", artifacts=args.artifacts,
+                        quick=args.quick, rounds=args.rounds, started=time.time(), entries={})
     try:
         import triton
         result["triton"] = triton.__version__

@@ -9,14 +9,12 @@ Run there (torch):    fma_configs.py --art .gpu/fma --out OUT
 """
 
 import argparse
-import datetime
-import json
 import os
 import subprocess
 import sys
 
 from scripts import ROOT
-from scripts.harness.records import open_log, read_commit, stamp_commit, write_result  # noqa: E402
+from scripts.harness.records import new_record, open_log, stamp_commit, write_result
 
 #: tag -> tile.gemm config (None: the compiler's rule, 128 x 128, K 8, 8 warps).
 CONFIGS = {"default": None,
@@ -59,8 +57,8 @@ def main():
     from scripts.harness.artifacts import load
     from scripts.harness.timing import time_rounds
     log = open_log(args.out, "fma_configs.log")
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  commit=read_commit(args.art), configs=CONFIGS, correctness=[], speed=[])
+    result = new_record("fma_configs", artifacts=args.art, configs=CONFIGS, correctness=[],
+                        speed=[])
     kernels = {tag: load(args.art, "sm_90a", f"fma_{tag}") for tag in CONFIGS}
     for tag, kn in kernels.items():
         for i, (M, N, K) in enumerate(ODD):

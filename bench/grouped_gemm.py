@@ -2,7 +2,7 @@
 tilec.grouped_gemm (one launch, the sm_90a kernel, precompiled) against
 torch._grouped_mm(a, b, offs=offs) and a Python loop of torch.mm per expert
 (host-known group sizes, what an MoE layer without a grouped kernel runs),
-bf16 in and out, in alternating rounds (block_programs.time_rounds: short
+bf16 in and out, in alternating rounds (scripts/harness/timing.py: short
 samples in rotating order, medians of CUDA-event timings).
 
 Shapes: the issue's MoE up projection -- 4096 tokens x top-2 = 8192 rows,
@@ -17,15 +17,19 @@ experts of 8192 rows: 1763, 863, 575, ... down to 26 rows; 8 experts of
 4096 rows: 1510, 753, 502, 376, 301, 251, 215, 188).
 
 Correctness first: every variant's output (poisoned with NaN before) against
-a float32 reference computed expert by expert (relative error max|out -
-ref| / max|ref|, at most 1.6e-2). TFLOP/s count 2 * rows * N * K.
+a float32 reference computed expert by expert (scripts/harness: relative
+error max|out - ref| / max|ref|, at most 1.6e-2). TFLOP/s count 2 * rows * N * K.
 
 Build here: TILEC_LIBRARY=build/lib/libtilec-c.so \\
     python3 -m scripts.build.build_python_artifacts --grouped-only --out .gpu/grouped_python
 Run there (from the repository root; no compiler needed):
     python3 -m bench.grouped_gemm --artifacts .gpu/grouped_python [--json OUT]
 ($TILEC_COMMIT, else the artifacts' commit.txt, is the JSON's commit.)"""
-import argparse, datetime, json, os, sys, time
+import argparse
+import json
+import os
+import sys
+import time
 
 from scripts import ROOT
 # No compiler on the GPU machine: make sure none is picked up by accident.
@@ -34,8 +38,10 @@ os.environ["TILEC_LIBRARY"] = os.path.join(ROOT, "no-compiler-on-this-machine", 
 import torch  # noqa: E402
 
 import tilec  # noqa: E402
-from scripts.harness.records import read_commit  # noqa: E402
-from scripts.harness.timing import time_rounds
+from scripts.harness import references as ref  # noqa: E402
+from scripts.harness import tensors  # noqa: E402
+from scripts.harness.records import new_record, ratio, tflops, write_record  # noqa: E402
+from scripts.harness.timing import time_rounds  # noqa: E402
 from tilec import ops, plans  # noqa: E402
 
 #: (name, experts, rows, hidden K, ffn N, routing)
@@ -76,20 +82,6 @@ def group_sizes(routing, experts, rows):
     return sizes
 
 
-def rel_err(out, ref):
-    return ((out.float() - ref).abs().max() / ref.abs().max()).item()
-
-
-def reference(a, b, sizes):
-    """float32 product, expert by expert (TF32 off)."""
-    ref = torch.empty(a.shape[0], b.shape[2], device="cuda")
-    start = 0
-    for g, rows in enumerate(sizes):
-        ref[start:start + rows] = a[start:start + rows].float() @ b[g].float()
-        start += rows
-    return ref
-
-
 def variants(a, b, offs, sizes, artifacts):
     """name -> a function running it and returning its output."""
     n = b.shape[2]
@@ -123,7 +115,7 @@ def variants(a, b, offs, sizes, artifacts):
     return fns
 
 
-def check(fns, ref):
+def check(fns, want):
     """Runs each variant once (outputs poisoned first); returns the errors
     and the variants that failed (those are then left out)."""
     errors, failures = {}, {}
@@ -133,12 +125,12 @@ def check(fns, ref):
             # of its size in torch's caching allocator (which the
             # allocation of the output most likely gets).
             if hasattr(fn, "out"):
-                fn.out.fill_(float("nan"))
+                tensors.poison_(fn.out)
             else:
-                torch.full((ref.numel(),), float("nan"), dtype=torch.bfloat16, device="cuda")
+                tensors.poison_allocator(want.numel(), torch.bfloat16)
             out = fn()
             torch.cuda.synchronize()
-            errors[name] = float(f"{rel_err(out, ref):.3g}")
+            errors[name] = float(f"{ref.rel_err(out, want):.3g}")
         except Exception as e:  # noqa: BLE001 - e.g. no torch._grouped_mm in this torch
             failures[name] = f"{type(e).__name__}: {e}"[:300]
             print(f"  {name} unavailable: {failures[name]}", flush=True)
@@ -153,17 +145,17 @@ def bench(shape, artifacts, rounds):
     w = torch.randn(experts, n, k, device="cuda", dtype=torch.bfloat16)  # [E, N, K] weights
     b = w.transpose(1, 2)  # [E, K, N], column-major matrices
     offs = torch.tensor(sizes, device="cuda", dtype=torch.int32).cumsum(0, dtype=torch.int32)
-    ref = reference(a, b, sizes)
+    want = ref.grouped_gemm(a, b, sizes)[0]  # (float32, expert by expert, TF32 off)
     fns = variants(a, b, offs, sizes, artifacts)
     ops.clear_kernel_memo()
-    errors, failures = check(fns, ref)
+    errors, failures = check(fns, want)
     kernels = sorted({key[0] for key in plans._kernels})
-    del ref
+    del want
     ok = all(err == err and err <= TOLERANCE for err in errors.values()) \
         and not any(v.startswith("tilec") for v in failures)
     flops = 2 * rows * n * k
     med = time_rounds(fns, rounds) if fns else {}
-    tf = {v: flops / (ms * 1e-3) / 1e12 for v, ms in med.items()}
+    tf = {v: tflops(flops, ms) for v, ms in med.items()}
     torch_best = max([tf[v] for v in ("torch_grouped_mm", "torch_loop") if v in tf], default=None)
     row = dict(name=name, experts=experts, rows=rows, hidden_k=k, ffn_n=n, routing=routing,
                group_rows=sizes if experts <= 8 else [min(sizes), max(sizes)],
@@ -173,11 +165,10 @@ def bench(shape, artifacts, rounds):
                max_rel_err=errors, unavailable=failures, tilec_kernels=kernels, ok=ok)
     for mine in [v for v in tf if v.startswith("tilec_")]:
         suffix = mine[len("tilec_sm90a"):] if mine.startswith("tilec_sm90a") else mine[5:]
-        row[f"tilec{suffix}_vs_best_torch"] = (round(tf[mine] / torch_best, 3) if torch_best
-                                               else None)
+        row[f"tilec{suffix}_vs_best_torch"] = ratio(tf[mine], torch_best)
         for v in ("torch_grouped_mm", "torch_loop"):
             if v in tf:
-                row[f"tilec{suffix}_vs_{v}"] = round(tf[mine] / tf[v], 3)
+                row[f"tilec{suffix}_vs_{v}"] = ratio(tf[mine], tf[v])
     del a, w, b, fns
     torch.cuda.empty_cache()
     return row
@@ -211,15 +202,12 @@ def main():
             row = dict(name=shape[0], ok=False, error=f"{type(e).__name__}: {e}"[:500])
         rows.append(row)
         print(json.dumps(row), flush=True)
-    doc = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-               torch=torch.__version__,
-               commit=os.environ.get("TILEC_COMMIT") or read_commit(artifacts),
-               what=__doc__.split("\n\n")[0], artifacts=artifacts, rows=rows,
-               seconds=round(time.perf_counter() - start, 1),
-               all_correct=all(r["ok"] for r in rows))
+    doc = new_record("bench.grouped_gemm", artifacts=artifacts,
+                     what=__doc__.split("\n\n")[0], rows=rows,
+                     seconds=round(time.perf_counter() - start, 1),
+                     all_correct=all(r["ok"] for r in rows))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(doc, f, indent=1)
+        write_record(doc, args.json)
     return 0 if doc["all_correct"] else 1
 
 

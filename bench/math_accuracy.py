@@ -27,7 +27,7 @@ import sys
 import torch
 
 from scripts import ROOT
-from tilec.runtime import Kernel  # noqa: E402
+from tilec.runtime import Kernel
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 #: Mantissa bits and the exponent of the smallest normal, per dtype.

@@ -14,7 +14,6 @@ checked for correctness on odd shapes (poisoned outputs, float64 reference).
 """
 
 import argparse
-import datetime
 import json
 import os
 import subprocess
@@ -23,11 +22,12 @@ import torch
 import torch.nn.functional as F
 
 from scripts import ROOT
-from bench.block_attention import BENCH as ATTENTION_SHAPES  # noqa: E402
-from bench.block_attention import ODD as ATTENTION_ODD  # noqa: E402
-from bench.block_attention import check_attention, named_args  # noqa: E402
+from bench.block_attention import BENCH as ATTENTION_SHAPES
+from bench.block_attention import ODD as ATTENTION_ODD
+from bench.block_attention import check_attention, named_args
 from bench.block_programs import GEMM_ODD, check_gemm, gemm_operands
 from scripts.harness.artifacts import load
+from scripts.harness.records import new_record
 from scripts.harness.timing import time_rounds
 
 # The six benchmark shapes of scripts/gpu/gemm_check.py.
@@ -170,8 +170,7 @@ def main():
     for side in ("old", "new"):
         p = os.path.join(args.artifacts, side, "commit.txt")
         meta[side] = open(p).read().strip() if os.path.exists(p) else "?"
-    result = dict(date=datetime.date.today().isoformat(), gpu=torch.cuda.get_device_name(),
-                  torch=torch.__version__, builds=meta)
+    result = new_record("named_ab", builds=meta)
     only = args.only.split(",")
     if "gemm" in only:
         result["gemm"] = gemm_section(args.artifacts, args.rounds, log)

@@ -11,8 +11,8 @@ import argparse
 import os
 
 from scripts import ROOT
-from scripts.build.build_gemm_artifacts import compile_kernels  # noqa: E402
-from tilec.kernels import attention_source  # noqa: E402
+from scripts.build.build_gemm_artifacts import compile_kernels
+from tilec.kernels import attention_source
 
 # tag -> (head dims, config), per chip: alternatives to the default schedule.
 VARIANTS = {

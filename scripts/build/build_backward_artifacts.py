@@ -23,9 +23,9 @@ import tempfile
 import time
 
 from scripts import ROOT
-from scripts.harness.records import stamp_commit  # noqa: E402
-from scripts.common import backward_kernels  # noqa: E402
-from tilec import backward_op  # noqa: E402
+from scripts.harness.records import stamp_commit
+from scripts.common import backward_kernels
+from tilec import backward_op
 
 
 #: Tile variants per (chip, head dim) for A/B runs, besides the package's

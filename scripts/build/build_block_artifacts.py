@@ -23,9 +23,9 @@ import subprocess
 import time
 
 from scripts import ROOT
-from scripts.harness.records import stamp_commit  # noqa: E402
-from scripts.common.attention_block_template import attention_block_source  # noqa: E402
-from tilec.kernels import attention_source, gemm_source  # noqa: E402
+from scripts.harness.records import stamp_commit
+from scripts.common.attention_block_template import attention_block_source
+from tilec.kernels import attention_source, gemm_source
 
 # tag -> schedule knobs, per chip, applied to every kernel of the examples.
 VARIANTS = {

@@ -33,8 +33,8 @@ import subprocess
 import time
 
 from scripts import ROOT
-from scripts.harness.records import stamp_commit  # noqa: E402
-from scripts.dev.corpus_schedules import first_error, programs  # noqa: E402
+from scripts.harness.records import stamp_commit
+from scripts.dev.corpus_schedules import first_error, programs
 
 #: ptxas target of each chip's cubin on the Hopper GPU machine.
 CUBIN_ARCH = {"sm_90a": "sm_90a", "sm_80": "sm_90", "sm_89": "sm_90"}

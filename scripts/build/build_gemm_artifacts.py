@@ -12,8 +12,8 @@ import subprocess
 import time
 
 from scripts import ROOT
-from tilec import _rules  # noqa: E402
-from tilec.kernels import gemm_shape_config, gemm_shape_tag, gemm_source  # noqa: E402
+from tilec import _rules
+from tilec.kernels import gemm_shape_config, gemm_shape_tag, gemm_source
 
 
 def variants():

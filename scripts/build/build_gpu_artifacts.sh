@@ -14,6 +14,17 @@
 #                    (+ bmm, grouped, training)      grouped_gemm_check.py, training_check.py
 #   aot/<chip>       examples/gemm_bf16.mlir header  scripts/gpu/aot_runtime_check.sh
 #   corpus/          corpus/*.mlir per chip          bench/corpus.py
+#   split_k/         split-K GEMMs                   scripts/gpu/split_k_check.py
+#   gemm_sweep/      the random sweep's kernels      scripts/gpu/gemm_sweep_check.py
+#   batch_reduce/    tile.gemm's batch-reduce form   scripts/gpu/batch_reduce_check.py
+#   shuffle/         tile.convert_layout in warps    scripts/gpu/layout_shuffle_check.py
+#   lin/             tile-from-linalg's coverage     scripts/gpu/linalg_coverage_check.py
+#   linalg/          the linalg f32/i8/fp8 kernels   scripts/gpu/linalg_lowp_check.py
+#   host/            tilec --emit=host executables   scripts/gpu/host_e2e_check.py
+#                    (needs llc-22, g++, CUDA's libcuda stub)
+#
+# The last seven are what those checks' own build steps make (the checks
+# keep them: `--build DIR` / `build DIR`).
 #
 # sm_80/sm_89 kernels are assembled for sm_90 so that their code paths run on
 # an H100/H200 too. A GPU run needs the json and cubin of each kernel, not
@@ -32,7 +43,8 @@ build="${BUILD:-$root/build}"
 tilec="$build/bin/tilec"
 export TILEC_LIBRARY="${TILEC_LIBRARY:-$build/lib/libtilec-c.so}"
 out="$(mkdir -p "${1:-.gpu/bundle}" && cd "${1:-.gpu/bundle}" && pwd)"
-parts="${PARTS:-examples gemm att block backward python aot corpus}"
+all_parts="examples gemm att block backward python aot corpus split_k gemm_sweep batch_reduce shuffle lin linalg host"
+parts="${PARTS:-$all_parts}"
 limit_mib=64
 
 for part in $parts; do
@@ -52,7 +64,10 @@ for part in $parts; do
             || echo "$chip $(basename "$ex")" >> "$out/examples/not_built.txt"
         done
       done
-      "$tilec" test/Target/Inputs/wgmma_rs.mlir --chip=sm_90a --emit=cubin -o "$out/examples/sm_90a" ;;
+      "$tilec" test/Target/Inputs/wgmma_rs.mlir --chip=sm_90a --emit=cubin -o "$out/examples/sm_90a"
+      # scripts/gpu/attention_block_check.py's FlashAttention-2 block program.
+      "$tilec" test/Target/Inputs/flash_attention_block.mlir --chip=sm_90a --emit=cubin \
+        -o "$out/examples/sm_90a" 2> /dev/null ;;
     gemm) python3 -m scripts.build.build_gemm_artifacts --tilec "$tilec" --chips sm_80,sm_90a \
             --out "$out/gemm" ;;
     att) python3 -m scripts.build.build_attention_artifacts --tilec "$tilec" --out "$out/att" ;;
@@ -65,10 +80,21 @@ for part in $parts; do
     aot) BUILD="$build" scripts/build/build_aot_artifacts.sh "$out/aot" ;;
     corpus) python3 -m scripts.build.build_corpus_artifacts --tilec "$tilec" \
               --chips sm_90a,sm_80 --out "$out/corpus" ;;
-    *) echo "unknown part $part (examples gemm att block backward python aot corpus)" >&2
+    split_k) python3 -m scripts.gpu.split_k_check --build "$out/split_k" ;;
+    gemm_sweep) python3 -m scripts.gpu.gemm_sweep_check --build "$out/gemm_sweep" ;;
+    batch_reduce) python3 -m scripts.gpu.batch_reduce_check build "$out/batch_reduce" --tilec "$tilec" ;;
+    shuffle) python3 -m scripts.gpu.layout_shuffle_check build --out "$out/shuffle" --tilec "$tilec" ;;
+    lin) python3 -m scripts.gpu.linalg_coverage_check build --artifacts "$out/lin" \
+           --bindir "$build/bin" 2> /dev/null ;;
+    linalg) python3 -m scripts.gpu.linalg_lowp_check --build --art "$out/linalg" --bindir "$build/bin" ;;
+    host) python3 -m scripts.gpu.host_e2e_check build --out "$out/host" --build-dir "$build"
+          find "$out/host" \( -name '*.o' -o -name '*.ll' \) -delete ;;
+    *) echo "unknown part $part ($all_parts)" >&2
        exit 2 ;;
   esac
-  # aot keeps its PTX beside the header (the runtime check reads the cubin).
+  # aot keeps its PTX beside the header (the runtime check reads the cubin);
+  # the other parts need no PTX and no MLIR sources on the GPU machine
+  # (layout_shuffle's exchanges.json and the checks' sources stay).
   [ "$part" = aot ] || find "$out/$part" -name '*.ptx' -delete
   echo "== $part: $((SECONDS - start)) s, $(du -sh "$out/$part" | cut -f1)" >&2
 done

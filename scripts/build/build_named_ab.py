@@ -16,7 +16,7 @@ import os
 import subprocess
 
 from scripts import ROOT
-from tilec.kernels import attention_source, gemm_source  # noqa: E402
+from tilec.kernels import attention_source, gemm_source
 
 
 # tile.gemm in thread-block clusters (TMA multicast of the shared operand);

@@ -30,10 +30,10 @@ import sys
 import time
 
 from scripts import ROOT
-import tilec  # noqa: E402
-from scripts.harness.records import stamp_commit  # noqa: E402
-from tilec import backward_op, op_attention  # noqa: E402
-from tilec.kernels import (attention_name, attention_shape_config, attention_source,  # noqa: E402
+import tilec
+from scripts.harness.records import stamp_commit
+from tilec import backward_op, op_attention
+from tilec.kernels import (attention_name, attention_shape_config, attention_source,
                            gemm_config_suffix, gemm_name, gemm_source)
 
 #: The variants python_check.py exercises (keyword arguments of gemm_source).

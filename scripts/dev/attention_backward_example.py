@@ -10,7 +10,7 @@ this output.
 
 import sys
 
-from scripts.common import backward_kernels as bk  # noqa: E402  (scripts/, beside this script)
+from scripts.common import backward_kernels as bk
 
 HEADER = """\
 // FlashAttention-2's backward as block programs, the kernels behind

@@ -22,9 +22,9 @@ import sys
 import tempfile
 
 from scripts import ROOT
-from scripts.build import build_attention_artifacts as att  # noqa: E402
-from scripts.build import build_gemm_artifacts as gemm  # noqa: E402
-from tilec.kernels import attention_source, gemm_source  # noqa: E402
+from scripts.build import build_attention_artifacts as att
+from scripts.build import build_gemm_artifacts as gemm
+from tilec.kernels import attention_source, gemm_source
 
 
 def sources(chip):

@@ -9,15 +9,18 @@
 #   OUT=DIR       where results go (default out/gpu)
 #   CHECKS="..."  a subset, in this order: examples gemm attention backward
 #                 training python bmm grouped block corpus aot wgmma_rs
+#                 attention_block variants sweep any_strides decoder split_k
+#                 gemm_sweep batch_reduce shuffle lin linalg host
 #   QUICK=1       the short form of the checks that have one (attention,
-#                 block, corpus: fewer shapes; no gemm --bench)
+#                 block, corpus, sweep, decoder: fewer shapes or
+#                 steps; no gemm or split_k --bench)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 bundle="${1:-.gpu/bundle}"
 out="${OUT:-out/gpu}"
 quick="${QUICK:-}"
-checks="${CHECKS:-examples gemm attention backward training python bmm grouped block corpus aot wgmma_rs}"
+checks="${CHECKS:-examples gemm attention backward training python bmm grouped block corpus aot wgmma_rs attention_block variants sweep any_strides decoder split_k gemm_sweep batch_reduce shuffle lin linalg host}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > "$out/gpu.txt" 2>&1
 failed=""
@@ -64,6 +67,31 @@ for check in $checks; do
     aot) run aot 300 scripts/gpu/aot_runtime_check.sh "$bundle/aot" ;;
     wgmma_rs) run wgmma_rs 120 python3 -m scripts.gpu.wgmma_rs_check \
                 --artifacts "$bundle/examples/sm_90a" --out "$out/wgmma_rs.json" ;;
+    attention_block) run attention_block 120 python3 -m scripts.gpu.attention_block_check \
+                       "$bundle/examples/sm_90a" --out "$out/attention_block.json" ;;
+    variants) run variants 540 python3 -m scripts.gpu.attention_variants "$bundle/att" \
+                "$out/attention_variants.json" ;;
+    sweep) run sweep 540 python3 -m scripts.gpu.gpu_sweep --artifacts "$bundle/block" \
+             --out "$out/gpu_sweep" ${quick:+--shapes 20} ;;
+    any_strides) run any_strides 300 python3 -m scripts.gpu.gemm_any_strides_check \
+                   --artifacts "$bundle/python" --out "$out/gemm_any_strides.json" ;;
+    decoder) TILEC_ARTIFACTS="$bundle/python" TILEC_RULES_LIBRARY="$bundle/python/libtilec-rules.so" \
+               run decoder 540 python3 -m scripts.gpu.decoder_training_check --out "$out/decoder" \
+               ${quick:+--steps 30} ;;
+    split_k) run split_k 540 python3 -m scripts.gpu.split_k_check --artifacts "$bundle/split_k" \
+               --out "$out/split_k" $([ -z "$quick" ] && echo --bench) ;;
+    gemm_sweep) run gemm_sweep 540 python3 -m scripts.gpu.gemm_sweep_check \
+                  --artifacts "$bundle/gemm_sweep" --out "$out/gemm_sweep.json" ;;
+    batch_reduce) OUT="$out" run batch_reduce 300 python3 -m scripts.gpu.batch_reduce_check \
+                    run "$bundle/batch_reduce" ;;
+    shuffle) run shuffle 120 python3 -m scripts.gpu.layout_shuffle_check run \
+               --artifacts "$bundle/shuffle" --out "$out/layout_shuffle.json" ;;
+    lin) run lin 120 python3 -m scripts.gpu.linalg_coverage_check --artifacts "$bundle/lin" \
+           --out "$out/linalg_coverage.json" ;;
+    linalg) run linalg 540 python3 -m scripts.gpu.linalg_lowp_check --art "$bundle/linalg" \
+              --out "$out/linalg_lowp" ;;
+    host) run host 300 python3 -m scripts.gpu.host_e2e_check run --out "$bundle/host" \
+            --json "$out/host_e2e.json" ;;
     *) echo "unknown check $check" >&2; failed="$failed $check" ;;
   esac
 done
