@@ -52,6 +52,7 @@ ODD = [(1, 16, 16), (127, 272, 144), (1000, 1040, 1008), (513, 2064, 784),
 
 def build(art, bindir):
     opt, tilec = os.path.join(bindir, "tilec-opt"), os.path.join(bindir, "tilec")
+    os.makedirs(art, exist_ok=True)
     for prec in PRECISIONS:
         mlir = os.path.join(art, f"linalg_{prec}.mlir")
         subprocess.run([opt, INPUT, f"-tile-from-linalg=f32-precision={prec}", "-o", mlir],
