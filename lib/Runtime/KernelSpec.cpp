@@ -738,15 +738,25 @@ Arg Arg::ptr(const void *address, DType dtype) {
 Arg Arg::tensor(uint64_t address, DType dtype,
                 std::initializer_list<int64_t> shape,
                 std::initializer_list<int64_t> strides) {
-  Arg a = ptr(address, dtype);
-  if (shape.size() != strides.size() || shape.size() > kMaxRank ||
-      shape.size() == 0) {
+  if (shape.size() != strides.size()) {
+    Arg a = ptr(address, dtype);
     a.badShape = true;
     return a;
   }
-  a.rank = static_cast<uint8_t>(shape.size());
-  std::copy(shape.begin(), shape.end(), a.shape.begin());
-  std::copy(strides.begin(), strides.end(), a.strides.begin());
+  return tensor(address, dtype, shape.begin(), strides.begin(),
+                static_cast<unsigned>(shape.size()));
+}
+
+Arg Arg::tensor(uint64_t address, DType dtype, const int64_t *shape,
+                const int64_t *strides, unsigned rank) {
+  Arg a = ptr(address, dtype);
+  if (rank > kMaxRank || rank == 0) {
+    a.badShape = true;
+    return a;
+  }
+  a.rank = static_cast<uint8_t>(rank);
+  std::copy(shape, shape + rank, a.shape.begin());
+  std::copy(strides, strides + rank, a.strides.begin());
   return a;
 }
 
@@ -1053,7 +1063,8 @@ static Status checkComputedZeros(const KernelSpec &spec,
   return Status::success();
 }
 
-Status KernelSpec::bind(ArgList args, LaunchPlan &plan) const {
+Status KernelSpec::bind(ArgList args, LaunchPlan &plan,
+                        const std::array<int64_t, 3> *givenGrid) const {
   // Match arguments to parameters: positional ones first, then by name.
   constexpr size_t kUnbound = ~size_t(0);
   std::vector<size_t> argOf(params.size(), kUnbound);
@@ -1112,16 +1123,19 @@ Status KernelSpec::bind(ArgList args, LaunchPlan &plan) const {
 
   // Integer slots hold sign-extended values: the grid rule reads them as is.
   const int64_t *ints = reinterpret_cast<const int64_t *>(plan.values.data());
-  if (grid.empty())
+  if (givenGrid) {
+    plan.grid = *givenGrid;
+  } else if (grid.empty()) {
     return Status::error(name + ": the kernel has no grid(...) rule; give it "
-                                "one to launch it through the runtime (the "
-                                "AOT header's launch takes the grid)");
-  plan.grid = {1, 1, 1};
-  for (size_t d = 0; d < grid.size(); ++d) {
-    StatusOr<int64_t> v = grid[d].evaluate(ints);
-    if (!v.ok())
-      return Status::error(name + ": " + v.getStatus().message());
-    plan.grid[d] = *v;
+                                "one, or pass the grid to the launch");
+  } else {
+    plan.grid = {1, 1, 1};
+    for (size_t d = 0; d < grid.size(); ++d) {
+      StatusOr<int64_t> v = grid[d].evaluate(ints);
+      if (!v.ok())
+        return Status::error(name + ": " + v.getStatus().message());
+      plan.grid[d] = *v;
+    }
   }
   if (plan.isEmpty())
     return Status::success();

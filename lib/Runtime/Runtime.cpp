@@ -6,20 +6,23 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements tilec::Kernel on the CUDA driver API: per-context
-// module loading, tensor-map encoding with a cache, the persistent grid cap
-// and cuLaunchKernelEx. Every driver call comes after KernelSpec::bind has
+// This file implements tilec::Kernel and PreparedLaunch on the CUDA driver
+// API (through the table of Driver.h): per-context module loading,
+// tensor-map encoding with a cache, the persistent grid cap and
+// cuLaunchKernelEx. Every driver call comes after KernelSpec::bind has
 // accepted the arguments.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Runtime/Runtime.h"
+#include "Driver.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -42,14 +45,22 @@ struct RequestHash {
   }
 };
 
-/// Per-thread buffers of launch(), reused so that a launch allocates nothing
-/// once they have grown.
-struct LaunchScratch {
+} // namespace
+
+/// What a launch passes to cuLaunchKernelEx besides the configuration:
+/// kept per thread by Kernel::launch (so that a launch allocates nothing
+/// once the buffers have grown) and per PreparedLaunch.
+struct PreparedLaunch::Impl {
+  Kernel::State *state = nullptr;
+  CUfunction function = nullptr;
   LaunchPlan plan;
+  /// The grid launched: the plan's, capped for persistent kernels.
+  std::array<int64_t, 3> grid{1, 1, 1};
+  /// The grid given to prepare(), if any.
+  std::optional<std::array<int64_t, 3>> givenGrid;
   std::vector<CUtensorMap> maps;
   std::vector<void *> params;
 };
-} // namespace
 
 struct Kernel::State {
   KernelSpec spec;
@@ -65,20 +76,31 @@ struct Kernel::State {
 };
 
 /// Kernels keep at most this many encoded tensor maps (the cache is cleared
-/// when it is full, as python/tilec/runtime.py does).
+/// when it is full).
 static constexpr size_t kMapCacheLimit = 256;
 
+/// The driver, or the Status saying why there is none, for `spec`.
+static StatusOr<const detail::Driver *> getDriverFor(const KernelSpec &spec) {
+  std::string error;
+  if (const detail::Driver *d = detail::getDriver(error))
+    return d;
+  return Status::driverError(spec.name + ": " + error);
+}
+
 /// "<kernel>: <call> failed: CUDA_ERROR_X (description)".
-static Status driverError(const KernelSpec &spec, const char *call,
-                          CUresult result, const std::string &hint = "") {
+static Status driverError(const detail::Driver &d, const KernelSpec &spec,
+                          const char *call, CUresult result,
+                          const std::string &hint = "") {
   const char *name = nullptr, *text = nullptr;
-  cuGetErrorName(result, &name);
-  cuGetErrorString(result, &text);
+  if (d.cuGetErrorName(result, &name) != CUDA_SUCCESS)
+    name = nullptr;
+  if (d.cuGetErrorString(result, &text) != CUDA_SUCCESS)
+    text = nullptr;
   std::string message = spec.name + ": " + call +
                         " failed: " + (name ? name : std::to_string(result));
   if (text)
     message += std::string(" (") + text + ")";
-  return Status::error(message + hint);
+  return Status::driverError(message + hint);
 }
 
 /// The whole file at `path`, or why it cannot be read.
@@ -139,15 +161,19 @@ Kernel::Kernel(Kernel &&) noexcept = default;
 Kernel &Kernel::operator=(Kernel &&) noexcept = default;
 
 Kernel::~Kernel() {
-  if (!state)
+  if (!state || state->modules.empty())
+    return;
+  std::string error;
+  const detail::Driver *d = detail::getDriver(error);
+  if (!d)
     return;
   // A module belongs to its context; unload it there if it still exists.
   for (auto &[context, info] : state->modules) {
-    if (cuCtxPushCurrent(context) != CUDA_SUCCESS)
+    if (d->cuCtxPushCurrent(context) != CUDA_SUCCESS)
       continue;
-    cuModuleUnload(info.module);
+    d->cuModuleUnload(info.module);
     CUcontext popped;
-    cuCtxPopCurrent(&popped);
+    d->cuCtxPopCurrent(&popped);
   }
 }
 
@@ -158,8 +184,6 @@ Status Kernel::validate(ArgList args) const {
   return state->spec.bind(args, plan);
 }
 
-/// Loads `spec`'s module from `cubin` into the current context and computes
-/// what launches need from it.
 /// The launch attribute giving `spec`'s cluster dimensions.
 static CUlaunchAttribute getClusterAttribute(const KernelSpec &spec) {
   CUlaunchAttribute attr;
@@ -171,90 +195,125 @@ static CUlaunchAttribute getClusterAttribute(const KernelSpec &spec) {
   return attr;
 }
 
-static StatusOr<Kernel::ModuleInfo> loadInto(const KernelSpec &spec,
-                                             const std::string &cubin) {
-  Kernel::ModuleInfo info;
-  CUresult r = cuModuleLoadData(&info.module, cubin.data());
-  if (r != CUDA_SUCCESS)
-    return driverError(spec, "cuModuleLoadData", r,
-                       "; the cubin is for " + (spec.cubinArch.empty()
-                                                    ? std::string("?")
-                                                    : spec.cubinArch));
-  auto fail = [&](const char *call, CUresult r) {
-    cuModuleUnload(info.module);
-    return driverError(spec, call, r);
-  };
-  if ((r = cuModuleGetFunction(&info.function, info.module,
-                               spec.name.c_str())) != CUDA_SUCCESS)
-    return fail("cuModuleGetFunction", r);
-  // Past 48 KiB, dynamic shared memory must be opted into per function.
-  if (spec.smemBytes > 48 * 1024 &&
-      (r = cuFuncSetAttribute(
-           info.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-           static_cast<int>(spec.smemBytes))) != CUDA_SUCCESS)
-    return fail("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", r);
-  unsigned clusterSize = spec.cluster[0] * spec.cluster[1] * spec.cluster[2];
-  // Clusters of more than 8 blocks are "non-portable" and need an opt-in.
-  if (clusterSize > 8 &&
-      (r = cuFuncSetAttribute(
-           info.function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-           1)) != CUDA_SUCCESS)
-    return fail("cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)", r);
-  if (!spec.persistent)
-    return info;
-  // A persistent kernel launches as many programs as are resident at once.
-  unsigned threads = spec.block[0] * spec.block[1] * spec.block[2];
-  if (!spec.hasCluster()) {
-    CUdevice device;
-    int perSm = 0, sms = 0;
-    if ((r = cuOccupancyMaxActiveBlocksPerMultiprocessor(
-             &perSm, info.function, static_cast<int>(threads),
-             spec.smemBytes)) != CUDA_SUCCESS)
-      return fail("cuOccupancyMaxActiveBlocksPerMultiprocessor", r);
-    if ((r = cuCtxGetDevice(&device)) != CUDA_SUCCESS)
-      return fail("cuCtxGetDevice", r);
-    if ((r = cuDeviceGetAttribute(&sms,
-                                  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                                  device)) != CUDA_SUCCESS)
-      return fail("cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)", r);
-    info.residentPrograms = static_cast<unsigned>(std::max(1, perSm) * sms);
-    return info;
-  }
-  CUlaunchAttribute attr = getClusterAttribute(spec);
+/// The launch configuration of `spec` on `grid` and `stream`; `attr` is
+/// the cluster attribute it points to, if the kernel has clusters.
+static CUlaunchConfig getLaunchConfig(const KernelSpec &spec,
+                                      const std::array<int64_t, 3> &grid,
+                                      CUstream stream,
+                                      CUlaunchAttribute &attr) {
   CUlaunchConfig config;
   std::memset(&config, 0, sizeof(config));
-  config.gridDimX = spec.cluster[0];
-  config.gridDimY = spec.cluster[1];
-  config.gridDimZ = spec.cluster[2];
+  config.gridDimX = static_cast<unsigned>(grid[0]);
+  config.gridDimY = static_cast<unsigned>(grid[1]);
+  config.gridDimZ = static_cast<unsigned>(grid[2]);
   config.blockDimX = spec.block[0];
   config.blockDimY = spec.block[1];
   config.blockDimZ = spec.block[2];
   config.sharedMemBytes = spec.smemBytes;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  config.hStream = stream;
+  attr = getClusterAttribute(spec);
+  config.attrs = spec.hasCluster() ? &attr : nullptr;
+  config.numAttrs = spec.hasCluster() ? 1 : 0;
+  return config;
+}
+
+/// Programs of the persistent kernel `info.function` resident at once:
+/// blocks per SM times SMs, or whole clusters.
+static Status queryResidentPrograms(const detail::Driver &d,
+                                    const KernelSpec &spec,
+                                    Kernel::ModuleInfo &info) {
+  CUresult r;
+  if (!spec.hasCluster()) {
+    unsigned threads = spec.block[0] * spec.block[1] * spec.block[2];
+    CUdevice device;
+    int perSm = 0, sms = 0;
+    if ((r = d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+             &perSm, info.function, static_cast<int>(threads),
+             spec.smemBytes)) != CUDA_SUCCESS)
+      return driverError(d, spec, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                         r);
+    if ((r = d.cuCtxGetDevice(&device)) != CUDA_SUCCESS)
+      return driverError(d, spec, "cuCtxGetDevice", r);
+    if ((r = d.cuDeviceGetAttribute(&sms,
+                                    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                    device)) != CUDA_SUCCESS)
+      return driverError(d, spec, "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)",
+                         r);
+    info.residentPrograms = static_cast<unsigned>(std::max(1, perSm) * sms);
+    return Status::success();
+  }
+  CUlaunchAttribute attr;
+  std::array<int64_t, 3> grid = {spec.cluster[0], spec.cluster[1],
+                                 spec.cluster[2]};
+  CUlaunchConfig config = getLaunchConfig(spec, grid, nullptr, attr);
   int clusters = 0;
-  if ((r = cuOccupancyMaxActiveClusters(&clusters, info.function, &config)) !=
+  if ((r = d.cuOccupancyMaxActiveClusters(&clusters, info.function, &config)) !=
       CUDA_SUCCESS)
-    return fail("cuOccupancyMaxActiveClusters", r);
+    return driverError(d, spec, "cuOccupancyMaxActiveClusters", r);
+  unsigned clusterSize = spec.cluster[0] * spec.cluster[1] * spec.cluster[2];
   info.residentPrograms =
       static_cast<unsigned>(std::max(1, clusters)) * clusterSize;
+  return Status::success();
+}
+
+/// Loads `spec`'s module from `cubin` into the current context and computes
+/// what launches need from it.
+static StatusOr<Kernel::ModuleInfo> loadInto(const detail::Driver &d,
+                                             const KernelSpec &spec,
+                                             const std::string &cubin) {
+  Kernel::ModuleInfo info;
+  CUresult r = d.cuModuleLoadData(&info.module, cubin.data());
+  if (r != CUDA_SUCCESS)
+    return driverError(d, spec, "cuModuleLoadData", r,
+                       "; the cubin is for " + (spec.cubinArch.empty()
+                                                    ? std::string("?")
+                                                    : spec.cubinArch));
+  auto fail = [&](Status s) {
+    d.cuModuleUnload(info.module);
+    return s;
+  };
+  if ((r = d.cuModuleGetFunction(&info.function, info.module,
+                                 spec.name.c_str())) != CUDA_SUCCESS)
+    return fail(driverError(d, spec, "cuModuleGetFunction", r));
+  // Past 48 KiB, dynamic shared memory must be opted into per function.
+  if (spec.smemBytes > 48 * 1024 &&
+      (r = d.cuFuncSetAttribute(
+           info.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+           static_cast<int>(spec.smemBytes))) != CUDA_SUCCESS)
+    return fail(driverError(
+        d, spec, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", r));
+  unsigned clusterSize = spec.cluster[0] * spec.cluster[1] * spec.cluster[2];
+  // Clusters of more than 8 blocks are "non-portable" and need an opt-in.
+  if (clusterSize > 8 &&
+      (r = d.cuFuncSetAttribute(
+           info.function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+           1)) != CUDA_SUCCESS)
+    return fail(driverError(
+        d, spec, "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)", r));
+  // A persistent kernel launches as many programs as are resident at once.
+  if (spec.persistent)
+    if (Status s = queryResidentPrograms(d, spec, info); !s.ok())
+      return fail(s);
   return info;
 }
 
 StatusOr<Kernel::ModuleInfo> Kernel::getModuleInfo() {
   State &st = *state;
+  StatusOr<const detail::Driver *> d = getDriverFor(st.spec);
+  if (!d.ok())
+    return d.getStatus();
   CUcontext context = nullptr;
-  CUresult r = cuCtxGetCurrent(&context);
+  CUresult r = (*d)->cuCtxGetCurrent(&context);
   if (r != CUDA_SUCCESS)
-    return driverError(st.spec, "cuCtxGetCurrent", r);
+    return driverError(**d, st.spec, "cuCtxGetCurrent", r);
   if (!context)
-    return Status::error(st.spec.name +
-                         ": no CUDA context is current on this thread");
+    return Status::driverError(st.spec.name +
+                               ": no CUDA context is current on this thread");
   std::lock_guard<std::mutex> lock(st.mutex);
   for (auto &[c, info] : st.modules)
     if (c == context)
       return info;
-  StatusOr<ModuleInfo> info = loadInto(st.spec, st.cubin);
+  StatusOr<ModuleInfo> info = loadInto(**d, st.spec, st.cubin);
   if (info.ok())
     st.modules.emplace_back(context, *info);
   return info;
@@ -288,95 +347,188 @@ static CUtensorMapDataType getTmaDataType(DType dtype) {
 }
 
 /// Encodes the tensor map `req` asks for.
-static Status encodeTensorMap(const KernelSpec &spec,
+static Status encodeTensorMap(const detail::Driver &d, const KernelSpec &spec,
                               const TensorMapRequest &req, CUtensorMap &map) {
   const TensorMapSpec &m = spec.tensorMaps[req.spec];
   cuuint64_t sizes[Arg::kMaxRank], strides[Arg::kMaxRank];
   cuuint32_t box[Arg::kMaxRank], elementStrides[Arg::kMaxRank];
-  for (unsigned d = 0; d < req.rank; ++d) {
-    sizes[d] = req.sizes[d];
-    box[d] = m.box[d];
-    elementStrides[d] = 1;
-    if (d + 1 < req.rank)
-      strides[d] = req.strides[d];
+  for (unsigned i = 0; i < req.rank; ++i) {
+    sizes[i] = req.sizes[i];
+    box[i] = m.box[i];
+    elementStrides[i] = 1;
+    if (i + 1 < req.rank)
+      strides[i] = req.strides[i];
   }
   CUtensorMapSwizzle swizzle = m.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                : m.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                : m.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                  : CU_TENSOR_MAP_SWIZZLE_NONE;
-  CUresult r = cuTensorMapEncodeTiled(
+  CUresult r = d.cuTensorMapEncodeTiled(
       &map, getTmaDataType(m.dtype), req.rank,
       reinterpret_cast<void *>(static_cast<uintptr_t>(req.address)), sizes,
       strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
-    return driverError(spec, "cuTensorMapEncodeTiled", r,
+    return driverError(d, spec, "cuTensorMapEncodeTiled", r,
                        "; tensor map of '" + spec.params[m.base].name + "'");
   return Status::success();
 }
 
-Status Kernel::launch(ArgList args, CUstream stream) {
-  State &st = *state;
+/// Completes `launch` after its plan was bound: the capped grid, the tensor
+/// maps (from the kernel's cache, encoding the missing ones) and the
+/// parameter array.
+static Status completeLaunch(const detail::Driver &d, Kernel::State &st,
+                             unsigned residentPrograms,
+                             PreparedLaunch::Impl &launch) {
   const KernelSpec &spec = st.spec;
-  thread_local LaunchScratch scratch;
-  LaunchPlan &plan = scratch.plan;
-  if (Status s = spec.bind(args, plan); !s.ok())
-    return s;
+  const LaunchPlan &plan = launch.plan;
+  launch.grid = plan.grid;
   if (plan.isEmpty())
     return Status::success();
-
-  StatusOr<ModuleInfo> info = getModuleInfo();
-  if (!info.ok())
-    return info.getStatus();
-  std::array<int64_t, 3> grid = plan.grid;
-  if (spec.persistent && grid[0] > info->residentPrograms) {
+  if (spec.persistent && launch.grid[0] > residentPrograms) {
     // Keep whole clusters: the cap is a multiple of the cluster's x size.
-    int64_t cap = info->residentPrograms;
-    grid[0] = std::max<int64_t>(spec.cluster[0], cap - cap % spec.cluster[0]);
+    int64_t cap = residentPrograms;
+    launch.grid[0] =
+        std::max<int64_t>(spec.cluster[0], cap - cap % spec.cluster[0]);
   }
-
-  scratch.maps.resize(plan.tensorMaps.size());
-  {
+  launch.maps.resize(plan.tensorMaps.size());
+  if (!plan.tensorMaps.empty()) {
     std::lock_guard<std::mutex> lock(st.mutex);
     for (size_t i = 0; i < plan.tensorMaps.size(); ++i) {
       const TensorMapRequest &req = plan.tensorMaps[i];
       auto it = st.mapCache.find(req);
       if (it == st.mapCache.end()) {
         CUtensorMap map;
-        if (Status s = encodeTensorMap(spec, req, map); !s.ok())
+        if (Status s = encodeTensorMap(d, spec, req, map); !s.ok())
           return s;
         if (st.mapCache.size() >= kMapCacheLimit)
           st.mapCache.clear();
         it = st.mapCache.emplace(req, map).first;
       }
-      scratch.maps[i] = it->second;
+      launch.maps[i] = it->second;
     }
   }
-
   // cuLaunchKernelEx reads each parameter through a pointer, as many bytes
   // as the kernel declares: scalars sit in the low bytes of their slot.
-  scratch.params.resize(spec.getNumKernelParams());
+  launch.params.resize(spec.getNumKernelParams());
   for (size_t p = 0; p < spec.params.size(); ++p)
-    scratch.params[spec.params[p].position] = &plan.values[p];
+    launch.params[spec.params[p].position] = &launch.plan.values[p];
   for (size_t i = 0; i < spec.tensorMaps.size(); ++i)
-    scratch.params[spec.tensorMaps[i].position] = &scratch.maps[i];
-
-  CUlaunchAttribute attr = getClusterAttribute(spec);
-  CUlaunchConfig config;
-  std::memset(&config, 0, sizeof(config));
-  config.gridDimX = static_cast<unsigned>(grid[0]);
-  config.gridDimY = static_cast<unsigned>(grid[1]);
-  config.gridDimZ = static_cast<unsigned>(grid[2]);
-  config.blockDimX = spec.block[0];
-  config.blockDimY = spec.block[1];
-  config.blockDimZ = spec.block[2];
-  config.sharedMemBytes = spec.smemBytes;
-  config.hStream = stream;
-  config.attrs = spec.hasCluster() ? &attr : nullptr;
-  config.numAttrs = spec.hasCluster() ? 1 : 0;
-  CUresult r =
-      cuLaunchKernelEx(&config, info->function, scratch.params.data(), nullptr);
-  if (r != CUDA_SUCCESS)
-    return driverError(spec, "cuLaunchKernelEx", r);
+    launch.params[spec.tensorMaps[i].position] = &launch.maps[i];
   return Status::success();
+}
+
+/// cuLaunchKernelEx of a completed launch on `stream`.
+static Status runLaunch(const detail::Driver &d, const KernelSpec &spec,
+                        const PreparedLaunch::Impl &launch, CUstream stream) {
+  if (launch.plan.isEmpty())
+    return Status::success();
+  CUlaunchAttribute attr;
+  CUlaunchConfig config = getLaunchConfig(spec, launch.grid, stream, attr);
+  CUresult r =
+      d.cuLaunchKernelEx(&config, launch.function,
+                         const_cast<void **>(launch.params.data()), nullptr);
+  if (r != CUDA_SUCCESS)
+    return driverError(d, spec, "cuLaunchKernelEx", r);
+  return Status::success();
+}
+
+Status Kernel::launch(ArgList args, CUstream stream,
+                      const std::array<int64_t, 3> *grid) {
+  State &st = *state;
+  thread_local PreparedLaunch::Impl scratch;
+  if (Status s = st.spec.bind(args, scratch.plan, grid); !s.ok())
+    return s;
+  if (scratch.plan.isEmpty())
+    return Status::success();
+  StatusOr<ModuleInfo> info = getModuleInfo();
+  if (!info.ok())
+    return info.getStatus();
+  StatusOr<const detail::Driver *> d = getDriverFor(st.spec);
+  if (!d.ok())
+    return d.getStatus();
+  scratch.function = info->function;
+  if (Status s = completeLaunch(**d, st, info->residentPrograms, scratch);
+      !s.ok())
+    return s;
+  return runLaunch(**d, st.spec, scratch, stream);
+}
+
+StatusOr<PreparedLaunch> Kernel::prepare(ArgList args,
+                                         const std::array<int64_t, 3> *grid) {
+  State &st = *state;
+  auto impl = std::make_unique<PreparedLaunch::Impl>();
+  impl->state = &st;
+  if (grid)
+    impl->givenGrid = *grid;
+  if (Status s = st.spec.bind(args, impl->plan, grid); !s.ok())
+    return s;
+  StatusOr<ModuleInfo> info = getModuleInfo();
+  if (!info.ok())
+    return info.getStatus();
+  StatusOr<const detail::Driver *> d = getDriverFor(st.spec);
+  if (!d.ok())
+    return d.getStatus();
+  impl->function = info->function;
+  if (Status s = completeLaunch(**d, st, info->residentPrograms, *impl);
+      !s.ok())
+    return s;
+  return PreparedLaunch(std::move(impl));
+}
+
+PreparedLaunch::PreparedLaunch(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+PreparedLaunch::PreparedLaunch(PreparedLaunch &&) noexcept = default;
+PreparedLaunch &PreparedLaunch::operator=(PreparedLaunch &&) noexcept = default;
+PreparedLaunch::~PreparedLaunch() = default;
+
+Status PreparedLaunch::update(ArgList args) {
+  Kernel::State &st = *impl->state;
+  LaunchPlan plan;
+  const std::array<int64_t, 3> *grid =
+      impl->givenGrid ? &*impl->givenGrid : nullptr;
+  if (Status s = st.spec.bind(args, plan, grid); !s.ok())
+    return s;
+  StatusOr<const detail::Driver *> d = getDriverFor(st.spec);
+  if (!d.ok())
+    return d.getStatus();
+  // The resident programs of the module prepare() loaded.
+  unsigned resident = 0;
+  {
+    std::lock_guard<std::mutex> lock(st.mutex);
+    for (auto &[context, info] : st.modules)
+      if (info.function == impl->function)
+        resident = info.residentPrograms;
+  }
+  Impl next;
+  next.state = impl->state;
+  next.function = impl->function;
+  next.givenGrid = impl->givenGrid;
+  next.plan = std::move(plan);
+  if (Status s = completeLaunch(**d, st, resident, next); !s.ok())
+    return s;
+  *impl = std::move(next);
+  // The parameter array points into the moved-to buffers: rebuild it.
+  const KernelSpec &spec = st.spec;
+  for (size_t p = 0; p < spec.params.size() && !impl->params.empty(); ++p)
+    impl->params[spec.params[p].position] = &impl->plan.values[p];
+  for (size_t i = 0; i < spec.tensorMaps.size() && !impl->params.empty(); ++i)
+    impl->params[spec.tensorMaps[i].position] = &impl->maps[i];
+  return Status::success();
+}
+
+Status PreparedLaunch::launch(CUstream stream) const {
+  const KernelSpec &spec = impl->state->spec;
+  StatusOr<const detail::Driver *> d = getDriverFor(spec);
+  if (!d.ok())
+    return d.getStatus();
+  return runLaunch(**d, spec, *impl, stream);
+}
+
+const std::array<int64_t, 3> &PreparedLaunch::getGrid() const {
+  return impl->grid;
+}
+
+const std::vector<uint64_t> &PreparedLaunch::getValues() const {
+  return impl->plan.values;
 }

@@ -529,7 +529,8 @@ static void testBadMetadata() {
           "chip": "sm_80", "grid": [], "params": [], "tensor_maps": []})");
   check(gridless.ok(), "a kernel without a grid rule parses");
   LaunchPlan plan;
-  // CHECK: gridless bind: error: k: the kernel has no grid(...) rule; give it one to launch it through the runtime (the AOT header's launch takes the grid)
+  // CHECK: gridless bind: error: k: the kernel has no grid(...) rule; give it
+  // one, or pass the grid to the launch
   report("gridless bind", gridless->bind(ArgList(nullptr, 0), plan));
 }
 

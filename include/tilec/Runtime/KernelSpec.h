@@ -52,13 +52,22 @@ public:
     s.text = std::move(message);
     return s;
   }
+  /// A failure of the driver (or no driver, or no context), as opposed to
+  /// arguments or metadata the kernel refuses.
+  static Status driverError(std::string message) {
+    Status s = error(std::move(message));
+    s.driver = true;
+    return s;
+  }
 
   bool ok() const { return !failed; }
+  bool isDriverError() const { return driver; }
   /// The failure's message; empty on success.
   const std::string &message() const { return text; }
 
 private:
   bool failed = false;
+  bool driver = false;
   std::string text;
 };
 
@@ -276,6 +285,9 @@ public:
   static Arg tensor(const void *address, DType dtype,
                     std::initializer_list<int64_t> shape,
                     std::initializer_list<int64_t> strides);
+  /// tensor() with `rank` sizes at `shape` and strides at `strides`.
+  static Arg tensor(uint64_t address, DType dtype, const int64_t *shape,
+                    const int64_t *strides, unsigned rank);
 
   /// This argument bound to the parameter `name` instead of by position.
   Arg named(std::string_view name) const {
@@ -409,8 +421,10 @@ struct KernelSpec {
   /// byte strides, sizes up to 2^32, strides below 2^40, contiguity and the
   /// shapes of tensor arguments) and the grid rule. Calls no driver
   /// function, so it works without a GPU or a context. `plan` may be reused
-  /// across calls to save allocations.
-  Status bind(ArgList args, LaunchPlan &plan) const;
+  /// across calls to save allocations. `grid`, when given, replaces the grid
+  /// rule (a kernel without one needs it); it is checked as the rule's is.
+  Status bind(ArgList args, LaunchPlan &plan,
+              const std::array<int64_t, 3> *grid = nullptr) const;
 };
 
 } // namespace tilec

@@ -25,9 +25,13 @@
 // with cuLaunchKernelEx, with the cluster dimensions when there are any.
 //
 // Kernel is thread-safe: its caches are guarded by a mutex, and launches
-// from several threads (and contexts) may overlap.
+// from several threads (and contexts) may overlap. Kernel::prepare works a
+// launch out once (PreparedLaunch) for callers that repeat it.
 //
-// The runtime links only libcuda; the kernel JSON parser is its own.
+// The runtime does not link libcuda: it looks the driver up in the process,
+// then in libcuda.so.1, at the first driver call (lib/Runtime/Driver.h), so
+// everything before that works without a driver. The kernel JSON parser is
+// its own. The C ABI over this class is include/tilec-c/Runtime.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,10 +42,14 @@
 
 #include <cuda.h>
 
+#include <array>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tilec {
+
+class PreparedLaunch;
 
 /// A compiled kernel: its cubin and launch metadata, and the modules loaded
 /// from it (one per CUDA context). Movable, not copyable; destroying it
@@ -66,8 +74,16 @@ public:
   Status validate(ArgList args) const;
 
   /// Launches the kernel on `stream` in the current context. An empty grid
-  /// (a problem size of zero) launches nothing and succeeds.
-  Status launch(ArgList args, CUstream stream = nullptr);
+  /// (a problem size of zero) launches nothing and succeeds. `grid`, when
+  /// given, replaces the kernel's grid rule (see KernelSpec::bind).
+  Status launch(ArgList args, CUstream stream = nullptr,
+                const std::array<int64_t, 3> *grid = nullptr);
+
+  /// Works out a launch of `args` in the current context (loading the
+  /// module there): every check, the grid with its persistent cap, the
+  /// tensor maps and the parameter array. The kernel must outlive it.
+  StatusOr<PreparedLaunch>
+  prepare(ArgList args, const std::array<int64_t, 3> *grid = nullptr);
 
   /// Loads the module into the current context now, instead of at the first
   /// launch in that context.
@@ -83,11 +99,42 @@ public:
   };
   StatusOr<ModuleInfo> getModuleInfo();
 
-private:
   struct State;
+
+private:
   explicit Kernel(std::unique_ptr<State> state);
 
   std::unique_ptr<State> state;
+};
+
+/// One launch of a kernel in one context, worked out by Kernel::prepare so
+/// that launching it again costs only cuLaunchKernelEx. Movable; not
+/// thread-safe (keep one per thread).
+class PreparedLaunch {
+public:
+  PreparedLaunch(PreparedLaunch &&) noexcept;
+  PreparedLaunch &operator=(PreparedLaunch &&) noexcept;
+  ~PreparedLaunch();
+
+  /// Binds other arguments (checked as Kernel::launch checks them; the
+  /// grid is recomputed, unless one was given to prepare). On failure the
+  /// launch keeps its previous arguments.
+  Status update(ArgList args);
+  /// Launches on `stream`; the context of prepare() must be current.
+  Status launch(CUstream stream = nullptr) const;
+  /// The grid launched (the persistent cap applied); an empty one launches
+  /// nothing.
+  const std::array<int64_t, 3> &getGrid() const;
+  /// The parameter bytes: one 8-byte slot per KernelSpec::params entry.
+  const std::vector<uint64_t> &getValues() const;
+
+  struct Impl;
+
+private:
+  friend class Kernel;
+  explicit PreparedLaunch(std::unique_ptr<Impl> impl);
+
+  std::unique_ptr<Impl> impl;
 };
 
 } // namespace tilec
