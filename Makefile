@@ -32,7 +32,7 @@ check: build
 # checks) against the libtilec-c.so just built.
 PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 pytest: build
-	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
+	TILEC_LIBRARY=$(abspath $(BUILD))/lib/libtilec-c.so TILEC_RUNTIME_LIBRARY=$(abspath $(BUILD))/lib/libtilec-runtime.so $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
 # The package as users get it (python/README.md): pip installs ./python into
 # a fresh venv offline (Debian's setuptools and wheel through

@@ -925,7 +925,7 @@ static Status bindPointer(const KernelSpec &spec, const ParamSpec &p,
   };
   if (a.getKind() != Arg::Kind::Pointer)
     return fail(std::string(" is a pointer to ") + getDTypeName(p.dtype) +
-                ", got a scalar (device pointers are passed as Arg::ptr)");
+                ", got a scalar");
   if (a.getDType() != DType::Any && a.getDType() != p.dtype)
     return fail(std::string(" points to ") + getDTypeName(p.dtype) +
                 ", got a pointer to " + getDTypeName(a.getDType()));

@@ -157,7 +157,8 @@ static void testGemmSm90a(const KernelSpec &spec) {
   // CHECK: order: error: gemm_bf16: positional argument 1 follows named ones
   bindAndReport("order", spec, order, p);
 
-  // CHECK: scalar for pointer: error: gemm_bf16: 'A' is a pointer to bf16, got a scalar (device pointers are passed as Arg::ptr)
+  // CHECK: scalar for pointer: error: gemm_bf16: 'A' is a pointer to bf16, got
+  // a scalar
   broken("scalar for pointer", 0, 0x10000);
   // CHECK: pointer for scalar: error: gemm_bf16: 'M' is a scalar (i32), got a pointer
   broken("pointer for scalar", 3, Arg::ptr(kA));
