@@ -74,6 +74,7 @@ config.substitutions.append(("%docs_reference",
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%cc", shutil.which("gcc") or shutil.which("cc") or "cc"))
 config.substitutions.append(("%tilec_lib", os.path.join(config.tilec_obj_root, "lib")))
+config.substitutions.append(("%tilec_include", os.path.join(config.tilec_src_root, "include")))
 # The stock mlir-opt of the LLVM installation and the tilec plugin it loads.
 config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 config.substitutions.append(

@@ -8,16 +8,18 @@
 //
 // Runs examples/gemm_bf16.mlir through the header `tilec --emit=header`
 // generates for it (gemm_bf16.h, found on the include path: build once per
-// chip with -I<artifacts>/<chip>), with no tilec library and no metadata
-// file at run time:
+// chip with -I<artifacts>/<chip>), which embeds the cubin and the metadata
+// and launches through libtilec-runtime.so (no metadata file at run time):
 //   - C = A * B on random odd-sized bf16 inputs with NaN-poisoned C (row
 //     padding included), against a simple reference kernel (f32 accumulation);
-//   - the header's argument checks (misaligned A, lda not a multiple of 8)
-//     return CUDA_ERROR_INVALID_VALUE and launch nothing, and M = 0 launches
+//   - the runtime's argument checks (misaligned A, lda not a multiple of 8)
+//     return CUDA_ERROR_INVALID_VALUE with the runtime's message
+//     (tilec_gemm_bf16_error()) and launch nothing, and M = 0 launches
 //     nothing and succeeds.
 // Prints PASS/FAIL per check with the max relative error.
 //
-//   nvcc -std=c++17 -arch=sm_90 -I<dir> examples/aot/gemm_main.cu -lcuda
+//   nvcc -std=c++17 -arch=sm_90 -I<dir> -I<tilec>/include
+//        examples/aot/gemm_main.cu -L<lib> -ltilec-runtime -lcuda
 //
 //===----------------------------------------------------------------------===//
 
@@ -229,11 +231,16 @@ int main() {
   if (!p.allocate(rng))
     return 1;
   r = p.launch(stream, /*aOffset=*/2);
-  verdict(r == CUDA_ERROR_INVALID_VALUE,
-          label + " misaligned A -> " + resultName(r));
+  std::string message = tilec_gemm_bf16_error();
+  verdict(r == CUDA_ERROR_INVALID_VALUE &&
+              message.find("'A' must be 16-byte aligned") != std::string::npos,
+          label + " misaligned A -> " + resultName(r) + ": " + message);
   r = p.launch(stream, 0, /*ldaOverride=*/p.lda + 1);
-  verdict(r == CUDA_ERROR_INVALID_VALUE,
-          label + " lda not a multiple of 8 -> " + resultName(r));
+  message = tilec_gemm_bf16_error();
+  verdict(r == CUDA_ERROR_INVALID_VALUE &&
+              message.find("must be a multiple of 8") != std::string::npos,
+          label + " lda not a multiple of 8 -> " + resultName(r) + ": " +
+              message);
   r = p.launch(stream, 0, 0, /*mOverride=*/0);
   verdict(r == CUDA_SUCCESS, label + " M = 0 -> " + resultName(r));
   cudaOk(cudaStreamSynchronize(stream), "cudaStreamSynchronize");

@@ -154,6 +154,11 @@ TILEC_RT_EXPORTED unsigned tilecRtGetAPIVersion(void);
 /// The message of the calling thread's last failure ("" if none).
 TILEC_RT_EXPORTED const char *tilecRtGetLastError(void);
 
+/// The CUresult of the calling thread's last failure when it was a
+/// TilecRtDriverError (CUDA_ERROR_NOT_INITIALIZED without a driver,
+/// CUDA_ERROR_INVALID_CONTEXT without a current context); 0 otherwise.
+TILEC_RT_EXPORTED int tilecRtGetLastDriverResult(void);
+
 /// Makes a kernel from `imageBytes` of a cubin or fatbin at `image` (copied)
 /// and `metadataBytes` of its <kernel>.json text. Checks the metadata; makes
 /// no driver call. `*kernel` is NULL on failure.

@@ -84,7 +84,8 @@ static StatusOr<const detail::Driver *> getDriverFor(const KernelSpec &spec) {
   std::string error;
   if (const detail::Driver *d = detail::getDriver(error))
     return d;
-  return Status::driverError(spec.name + ": " + error);
+  return Status::driverError(spec.name + ": " + error,
+                             CUDA_ERROR_NOT_INITIALIZED);
 }
 
 /// "<kernel>: <call> failed: CUDA_ERROR_X (description)".
@@ -100,7 +101,7 @@ static Status driverError(const detail::Driver &d, const KernelSpec &spec,
                         " failed: " + (name ? name : std::to_string(result));
   if (text)
     message += std::string(" (") + text + ")";
-  return Status::driverError(message + hint);
+  return Status::driverError(message + hint, result);
 }
 
 /// The whole file at `path`, or why it cannot be read.
@@ -307,8 +308,9 @@ StatusOr<Kernel::ModuleInfo> Kernel::getModuleInfo() {
   if (r != CUDA_SUCCESS)
     return driverError(**d, st.spec, "cuCtxGetCurrent", r);
   if (!context)
-    return Status::driverError(st.spec.name +
-                               ": no CUDA context is current on this thread");
+    return Status::driverError(
+        st.spec.name + ": no CUDA context is current on this thread",
+        CUDA_ERROR_INVALID_CONTEXT);
   std::lock_guard<std::mutex> lock(st.mutex);
   for (auto &[c, info] : st.modules)
     if (c == context)

@@ -32,17 +32,20 @@ struct TilecRtLaunch {
   std::vector<TilecRtArg> last;
 };
 
-/// The calling thread's last failure.
+/// The calling thread's last failure, and its CUresult.
 static thread_local std::string lastError;
+static thread_local int lastDriverResult;
 
 /// Records `s`'s failure; the status of the call.
 static TilecRtStatus fail(const Status &s) {
   lastError = s.message();
+  lastDriverResult = s.getDriverResult();
   return s.isDriverError() ? TilecRtDriverError : TilecRtInvalidArguments;
 }
 
 static TilecRtStatus invalidCall(const char *what) {
   lastError = what;
+  lastDriverResult = 0;
   return TilecRtInvalidCall;
 }
 
@@ -94,6 +97,8 @@ extern "C" {
 unsigned tilecRtGetAPIVersion(void) { return TILEC_RT_API_VERSION; }
 
 const char *tilecRtGetLastError(void) { return lastError.c_str(); }
+
+int tilecRtGetLastDriverResult(void) { return lastDriverResult; }
 
 TilecRtStatus tilecRtKernelCreate(const void *image, size_t imageBytes,
                                   const char *metadata, size_t metadataBytes,

@@ -126,6 +126,7 @@ def _bind(lib):
     size, i64p = ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64)
     sig("tilecRtGetAPIVersion", ctypes.c_uint)
     sig("tilecRtGetLastError", ctypes.c_char_p)
+    sig("tilecRtGetLastDriverResult", _I)
     sig("tilecRtKernelCreate", _I, _P, size, ctypes.c_char_p, size, _PP)
     sig("tilecRtKernelDestroy", None, _P)
     sig("tilecRtKernelValidate", _I, _P, _P, size)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # GPU check of the ways in that need no Python: the AOT header
 # (examples/aot/gemm_main.cu, built once per chip against that chip's
-# gemm_bf16.h) and the C++ runtime (examples/runtime/runtime_check.cpp, built
-# from the lib/Runtime sources), on the artifacts that
-# scripts/build/build_aot_artifacts.sh prepares (one directory per chip). Needs nvcc
-# and a GPU, not LLVM or MLIR. Writes one log per step and summary.txt into
+# gemm_bf16.h, linked with libtilec-runtime.so) and the C++ runtime
+# (examples/runtime/runtime_check.cpp), both built here from the lib/Runtime
+# sources (plain C++17 on cuda.h), on the artifacts that
+# scripts/build/build_aot_artifacts.sh prepares (one directory per chip).
+# Needs nvcc and a GPU, not LLVM or MLIR. Writes one log per step and summary.txt into
 # $OUT (default out/aot-check); exits non-zero if a step fails.
 #
 #   scripts/gpu/aot_runtime_check.sh [ARTIFACTS]     (default .gpu/aot)
@@ -37,14 +38,23 @@ run() {
   fi
 }
 
+# The launch contract's one implementation, as the AOT headers link it.
+runtime_sources=("$root/lib/Runtime/Json.cpp" "$root/lib/Runtime/KernelSpec.cpp"
+                 "$root/lib/Runtime/Runtime.cpp" "$root/lib/Runtime/Driver.cpp")
+run build-libtilec-runtime "$nvcc" -std=c++17 -O2 -shared \
+    -Xcompiler -fPIC,-fvisibility=hidden -I"$root/include" \
+    "${runtime_sources[@]}" "$root/lib/Runtime/RuntimeCAPI.cpp" \
+    -o "$bin/libtilec-runtime.so"
+
 dirs=()
 for dir in "$art"/*; do
   [ -f "$dir/gemm_bf16.h" ] || continue
   dirs+=("$dir")
   chip="$(basename "$dir")"
   run "build-gemm_main-$chip" "$nvcc" -std=c++17 -O2 -arch="$arch" \
-      -I"$dir" "$root/examples/aot/gemm_main.cu" -o "$bin/gemm_main-$chip" \
-      -L"$stubs" -lcuda &&
+      -I"$dir" -I"$root/include" "$root/examples/aot/gemm_main.cu" \
+      -o "$bin/gemm_main-$chip" -L"$bin" -ltilec-runtime \
+      -Xlinker -rpath,"$bin" -L"$stubs" -lcuda &&
     run "gemm_main-$chip" "$bin/gemm_main-$chip"
 done
 if [ "${#dirs[@]}" -eq 0 ]; then
@@ -52,8 +62,7 @@ if [ "${#dirs[@]}" -eq 0 ]; then
   exit 2
 fi
 run build-runtime_check "$nvcc" -std=c++17 -O2 -I"$root/include" \
-    "$root/lib/Runtime/Json.cpp" "$root/lib/Runtime/KernelSpec.cpp" \
-    "$root/lib/Runtime/Runtime.cpp" \
+    "${runtime_sources[@]}" \
     "$root/examples/runtime/runtime_check.cpp" -o "$bin/runtime_check" \
     -L"$stubs" -lcuda &&
   run runtime_check "$bin/runtime_check" "${dirs[@]}"

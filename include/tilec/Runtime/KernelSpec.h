@@ -53,21 +53,25 @@ public:
     return s;
   }
   /// A failure of the driver (or no driver, or no context), as opposed to
-  /// arguments or metadata the kernel refuses.
-  static Status driverError(std::string message) {
+  /// arguments or metadata the kernel refuses; `result` is the CUresult.
+  static Status driverError(std::string message, int result) {
     Status s = error(std::move(message));
     s.driver = true;
+    s.result = result;
     return s;
   }
 
   bool ok() const { return !failed; }
   bool isDriverError() const { return driver; }
+  /// The CUresult of a driver error (0 otherwise).
+  int getDriverResult() const { return result; }
   /// The failure's message; empty on success.
   const std::string &message() const { return text; }
 
 private:
   bool failed = false;
   bool driver = false;
+  int result = 0;
   std::string text;
 };
 

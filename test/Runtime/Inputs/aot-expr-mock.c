@@ -7,11 +7,12 @@
 \*===----------------------------------------------------------------------===*/
 
 /* Launches through the AOT header of attention_rows_bf16 (tensor maps with
- * computed sizes and strides) linked with mock-cuda.c, one launch per line
- * of tma-expr-cases.txt as launch-mock.cpp --cases does through the C++
- * runtime, and prints "case NAME: ok" or "case NAME: error" each, and
- * "MISMATCH" where the outcome is not the expected one. argv[1]: the sizes
- * of the kernel's parameters, comma-separated; argv[2]: the cases. */
+ * computed sizes and strides) linked with libtilec-runtime.so and
+ * mock-cuda.c, one launch per line of tma-expr-cases.txt as launch-mock.cpp
+ * --cases does through the C++ runtime, and prints "case NAME: ok" or "case
+ * NAME: error: MESSAGE" each, and "MISMATCH" where the outcome is not the
+ * expected one. argv[1]: the sizes of the kernel's parameters,
+ * comma-separated; argv[2]: the cases. */
 
 #include "attention_rows_bf16.h"
 
@@ -46,10 +47,8 @@ int main(int argc, char **argv) {
     r = tilec_attention_rows_bf16_launch(NULL, 0x10000, 0x20000, 0x30000,
                                          0x40000, (int32_t)s, (int32_t)bh,
                                          0.5f);
-    printf("case %s: %s\n", name,
-           r == CUDA_SUCCESS               ? "ok"
-           : r == CUDA_ERROR_INVALID_VALUE ? "error"
-                                           : "other error");
+    printf("case %s: %s%s\n", name, r == CUDA_SUCCESS ? "ok" : "error: ",
+           r == CUDA_SUCCESS ? "" : tilec_attention_rows_bf16_error());
     if ((r == CUDA_SUCCESS) != (strcmp(expected, "ok") == 0))
       printf("MISMATCH: %s expected %s\n", name, expected);
   }

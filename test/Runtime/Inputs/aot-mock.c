@@ -7,26 +7,31 @@
 \*===----------------------------------------------------------------------===*/
 
 /* Launches through gemm_bf16.h (any chip's, on the include path) linked with
- * mock-cuda.c, in the same sequence as launch-mock.cpp does through the C++
- * runtime, and prints each result. argv[1]: the sizes of the kernel's
- * parameters, comma-separated. */
+ * libtilec-runtime.so and mock-cuda.c (exported: the runtime finds the
+ * driver in the process), in the same sequence as launch-mock.cpp does
+ * through the C++ runtime, and prints each result as it does. argv[1]: the
+ * sizes of the kernel's parameters, comma-separated. */
 
 #include "gemm_bf16.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void mockSetParamSizes(const unsigned *sizes, unsigned count);
 int mockGetLaunches(void);
 
 static const CUdeviceptr kA = 0x10000, kB = 0x20000, kC = 0x30000;
 
-/* Prints the outcome of one call. */
+/* Prints the outcome of one call: "ok", or the runtime's message without
+ * the kernel's name. */
 static void report(const char *what, CUresult r) {
-  printf("%s: %s\n", what,
-         r == CUDA_SUCCESS               ? "ok"
-         : r == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
-                                         : "other error");
+  const char *message = tilec_gemm_bf16_error();
+  const char *colon = strstr(message, ": ");
+  if (r == CUDA_SUCCESS)
+    printf("%s: ok\n", what);
+  else
+    printf("%s: %s\n", what, colon ? colon + 2 : message);
 }
 
 int main(int argc, char **argv) {
