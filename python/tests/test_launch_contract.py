@@ -114,3 +114,91 @@ def test_api_version_and_errors():
     assert lib.tilecRtKernelCreate(b"", 0, b"{", 1, ctypes.byref(kernel)) == \
         _rtcapi.INVALID_ARGUMENTS
     assert not kernel.value and _rtcapi.last_error().startswith("<kernel>.json: ")
+
+
+class _LaunchConfig(ctypes.Structure):
+    """The head of CUlaunchConfig (what the fake driver reads)."""
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("smem", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("attrs", ctypes.c_void_p), ("numAttrs", ctypes.c_uint)]
+
+
+@pytest.fixture
+def fake_driver():
+    """A driver of ctypes callbacks in place of libcuda (tilecRtSetDriver):
+    one context, module and function; launches and encodes recorded."""
+    calls = {"launches": [], "encodes": [], "loads": 0}
+    ok = 0
+
+    def out_ptr(p, value):
+        p[0] = value
+        return ok
+
+    def launch(config, function, params, extra):
+        c = _LaunchConfig.from_address(config)
+        values = [ctypes.c_uint64.from_address(params[i]).value for i in range(9)]
+        calls["launches"].append((tuple(c.grid), c.stream, values))
+        return ok
+
+    def encode(m, dtype, rank, address, sizes, strides, box, elem, il, sw, l2, oob):
+        calls["encodes"].append((address, [sizes[i] for i in range(rank)]))
+        return ok
+
+    def load(module, image):
+        calls["loads"] += 1
+        return out_ptr(module, 0x2000)
+    impl = {
+        "getErrorName": lambda e, name: out_ptr(name, b"CUDA_ERROR_FAKE"),
+        "getErrorString": lambda e, text: out_ptr(text, b"fake"),
+        "ctxGetCurrent": lambda ctx: out_ptr(ctx, 0xC000),
+        "ctxPushCurrent": lambda ctx: ok, "ctxPopCurrent": lambda ctx: out_ptr(ctx, 0xC000),
+        "ctxGetDevice": lambda dev: out_ptr(dev, 0),
+        "deviceGetAttribute": lambda value, attr, dev: out_ptr(value, 132),
+        "moduleLoadData": load, "moduleUnload": lambda m: ok,
+        "moduleGetFunction": lambda f, m, name: out_ptr(f, 0x3000),
+        "funcSetAttribute": lambda f, attr, v: ok,
+        "occupancyMaxActiveBlocksPerMultiprocessor": lambda n, f, b, s: out_ptr(n, 1),
+        "occupancyMaxActiveClusters": lambda n, f, c: out_ptr(n, 16),
+        "tensorMapEncodeTiled": encode, "launchKernelEx": launch}
+    table = _rtcapi.Driver(**{name: ftype(impl[name]) for name, ftype in
+                              _rtcapi.DRIVER_FUNCTIONS})
+    _rtcapi.set_driver(table)
+    yield calls
+    _rtcapi.set_driver(None)
+
+
+def test_prepared_launch_on_a_fake_driver(fake_driver):
+    """tilecRtLaunchCreate then tilecRtLaunchRun with one argument buffer:
+    the same arguments launch without binding again, a new pointer is bound
+    (and its tensor map encoded), a refused one launches nothing and keeps
+    the launch's arguments; the persistent grid is capped at 132."""
+    lib = _rtcapi.library()
+    case = next(c for c in TABLE["cases"] if c["name"] == "gemm-ok")
+    text = json.dumps(TABLE["kernels"]["gemm"]).encode()
+    kernel, launch = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.tilecRtKernelCreate(b"\x7fELF", 4, text, len(text), ctypes.byref(kernel)) == 0
+    args, _ = make_args(case["args"])
+    args[3].intValue = 3001  # 24 x 10 tiles: more than the 132 resident programs
+    assert lib.tilecRtLaunchCreate(kernel, args, 9, None, ctypes.byref(launch)) == 0, \
+        _rtcapi.last_error()
+    grid = (ctypes.c_int64 * 3)()
+    lib.tilecRtLaunchGetGrid(launch, grid)
+    assert list(grid) == [132, 1, 1] and fake_driver["loads"] == 1
+    assert len(fake_driver["encodes"]) == 2
+    assert lib.tilecRtLaunchRun(launch, args, 9, 0x5000) == 0
+    assert lib.tilecRtLaunchRun(launch, None, 0, 0x5000) == 0
+    assert len(fake_driver["encodes"]) == 2  # nothing bound again
+    args[0].address = 0x50000
+    assert lib.tilecRtLaunchRun(launch, args, 9, 0x5000) == 0
+    assert fake_driver["encodes"][-1][0] == 0x50000
+    args[0].address = 0x50002
+    assert lib.tilecRtLaunchRun(launch, args, 9, 0x5000) == _rtcapi.INVALID_ARGUMENTS
+    assert "'A' must be 16-byte aligned" in _rtcapi.last_error()
+    assert lib.tilecRtLaunchRun(launch, None, 0, 0x5000) == 0
+    launches = fake_driver["launches"]
+    assert len(launches) == 4 and all(g == (132, 1, 1) and s == 0x5000 for g, s, _ in launches)
+    assert [v[0] for _, _, v in launches] == [0x10000, 0x10000, 0x50000, 0x50000]
+    assert launches[0][2][3:] == [3001, 600, 300, 304, 608, 600]
+    assert lib.tilecRtKernelLaunch(kernel, args, 9, None, None) == _rtcapi.INVALID_ARGUMENTS
+    lib.tilecRtLaunchDestroy(launch)
+    lib.tilecRtKernelDestroy(kernel)
