@@ -20,8 +20,8 @@ python="${PYTHON:-$(test -x /usr/bin/python3 && echo /usr/bin/python3 || echo py
 rm -rf "$out"
 mkdir -p "$out"
 BUILD="$build" "$root/scripts/build/build_aot_artifacts.sh" "$out/aot"
-(cd "$root" && BUILD="$build" "$python" scripts/gpu/host_e2e_check.py build --out "$out/host")
-TILEC_LIBRARY="$build/lib/libtilec-c.so" \
-  "$python" "$root/scripts/build/build_python_artifacts.py" --out "$out/python"
+(cd "$root" && BUILD="$build" "$python" -m scripts.gpu.host_e2e_check build --out "$out/host")
+(cd "$root" && TILEC_LIBRARY="$build/lib/libtilec-c.so" \
+  "$python" -m scripts.build.build_python_artifacts --out "$out/python")
 du -sh "$out"
 echo "launch-contract artifacts in $out"

@@ -34,11 +34,11 @@ import statistics
 import sys
 import time
 
-from _paths import ROOT  # noqa: E402  (puts the checkout on sys.path)
+from scripts import ROOT
 
-import torch  # noqa: E402
+import torch
 
-from tilec import _rtcapi, runtime  # noqa: E402
+from tilec import _rtcapi, runtime
 
 failures = []
 

@@ -42,11 +42,12 @@ step build-libtilec-runtime "$nvcc" -std=c++17 -O2 -shared \
 export TILEC_RUNTIME_LIBRARY="$lib/libtilec-runtime.so"
 
 step aot-runtime env OUT="$out/aot" "$root/scripts/gpu/aot_runtime_check.sh" "$art/aot"
-step c-abi-python "$python" "$root/scripts/gpu/launch_contract_check.py" --aot "$art/aot" \
+cd "$root"
+step c-abi-python "$python" -m scripts.gpu.launch_contract_check --aot "$art/aot" \
   --out "$out/launch_contract_check.json"
-step host-runtime "$python" "$root/scripts/gpu/host_e2e_check.py" run --out "$art/host" \
+step host-runtime "$python" -m scripts.gpu.host_e2e_check run --out "$art/host" \
   --json "$out/host_e2e_check.json"
-step python-package "$python" "$root/scripts/gpu/python_check.py" --artifacts "$art/python" \
+step python-package "$python" -m scripts.gpu.python_check --artifacts "$art/python" \
   --out "$out/python_check.json"
 
 echo "== launch contract: ${#failed[@]} failed steps${failed[*]:+: ${failed[*]}} (logs in $out)"
