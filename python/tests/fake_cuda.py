@@ -1,22 +1,27 @@
-"""Stand-ins for ``torch``, ``cuda.bindings.driver`` and ``cupy`` so that
-the launch path of :mod:`tilec.runtime`, :func:`tilec.gemm` and
-:func:`tilec.attention` runs on a machine with neither a GPU nor those
-packages.
+"""Stand-ins for ``torch``, ``cupy`` and the CUDA driver so that the launch
+path of :mod:`tilec.runtime`, :func:`tilec.gemm` and :func:`tilec.attention`
+runs on a machine with neither a GPU nor those packages.
 
-:func:`install` puts the fakes into ``sys.modules`` (and :func:`uninstall`
-takes them out again). The fake driver records every launch: grid, block,
-dynamic shared memory, stream and -- when ``driver.param_formats`` lists the
-struct format of each kernel parameter -- the parameter values read back
-from the ``void*[]`` array the launch was given, so tests can check what a
-kernel would have received. With ``driver.record = False`` a launch does
-nothing at all (the overhead benchmark).
+:func:`install` puts the fake modules into ``sys.modules`` and the fake
+driver -- a ``TilecRtDriver`` of ctypes callbacks -- into
+``libtilec-runtime.so`` through ``tilecRtSetDriver`` (and :func:`uninstall`
+takes them out again), so the real runtime checks, binds and launches. The
+fake driver (:class:`FakeDriver`) records every launch: grid, block, dynamic
+shared memory, stream and -- when ``driver.param_formats`` lists the struct
+format of each kernel parameter -- the parameter values read back from the
+``void*[]`` array the launch was given, so tests can check what a kernel
+would have received. With ``driver.record = False`` a launch does nothing
+at all (the overhead benchmark).
 """
 
 import ctypes
+import ctypes.util
 import enum
 import struct
 import sys
 import types
+
+from tilec import _rtcapi
 
 BASE = 0x7F0000000000  # a 256-byte aligned fake device address
 
@@ -260,7 +265,7 @@ def _build_torch():
     return torch
 
 
-# -- cuda.bindings.driver ---------------------------------------------------
+# -- the CUDA driver: a TilecRtDriver of ctypes callbacks -------------------
 
 
 class CUresult(enum.IntEnum):
@@ -269,50 +274,23 @@ class CUresult(enum.IntEnum):
     CUDA_ERROR_INVALID_HANDLE = 400
 
 
-class _Handle:
-    def __init__(self, value=0):
-        self.value = int(value)
-
-    def __int__(self):
-        return self.value
-
-    def getPtr(self):
-        return self.value
+#: The names getErrorName hands out (kept alive: the runtime reads them).
+_ERROR_NAMES = {int(r): r.name.encode() for r in CUresult}
 
 
-class CUstream(_Handle):
-    pass
+class _LaunchConfig(ctypes.Structure):
+    """CUlaunchConfig."""
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("smem", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("attrs", ctypes.c_void_p), ("numAttrs", ctypes.c_uint)]
 
 
-class CUmodule(_Handle):
-    pass
+class _ClusterAttribute(ctypes.Structure):
+    """CUlaunchAttribute holding CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (4)."""
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_int), ("dims", ctypes.c_uint * 3)]
 
 
-class CUfunction(_Handle):
-    pass
-
-
-class cuuint64_t(_Handle):
-    pass
-
-
-class cuuint32_t(_Handle):
-    pass
-
-
-class CUtensorMap:
-    """128 bytes: base address, then the encoded dims, strides and box as
-    u64s (enough for tests to see what was encoded)."""
-
-    def __init__(self, words):
-        self._buf = ctypes.create_string_buffer(struct.pack(f"<{len(words)}Q", *words), 128)
-
-    def getPtr(self):
-        return ctypes.addressof(self._buf)
-
-
-def _enum(name, members):
-    return enum.IntEnum(name, {m: i for i, m in enumerate(members)})
+_CLUSTER_DIMENSION = 4
 
 
 def decode_tensor_map(blob):
@@ -322,110 +300,116 @@ def decode_tensor_map(blob):
     return words[0], list(words[2:2 + rank]), list(words[2 + rank:1 + 2 * rank])
 
 
-def _build_driver():
-    driver = types.ModuleType("cuda.bindings.driver")
-    driver.__fake__ = True
-    driver.CUresult = CUresult
-    driver.CUstream = CUstream
-    driver.CUmodule = CUmodule
-    driver.CUfunction = CUfunction
-    driver.cuuint64_t = cuuint64_t
-    driver.cuuint32_t = cuuint32_t
-    driver.CUfunction_attribute = _enum("CUfunction_attribute",
-                                        ["CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"])
-    driver.CUtensorMapDataType = _enum("CUtensorMapDataType", [
-        "CU_TENSOR_MAP_DATA_TYPE_UINT8", "CU_TENSOR_MAP_DATA_TYPE_FLOAT16",
-        "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", "CU_TENSOR_MAP_DATA_TYPE_FLOAT32",
-        "CU_TENSOR_MAP_DATA_TYPE_FLOAT64", "CU_TENSOR_MAP_DATA_TYPE_INT32",
-        "CU_TENSOR_MAP_DATA_TYPE_INT64"])
-    driver.CUtensorMapInterleave = _enum("CUtensorMapInterleave",
-                                         ["CU_TENSOR_MAP_INTERLEAVE_NONE"])
-    driver.CUtensorMapSwizzle = _enum("CUtensorMapSwizzle", [
-        "CU_TENSOR_MAP_SWIZZLE_NONE", "CU_TENSOR_MAP_SWIZZLE_32B", "CU_TENSOR_MAP_SWIZZLE_64B",
-        "CU_TENSOR_MAP_SWIZZLE_128B"])
-    driver.CUtensorMapL2promotion = _enum("CUtensorMapL2promotion",
-                                          ["CU_TENSOR_MAP_L2_PROMOTION_L2_256B"])
-    driver.CUtensorMapFloatOOBfill = _enum("CUtensorMapFloatOOBfill",
-                                           ["CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE"])
+def _noop_launch():
+    """A C function that ignores its arguments and returns 0 (libm's
+    feclearexcept), standing in for launchKernelEx when nothing is recorded:
+    the overhead benchmark then times no Python callback. ``None`` if libm
+    has none."""
+    name = ctypes.util.find_library("m")
+    try:
+        address = ctypes.cast(ctypes.CDLL(name).feclearexcept, ctypes.c_void_p).value
+    except (OSError, AttributeError, TypeError):
+        return None
+    return dict(_rtcapi.DRIVER_FUNCTIONS)["launchKernelEx"](address)
 
-    driver.CUlaunchAttributeID = _enum("CUlaunchAttributeID",
-                                       ["CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION"])
-    driver.CUlaunchConfig = lambda: types.SimpleNamespace(hStream=CUstream(0), attrs=[],
-                                                          numAttrs=0)
-    driver.CUlaunchAttribute = lambda: types.SimpleNamespace(
-        id=None, value=types.SimpleNamespace(clusterDim=types.SimpleNamespace(x=0, y=0, z=0)))
-    driver.active_clusters = 60  # what cuOccupancyMaxActiveClusters answers
 
-    driver.launches = []
-    driver.loads = []
-    driver.encodes = []
-    driver.occupancy_queries = []
-    driver.record = True
-    driver.param_formats = None  # struct format per kernel parameter, to decode them
-    driver.launch_result = CUresult.CUDA_SUCCESS
-    ok = (CUresult.CUDA_SUCCESS,)
+class FakeDriver:
+    """The fake driver's records and knobs: ``launches`` (grid, block,
+    smem, stream, device, function, and ``params`` read back through
+    ``param_formats``, ``cluster``), ``loads`` (the device of each module
+    load), ``encodes`` ([address, rank, sizes..., byte strides...] per
+    tensor map, which is also what the 128 bytes of the map hold),
+    ``occupancy_queries``; ``launch_result`` is what launches return,
+    ``active_clusters`` what cuOccupancyMaxActiveClusters answers. With
+    ``record = False`` a launch is a C function doing nothing."""
 
-    def cuModuleLoadData(image):
-        driver.loads.append(state.current_device)
-        return CUresult.CUDA_SUCCESS, CUmodule(len(driver.loads))
+    def __init__(self):
+        self.launches, self.loads, self.encodes, self.occupancy_queries = [], [], [], []
+        self.param_formats = None  # struct format per kernel parameter, to decode them
+        self.launch_result = CUresult.CUDA_SUCCESS
+        self.active_clusters = 60
+        self._record = True
+        self._callbacks = _callbacks(self)
+        self.table = _rtcapi.Driver(**self._callbacks)
 
-    def cuModuleGetFunction(module, name):
-        return CUresult.CUDA_SUCCESS, CUfunction(0x1000 * module.value + state.current_device)
+    @property
+    def record(self):
+        return self._record
 
-    def cuFuncSetAttribute(function, attribute, value):
-        return ok
+    @record.setter
+    def record(self, value):
+        self._record = bool(value)
+        noop = None if value else _noop_launch()
+        self.table.launchKernelEx = noop or self._callbacks["launchKernelEx"]
+        _rtcapi.library().tilecRtSetDriver(ctypes.byref(self.table))
 
-    def cuOccupancyMaxActiveBlocksPerMultiprocessor(function, block, smem):
-        driver.occupancy_queries.append((function.value, block, smem))
-        return CUresult.CUDA_SUCCESS, 1
-
-    def cuGetErrorName(err):
-        return CUresult.CUDA_SUCCESS, CUresult(err).name.encode()
-
-    def cuTensorMapEncodeTiled(dtype_, rank, address, dims, strides, box, elem_strides,
-                               interleave, swizzle, l2, oob):
-        words = [int(address), rank] + [int(d) for d in dims] + [int(s) for s in strides]
-        driver.encodes.append(words)
-        return CUresult.CUDA_SUCCESS, CUtensorMap(words)
-
-    def cuLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
-        if not driver.record:
-            return ok
-        record = {"function": int(f), "grid": (gx, gy, gz), "block": (bx, by, bz),
-                  "smem": smem, "stream": int(stream), "device": state.current_device}
-        formats = driver.param_formats
+    def launch(self, config, function, params, extra):
+        if not self._record:
+            return 0
+        c = _LaunchConfig.from_address(config)
+        record = {"function": function, "grid": tuple(c.grid), "block": tuple(c.block),
+                  "smem": c.smem, "stream": c.stream or 0, "device": state.current_device}
+        formats = self.param_formats
         if formats is not None:
-            pointers = (ctypes.c_void_p * len(formats)).from_address(params)
             record["params"] = [
-                struct.unpack("<" + fmt, ctypes.string_at(pointers[i], struct.calcsize(fmt)))[0]
+                struct.unpack("<" + fmt, ctypes.string_at(params[i], struct.calcsize(fmt)))[0]
                 for i, fmt in enumerate(formats)]
-        driver.launches.append(record)
-        return (driver.launch_result,)
+        if c.numAttrs:
+            attr = _ClusterAttribute.from_address(c.attrs)
+            assert c.numAttrs == 1 and attr.id == _CLUSTER_DIMENSION
+            record["cluster"] = tuple(attr.dims)
+        self.launches.append(record)
+        return int(self.launch_result)
 
-    def cuOccupancyMaxActiveClusters(function, config):
-        (attr,) = config.attrs
-        dims = attr.value.clusterDim
-        driver.occupancy_queries.append((function.value, "clusters", (dims.x, dims.y, dims.z)))
-        return CUresult.CUDA_SUCCESS, driver.active_clusters
+    def encode(self, tmap, dtype_, rank, address, sizes, strides, box, elem, il, sw, l2, oob):
+        words = [address or 0, rank] + [sizes[i] for i in range(rank)] + [
+            strides[i] for i in range(rank - 1)]
+        self.encodes.append(words)
+        ctypes.memmove(tmap, struct.pack(f"<{len(words)}Q", *words), 8 * len(words))
+        return 0
 
-    def cuLaunchKernelEx(config, f, params, extra):
-        assert config.numAttrs == len(config.attrs) == 1
-        (attr,) = config.attrs
-        assert attr.id == driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-        (result,) = cuLaunchKernel(f, config.gridDimX, config.gridDimY, config.gridDimZ,
-                                   config.blockDimX, config.blockDimY, config.blockDimZ,
-                                   config.sharedMemBytes, config.hStream, params, extra)
-        if driver.record:
-            dims = attr.value.clusterDim
-            driver.launches[-1]["cluster"] = (dims.x, dims.y, dims.z)
-        return (result,)
+    def load(self, module, image):
+        self.loads.append(state.current_device)
+        module[0] = len(self.loads)
+        return 0
 
-    for f in (cuModuleLoadData, cuModuleGetFunction, cuFuncSetAttribute,
-              cuOccupancyMaxActiveBlocksPerMultiprocessor, cuGetErrorName,
-              cuTensorMapEncodeTiled, cuLaunchKernel, cuOccupancyMaxActiveClusters,
-              cuLaunchKernelEx):
-        setattr(driver, f.__name__, f)
-    return driver
+    def occupancy_clusters(self, out, function, config):
+        c = _LaunchConfig.from_address(config)
+        dims = tuple(_ClusterAttribute.from_address(c.attrs).dims)
+        self.occupancy_queries.append((function, "clusters", dims))
+        out[0] = self.active_clusters
+        return 0
+
+    def occupancy_blocks(self, out, function, block, smem):
+        self.occupancy_queries.append((function, block, smem))
+        out[0] = 1
+        return 0
+
+
+def _callbacks(driver):
+    """The TilecRtDriver members of ``driver`` as ctypes callbacks."""
+    def put(p, value):
+        p[0] = value
+        return 0
+
+    def error_name(e, name):
+        name[0] = _ERROR_NAMES.get(e, b"CUDA_ERROR_UNKNOWN")
+        return 0
+
+    def get_function(f, module, name):
+        return put(f, 0x1000 * module + state.current_device)
+    impl = {
+        "getErrorName": error_name, "getErrorString": lambda e, text: put(text, None),
+        "ctxGetCurrent": lambda ctx: put(ctx, 0xC000 + state.current_device),
+        "ctxPushCurrent": lambda ctx: 0, "ctxPopCurrent": lambda ctx: put(ctx, None),
+        "ctxGetDevice": lambda dev: put(dev, state.current_device),
+        "deviceGetAttribute": lambda value, attr, dev: put(value, state.sms),
+        "moduleLoadData": driver.load, "moduleUnload": lambda m: 0,
+        "moduleGetFunction": get_function, "funcSetAttribute": lambda f, attr, v: 0,
+        "occupancyMaxActiveBlocksPerMultiprocessor": driver.occupancy_blocks,
+        "occupancyMaxActiveClusters": driver.occupancy_clusters,
+        "tensorMapEncodeTiled": driver.encode, "launchKernelEx": driver.launch}
+    return {name: ftype(impl[name]) for name, ftype in _rtcapi.DRIVER_FUNCTIONS}
 
 
 # -- cupy ---------------------------------------------------------------------
@@ -526,33 +510,29 @@ def cupy_array(shape, dtype="float16", strides=None, offset=0, device_id=0):
 
 
 module = None  # the installed fake torch
-driver = None  # the installed fake driver
+driver = None  # the installed fake driver (FakeDriver)
 _saved = {}
-_NAMES = ("torch", "torch.cuda", "torch._C", "cuda", "cuda.bindings", "cuda.bindings.driver",
-          "cupy", "cupy.cuda")
+_NAMES = ("torch", "torch.cuda", "torch._C", "cupy", "cupy.cuda")
 
 
 def install():
-    """Puts fresh fakes into sys.modules; returns (torch, driver)."""
+    """Puts fresh fakes into sys.modules and the fake driver into
+    libtilec-runtime.so (tilecRtSetDriver); returns (torch, driver)."""
     global module, driver
-    module, driver = _build_torch(), _build_driver()
+    module, driver = _build_torch(), FakeDriver()
     state.current_device, state.device_switches, state.capability = 0, 0, (9, 0)
     state.sms = 132
     state.tensor_ops = []
     state.streams = {0: 0x5000, 1: 0x5100}
     cupy_state.device, cupy_state.streams, cupy_state.copies = 0, {0: 0x6000, 1: 0x6100}, []
     cupy = _build_cupy()
-    cuda_pkg = types.ModuleType("cuda")
-    bindings = types.ModuleType("cuda.bindings")
-    bindings.driver = driver
-    cuda_pkg.bindings = bindings
-    new = {"torch": module, "torch.cuda": module.cuda, "torch._C": module._C, "cuda": cuda_pkg,
-           "cuda.bindings": bindings, "cuda.bindings.driver": driver, "cupy": cupy,
+    new = {"torch": module, "torch.cuda": module.cuda, "torch._C": module._C, "cupy": cupy,
            "cupy.cuda": cupy.cuda}
     for name in _NAMES:
         _saved.setdefault(name, sys.modules.get(name))
         sys.modules[name] = new[name]
     _forget_runtime_modules()
+    _rtcapi.set_driver(driver.table)
     return module, driver
 
 
@@ -564,6 +544,7 @@ def uninstall():
         else:
             sys.modules[name] = old
     _forget_runtime_modules()
+    _rtcapi.set_driver(None)
 
 
 def _forget_runtime_modules():

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Host cost per call of the tilec launch path, on the CPU, with the fake
-torch and CUDA driver of fake_cuda.py (cuLaunchKernel does nothing).
+torch and CUDA driver of fake_cuda.py (a launch does nothing).
 
 Times, for a 256x256x256 bf16 GEMM on an sm_80-style kernel (no tensor maps)
 and an sm_90a-style one (3 tensor maps, persistent grid):
 
-  * ``raw``: the (fake) cuLaunchKernel with arguments packed once -- the
-    floor, what the Python-level call of the binding costs;
+  * ``raw``: ``tilecRtLaunchRun`` of a launch prepared once, with no
+    arguments to compare -- the floor, one ctypes call into
+    libtilec-runtime.so (whose fake launchKernelEx is a C function doing
+    nothing);
   * ``kernel_call``: ``tilec.runtime.Kernel.__call__`` on tensors;
   * ``gemm``: ``tilec.gemm(a, b, out=out)`` (precompiled artifacts);
   * ``gemm_alloc``: ``tilec.gemm(a, b)`` (allocates out).
@@ -30,7 +32,6 @@ older version, to compare).
 """
 
 import argparse
-import ctypes
 import json
 import os
 import statistics
@@ -95,22 +96,16 @@ def write_kernel(artifacts, chip, name, meta, source):
     return base
 
 
-def raw_launcher(driver, kernel, values, grid):
-    """The floor: ``kernel``'s function launched through the binding with
-    ``values`` (pointers and i32 scalars) packed once."""
-    function = kernel._load()
-    holders = [ctypes.c_uint64(v) if p["kind"] == "pointer" else ctypes.c_int32(v)
-               for p, v in zip(kernel.params, values)]
-    pointers = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h) for h in holders])
-    address = ctypes.addressof(pointers)
-    stream = driver.CUstream(0x5000)
-    launch = driver.cuLaunchKernel
-    block = kernel._block
+def raw_launcher(kernel, values):
+    """The floor: one ``tilecRtLaunchRun`` of a launch of ``values``
+    prepared once, with no arguments to compare -- what any launch through
+    libtilec-runtime.so costs (one ctypes call)."""
+    prepared = kernel.prepare(values)
+    run, handle = prepared._run, prepared.handle
 
     def raw():
-        launch(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], 1024, stream,
-               address, 0)
-    raw.holders = (holders, pointers)
+        run(handle, None, 0, 0x5000)
+    raw.prepared = prepared
     return raw
 
 
@@ -150,8 +145,8 @@ def run(calls=20000, rounds=7, shape=(256, 256, 256)):
                 kernel = runtime.Kernel(base + ".json")
                 args = (a, b, out, m, n, k, k, n, n)
                 kernel(*args)
-                raw = raw_launcher(driver, kernel, [a.data_ptr(), b.data_ptr(), out.data_ptr()]
-                                   + list(args[3:]), (4, 1, 1))
+                raw = raw_launcher(kernel, [a.data_ptr(), b.data_ptr(), out.data_ptr()]
+                                   + list(args[3:]))
 
                 def gemm():
                     tilec.gemm(a, b, out=out, chip=chip, artifacts=artifacts)
@@ -179,7 +174,7 @@ def run(calls=20000, rounds=7, shape=(256, 256, 256)):
                 values = [t.data_ptr() for t in (q, k_, v, o, lse)] + [
                     batch, heads, heads, seq, seq, stride, seq * dim, stride, seq * dim,
                     heads * seq]
-                raw = raw_launcher(driver, kernel, values, (seq // 128, heads, batch))
+                raw = raw_launcher(kernel, values)
                 for label, fn in (
                         ("attention_raw", raw),
                         ("attention", lambda: tilec.attention(q, k_, v, out=o, chip=chip,

@@ -6,15 +6,14 @@ checked after cached fast calls."""
 
 import json
 import os
-import struct
 
 import pytest
 
 import fake_cuda
 import overhead_bench
 import tilec
-from tilec import kernels, op_gemm, plans, runtime
-from tilec.grid import GridRuleError, compile_rule, evaluate_grid
+from tilec import _rtcapi, kernels, op_gemm, plans, runtime
+from tilec.errors import GridRuleError
 
 M, N, K = 256, 192, 128
 
@@ -157,9 +156,11 @@ def test_persistent_cluster_kernel_refuses_a_partial_cluster_of_tiles(fakes):
                        grid=["ceildiv(M, 256) * ceildiv(N, 64)"])
     fake_cuda.state.sms = 4
     a, b, c = operands(m=768, n=64)  # 3 tiles
-    with pytest.raises(runtime.LaunchError, match=r"grid \(3, 1, 1\) is not a whole number of 2x1x1 clusters \(a persistent"):
+    # (The runtime's words: test/Runtime/Inputs/launch-contract.json.)
+    with pytest.raises(runtime.LaunchError,
+                       match="grid x = 3 is not a multiple of the cluster size 2"):
         kernel(a, b, c, 768, 64, K, K, 64, 64)
-    with pytest.raises(runtime.LaunchError, match="whole number of 2x1x1 clusters"):
+    with pytest.raises(runtime.LaunchError, match="not a multiple of the cluster size 2"):
         kernel.prepare([a.data_ptr(), b.data_ptr(), c.data_ptr(), 768, 64, K, K, 64, 64])
     assert driver.launches == []
 
@@ -168,7 +169,8 @@ def test_cluster_kernel_refuses_a_partial_cluster_grid(fakes):
     torch, driver = fakes
     kernel = cluster_kernel()
     a, b, c = operands()
-    with pytest.raises(runtime.LaunchError, match=r"grid \(3, 1, 1\) is not a whole number of 2x1x1 clusters"):
+    with pytest.raises(runtime.LaunchError,
+                       match="grid x = 3 is not a multiple of the cluster size 2"):
         kernel(a, b, c, M, N, K, K, N, N, grid=(3,))
     assert driver.launches == []
 
@@ -195,8 +197,11 @@ def test_kernel_call_still_checks_after_cached_calls(fakes):
         kernel(a, b, c, 256.0, N, K, K, N, N)
     with pytest.raises(runtime.LaunchError, match="takes 9 arguments"):
         kernel(a, b, c, M, N, K, K, N)
-    with pytest.raises(runtime.LaunchError, match="does not fit its parameter type"):
+    with pytest.raises(runtime.LaunchError, match=r"'M' is a scalar \(i32\); 2147483648 is "
+                                                  r"out of range"):
         kernel(a, b, c, 2 ** 31, N, K, K, N, N)
+    with pytest.raises(runtime.LaunchError, match="does not fit its parameter type"):
+        kernel(a, b, c, 2 ** 64, N, K, K, N, N)
     assert len(driver.launches) == 1
 
 
@@ -205,10 +210,10 @@ def test_tma_requirements_are_checked_when_encoding(fakes):
     meta = overhead_bench.gemm_meta("gemm_bf16_bf16_brow", "sm_90a")
     for p in meta["params"]:
         p.pop("divisibility", None)
-    kernel = runtime.Kernel.from_artifacts(meta, b"")
+    kernel = runtime.Kernel.from_artifacts(meta, b"\x7fELF fake cubin")
     a, b, c = operands(k=12, lda=12)
-    with pytest.raises(runtime.LaunchError, match="TMA needs a 16-byte aligned base and 16-byte "
-                                                  "multiple strides"):
+    with pytest.raises(runtime.LaunchError, match="tensor map of 'A': stride lda=12 of "
+                                                  "dimension 1 .* a multiple of 16 bytes"):
         kernel(a, b, c, M, N, 12, 12, N, N)
     assert driver.launches == []
 
@@ -229,7 +234,7 @@ def test_half_and_float_scalars(fakes):
     meta["params"][3:3] = [{"name": "alpha", "kind": "scalar", "dtype": "f32"},
                            {"name": "beta", "kind": "scalar", "dtype": "bf16"},
                            {"name": "gamma", "kind": "scalar", "dtype": "f16"}]
-    kernel = runtime.Kernel.from_artifacts(meta, b"")
+    kernel = runtime.Kernel.from_artifacts(meta, b"\x7fELF fake cubin")
     driver.param_formats = formats(kernel)
     a, b, c = operands()
     kernel(a, b, c, 0.5, -2.0, 1e6, M, N, K, K, N, N)
@@ -238,16 +243,18 @@ def test_half_and_float_scalars(fakes):
     assert params[6:] == [M, N, K, K, N, N]
 
 
-def test_grid_rules_compile_to_the_evaluated_values():
+def test_grid_rules_are_evaluated_by_the_runtime():
     rule = ["ceildiv(M, 128) * ceildiv(N, 256)", "floordiv(K, 2) - mod(K, 3)", "-(-M)"]
-    f = compile_rule(rule, {"M": 0, "N": 1, "K": 2})
     for m, n, k in [(1000, 513, 7), (1, 1, 0), (128, 256, 12345), (0, 5, 9)]:
-        assert f((m, n, k)) == evaluate_grid(rule, {"M": m, "N": n, "K": k})
-    assert compile_rule(["4"], {})(()) == (4, 1, 1)
+        assert tilec.evaluate_grid(rule, {"M": m, "N": n, "K": k}) == (
+            -(-m // 128) * -(-n // 256), k // 2 - k % 3, m)
+    assert tilec.evaluate_grid(["4"], {}) == (4, 1, 1)
+    kernel = kernel_of("sm_80")
+    assert kernel.grid(M=1000, N=520) == (24, 1, 1)
     with pytest.raises(GridRuleError, match="unknown parameter 'X'"):
-        compile_rule(["X + 1"], {"M": 0})
+        tilec.evaluate_grid(["X + 1"], {"M": 0})
     with pytest.raises(GridRuleError, match="division by zero"):
-        compile_rule(["ceildiv(M, N)"], {"M": 0, "N": 1})((5, 0))
+        tilec.evaluate_grid(["ceildiv(M, N)"], {"M": 5, "N": 0})
 
 
 # -- tilec.gemm down to the driver ------------------------------------------
@@ -288,7 +295,7 @@ def gemm_launch(driver, meta):
 def test_gemm_launches_the_right_values(fakes, artifacts_dir, chip):
     torch, driver = fakes
     meta = artifacts_dir(chip, M, N, K)
-    kernel = runtime.Kernel.from_artifacts(meta, b"")
+    kernel = runtime.Kernel.from_artifacts(meta, b"\x7fELF fake cubin")
     driver.param_formats = formats(kernel)
     a, b, c = operands()
     for _ in range(2):
@@ -419,8 +426,18 @@ def test_overhead_benchmark_runs():
             assert row["gemm_over_raw_us"] < 30 and row["kernel_call_over_raw_us"] < 30, row
 
 
-def test_struct_layout_matches_natural_alignment(fakes):
-    kernel = kernel_of("sm_90a")
-    assert kernel._offsets[:9] == (0, 8, 16, 24, 28, 32, 36, 40, 44)
-    assert [o % 64 for o in kernel._offsets[9:]] == [0, 0, 0]
-    assert struct.calcsize(kernel._struct.format) == kernel._struct.size
+def test_arguments_are_packed_as_the_runtime_reads_them(fakes):
+    """One pack_into writes the TilecRtArg array _rtcapi.make_arg would:
+    pointers (no dtype: Python checked it), integers and floats."""
+    meta = overhead_bench.gemm_meta("gemm_bf16_bf16_brow_alpha", "sm_80")
+    meta["params"][3:3] = [{"name": "alpha", "kind": "scalar", "dtype": "f32"}]
+    kernel = runtime.Kernel.from_artifacts(meta, b"\x7fELF fake cubin")
+    values = [0x10000, 0x20000, 0x30000, 0.25, M, N, K, K, N, N]
+    args, _ = kernel._args_buffer()
+    kernel._fill(args, values)
+    expected = (_rtcapi.Arg * len(values))()
+    for arg, value, p in zip(expected, values, kernel.params):
+        kind = (_rtcapi.ARG_POINTER if p["kind"] == "pointer" else
+                _rtcapi.ARG_FLOAT if p["dtype"] == "f32" else _rtcapi.ARG_INT)
+        _rtcapi.make_arg(arg, kind, value)
+    assert bytes(args) == bytes(expected)

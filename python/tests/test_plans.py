@@ -235,16 +235,16 @@ def test_gemm_plan_re_packs_after_a_failed_re_pack(fakes, artifacts, monkeypatch
     a, b, c = operands()
     a2 = operands()[0]
     tilec.gemm(a, b, out=c, **where)
-    real = runtime.Kernel._pack
+    real = runtime.Kernel._fill
 
-    def pack_then_fail(self, arena, values):
-        real(self, arena, values)
+    def fill_then_fail(self, args, values):
+        real(self, args, values)
         raise runtime.LaunchError("injected")
 
-    monkeypatch.setattr(runtime.Kernel, "_pack", pack_then_fail)
+    monkeypatch.setattr(runtime.Kernel, "_fill", fill_then_fail)
     with pytest.raises(runtime.LaunchError, match="injected"):
         tilec.gemm(a2, b, out=c, **where)
-    monkeypatch.setattr(runtime.Kernel, "_pack", real)
+    monkeypatch.setattr(runtime.Kernel, "_fill", real)
     tilec.gemm(a, b, out=c, **where)
     assert [launch["params"][0] for launch in driver.launches] == [a.data_ptr(), a.data_ptr()]
 

@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 from ._capi import CompilerNotFoundError
 from .artifacts import ArtifactError
 from .compiler import CompiledKernel, CompileError, CompileResult, compile
-from .grid import evaluate_grid
+from .runtime import evaluate_grid
 from .specialize import specialization
 from .training import attention_backward
 from .ops import (ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError,

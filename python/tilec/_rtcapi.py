@@ -159,6 +159,10 @@ def _load(path):
 _lock = threading.Lock()
 _library = None
 
+#: Bumped by every :func:`set_driver`: handles made under another driver are
+#: not destroyed (their modules belong to a driver that is gone).
+driver_generation = 0
+
 
 def library():
     """The process-wide ``libtilec-runtime.so`` (a ctypes.CDLL); raises
@@ -189,7 +193,9 @@ def last_error():
 def set_driver(table):
     """Makes the runtime call ``table`` (a :class:`Driver`) instead of
     libcuda; ``None`` goes back to libcuda."""
+    global driver_generation
     lib = library()
+    driver_generation += 1
     if table is None:
         lib.tilecRtSetDriver(None)
         return

@@ -5,9 +5,11 @@ strides). Each raises :class:`ArgumentError` / :class:`DTypeError` with a
 message that names the argument and how to fix it.
 """
 
-from .errors import ArgumentError, DTypeError
-from .grid import GridRuleError, view_params, view_value
+import re
+
+from .errors import ArgumentError, DTypeError, GridRuleError
 from .kernels import FP8_DTYPES, default_out_dtype
+from .runtime import evaluate_grid
 from .tensors import ELEMENT_BYTES, dtype_name
 
 
@@ -15,6 +17,32 @@ _GEMM_INPUT_DTYPES = ("bf16", "f16", "f32", "i8") + FP8_DTYPES
 _GEMM_OUTPUT_DTYPES = ("bf16", "f16", "f32")
 _ACTIVATIONS = (None, "relu", "gelu", "silu")
 _ROW_BYTES = 16  # cp.async / TMA move 16-byte chunks: row strides are multiples
+
+
+_VIEW_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_VIEW_FUNCTIONS = ("ceildiv", "floordiv", "mod")
+
+
+def view_params(value):
+    """The parameter names a tensor-map size or stride of <kernel>.json
+    reads (an integer, a name, or an expression in the grid rule's syntax)."""
+    if isinstance(value, int):
+        return ()
+    return tuple(dict.fromkeys(n for n in _VIEW_NAME.findall(value)
+                               if n not in _VIEW_FUNCTIONS))
+
+
+def view_value(value, values):
+    """A tensor-map size or stride for the parameter values ``values`` (a
+    mapping), evaluated by the runtime; :class:`GridRuleError` for a
+    division by zero or a value outside the kernel's 32-bit [0, 2^31) (the
+    runtime checks every intermediate value again at launch)."""
+    if isinstance(value, int):
+        return value
+    (result, _, _) = evaluate_grid([value], {n: values[n] for n in view_params(value)})
+    if not 0 <= result < 2**31:
+        raise GridRuleError(f"computes {result}, outside [0, 2^31)")
+    return result
 
 
 def _check_device(op, infos):

@@ -22,3 +22,9 @@ class KernelNotAvailableError(RuntimeError):
 class LaunchError(RuntimeError):
     """A kernel cannot be launched with these arguments (checked against its
     metadata), or the CUDA driver refused the launch (:mod:`tilec.runtime`)."""
+
+
+class GridRuleError(ValueError):
+    """A grid rule (or a tensor-map size or stride) of <kernel>.json that
+    cannot be evaluated: a syntax error, an unknown parameter, a division by
+    zero (:func:`tilec.evaluate_grid`)."""

@@ -41,10 +41,7 @@ run() {
 # The launch contract's one implementation, as the AOT headers link it.
 runtime_sources=("$root/lib/Runtime/Json.cpp" "$root/lib/Runtime/KernelSpec.cpp"
                  "$root/lib/Runtime/Runtime.cpp" "$root/lib/Runtime/Driver.cpp")
-run build-libtilec-runtime "$nvcc" -std=c++17 -O2 -shared \
-    -Xcompiler -fPIC,-fvisibility=hidden -I"$root/include" \
-    "${runtime_sources[@]}" "$root/lib/Runtime/RuntimeCAPI.cpp" \
-    -o "$bin/libtilec-runtime.so"
+run build-libtilec-runtime env -u TILEC_RUNTIME_LIBRARY "$root/scripts/gpu/build_runtime.sh" "$bin"
 
 dirs=()
 for dir in "$art"/*; do

@@ -2,7 +2,8 @@
 # GPU check of the launch contract's one implementation, libtilec-runtime.so
 # (include/tilec-c/Runtime.h), through its three users, on the artifacts of
 # scripts/build/build_launch_contract_artifacts.sh (no compiler needed here):
-#   1. libtilec-runtime.so built here from lib/Runtime with nvcc;
+#   1. libtilec-runtime.so built here from lib/Runtime with nvcc
+#      (scripts/gpu/build_runtime.sh);
 #   2. the AOT header and the C++ runtime: scripts/gpu/aot_runtime_check.sh;
 #   3. the C ABI from Python (ctypes): scripts/gpu/launch_contract_check.py,
 #      with the host cost per launch of each path (JSON record);
@@ -18,7 +19,6 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 art="$(cd "${1:-$root/.gpu/launch-contract}" && pwd)"
 out="${OUT:-$root/out/launch-contract}"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 python="${PYTHON:-python3}"
 mkdir -p "$out"
 lib="$(mktemp -d)"
@@ -35,11 +35,10 @@ step() {
   fi
 }
 
-step build-libtilec-runtime "$nvcc" -std=c++17 -O2 -shared \
-  -Xcompiler -fPIC,-fvisibility=hidden -I"$root/include" \
-  "$root"/lib/Runtime/{Json,KernelSpec,Runtime,Driver,RuntimeCAPI}.cpp \
-  -o "$lib/libtilec-runtime.so"
-export TILEC_RUNTIME_LIBRARY="$lib/libtilec-runtime.so"
+# (built into $lib unless $TILEC_RUNTIME_LIBRARY names one: build_runtime.sh)
+step build-libtilec-runtime "$root/scripts/gpu/build_runtime.sh" "$lib"
+TILEC_RUNTIME_LIBRARY="$(tail -n 1 "$out/build-libtilec-runtime.log")"
+export TILEC_RUNTIME_LIBRARY
 
 step aot-runtime env OUT="$out/aot" "$root/scripts/gpu/aot_runtime_check.sh" "$art/aot"
 cd "$root"

@@ -19,13 +19,14 @@ any attempt to compile fails the check), then:
     on views (q a head slice, out with other strides) that take the copying
     path;
   * measures host time per call while the GPU is held busy by
-    torch.cuda._sleep (so only enqueueing is timed): a raw cuLaunchKernel
-    with prepacked arguments, tilec.gemm / tilec.attention (with out=, and
-    allocating), the runtime's Kernel.__call__ and torch.matmul, and
-    reports the host overhead over the raw launch in us (median and min
-    of the per-round differences, the timings interleaved round by round)
-    against the 10 us target (``target_us``, ``meets_target``). The raw launch and the op launch the same kernel
-    object on the same grid; the op's launch values are checked against the
+    torch.cuda._sleep (so only enqueueing is timed): a raw launch (one
+    ctypes call of the runtime's tilecRtLaunchRun, prepared once),
+    tilec.gemm / tilec.attention (with out=, and allocating), the
+    runtime's Kernel.__call__ and torch.matmul, and reports the host
+    overhead over the raw launch in us (median and min of the per-round
+    differences, the timings interleaved round by round) against the 10 us
+    target (``target_us``, ``meets_target``). The raw launch and the op
+    launch the same kernel object on the same grid; the op's launch values are checked against the
     raw launch's before timing, and the results of both after.
 
 Writes one JSON file (default $OUT/python_check.json) and exits non-zero if
@@ -35,7 +36,6 @@ any case fails.
 """
 
 import argparse
-import ctypes
 import json
 import os
 import statistics
@@ -51,7 +51,7 @@ import torch  # noqa: E402
 import tilec  # noqa: E402
 from scripts.harness import references as refs  # noqa: E402
 from scripts.harness.records import new_record, write_record  # noqa: E402
-from tilec import launch, ops  # noqa: E402
+from tilec import _rtcapi, launch, ops  # noqa: E402
 
 #: (M, N, K): odd sizes, a single row, a single column, a K tail; with a
 #: column-major bf16/f16 b on sm_90a the first three and (33, 1000, 777)
@@ -575,42 +575,26 @@ def catch_plan(call):
     return caught
 
 
-def raw_launch(launcher, values, extra_blobs=()):
-    """A raw cuLaunchKernel of ``launcher`` with ``values`` (pointers, i32
-    scalars) and tensor-map blobs packed once into ctypes holders; returns
-    (launch function, result code of a first launch)."""
-    from cuda.bindings import driver
-    holders = [ctypes.c_uint64(v) if p["kind"] == "pointer" else ctypes.c_int32(v)
-               for p, v in zip(launcher.params, values)]
-    holders += [ctypes.create_string_buffer(blob, 128) for blob in extra_blobs]
-    params = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h) for h in holders])
-    function = launcher._load()
-    named = {p["name"]: v for p, v in zip(launcher.params, values) if p["kind"] != "pointer"}
-    grid = launcher.grid(**named)
-    if launcher.meta.get("persistent"):
-        grid = (min(grid[0], launcher._resident_programs()),) + tuple(grid[1:])
-    block = launcher.meta["block"]
-    block = list(block) + [1] * (3 - len(block))
-    stream = driver.CUstream(torch.cuda.current_stream().cuda_stream)
-    smem = int(launcher.meta.get("smem_bytes", 0))
-    address = ctypes.addressof(params)
-    launch = driver.cuLaunchKernel
+def raw_launch(launcher, values):
+    """The floor: ``launcher`` with ``values`` prepared once through the
+    runtime's C ABI (tilecRtLaunchCreate), launched by one ctypes call of
+    tilecRtLaunchRun with no arguments to compare (libtilec-runtime.so then
+    only calls cuLaunchKernelEx); returns (launch function, status of a first
+    launch, grid)."""
+    prepared = launcher.prepare(values)
+    run, handle = _rtcapi.library().tilecRtLaunchRun, prepared.handle
+    stream = torch.cuda.current_stream().cuda_stream
 
     def raw():
-        launch(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], smem, stream,
-               address, 0)
-    raw.keep = (holders, params)
-    (err,) = launch(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], smem,
-                    stream, address, 0)
-    return raw, err, list(grid)
+        return run(handle, None, 0, stream)
+    raw.keep = prepared
+    return raw, raw(), list(prepared.grid)
 
 
 def overhead(chip, artifacts, shape=(256, 256, 256), calls=200):
     """Host cost per call: tilec.gemm vs Kernel.__call__ (and Kernel.launch
-    with checked values) vs raw cuLaunchKernel, all launching the kernel
+    with checked values) vs the raw launch, all launching the kernel
     tilec.gemm dispatches to for ``shape``."""
-    from cuda.bindings import driver
-    from tilec.runtime import encode_tensor_map
     m, n, k = shape
     a, b = padded(m, k, torch.bfloat16), padded(k, n, torch.bfloat16)
     out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
@@ -630,18 +614,14 @@ def overhead(chip, artifacts, shape=(256, 256, 256), calls=200):
                            f"expected {name} with {expected}")
     launcher = caught[0][0]
     args = (a, b, out, m, n, k, a.stride(0), b.stride(0), out.stride(0))
-    named = {"M": m, "N": n, "K": k, "lda": a.stride(0), "ldb": b.stride(0),
-             "ldc": out.stride(0)}
-    blobs = [encode_tensor_map(spec, {"A": a, "B": b, "C": out}[spec["base"]].data_ptr(), named)
-             for spec in launcher.tensor_maps]
 
-    # Raw launch: the same function and grid with the parameter buffer packed once.
+    # Raw launch: the same kernel, grid and values, prepared once.
     out.zero_()
-    raw, err, grid = raw_launch(launcher, expected, blobs)
+    raw, err, grid = raw_launch(launcher, expected)
     torch.cuda.synchronize()
     ref = a.float() @ b.float()
     raw_err = (out.float() - ref).abs().max().item() / ref.abs().max().item()
-    if err != driver.CUresult.CUDA_SUCCESS or raw_err > 1.6e-2:
+    if err != _rtcapi.SUCCESS or raw_err > 1.6e-2:
         raise RuntimeError(f"raw launch for {chip} failed: {err}, rel err {raw_err}")
 
     launch_values = list(expected)
@@ -672,9 +652,8 @@ def overhead(chip, artifacts, shape=(256, 256, 256), calls=200):
 
 def attention_overhead(chip, artifacts, shape=(2, 8, 512, 128), calls=200):
     """Host cost per call: tilec.attention (out=, no lse) vs a raw
-    cuLaunchKernel of the same kernel with the same values; also with an
+    launch of the same kernel with the same values; also with an
     allocated out, with the lse returned, and torch's SDPA."""
-    from cuda.bindings import driver
     b, h, s, d = shape
     torch.manual_seed(11)
     q, k, v = (torch.randn(b, h, s, d, device="cuda").bfloat16() for _ in range(3))
@@ -693,18 +672,12 @@ def attention_overhead(chip, artifacts, shape=(2, 8, 512, 128), calls=200):
         raise RuntimeError(f"tilec.attention for {chip} launched {values}, expected "
                            f"{expected_head} + [lse] + {expected_tail}")
     raw_values = expected_head + [lse.data_ptr()] + expected_tail
-    # The sm_90a kernel reads Q, K, V and writes O through TMA tensor maps.
-    from tilec.runtime import encode_tensor_map
-    named = {p["name"]: v for p, v in zip(launcher.meta["params"], raw_values)}
-    tensors = {"Q": q, "K": k, "V": v, "O": out}
-    blobs = [encode_tensor_map(spec, tensors[spec["base"]].data_ptr(), named)
-             for spec in launcher.tensor_maps]
     out.zero_()
-    raw, err, grid = raw_launch(launcher, raw_values, blobs)
+    raw, err, grid = raw_launch(launcher, raw_values)
     torch.cuda.synchronize()
     ref, _ = attention_reference(q, k, v, False)
     raw_err = (out.float() - ref).abs().max().item() / ref.abs().max().item()
-    if err != driver.CUresult.CUDA_SUCCESS or raw_err > 1e-2:
+    if err != _rtcapi.SUCCESS or raw_err > 1e-2:
         raise RuntimeError(f"raw attention launch for {chip} failed: {err}, rel err {raw_err}")
     per_round = timed({
         "raw": raw,

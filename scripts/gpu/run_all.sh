@@ -22,6 +22,14 @@ out="${OUT:-out/gpu}"
 quick="${QUICK:-}"
 checks="${CHECKS:-examples gemm attention backward training python bmm grouped block corpus aot wgmma_rs attention_block variants sweep any_strides decoder split_k gemm_sweep batch_reduce shuffle lin linalg host}"
 mkdir -p "$out"
+# The launch contract, through which every check launches (the package and
+# the AOT headers): $TILEC_RUNTIME_LIBRARY, or built here with nvcc.
+if ! TILEC_RUNTIME_LIBRARY="$(scripts/gpu/build_runtime.sh 2> "$out/build_runtime.txt")"; then
+  echo "build_runtime: FAILED ($out/build_runtime.txt)"
+  exit 1
+fi
+export TILEC_RUNTIME_LIBRARY
+echo "runtime library: $TILEC_RUNTIME_LIBRARY"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > "$out/gpu.txt" 2>&1
 failed=""
 
