@@ -177,7 +177,8 @@ def library():
             found = next((p for p in tried if os.path.isfile(p)), None)
             if found is None:
                 where = ("set TILEC_RUNTIME_LIBRARY to it" if source_checkout() is None else
-                         "build it (ninja tilec-runtime) or set TILEC_RUNTIME_LIBRARY to it")
+                         "build it (ninja tilec-runtime; without the compiler, "
+                         "scripts/gpu/build_runtime.sh) or set TILEC_RUNTIME_LIBRARY to it")
                 raise RuntimeNotFoundError(
                     f"the tilec runtime library ({LIBRARY_NAME}) was not found; looked in: "
                     f"{', '.join(tried)}. It launches every kernel: {where}")
