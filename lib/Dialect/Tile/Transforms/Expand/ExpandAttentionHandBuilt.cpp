@@ -14,7 +14,8 @@
 // ExpandAttention.cpp by default, as fast as this one (0.98-1.06x on the
 // H200: bench/results/2026-12-02_attention_causal_default_by_passes_h200.json,
 // 2026-12-04_wgmma_descriptor_remat_h200.json); this file stays the default
-// at head dim 256 (the pass-built kernel: 0.94-0.98x). It is 7f22ed6's
+// at head dim 256 (the pass-built kernel: 0.88-0.96x on the H100,
+// bench/results/2026-12-06_attention_d256_gap_h100.json). It is 7f22ed6's
 // warp-specialized path, and is deleted once the passes reach it there.
 //
 //===----------------------------------------------------------------------===//

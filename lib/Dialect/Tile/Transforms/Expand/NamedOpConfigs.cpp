@@ -613,7 +613,9 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   //   (bench/results/2026-12-02_attention_causal_default_by_passes_h200.json);
   //   the persistent causal pairs, S = 1k / 2k, head dim 64 1.07 / 1.04x,
   //   head dim 128 1.03 / 1.04x (the split-loops results).
-  // Not yet at head dim 256 (0.94-0.98x).
+  // Not yet at head dim 256: 0.88-0.96x on the H100, where the key loop's
+  // mask costs it (without the mask 0.97-0.99x) and tile-split-loops' split
+  // does not win it back (bench/results/2026-12-06_attention_d256_gap_h100.json).
   c.byPasses = flags.byPasses.value_or(d <= 128);
   // tile-split-loops on the persistent kernels (measured, ExpandAttention)
   // and on FP8: unsplit 0.90-0.94x (the same results).
