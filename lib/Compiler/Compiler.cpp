@@ -24,6 +24,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/IR/Threading.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Config/llvm-config.h"
@@ -426,6 +427,8 @@ static LogicalResult generateCode(gpu::GPUModuleOp gpuModule,
   ArrayAttr targets = *gpuModule.getTargets();
   auto serializer = cast<gpu::TargetAttrInterface>(targets[0]);
   auto captureIR = [&](llvm::Module &m) {
+    if (!options.keepLLVMIR)
+      return;
     llvm::raw_string_ostream os(out.llvmIR);
     m.print(os, nullptr);
   };
@@ -486,6 +489,7 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
     return emitError(module.getLoc(), "no tile.kernel to compile");
 
   PassManager pm(module.getContext());
+  pm.enableVerifier(options.verifyEachPass);
   TilecPipelineOptions pipelineOptions;
   pipelineOptions.chip = options.chip;
   pipelineOptions.optLevel = options.optLevel;
@@ -499,6 +503,12 @@ mlir::tilec::compileModule(ModuleOp module, const CompileOptions &options) {
       pm.enableTiming(passes);
     if (failed(pm.run(module)))
       return failure();
+    // The NVVM-level module is translated below, which assumes valid IR.
+    if (!options.verifyEachPass) {
+      TimingScope verifying = passes.nest("verify the pipeline's output");
+      if (failed(verify(module)))
+        return failure();
+    }
   }
 
   SmallVector<KernelArtifacts> result;

@@ -79,6 +79,12 @@ static cl::opt<unsigned> ptxasTimeoutOpt(
 static cl::opt<unsigned> optLevelOpt("O", cl::init(3), cl::Prefix,
                                      cl::desc("LLVM optimization level"),
                                      cl::cat(tilecCategory));
+static cl::opt<bool> verifyEachOpt(
+    "verify-each", cl::init(false),
+    cl::desc("Verify the IR after every pass, as tilec-opt does (for "
+             "debugging the compiler; by default the input and the "
+             "pipeline's output are verified)"),
+    cl::cat(tilecCategory));
 static cl::opt<bool> verboseOpt("v", cl::desc("Print the files written"),
                                  cl::cat(tilecCategory));
 static cl::opt<bool> printOpOnDiagnosticOpt(
@@ -234,6 +240,8 @@ static LogicalResult runTilec(MLIRContext &context) {
   options.cubinArch = cubinArchOpt;
   options.fastMath = fastMathOpt;
   options.ptxasTimeoutSeconds = ptxasTimeoutOpt;
+  options.verifyEachPass = verifyEachOpt;
+  options.keepLLVMIR = *stage == EmitStage::LLVM;
   options.timing = timingOpt ? &timing : nullptr;
   if (host)
     return emitHost(*module, options);

@@ -56,6 +56,16 @@ struct CompileOptions {
   /// Approximate float math in every kernel (`--fast-math`; see
   /// tile-fast-math).
   bool fastMath = false;
+  /// Verify the IR after every pass of tilec-to-nvvm (`tilec --verify-each`),
+  /// as tilec-opt does. Off: the input is verified when parsed and the
+  /// pipeline's output once before translation; the passes in between are
+  /// not (verifying the scalarized kernel after each of them cost about a
+  /// sixth of the pipeline's time).
+  bool verifyEachPass = false;
+  /// Keep each kernel's optimized LLVM IR in KernelArtifacts::llvmIR
+  /// (printing it costs time on large kernels; the driver asks for it only
+  /// with --emit=llvm).
+  bool keepLLVMIR = true;
   /// Where the compile's phases are timed (`tilec --timing`): the passes
   /// (one timer each), LLVM's optimization and NVPTX code generation, and
   /// ptxas nest under it. Null: untimed.
