@@ -133,11 +133,58 @@ struct TileScalarizeElementwisePass
 
 } // namespace
 
-/// Blocks with more operations keep their order: each move makes MLIR
-/// renumber the block for the next isBeforeInBlock, so the schedule costs
-/// O(ops^2) (100 s for a 64x1024-element loop body; a fuzzed input). The
-/// kernels tilec ships stay far below.
+/// Blocks with more operations keep their order (the limit once bounded an
+/// O(ops^2) schedule, 100 s for a 64x1024-element loop body, a fuzzed input;
+/// the schedule is linear now, and the limit stays so that such blocks keep
+/// the code they had). The kernels tilec ships stay far below.
 static constexpr size_t kMaxScheduledOps = 16384;
+
+namespace {
+/// Positions of a block's operations as they move, so that comparing two of
+/// them costs a lookup. Operation::isBeforeInBlock would renumber the whole
+/// block after each move (MLIR invalidates a block's order when an operation
+/// moves in it), which made the schedule quadratic in the block's size.
+/// Labels are spaced apart; an operation moved between two neighbours takes
+/// the label halfway, and the block is relabelled when no gap is left.
+class BlockOrder {
+public:
+  explicit BlockOrder(Block &block) : block(block) { relabel(); }
+
+  /// Whether `a` is before `b`; both are in the block.
+  bool isBefore(Operation *a, Operation *b) const {
+    return labels.lookup(a) < labels.lookup(b);
+  }
+
+  /// Moves `op` right after `after` (both in the block) and labels it.
+  void moveAfter(Operation *op, Operation *after) {
+    if (after->getNextNode() == op)
+      return;
+    op->moveAfter(after);
+    uint64_t lo = labels.lookup(after);
+    Operation *next = op->getNextNode();
+    uint64_t hi = next ? labels.lookup(next) : lo + 2 * kStride;
+    if (hi - lo > 1) {
+      labels[op] = lo + (hi - lo) / 2;
+      return;
+    }
+    relabel();
+  }
+
+private:
+  static constexpr uint64_t kStride = uint64_t(1) << 32;
+
+  void relabel() {
+    uint64_t label = kStride;
+    for (Operation &op : block) {
+      labels[&op] = label;
+      label += kStride;
+    }
+  }
+
+  Block &block;
+  llvm::DenseMap<Operation *, uint64_t> labels;
+};
+} // namespace
 
 /// Moves each pure scalar arith/math/vector.extract op of `block` right after
 /// the last definition of its operands in the block.
@@ -147,6 +194,7 @@ static void scheduleElementMajor(Block &block) {
     ops.push_back(&op);
   if (ops.size() > kMaxScheduledOps)
     return;
+  BlockOrder order(block);
   for (Operation *op : ops) {
     if (!isPure(op) || op->getNumRegions() != 0 || op->getNumOperands() == 0)
       continue;
@@ -161,11 +209,11 @@ static void scheduleElementMajor(Block &block) {
       Operation *def = v.getDefiningOp();
       if (!def || def->getBlock() != &block)
         continue;
-      if (!last || last->isBeforeInBlock(def))
+      if (!last || order.isBefore(last, def))
         last = def;
     }
-    if (last && last != op && last->isBeforeInBlock(op))
-      op->moveAfter(last);
+    if (last && last != op && order.isBefore(last, op))
+      order.moveAfter(op, last);
   }
 }
 
