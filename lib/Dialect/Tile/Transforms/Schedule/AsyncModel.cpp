@@ -348,7 +348,8 @@ std::optional<int64_t> evalScalar(Operation *op, ArrayRef<int64_t> in) {
 class Simulation {
 public:
   Simulation(KernelOp kernel, const Path &path, uint64_t maxSteps)
-      : kernel(kernel), path(path), maxSteps(maxSteps) {}
+      : kernel(kernel), kernelBody(&kernel.getBody().front()), path(path),
+        maxSteps(maxSteps) {}
 
   PathResult run();
 
@@ -420,6 +421,7 @@ private:
   int64_t countAgents(int cta, RendezvousKind kind);
 
   KernelOp kernel;
+  Block *kernelBody; ///< whose arguments are the path's parameters
   const Path &path;
   uint64_t maxSteps;
   uint64_t steps = 0;
@@ -719,7 +721,7 @@ void Simulation::reportDeadlock() {
 
 std::optional<int64_t> Simulation::getInt(Agent &a, Value v) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (arg.getOwner() == &kernel.getBody().front()) {
+    if (arg.getOwner() == kernelBody) {
       auto it = path.args.find(arg.getArgNumber());
       if (it == path.args.end())
         return std::nullopt;
@@ -761,13 +763,19 @@ std::optional<int64_t> Simulation::needInt(Agent &a, Value v, Operation *op,
   return std::nullopt;
 }
 
+// The lookups below skip empty maps: loops carry mostly integers, and most
+// of the time no wgmma accumulator is in flight (the simulator binds loop
+// values on every iteration, millions of times for a grouped GEMM).
+
 ValueState Simulation::getState(Agent &a, Value v) {
   ValueState s;
   s.integer = getInt(a, v);
-  if (auto it = a.inflight.find(v); it != a.inflight.end())
-    s.inflight = it->second;
-  if (auto it = a.views.find(v); it != a.views.end())
-    s.stageView = it->second;
+  if (!a.inflight.empty())
+    if (auto it = a.inflight.find(v); it != a.inflight.end())
+      s.inflight = it->second;
+  if (!a.views.empty())
+    if (auto it = a.views.find(v); it != a.views.end())
+      s.stageView = it->second;
   return s;
 }
 
@@ -778,21 +786,23 @@ void Simulation::setState(Agent &a, Value v, const ValueState &s) {
     a.ints.erase(v);
   if (s.inflight)
     a.inflight[v] = *s.inflight;
-  else
+  else if (!a.inflight.empty())
     a.inflight.erase(v);
   if (s.stageView)
     a.views[v] = *s.stageView;
-  else
+  else if (!a.views.empty())
     a.views.erase(v);
 }
 
 void Simulation::bindAll(Agent &a, ValueRange from, ValueRange to) {
-  SmallVector<ValueState> states;
+  SmallVector<ValueState, 8> states;
   for (Value v : from)
     states.push_back(getState(a, v));
   for (auto [v, s] : llvm::zip(to, states))
     setState(a, v, s);
   // The dot each in-flight value came from, for messages.
+  if (a.inflightDot.empty())
+    return;
   for (auto [f, t] : llvm::zip(from, to))
     if (Operation *dot = a.inflightDot.lookup(f))
       a.inflightDot[t] = dot;
@@ -1287,6 +1297,9 @@ void Simulation::fence(Agent &a) {
 
 bool Simulation::checkNotInflight(Agent &a, Operation *op,
                                   ValueRange operands) {
+  // Most operations run with no wgmma accumulator in flight.
+  if (a.inflight.empty())
+    return true;
   for (Value v : operands) {
     auto it = a.inflight.find(v);
     if (it == a.inflight.end())
