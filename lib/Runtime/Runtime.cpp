@@ -53,6 +53,9 @@ struct RequestHash {
 struct PreparedLaunch::Impl {
   Kernel::State *state = nullptr;
   CUfunction function = nullptr;
+  /// Programs the device holds at once (Kernel::ModuleInfo), the cap of a
+  /// persistent kernel's grid.
+  unsigned residentPrograms = 0;
   LaunchPlan plan;
   /// The grid launched: the plan's, capped for persistent kernels.
   std::array<int64_t, 3> grid{1, 1, 1};
@@ -380,16 +383,15 @@ static Status encodeTensorMap(const detail::Driver &d, const KernelSpec &spec,
 /// maps (from the kernel's cache, encoding the missing ones) and the
 /// parameter array.
 static Status completeLaunch(const detail::Driver &d, Kernel::State &st,
-                             unsigned residentPrograms,
                              PreparedLaunch::Impl &launch) {
   const KernelSpec &spec = st.spec;
   const LaunchPlan &plan = launch.plan;
   launch.grid = plan.grid;
   if (plan.isEmpty())
     return Status::success();
-  if (spec.persistent && launch.grid[0] > residentPrograms) {
+  if (spec.persistent && launch.grid[0] > launch.residentPrograms) {
     // Keep whole clusters: the cap is a multiple of the cluster's x size.
-    int64_t cap = residentPrograms;
+    int64_t cap = launch.residentPrograms;
     launch.grid[0] =
         std::max<int64_t>(spec.cluster[0], cap - cap % spec.cluster[0]);
   }
@@ -435,6 +437,21 @@ static Status runLaunch(const detail::Driver &d, const KernelSpec &spec,
   return Status::success();
 }
 
+/// Completes `launch`, whose plan is bound, on the module `info` of the
+/// current context.
+static Status completeOn(Kernel::State &st,
+                         const StatusOr<Kernel::ModuleInfo> &info,
+                         PreparedLaunch::Impl &launch) {
+  if (!info.ok())
+    return info.getStatus();
+  StatusOr<const detail::Driver *> d = getDriverFor(st.spec);
+  if (!d.ok())
+    return d.getStatus();
+  launch.function = info->function;
+  launch.residentPrograms = info->residentPrograms;
+  return completeLaunch(**d, st, launch);
+}
+
 Status Kernel::launch(ArgList args, CUstream stream,
                       const std::array<int64_t, 3> *grid) {
   State &st = *state;
@@ -443,16 +460,11 @@ Status Kernel::launch(ArgList args, CUstream stream,
     return s;
   if (scratch.plan.isEmpty())
     return Status::success();
-  StatusOr<ModuleInfo> info = getModuleInfo();
-  if (!info.ok())
-    return info.getStatus();
+  if (Status s = completeOn(st, getModuleInfo(), scratch); !s.ok())
+    return s;
   StatusOr<const detail::Driver *> d = getDriverFor(st.spec);
   if (!d.ok())
     return d.getStatus();
-  scratch.function = info->function;
-  if (Status s = completeLaunch(**d, st, info->residentPrograms, scratch);
-      !s.ok())
-    return s;
   return runLaunch(**d, st.spec, scratch, stream);
 }
 
@@ -465,15 +477,7 @@ StatusOr<PreparedLaunch> Kernel::prepare(ArgList args,
     impl->givenGrid = *grid;
   if (Status s = st.spec.bind(args, impl->plan, grid); !s.ok())
     return s;
-  StatusOr<ModuleInfo> info = getModuleInfo();
-  if (!info.ok())
-    return info.getStatus();
-  StatusOr<const detail::Driver *> d = getDriverFor(st.spec);
-  if (!d.ok())
-    return d.getStatus();
-  impl->function = info->function;
-  if (Status s = completeLaunch(**d, st, info->residentPrograms, *impl);
-      !s.ok())
+  if (Status s = completeOn(st, getModuleInfo(), *impl); !s.ok())
     return s;
   return PreparedLaunch(std::move(impl));
 }
@@ -486,36 +490,24 @@ PreparedLaunch::~PreparedLaunch() = default;
 
 Status PreparedLaunch::update(ArgList args) {
   Kernel::State &st = *impl->state;
-  LaunchPlan plan;
+  // Bound and completed aside: on failure the launch keeps its arguments.
+  Impl next;
+  next.state = impl->state;
+  next.function = impl->function;
+  next.residentPrograms = impl->residentPrograms;
+  next.givenGrid = impl->givenGrid;
   const std::array<int64_t, 3> *grid =
-      impl->givenGrid ? &*impl->givenGrid : nullptr;
-  if (Status s = st.spec.bind(args, plan, grid); !s.ok())
+      next.givenGrid ? &*next.givenGrid : nullptr;
+  if (Status s = st.spec.bind(args, next.plan, grid); !s.ok())
     return s;
   StatusOr<const detail::Driver *> d = getDriverFor(st.spec);
   if (!d.ok())
     return d.getStatus();
-  // The resident programs of the module prepare() loaded.
-  unsigned resident = 0;
-  {
-    std::lock_guard<std::mutex> lock(st.mutex);
-    for (auto &[context, info] : st.modules)
-      if (info.function == impl->function)
-        resident = info.residentPrograms;
-  }
-  Impl next;
-  next.state = impl->state;
-  next.function = impl->function;
-  next.givenGrid = impl->givenGrid;
-  next.plan = std::move(plan);
-  if (Status s = completeLaunch(**d, st, resident, next); !s.ok())
+  if (Status s = completeLaunch(**d, st, next); !s.ok())
     return s;
+  // Moving the vectors moves their buffers: the parameter array still
+  // points at the values and maps it was built from.
   *impl = std::move(next);
-  // The parameter array points into the moved-to buffers: rebuild it.
-  const KernelSpec &spec = st.spec;
-  for (size_t p = 0; p < spec.params.size() && !impl->params.empty(); ++p)
-    impl->params[spec.params[p].position] = &impl->plan.values[p];
-  for (size_t i = 0; i < spec.tensorMaps.size() && !impl->params.empty(); ++i)
-    impl->params[spec.tensorMaps[i].position] = &impl->maps[i];
   return Status::success();
 }
 
