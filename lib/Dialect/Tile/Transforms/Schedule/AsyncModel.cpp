@@ -22,9 +22,9 @@
 // groups in order (the agent's component for them moves forward).
 //
 // Data. Integers the control flow reads from memory (tile.load_scalar)
-// come from the model's memory: element i of a view is the end of group i
-// of a fixed routing (kModelGroupSizes), what a grouped GEMM's offsets
-// hold. A path then stands for that routing only.
+// come from the model's memory: the element at row-major position i of a
+// view is the end of group i of a fixed routing (kModelGroupSizes), what a
+// grouped GEMM's offsets hold. A path then stands for that routing only.
 //
 // Accesses. A stage of a tile.local_alloc buffer records its writes (since
 // the last write that knew every earlier one) and reads. A read must know
