@@ -211,6 +211,14 @@ TILEC_RT_EXPORTED TilecRtStatus tilecRtLaunchCreate(TilecRtKernel *kernel,
                                                     const int64_t *grid,
                                                     TilecRtLaunch **launch);
 
+/// Binds `numArgs` arguments into `launch` without launching, when they
+/// differ from the last ones given (checked as tilecRtLaunchCreate checks
+/// them; on failure the launch keeps its arguments). A tilecRtLaunchRun
+/// with the same arguments then launches without binding again.
+TILEC_RT_EXPORTED TilecRtStatus tilecRtLaunchUpdate(TilecRtLaunch *launch,
+                                                    const TilecRtArg *args,
+                                                    size_t numArgs);
+
 /// Launches `launch` on `stream`; its context must be current. `args`:
 /// NULL to launch with the arguments it has, or `numArgs` arguments that
 /// replace them when they differ from the last ones given (checked again;

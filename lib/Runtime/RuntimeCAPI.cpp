@@ -219,21 +219,32 @@ TilecRtStatus tilecRtLaunchCreate(TilecRtKernel *kernel, const TilecRtArg *args,
   return TilecRtSuccess;
 }
 
+TilecRtStatus tilecRtLaunchUpdate(TilecRtLaunch *launch, const TilecRtArg *args,
+                                  size_t numArgs) {
+  if (!launch || (numArgs && !args))
+    return invalidCall("tilecRtLaunchUpdate: NULL launch or arguments");
+  // Bind again only what changed since the last call.
+  if (numArgs == launch->last.size() &&
+      (numArgs == 0 || std::memcmp(args, launch->last.data(),
+                                   numArgs * sizeof(TilecRtArg)) == 0))
+    return TilecRtSuccess;
+  StatusOr<ArgList> list = toArgs(args, numArgs);
+  if (!list.ok())
+    return fail(list.getStatus());
+  if (Status s = launch->launch.update(*list); !s.ok())
+    return fail(s);
+  launch->last.assign(args, args + numArgs);
+  return TilecRtSuccess;
+}
+
 TilecRtStatus tilecRtLaunchRun(TilecRtLaunch *launch, const TilecRtArg *args,
                                size_t numArgs, void *stream) {
   if (!launch)
     return invalidCall("tilecRtLaunchRun: NULL launch");
-  // Bind again only what changed since the last call.
-  if (args && (numArgs != launch->last.size() ||
-               std::memcmp(args, launch->last.data(),
-                           numArgs * sizeof(TilecRtArg)) != 0)) {
-    StatusOr<ArgList> list = toArgs(args, numArgs);
-    if (!list.ok())
-      return fail(list.getStatus());
-    if (Status s = launch->launch.update(*list); !s.ok())
-      return fail(s);
-    launch->last.assign(args, args + numArgs);
-  }
+  if (args)
+    if (TilecRtStatus s = tilecRtLaunchUpdate(launch, args, numArgs);
+        s != TilecRtSuccess)
+      return s;
   Status s = launch->launch.launch(static_cast<CUstream>(stream));
   return s.ok() ? TilecRtSuccess : fail(s);
 }

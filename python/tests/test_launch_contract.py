@@ -202,3 +202,33 @@ def test_prepared_launch_on_a_fake_driver(fake_driver):
     assert lib.tilecRtKernelLaunch(kernel, args, 9, None, None) == _rtcapi.INVALID_ARGUMENTS
     lib.tilecRtLaunchDestroy(launch)
     lib.tilecRtKernelDestroy(kernel)
+
+
+def test_launch_update_binds_once(fake_driver):
+    """tilecRtLaunchUpdate binds new arguments without launching (one
+    encode of the new map), and a tilecRtLaunchRun with the same buffer
+    then launches without binding again; a refused update launches nothing
+    and the launch keeps its arguments."""
+    lib = _rtcapi.library()
+    case = next(c for c in TABLE["cases"] if c["name"] == "gemm-ok")
+    text = json.dumps(TABLE["kernels"]["gemm"]).encode()
+    kernel, launch = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.tilecRtKernelCreate(b"\x7fELF", 4, text, len(text), ctypes.byref(kernel)) == 0
+    args, _ = make_args(case["args"])
+    assert lib.tilecRtLaunchCreate(kernel, args, 9, None, ctypes.byref(launch)) == 0, \
+        _rtcapi.last_error()
+    encodes = len(fake_driver["encodes"])
+    args[0].address = 0x50000
+    assert lib.tilecRtLaunchUpdate(launch, args, 9) == 0, _rtcapi.last_error()
+    assert len(fake_driver["encodes"]) == encodes + 1 and not fake_driver["launches"]
+    assert fake_driver["encodes"][-1][0] == 0x50000
+    assert lib.tilecRtLaunchRun(launch, args, 9, 0x5000) == 0
+    assert len(fake_driver["encodes"]) == encodes + 1  # not bound again
+    args[0].address = 0x50002
+    assert lib.tilecRtLaunchUpdate(launch, args, 9) == _rtcapi.INVALID_ARGUMENTS
+    assert "'A' must be 16-byte aligned" in _rtcapi.last_error()
+    assert lib.tilecRtLaunchRun(launch, None, 0, 0x5000) == 0
+    assert [v[0] for _, _, v in fake_driver["launches"]] == [0x50000, 0x50000]
+    assert lib.tilecRtLaunchUpdate(launch, None, 9) == _rtcapi.INVALID_CALL
+    lib.tilecRtLaunchDestroy(launch)
+    lib.tilecRtKernelDestroy(kernel)

@@ -134,6 +134,7 @@ def _bind(lib):
     sig("tilecRtKernelLoad", _I, _P)
     sig("tilecRtKernelLaunch", _I, _P, _P, size, _P, _P)
     sig("tilecRtLaunchCreate", _I, _P, _P, size, _P, _PP)
+    sig("tilecRtLaunchUpdate", _I, _P, _P, size)
     sig("tilecRtLaunchRun", _I, _P, _P, size, _P)
     sig("tilecRtLaunchGetGrid", None, _P, i64p)
     sig("tilecRtLaunchDestroy", None, _P)

@@ -13,8 +13,8 @@ one ``struct.pack_into``; the stream is torch's current one.
 :meth:`Kernel.prepare` gives a :class:`PreparedLaunch` for callers that
 launch the same values again and again (``tilec.gemm``'s plans): a
 ``TilecRtLaunch`` and its own argument buffer, so that a launch is one
-ctypes call (``tilecRtLaunchRun``), which binds again only when
-:meth:`PreparedLaunch.update` changed the buffer. The torch side (device,
+ctypes call (``tilecRtLaunchRun``); :meth:`PreparedLaunch.update` binds
+new values once (``tilecRtLaunchUpdate``). The torch side (device,
 stream, dtypes) is :mod:`tilec.torch_env`.
 """
 
@@ -296,9 +296,9 @@ class PreparedLaunch:
 
     Calling it launches on ``stream`` (default: torch's current stream of
     the device), from any current device, with one ctypes call
-    (``tilecRtLaunchRun``). :meth:`update` checks other values and writes
-    them into the buffer; the runtime binds them (tensor maps from the
-    kernel's cache) at the next launch. A prepared launch is not safe to
+    (``tilecRtLaunchRun``). :meth:`update` binds other values (tensor maps
+    from the kernel's cache) and writes them into the buffer, so that the
+    next launch does not bind again. A prepared launch is not safe to
     update from one thread while another launches it: keep one per thread.
     """
 
@@ -341,14 +341,15 @@ class PreparedLaunch:
         return tuple(grid)
 
     def update(self, values):
-        """Checks ``values`` (in parameter order, as for
-        :meth:`Kernel.launch`) and writes them into the argument buffer;
-        raises :class:`LaunchError` (keeping the launch's values) when the
-        runtime refuses them."""
+        """Binds ``values`` (in parameter order, as for
+        :meth:`Kernel.launch`) into the launch and its argument buffer, so
+        that the next call launches without binding again; raises
+        :class:`LaunchError` (keeping the launch's values) when the runtime
+        refuses them."""
         kernel = self.kernel
         args = (_rtcapi.Arg * max(1, self._count))()
         kernel._fill(args, values)
-        if kernel._lib.tilecRtKernelValidate(kernel._handle, args, self._count):
+        if kernel._lib.tilecRtLaunchUpdate(self.handle, args, self._count):
             raise LaunchError(_rtcapi.last_error())
         ctypes.memmove(self._address, args, ctypes.sizeof(args))
         self.values = tuple(values)
