@@ -28,7 +28,8 @@ import threading
 from . import _rtcapi
 from . import torch_env as _torch
 from .errors import GridRuleError, LaunchError
-from .torch_env import _TORCH_DTYPES, _forget_modules, _launch_env, stream_handle
+from .tensors import TORCH_DTYPES
+from .torch_env import _forget_modules, _launch_env, stream_handle
 
 #: Public here: the hook tests that swap the torch module call.
 _REEXPORTED = (_forget_modules, GridRuleError)
@@ -236,7 +237,7 @@ class Kernel:
                 want = env.torch_dtype(dt) if dt is not None else None
                 if want is not None and a.dtype != want:
                     raise LaunchError(f"{self.name}: '{name}' must have dtype "
-                                      f"{_TORCH_DTYPES[dt]}, got {a.dtype}")
+                                      f"{TORCH_DTYPES[dt]}, got {a.dtype}")
                 ptr = a.data_ptr()
                 if align and ptr % align:
                     raise LaunchError(f"{self.name}: '{name}' must be {align}-byte "

@@ -9,12 +9,7 @@ the CUDA driver is ``libtilec-runtime.so``'s (:mod:`tilec._rtcapi`).
 
 import threading
 
-#: The torch dtype of each tilec dtype name (a torch attribute name).
-_TORCH_DTYPES = {
-    "f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
-    "i32": "int32", "i64": "int64", "i8": "int8", "i1": "bool",
-    "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2",
-}
+from .tensors import TORCH_DTYPES
 
 
 class _Env:
@@ -40,7 +35,7 @@ class _Env:
             return self.dtypes[name]
         except KeyError:
             pass
-        want = _TORCH_DTYPES.get(name)
+        want = TORCH_DTYPES.get(name)
         dtype = getattr(self.torch, want, None) if want else None
         self.dtypes[name] = dtype
         return dtype
