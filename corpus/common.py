@@ -27,15 +27,14 @@ import torch
 import triton
 import triton.language as tl
 
-from scripts.harness import references
+from scripts.harness import references, tensors
 
 LOG2E = 1.4426950408889634
-_EPS = 1e-3  # magnitudes below this are pushed away from zero
 
 
 def gen(seed):
-    """A CUDA generator seeded with ``seed``."""
-    return torch.Generator(device="cuda").manual_seed(seed)
+    """A CUDA generator seeded with ``seed`` (the harness's)."""
+    return tensors.generator(seed)
 
 
 def ld(cols):
@@ -44,10 +43,9 @@ def ld(cols):
 
 
 def randn(shape, dtype, g, scale=1.0):
-    """Normal random values times ``scale`` in ``dtype``, none zero."""
-    x = torch.randn(shape, device="cuda", generator=g)
-    x = torch.where(x.abs() < _EPS, torch.full_like(x, _EPS).copysign(x), x)
-    return (x * scale).to(dtype)
+    """Normal random values times ``scale`` in ``dtype``, none zero (the
+    harness's, from the generator ``g``)."""
+    return tensors.randn(shape, dtype, generator=g, scale=scale)
 
 
 def int8(shape, g):
