@@ -132,10 +132,17 @@ def repeat_kv(x, heads):
     return x.repeat_interleave(heads // x.shape[1], dim=1)
 
 
-def attention_scores(q, k, causal, scale=None, mask=None):
-    """Scores QKᵀ * scale [B, H, SQ, SK] in q's dtype, -inf where masked."""
+def attention_scores(q, k, causal, scale=None, mask=None, score_mod=None):
+    """Scores QKᵀ * scale [B, H, SQ, SK] in q's dtype, through
+    ``score_mod(s, qi, kj)`` (query and key indices [SQ, 1] and [1, SK]) when
+    given, -inf where masked."""
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
     s = q @ repeat_kv(k, q.shape[1]).transpose(-1, -2) * scale
+    if score_mod is not None:
+        torch = _torch()
+        qi = torch.arange(q.shape[2], device=q.device)[:, None]
+        kj = torch.arange(k.shape[2], device=q.device)[None, :]
+        s = score_mod(s, qi, kj)
     if causal:
         s = s.masked_fill(~causal_mask(q.shape[2], k.shape[2], q.device), float("-inf"))
     if mask is not None:
@@ -143,24 +150,25 @@ def attention_scores(q, k, causal, scale=None, mask=None):
     return s
 
 
-def attention_tracked(q, k, v, causal, scale=None):
+def attention_tracked(q, k, v, causal, scale=None, score_mod=None):
     """Attention through autograd-tracked torch ops in q's dtype: the output
     (0 for rows that see no key) and the natural-log lse (-inf there)."""
     torch = _torch()
-    s = attention_scores(q, k, causal, scale)
+    s = attention_scores(q, k, causal, scale, score_mod=score_mod)
     lse = torch.logsumexp(s, -1)
     p = torch.where(torch.isfinite(lse)[..., None], torch.exp(s - lse[..., None]),
                     torch.zeros_like(s))
     return p @ repeat_kv(v, q.shape[1]), lse
 
 
-def attention(q, k, v, causal=False, scale=None, dtype=None):
+def attention(q, k, v, causal=False, scale=None, dtype=None, score_mod=None):
     """(O, lse) in ``dtype`` (float32 by default) for q [B, H, SQ, D], k and
-    v [B, HK, SK, D]."""
+    v [B, HK, SK, D]; ``score_mod`` as in attention_scores."""
     torch = _torch()
     dtype = dtype or torch.float32
     with torch.no_grad():
-        return attention_tracked(q.to(dtype), k.to(dtype), v.to(dtype), causal, scale)
+        return attention_tracked(q.to(dtype), k.to(dtype), v.to(dtype), causal, scale,
+                                 score_mod)
 
 
 def attention_backward(q, k, v, do, causal=False, scale=None, dtype=None):

@@ -14,6 +14,8 @@
 #include "tilec/Dialect/Tile/IR/TileOps.h"
 #include "tilec/Dialect/Tile/IR/HostExpr.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
@@ -1902,6 +1904,46 @@ LogicalResult AttentionOp::verify() {
       return emitOpError("expected a positive finite scale");
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");
+  return success();
+}
+
+/// Whether `t` is a scalar a score_mod computes with: an integer (i1
+/// included) or a float.
+static bool isScoreModScalar(Type t) { return isa<IntegerType, FloatType>(t); }
+
+/// score_mod: one block (score f32, batch, head, query, key i32) of
+/// elementwise arith/math ops on scalars, ending in tile.yield of an f32.
+LogicalResult AttentionOp::verifyRegions() {
+  Block *block = getScoreModBlock();
+  if (!block)
+    return success();
+  if (!getScoreMod().hasOneBlock())
+    return emitOpError("expected score_mod to be one block");
+  Builder b(getContext());
+  SmallVector<Type> argTypes = {b.getF32Type(), b.getI32Type(), b.getI32Type(),
+                                b.getI32Type(), b.getI32Type()};
+  if (block->getArgumentTypes() != TypeRange(argTypes))
+    return emitOpError("expected score_mod's block arguments to be (score: "
+                       "f32, batch: i32, head: i32, query: i32, key: i32)");
+  if (isFp8Type(getQ().getType().getElementType()))
+    return emitOpError("score_mod with FP8 inputs is not supported yet (its "
+                       "descales scale the scores per row)");
+  for (Operation &op : block->without_terminator()) {
+    bool scalars = llvm::all_of(op.getOperandTypes(), isScoreModScalar) &&
+                   llvm::all_of(op.getResultTypes(), isScoreModScalar);
+    bool elementwise =
+        op.hasTrait<OpTrait::Elementwise>() && op.getNumRegions() == 0 &&
+        isa<arith::ArithDialect, math::MathDialect>(op.getDialect());
+    if (!(elementwise || isa<arith::ConstantOp>(op)) || !scalars)
+      return op.emitOpError("is not allowed in tile.attention's score_mod, "
+                            "which holds elementwise arith and math ops "
+                            "and constants on scalars");
+  }
+  auto yield = dyn_cast<YieldOp>(block->getTerminator());
+  if (!yield || yield.getValues().size() != 1 ||
+      !yield.getValues()[0].getType().isF32())
+    return emitOpError("expected score_mod to end in tile.yield of one f32 "
+                       "score");
   return success();
 }
 

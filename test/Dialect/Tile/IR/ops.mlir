@@ -184,6 +184,28 @@ tile.kernel @named_attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile
   tile.return
 }
 
+// A score_mod region (a logit softcap using a kernel parameter) round-trips.
+// CHECK-LABEL: tile.kernel @named_attention_score_mod
+// CHECK: tile.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} causal score_mod {
+// CHECK-NEXT: ^bb0(%[[S:.*]]: f32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[T:.*]] = arith.divf %[[S]], %cap fastmath<afn> : f32
+// CHECK-NEXT: %[[TH:.*]] = math.tanh %[[T]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.mulf %[[TH]], %cap : f32
+// CHECK-NEXT: tile.yield %[[R]] : f32
+// CHECK-NEXT: } :
+tile.kernel @named_attention_score_mod(%Q: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32, %cap: f32) {
+  %q = tile.make_view %Q[%B, %H, %S, 64] strides [%H, %S, 64, 1] : !tile.ptr<bf16>
+  tile.attention %q, %q, %q, %q causal score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
+    %t = arith.divf %s, %cap fastmath<afn> : f32
+    %th = math.tanh %t : f32
+    %r = arith.mulf %th, %cap : f32
+    tile.yield %r : f32
+  } : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,
+      !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}
+
 // FP8 with per-tensor descales (f32 values, printed without types) and
 // with descale views [batch, kv_heads] (printed with their types).
 // CHECK-LABEL: tile.kernel @named_attention_fp8

@@ -119,6 +119,20 @@ def Tile_ReturnOp : Tile_Op<"return", [Pure, HasParent<"KernelOp">,
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_YieldOp : Tile_Op<"yield", [Pure, HasParent<"AttentionOp">,
+    ReturnLike, Terminator]> {
+  let summary = "Ends a region of a named op with its values";
+  let description = [{
+    The new score of `tile.attention`'s `score_mod` region.
+
+    ```mlir
+    tile.yield %r : f32
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
 def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "Index of the current program along a grid dimension";
@@ -675,9 +689,26 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     contiguous along seq (V transposed in memory, strides `[?, ?, 1, ?]`):
     FP8 wgmma reads its B operand K-major only.
 
+    `score_mod` (FlexAttention's): a region that rewrites each score after
+    the scale and before the mask, with block arguments the score (f32), the
+    batch, the query head, the query index and the key index (i32), ending
+    in `tile.yield` of the new score (f32). It may hold elementwise `arith`
+    and `math` ops (and scalar constants), and use scalar values defined
+    above it (kernel parameters). A score of -inf drops the key. The
+    expansion applies it to each block of scores as tile ops, which the
+    scheduling passes schedule like any other (not with FP8 inputs yet).
+
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
         : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, ...
+    // Gemma 2's logit softcap: cap * tanh(s / cap).
+    tile.attention %q, %k, %v, %o score_mod {
+    ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
+      %t = arith.divf %s, %cap fastmath<afn> : f32
+      %th = math.tanh %t fastmath<afn> : f32
+      %r = arith.mulf %th, %cap : f32
+      tile.yield %r : f32
+    } : ...
     tile.attention %q8, %k8, %vt8, %o descale(%dq, %dk, %dv)
         : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>, ...,
           !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, ?]>,
@@ -691,16 +722,23 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
                        Variadic<AnyTypeOf<[F32, Tile_ViewType]>>:$descales,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
                        OptionalAttr<Tile_AttentionConfigAttr>:$config);
+  let regions = (region AnyRegion:$score_mod);
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $o (`lse` `(` $lse^ `)`)?
     (`descale` `(` custom<Descales>($descales, type($descales))^)?
     (`scale` `(` $scale^ `)`)?
-    (`causal` $causal^)? (`config` $config^)? attr-dict
+    (`causal` $causal^)? (`config` $config^)? (`score_mod` $score_mod^)?
+    attr-dict
     `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v))
     `,` qualified(type($o)) (`,` qualified(type($lse))^)?
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
+    /// The score_mod region's block, or null without one.
+    ::mlir::Block *getScoreModBlock() {
+      return getScoreMod().empty() ? nullptr : &getScoreMod().front();
+    }
     /// Whether the descales are 2-D views [batch, kv_heads] (per batch and
     /// K/V head) rather than f32 values (per tensor).
     bool hasDescaleViews() {

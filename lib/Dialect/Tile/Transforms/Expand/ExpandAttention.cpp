@@ -81,6 +81,10 @@ struct AttentionProblem {
   /// views, read by each query block (see getDescaleRows); empty otherwise.
   SmallVector<Value, 3> descaleViews;
   bool causal;
+  /// The op's score_mod block (null without one) and the softmax scale it
+  /// sees the scores multiplied by (qkScale is then log2(e) alone).
+  Block *scoreMod = nullptr;
+  double scale;
 };
 
 /// The query block a program (or one tile of a persistent program) computes
@@ -461,6 +465,47 @@ private:
 };
 } // namespace
 
+/// The scores `s` (Q Kᵀ) of keys [n, n + bn) through the op's score_mod:
+/// its scalar ops applied to whole tiles, on the scaled scores, the batch,
+/// head, query and key indices as tiles, and scalars from above splat.
+static Value applyScoreMod(ImplicitLocOpBuilder &b, const AttentionProblem &p,
+                           const QueryBlock &t, Value s, Value n, int64_t bm,
+                           int64_t bn) {
+  SmallVector<int64_t> shape = {bm, bn};
+  auto tileOf = [&](Type et) { return RankedTensorType::get(shape, et); };
+  auto i32 = b.getI32Type();
+  auto indices = [&](int64_t size, Value first) -> Value {
+    auto type = RankedTensorType::get({size}, i32);
+    return arith::AddIOp::create(b, RangeOp::create(b, type, 0, size),
+                                 SplatOp::create(b, type, first));
+  };
+  Block *block = p.scoreMod;
+  IRMapping map;
+  map.map(block->getArgument(0),
+          arith::MulFOp::create(b, s, splatF32(b, shape, p.scale)));
+  map.map(block->getArgument(1), SplatOp::create(b, tileOf(i32), t.bi));
+  map.map(block->getArgument(2), SplatOp::create(b, tileOf(i32), t.h));
+  map.map(block->getArgument(3),
+          broadcastAlong(b, indices(bm, t.m0), 1, shape));
+  map.map(block->getArgument(4), broadcastAlong(b, indices(bn, n), 0, shape));
+  for (Operation &op : block->without_terminator()) {
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      auto type = tileOf(c.getType());
+      map.map(c.getResult(),
+              arith::ConstantOp::create(
+                  b, type, DenseElementsAttr::get(type, c.getValue())));
+      continue;
+    }
+    for (Value v : op.getOperands())
+      if (!map.contains(v))
+        map.map(v, SplatOp::create(b, tileOf(v.getType()), v));
+    Operation *clone = b.clone(op, map);
+    for (OpResult r : clone->getResults())
+      r.setType(tileOf(r.getType()));
+  }
+  return map.lookup(cast<YieldOp>(block->getTerminator()).getValues()[0]);
+}
+
 //===----------------------------------------------------------------------===//
 // The program of one query block
 //===----------------------------------------------------------------------===//
@@ -511,6 +556,8 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
                                 ValueRange{t.bi, t.kvHead, n, zero}, Value(),
                                 Padding::Zero);
       Value s = DotOp::create(lb, sType, tq, kt, splatF32(lb, {bm, bn}, 0.0));
+      if (p.scoreMod)
+        s = applyScoreMod(lb, p, t, s, n, bm, bn);
       Value edge;
       if (maskFrom) {
         edge =
@@ -529,9 +576,11 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
       } else if (masked) {
         s = mask.apply(lb, s, n);
       }
-      OnlineSoftmax::Step st =
-          sm.step(lb, s, it[1], it[2], /*mayBeEmpty=*/masked || maskFrom,
-                  /*emptyOnlyIf=*/edge);
+      // A score_mod may drop every key of a row in any block (-inf).
+      bool anyEmpty = p.scoreMod;
+      OnlineSoftmax::Step st = sm.step(
+          lb, s, it[1], it[2], /*mayBeEmpty=*/masked || maskFrom || anyEmpty,
+          /*emptyOnlyIf=*/anyEmpty ? Value() : edge);
       Value acc = DotOp::create(lb, accType, st.p, tv,
                                 sm.rescale(lb, it[0], st.alpha));
       scf::YieldOp::create(lb, ValueRange{acc, st.m, st.l});
@@ -637,6 +686,10 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op) {
   float scale = op.getScale() ? op.getScale()->convertToFloat()
                               : 1.0f / std::sqrt(static_cast<float>(p.d));
   p.qkScale = scale * M_LOG2E;
+  p.scale = scale;
+  p.scoreMod = op.getScoreModBlock();
+  if (p.scoreMod)
+    p.qkScale = M_LOG2E;
   if (isFp8Type(p.et) && op.hasDescaleViews()) {
     llvm::append_range(p.descaleViews, op.getDescales());
   } else if (isFp8Type(p.et)) {

@@ -136,6 +136,22 @@ tile.kernel @attention_fp8_hand_built(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E
 
 // -----
 
+// Nor a score_mod (at head dim 256, where the hand-built kernel is the
+// default, a score_mod takes the scheduling passes; asking for the
+// hand-built one is an error).
+tile.kernel @attention_score_mod_hand_built(%Q: !tile.ptr<bf16>, %B: i32, %S: i32, %ld: i32) {
+  %q = tile.make_view %Q[%B, %B, %S, 256] strides [%ld, %ld, 256, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{by_passes = false: the hand-built schedule has no score_mod; attention with a score_mod is built by the scheduling passes}}
+  tile.attention %q, %q, %q, %q config <by_passes = false> score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
+    tile.yield %s : f32
+  } : !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>,
+      !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>
+  tile.return
+}
+
+// -----
+
 // The warp-specialized kernel's producer issues TMA copies.
 tile.kernel @unaligned_warp_specialized(%A: !tile.ptr<bf16>, %M: i32) {
   %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>

@@ -1,0 +1,70 @@
+// RUN: tilec-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_80}))' | FileCheck %s
+// RUN: tilec-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefix=SM90A
+
+// tile.attention's score_mod becomes tile ops on each block of scores: the
+// scores times the softmax scale (1/sqrt(128)), then the region's ops on
+// 128 x 64 tiles (the kernel parameters it uses splat, the query and key
+// indices as tiles), before the key-bound and causal mask; the online
+// softmax then multiplies by log2(e) alone. Every block guards rows that
+// saw no key yet (a score_mod may drop all of a row's keys with -inf).
+
+// CHECK-LABEL: tile.kernel @attention_softcap_window
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[S:.*]] = tile.dot
+// CHECK: %[[SCALE:.*]] = arith.constant dense<0.0883883461> : tensor<128x64xf32>
+// CHECK: %[[SS:.*]] = arith.mulf %[[S]], %[[SCALE]] : tensor<128x64xf32>
+// CHECK: %[[QI:.*]] = tile.broadcast %{{.*}} : tensor<128x1xi32> -> tensor<128x64xi32>
+// CHECK: tile.splat %[[N]] : tensor<64xi32>
+// CHECK: %[[KJ:.*]] = tile.broadcast %{{.*}} : tensor<1x64xi32> -> tensor<128x64xi32>
+// CHECK: %[[CAP:.*]] = tile.splat %cap : tensor<128x64xf32>
+// CHECK: %[[T:.*]] = arith.divf %[[SS]], %[[CAP]] fastmath<afn> : tensor<128x64xf32>
+// CHECK: %[[TH:.*]] = math.tanh %[[T]] fastmath<afn> : tensor<128x64xf32>
+// CHECK: %[[C:.*]] = arith.mulf %[[TH]], %[[CAP]] : tensor<128x64xf32>
+// CHECK: %[[D:.*]] = arith.subi %[[QI]], %[[KJ]] : tensor<128x64xi32>
+// CHECK: %[[W:.*]] = tile.splat %window : tensor<128x64xi32>
+// CHECK: %[[NEAR:.*]] = arith.cmpi slt, %[[D]], %[[W]] : tensor<128x64xi32>
+// CHECK: %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+// CHECK: %[[R:.*]] = arith.select %[[NEAR]], %[[C]], %[[NINF]]
+// CHECK: %[[MAX:.*]] = tile.reduce max %[[R]] axis = 1
+// CHECK: %[[LOG2E:.*]] = arith.constant dense<1.44269502> : tensor<128xf32>
+// CHECK: %[[M:.*]] = arith.mulf %[[MAX]], %[[LOG2E]]
+// CHECK: %[[MNEW:.*]] = arith.maximumf %{{.*}}, %[[M]]
+// CHECK: arith.cmpf oeq, %[[MNEW]], %{{.*}} : tensor<128xf32>
+// The second (masked) loop: the region, then the mask on its result.
+// CHECK: scf.for
+// CHECK: math.tanh
+// CHECK: %[[R2:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xi1>, tensor<128x64xf32>
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<128x64xi32>
+// CHECK: arith.cmpi sle, %{{.*}}, %{{.*}} : tensor<128x64xi32>
+// CHECK: arith.select %{{.*}}, %[[R2]], %{{.*}} : tensor<128x64xi1>, tensor<128x64xf32>
+// CHECK-NOT: tile.attention
+
+// sm_90a: the pass-built warp-specialized program (a score_mod takes it at
+// every head dim), one key loop that masks in a branch.
+// SM90A-LABEL: tile.kernel @attention_softcap_window
+// SM90A: scf.for
+// SM90A: math.tanh %{{.*}} fastmath<afn> : tensor<128x128xf32>
+// SM90A: scf.if
+// SM90A-NOT: tile.attention
+
+tile.kernel @attention_softcap_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>, %O: !tile.ptr<bf16>,
+    %B: i32, %H: i32, %S: i32, %sb: i32 {tile.divisibility = 16 : i64}, %sh: i32 {tile.divisibility = 16 : i64},
+    %cap: f32, %window: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %k, %v, %o causal score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
+    %t = arith.divf %s, %cap fastmath<afn> : f32
+    %th = math.tanh %t fastmath<afn> : f32
+    %c = arith.mulf %th, %cap : f32
+    %d = arith.subi %qi, %kj : i32
+    %near = arith.cmpi slt, %d, %window : i32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %near, %c, %ninf : f32
+    tile.yield %r : f32
+  } : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+      !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

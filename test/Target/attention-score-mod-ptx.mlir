@@ -1,0 +1,42 @@
+// tile.attention with a score_mod (examples/attention_softcap_window.mlir:
+// causal, a logit softcap and a sliding window in the region) in PTX for
+// sm_80 and sm_90a, accepted by ptxas. The region's ops run on every score
+// of a block as the tile ops the expansion made of them: fastmath<afn>'s
+// divide (div.full.f32) and tanh (tanh.approx.f32) in the key loop beside
+// the tensor-core products (mma.sync on sm_80; on sm_90a wgmma in the
+// warp-specialized kernel the scheduling passes build, TMA loads and a TMA
+// store). The kernel takes the region's parameters (cap, window) like any
+// other.
+
+// RUN: tilec %examples/attention_softcap_window.mlir --chip=sm_80 --emit=ptx -o %t.80
+// RUN: FileCheck %s < %t.80/attention_softcap_window.ptx
+// RUN: %ptxas -arch=sm_80 %t.80/attention_softcap_window.ptx -o %t.80/a.cubin
+// RUN: FileCheck %s --check-prefix=JSON < %t.80/attention_softcap_window.json
+// RUN: tilec %examples/attention_softcap_window.mlir --chip=sm_90a --emit=ptx -o %t.90
+// RUN: FileCheck %s --check-prefix=SM90A < %t.90/attention_softcap_window.ptx
+// RUN: %ptxas -arch=sm_90a %t.90/attention_softcap_window.ptx -o %t.90/a.cubin
+
+// CHECK: .entry attention_softcap_window(
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK: div.full.f32
+// CHECK: tanh.approx.f32
+// CHECK: ex2.approx.ftz.f32
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK-NOT: div.rn.f32
+
+// JSON: "name": "cap"
+// JSON: "name": "window"
+
+// The consumer warpgroups (232 registers), the producer warp (40: TMA
+// loads), then the consumers' TMA store of O.
+// SM90A: .entry attention_softcap_window(
+// SM90A: setmaxnreg.inc.sync.aligned.u32 232
+// SM90A: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// SM90A: div.full.f32
+// SM90A: tanh.approx.f32
+// SM90A: ex2.approx.ftz.f32
+// SM90A: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// SM90A: setmaxnreg.dec.sync.aligned.u32 40
+// SM90A: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// SM90A: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// SM90A-NOT: div.rn.f32
