@@ -23,7 +23,7 @@ case "${1:?build or run}" in
   run)
     bundle=.gpu/bundle
     case "${2:?1, 2, 3 or 4}" in
-      1) checks="examples gemm attention aot wgmma_rs shuffle batch_reduce" ;;
+      1) checks="examples score_mod gemm attention aot wgmma_rs shuffle batch_reduce" ;;
       2) checks="corpus block attention_block variants lin linalg" ;;
       3) checks="split_k gemm_sweep sweep any_strides host" ;;
       4) checks="python bmm grouped"; bundle=.gpu/bundle-python ;;
