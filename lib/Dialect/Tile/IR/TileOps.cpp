@@ -1907,44 +1907,62 @@ LogicalResult AttentionOp::verify() {
   return success();
 }
 
-/// Whether `t` is a scalar a score_mod computes with: an integer (i1
-/// included) or a float.
-static bool isScoreModScalar(Type t) { return isa<IntegerType, FloatType>(t); }
+/// Whether `t` is a scalar a score_mod or mask_mod computes with: an
+/// integer (i1 included) or a float.
+static bool isModScalar(Type t) { return isa<IntegerType, FloatType>(t); }
 
-/// score_mod: one block (score f32, batch, head, query, key i32) of
-/// elementwise arith/math ops on scalars, ending in tile.yield of an f32.
-LogicalResult AttentionOp::verifyRegions() {
-  Block *block = getScoreModBlock();
-  if (!block)
+/// A score_mod / mask_mod region `name` of `op`: one block with arguments
+/// `argTypes` of elementwise arith/math ops and constants on scalars,
+/// ending in tile.yield of one `result` (`what` names it).
+static LogicalResult verifyModRegion(AttentionOp op, Region &region,
+                                     StringRef name, TypeRange argTypes,
+                                     StringRef argNames, Type result,
+                                     StringRef what) {
+  if (region.empty())
     return success();
-  if (!getScoreMod().hasOneBlock())
-    return emitOpError("expected score_mod to be one block");
-  Builder b(getContext());
-  SmallVector<Type> argTypes = {b.getF32Type(), b.getI32Type(), b.getI32Type(),
-                                b.getI32Type(), b.getI32Type()};
-  if (block->getArgumentTypes() != TypeRange(argTypes))
-    return emitOpError("expected score_mod's block arguments to be (score: "
-                       "f32, batch: i32, head: i32, query: i32, key: i32)");
-  if (isFp8Type(getQ().getType().getElementType()))
-    return emitOpError("score_mod with FP8 inputs is not supported yet (its "
-                       "descales scale the scores per row)");
-  for (Operation &op : block->without_terminator()) {
-    bool scalars = llvm::all_of(op.getOperandTypes(), isScoreModScalar) &&
-                   llvm::all_of(op.getResultTypes(), isScoreModScalar);
+  if (!region.hasOneBlock())
+    return op.emitOpError("expected ") << name << " to be one block";
+  Block &block = region.front();
+  if (block.getArgumentTypes() != argTypes)
+    return op.emitOpError("expected ")
+           << name << "'s block arguments to be " << argNames;
+  if (isFp8Type(op.getQ().getType().getElementType()))
+    return op.emitOpError()
+           << name << " with FP8 inputs is not supported yet (its descales "
+           << "scale the scores per row)";
+  for (Operation &inner : block.without_terminator()) {
+    bool scalars = llvm::all_of(inner.getOperandTypes(), isModScalar) &&
+                   llvm::all_of(inner.getResultTypes(), isModScalar);
     bool elementwise =
-        op.hasTrait<OpTrait::Elementwise>() && op.getNumRegions() == 0 &&
-        isa<arith::ArithDialect, math::MathDialect>(op.getDialect());
-    if (!(elementwise || isa<arith::ConstantOp>(op)) || !scalars)
-      return op.emitOpError("is not allowed in tile.attention's score_mod, "
-                            "which holds elementwise arith and math ops "
-                            "and constants on scalars");
+        inner.hasTrait<OpTrait::Elementwise>() && inner.getNumRegions() == 0 &&
+        isa<arith::ArithDialect, math::MathDialect>(inner.getDialect());
+    if (!(elementwise || isa<arith::ConstantOp>(inner)) || !scalars)
+      return inner.emitOpError("is not allowed in tile.attention's ")
+             << name
+             << ", which holds elementwise arith and math ops and "
+                "constants on scalars";
   }
-  auto yield = dyn_cast<YieldOp>(block->getTerminator());
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
   if (!yield || yield.getValues().size() != 1 ||
-      !yield.getValues()[0].getType().isF32())
-    return emitOpError("expected score_mod to end in tile.yield of one f32 "
-                       "score");
+      yield.getValues()[0].getType() != result)
+    return op.emitOpError("expected ")
+           << name << " to end in tile.yield of one " << result << " " << what;
   return success();
+}
+
+/// score_mod (score f32, batch, head, query, key i32) -> f32 score;
+/// mask_mod (batch, head, query, key i32) -> i1 visible.
+LogicalResult AttentionOp::verifyRegions() {
+  Builder b(getContext());
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  if (failed(verifyModRegion(
+          *this, getScoreMod(), "score_mod", {f32, i32, i32, i32, i32},
+          "(score: f32, batch: i32, head: i32, query: i32, key: i32)", f32,
+          "score")))
+    return failure();
+  return verifyModRegion(*this, getMaskMod(), "mask_mod", {i32, i32, i32, i32},
+                         "(batch: i32, head: i32, query: i32, key: i32)",
+                         b.getI1Type(), "(whether the key is visible)");
 }
 
 //===----------------------------------------------------------------------===//

@@ -184,7 +184,8 @@ tile.kernel @named_attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile
   tile.return
 }
 
-// A score_mod region (a logit softcap using a kernel parameter) round-trips.
+// score_mod and mask_mod regions (a logit softcap and a sliding window
+// using kernel parameters) round-trip.
 // CHECK-LABEL: tile.kernel @named_attention_score_mod
 // CHECK: tile.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} causal score_mod {
 // CHECK-NEXT: ^bb0(%[[S:.*]]: f32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32):
@@ -192,8 +193,13 @@ tile.kernel @named_attention(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile
 // CHECK-NEXT: %[[TH:.*]] = math.tanh %[[T]] : f32
 // CHECK-NEXT: %[[R:.*]] = arith.mulf %[[TH]], %cap : f32
 // CHECK-NEXT: tile.yield %[[R]] : f32
+// CHECK-NEXT: } mask_mod {
+// CHECK-NEXT: ^bb0(%{{.*}}: i32, %{{.*}}: i32, %[[QI:.*]]: i32, %[[KJ:.*]]: i32):
+// CHECK-NEXT: %[[D:.*]] = arith.subi %[[QI]], %[[KJ]] : i32
+// CHECK-NEXT: %[[IN:.*]] = arith.cmpi slt, %[[D]], %w : i32
+// CHECK-NEXT: tile.yield %[[IN]] : i1
 // CHECK-NEXT: } :
-tile.kernel @named_attention_score_mod(%Q: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32, %cap: f32) {
+tile.kernel @named_attention_score_mod(%Q: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32, %cap: f32, %w: i32) {
   %q = tile.make_view %Q[%B, %H, %S, 64] strides [%H, %S, 64, 1] : !tile.ptr<bf16>
   tile.attention %q, %q, %q, %q causal score_mod {
   ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
@@ -201,6 +207,11 @@ tile.kernel @named_attention_score_mod(%Q: !tile.ptr<bf16>, %B: i32, %H: i32, %S
     %th = math.tanh %t : f32
     %r = arith.mulf %th, %cap : f32
     tile.yield %r : f32
+  } mask_mod {
+  ^bb0(%b: i32, %h: i32, %qi: i32, %kj: i32):
+    %d = arith.subi %qi, %kj : i32
+    %in = arith.cmpi slt, %d, %w : i32
+    tile.yield %in : i1
   } : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,
       !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return

@@ -123,7 +123,8 @@ def Tile_YieldOp : Tile_Op<"yield", [Pure, HasParent<"AttentionOp">,
     ReturnLike, Terminator]> {
   let summary = "Ends a region of a named op with its values";
   let description = [{
-    The new score of `tile.attention`'s `score_mod` region.
+    The new score of `tile.attention`'s `score_mod` region, or whether a
+    key is visible (`mask_mod`).
 
     ```mlir
     tile.yield %r : f32
@@ -697,6 +698,13 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     above it (kernel parameters). A score of -inf drops the key. The
     expansion applies it to each block of scores as tile ops, which the
     scheduling passes schedule like any other (not with FP8 inputs yet).
+    `mask_mod` (also FlexAttention's) says which keys a query sees: block
+    arguments the batch, head, query and key indices (i32), ending in
+    `tile.yield` of an i1 (true: visible). It takes the same ops, and
+    applies after `score_mod`, together with `causal` and the keys' end.
+    It is evaluated in every block the key loop visits (the loop's bounds
+    come from `causal` and the sequence lengths only: a block mask that
+    skips blocks is still to come).
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
@@ -722,12 +730,13 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
                        Variadic<AnyTypeOf<[F32, Tile_ViewType]>>:$descales,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
                        OptionalAttr<Tile_AttentionConfigAttr>:$config);
-  let regions = (region AnyRegion:$score_mod);
+  let regions = (region AnyRegion:$score_mod, AnyRegion:$mask_mod);
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $o (`lse` `(` $lse^ `)`)?
     (`descale` `(` custom<Descales>($descales, type($descales))^)?
     (`scale` `(` $scale^ `)`)?
     (`causal` $causal^)? (`config` $config^)? (`score_mod` $score_mod^)?
+    (`mask_mod` $mask_mod^)?
     attr-dict
     `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v))
     `,` qualified(type($o)) (`,` qualified(type($lse))^)?
@@ -738,6 +747,10 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     /// The score_mod region's block, or null without one.
     ::mlir::Block *getScoreModBlock() {
       return getScoreMod().empty() ? nullptr : &getScoreMod().front();
+    }
+    /// The mask_mod region's block, or null without one.
+    ::mlir::Block *getMaskModBlock() {
+      return getMaskMod().empty() ? nullptr : &getMaskMod().front();
     }
     /// Whether the descales are 2-D views [batch, kv_heads] (per batch and
     /// K/V head) rather than f32 values (per tensor).

@@ -82,8 +82,9 @@ struct AttentionProblem {
   SmallVector<Value, 3> descaleViews;
   bool causal;
   /// The op's score_mod block (null without one) and the softmax scale it
-  /// sees the scores multiplied by (qkScale is then log2(e) alone).
-  Block *scoreMod = nullptr;
+  /// sees the scores multiplied by (qkScale is then log2(e) alone); its
+  /// mask_mod block (null without one).
+  Block *scoreMod = nullptr, *maskMod = nullptr;
   double scale;
 };
 
@@ -465,12 +466,13 @@ private:
 };
 } // namespace
 
-/// The scores `s` (Q Kᵀ) of keys [n, n + bn) through the op's score_mod:
-/// its scalar ops applied to whole tiles, on the scaled scores, the batch,
-/// head, query and key indices as tiles, and scalars from above splat.
-static Value applyScoreMod(ImplicitLocOpBuilder &b, const AttentionProblem &p,
-                           const QueryBlock &t, Value s, Value n, int64_t bm,
-                           int64_t bn) {
+/// The value a score_mod / mask_mod `block` yields for keys [n, n + bn) of
+/// query block `t`: its scalar ops applied to whole [bm, bn] tiles, on
+/// `lead` (the scores, or none) then the batch, head, query and key indices
+/// as tiles; scalars from above are splat.
+static Value applyModRegion(ImplicitLocOpBuilder &b, Block *block,
+                            const QueryBlock &t, Value lead, Value n,
+                            int64_t bm, int64_t bn) {
   SmallVector<int64_t> shape = {bm, bn};
   auto tileOf = [&](Type et) { return RankedTensorType::get(shape, et); };
   auto i32 = b.getI32Type();
@@ -479,15 +481,15 @@ static Value applyScoreMod(ImplicitLocOpBuilder &b, const AttentionProblem &p,
     return arith::AddIOp::create(b, RangeOp::create(b, type, 0, size),
                                  SplatOp::create(b, type, first));
   };
-  Block *block = p.scoreMod;
+  SmallVector<Value> args;
+  if (lead)
+    args.push_back(lead);
+  args.push_back(SplatOp::create(b, tileOf(i32), t.bi));
+  args.push_back(SplatOp::create(b, tileOf(i32), t.h));
+  args.push_back(broadcastAlong(b, indices(bm, t.m0), 1, shape));
+  args.push_back(broadcastAlong(b, indices(bn, n), 0, shape));
   IRMapping map;
-  map.map(block->getArgument(0),
-          arith::MulFOp::create(b, s, splatF32(b, shape, p.scale)));
-  map.map(block->getArgument(1), SplatOp::create(b, tileOf(i32), t.bi));
-  map.map(block->getArgument(2), SplatOp::create(b, tileOf(i32), t.h));
-  map.map(block->getArgument(3),
-          broadcastAlong(b, indices(bm, t.m0), 1, shape));
-  map.map(block->getArgument(4), broadcastAlong(b, indices(bn, n), 0, shape));
+  map.map(block->getArguments(), args);
   for (Operation &op : block->without_terminator()) {
     if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       auto type = tileOf(c.getType());
@@ -504,6 +506,22 @@ static Value applyScoreMod(ImplicitLocOpBuilder &b, const AttentionProblem &p,
       r.setType(tileOf(r.getType()));
   }
   return map.lookup(cast<YieldOp>(block->getTerminator()).getValues()[0]);
+}
+
+/// The scores `s` (Q Kᵀ) of keys [n, n + bn) through the op's score_mod
+/// (on the scaled scores), then its mask_mod (-inf where it is false).
+static Value applyMods(ImplicitLocOpBuilder &b, const AttentionProblem &p,
+                       const QueryBlock &t, Value s, Value n, int64_t bm,
+                       int64_t bn) {
+  if (p.scoreMod)
+    s = applyModRegion(
+        b, p.scoreMod, t,
+        arith::MulFOp::create(b, s, splatF32(b, {bm, bn}, p.scale)), n, bm, bn);
+  if (p.maskMod)
+    s = arith::SelectOp::create(
+        b, applyModRegion(b, p.maskMod, t, Value(), n, bm, bn), s,
+        splatF32(b, {bm, bn}, -INFINITY));
+  return s;
 }
 
 //===----------------------------------------------------------------------===//
@@ -556,8 +574,8 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
                                 ValueRange{t.bi, t.kvHead, n, zero}, Value(),
                                 Padding::Zero);
       Value s = DotOp::create(lb, sType, tq, kt, splatF32(lb, {bm, bn}, 0.0));
-      if (p.scoreMod)
-        s = applyScoreMod(lb, p, t, s, n, bm, bn);
+      if (p.scoreMod || p.maskMod)
+        s = applyMods(lb, p, t, s, n, bm, bn);
       Value edge;
       if (maskFrom) {
         edge =
@@ -576,8 +594,8 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
       } else if (masked) {
         s = mask.apply(lb, s, n);
       }
-      // A score_mod may drop every key of a row in any block (-inf).
-      bool anyEmpty = p.scoreMod;
+      // A score_mod or mask_mod may drop every key of a row in any block.
+      bool anyEmpty = p.scoreMod || p.maskMod;
       OnlineSoftmax::Step st = sm.step(
           lb, s, it[1], it[2], /*mayBeEmpty=*/masked || maskFrom || anyEmpty,
           /*emptyOnlyIf=*/anyEmpty ? Value() : edge);
@@ -688,6 +706,7 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op) {
   p.qkScale = scale * M_LOG2E;
   p.scale = scale;
   p.scoreMod = op.getScoreModBlock();
+  p.maskMod = op.getMaskModBlock();
   if (p.scoreMod)
     p.qkScale = M_LOG2E;
   if (isFp8Type(p.et) && op.hasDescaleViews()) {

@@ -624,14 +624,13 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   // block program ran 0.92-0.94x with it (H200, head dim 128, S = 4k-16k,
   // bench/results/2026-12-03_attention_fp8_stages_h200.json).
   c.pingpong = flags.pingpong.value_or(c.warps == 8 && !fp8);
-  // The hand-built schedule has no FP8 form and no score_mod.
-  if (fp8 || op.getScoreModBlock()) {
+  // The hand-built schedule has no FP8 form and no score_mod or mask_mod.
+  if (fp8 || op.getScoreModBlock() || op.getMaskModBlock()) {
     if (!flags.byPasses.value_or(true))
       return op.emitOpError("by_passes = false: the hand-built schedule has "
                             "no ")
              << (fp8 ? "FP8 form; FP8 attention"
-                     : "score_mod; attention "
-                       "with a score_mod")
+                     : "score_mod or mask_mod; attention with one")
              << " is built by the scheduling passes";
     c.byPasses = true;
   }

@@ -141,7 +141,7 @@ tile.kernel @attention_fp8_hand_built(%Q: !tile.ptr<f8E4M3FN>, %V: !tile.ptr<f8E
 // hand-built one is an error).
 tile.kernel @attention_score_mod_hand_built(%Q: !tile.ptr<bf16>, %B: i32, %S: i32, %ld: i32) {
   %q = tile.make_view %Q[%B, %B, %S, 256] strides [%ld, %ld, 256, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{by_passes = false: the hand-built schedule has no score_mod; attention with a score_mod is built by the scheduling passes}}
+  // expected-error @+1 {{by_passes = false: the hand-built schedule has no score_mod or mask_mod; attention with one is built by the scheduling passes}}
   tile.attention %q, %q, %q, %q config <by_passes = false> score_mod {
   ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
     tile.yield %s : f32

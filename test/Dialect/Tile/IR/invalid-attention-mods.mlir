@@ -1,6 +1,7 @@
 // RUN: tilec-opt %s -split-input-file -verify-diagnostics
 
-// One case per verifier error of tile.attention's score_mod region.
+// One case per verifier error of tile.attention's score_mod and mask_mod
+// regions.
 
 tile.kernel @args(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, %B, %S, 64] strides [%B, %S, 64, 1] : !tile.ptr<bf16>
@@ -16,7 +17,7 @@ tile.kernel @args(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 
 tile.kernel @yield_type(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, %B, %S, 64] strides [%B, %S, 64, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{expected score_mod to end in tile.yield of one f32 score}}
+  // expected-error @+1 {{expected score_mod to end in tile.yield of one 'f32' score}}
   tile.attention %q, %q, %q, %q score_mod {
   ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
     tile.yield %qi : i32
@@ -28,7 +29,7 @@ tile.kernel @yield_type(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
 
 tile.kernel @yield_count(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, %B, %S, 64] strides [%B, %S, 64, 1] : !tile.ptr<bf16>
-  // expected-error @+1 {{expected score_mod to end in tile.yield of one f32 score}}
+  // expected-error @+1 {{expected score_mod to end in tile.yield of one 'f32' score}}
   tile.attention %q, %q, %q, %q score_mod {
   ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
     tile.yield %s, %s : f32, f32
@@ -121,5 +122,46 @@ tile.kernel @yield_outside(%Q: !tile.ptr<bf16>) {
     // expected-error @+1 {{'tile.yield' op expects parent op 'tile.attention'}}
     tile.yield %c : f32
   }
+  tile.return
+}
+
+// -----
+
+tile.kernel @mask_args(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %B, %S, 64] strides [%B, %S, 64, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{expected mask_mod's block arguments to be (batch: i32, head: i32, query: i32, key: i32)}}
+  tile.attention %q, %q, %q, %q mask_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
+    %t = arith.cmpi sle, %kj, %qi : i32
+    tile.yield %t : i1
+  } : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @mask_yield(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %B, %S, 64] strides [%B, %S, 64, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{expected mask_mod to end in tile.yield of one 'i1' (whether the key is visible)}}
+  tile.attention %q, %q, %q, %q mask_mod {
+  ^bb0(%b: i32, %h: i32, %qi: i32, %kj: i32):
+    %d = arith.subi %qi, %kj : i32
+    tile.yield %d : i32
+  } : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}
+
+// -----
+
+// The same ops as score_mod: a math op on tensors is refused.
+tile.kernel @mask_op(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %B, %S, 64] strides [%B, %S, 64, 1] : !tile.ptr<bf16>
+  tile.attention %q, %q, %q, %q mask_mod {
+  ^bb0(%b: i32, %h: i32, %qi: i32, %kj: i32):
+    // expected-error @+1 {{'tile.splat' op is not allowed in tile.attention's mask_mod}}
+    %t = tile.splat %qi : tensor<4xi32>
+    %c = arith.cmpi sle, %kj, %qi : i32
+    tile.yield %c : i1
+  } : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return
 }

@@ -1,12 +1,12 @@
 // RUN: tilec-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_80}))' | FileCheck %s
 // RUN: tilec-opt %s --pass-pipeline='builtin.module(tile.kernel(tile-expand-named-ops{chip=sm_90a}))' | FileCheck %s --check-prefix=SM90A
 
-// tile.attention's score_mod becomes tile ops on each block of scores: the
-// scores times the softmax scale (1/sqrt(128)), then the region's ops on
-// 128 x 64 tiles (the kernel parameters it uses splat, the query and key
-// indices as tiles), before the key-bound and causal mask; the online
-// softmax then multiplies by log2(e) alone. Every block guards rows that
-// saw no key yet (a score_mod may drop all of a row's keys with -inf).
+// tile.attention's score_mod and mask_mod become tile ops on each block of
+// scores. score_mod: the scores times the softmax scale (1/sqrt(128)), then
+// the region's ops on 128 x 64 tiles (the kernel parameters it uses splat,
+// the query and key indices as tiles), before the key-bound and causal
+// mask; the online softmax then multiplies by log2(e) alone. Every block
+// guards rows that saw no key yet (a region may drop all of a row's keys).
 
 // CHECK-LABEL: tile.kernel @attention_softcap_window
 // CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
@@ -64,6 +64,43 @@ tile.kernel @attention_softcap_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, 
     %ninf = arith.constant 0xFF800000 : f32
     %r = arith.select %near, %c, %ninf : f32
     tile.yield %r : f32
+  } : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+      !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// A mask_mod alone: the scores stay raw (no score_mod to see them scaled),
+// -inf where the region's i1 is false, and the softmax multiplies by the
+// scale times log2(e) as without regions.
+// CHECK-LABEL: tile.kernel @attention_window
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[S:.*]] = tile.dot
+// CHECK: %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+// CHECK: %[[QI:.*]] = tile.broadcast %{{.*}} : tensor<128x1xi32> -> tensor<128x64xi32>
+// CHECK: tile.splat %[[N]] : tensor<64xi32>
+// CHECK: %[[KJ:.*]] = tile.broadcast %{{.*}} : tensor<1x64xi32> -> tensor<128x64xi32>
+// CHECK: %[[D:.*]] = arith.subi %[[QI]], %[[KJ]] : tensor<128x64xi32>
+// CHECK: %[[W:.*]] = tile.splat %window : tensor<128x64xi32>
+// CHECK: %[[NEAR:.*]] = arith.cmpi slt, %[[D]], %[[W]] : tensor<128x64xi32>
+// CHECK: %[[R:.*]] = arith.select %[[NEAR]], %[[S]], %[[NINF]]
+// CHECK: %[[MAX:.*]] = tile.reduce max %[[R]] axis = 1
+// CHECK: arith.constant dense<0.127517432> : tensor<128xf32>
+// CHECK-NOT: tile.attention
+// SM90A-LABEL: tile.kernel @attention_window
+// SM90A: arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<128x128xi32>
+// SM90A-NOT: tile.attention
+tile.kernel @attention_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>, %O: !tile.ptr<bf16>,
+    %B: i32, %H: i32, %S: i32, %sb: i32 {tile.divisibility = 16 : i64}, %sh: i32 {tile.divisibility = 16 : i64},
+    %window: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %k, %v, %o causal mask_mod {
+  ^bb0(%b: i32, %h: i32, %qi: i32, %kj: i32):
+    %d = arith.subi %qi, %kj : i32
+    %near = arith.cmpi slt, %d, %window : i32
+    tile.yield %near : i1
   } : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
       !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return

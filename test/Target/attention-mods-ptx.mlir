@@ -1,11 +1,12 @@
-// tile.attention with a score_mod (examples/attention_softcap_window.mlir:
-// causal, a logit softcap and a sliding window in the region) in PTX for
-// sm_80 and sm_90a, accepted by ptxas. The region's ops run on every score
-// of a block as the tile ops the expansion made of them: fastmath<afn>'s
-// divide (div.full.f32) and tanh (tanh.approx.f32) in the key loop beside
-// the tensor-core products (mma.sync on sm_80; on sm_90a wgmma in the
+// tile.attention with a score_mod and a mask_mod
+// (examples/attention_softcap_window.mlir: causal, a logit softcap in the
+// score_mod, a sliding window in the mask_mod) in PTX for sm_80 and sm_90a,
+// accepted by ptxas. The regions' ops run on every score of a block as the
+// tile ops the expansion made of them: fastmath<afn>'s divide
+// (div.full.f32) and tanh (tanh.approx.f32) in the key loop beside the
+// tensor-core products (mma.sync on sm_80; on sm_90a wgmma in the
 // warp-specialized kernel the scheduling passes build, TMA loads and a TMA
-// store). The kernel takes the region's parameters (cap, window) like any
+// store). The kernel takes the regions' parameters (cap, window) like any
 // other.
 
 // RUN: tilec %examples/attention_softcap_window.mlir --chip=sm_80 --emit=ptx -o %t.80
