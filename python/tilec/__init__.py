@@ -14,6 +14,10 @@ Training: ``tilec.attention`` and ``tilec.gemm`` are differentiable on torch
 tensors, and torch.compile(fullgraph=True) holds them as single graph nodes
 (``torch.ops.tilec.*``, :mod:`tilec.torch_ops`); ``tilec.attention_backward``
 computes attention's gradients from the forward's output and lse.
+
+``tilec.flex_attention`` / ``tilec.create_block_mask``: FlexAttention's
+interface, with score_mod and mask_mod callables traced into
+``tile.attention``'s regions (forward only; :mod:`tilec.flex`).
 """
 
 __version__ = "0.1.0"
@@ -24,11 +28,13 @@ from .compiler import CompiledKernel, CompileError, CompileResult, compile
 from .runtime import evaluate_grid
 from .specialize import specialization
 from .training import attention_backward
+from .flex import BlockMask, create_block_mask, flex_attention
 from .ops import (ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError,
                   attention, bmm, default_precision, gemm, grouped_gemm)
 
 __all__ = [
     "compile", "gemm", "bmm", "grouped_gemm", "attention", "attention_backward",
+    "flex_attention", "create_block_mask", "BlockMask",
     "default_precision", "evaluate_grid",
     "specialization",
     "CompileResult", "CompiledKernel",

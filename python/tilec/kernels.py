@@ -351,12 +351,32 @@ def gemm_config_suffix(config):
     return "_" + "_".join(f"{key}{int(value)}" for key, value in sorted(config.items()))
 
 
-def attention_name(dtype="bf16", head_dim=128, causal=False, descale_tensors=False, scale=None):
+def attention_name(dtype="bf16", head_dim=128, causal=False, descale_tensors=False, scale=None,
+                   mods=None):
     """``scale``: a softmax scale other than the default, as the hex digits
-    of its float32 bits."""
+    of its float32 bits; ``mods``: the (score_mod, mask_mod) region texts
+    (either None), named by a hash of them."""
     return (f"attention_{dtype}_d{head_dim}" + ("_causal" if causal else "")
             + ("_descale_tensors" if descale_tensors else "")
-            + (f"_scale{scale}" if scale else ""))
+            + (f"_scale{scale}" if scale else "") + _mods_suffix(mods))
+
+
+def _mods_suffix(mods):
+    if not mods or mods == (None, None):
+        return ""
+    import hashlib
+    return "_mods" + hashlib.sha1(repr(tuple(mods)).encode()).hexdigest()[:12]
+
+
+def _mods_clause(mods):
+    """The op's ``score_mod { ... } mask_mod { ... }`` text."""
+    score, mask = mods or (None, None)
+    clause = ""
+    for keyword, region in (("score_mod", score), ("mask_mod", mask)):
+        if region:
+            body = "\n".join("    " + line for line in region.splitlines())
+            clause += f" {keyword} {{\n{body}\n  }}"
+    return clause
 
 
 def attention_shape_config(seq_q, head_dim, causal, chip="sm_90a"):
@@ -375,7 +395,7 @@ _FP8_TILE_TYPES = {"f8e4m3": "f8E4M3FN", "f8e5m2": "f8E5M2"}
 
 
 def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name=None,
-                     descale_tensors=False, scale=None):
+                     descale_tensors=False, scale=None, mods=None):
     """A kernel computing ``tile.attention`` over [batch, heads, seq, head_dim]
     tensors with a contiguous head dimension and the row log-sum-exp.
 
@@ -391,14 +411,15 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
     and K/V head, FlashAttention-3's): pointers DQ, DK, DV and their
     strides dq_batch, dq_head, dk_batch, dk_head, dv_batch, dv_head (0
     broadcasts one factor). ``scale``: the softmax scale when not
-    ``1/sqrt(head_dim)``, as the hex digits of its float32 bits.
+    ``1/sqrt(head_dim)``, as the hex digits of its float32 bits. ``mods``:
+    the op's (score_mod, mask_mod) region texts (:mod:`tilec.mods`).
     """
     fp8 = dtype in _FP8_TILE_TYPES
     if not (fp8 or dtype in ("bf16", "f16")) or head_dim not in (64, 128, 256):
         raise ValueError(f"unsupported attention {dtype} head_dim {head_dim}")
     if descale_tensors and not fp8:
         raise ValueError("descale tensors are for FP8 attention only")
-    name = name or attention_name(dtype, head_dim, causal, descale_tensors, scale)
+    name = name or attention_name(dtype, head_dim, causal, descale_tensors, scale, mods)
     d = head_dim
     et = _FP8_TILE_TYPES.get(dtype, dtype)
     ot = "bf16" if fp8 else dtype
@@ -409,6 +430,7 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
     extras = f" scale(0x{scale.upper()})" if scale else ""
     extras += " causal" if causal else ""
     extras += config_clause(config)
+    extras += _mods_clause(mods)
     fp8_params = ", %v_batch: i32, %v_head: i32, %v_ld: i32" if fp8 else ""
     descale_views = []
     if descale_tensors:

@@ -147,10 +147,11 @@ def _is_contiguous(info):
                                                      _contiguous_strides(info.shape)))
 
 
-def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=None, scale=None):
+def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=None, scale=None,
+                       mods=None, op="tilec.attention"):
     """tilec.attention with every check spelled out (and its error
-    messages); stores a plan under ``key`` when one is given."""
-    op = "tilec.attention"
+    messages); stores a plan under ``key`` when one is given. ``mods``: the
+    (score_mod, mask_mod) region texts of tilec.flex_attention."""
     Q, K, V = describe(q, "q"), describe(k, "k"), describe(v, "v")
     O = describe(out, "out") if out is not None else None
     device_index = _check_device(op, [Q, K, V] + ([O] if O is not None else []))
@@ -179,7 +180,8 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     if O is None and not _is_contiguous(Q) or O is not None and (
             O.strides[3] != 1 or (sq > 1 and O.strides[2] != d)
             or _outer_strides(O) != _outer_strides(Q)):
-        return _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts, scale)
+        return _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts, scale,
+                                     mods, op)
 
     allocated = out is None
     out, O, lse = _attention_outputs(Q, out, O, (b, h, sq, d), Q.dtype)
@@ -190,12 +192,13 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     config = attention_shape_config(sq, d, causal, chip)  # the per-shape-class dispatch
     if scale == _attention_scale(op, 1.0 / math.sqrt(d)):
         scale = None  # the default: the kernels without a scale
-    default = attention_name(Q.dtype, d, causal, scale=scale)
+    default = attention_name(Q.dtype, d, causal, scale=scale, mods=mods)
     name = default + gemm_config_suffix(config)
     try:
         launcher, meta = _resolve(op, name,
                                   lambda: attention_source(Q.dtype, d, causal, config=config,
-                                                           name=name, scale=scale)[1],
+                                                           name=name, scale=scale,
+                                                           mods=mods)[1],
                                   chip, cubin_arch, directory, device_index)
     except KernelNotAvailableError:
         if name == default:
@@ -203,7 +206,8 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
         # The variant is only faster: without it (artifacts built before it
         # and no compiler), the default kernel computes the same.
         launcher, meta = _resolve(op, default,
-                                  lambda: attention_source(Q.dtype, d, causal, scale=scale)[1],
+                                  lambda: attention_source(Q.dtype, d, causal, scale=scale,
+                                                           mods=mods)[1],
                                   chip, cubin_arch, directory, device_index)
     values = {"Q": Q, "K": K, "V": V, "O": O, "LSE": describe(lse, "lse"), "B": b, "H": h,
               "HK": hk, "SQ": sq, "SK": sk, "q_batch": Q.strides[0], "q_head": Q.strides[1],
@@ -216,7 +220,8 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     return (out, lse) if return_lse else out
 
 
-def _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts, scale=None):
+def _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts, scale=None, mods=None,
+                          op="tilec.attention"):
     """tilec.attention through contiguous q and out: copies q when it is
     not contiguous, and out (after the kernel) when it is not."""
     if Q.kind == "cai":
@@ -226,9 +231,9 @@ def _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts, scale
         q = Q.obj if _is_contiguous(Q) else Q.as_torch().contiguous()
     if O is not None and _is_contiguous(O):
         return _attention_checked(q, k, v, causal, O.obj, return_lse, chip, artifacts,
-                                  scale=scale)
+                                  scale=scale, mods=mods, op=op)
     result = _attention_checked(q, k, v, causal, None, return_lse, chip, artifacts,
-                                scale=scale)
+                                scale=scale, mods=mods, op=op)
     if O is None:
         return result
     written = result[0] if return_lse else result

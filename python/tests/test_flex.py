@@ -1,0 +1,126 @@
+"""tilec.flex_attention and tilec.create_block_mask (FlexAttention's
+interface): score_mod / mask_mod callables traced into tile.attention's
+regions, the kernels they name and compile to, and the refusals."""
+
+import pytest
+
+import tilec
+from overhead_bench import attention_meta
+from test_ops import FakeTensor, launches, write_artifact  # noqa: F401 - the fixture
+from tilec import mods
+from tilec.flex import causal_part
+from tilec.kernels import attention_name, attention_source
+
+
+def softcap(score, b, h, q_idx, kv_idx):
+    return mods.tanh(score / 50.0) * 50.0
+
+
+def sliding_causal(b, h, q_idx, kv_idx):
+    return (q_idx >= kv_idx) & (q_idx - kv_idx < 1024)
+
+
+def test_score_mod_traces_to_a_region():
+    assert mods.trace_score_mod(softcap).splitlines() == [
+        "^bb0(%score: f32, %b: i32, %h: i32, %q_idx: i32, %kv_idx: i32):",
+        "  %c0 = arith.constant 50.0 : f32",
+        "  %v0 = arith.divf %score, %c0 fastmath<afn> : f32",
+        "  %v1 = math.tanh %v0 fastmath<afn> : f32",
+        "  %v2 = arith.mulf %v1, %c0 : f32",
+        "  tile.yield %v2 : f32"]
+
+
+def test_mixed_types_and_where():
+    """Indices in float arithmetic are converted (ALiBi's bias with a
+    Python slope); where() selects; -inf is a float constant."""
+    alibi = mods.trace_score_mod(lambda s, b, h, q, k: s + 0.25 * (k - q))
+    assert "arith.sitofp %v0 : i32 to f32" in alibi
+    assert "arith.mulf %c0, %v1 : f32" in alibi
+    masked = mods.trace_score_mod(lambda s, b, h, q, k: mods.where(k <= q, s, float("-inf")))
+    assert "arith.cmpi sle, %kv_idx, %q_idx : i32" in masked
+    assert "arith.constant 0xFF800000 : f32" in masked
+    assert "arith.select %v0, %score, %c0 : f32" in masked
+    # A constant score_mod (no use of its arguments) still yields an f32.
+    assert mods.trace_score_mod(lambda s, b, h, q, k: 1).endswith("tile.yield %c0 : f32")
+
+
+def test_mask_mod_traces_to_a_region():
+    region = mods.trace_mask_mod(sliding_causal)
+    assert region.splitlines() == [
+        "^bb0(%b: i32, %h: i32, %q_idx: i32, %kv_idx: i32):",
+        "  %v0 = arith.cmpi sge, %q_idx, %kv_idx : i32",
+        "  %v1 = arith.subi %q_idx, %kv_idx : i32",
+        "  %c0 = arith.constant 1024 : i32",
+        "  %v2 = arith.cmpi slt, %v1, %c0 : i32",
+        "  %v3 = arith.andi %v0, %v2 : i1",
+        "  tile.yield %v3 : i1"]
+    assert causal_part(region) == "implied"
+    assert causal_part(mods.trace_mask_mod(lambda b, h, q, k: q >= k)) == "only"
+    assert causal_part(mods.trace_mask_mod(lambda b, h, q, k: (q >= k) | (k < 4))) is None
+    assert causal_part(mods.trace_mask_mod(lambda b, h, q, k: q > k)) is None
+
+
+def test_untraceable_callables_are_refused():
+    with pytest.raises(mods.ModTraceError, match="no truth value"):
+        mods.trace_mask_mod(lambda b, h, q, k: q >= k and k < 4)
+    with pytest.raises(mods.ModTraceError, match="cannot use a list"):
+        mods.trace_score_mod(lambda s, b, h, q, k: s + [1.0][0:1])
+    with pytest.raises(mods.ModTraceError, match="must return a boolean"):
+        mods.trace_mask_mod(lambda b, h, q, k: q - k)
+    with pytest.raises(mods.ModTraceError, match="tracing the callable failed: KeyError"):
+        mods.trace_score_mod(lambda s, b, h, q, k: {}[0])
+
+    class Func:  # what torch passes to __torch_function__ for an unsupported op
+        __name__ = "erfinv"
+    with pytest.raises(mods.ModTraceError, match=r"torch.erfinv is not supported"):
+        mods.Sym.__torch_function__(Func(), (mods.Sym,), (None,))
+
+
+@pytest.mark.parametrize("chip", ["sm_80", "sm_90a"])
+def test_traced_regions_compile(library, tmp_path, chip):
+    """The source with both regions compiles (ptxas included); the regions'
+    tanh and divide are the approximate instructions."""
+    regions = (mods.trace_score_mod(softcap), mods.trace_mask_mod(sliding_causal))
+    name, source = attention_source("bf16", 64, True, mods=regions)
+    assert name == attention_name("bf16", 64, True, mods=regions)
+    assert name.startswith("attention_bf16_d64_causal_mods")
+    result = tilec.compile(source, chip=chip, cache_dir=tmp_path, keep="all")
+    assert "tanh.approx.f32" in result.ptx and "div.full.f32" in result.ptx
+    assert result.cubin[:4] == b"\x7fELF"
+
+
+def test_flex_attention_runs_the_kernel_of_its_mods(launches, tmp_path):  # noqa: F811
+    """A causal sliding window with a softcap runs the causal kernel with
+    both regions; a mask that is exactly causal runs the plain causal
+    kernel; equal callables reuse the kernel's name."""
+    q = FakeTensor((2, 4, 3000, 64))  # no persistent variant (causal over 2048 queries)
+    regions = (mods.trace_score_mod(softcap), mods.trace_mask_mod(sliding_causal))
+    for causal, r in ((True, regions), (True, None), (False, (regions[0], None))):
+        name, source = attention_source("bf16", 64, causal, mods=r)
+        write_artifact(str(tmp_path), name, source, attention_meta(name, "sm_90a", 64))
+    mask = tilec.create_block_mask(sliding_causal, 2, 4, 3000, 3000)
+    tilec.flex_attention(q, q, q, score_mod=softcap, block_mask=mask, chip="sm_90a",
+                         artifacts=str(tmp_path))
+    causal = tilec.create_block_mask(lambda b, h, qi, kj: qi >= kj, None, None, 3000, 3000)
+    tilec.flex_attention(q, q, q, block_mask=causal, chip="sm_90a", artifacts=str(tmp_path))
+    tilec.flex_attention(q, q, q, score_mod=softcap, chip="sm_90a", artifacts=str(tmp_path))
+    assert [launcher.name for launcher, _ in launches] == [
+        attention_name("bf16", 64, True, mods=regions), "attention_bf16_d64_causal",
+        attention_name("bf16", 64, False, mods=(regions[0], None))]
+
+
+def test_flex_attention_refusals(launches):  # noqa: F811
+    q = FakeTensor((2, 4, 300, 64))
+    kv = FakeTensor((2, 2, 300, 64))
+    with pytest.raises(tilec.ArgumentError, match="enable_gqa=True"):
+        tilec.flex_attention(q, kv, kv)
+    with pytest.raises(tilec.ArgumentError, match="for Q_LEN=256, KV_LEN=256"):
+        tilec.flex_attention(q, q, q, block_mask=tilec.create_block_mask(
+            sliding_causal, 2, 4, 256, 256))
+    with pytest.raises(tilec.ArgumentError, match="kernel_options are not supported"):
+        tilec.flex_attention(q, q, q, kernel_options={"BLOCK_M": 64})
+    with pytest.raises(tilec.ArgumentError, match="must come from tilec.create_block_mask"):
+        tilec.flex_attention(q, q, q, block_mask=object())
+    with pytest.raises(mods.ModTraceError, match="must return a boolean"):
+        tilec.create_block_mask(lambda b, h, qi, kj: qi, 2, 4, 300, 300)
+    assert launches == []

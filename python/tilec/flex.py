@@ -1,0 +1,133 @@
+"""``tilec.flex_attention`` and ``tilec.create_block_mask``: FlexAttention's
+interface (``torch.nn.attention.flex_attention``) on ``tile.attention``.
+
+``score_mod(score, b, h, q_idx, kv_idx)`` and ``mask_mod(b, h, q_idx,
+kv_idx)`` are plain Python callables, traced once into the op's regions
+(:mod:`tilec.mods`; no torch.compile). Kernels are cached by the traced
+text, so the same callables reuse one kernel.
+
+What differs from FlexAttention today:
+
+- The key loop visits every block its bounds allow; the mask_mod is
+  evaluated in each (FlexAttention's block mask skips blocks outside the
+  mask). A mask_mod that is ``q_idx >= kv_idx`` (or contains it under
+  ``&``) with Q_LEN == KV_LEN becomes the op's causal bound, so causal
+  masks skip the blocks above the diagonal.
+- Forward only: there is no backward yet (a call that needs a gradient
+  raises), and torch.compile sees the call as opaque Python.
+- Captured tensors (per-head tables such as ALiBi slopes) are not
+  supported yet: captured Python numbers are.
+"""
+
+import re
+
+from . import mods as _mods
+from .errors import ArgumentError
+from .op_attention import _attention_checked, _attention_scale
+
+
+class BlockMask:
+    """What :func:`create_block_mask` made: the traced mask_mod and the
+    sizes it is for (``B``/``H`` of None: any)."""
+
+    def __init__(self, mask_mod, region, B, H, Q_LEN, KV_LEN, BLOCK_SIZE):
+        self.mask_mod, self.region = mask_mod, region
+        self.shape = (B, H, Q_LEN, KV_LEN)
+        self.BLOCK_SIZE = BLOCK_SIZE
+
+    def __repr__(self):
+        return f"BlockMask(shape={self.shape}, mask_mod={self.mask_mod!r})"
+
+
+def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device="cuda", BLOCK_SIZE=128):
+    """FlexAttention's ``create_block_mask``: ``mask_mod(b, h, q_idx,
+    kv_idx)`` -> whether the query sees the key. The callable is traced
+    here (an unsupported one raises :class:`tilec.mods.ModTraceError` now);
+    nothing runs on the device."""
+    if not callable(mask_mod):
+        raise ArgumentError("create_block_mask: mask_mod must be callable")
+    for name, x in (("Q_LEN", Q_LEN), ("KV_LEN", KV_LEN)):
+        if not isinstance(x, int) or x < 0:
+            raise ArgumentError(f"create_block_mask: {name} must be a non-negative int, got {x!r}")
+    return BlockMask(mask_mod, _mods.trace_mask_mod(mask_mod), B, H, Q_LEN, KV_LEN, BLOCK_SIZE)
+
+
+_CAUSAL = re.compile(r"^\s*(%v\d+) = arith\.cmpi (?:sge, %q_idx, %kv_idx|sle, %kv_idx, %q_idx)"
+                     r" : i32$")
+
+
+def causal_part(region):
+    """How a mask_mod region's result relates to ``q_idx >= kv_idx``:
+    "only" (it is exactly that), "implied" (that under ``&``), or None."""
+    lines = region.splitlines()
+    causal = {m.group(1) for line in lines if (m := _CAUSAL.match(line))}
+    ands = {}
+    for line in lines:
+        m = re.match(r"^\s*(%v\d+) = arith\.andi (%\w+), (%\w+) : i1$", line)
+        if m:
+            ands[m.group(1)] = (m.group(2), m.group(3))
+    result = re.search(r"tile\.yield (%\w+) : i1", region).group(1)
+    if result in causal:
+        return "only"
+
+    def implies(v):
+        return v in causal or (v in ands and any(implies(x) for x in ands[v]))
+    return "implied" if implies(result) else None
+
+
+def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=None,
+                   enable_gqa=False, return_lse=False, kernel_options=None, *, chip=None,
+                   artifacts=None):
+    """FlexAttention's forward on tile.attention (module doc): ``query``
+    [B, Hq, Q_LEN, D], ``key``/``value`` [B, Hkv, KV_LEN, D] (bf16 or f16;
+    D 64, 128 or 256; contiguous in their last two dimensions); ``scale``
+    default ``1/sqrt(D)``; ``enable_gqa`` lets Hkv divide Hq. Returns the
+    output, and the natural-log log-sum-exp [B, Hq, Q_LEN] (f32) with
+    ``return_lse`` (-inf for rows that see no key). ``kernel_options`` is
+    accepted for FlexAttention's signature and must be empty."""
+    op = "tilec.flex_attention"
+    if kernel_options:
+        raise ArgumentError(f"{op}: kernel_options are not supported")
+    _check_no_grad(op, query, key, value)
+    shape_q, shape_k = tuple(query.shape), tuple(key.shape)
+    if len(shape_q) != 4 or len(shape_k) != 4:
+        raise ArgumentError(f"{op}: expected 4-D [batch, heads, seq, head_dim] tensors")
+    if shape_q[1] != shape_k[1] and not enable_gqa:
+        raise ArgumentError(f"{op}: query has {shape_q[1]} heads and key {shape_k[1]}: pass "
+                            "enable_gqa=True for grouped-query attention")
+    score = _mods.trace_score_mod(score_mod) if score_mod is not None else None
+    mask, causal = None, False
+    if block_mask is not None:
+        if not isinstance(block_mask, BlockMask):
+            raise ArgumentError(f"{op}: block_mask must come from tilec.create_block_mask")
+        _check_block_mask(op, block_mask, shape_q, shape_k)
+        mask = block_mask.region
+        part = causal_part(mask) if shape_q[2] == shape_k[2] else None
+        causal = part is not None
+        if part == "only":
+            mask = None
+    if scale is not None:
+        scale = _attention_scale(op, scale)
+    mods = (score, mask) if (score or mask) else None
+    return _attention_checked(query, key, value, causal, None, return_lse, chip, artifacts,
+                              scale=scale, mods=mods, op=op)
+
+
+def _check_block_mask(op, block_mask, shape_q, shape_k):
+    B, H, q_len, kv_len = block_mask.shape
+    if (q_len, kv_len) != (shape_q[2], shape_k[2]):
+        raise ArgumentError(f"{op}: the block mask is for Q_LEN={q_len}, KV_LEN={kv_len}; the "
+                            f"inputs have {shape_q[2]} and {shape_k[2]}")
+    if B not in (None, 1, shape_q[0]) or H not in (None, 1, shape_q[1]):
+        raise ArgumentError(f"{op}: the block mask is for B={B}, H={H}; the query has "
+                            f"B={shape_q[0]}, H={shape_q[1]}")
+
+
+def _check_no_grad(op, *tensors):
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.is_grad_enabled():
+        return
+    if any(getattr(t, "requires_grad", False) for t in tensors):
+        raise ArgumentError(f"{op}: no backward yet: call it under torch.no_grad() or on "
+                            "tensors that do not require grad")
