@@ -5,8 +5,9 @@
 // the window a mask_mod, as in FlexAttention: regions over one score / one
 // query-key pair, applied by the expansion to every block of scores.
 //   O = softmax(score_mod(Q Kᵀ / sqrt(128)) + mask_mod + causal mask) V
-// The key loop visits every causal block; the window only masks them (a
-// block mask that skips the blocks outside the window is still to come).
+// The key loop of a query block starts at the first block its window
+// reaches (the expansion reads the bound off the mask_mod) and ends at
+// the causal diagonal.
 tile.kernel @attention_softcap_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
                                      %O: !tile.ptr<bf16>, %LSE: !tile.ptr<f32>,
                                      %B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32,

@@ -8,11 +8,13 @@ text, so the same callables reuse one kernel.
 
 What differs from FlexAttention today:
 
-- The key loop visits every block its bounds allow; the mask_mod is
-  evaluated in each (FlexAttention's block mask skips blocks outside the
-  mask). A mask_mod that is ``q_idx >= kv_idx`` (or contains it under
-  ``&``) with Q_LEN == KV_LEN becomes the op's causal bound, so causal
-  masks skip the blocks above the diagonal.
+- Blocks are skipped by bounds, not by a block table: a mask_mod that is
+  ``q_idx >= kv_idx`` (or contains it under ``&``) with Q_LEN == KV_LEN
+  becomes the op's causal bound (blocks above the diagonal are skipped),
+  and one with ``q_idx - kv_idx < w`` under ``&`` (a sliding window) starts
+  each query block's loop at the first key it sees. Other masks (prefix-LM,
+  document ids) are evaluated in every block, where FlexAttention's block
+  mask skips the blocks they leave out.
 - Forward only: there is no backward yet (a call that needs a gradient
   raises), and torch.compile sees the call as opaque Python.
 - Captured tensors (per-head tables such as ALiBi slopes) are not
@@ -95,22 +97,30 @@ def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=Non
     if shape_q[1] != shape_k[1] and not enable_gqa:
         raise ArgumentError(f"{op}: query has {shape_q[1]} heads and key {shape_k[1]}: pass "
                             "enable_gqa=True for grouped-query attention")
-    score = _mods.trace_score_mod(score_mod) if score_mod is not None else None
-    mask, causal = None, False
     if block_mask is not None:
         if not isinstance(block_mask, BlockMask):
             raise ArgumentError(f"{op}: block_mask must come from tilec.create_block_mask")
         _check_block_mask(op, block_mask, shape_q, shape_k)
+    mods, causal = flex_regions(score_mod, block_mask, shape_q[2], shape_k[2])
+    if scale is not None:
+        scale = _attention_scale(op, scale)
+    return _attention_checked(query, key, value, causal, None, return_lse, chip, artifacts,
+                              scale=scale, mods=mods, op=op)
+
+
+def flex_regions(score_mod, block_mask, q_len, kv_len):
+    """(the op's (score_mod, mask_mod) region texts or None, causal) for a
+    flex_attention call: the kernel it runs (precompiling it elsewhere
+    takes the same)."""
+    score = _mods.trace_score_mod(score_mod) if score_mod is not None else None
+    mask, causal = None, False
+    if block_mask is not None:
         mask = block_mask.region
-        part = causal_part(mask) if shape_q[2] == shape_k[2] else None
+        part = causal_part(mask) if q_len == kv_len else None
         causal = part is not None
         if part == "only":
             mask = None
-    if scale is not None:
-        scale = _attention_scale(op, scale)
-    mods = (score, mask) if (score or mask) else None
-    return _attention_checked(query, key, value, causal, None, return_lse, chip, artifacts,
-                              scale=scale, mods=mods, op=op)
+    return ((score, mask) if (score or mask) else None), causal
 
 
 def _check_block_mask(op, block_mask, shape_q, shape_k):

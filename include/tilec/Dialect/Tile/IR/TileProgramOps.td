@@ -702,9 +702,14 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     arguments the batch, head, query and key indices (i32), ending in
     `tile.yield` of an i1 (true: visible). It takes the same ops, and
     applies after `score_mod`, together with `causal` and the keys' end.
-    It is evaluated in every block the key loop visits (the loop's bounds
-    come from `causal` and the sequence lengths only: a block mask that
-    skips blocks is still to come).
+    It is evaluated in every block the key loop visits. The loop's end
+    comes from `causal` and the keys' end; its start from the mask when
+    the mask is a conjunction (`arith.andi`) holding a comparison that
+    bounds the key from below by the query (`query - key < window`, sums
+    and differences of the indices, constants and i32 values from above,
+    taken not to overflow): the blocks before the first key some query of
+    the block sees are skipped. Other masks (disjunctions, document ids)
+    visit every block.
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal

@@ -52,6 +52,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 
@@ -524,6 +525,134 @@ static Value applyMods(ImplicitLocOpBuilder &b, const AttentionProblem &p,
   return s;
 }
 
+namespace {
+/// An index of a mask_mod as q * query + kv * key + constant + the signed
+/// scalars from above it (kernel parameters) in `terms`.
+struct IndexForm {
+  int64_t q = 0, kv = 0, constant = 0;
+  SmallVector<std::pair<int64_t, Value>> terms;
+
+  IndexForm minus(const IndexForm &o) const {
+    IndexForm d = *this;
+    d.q -= o.q;
+    d.kv -= o.kv;
+    d.constant -= o.constant;
+    for (auto [sign, v] : o.terms)
+      d.terms.push_back({-sign, v});
+    return d;
+  }
+};
+} // namespace
+
+/// `v` of mask_mod `block` (arguments batch, head, query, key) as an
+/// IndexForm: sums and differences of the query, the key, constants and
+/// i32 values from above; none for anything else.
+static std::optional<IndexForm> getIndexForm(Value v, Block *block) {
+  IndexForm f;
+  if (v == block->getArgument(2) || v == block->getArgument(3)) {
+    (v == block->getArgument(2) ? f.q : f.kv) = 1;
+    return f;
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def ? cast<BlockArgument>(v).getOwner() == block
+           : def->getBlock() == block) {
+    APInt c;
+    if (matchPattern(v, m_ConstantInt(&c))) {
+      f.constant = c.getSExtValue();
+      return f;
+    }
+    if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def))
+      return std::nullopt;
+    auto l = getIndexForm(def->getOperand(0), block);
+    auto r = getIndexForm(def->getOperand(1), block);
+    if (!l || !r)
+      return std::nullopt;
+    if (isa<arith::SubIOp>(def))
+      return l->minus(*r);
+    return l->minus(IndexForm().minus(*r));
+  }
+  if (!v.getType().isInteger(32))
+    return std::nullopt;
+  f.terms.push_back({1, v});
+  return f;
+}
+
+/// The smallest key that query `m0` (the block's first) may see under the
+/// comparison `cmp` of the mask_mod, when it bounds the key from below by
+/// the query (`key > query - w`: a sliding window), as an i64; else none.
+/// (The mask's indices are taken not to overflow i32.)
+static Value getKeyLowerBound(ImplicitLocOpBuilder &b, arith::CmpIOp cmp,
+                              Block *block, Value m0) {
+  auto l = getIndexForm(cmp.getLhs(), block);
+  auto r = getIndexForm(cmp.getRhs(), block);
+  if (!l || !r)
+    return Value();
+  // As d < k: L - R < 0 (slt), < 1 (sle); R - L < 0 (sgt), < 1 (sge).
+  using P = arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  if (pred != P::slt && pred != P::sle && pred != P::sgt && pred != P::sge)
+    return Value();
+  bool swap = pred == P::sgt || pred == P::sge;
+  int64_t k = pred == P::sle || pred == P::sge ? 1 : 0;
+  IndexForm d = swap ? r->minus(*l) : l->minus(*r);
+  // q * query - key + off < k: key >= q * query + off - k + 1, least at
+  // the block's first query when q = 1.
+  if (d.kv != -1 || (d.q != 0 && d.q != 1))
+    return Value();
+  auto i64 = b.getI64Type();
+  Value bound =
+      arith::ConstantOp::create(b, b.getI64IntegerAttr(d.constant - k + 1));
+  auto add = [&](int64_t sign, Value x) {
+    Value wide = arith::ExtSIOp::create(b, i64, x);
+    bound = sign > 0 ? Value(arith::AddIOp::create(b, bound, wide))
+                     : Value(arith::SubIOp::create(b, bound, wide));
+  };
+  if (d.q == 1)
+    add(1, m0);
+  for (auto [sign, x] : d.terms)
+    add(sign, x);
+  return bound;
+}
+
+/// Where query block `t`'s key loop may start under the op's mask_mod: the
+/// first block holding a key some query of the block sees, when the mask
+/// is a conjunction (andi) with comparisons that bound the key from below
+/// (the blocks before it are masked for every row: skipping them changes
+/// nothing); null otherwise.
+static Value getMaskModStart(ImplicitLocOpBuilder &b, const AttentionProblem &p,
+                             const QueryBlock &t, int64_t bn) {
+  Block *block = p.maskMod;
+  SmallVector<Value> work = {
+      cast<YieldOp>(block->getTerminator()).getValues()[0]};
+  Value start;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != block)
+      continue;
+    if (isa<arith::AndIOp>(def)) {
+      work.append(def->operand_begin(), def->operand_end());
+      continue;
+    }
+    auto cmp = dyn_cast<arith::CmpIOp>(def);
+    Value bound = cmp ? getKeyLowerBound(b, cmp, block, t.m0) : Value();
+    if (bound)
+      start = start ? arith::MaxSIOp::create(b, start, bound) : bound;
+  }
+  if (!start)
+    return Value();
+  // Whole blocks from 0, at most the end (an empty loop past it).
+  auto i64 = b.getI64Type();
+  Value zero = arith::ConstantOp::create(b, b.getI64IntegerAttr(0));
+  Value end = arith::ExtSIOp::create(b, i64, t.end);
+  start =
+      arith::MinSIOp::create(b, arith::MaxSIOp::create(b, start, zero), end);
+  Value step = arith::ConstantOp::create(b, b.getI64IntegerAttr(bn));
+  start =
+      arith::MulIOp::create(b, arith::DivSIOp::create(b, start, step), step);
+  return arith::TruncIOp::create(b, b.getI32Type(), start);
+}
+
 //===----------------------------------------------------------------------===//
 // The program of one query block
 //===----------------------------------------------------------------------===//
@@ -604,17 +733,21 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
       scf::YieldOp::create(lb, ValueRange{acc, st.m, st.l});
     };
   };
-  Value zero = constI32(b, 0), stepN = constI32(b, bn);
+  Value stepN = constI32(b, bn);
+  // The first block: 0, or past the blocks the mask_mod masks whole.
+  Value start = p.maskMod ? getMaskModStart(b, p, t, bn) : Value();
+  if (!start)
+    start = constI32(b, 0);
   SmallVector<scf::ForOp> loops;
   if (c.splitLoops && !c.warpSpecialize) {
-    loops.push_back(scf::ForOp::create(b, zero, t.full, stepN, init,
-                                       step(false, Value())));
-    loops.push_back(scf::ForOp::create(b, t.full, t.end, stepN,
-                                       loops[0].getResults(),
-                                       step(true, Value())));
+    Value full = p.maskMod ? arith::MaxSIOp::create(b, start, t.full) : t.full;
+    loops.push_back(
+        scf::ForOp::create(b, start, full, stepN, init, step(false, Value())));
+    loops.push_back(scf::ForOp::create(
+        b, full, t.end, stepN, loops[0].getResults(), step(true, Value())));
   } else {
     loops.push_back(
-        scf::ForOp::create(b, zero, t.end, stepN, init, step(true, t.full)));
+        scf::ForOp::create(b, start, t.end, stepN, init, step(true, t.full)));
   }
   // The warp-specialized schedule carries its ring depth; a loop attribute
   // would also ask tile-pipeline for a cp.async ring.

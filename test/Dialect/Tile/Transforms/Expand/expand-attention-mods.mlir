@@ -71,9 +71,25 @@ tile.kernel @attention_softcap_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, 
 
 // A mask_mod alone: the scores stay raw (no score_mod to see them scaled),
 // -inf where the region's i1 is false, and the softmax multiplies by the
-// scale times log2(e) as without regions.
+// scale times log2(e) as without regions. Its comparison bounds the key
+// from below (query - key < window: key >= m0 - window + 1 for the block's
+// first query m0), so the key loops start at that key's block (in i64,
+// clamped to [0, end], whole 64-key blocks): the blocks before it are
+// masked for every row.
 // CHECK-LABEL: tile.kernel @attention_window
-// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK: %[[M0:.*]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: %[[B1:.*]] = arith.addi %[[ONE]], %[[M0]] : i64
+// CHECK: %[[W64:.*]] = arith.extsi %window : i32 to i64
+// CHECK: %[[B2:.*]] = arith.subi %[[B1]], %[[W64]] : i64
+// CHECK: %[[END:.*]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: %[[B3:.*]] = arith.maxsi %[[B2]], %{{.*}} : i64
+// CHECK: %[[B4:.*]] = arith.minsi %[[B3]], %[[END]] : i64
+// CHECK: %[[B5:.*]] = arith.divsi %[[B4]], %[[STEP:.*]] : i64
+// CHECK: %[[B6:.*]] = arith.muli %[[B5]], %[[STEP]] : i64
+// CHECK: %[[START:.*]] = arith.trunci %[[B6]] : i64 to i32
+// CHECK: %[[FULL:.*]] = arith.maxsi %[[START]], %{{.*}} : i32
+// CHECK: scf.for %[[N:.*]] = %[[START]] to %[[FULL]] step %{{.*}} iter_args
 // CHECK: %[[S:.*]] = tile.dot
 // CHECK: %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<128x64xf32>
 // CHECK: %[[QI:.*]] = tile.broadcast %{{.*}} : tensor<128x1xi32> -> tensor<128x64xi32>
@@ -87,6 +103,8 @@ tile.kernel @attention_softcap_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, 
 // CHECK: arith.constant dense<0.127517432> : tensor<128xf32>
 // CHECK-NOT: tile.attention
 // SM90A-LABEL: tile.kernel @attention_window
+// SM90A: %[[START:.*]] = arith.trunci %{{.*}} : i64 to i32
+// SM90A: scf.for %{{.*}} = %[[START]] to
 // SM90A: arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<128x128xi32>
 // SM90A-NOT: tile.attention
 tile.kernel @attention_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>, %O: !tile.ptr<bf16>,
@@ -101,6 +119,30 @@ tile.kernel @attention_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !til
     %d = arith.subi %qi, %kj : i32
     %near = arith.cmpi slt, %d, %window : i32
     tile.yield %near : i1
+  } : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+      !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// Prefix-LM (a prefix every query sees, or the causal diagonal): a
+// disjunction bounds nothing, and the loops start at key 0.
+// CHECK-LABEL: tile.kernel @attention_prefix_lm
+// CHECK-NOT: arith.trunci
+// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to
+// CHECK: arith.ori %{{.*}}, %{{.*}} : tensor<128x64xi1>
+tile.kernel @attention_prefix_lm(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>, %O: !tile.ptr<bf16>,
+    %B: i32, %H: i32, %S: i32, %sb: i32 {tile.divisibility = 16 : i64}, %sh: i32 {tile.divisibility = 16 : i64},
+    %prefix: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
+  tile.attention %q, %k, %v, %o mask_mod {
+  ^bb0(%b: i32, %h: i32, %qi: i32, %kj: i32):
+    %in_prefix = arith.cmpi slt, %kj, %prefix : i32
+    %causal = arith.cmpi sle, %kj, %qi : i32
+    %r = arith.ori %in_prefix, %causal : i1
+    tile.yield %r : i1
   } : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
       !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
