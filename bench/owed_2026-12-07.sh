@@ -17,13 +17,13 @@ case "${1:?build or run}" in
   build)
     # Two bundles, each under 64 MiB: the python part (the package's
     # kernels) apart; the backward part (~20 MiB) is not owed.
-    PARTS="examples gemm att block corpus aot split_k gemm_sweep batch_reduce shuffle lin linalg host" \
+    PARTS="examples gemm att block corpus aot split_k gemm_sweep batch_reduce shuffle lin linalg host flex" \
       scripts/build/build_gpu_artifacts.sh .gpu/bundle
     PARTS="python" scripts/build/build_gpu_artifacts.sh .gpu/bundle-python ;;
   run)
     bundle=.gpu/bundle
     case "${2:?1, 2, 3 or 4}" in
-      1) checks="examples score_mod gemm attention aot wgmma_rs shuffle batch_reduce" ;;
+      1) checks="examples score_mod flex gemm attention aot wgmma_rs shuffle batch_reduce" ;;
       2) checks="corpus block attention_block variants lin linalg" ;;
       3) checks="split_k gemm_sweep sweep any_strides host" ;;
       4) checks="python bmm grouped"; bundle=.gpu/bundle-python ;;

@@ -19,7 +19,7 @@ from scripts import ROOT
 #: The bundle's folder (relative to the repository root) and its parts.
 BUNDLE = os.path.join(".gpu", "bundle")
 PARTS = ("examples", "gemm", "att", "block", "backward", "python", "aot", "corpus",
-         "split_k", "gemm_sweep", "batch_reduce", "shuffle", "lin", "linalg", "host")
+         "split_k", "gemm_sweep", "batch_reduce", "shuffle", "lin", "linalg", "host", "flex")
 
 
 def bundle_part(part, bundle=None):
