@@ -8,13 +8,13 @@ text, so the same callables reuse one kernel.
 
 What differs from FlexAttention today:
 
-- Blocks are skipped by bounds, not by a block table: a mask_mod that is
-  ``q_idx >= kv_idx`` (or contains it under ``&``) with Q_LEN == KV_LEN
-  becomes the op's causal bound (blocks above the diagonal are skipped),
-  and one with ``q_idx - kv_idx < w`` under ``&`` (a sliding window) starts
-  each query block's loop at the first key it sees. Other masks (prefix-LM,
-  document ids) are evaluated in every block, where FlexAttention's block
-  mask skips the blocks they leave out.
+- Blocks are skipped by bounds, not by a block table: the expansion reads
+  the keys a query block may see off the mask's comparisons of indices
+  (``q_idx >= kv_idx``, ``q_idx - kv_idx < w``, ``kv_idx < prefix`` under
+  ``&`` and ``|``) and visits only their blocks; a mask that is exactly
+  ``q_idx >= kv_idx`` with Q_LEN == KV_LEN runs the plain causal kernel.
+  Masks on data (document ids) are evaluated in every block, where
+  FlexAttention's block mask skips the blocks they leave out.
 - Forward only: there is no backward yet (a call that needs a gradient
   raises), and torch.compile sees the call as opaque Python.
 - Captured tensors (per-head tables such as ALiBi slopes) are not

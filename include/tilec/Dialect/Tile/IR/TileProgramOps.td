@@ -702,13 +702,15 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     arguments the batch, head, query and key indices (i32), ending in
     `tile.yield` of an i1 (true: visible). It takes the same ops, and
     applies after `score_mod`, together with `causal` and the keys' end.
-    It is evaluated in every block the key loop visits. The loop's end
-    comes from `causal` and the keys' end; its start from the mask when
-    the mask is a conjunction (`arith.andi`) holding a comparison that
-    bounds the key from below by the query (`query - key < window`, sums
-    and differences of the indices, constants and i32 values from above,
-    taken not to overflow): the blocks before the first key some query of
-    the block sees are skipped. Other masks (disjunctions, document ids)
+    It is evaluated in every block the key loop visits, and bounds the
+    loop where it can: its comparisons of the key with sums and differences
+    of the query, constants and i32 values from above (taken not to
+    overflow) bound the keys a query block may see, from below (`query -
+    key < window`: a sliding window) or above (`key <= query`, `key <
+    prefix`), through `arith.andi` (the tighter end) and `arith.ori` (the
+    looser, where both sides bound it). The loop then runs over those
+    keys' blocks only (within `causal`'s and the keys' end): the blocks
+    outside are masked for every row. Masks on loaded data (document ids)
     visit every block.
 
     ```mlir

@@ -577,80 +577,114 @@ static std::optional<IndexForm> getIndexForm(Value v, Block *block) {
   return f;
 }
 
-/// The smallest key that query `m0` (the block's first) may see under the
-/// comparison `cmp` of the mask_mod, when it bounds the key from below by
-/// the query (`key > query - w`: a sliding window), as an i64; else none.
-/// (The mask's indices are taken not to overflow i32.)
-static Value getKeyLowerBound(ImplicitLocOpBuilder &b, arith::CmpIOp cmp,
-                              Block *block, Value m0) {
+namespace {
+/// Keys a mask_mod may keep for a query block: [lo, hi), either end an
+/// i64 value or null (unbounded).
+struct KeyRange {
+  Value lo, hi;
+};
+} // namespace
+
+/// The keys comparison `cmp` of mask_mod `block` may keep for the queries
+/// [m0, mLast]: `key > f(query)` bounds them below (a sliding window),
+/// `key < g(query)` above (causal, a prefix), where f and g are sums and
+/// differences of the query, constants and i32 values from above (taken
+/// not to overflow); other comparisons bound nothing. Bounds are i64.
+static KeyRange getCmpKeyRange(ImplicitLocOpBuilder &b, arith::CmpIOp cmp,
+                               Block *block, Value m0, Value mLast) {
   auto l = getIndexForm(cmp.getLhs(), block);
   auto r = getIndexForm(cmp.getRhs(), block);
-  if (!l || !r)
-    return Value();
-  // As d < k: L - R < 0 (slt), < 1 (sle); R - L < 0 (sgt), < 1 (sge).
   using P = arith::CmpIPredicate;
   P pred = cmp.getPredicate();
-  if (pred != P::slt && pred != P::sle && pred != P::sgt && pred != P::sge)
-    return Value();
+  if (!l || !r ||
+      (pred != P::slt && pred != P::sle && pred != P::sgt && pred != P::sge))
+    return {};
+  // As d < k: L - R < 0 (slt), < 1 (sle); R - L < 0 (sgt), < 1 (sge).
   bool swap = pred == P::sgt || pred == P::sge;
   int64_t k = pred == P::sle || pred == P::sge ? 1 : 0;
   IndexForm d = swap ? r->minus(*l) : l->minus(*r);
-  // q * query - key + off < k: key >= q * query + off - k + 1, least at
-  // the block's first query when q = 1.
-  if (d.kv != -1 || (d.q != 0 && d.q != 1))
-    return Value();
+  if (d.kv != 1 && d.kv != -1)
+    return {};
+  // kv = -1: key >= q * query + off - k + 1, least at the query that
+  // minimizes q * query; kv = 1: key < -q * query - off + k, largest at the
+  // query that maximizes -q * query.
+  bool lower = d.kv == -1;
+  int64_t q = lower ? d.q : -d.q, sign = lower ? 1 : -1;
   auto i64 = b.getI64Type();
-  Value bound =
-      arith::ConstantOp::create(b, b.getI64IntegerAttr(d.constant - k + 1));
-  auto add = [&](int64_t sign, Value x) {
+  Value bound = arith::ConstantOp::create(
+      b, b.getI64IntegerAttr(lower ? d.constant - k + 1 : k - d.constant));
+  auto add = [&](int64_t times, Value x) {
     Value wide = arith::ExtSIOp::create(b, i64, x);
-    bound = sign > 0 ? Value(arith::AddIOp::create(b, bound, wide))
-                     : Value(arith::SubIOp::create(b, bound, wide));
+    if (times != 1 && times != -1)
+      wide = arith::MulIOp::create(
+          b, wide,
+          arith::ConstantOp::create(b, b.getI64IntegerAttr(std::abs(times))));
+    bound = times > 0 ? Value(arith::AddIOp::create(b, bound, wide))
+                      : Value(arith::SubIOp::create(b, bound, wide));
   };
-  if (d.q == 1)
-    add(1, m0);
-  for (auto [sign, x] : d.terms)
-    add(sign, x);
-  return bound;
+  if (q != 0)
+    add(q, (q > 0) == lower ? m0 : mLast);
+  for (auto [s, x] : d.terms)
+    add(sign * s, x);
+  return lower ? KeyRange{bound, Value()} : KeyRange{Value(), bound};
 }
 
-/// Where query block `t`'s key loop may start under the op's mask_mod: the
-/// first block holding a key some query of the block sees, when the mask
-/// is a conjunction (andi) with comparisons that bound the key from below
-/// (the blocks before it are masked for every row: skipping them changes
-/// nothing); null otherwise.
-static Value getMaskModStart(ImplicitLocOpBuilder &b, const AttentionProblem &p,
-                             const QueryBlock &t, int64_t bn) {
-  Block *block = p.maskMod;
-  SmallVector<Value> work = {
-      cast<YieldOp>(block->getTerminator()).getValues()[0]};
-  Value start;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != block)
-      continue;
-    if (isa<arith::AndIOp>(def)) {
-      work.append(def->operand_begin(), def->operand_end());
-      continue;
-    }
-    auto cmp = dyn_cast<arith::CmpIOp>(def);
-    Value bound = cmp ? getKeyLowerBound(b, cmp, block, t.m0) : Value();
-    if (bound)
-      start = start ? arith::MaxSIOp::create(b, start, bound) : bound;
-  }
-  if (!start)
-    return Value();
-  // Whole blocks from 0, at most the end (an empty loop past it).
-  auto i64 = b.getI64Type();
-  Value zero = arith::ConstantOp::create(b, b.getI64IntegerAttr(0));
+/// The keys mask_mod `block`'s i1 `v` may keep for the queries [m0,
+/// mLast]: comparisons' bounds through `and` (the tighter of each end) and
+/// `or` (the looser, where both are bounded).
+static KeyRange getKeyRange(ImplicitLocOpBuilder &b, Value v, Block *block,
+                            Value m0, Value mLast) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != block)
+    return {};
+  if (auto cmp = dyn_cast<arith::CmpIOp>(def))
+    return getCmpKeyRange(b, cmp, block, m0, mLast);
+  if (!isa<arith::AndIOp, arith::OrIOp>(def))
+    return {};
+  KeyRange x = getKeyRange(b, def->getOperand(0), block, m0, mLast);
+  KeyRange y = getKeyRange(b, def->getOperand(1), block, m0, mLast);
+  bool both = isa<arith::AndIOp>(def);
+  auto join = [&](Value p, Value q, bool lower) -> Value {
+    if (!p || !q)
+      return both ? (p ? p : q) : Value();
+    // and: the larger start and the smaller end; or: the opposite.
+    if (lower == both)
+      return arith::MaxSIOp::create(b, p, q);
+    return arith::MinSIOp::create(b, p, q);
+  };
+  return {join(x.lo, y.lo, true), join(x.hi, y.hi, false)};
+}
+
+/// The keys query block `t`'s loop must visit under the op's mask_mod, as
+/// i32 [start, end) within [0, t.end): the blocks outside are masked for
+/// every row, so skipping them changes nothing. The start is rounded down
+/// to whole blocks of `bn`; either is null where the mask bounds nothing.
+static std::pair<Value, Value> getMaskModKeys(ImplicitLocOpBuilder &b,
+                                              const AttentionProblem &p,
+                                              const QueryBlock &t, int64_t bm,
+                                              int64_t bn) {
+  auto i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto c64 = [&](int64_t x) -> Value {
+    return arith::ConstantOp::create(b, b.getI64IntegerAttr(x));
+  };
+  Value mLast = arith::AddIOp::create(b, t.m0, constI32(b, bm - 1));
+  KeyRange r =
+      getKeyRange(b, cast<YieldOp>(p.maskMod->getTerminator()).getValues()[0],
+                  p.maskMod, t.m0, mLast);
   Value end = arith::ExtSIOp::create(b, i64, t.end);
-  start =
-      arith::MinSIOp::create(b, arith::MaxSIOp::create(b, start, zero), end);
-  Value step = arith::ConstantOp::create(b, b.getI64IntegerAttr(bn));
-  start =
-      arith::MulIOp::create(b, arith::DivSIOp::create(b, start, step), step);
-  return arith::TruncIOp::create(b, b.getI32Type(), start);
+  auto clamp = [&](Value x) -> Value {
+    return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, x, c64(0)), end);
+  };
+  Value start, stop;
+  if (r.lo) {
+    Value lo = clamp(r.lo);
+    lo = arith::MulIOp::create(b, arith::DivSIOp::create(b, lo, c64(bn)),
+                               c64(bn));
+    start = arith::TruncIOp::create(b, i32, lo);
+  }
+  if (r.hi)
+    stop = arith::TruncIOp::create(b, i32, clamp(r.hi));
+  return {start, stop};
 }
 
 //===----------------------------------------------------------------------===//
@@ -734,20 +768,26 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
     };
   };
   Value stepN = constI32(b, bn);
-  // The first block: 0, or past the blocks the mask_mod masks whole.
-  Value start = p.maskMod ? getMaskModStart(b, p, t, bn) : Value();
+  // Keys [0, end), or within them the ones the mask_mod bounds.
+  auto [start, end] =
+      p.maskMod ? getMaskModKeys(b, p, t, bm, bn) : std::pair<Value, Value>();
   if (!start)
     start = constI32(b, 0);
+  if (!end)
+    end = t.end;
   SmallVector<scf::ForOp> loops;
   if (c.splitLoops && !c.warpSpecialize) {
-    Value full = p.maskMod ? arith::MaxSIOp::create(b, start, t.full) : t.full;
+    Value full = t.full;
+    if (p.maskMod)
+      full = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, start, t.full),
+                                    end);
     loops.push_back(
         scf::ForOp::create(b, start, full, stepN, init, step(false, Value())));
     loops.push_back(scf::ForOp::create(
-        b, full, t.end, stepN, loops[0].getResults(), step(true, Value())));
+        b, full, end, stepN, loops[0].getResults(), step(true, Value())));
   } else {
     loops.push_back(
-        scf::ForOp::create(b, start, t.end, stepN, init, step(true, t.full)));
+        scf::ForOp::create(b, start, end, stepN, init, step(true, t.full)));
   }
   // The warp-specialized schedule carries its ring depth; a loop attribute
   // would also ask tile-pipeline for a cp.async ring.

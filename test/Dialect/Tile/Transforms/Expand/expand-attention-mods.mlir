@@ -75,7 +75,7 @@ tile.kernel @attention_softcap_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, 
 // from below (query - key < window: key >= m0 - window + 1 for the block's
 // first query m0), so the key loops start at that key's block (in i64,
 // clamped to [0, end], whole 64-key blocks): the blocks before it are
-// masked for every row.
+// masked for every row. (The split point moves into [start, end].)
 // CHECK-LABEL: tile.kernel @attention_window
 // CHECK: %[[ONE:.*]] = arith.constant 1 : i64
 // CHECK: %[[M0:.*]] = arith.extsi %{{.*}} : i32 to i64
@@ -85,10 +85,11 @@ tile.kernel @attention_softcap_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, 
 // CHECK: %[[END:.*]] = arith.extsi %{{.*}} : i32 to i64
 // CHECK: %[[B3:.*]] = arith.maxsi %[[B2]], %{{.*}} : i64
 // CHECK: %[[B4:.*]] = arith.minsi %[[B3]], %[[END]] : i64
-// CHECK: %[[B5:.*]] = arith.divsi %[[B4]], %[[STEP:.*]] : i64
-// CHECK: %[[B6:.*]] = arith.muli %[[B5]], %[[STEP]] : i64
+// CHECK: %[[B5:.*]] = arith.divsi %[[B4]], %{{.*}} : i64
+// CHECK: %[[B6:.*]] = arith.muli %[[B5]], %{{.*}} : i64
 // CHECK: %[[START:.*]] = arith.trunci %[[B6]] : i64 to i32
-// CHECK: %[[FULL:.*]] = arith.maxsi %[[START]], %{{.*}} : i32
+// CHECK: %[[FULL0:.*]] = arith.maxsi %[[START]], %{{.*}} : i32
+// CHECK: %[[FULL:.*]] = arith.minsi %[[FULL0]], %{{.*}} : i32
 // CHECK: scf.for %[[N:.*]] = %[[START]] to %[[FULL]] step %{{.*}} iter_args
 // CHECK: %[[S:.*]] = tile.dot
 // CHECK: %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<128x64xf32>
@@ -124,12 +125,23 @@ tile.kernel @attention_window(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !til
   tile.return
 }
 
-// Prefix-LM (a prefix every query sees, or the causal diagonal): a
-// disjunction bounds nothing, and the loops start at key 0.
+// Prefix-LM (a prefix every query sees, or the causal diagonal): the
+// disjunction takes the looser end of its terms, key < max(prefix, last
+// query + 1), clamped to [0, S]; it bounds no start (key 0 on).
 // CHECK-LABEL: tile.kernel @attention_prefix_lm
-// CHECK-NOT: arith.trunci
-// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to
+// CHECK: %[[P:.*]] = arith.extsi %prefix : i32 to i64
+// CHECK: %[[PE:.*]] = arith.addi %{{.*}}, %[[P]] : i64
+// CHECK: %[[LAST:.*]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: %[[DIAG:.*]] = arith.addi %{{.*}}, %[[LAST]] : i64
+// CHECK: %[[HI:.*]] = arith.maxsi %[[PE]], %[[DIAG]] : i64
+// CHECK: %[[S:.*]] = arith.extsi %S : i32 to i64
+// CHECK: %[[HI0:.*]] = arith.maxsi %[[HI]], %{{.*}} : i64
+// CHECK: %[[HI1:.*]] = arith.minsi %[[HI0]], %[[S]] : i64
+// CHECK: %[[END:.*]] = arith.trunci %[[HI1]] : i64 to i32
+// CHECK: %[[SPLIT:.*]] = arith.minsi %{{.*}}, %[[END]] : i32
+// CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %[[SPLIT]] step
 // CHECK: arith.ori %{{.*}}, %{{.*}} : tensor<128x64xi1>
+// CHECK: scf.for %{{.*}} = %[[SPLIT]] to %[[END]] step
 tile.kernel @attention_prefix_lm(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>, %O: !tile.ptr<bf16>,
     %B: i32, %H: i32, %S: i32, %sb: i32 {tile.divisibility = 16 : i64}, %sh: i32 {tile.divisibility = 16 : i64},
     %prefix: i32) {
