@@ -17,6 +17,7 @@ per-head table such as ALiBi slopes) raises :class:`ModTraceError`.
 """
 
 import math
+import weakref
 
 from .errors import ArgumentError
 
@@ -299,14 +300,34 @@ def _trace(fn, args, result_type, what):
     return "\n".join(body)
 
 
+#: Traces by callable (weakly held): a call traces its score_mod once, as
+#: FlexAttention compiles it once. A callable whose globals or closure
+#: change afterwards keeps its first trace (make a new callable instead).
+_TRACES = weakref.WeakKeyDictionary()
+
+
+def _cached(fn, kind, trace):
+    try:
+        found = _TRACES.get(fn, {}).get(kind)
+    except TypeError:  # not weakly referenceable: trace every time
+        return trace()
+    if found is None:
+        found = trace()
+        _TRACES.setdefault(fn, {})[kind] = found
+    return found
+
+
 def trace_score_mod(score_mod):
     """The ``score_mod`` region text of ``score_mod(score, b, h, q_idx,
-    kv_idx)``."""
-    return _trace(score_mod, [("%score", "f32"), ("%b", "i32"), ("%h", "i32"),
-                              ("%q_idx", "i32"), ("%kv_idx", "i32")], "f32", "score_mod")
+    kv_idx)`` (traced once per callable)."""
+    return _cached(score_mod, "score", lambda: _trace(
+        score_mod, [("%score", "f32"), ("%b", "i32"), ("%h", "i32"), ("%q_idx", "i32"),
+                    ("%kv_idx", "i32")], "f32", "score_mod"))
 
 
 def trace_mask_mod(mask_mod):
-    """The ``mask_mod`` region text of ``mask_mod(b, h, q_idx, kv_idx)``."""
-    return _trace(mask_mod, [("%b", "i32"), ("%h", "i32"), ("%q_idx", "i32"),
-                             ("%kv_idx", "i32")], "i1", "mask_mod")
+    """The ``mask_mod`` region text of ``mask_mod(b, h, q_idx, kv_idx)``
+    (traced once per callable)."""
+    return _cached(mask_mod, "mask", lambda: _trace(
+        mask_mod, [("%b", "i32"), ("%h", "i32"), ("%q_idx", "i32"), ("%kv_idx", "i32")],
+        "i1", "mask_mod"))

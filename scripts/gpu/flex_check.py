@@ -109,7 +109,7 @@ def reference_mods(torch, name, window, s):
         if score_mod is softcap:
             scores = torch.tanh(scores / CAP) * CAP
         elif score_mod is alibi:
-            scores = scores - 0.0625 * (qi - kj)
+            scores = scores - 0.0625 * (qi - kj).to(scores.dtype)
         if mask_of is not None:
             keep = qi >= kj
             if mask_of is window_of:
@@ -119,12 +119,16 @@ def reference_mods(torch, name, window, s):
     return mod
 
 
-def call_tilec(tilec, name, q, k, v, window, chip, artifacts, return_lse):
-    score_mod, mask_of = VARIANTS[name]
-    mask = None
-    if mask_of is not None:
-        mask = tilec.create_block_mask(mask_of(window), None, None, q.shape[2], k.shape[2])
-    return tilec.flex_attention(q, k, v, score_mod=score_mod, block_mask=mask,
+def block_mask_of(tilec, name, q, k, window):
+    """The variant's block mask (made once per shape, as a user would)."""
+    mask_of = VARIANTS[name][1]
+    if mask_of is None:
+        return None
+    return tilec.create_block_mask(mask_of(window), None, None, q.shape[2], k.shape[2])
+
+
+def call_tilec(tilec, name, q, k, v, mask, chip, artifacts, return_lse):
+    return tilec.flex_attention(q, k, v, score_mod=VARIANTS[name][0], block_mask=mask,
                                 enable_gqa=q.shape[1] != k.shape[1], return_lse=return_lse,
                                 chip=chip, artifacts=artifacts)
 
@@ -137,7 +141,8 @@ def check(torch, tilec, chip, name, d, case, artifacts):
     q = tensors.randn((B, H, S, d), torch.bfloat16, generator=g)
     k = tensors.randn((B, HK, S, d), torch.bfloat16, generator=g)
     v = tensors.randn((B, HK, S, d), torch.bfloat16, generator=g)
-    out, lse = call_tilec(tilec, name, q, k, v, WINDOW, chip, artifacts, True)
+    out, lse = call_tilec(tilec, name, q, k, v, block_mask_of(tilec, name, q, k, WINDOW), chip,
+                          artifacts, True)
     torch.cuda.synchronize()
     mod = reference_mods(torch, name, WINDOW, S)
     want, want_lse = ref.attention(q, k, v, score_mod=mod)
@@ -178,8 +183,9 @@ def bench(torch, tilec, chips, name, B, H, S, d, artifacts, rounds):
             return s - 0.0625 * (qi - kj)
     block_mask = create_block_mask(mask_mod, B, H, S, S, device="cuda") if mask_mod else None
     compiled = torch.compile(flex_attention, dynamic=False)
-    fns = {chip: (lambda chip=chip: call_tilec(tilec, name, q, k, v, BENCH_WINDOW, chip,
-                                               artifacts, False)) for chip in chips}
+    ours = block_mask_of(tilec, name, q, k, BENCH_WINDOW)
+    fns = {chip: (lambda chip=chip: call_tilec(tilec, name, q, k, v, ours, chip, artifacts,
+                                               False)) for chip in chips}
     fns["flex"] = lambda: compiled(q, k, v, score_mod=flex_mod, block_mask=block_mask)
     ms = time_rounds(fns, rounds)
     flops = 4.0 * B * H * d * visible_pairs(name, S, BENCH_WINDOW)

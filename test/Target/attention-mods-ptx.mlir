@@ -16,6 +16,14 @@
 // RUN: tilec %examples/attention_softcap_window.mlir --chip=sm_90a --emit=ptx -o %t.90
 // RUN: FileCheck %s --check-prefix=SM90A < %t.90/attention_softcap_window.ptx
 // RUN: %ptxas -arch=sm_90a %t.90/attention_softcap_window.ptx -o %t.90/a.cubin
+// Tables in the regions (Inputs/attention_mods_tables.mlir: ALiBi slopes
+// per head, document ids per token) on both paths.
+// RUN: tilec %S/Inputs/attention_mods_tables.mlir --chip=sm_80 --emit=ptx -o %t.t80
+// RUN: FileCheck %s --check-prefix=TABLES < %t.t80/attention_doc_alibi.ptx
+// RUN: %ptxas -arch=sm_80 %t.t80/attention_doc_alibi.ptx -o %t.t80/a.cubin
+// RUN: tilec %S/Inputs/attention_mods_tables.mlir --chip=sm_90a --emit=ptx -o %t.t90
+// RUN: FileCheck %s --check-prefix=TABLES < %t.t90/attention_doc_alibi.ptx
+// RUN: %ptxas -arch=sm_90a %t.t90/attention_doc_alibi.ptx -o %t.t90/a.cubin
 
 // CHECK: .entry attention_softcap_window(
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
@@ -41,3 +49,9 @@
 // SM90A: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // SM90A: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
 // SM90A-NOT: div.rn.f32
+
+// The slope: one read of the table (ld.global.nc), then the bias as
+// slope * float(key - query) per score.
+// TABLES: .entry attention_doc_alibi(
+// TABLES: ld.global.nc.b32
+// TABLES: cvt.rn.f32.s32

@@ -1911,6 +1911,55 @@ LogicalResult AttentionOp::verify() {
 /// integer (i1 included) or a float.
 static bool isModScalar(Type t) { return isa<IntegerType, FloatType>(t); }
 
+namespace {
+/// How an i32 of a mod region varies over a block of scores (see
+/// ExpandAttention's ModRegionApplier): uniform, the query or key index
+/// plus a uniform offset, or otherwise.
+enum class ModIndexKind { Uniform, Query, Key, Other };
+} // namespace
+
+static ModIndexKind getModIndexKind(Value v, Block &block) {
+  using K = ModIndexKind;
+  if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &block) {
+    int64_t i = arg.getArgNumber() - (block.getNumArguments() - 4);
+    return i < 0 ? K::Other : i < 2 ? K::Uniform : i == 2 ? K::Query : K::Key;
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != &block)
+    return K::Uniform;
+  auto kinds = llvm::map_to_vector(def->getOperands(), [&](Value x) {
+    return isa<ViewType>(x.getType()) ? K::Uniform : getModIndexKind(x, block);
+  });
+  bool uniform = llvm::all_of(kinds, [](K k) { return k == K::Uniform; });
+  if (uniform)
+    return K::Uniform;
+  if (isa<arith::AddIOp>(def) && llvm::is_contained(kinds, K::Uniform))
+    return kinds[0] == K::Uniform ? kinds[1] : kinds[0];
+  if (isa<arith::SubIOp>(def) && kinds[1] == K::Uniform)
+    return kinds[0];
+  return K::Other;
+}
+
+/// A table read of a mod region: a view from above, read at uniform
+/// indices, or along the query or key index in its last one.
+static LogicalResult verifyModLoad(LoadScalarOp load, Block &block) {
+  if (load.getView().getParentBlock() == &block)
+    return load.emitOpError("in a score_mod or mask_mod must read a view "
+                            "made outside it");
+  auto indices = load.getIndices();
+  for (auto [i, index] : llvm::enumerate(indices)) {
+    ModIndexKind kind = getModIndexKind(index, block);
+    bool last = i + 1 == indices.size();
+    if (kind == ModIndexKind::Uniform || (last && kind != ModIndexKind::Other))
+      continue;
+    return load.emitOpError("in a score_mod or mask_mod reads at indices "
+                            "the same for the whole block (batch, head, "
+                            "values from above) or, in the last index only, "
+                            "the query or key index plus such an offset");
+  }
+  return success();
+}
+
 /// A score_mod / mask_mod region `name` of `op`: one block with arguments
 /// `argTypes` of elementwise arith/math ops and constants on scalars,
 /// ending in tile.yield of one `result` (`what` names it).
@@ -1931,6 +1980,11 @@ static LogicalResult verifyModRegion(AttentionOp op, Region &region,
            << name << " with FP8 inputs is not supported yet (its descales "
            << "scale the scores per row)";
   for (Operation &inner : block.without_terminator()) {
+    if (auto load = dyn_cast<LoadScalarOp>(inner)) {
+      if (failed(verifyModLoad(load, block)))
+        return failure();
+      continue;
+    }
     bool scalars = llvm::all_of(inner.getOperandTypes(), isModScalar) &&
                    llvm::all_of(inner.getResultTypes(), isModScalar);
     bool elementwise =
@@ -1939,8 +1993,8 @@ static LogicalResult verifyModRegion(AttentionOp op, Region &region,
     if (!(elementwise || isa<arith::ConstantOp>(inner)) || !scalars)
       return inner.emitOpError("is not allowed in tile.attention's ")
              << name
-             << ", which holds elementwise arith and math ops and "
-                "constants on scalars";
+             << ", which holds elementwise arith and math ops, constants "
+                "and tile.load_scalar on scalars";
   }
   auto yield = dyn_cast<YieldOp>(block.getTerminator());
   if (!yield || yield.getValues().size() != 1 ||

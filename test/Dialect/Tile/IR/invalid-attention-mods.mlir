@@ -45,7 +45,7 @@ tile.kernel @not_elementwise(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
   %q = tile.make_view %Q[%B, %B, %S, 64] strides [%B, %S, 64, 1] : !tile.ptr<bf16>
   tile.attention %q, %q, %q, %q score_mod {
   ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
-    // expected-error @+1 {{'tile.program_id' op is not allowed in tile.attention's score_mod, which holds elementwise arith and math ops and constants on scalars}}
+    // expected-error @+1 {{'tile.program_id' op is not allowed in tile.attention's score_mod, which holds elementwise arith and math ops, constants and tile.load_scalar on scalars}}
     %p = tile.program_id x
     tile.yield %s : f32
   } : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
@@ -161,6 +161,41 @@ tile.kernel @mask_op(%Q: !tile.ptr<bf16>, %B: i32, %S: i32) {
     // expected-error @+1 {{'tile.splat' op is not allowed in tile.attention's mask_mod}}
     %t = tile.splat %qi : tensor<4xi32>
     %c = arith.cmpi sle, %kj, %qi : i32
+    tile.yield %c : i1
+  } : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}
+
+// -----
+
+// A table read along the query index must index the view's last
+// dimension.
+tile.kernel @table_not_last(%Q: !tile.ptr<bf16>, %D: !tile.ptr<i32>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %B, %S, 64] strides [%B, %S, 64, 1] : !tile.ptr<bf16>
+  %docs = tile.make_view %D[%S, %B] strides [1, %S] : !tile.ptr<i32>
+  tile.attention %q, %q, %q, %q mask_mod {
+  ^bb0(%b: i32, %h: i32, %qi: i32, %kj: i32):
+    // expected-error @+1 {{'tile.load_scalar' op in a score_mod or mask_mod reads at indices the same for the whole block (batch, head, values from above) or, in the last index only, the query or key index plus such an offset}}
+    %d = tile.load_scalar %docs[%qi, %b] : !tile.view<?x?xi32, strides = [1, ?]> -> i32
+    %c = arith.cmpi sgt, %d, %b : i32
+    tile.yield %c : i1
+  } : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}
+
+// -----
+
+// ... and be the index plus a uniform offset (not a product, not a
+// difference of indices).
+tile.kernel @table_index_form(%Q: !tile.ptr<bf16>, %D: !tile.ptr<i32>, %B: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %B, %S, 64] strides [%B, %S, 64, 1] : !tile.ptr<bf16>
+  %docs = tile.make_view %D[%S] strides [1] : !tile.ptr<i32>
+  tile.attention %q, %q, %q, %q mask_mod {
+  ^bb0(%b: i32, %h: i32, %qi: i32, %kj: i32):
+    %i = arith.subi %qi, %kj : i32
+    // expected-error @+1 {{'tile.load_scalar' op in a score_mod or mask_mod reads at indices}}
+    %d = tile.load_scalar %docs[%i] : !tile.view<?xi32, strides = [1]> -> i32
+    %c = arith.cmpi sgt, %d, %b : i32
     tile.yield %c : i1
   } : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return

@@ -694,9 +694,14 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     the scale and before the mask, with block arguments the score (f32), the
     batch, the query head, the query index and the key index (i32), ending
     in `tile.yield` of the new score (f32). It may hold elementwise `arith`
-    and `math` ops (and scalar constants), and use scalar values defined
-    above it (kernel parameters). A score of -inf drops the key. The
-    expansion applies it to each block of scores as tile ops, which the
+    and `math` ops (and scalar constants), use scalar values defined above
+    it (kernel parameters), and read tables with `tile.load_scalar` of a
+    view made above it: at indices the same for the whole block (the
+    batch, the head: ALiBi's slope per head) or, in the view's last index,
+    at the query or key index plus such an offset (document ids per
+    token). A score of -inf drops the key. The expansion applies it to each
+    block of scores as tile ops (a table read along the query or key index
+    becomes one load of the block's row of the table), which the
     scheduling passes schedule like any other (not with FP8 inputs yet).
     `mask_mod` (also FlexAttention's) says which keys a query sees: block
     arguments the batch, head, query and key indices (i32), ending in

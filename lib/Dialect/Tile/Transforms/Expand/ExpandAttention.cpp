@@ -467,46 +467,165 @@ private:
 };
 } // namespace
 
+namespace {
+/// How an i32 of a score_mod / mask_mod varies over a block of scores:
+/// the same everywhere, the query or the key index plus a uniform offset,
+/// or otherwise.
+enum class IndexKind { Uniform, Query, Key, Other };
+
+/// Applies a score_mod / mask_mod block to one [bm, bn] block of scores:
+/// values the same across the block (the batch, the head, values from
+/// above, ops on those, and table reads at them) stay scalars; the query
+/// and key indices and what depends on them become tiles. A table read at
+/// the query or key index (plus a uniform offset, the view's last index)
+/// loads the block's row of the table and broadcasts it.
+class ModRegionApplier {
+public:
+  ModRegionApplier(ImplicitLocOpBuilder &b, Block *block, const QueryBlock &t,
+                   Value n, int64_t bm, int64_t bn)
+      : b(b), block(block), m0(t.m0), n(n), bm(bm), bn(bn) {
+    unsigned first = block->getNumArguments() - 4;
+    scalars[block->getArgument(first)] = t.bi;
+    scalars[block->getArgument(first + 1)] = t.h;
+    along[block->getArgument(first + 2)] = {0, Value()};
+    along[block->getArgument(first + 3)] = {1, Value()};
+  }
+
+  /// The block's result, with `lead` (the scores) as its first argument
+  /// when it has one.
+  Value apply(Value lead) {
+    if (lead)
+      tiles.map(block->getArgument(0), lead);
+    for (Operation &op : block->without_terminator())
+      applyOp(op);
+    return tile(cast<YieldOp>(block->getTerminator()).getValues()[0]);
+  }
+
+private:
+  RankedTensorType tileType(Type et) {
+    return RankedTensorType::get({bm, bn}, et);
+  }
+
+  /// `v`'s scalar where it is the same across the block, else null.
+  Value scalar(Value v) {
+    if (Value s = scalars.lookup(v))
+      return s;
+    bool inside = v.getParentBlock() == block;
+    return inside ? Value() : v;
+  }
+
+  /// `v` as a [bm, bn] tile.
+  Value tile(Value v) {
+    if (Value x = tiles.lookupOrNull(v))
+      return x;
+    Value x;
+    if (auto it = along.find(v); it != along.end()) {
+      auto [axis, offset] = it->second;
+      int64_t size = axis == 0 ? bm : bn;
+      auto type = RankedTensorType::get({size}, b.getI32Type());
+      Value first = axis == 0 ? m0 : n;
+      if (offset)
+        first = arith::AddIOp::create(b, first, offset);
+      x = broadcastAlong(
+          b,
+          arith::AddIOp::create(b, RangeOp::create(b, type, 0, size),
+                                SplatOp::create(b, type, first)),
+          axis == 0 ? 1 : 0, {bm, bn});
+    } else {
+      x = SplatOp::create(b, tileType(v.getType()), scalar(v));
+    }
+    tiles.map(v, x);
+    return x;
+  }
+
+  void applyOp(Operation &op) {
+    if (auto load = dyn_cast<LoadScalarOp>(op))
+      return applyLoad(load);
+    if (trackAlong(op))
+      return;
+    if (llvm::all_of(op.getOperands(), [&](Value v) { return scalar(v); })) {
+      IRMapping m;
+      for (Value v : op.getOperands())
+        m.map(v, scalar(v));
+      scalars[op.getResult(0)] = b.clone(op, m)->getResult(0);
+      return;
+    }
+    IRMapping m;
+    for (Value v : op.getOperands())
+      m.map(v, tile(v));
+    Operation *clone = b.clone(op, m);
+    for (OpResult r : clone->getResults())
+      r.setType(tileType(r.getType()));
+    tiles.map(op.getResult(0), clone->getResult(0));
+  }
+
+  /// index + uniform (or - uniform) keeps an index's axis.
+  bool trackAlong(Operation &op) {
+    if (!isa<arith::AddIOp, arith::SubIOp>(op))
+      return false;
+    Value l = op.getOperand(0), r = op.getOperand(1);
+    bool sub = isa<arith::SubIOp>(op);
+    auto it = along.find(l);
+    Value u = scalar(r);
+    if ((it == along.end() || !u) && !sub) {
+      it = along.find(r);
+      u = scalar(l);
+    }
+    if (it == along.end() || !u)
+      return false;
+    auto [axis, offset] = it->second;
+    Value delta = sub ? Value(arith::SubIOp::create(b, constI32(b, 0), u)) : u;
+    along[op.getResult(0)] = {
+        axis, offset ? Value(arith::AddIOp::create(b, offset, delta)) : delta};
+    return true;
+  }
+
+  /// A table read: scalar at uniform indices; along the query or key
+  /// index, the block's row of the table (its last dimension) broadcast.
+  void applyLoad(LoadScalarOp load) {
+    SmallVector<Value> indices;
+    std::optional<std::pair<int, Value>> axis;
+    for (Value i : load.getIndices()) {
+      if (Value s = scalar(i)) {
+        indices.push_back(s);
+        continue;
+      }
+      auto [a, offset] = along.lookup(i);
+      axis = {a, offset};
+      Value first = a == 0 ? m0 : n;
+      indices.push_back(offset ? Value(arith::AddIOp::create(b, first, offset))
+                               : first);
+    }
+    Type et = load.getType();
+    if (!axis) {
+      scalars[load.getResult()] =
+          LoadScalarOp::create(b, et, load.getView(), indices);
+      return;
+    }
+    int64_t size = axis->first == 0 ? bm : bn;
+    Value row = LoadOp::create(b, RankedTensorType::get({size}, et),
+                               load.getView(), indices, Value(), Padding::Zero);
+    tiles.map(load.getResult(),
+              broadcastAlong(b, row, axis->first == 0 ? 1 : 0, {bm, bn}));
+  }
+
+  ImplicitLocOpBuilder &b;
+  Block *block;
+  Value m0, n;
+  int64_t bm, bn;
+  IRMapping tiles;
+  DenseMap<Value, Value> scalars;
+  DenseMap<Value, std::pair<int, Value>> along;
+};
+} // namespace
+
 /// The value a score_mod / mask_mod `block` yields for keys [n, n + bn) of
-/// query block `t`: its scalar ops applied to whole [bm, bn] tiles, on
-/// `lead` (the scores, or none) then the batch, head, query and key indices
-/// as tiles; scalars from above are splat.
+/// query block `t` (ModRegionApplier), with `lead` (the scores, or none) as
+/// its first argument.
 static Value applyModRegion(ImplicitLocOpBuilder &b, Block *block,
                             const QueryBlock &t, Value lead, Value n,
                             int64_t bm, int64_t bn) {
-  SmallVector<int64_t> shape = {bm, bn};
-  auto tileOf = [&](Type et) { return RankedTensorType::get(shape, et); };
-  auto i32 = b.getI32Type();
-  auto indices = [&](int64_t size, Value first) -> Value {
-    auto type = RankedTensorType::get({size}, i32);
-    return arith::AddIOp::create(b, RangeOp::create(b, type, 0, size),
-                                 SplatOp::create(b, type, first));
-  };
-  SmallVector<Value> args;
-  if (lead)
-    args.push_back(lead);
-  args.push_back(SplatOp::create(b, tileOf(i32), t.bi));
-  args.push_back(SplatOp::create(b, tileOf(i32), t.h));
-  args.push_back(broadcastAlong(b, indices(bm, t.m0), 1, shape));
-  args.push_back(broadcastAlong(b, indices(bn, n), 0, shape));
-  IRMapping map;
-  map.map(block->getArguments(), args);
-  for (Operation &op : block->without_terminator()) {
-    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-      auto type = tileOf(c.getType());
-      map.map(c.getResult(),
-              arith::ConstantOp::create(
-                  b, type, DenseElementsAttr::get(type, c.getValue())));
-      continue;
-    }
-    for (Value v : op.getOperands())
-      if (!map.contains(v))
-        map.map(v, SplatOp::create(b, tileOf(v.getType()), v));
-    Operation *clone = b.clone(op, map);
-    for (OpResult r : clone->getResults())
-      r.setType(tileOf(r.getType()));
-  }
-  return map.lookup(cast<YieldOp>(block->getTerminator()).getValues()[0]);
+  return ModRegionApplier(b, block, t, n, bm, bn).apply(lead);
 }
 
 /// The scores `s` (Q Kᵀ) of keys [n, n + bn) through the op's score_mod

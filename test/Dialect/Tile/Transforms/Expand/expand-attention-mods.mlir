@@ -3,8 +3,9 @@
 
 // tile.attention's score_mod and mask_mod become tile ops on each block of
 // scores. score_mod: the scores times the softmax scale (1/sqrt(128)), then
-// the region's ops on 128 x 64 tiles (the kernel parameters it uses splat,
-// the query and key indices as tiles), before the key-bound and causal
+// the region's ops on 128 x 64 tiles (values the same for the whole block
+// stay scalars and are splat where a tile needs them; the query and key
+// indices are tiles), before the key-bound and causal
 // mask; the online softmax then multiplies by log2(e) alone. Every block
 // guards rows that saw no key yet (a region may drop all of a row's keys).
 
@@ -13,17 +14,18 @@
 // CHECK: %[[S:.*]] = tile.dot
 // CHECK: %[[SCALE:.*]] = arith.constant dense<0.0883883461> : tensor<128x64xf32>
 // CHECK: %[[SS:.*]] = arith.mulf %[[S]], %[[SCALE]] : tensor<128x64xf32>
-// CHECK: %[[QI:.*]] = tile.broadcast %{{.*}} : tensor<128x1xi32> -> tensor<128x64xi32>
-// CHECK: tile.splat %[[N]] : tensor<64xi32>
-// CHECK: %[[KJ:.*]] = tile.broadcast %{{.*}} : tensor<1x64xi32> -> tensor<128x64xi32>
 // CHECK: %[[CAP:.*]] = tile.splat %cap : tensor<128x64xf32>
 // CHECK: %[[T:.*]] = arith.divf %[[SS]], %[[CAP]] fastmath<afn> : tensor<128x64xf32>
 // CHECK: %[[TH:.*]] = math.tanh %[[T]] fastmath<afn> : tensor<128x64xf32>
 // CHECK: %[[C:.*]] = arith.mulf %[[TH]], %[[CAP]] : tensor<128x64xf32>
+// CHECK: %[[QI:.*]] = tile.broadcast %{{.*}} : tensor<128x1xi32> -> tensor<128x64xi32>
+// CHECK: tile.splat %[[N]] : tensor<64xi32>
+// CHECK: %[[KJ:.*]] = tile.broadcast %{{.*}} : tensor<1x64xi32> -> tensor<128x64xi32>
 // CHECK: %[[D:.*]] = arith.subi %[[QI]], %[[KJ]] : tensor<128x64xi32>
 // CHECK: %[[W:.*]] = tile.splat %window : tensor<128x64xi32>
 // CHECK: %[[NEAR:.*]] = arith.cmpi slt, %[[D]], %[[W]] : tensor<128x64xi32>
-// CHECK: %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+// CHECK: %[[NINF0:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[NINF:.*]] = tile.splat %[[NINF0]] : tensor<128x64xf32>
 // CHECK: %[[R:.*]] = arith.select %[[NEAR]], %[[C]], %[[NINF]]
 // CHECK: %[[MAX:.*]] = tile.reduce max %[[R]] axis = 1
 // CHECK: %[[LOG2E:.*]] = arith.constant dense<1.44269502> : tensor<128xf32>
@@ -157,5 +159,46 @@ tile.kernel @attention_prefix_lm(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !
     tile.yield %r : i1
   } : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
       !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// Tables: a slope per head (read at the head index: one scalar read, the
+// bias computed on tiles) and document ids per token (read at the query
+// and at the key index: the block's rows of the table, [128] at the first
+// query and [64] at the block's first key, broadcast and compared).
+// CHECK-LABEL: tile.kernel @attention_doc_alibi
+// CHECK-SAME: %H: i32
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[SLOPE:.*]] = tile.load_scalar %{{.*}}[%[[HEAD:.*]]] : !tile.view<?xf32, strides = [1]> -> f32
+// CHECK: %[[D:.*]] = arith.subi %{{.*}}, %{{.*}} : tensor<128x64xi32>
+// CHECK: %[[DF:.*]] = arith.sitofp %[[D]] : tensor<128x64xi32> to tensor<128x64xf32>
+// CHECK: %[[SL:.*]] = tile.splat %[[SLOPE]] : tensor<128x64xf32>
+// CHECK: arith.mulf %[[SL]], %[[DF]] : tensor<128x64xf32>
+// CHECK: %[[DQ:.*]] = tile.load %{{.*}}[%[[BATCH:.*]], %[[M0:.*]]] : !tile.view<?x?xi32, strides = [?, 1]> -> tensor<128xi32>
+// CHECK: tile.expand_dims %[[DQ]] axis = 1
+// CHECK: %[[DK:.*]] = tile.load %{{.*}}[%[[BATCH]], %[[N]]] : !tile.view<?x?xi32, strides = [?, 1]> -> tensor<64xi32>
+// CHECK: tile.expand_dims %[[DK]] axis = 0
+// CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : tensor<128x64xi32>
+tile.kernel @attention_doc_alibi(%Q: !tile.ptr<bf16>, %D: !tile.ptr<i32>, %SL: !tile.ptr<f32>,
+    %B: i32, %H: i32, %S: i32, %sb: i32 {tile.divisibility = 16 : i64}, %sh: i32 {tile.divisibility = 16 : i64}) {
+  %q = tile.make_view %Q[%B, %H, %S, 64] strides [%sb, %sh, 64, 1] : !tile.ptr<bf16>
+  %docs = tile.make_view %D[%B, %S] strides [%S, 1] : !tile.ptr<i32>
+  %slopes = tile.make_view %SL[%H] strides [1] : !tile.ptr<f32>
+  tile.attention %q, %q, %q, %q causal score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
+    %slope = tile.load_scalar %slopes[%h] : !tile.view<?xf32, strides = [1]> -> f32
+    %d = arith.subi %kj, %qi : i32
+    %df = arith.sitofp %d : i32 to f32
+    %bias = arith.mulf %slope, %df : f32
+    %r = arith.addf %s, %bias : f32
+    tile.yield %r : f32
+  } mask_mod {
+  ^bb0(%b: i32, %h: i32, %qi: i32, %kj: i32):
+    %dq = tile.load_scalar %docs[%b, %qi] : !tile.view<?x?xi32, strides = [?, 1]> -> i32
+    %dk = tile.load_scalar %docs[%b, %kj] : !tile.view<?x?xi32, strides = [?, 1]> -> i32
+    %same = arith.cmpi eq, %dq, %dk : i32
+    tile.yield %same : i1
+  } : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,
+      !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return
 }
