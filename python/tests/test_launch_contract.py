@@ -167,17 +167,25 @@ def fake_driver():
     _rtcapi.set_driver(None)
 
 
+def gemm_kernel():
+    """(the library, the table's gemm kernel created on the fake driver,
+    the arguments of its case gemm-ok)."""
+    lib = _rtcapi.library()
+    case = next(c for c in TABLE["cases"] if c["name"] == "gemm-ok")
+    text = json.dumps(TABLE["kernels"]["gemm"]).encode()
+    kernel = ctypes.c_void_p()
+    assert lib.tilecRtKernelCreate(b"\x7fELF", 4, text, len(text), ctypes.byref(kernel)) == 0
+    args, _ = make_args(case["args"])
+    return lib, kernel, args
+
+
 def test_prepared_launch_on_a_fake_driver(fake_driver):
     """tilecRtLaunchCreate then tilecRtLaunchRun with one argument buffer:
     the same arguments launch without binding again, a new pointer is bound
     (and its tensor map encoded), a refused one launches nothing and keeps
     the launch's arguments; the persistent grid is capped at 132."""
-    lib = _rtcapi.library()
-    case = next(c for c in TABLE["cases"] if c["name"] == "gemm-ok")
-    text = json.dumps(TABLE["kernels"]["gemm"]).encode()
-    kernel, launch = ctypes.c_void_p(), ctypes.c_void_p()
-    assert lib.tilecRtKernelCreate(b"\x7fELF", 4, text, len(text), ctypes.byref(kernel)) == 0
-    args, _ = make_args(case["args"])
+    lib, kernel, args = gemm_kernel()
+    launch = ctypes.c_void_p()
     args[3].intValue = 3001  # 24 x 10 tiles: more than the 132 resident programs
     assert lib.tilecRtLaunchCreate(kernel, args, 9, None, ctypes.byref(launch)) == 0, \
         _rtcapi.last_error()
@@ -209,12 +217,8 @@ def test_launch_update_binds_once(fake_driver):
     encode of the new map), and a tilecRtLaunchRun with the same buffer
     then launches without binding again; a refused update launches nothing
     and the launch keeps its arguments."""
-    lib = _rtcapi.library()
-    case = next(c for c in TABLE["cases"] if c["name"] == "gemm-ok")
-    text = json.dumps(TABLE["kernels"]["gemm"]).encode()
-    kernel, launch = ctypes.c_void_p(), ctypes.c_void_p()
-    assert lib.tilecRtKernelCreate(b"\x7fELF", 4, text, len(text), ctypes.byref(kernel)) == 0
-    args, _ = make_args(case["args"])
+    lib, kernel, args = gemm_kernel()
+    launch = ctypes.c_void_p()
     assert lib.tilecRtLaunchCreate(kernel, args, 9, None, ctypes.byref(launch)) == 0, \
         _rtcapi.last_error()
     encodes = len(fake_driver["encodes"])

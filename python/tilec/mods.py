@@ -94,9 +94,10 @@ def _float(x):
     return x
 
 
-def _binary(a, b):
-    """(a, b) as Syms of one type: i32 beside f32 becomes f32."""
-    region = a.region if isinstance(a, Sym) else b.region
+def _binary(a, b, region=None):
+    """(a, b) as Syms of one type (of ``region``, by default the region of
+    whichever is a Sym): i32 beside f32 becomes f32."""
+    region = region or (a.region if isinstance(a, Sym) else b.region)
     a = _sym(region, a, like=b if isinstance(b, Sym) else None)
     b = _sym(region, b, like=a)
     if a.type != b.type:
@@ -113,6 +114,12 @@ def _arith(op_i, op_f, a, b, afn=False):
     if op_i is None:
         raise ModTraceError(f"score_mod/mask_mod: {op_f} of integers")
     return a.region.value(f"arith.{op_i} {a.name}, {b.name}", a.type)
+
+
+def _divide(a, b):
+    """a / b in f32 (integers converted), approximate (``afn``)."""
+    a, b = _binary(a, b)
+    return _arith(None, "divf", _float(a), _float(b), afn=True)
 
 
 _CMP = {"lt": ("slt", "olt"), "le": ("sle", "ole"), "gt": ("sgt", "ogt"),
@@ -149,13 +156,8 @@ class Sym:
     def __mul__(self, o): return _arith("muli", "mulf", self, o)
     def __rmul__(self, o): return _arith("muli", "mulf", o, self)
 
-    def __truediv__(self, o):
-        a, b = _binary(self, o)
-        return _arith(None, "divf", _float(a), _float(b), afn=True)
-
-    def __rtruediv__(self, o):
-        a, b = _binary(o, self)
-        return _arith(None, "divf", _float(a), _float(b), afn=True)
+    def __truediv__(self, o): return _divide(self, o)
+    def __rtruediv__(self, o): return _divide(o, self)
 
     def __neg__(self):
         if self.type == "f32":
@@ -202,25 +204,26 @@ class Sym:
         return impl(*args, **kwargs)
 
 
-def _unary_math(op, x, approx=True):
-    x = _float(_sym(x.region, x) if isinstance(x, Sym) else x)
-    return x.region.value(f"math.{op} {x.name}{_AFN if approx else ''}", "f32")
-
-
 def _need_sym(x, name):
     if not isinstance(x, Sym):
         raise ModTraceError(f"{name}: expected a traced value, got {type(x).__name__}")
     return x
 
 
-def tanh(x): return _unary_math("tanh", _need_sym(x, "tanh"))
-def exp(x): return _unary_math("exp", _need_sym(x, "exp"))
-def exp2(x): return _unary_math("exp2", _need_sym(x, "exp2"))
-def log(x): return _unary_math("log", _need_sym(x, "log"))
-def log2(x): return _unary_math("log2", _need_sym(x, "log2"))
-def sqrt(x): return _unary_math("sqrt", _need_sym(x, "sqrt"))
-def sin(x): return _unary_math("sin", _need_sym(x, "sin"))
-def cos(x): return _unary_math("cos", _need_sym(x, "cos"))
+def _unary_math(op, x):
+    """math.<op> (approximate, ``afn``) of the traced value ``x`` as f32."""
+    x = _float(_need_sym(x, op))
+    return x.region.value(f"math.{op} {x.name}{_AFN}", "f32")
+
+
+def tanh(x): return _unary_math("tanh", x)
+def exp(x): return _unary_math("exp", x)
+def exp2(x): return _unary_math("exp2", x)
+def log(x): return _unary_math("log", x)
+def log2(x): return _unary_math("log2", x)
+def sqrt(x): return _unary_math("sqrt", x)
+def sin(x): return _unary_math("sin", x)
+def cos(x): return _unary_math("cos", x)
 
 
 def sigmoid(x):
@@ -249,13 +252,8 @@ def where(cond, a, b):
     cond = _need_sym(cond, "where")
     if cond.type != "i1":
         raise ModTraceError("where: the condition must be a comparison")
-    a, b = _binary(a if isinstance(a, Sym) else _sym(cond.region, a, like=_sym_like(b)),
-                   b if isinstance(b, Sym) else _sym(cond.region, b, like=_sym_like(a)))
+    a, b = _binary(a, b, cond.region)
     return cond.region.value(f"arith.select {cond.name}, {a.name}, {b.name}", a.type)
-
-
-def _sym_like(x):
-    return x if isinstance(x, Sym) else None
 
 
 def _clamp(x, min=None, max=None):  # noqa: A002 - torch's names

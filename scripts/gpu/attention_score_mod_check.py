@@ -77,11 +77,6 @@ def check_case(kernel, B, H, HK, SQ, SK, window, cap):
                 bf16_reference_err=bf16_err, lse_max_abs_err=lse_err, ok=ok)
 
 
-def visible_pairs(S, window):
-    """Query-key pairs the causal window leaves (per batch and head)."""
-    return sum(min(i + 1, window) for i in range(S))
-
-
 def bench(kernels, S, rounds, window=1024, cap=50.0, B=2, H=16):
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     g = tensors.generator(S)
@@ -101,7 +96,7 @@ def bench(kernels, S, rounds, window=1024, cap=50.0, B=2, H=16):
            for chip, kn in kernels.items()}
     fns["flex"] = lambda: flex(q, k, v, score_mod=flex_mod, block_mask=block_mask)
     ms = time_rounds(fns, rounds)
-    flops = 4.0 * B * H * D * visible_pairs(S, window)
+    flops = 4.0 * B * H * D * ref.visible_pairs(S, window)
     tf = {n: tflops(flops, t) for n, t in ms.items()}
     return dict(B=B, H=H, S=S, D=D, window=window, cap=cap, ms=ms, tflops=tf,
                 vs_flex={n: ratio(tf[n], tf["flex"]) for n in kernels})

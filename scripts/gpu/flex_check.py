@@ -78,26 +78,18 @@ def kernels_of(q_len, head_dim, window, chip):
 
 
 def build(directory):
-    import shutil
-
-    import tilec
-    from scripts.harness.records import stamp_commit
-    jobs = {}
+    from scripts.harness.artifacts import build_package_kernels
+    sources = {}
     for chip in CHIPS:
         for d in (64, 128):
             for _, _, _, s in CASES:
                 for name, source in kernels_of(s, d, WINDOW, chip):
-                    jobs[(chip, name)] = source
+                    sources[(chip, name)] = source
             for _, _, s in BENCH_SHAPES:
                 for name, source in kernels_of(s, d, BENCH_WINDOW, chip):
-                    jobs[(chip, name)] = source
-    for (chip, name), source in sorted(jobs.items()):
-        result = tilec.compile(source, chip=chip, emit="cubin", cubin_arch=CHIPS[chip],
-                               keep=("ptx", "cubin"))
-        result.save(os.path.join(directory, chip), source=source, stages=("ptx", "cubin"))
-    shutil.copy2(tilec._rules.library_path(), os.path.join(directory, "libtilec-rules.so"))
-    stamp_commit(directory)
-    print(f"{len(jobs)} kernels in {directory}")
+                    sources[(chip, name)] = source
+    built = build_package_kernels(directory, sources, CHIPS)
+    print(f"{built} kernels in {directory}")
 
 
 def reference_mods(torch, name, window, s):
@@ -156,12 +148,13 @@ def check(torch, tilec, chip, name, d, case, artifacts):
 
 
 def visible_pairs(name, S, window):
+    """The variant's query-key pairs: all without a mask, else causal ones
+    (within the window)."""
+    from scripts.harness.references import visible_pairs as causal_pairs
     mask_of = VARIANTS[name][1]
     if mask_of is None:
         return S * S
-    if mask_of is window_of:
-        return sum(min(i + 1, window) for i in range(S))
-    return S * (S + 1) // 2
+    return causal_pairs(S, window if mask_of is window_of else None)
 
 
 def bench(torch, tilec, chips, name, B, H, S, d, artifacts, rounds):

@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import random
-import shutil
 import sys
 
 from scripts import ROOT
@@ -84,25 +83,17 @@ def kernel_configs(c, chip):
 
 
 def build(directory, seed, count):
-    import tilec
-    from scripts.harness.records import stamp_commit
+    from scripts.harness.artifacts import build_package_kernels
     from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
-    jobs = {}
+    sources = {}
     for chip, cases in cases_of(seed, count).items():
         for c in cases:
             variant = {"b_layout": "col" if c["col_b"] else "row"}
             for config in kernel_configs(c, chip):
-                jobs[(chip, gemm_name(**variant) + gemm_config_suffix(config))] = (variant,
-                                                                                  config)
-    for (chip, name), (variant, config) in sorted(jobs.items(), key=lambda j: j[0]):
-        _, source = gemm_source(**variant, config=config, name=name)
-        result = tilec.compile(source, chip=chip, emit="cubin", cubin_arch=CHIPS[chip],
-                               keep=("ptx", "cubin"))
-        result.save(os.path.join(directory, chip), source=source, stages=("ptx", "cubin"))
-    # The shape rule travels with the kernels (the GPU machine has no compiler).
-    shutil.copy2(tilec._rules.library_path(), os.path.join(directory, "libtilec-rules.so"))
-    stamp_commit(directory)
-    print(f"{len(jobs)} kernels in {directory}")
+                name = gemm_name(**variant) + gemm_config_suffix(config)
+                sources[(chip, name)] = gemm_source(**variant, config=config, name=name)[1]
+    built = build_package_kernels(directory, sources, CHIPS)
+    print(f"{built} kernels in {directory}")
 
 
 def matrix(torch, rows, cols, ld, offset, dtype):

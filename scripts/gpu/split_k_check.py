@@ -37,7 +37,6 @@ builds DIR as .gpu/bundle/split_k.
 
 import argparse
 import os
-import shutil
 import sys
 
 from scripts import ROOT
@@ -120,35 +119,30 @@ def bench_configs(m, n, k, chip, layout="col"):
 
 
 def build(directory):
-    import tilec
-    from scripts.harness.records import stamp_commit
+    from scripts.harness.artifacts import build_package_kernels
     from tilec.kernels import gemm_config_suffix, gemm_name, gemm_source
-    jobs = {}
+    sources = {}
+
+    def add(chip, variant, config):
+        name = gemm_name(**variant) + gemm_config_suffix(config)
+        sources[(chip, name)] = gemm_source(**variant, config=config, name=name)[1]
+
     for chip in CHIPS:
-        for vname, variant in VARIANTS.items():
+        for variant in VARIANTS.values():
             for m, n, k in SHAPES:
                 for _, config in case_configs(m, n, k, chip, variant):
                     if config is None:
                         config = dispatch_config(m, n, k, chip, variant) or None
-                    jobs[(chip, gemm_name(**variant) + gemm_config_suffix(config))] = (
-                        variant, config)
+                    add(chip, variant, config)
         for m, n, k, layout in BENCH_SHAPES:
             variant = {"b_layout": layout}
             configs = [c for _, c in bench_configs(m, n, k, chip, layout)]
             configs.append(dispatch_config(m, n, k, chip, variant) or None)
             for config in configs:
-                jobs[(chip, gemm_name(**variant) + gemm_config_suffix(config))] = (
-                    variant, config)
-    for (chip, name), (variant, config) in sorted(jobs.items(), key=lambda j: j[0]):
-        _, source = gemm_source(**variant, config=config, name=name)
-        result = tilec.compile(source, chip=chip, emit="cubin", cubin_arch=CHIPS[chip],
-                               keep=("ptx", "cubin"))
-        result.save(os.path.join(directory, chip), source=source, stages=("ptx", "cubin"))
-        print(f"{chip}/{name}")
-    # The shape rule travels with the kernels (the GPU machine has no compiler).
-    shutil.copy2(tilec._rules.library_path(), os.path.join(directory, "libtilec-rules.so"))
-    stamp_commit(directory)
-    print(f"{len(jobs)} kernels in {directory}")
+                add(chip, variant, config)
+    built = build_package_kernels(directory, sources, CHIPS,
+                                  log=lambda chip, name: print(f"{chip}/{name}"))
+    print(f"{built} kernels in {directory}")
 
 
 def random_operands(torch, m, n, k, variant, device="cuda"):

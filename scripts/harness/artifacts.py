@@ -5,7 +5,7 @@ bundle: one folder, ``.gpu/bundle`` (ignored by git), with a part per check
 (``examples``, ``gemm``, ``att``, ``block``, ``backward``, ``python``,
 ``aot``, ``corpus``, and the parts of the checks that build their own
 kernels: ``split_k``, ``gemm_sweep``, ``batch_reduce``, ``shuffle``,
-``lin``, ``linalg``, ``host``), each ``<chip>/<kernel>.json`` + ``.cubin``,
+``lin``, ``linalg``, ``host``, ``flex``), each ``<chip>/<kernel>.json`` + ``.cubin``,
 and one ``commit.txt``. scripts/gpu/run_all.sh runs every check from it. This module
 names its parts and loads kernels (``tilec.runtime.Kernel``, imported when
 called, so that the build side imports this module without a GPU).
@@ -28,6 +28,28 @@ def bundle_part(part, bundle=None):
     assert part in PARTS, part
     bundle = bundle or os.environ.get("TILEC_BUNDLE") or os.path.join(ROOT, BUNDLE)
     return os.path.join(bundle, part)
+
+
+def build_package_kernels(directory, sources, cubin_archs, log=None):
+    """Compiles ``sources`` ({(chip, kernel name): tile program}) here with
+    tilec.compile into ``directory/<chip>/`` as the package finds
+    precompiled kernels (source, PTX, cubin, metadata; ``cubin_archs``:
+    chip -> ptxas target), copies the shape-rule library beside them (the
+    GPU machine has no compiler to ask) and stamps the commit. ``log(chip,
+    name)`` after each kernel. Returns how many were built."""
+    import shutil
+
+    import tilec
+    from scripts.harness.records import stamp_commit
+    for (chip, name), source in sorted(sources.items()):
+        result = tilec.compile(source, chip=chip, emit="cubin", cubin_arch=cubin_archs[chip],
+                               keep=("ptx", "cubin"))
+        result.save(os.path.join(directory, chip), source=source, stages=("ptx", "cubin"))
+        if log:
+            log(chip, name)
+    shutil.copy2(tilec._rules.library_path(), os.path.join(directory, "libtilec-rules.so"))
+    stamp_commit(directory)
+    return len(sources)
 
 
 def kernel_path(art, chip, name):

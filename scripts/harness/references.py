@@ -127,6 +127,15 @@ def causal_mask(sq, sk, device="cuda"):
     return j <= i + (sk - sq)
 
 
+def visible_pairs(s, window=None):
+    """Query-key pairs of a causal attention over ``s`` tokens (self
+    attention), each query seeing at most ``window`` keys (itself
+    included) when given: the work a variant's TFLOP/s are counted over."""
+    if window is None:
+        return s * (s + 1) // 2
+    return sum(min(i + 1, window) for i in range(s))
+
+
 def repeat_kv(x, heads):
     """K or V [B, HK, S, D] repeated to ``heads`` query heads (GQA)."""
     return x.repeat_interleave(heads // x.shape[1], dim=1)

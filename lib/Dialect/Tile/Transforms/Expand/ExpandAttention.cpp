@@ -468,11 +468,6 @@ private:
 } // namespace
 
 namespace {
-/// How an i32 of a score_mod / mask_mod varies over a block of scores:
-/// the same everywhere, the query or the key index plus a uniform offset,
-/// or otherwise.
-enum class IndexKind { Uniform, Query, Key, Other };
-
 /// Applies a score_mod / mask_mod block to one [bm, bn] block of scores:
 /// values the same across the block (the batch, the head, values from
 /// above, ops on those, and table reads at them) stay scalars; the query
@@ -651,13 +646,14 @@ struct IndexForm {
   int64_t q = 0, kv = 0, constant = 0;
   SmallVector<std::pair<int64_t, Value>> terms;
 
-  IndexForm minus(const IndexForm &o) const {
+  /// this + sign * o.
+  IndexForm plus(const IndexForm &o, int64_t sign = 1) const {
     IndexForm d = *this;
-    d.q -= o.q;
-    d.kv -= o.kv;
-    d.constant -= o.constant;
-    for (auto [sign, v] : o.terms)
-      d.terms.push_back({-sign, v});
+    d.q += sign * o.q;
+    d.kv += sign * o.kv;
+    d.constant += sign * o.constant;
+    for (auto [s, v] : o.terms)
+      d.terms.push_back({sign * s, v});
     return d;
   }
 };
@@ -686,9 +682,7 @@ static std::optional<IndexForm> getIndexForm(Value v, Block *block) {
     auto r = getIndexForm(def->getOperand(1), block);
     if (!l || !r)
       return std::nullopt;
-    if (isa<arith::SubIOp>(def))
-      return l->minus(*r);
-    return l->minus(IndexForm().minus(*r));
+    return l->plus(*r, isa<arith::SubIOp>(def) ? -1 : 1);
   }
   if (!v.getType().isInteger(32))
     return std::nullopt;
@@ -721,7 +715,7 @@ static KeyRange getCmpKeyRange(ImplicitLocOpBuilder &b, arith::CmpIOp cmp,
   // As d < k: L - R < 0 (slt), < 1 (sle); R - L < 0 (sgt), < 1 (sge).
   bool swap = pred == P::sgt || pred == P::sge;
   int64_t k = pred == P::sle || pred == P::sge ? 1 : 0;
-  IndexForm d = swap ? r->minus(*l) : l->minus(*r);
+  IndexForm d = swap ? r->plus(*l, -1) : l->plus(*r, -1);
   if (d.kv != 1 && d.kv != -1)
     return {};
   // kv = -1: key >= q * query + off - k + 1, least at the query that
