@@ -30,16 +30,24 @@
 // PRODUCER: setmaxnreg.dec.sync.aligned.u32 40;
 // PRODUCER: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 
-// Dots whose operands cannot reach shared memory stay on mma.sync and
-// compile (no register-to-shared conversion is left over).
+// Dots whose operands no ring brings to shared memory run on wgmma too:
+// the threads store the tiles (loaded without a known alignment, or B
+// computed from a load) into swizzled buffers, fence them for the async
+// proxy and wgmma reads them; nothing falls back to mma.sync.
 
 // RUN: tilec %S/Inputs/wgmma_fallbacks.mlir --chip=sm_90a --emit=ptx -o %t.fb
-// RUN: cat %t.fb/mma_sync_unaligned.ptx %t.fb/mma_sync_register_b.ptx | FileCheck %s --check-prefix=FB --implicit-check-not=wgmma.mma_async
-// RUN: %ptxas -arch=sm_90a %t.fb/mma_sync_unaligned.ptx -o %t.fb/a.cubin
-// FB: .entry mma_sync_unaligned
-// FB: mma.sync.aligned.m16n8k16
-// FB: .entry mma_sync_register_b
-// FB: mma.sync.aligned.m16n8k16
+// RUN: cat %t.fb/staged_unaligned.ptx %t.fb/staged_register_b.ptx | FileCheck %s --check-prefix=FB --implicit-check-not=mma.sync
+// RUN: %ptxas -arch=sm_90a %t.fb/staged_unaligned.ptx -o %t.fb/a.cubin
+// RUN: %ptxas -arch=sm_90a %t.fb/staged_register_b.ptx -o %t.fb/c.cubin
+// FB: .entry staged_unaligned
+// FB: st.shared
+// FB: fence.proxy.async.shared::cta
+// FB: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// FB: .entry staged_register_b
+// FB: add.rn.bf16x2
+// FB: st.shared
+// FB: fence.proxy.async.shared::cta
+// FB: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 
 // Tiles two dots read as the same operand: one TMA copy each, which both
 // dots read in place on wgmma.

@@ -1,9 +1,9 @@
-// Dots of sm_90a block programs that cannot run on wgmma (operands that
-// cannot reach shared memory) compile to mma.sync, and cases at the edge
-// that can (tiles two dots read); see
-// test/Dialect/Tile/Transforms/assign-layouts-sm90a.mlir.
+// Dots of sm_90a block programs whose operands no ring brings to shared
+// memory (loads not known to be aligned, a computed B): the threads stage
+// them for wgmma; and cases at the edge (tiles two dots read, loads outside
+// a loop); see test/Dialect/Tile/Transforms/assign-layouts-sm90a.mlir.
 
-tile.kernel @mma_sync_unaligned(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
+tile.kernel @staged_unaligned(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
@@ -22,7 +22,7 @@ tile.kernel @mma_sync_unaligned(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !t
   tile.return
 }
 
-tile.kernel @mma_sync_register_b(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
+tile.kernel @staged_register_b(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>

@@ -280,6 +280,25 @@ static SharedEncodingAttr getLoadedOperandLayout(Value v) {
                               type.getDimSize(contig) * elemBytes);
 }
 
+/// The wgmma shared layout of an operand tile `v` staged from registers
+/// (K along `kDim`): the contiguity of its load where wgmma takes it (any
+/// for 16-bit types, K-major for the others), else K-major, whose rows must
+/// be whole 64- or 128-byte swizzle spans; null where neither order fits.
+static SharedEncodingAttr getStagedOperandLayout(Value v, unsigned kDim,
+                                                 bool kMajorOnly) {
+  auto type = cast<RankedTensorType>(v.getType());
+  unsigned elemBytes = getBitWidth(type.getElementType()) / 8;
+  unsigned contig = kMajorOnly ? kDim : getOperandContiguity(v, 1 - kDim);
+  int64_t kBytes = type.getDimSize(kDim) * elemBytes;
+  int64_t mnBytes = type.getDimSize(1 - kDim) * elemBytes;
+  // An M/N-major operand takes the 128-byte swizzle alone.
+  if (contig != kDim && mnBytes % 128 == 0)
+    return getWgmmaSharedLayout(v.getContext(), contig, elemBytes, mnBytes);
+  if (kBytes % 64 == 0)
+    return getWgmmaSharedLayout(v.getContext(), kDim, elemBytes, kBytes);
+  return {};
+}
+
 /// How `dot` runs on wgmma, if it can: M = 64 rows per warpgroup, B in
 /// 128-byte swizzled shared memory (already there, or loaded from global
 /// memory), A either there too (SS) or in registers (RS: an A computed by
@@ -288,7 +307,9 @@ static SharedEncodingAttr getLoadedOperandLayout(Value v) {
 /// on mma.sync).
 enum class WgmmaKind { None, SS, RS };
 static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
-                              unsigned numWarps, std::string &why) {
+                              unsigned numWarps, std::string &why,
+                              SharedEncodingAttr &aLayout,
+                              SharedEncodingAttr &bLayout) {
   auto none = [&](const Twine &reason) {
     why = reason.str();
     return WgmmaKind::None;
@@ -398,17 +419,38 @@ static WgmmaKind getWgmmaKind(DotOp dot, const TargetInfo &target,
   bool aLoaded =
       (isRingLoad(dot.getA()) || isTmaLoad(dot.getA(), kMajorOnly)) &&
       (!aKMajor || segmentsFit(dot.getA(), 1));
+  aLayout = aShared ? cast<SharedEncodingAttr>(a.getEncoding())
+                    : getLoadedOperandLayout(dot.getA());
+  bLayout = bShared ? cast<SharedEncodingAttr>(b.getEncoding())
+                    : getLoadedOperandLayout(dot.getB());
   if ((aShared && bShared) || (aLoaded && bLoaded))
     return WgmmaKind::SS;
   // Any other A is in registers (computed, or loaded outside a ring).
   if (!aShared && !aLoaded && (bShared || bLoaded))
     return WgmmaKind::RS;
-  return none("B reaches shared memory neither through a TMA or cp.async "
-              "ring (a 16-byte aligned load whose only user is this dot, N "
-              "a multiple of 64 (of 8 for a K-major B) and K of " +
-              Twine(seg) + ", or of " + Twine(64 / elemBytes) +
-              " with K contiguous) nor already "
-              "there");
+  // A B no ring brings (a load not known to be 16-byte aligned, or a tile
+  // the program computes) is staged: the threads store it to a swizzled
+  // buffer that wgmma reads (tile-pipeline's stageThroughSharedMemory), as
+  // Triton stages such operands, instead of the whole dot falling back to
+  // mma.sync. So is such an A where it is loaded (one store where a
+  // register A would cross shared memory into the fragment layout); a
+  // computed A stays in registers (RS).
+  if (!bShared && !bLoaded)
+    bLayout = getStagedOperandLayout(dot.getB(), 0, kMajorOnly);
+  if (!bLayout)
+    return none(
+        "B reaches shared memory neither through a TMA or cp.async "
+        "ring nor through a staging buffer, whose rows are whole "
+        "swizzle spans: K a multiple of " +
+        Twine(64 / elemBytes) + " (K-major)" +
+        (kMajorOnly ? Twine("") : " or N of " + Twine(seg) + " (N-major)") +
+        ", and this B is " + Twine(k) + " x " + Twine(n));
+  if (aShared || aLoaded)
+    return WgmmaKind::SS;
+  aLayout = dot.getA().getDefiningOp<LoadOp>()
+                ? getStagedOperandLayout(dot.getA(), 1, kMajorOnly)
+                : SharedEncodingAttr();
+  return aLayout ? WgmmaKind::SS : WgmmaKind::RS;
 }
 
 FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
@@ -429,7 +471,8 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
     return Attribute(acc);
   }
   std::string why;
-  WgmmaKind kind = getWgmmaKind(dot, target, numWarps, why);
+  SharedEncodingAttr aShared, bShared;
+  WgmmaKind kind = getWgmmaKind(dot, target, numWarps, why, aShared, bShared);
   if (kind == WgmmaKind::None && target.hasWgmma)
     remarkMissed(dot, "tile-assign-layouts", "NoWgmma",
                  "this dot runs on mma.sync: " + why);
@@ -441,24 +484,18 @@ FailureOr<Attribute> LayoutAssignment::chooseDotLayout(DotOp dot) {
     // More rows than the warps' 16 each: 16-row slices per warp, repeated
     // down M (one m64 instruction per repetition).
     unsigned rowWarps = a.getDimSize(0) / 16;
-    auto mma = rowWarps == numWarps
-                   ? MmaEncodingAttr::get(ctx, {numWarps, 1})
+    auto mma = rowWarps == numWarps ? MmaEncodingAttr::get(ctx, {numWarps, 1})
                : rowWarps > numWarps
                    ? MmaEncodingAttr::get(ctx, {numWarps, 1}, /*mFirst=*/false,
                                           /*warpRows=*/16)
                    : MmaEncodingAttr::get(ctx, {rowWarps, numWarps / rowWarps},
                                           /*mFirst=*/true);
-    auto sharedA = dyn_cast_or_null<SharedEncodingAttr>(a.getEncoding());
-    auto sharedB = dyn_cast_or_null<SharedEncodingAttr>(
-        cast<RankedTensorType>(dot.getB().getType()).getEncoding());
     Attribute aLayout =
         kind == WgmmaKind::RS
             ? Attribute(DotOperandEncodingAttr::get(
                   ctx, 0, mma, 32 / getBitWidth(a.getElementType())))
-        : sharedA ? Attribute(sharedA)
-                  : Attribute(getLoadedOperandLayout(dot.getA()));
-    ownOperandLayouts[dot] = {
-        aLayout, sharedB ? sharedB : getLoadedOperandLayout(dot.getB())};
+            : Attribute(aShared);
+    ownOperandLayouts[dot] = {aLayout, bShared};
     return Attribute(mma);
   }
   bool is16 = et.isBF16() || et.isF16();
@@ -862,6 +899,11 @@ void LayoutAssignment::visit(Operation *op) {
     if (op->getOperand(i).getDefiningOp<TransOp>() &&
         !isa_and_nonnull<BlockedEncodingAttr>(required))
       continue;
+    // A wgmma operand's shared layout is met by a conversion at the dot (a
+    // ring's copy, or tile-pipeline's staging buffer), never by the ops
+    // computing it.
+    if (isa_and_nonnull<SharedEncodingAttr>(required))
+      continue;
     assign(op->getOperand(i), required);
   }
 }
@@ -1058,9 +1100,12 @@ void LayoutAssignment::sinkConversions() {
         }
         continue;
       }
+      // (Elementwise ops run on distributed tiles only: a conversion into a
+      // shared layout, a staged wgmma operand, stays at the dot.)
       if (!def || !isElementwiseOnTiles(def) || def->getNumResults() != 1 ||
-          !def->getResult(0).hasOneUse() ||
-          def->getBlock() != cvt->getBlock())
+          isa<SharedEncodingAttr>(
+              cast<RankedTensorType>(cvt.getType()).getEncoding()) ||
+          !def->getResult(0).hasOneUse() || def->getBlock() != cvt->getBlock())
         continue;
       // At most one operand to convert, and no wider than the result.
       unsigned heavy = 0;

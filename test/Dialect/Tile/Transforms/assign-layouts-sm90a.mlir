@@ -6,7 +6,10 @@
 // aligned). Both operands loaded
 // go to 128-byte swizzled shared memory (SS); an A operand computed in
 // registers stays there, in the mma.sync A fragment of each warp's 16 rows
-// (RS), and only B goes to shared memory. Otherwise: mma.sync.
+// (RS), and only B goes to shared memory. Operands no ring can bring (a
+// computed B, loads not known to be aligned) are staged: converted to the
+// swizzled layout at the dot, which tile-pipeline turns into a store to a
+// buffer. mma.sync only where wgmma's shapes do not fit.
 
 // CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 1]>
 // CHECK-DAG: #[[$SW:.+]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
@@ -60,15 +63,17 @@ tile.kernel @wgmma_rs(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr
 
 // -----
 
-// B computed in registers cannot feed wgmma (its B is always in shared
-// memory): the dot stays on mma.sync.
+// B computed in registers reaches wgmma through a conversion into the
+// swizzled layout at the dot (wgmma reads B from shared memory); the
+// multiply stays on the loaded tile's distributed layout.
 
-// CHECK-DAG: #[[$MMA22:.+]] = #tile.mma<warpsPerCTA = [2, 2]>
-// CHECK-DAG: #[[$B:.+]] = #tile.dot_operand<opIdx = 1, parent = #[[$MMA22]], kWidth = 2>
-// CHECK-DAG: #[[$A:.+]] = #tile.dot_operand<opIdx = 0, parent = #[[$MMA22]], kWidth = 2>
-// CHECK-LABEL: tile.kernel @mma_sync_register_b
-// CHECK: tile.dot {{.*}} : tensor<64x64xbf16, #[[$A]]>, tensor<64x128xbf16, #[[$B]]> -> tensor<64x128xf32, #[[$MMA22]]>
-tile.kernel @mma_sync_register_b(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-DAG: #[[$SW:.+]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+// CHECK-LABEL: tile.kernel @wgmma_staged_register_b
+// CHECK: %[[B:.+]] = arith.mulf {{.*}} : tensor<64x128xbf16, #[[BL:blocked[0-9]*]]>
+// CHECK: %[[BS:.+]] = tile.convert_layout %[[B]] : tensor<64x128xbf16, #[[BL]]> -> tensor<64x128xbf16, #[[$SW]]>
+// CHECK: tile.dot {{.*}}, %[[BS]], {{.*}} : tensor<64x64xbf16, #[[$SW]]>, tensor<64x128xbf16, #[[$SW]]> -> tensor<64x128xf32, #[[$MMA]]>
+tile.kernel @wgmma_staged_register_b(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !tile.ptr<bf16> {tile.align = 16 : i64}, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
@@ -116,12 +121,15 @@ tile.kernel @mma_sync_no_loop(%a: !tile.ptr<bf16> {tile.align = 16 : i64}, %b: !
 // -----
 
 // The same loop over views not known to be 16-byte aligned: no ring, so
-// mma.sync.
+// both loaded tiles are staged (SS, each converted at the dot), as Triton
+// stages them, rather than the dot falling back to mma.sync.
 
-// CHECK-DAG: #[[$MMA22:.+]] = #tile.mma<warpsPerCTA = [2, 2]>
-// CHECK-LABEL: tile.kernel @mma_sync_unaligned
-// CHECK: tile.dot {{.*}} -> tensor<64x128xf32, #[[$MMA22]]>
-tile.kernel @mma_sync_unaligned(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
+// CHECK-DAG: #[[$MMA:.+]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-DAG: #[[$SW:.+]] = #tile.shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], segment = 64>
+// CHECK-LABEL: tile.kernel @wgmma_staged_unaligned
+// CHECK-COUNT-2: tile.convert_layout {{.*}} -> tensor<{{.*}}xbf16, #[[$SW]]>
+// CHECK: tile.dot {{.*}} : tensor<64x64xbf16, #[[$SW]]>, tensor<64x128xbf16, #[[$SW]]> -> tensor<64x128xf32, #[[$MMA]]>
+tile.kernel @wgmma_staged_unaligned(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %n: i32 {tile.divisibility = 64 : i64}) warps(4) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %va = tile.make_view %a[%n, %n] strides [%n, 1] : !tile.ptr<bf16>
