@@ -33,7 +33,9 @@
 // Dots whose operands no ring brings to shared memory run on wgmma too:
 // the threads store the tiles (loaded without a known alignment, or B
 // computed from a load) into swizzled buffers, fence them for the async
-// proxy and wgmma reads them; nothing falls back to mma.sync.
+// proxy and wgmma reads them; nothing falls back to mma.sync. The buffers
+// have a stage per iteration parity, so one wgmma group stays in flight
+// while the next tiles are stored (wait_group 1).
 
 // RUN: tilec %S/Inputs/wgmma_fallbacks.mlir --chip=sm_90a --emit=ptx -o %t.fb
 // RUN: cat %t.fb/staged_unaligned.ptx %t.fb/staged_register_b.ptx | FileCheck %s --check-prefix=FB --implicit-check-not=mma.sync
@@ -43,11 +45,13 @@
 // FB: st.shared
 // FB: fence.proxy.async.shared::cta
 // FB: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// FB: wgmma.wait_group.sync.aligned 1;
 // FB: .entry staged_register_b
 // FB: add.rn.bf16x2
 // FB: st.shared
 // FB: fence.proxy.async.shared::cta
 // FB: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// FB: wgmma.wait_group.sync.aligned 1;
 
 // Tiles two dots read as the same operand: one TMA copy each, which both
 // dots read in place on wgmma.

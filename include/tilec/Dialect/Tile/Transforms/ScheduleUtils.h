@@ -38,6 +38,12 @@ constexpr StringLiteral kProducerAttr = "tile.producer";
 /// of a persistent kernel, which a program may also write itself).
 constexpr StringLiteral kPersistentLoopAttr = "tile.persistent_loop";
 
+/// The discardable attribute of a two-stage buffer tile-pipeline stages a
+/// loop's register tiles through for wgmma (one stage per iteration
+/// parity): the loop rewrites a stage only after the wgmma two iterations
+/// back retired, so tile-async-wgmma may keep a group in flight.
+constexpr StringLiteral kStagingBufferAttr = "tile.staging_buffer";
+
 /// The discardable attribute of a key loop whose builder already masks only
 /// the iterations that need it (the named attention's expansions):
 /// tile-mask-bounds leaves its selects alone.

@@ -101,10 +101,17 @@ static FailureOr<Chain> findChain(scf::ForOp loop, DotOp dot,
   return Chain{dot, wait, index};
 }
 
-/// Whether the loop rewrites a shared-memory stage that one of `dots` reads
-/// in place with copies of its own (a cp.async ring refills a stage as soon
-/// as the wait returns, not after a release).
-static bool refillsOperands(scf::ForOp loop, ArrayRef<DotOp> dots) {
+/// Whether `buffer` is one of tile-pipeline's two-stage staging buffers
+/// (kStagingBufferAttr): the loop stores a stage only after the wait that
+/// retires the wgmma two iterations back, which a group in flight leaves
+/// to the previous iteration.
+static bool isStagingBuffer(Value buffer) {
+  Operation *alloc = buffer.getDefiningOp<LocalAllocOp>();
+  return alloc && alloc->hasAttr(kStagingBufferAttr);
+}
+
+/// The buffers `dots` read in place (wgmma's shared-memory operands).
+static DenseSet<Value> getInPlaceBuffers(ArrayRef<DotOp> dots) {
   DenseSet<Value> inPlace;
   for (DotOp dot : dots)
     for (Value operand : {dot.getA(), dot.getB()})
@@ -112,12 +119,22 @@ static bool refillsOperands(scf::ForOp loop, ArrayRef<DotOp> dots) {
           read &&
           isa_and_nonnull<SharedEncodingAttr>(read.getType().getEncoding()))
         inPlace.insert(read.getBuffer());
+  return inPlace;
+}
+
+/// Whether the loop rewrites a shared-memory stage that one of `dots` reads
+/// in place with copies of its own (a cp.async ring refills a stage as soon
+/// as the wait returns, not after a release), other than by staging it
+/// (isStagingBuffer).
+static bool refillsOperands(scf::ForOp loop, ArrayRef<DotOp> dots) {
+  DenseSet<Value> inPlace = getInPlaceBuffers(dots);
   return loop
       .walk([&](Operation *op) {
         Value buffer;
         if (auto copy = dyn_cast<AsyncCopyOp>(op))
           buffer = copy.getBuffer();
-        else if (auto store = dyn_cast<LocalStoreOp>(op))
+        else if (auto store = dyn_cast<LocalStoreOp>(op);
+                 store && !isStagingBuffer(store.getBuffer()))
           buffer = store.getBuffer();
         return buffer && inPlace.contains(buffer) ? WalkResult::interrupt()
                                                   : WalkResult::advance();
@@ -159,7 +176,11 @@ static FailureOr<Chains> findChains(scf::ForOp loop, std::string &why) {
        op = op->getNextNode())
     if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
       result.releases.push_back(arrive);
-  if (result.releases.empty() || refillsOperands(loop, dots)) {
+  // Staged operands need no release: their stores wait for the group in
+  // flight themselves.
+  DenseSet<Value> inPlace = getInPlaceBuffers(dots);
+  bool staged = !inPlace.empty() && llvm::all_of(inPlace, isStagingBuffer);
+  if ((result.releases.empty() && !staged) || refillsOperands(loop, dots)) {
     why = std::string(dots.size() == 1 ? "the dot's" : "the dots'") +
           " shared-memory operands are not released through mbarriers";
     return failure();

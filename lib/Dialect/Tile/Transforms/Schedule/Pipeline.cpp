@@ -42,6 +42,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "tile-pipeline"
@@ -718,33 +719,136 @@ static unsigned stageInvariantOperands(scf::ForOp loop,
   return loads.size();
 }
 
-/// Writes the tile a conversion to a #tile.shared layout brings to a dot
-/// (read in place) through a staging buffer, when no ring serves it (a TMA
-/// ring declined, say): every thread stores its elements, fences them for the
-/// async proxy (wgmma), and the dot reads the buffer. The buffer is free once
-/// the previous reader's wgmma groups have retired.
-static void stageThroughSharedMemory(ConvertLayoutOp cvt) {
-  auto type = cast<RankedTensorType>(cvt.getType());
-  auto enc = cast<SharedEncodingAttr>(type.getEncoding());
-  auto kernel = cvt->getParentOfType<KernelOp>();
-  Operation *top = kernel.getBody().front().findAncestorOpInBlock(*cvt);
-  Location loc = cvt.getLoc();
+/// The stage of a two-stage staging buffer an iteration of `loop` writes:
+/// the parity of its iteration number, ((iv - lb) / step) % 2.
+static Value getIterationParity(OpBuilder &b, Location loc, scf::ForOp loop) {
+  Value n = arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                  loop.getLowerBound());
+  n = arith::DivUIOp::create(b, loc, n, loop.getStep());
+  Value one = constantLike(b, loc, n.getType(), 1);
+  Value parity = arith::AndIOp::create(b, loc, n, one);
+  if (parity.getType() != b.getI32Type())
+    parity = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), parity);
+  return parity;
+}
+
+/// Whether the conversions `cvts` of one dot are computed by each iteration
+/// of the loop they sit in (their staging buffers then take a stage per
+/// iteration parity); the loop, or null.
+static scf::ForOp getStagingLoop(ArrayRef<ConvertLayoutOp> cvts) {
+  auto loop = dyn_cast<scf::ForOp>(cvts.front()->getParentOp());
+  if (loop && llvm::any_of(cvts, [&](ConvertLayoutOp cvt) {
+        return !loop.isDefinedOutsideOfLoop(cvt.getSrc());
+      }))
+    return loop;
+  return {};
+}
+
+/// Writes the tiles that conversions to #tile.shared layouts bring to one
+/// dot (read in place), when no ring serves them (a load not known to be
+/// aligned, a tile the program computes): every thread stores its elements,
+/// fences them for the async proxy (wgmma), and the dot reads the buffers.
+/// The conversions of one dot share the waits and barriers. With
+/// `twoStages`, in a loop that computes them, each buffer has two stages,
+/// one per iteration parity: a stage is rewritten only once the wgmma two
+/// iterations back retired (at the wait before the stores, which lets the
+/// loop's `inFlight` wgmma groups of the previous iteration run on), so
+/// tile-async-wgmma can keep a group in flight while the next tiles are
+/// stored. Otherwise one stage, free once every wgmma group retired.
+static void stageThroughSharedMemory(MutableArrayRef<ConvertLayoutOp> cvts,
+                                     bool twoStages) {
+  ConvertLayoutOp last = cvts.front();
+  for (ConvertLayoutOp cvt : cvts)
+    if (last->isBeforeInBlock(cvt))
+      last = cvt;
+  auto kernel = last->getParentOfType<KernelOp>();
+  Operation *top = kernel.getBody().front().findAncestorOpInBlock(*last);
+  scf::ForOp loop = twoStages ? getStagingLoop(cvts) : scf::ForOp();
+  // The wgmma groups an iteration of the loop issues (before the next
+  // iteration's stores: tile-async-wgmma's wait after its last dot).
+  unsigned inFlight = 0;
+  if (loop)
+    for (DotOp dot : loop.getBody()->getOps<DotOp>())
+      inFlight += isWgmma(dot);
+  Location loc = last.getLoc();
   OpBuilder b(top);
-  Value buffer = LocalAllocOp::create(
-      b, loc,
-      SmemType::get(cvt.getContext(),
-                    {1, type.getDimSize(0), type.getDimSize(1)},
-                    type.getElementType(), enc));
-  b.setInsertionPoint(cvt);
-  Value zero = constantLike(b, loc, b.getI32Type(), 0);
-  WarpgroupWaitOp::create(b, loc, TypeRange{}, 0, ValueRange{});
+  SmallVector<Value> buffers;
+  for (ConvertLayoutOp cvt : cvts) {
+    auto type = cast<RankedTensorType>(cvt.getType());
+    auto alloc = LocalAllocOp::create(
+        b, cvt.getLoc(),
+        SmemType::get(cvt.getContext(),
+                      {loop ? 2 : 1, type.getDimSize(0), type.getDimSize(1)},
+                      type.getElementType(),
+                      cast<SharedEncodingAttr>(type.getEncoding())));
+    if (loop)
+      alloc->setAttr(kStagingBufferAttr, b.getUnitAttr());
+    buffers.push_back(alloc);
+  }
+  b.setInsertionPointAfter(last);
+  Value stage = loop ? getIterationParity(b, loc, loop)
+                     : constantLike(b, loc, b.getI32Type(), 0);
+  WarpgroupWaitOp::create(b, loc, TypeRange{}, inFlight, ValueRange{});
   BarrierOp::create(b, loc);
-  LocalStoreOp::create(b, loc, cvt.getSrc(), buffer, zero);
+  for (unsigned i = 0; i < cvts.size(); ++i)
+    LocalStoreOp::create(b, cvts[i].getLoc(), cvts[i].getSrc(), buffers[i],
+                         stage);
   FenceAsyncSharedOp::create(b, loc);
   BarrierOp::create(b, loc);
-  Value tile = LocalLoadOp::create(b, loc, type, buffer, zero);
-  cvt.replaceAllUsesWith(tile);
-  cvt.erase();
+  for (unsigned i = 0; i < cvts.size(); ++i) {
+    Value tile = LocalLoadOp::create(b, cvts[i].getLoc(), cvts[i].getType(),
+                                     buffers[i], stage);
+    cvts[i].replaceAllUsesWith(tile);
+  }
+  for (ConvertLayoutOp cvt : cvts)
+    cvt.erase();
+}
+
+/// Stages the conversions to #tile.shared layouts that no ring took
+/// (stageThroughSharedMemory), those of one dot together; with two stages
+/// per loop-computed buffer where all of them fit in the block's shared
+/// memory beside the kernel's other buffers.
+static void stageLeftConversions(KernelOp kernel, const TargetInfo &target) {
+  // (In program order; keyed by the dot, or the conversion itself.)
+  llvm::MapVector<Operation *, SmallVector<ConvertLayoutOp>> groups;
+  kernel.walk([&](ConvertLayoutOp cvt) {
+    auto dst = cast<RankedTensorType>(cvt.getType());
+    if (!isa_and_nonnull<SharedEncodingAttr>(dst.getEncoding()) ||
+        !getDistributedLayout(cvt.getSrc().getType()))
+      return;
+    remarkMissed(cvt, "tile-pipeline", "Staged",
+                 "no ring brings this tile to shared memory: each use stages "
+                 "it through a buffer");
+    Operation *user = cvt->hasOneUse() ? *cvt->user_begin() : nullptr;
+    auto dot = dyn_cast_or_null<DotOp>(user);
+    Operation *key =
+        dot && dot->getBlock() == cvt->getBlock() ? dot : cvt.getOperation();
+    groups[key].push_back(cvt);
+  });
+  if (groups.empty())
+    return;
+  int64_t bytes = estimateSharedMemory(kernel);
+  bool twoStages = false;
+  for (auto &[key, cvts] : groups) {
+    bool perIteration = static_cast<bool>(getStagingLoop(cvts));
+    twoStages |= perIteration;
+    for (ConvertLayoutOp cvt : cvts) {
+      auto type = cast<RankedTensorType>(cvt.getType());
+      bytes = llvm::alignTo(bytes, 1024) +
+              (perIteration ? 2 : 1) * type.getNumElements() *
+                  getStorageBytes(type.getElementType());
+    }
+  }
+  if (twoStages && bytes > target.maxSmemPerBlock) {
+    twoStages = false;
+    remarkMissed(kernel, "tile-pipeline", "StagedOnce",
+                 "the staging buffers keep one stage (the loop's wgmma waits "
+                 "for each group): two stages would need " +
+                     Twine(bytes) + " bytes of shared memory, more than " +
+                     Twine(target.maxSmemPerBlock));
+  }
+  for (auto &[key, cvts] : groups)
+    stageThroughSharedMemory(cvts, twoStages);
 }
 
 /// Waits for each wgmma no ring schedules right after it: a dot in a loop
@@ -829,18 +933,6 @@ void TilePipelinePass::runOnOperation() {
   }
   // Conversions into shared layouts no ring took (register tiles read in
   // place by wgmma) go through a staging buffer.
-  SmallVector<ConvertLayoutOp> left;
-  getOperation().walk([&](ConvertLayoutOp cvt) {
-    auto dst = cast<RankedTensorType>(cvt.getType());
-    if (isa_and_nonnull<SharedEncodingAttr>(dst.getEncoding()) &&
-        getDistributedLayout(cvt.getSrc().getType()))
-      left.push_back(cvt);
-  });
-  for (ConvertLayoutOp cvt : left) {
-    remarkMissed(cvt, "tile-pipeline", "Staged",
-                 "no ring brings this tile to shared memory: each use stages "
-                 "it through a buffer");
-    stageThroughSharedMemory(cvt);
-  }
+  stageLeftConversions(getOperation(), *target);
   waitForUnscheduledWgmma(getOperation());
 }
