@@ -262,17 +262,65 @@ def test_column_major_b_selects_the_bcol_variant(launches, tmp_path):
 def test_unaligned_operands_take_the_any_strides_variant(launches, library, gemm_artifacts):
     """A base that is not 16-byte aligned, or a row stride that is not whole
     16-byte chunks, takes the kernel compiled with ``aligned = 0`` (plain
-    loads, any strides; compiled here, as no artifact has it), picked at
-    the call; aligned operands keep the fast kernel."""
+    loads, any strides; compiled here, as no artifact has it) in the shape
+    class the rule gives the product (kernels.gemm_unaligned_config),
+    picked at the call; aligned operands keep the fast kernel."""
     tilec.gemm(FakeTensor((64, 64), offset=2), FakeTensor((64, 64)), artifacts=gemm_artifacts)
     tilec.gemm(FakeTensor((64, 33)), FakeTensor((33, 64)), artifacts=gemm_artifacts)
     tilec.gemm(FakeTensor((64, 64)), FakeTensor((64, 64)), artifacts=gemm_artifacts)
     names = [launcher.name for launcher, _ in launches]
-    assert names == [gemm_name() + "_aligned0"] * 2 + [gemm_name()]
+    classes = [kernels.gemm_unaligned_config(64, 64, k, "sm_90a", 132) for k in (64, 33)]
+    assert all(c["aligned"] == 0 and "tma_store" not in c for c in classes)
+    assert names == [gemm_name() + gemm_config_suffix(c) for c in classes] + [gemm_name()]
     unaligned = launches[0][0].meta
     assert not any(p.get("align") or p.get("divisibility") for p in unaligned["params"])
     assert not unaligned["tensor_maps"]
     assert params_of(launches[1])["lda"] == 33
+
+
+def test_unaligned_shape_class_rule():
+    """The any-strides variant takes the tiles and split-K of the rule's
+    untransposed class (H100, bench/results/2026-12-07_staged_wgmma_h100.json:
+    1000 x 999 x 1001 on 128 x 64 tiles 34.5 TFLOP/s against 20.0 on the
+    default tiles; 129 x 257 x 8200 split in 13 ranges 4.9 against 1.2),
+    never the transposed product or a TMA store, which need aligned
+    operands; fp8 with scales and int8 do not split K."""
+    odd = kernels.gemm_unaligned_config(1000, 999, 1001, "sm_90a", 132)
+    assert odd == {"aligned": 0, "block_n": 64}
+    long_k = kernels.gemm_unaligned_config(129, 257, 8200, "sm_90a", 132)
+    assert long_k["aligned"] == 0 and long_k["split_k"] > 1 and "swap_ab" not in long_k
+    assert kernels.gemm_unaligned_config(4095, 4095, 4095, "sm_90a", 132) == {"aligned": 0}
+    assert "split_k" not in kernels.gemm_unaligned_config(129, 257, 8200, "sm_90a", 132,
+                                                          dtype="e4m3", scales=True)
+    assert "split_k" not in kernels.gemm_unaligned_config(129, 257, 8200, "sm_90a", 132,
+                                                          dtype="i8")
+
+
+def test_unaligned_class_falls_back_to_the_any_strides_default(tmp_path, launches,
+                                                               monkeypatch):
+    """Artifacts with only the plain any-strides kernel (no compiler): the
+    class the rule picks for unaligned operands falls back to it, never to
+    the aligned default kernel (which would read the operands wrongly)."""
+    from tilec import _capi
+    m, n, k = 129, 257, 8200
+    name = gemm_name() + "_aligned0"
+    _, source = gemm_source(config={"aligned": 0}, name=name)
+    meta = gemm_metadata(name)
+    meta["tensor_maps"] = []
+    for param in meta["params"]:
+        param.pop("align", None)
+        param.pop("divisibility", None)
+    write_artifact(str(tmp_path), name, source, meta)
+    write_artifact(str(tmp_path), gemm_name(), source, gemm_metadata(gemm_name()))
+    monkeypatch.setenv("TILEC_LIBRARY", str(tmp_path / "missing.so"))
+    _capi.reset_library()
+    try:
+        tilec.gemm(FakeTensor((m, k), offset=2), FakeTensor((k, n)), chip="sm_90a",
+                   artifacts=str(tmp_path))
+        assert [launcher.name for launcher, _ in launches] == [name]
+    finally:
+        monkeypatch.undo()
+        _capi.reset_library()
 
 
 def test_out_without_tma_store_takes_any_row_stride(tmp_path, launches):
@@ -525,10 +573,12 @@ def test_compiles_when_no_artifact(launches, library, tmp_path):
     launcher, _ = launches[0]
     assert launcher.meta["chip"] == "sm_90a" and launcher.cubin[:4] == b"\x7fELF"
     # Rows of 12 bf16 elements are not whole 16-byte chunks: the variant
-    # that takes any strides, compiled from the same source with aligned = 0.
+    # that takes any strides (in its shape class), compiled from the same
+    # source with aligned = 0.
     tilec.gemm(FakeTensor((8, 12)), FakeTensor((12, 8)), chip="sm_90a")
     launcher, _ = launches[1]
-    assert launcher.name == gemm_name() + "_aligned0"
+    unaligned = kernels.gemm_unaligned_config(8, 8, 12, "sm_90a", 132)
+    assert launcher.name == gemm_name() + gemm_config_suffix(unaligned)
     assert params_of(launches[1])["lda"] == 12
     assert not any(p.get("divisibility") for p in launcher.meta["params"])
 
@@ -767,8 +817,10 @@ def test_gemm_dispatch_configs_are_what_the_dispatch_launches():
     rule = kernels.gemm_dispatch_config(1, 2048, 14336, "sm_80", 108, b_layout="col")
     assert rule["swap_ab"] == 1 and rule["split_k"] > 1
     unsplit = {f: v for f, v in rule.items() if f != "split_k"}
+    unaligned = kernels.gemm_unaligned_config(1, 2048, 14336, "sm_80", 108)
+    assert unaligned["aligned"] == 0 and unaligned["split_k"] > 1
     assert kernels.gemm_dispatch_configs(1, 2048, 14336, "sm_80", 108, b_layout="col") == [
-        rule, unsplit, None, {"aligned": 0}]
+        rule, unsplit, None, unaligned, {"aligned": 0}]
     # A row-major b does not run transposed; scaled (fp8) inputs do not
     # split K; block scales keep a tile within one scale block.
     assert "swap_ab" not in (kernels.gemm_dispatch_config(1, 4096, 14336, "sm_80", 108) or {})

@@ -84,7 +84,9 @@ def test_specialize_source_adds_and_keeps_hints():
 def test_specialized_gemm_takes_tma_and_records_the_assumptions(library, tmp_path):
     plain = tilec.compile(PLAIN_GEMM, chip="sm_90a", emit="ptx", cache_dir=tmp_path)
     assert "cp.async.bulk.tensor" not in plain.ptx
-    assert "wgmma.mma_async" not in plain.ptx  # no hints: plain loads, mma.sync
+    # No hints: plain loads, which the threads stage in shared memory for
+    # wgmma (no TMA, no cp.async).
+    assert "cp.async.cg" not in plain.ptx and "fence.proxy.async" in plain.ptx
     values = dict(A=Ptr(1 << 20), B=Ptr(2 << 20), C=Ptr(3 << 20), M=4096, N=4096, K=4096,
                   lda=4096, ldb=4096, ldc=4096)
     fast = tilec.compile(PLAIN_GEMM, chip="sm_90a", emit="ptx", cache_dir=tmp_path,

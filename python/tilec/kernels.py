@@ -308,18 +308,37 @@ def gemm_dispatch_config(M, N, K, chip="sm_90a", num_sms=0, *, dtype="bf16", b_l
     return config
 
 
+def gemm_unaligned_config(M, N, K, chip="sm_90a", num_sms=0, *, dtype="bf16", scales=False,
+                          block_scales=False):
+    """The shape class :func:`tilec.gemm` takes for operands the fast path
+    cannot read (a base off 16-byte alignment, rows not whole 16-byte
+    chunks): the variant for any strides (``aligned = 0``: plain loads,
+    staged for wgmma by the threads) with the tiles and split-K the
+    compiler's rule gives the shape untransposed (a transposed product
+    needs aligned operands), and no TMA store."""
+    config = dict(gemm_dispatch_config(M, N, K, chip, num_sms, dtype=dtype, b_layout="row",
+                                       scales=scales, block_scales=block_scales) or {})
+    config.pop("tma_store", None)
+    config["aligned"] = 0
+    return config
+
+
 def gemm_dispatch_configs(M, N, K, chip="sm_90a", num_sms=0, **operands):
     """Every config :func:`tilec.gemm`'s dispatch may launch for this
     product (``operands``: as :func:`gemm_dispatch_config` takes them), in
     the order it falls back: the shape class, the class without split-K
     (artifacts built without the split kernels), the default kernel
     (``None``), and the variant for operands of any alignment
-    (``{"aligned": 0}``). For building artifacts ahead of time (no compiler
-    on the GPU machine); duplicates are left out."""
+    (:func:`gemm_unaligned_config`'s class, then ``{"aligned": 0}``). For
+    building artifacts ahead of time (no compiler on the GPU machine);
+    duplicates are left out."""
     rule = gemm_dispatch_config(M, N, K, chip, num_sms, **operands)
     unsplit = {f: v for f, v in (rule or {}).items() if f != "split_k"} or None
+    unaligned = gemm_unaligned_config(
+        M, N, K, chip, num_sms,
+        **{f: v for f, v in operands.items() if f in ("dtype", "scales", "block_scales")})
     out = []
-    for config in (rule, unsplit, None, {"aligned": 0}):
+    for config in (rule, unsplit, None, unaligned, {"aligned": 0}):
         if config not in out:
             out.append(config)
     return out

@@ -15,6 +15,7 @@ from .checks import (_b_layout, _check_activation, _check_bias, _check_device, _
                      _needs_unaligned_variant, _round_up, _row_major_ld)
 from .errors import ArgumentError, DTypeError, KernelNotAvailableError
 from .kernels import (FP8_DTYPES, PRECISIONS, gemm_config_suffix, gemm_dispatch_config,
+                      gemm_unaligned_config,
                       gemm_name, gemm_source, gemm_stage_names, GEMM_SCALE_BLOCK as _SCALE_BLOCK)
 from .launch import _allocate, _allocator, _launch_checked, _launch_stages
 from .plans import _default_directory, _resolve, _tls
@@ -266,13 +267,16 @@ def _gemm_dispatched_stages(op, call, config, chip, cubin_arch, artifacts):
         # not whole 16-byte chunks): the variant that takes any strides (one
         # per kernel variant: the shape classes tune the fast path).
         if _needs_unaligned_variant([(A, call.lda), (call.B, call.ldb)]):
-            config = dict(_UNALIGNED)
+            config = gemm_unaligned_config(m, n, call.k, chip,
+                                           _device_num_sms(call.device_index), dtype=A.dtype,
+                                           scales=call.SA is not None or call.SB is not None,
+                                           block_scales=call.block is not None)
     stages, config = _gemm_class_stages(op, variant, config, dispatched, chip, cubin_arch,
                                         artifacts, call.device_index)
     # A caller's out the class's kernel cannot store to (what its metadata
     # requires: the TMA-store epilogue's 16-byte base, rows and N; the
     # threads' stores take any out) takes the variant for any strides too.
-    if dispatched and O is not None and config != _UNALIGNED:
+    if dispatched and O is not None and (config or {}).get("aligned", 1):
         stored = {"C": O, "ldc": _row_major_ld(op, O, "N"), "N": n}
         if any(_metadata_problem(op, meta, stored, {}, dtypes=False) for _, meta in stages):
             config = dict(_UNALIGNED)
@@ -398,7 +402,8 @@ def _gemm_class_stages(op, variant, config, dispatched, chip, cubin_arch, artifa
     """(stages, config) of :func:`_gemm_stages` for ``config``; where the
     dispatch chose a shape class that is not available (artifacts built
     without it and no compiler), the class without split-K, else the
-    default kernel, which compute the same (a class is only faster)."""
+    default kernel, which compute the same (a class is only faster); for a
+    class of the any-strides variant, that variant's default."""
     try:
         return _gemm_stages(op, variant, config, chip, cubin_arch, artifacts,
                             device_index), config
@@ -412,4 +417,6 @@ def _gemm_class_stages(op, variant, config, dispatched, chip, cubin_arch, artifa
                                 device_index), unsplit
         except KernelNotAvailableError:
             pass
-    return _gemm_stages(op, variant, None, chip, cubin_arch, artifacts, device_index), None
+    default = None if config.get("aligned", 1) else dict(_UNALIGNED)
+    return (_gemm_stages(op, variant, default, chip, cubin_arch, artifacts, device_index),
+            default)

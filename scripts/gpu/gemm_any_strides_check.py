@@ -8,7 +8,8 @@ scales, int8), against a float32 reference with outputs poisoned first.
 For bf16 and f16, times each beside torch.matmul (alternating rounds):
 with ``--base DIR``, also the same kernels from another build (an A/B of a
 compiler change), and with ``--configs``, other tile configurations of the
-any-strides variant (bf16 only; named as tilec.gemm names them). Inputs,
+any-strides variant (bf16 only; named as tilec.gemm names them), and the
+shape class tilec.gemm's dispatch takes (kernels.gemm_unaligned_config). Inputs,
 poison, reference, timing and record: scripts/harness.
 
     python3 -m scripts.gpu.gemm_any_strides_check --artifacts DIR [--base DIR]
@@ -120,10 +121,20 @@ def main():
                 for offset in (0, 1):
                     impls = {}
                     for build, artifacts in builds.items():
-                        # (Other configs: bf16, this build only.)
-                        for config in (configs if label == "bf16" and build == "tilec"
-                                       else configs[:1]):
-                            name = build + tilec.kernels.gemm_config_suffix(config)[len("_aligned0"):]
+                        # (Other configs: bf16, this build only; the shape class
+                        # tilec.gemm's dispatch takes for such operands, where it
+                        # is not the plain variant: timed types, this build.)
+                        mine = configs if label == "bf16" else configs[:1]
+                        dtype = "f16" if label == "f16" else "bf16"
+                        shape_class = tilec.kernels.gemm_unaligned_config(
+                            *shape, chip, torch.cuda.get_device_properties(0).multi_processor_count,
+                            dtype=dtype)
+                        if label in TIMED and shape_class not in mine:
+                            mine = mine + [shape_class]
+                        for config in (mine if build == "tilec" else configs[:1]):
+                            name = build + ("_class" if config is shape_class else
+                                            tilec.kernels.gemm_config_suffix(config)[
+                                                len("_aligned0"):])
                             try:
                                 case, ops = check(label, chip, shape, offset, artifacts, config)
                             except Exception as e:  # noqa: BLE001 - recorded, not fatal
