@@ -316,8 +316,12 @@ def gemm_unaligned_config(M, N, K, chip="sm_90a", num_sms=0, *, dtype="bf16", sc
     staged for wgmma by the threads) with the tiles and split-K the
     compiler's rule gives the shape untransposed (a transposed product
     needs aligned operands), and no TMA store."""
-    config = dict(gemm_dispatch_config(M, N, K, chip, num_sms, dtype=dtype, b_layout="row",
-                                       scales=scales, block_scales=block_scales) or {})
+    sixteen_bit = dtype in ("bf16", "f16")
+    config = dict(gemm_shape_config(M, N, K, chip, num_sms, can_swap_ab=False,
+                                    can_split_k=sixteen_bit and not scales and not block_scales)
+                  or {})
+    if block_scales and config.get("block_n", 0) > GEMM_SCALE_BLOCK:
+        del config["block_n"]
     config.pop("tma_store", None)
     config["aligned"] = 0
     return config
