@@ -11,6 +11,13 @@
 #
 # The logs and JSON records land in $OUT/gpu; a check that fails names its
 # log (scripts/gpu/run_all.sh).
+#
+# Done on 2026-12-07 (H100, bundle of f236af2): examples (57/57), wgmma_rs,
+# score_mod (15/15), flex (48/48; bench/results/2026-12-07_flex_api_h100.json).
+# Still owed: the rest of run 1 (gemm attention aot shuffle batch_reduce),
+# runs 2 and 3, and run 4 (python bmm grouped, and any_strides on the
+# package's kernels: the any-strides GEMMs now stage their operands for
+# wgmma and dispatch by shape class).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:?build or run}" in
