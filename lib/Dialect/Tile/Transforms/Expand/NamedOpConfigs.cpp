@@ -154,7 +154,12 @@ static GemmConfig getChipConfig(GemmOp op, const TargetInfo &target,
   bool staticGroups = !ShapedType::isDynamic(groups);
   if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) &&
       !ShapedType::isDynamic(k)) {
-    bool canSwapAB = getSwapABProblem(op).empty() && op.isRhsColumnMajor();
+    // (The transposed product reads its operands by TMA: not for a config
+    // that takes operands of any alignment.)
+    GemmConfigAttr config = op.getConfigAttr();
+    bool anyAlignment = config && !getFlag(config.getAligned()).value_or(true);
+    bool canSwapAB =
+        getSwapABProblem(op).empty() && op.isRhsColumnMajor() && !anyAlignment;
     // (Without canSplitK: tile.gemm takes split_k only where its config
     // asks, with a workspace.)
     ::tilec::rules::GemmShapeConfig rule =

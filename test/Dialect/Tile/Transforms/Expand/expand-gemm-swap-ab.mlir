@@ -133,3 +133,24 @@ tile.kernel @no_swap_row_major_b(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !
   tile.gemm %a, %b, %c : !tile.view<1x4096xbf16, strides = [4096, 1]>, !tile.view<4096x4096xbf16, strides = [4096, 1]>, !tile.view<1x4096xbf16, strides = [4096, 1]>
   tile.return
 }
+
+// -----
+
+// Regression: a decode shape with a column-major B and `aligned = false`
+// failed ("swap_ab needs aligned operands"): the static shape's rule picked
+// the transposed product, which reads its operands by TMA, for a config
+// that takes operands of any alignment. It now keeps the untransposed
+// tiles (the operands staged for wgmma by the threads).
+
+// CHECK-LABEL: tile.kernel @no_swap_any_alignment
+// CHECK-NOT: tile.align
+// CHECK: tile.dot {{.*}} : tensor<128x64xbf16>, tensor<64x64xbf16> -> tensor<128x64xf32>
+// SM80-LABEL: tile.kernel @no_swap_any_alignment
+// SM80: tile.dot
+tile.kernel @no_swap_any_alignment(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.ptr<bf16>) {
+  %a = tile.make_view %A[16, 4096] strides [4096, 1] : !tile.ptr<bf16>
+  %b = tile.make_view %B[4096, 4096] strides [1, 4096] : !tile.ptr<bf16>
+  %c = tile.make_view %C[16, 4096] strides [4096, 1] : !tile.ptr<bf16>
+  tile.gemm %a, %b, %c config <aligned = false> : !tile.view<16x4096xbf16, strides = [4096, 1]>, !tile.view<4096x4096xbf16, strides = [1, 4096]>, !tile.view<16x4096xbf16, strides = [4096, 1]>
+  tile.return
+}
