@@ -17,7 +17,10 @@
 # Still owed: the rest of run 1 (gemm attention aot shuffle batch_reduce),
 # runs 2 and 3, and run 4 (python bmm grouped, and any_strides on the
 # package's kernels: the any-strides GEMMs now stage their operands for
-# wgmma and dispatch by shape class).
+# wgmma and dispatch by shape class). Ready on the machine that built them
+# (ignored .gpu/): .gpu/callB.sh runs run 4's checks on .gpu/bundle-python
+# (rebuild it: PARTS=python scripts/build/build_gpu_artifacts.sh
+# .gpu/bundle-python) and the row-major swap-AB A/B of .gpu/rowswap.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:?build or run}" in
