@@ -290,38 +290,36 @@ GEMM_SCALE_BLOCK = 128
 
 
 def gemm_dispatch_config(M, N, K, chip="sm_90a", num_sms=0, *, dtype="bf16", b_layout="row",
-                         scales=False, block_scales=False):
+                         scales=False, block_scales=False, aligned=True):
     """The shape class :func:`tilec.gemm` takes for an ``M`` x ``N`` x ``K``
     product without ``config=`` (``None``: the default kernel): the
     compiler's rule (:func:`gemm_shape_config`) with what the operands
     allow. ``dtype``: the inputs' element type; ``b_layout``: ``"row"`` or
     ``"col"``; ``scales``: per-row/column scales given; ``block_scales``:
-    block scales given. Transposed (decode) tiles need bf16/f16 inputs, a
-    column-major B and no block scales; split-K needs bf16/f16 inputs and
-    no scales; with block scales a tile is at most one scale block wide."""
+    block scales given; ``aligned``: operands the fast path reads (16-byte
+    aligned bases, rows whole 16-byte chunks). Transposed (decode) tiles
+    need bf16/f16 inputs, a column-major B, aligned operands (the transposed
+    product reads them by TMA) and no block scales; split-K needs bf16/f16
+    inputs and no scales; with block scales a tile is at most one scale
+    block wide."""
     sixteen_bit = dtype in ("bf16", "f16")
     config = gemm_shape_config(M, N, K, chip, num_sms,
-                               can_swap_ab=sixteen_bit and b_layout == "col" and not block_scales,
+                               can_swap_ab=(sixteen_bit and b_layout == "col" and aligned
+                                            and not block_scales),
                                can_split_k=sixteen_bit and not scales and not block_scales)
     if block_scales and config and config.get("block_n", 0) > GEMM_SCALE_BLOCK:
         config = {f: v for f, v in config.items() if f != "block_n"} or None
     return config
 
 
-def gemm_unaligned_config(M, N, K, chip="sm_90a", num_sms=0, *, dtype="bf16", scales=False,
-                          block_scales=False):
+def gemm_unaligned_config(M, N, K, chip="sm_90a", num_sms=0, **operands):
     """The shape class :func:`tilec.gemm` takes for operands the fast path
     cannot read (a base off 16-byte alignment, rows not whole 16-byte
     chunks): the variant for any strides (``aligned = 0``: plain loads,
-    staged for wgmma by the threads) with the tiles and split-K the
-    compiler's rule gives the shape untransposed (a transposed product
-    needs aligned operands), and no TMA store."""
-    sixteen_bit = dtype in ("bf16", "f16")
-    config = dict(gemm_shape_config(M, N, K, chip, num_sms, can_swap_ab=False,
-                                    can_split_k=sixteen_bit and not scales and not block_scales)
-                  or {})
-    if block_scales and config.get("block_n", 0) > GEMM_SCALE_BLOCK:
-        del config["block_n"]
+    staged for wgmma by the threads) with the tiles and split-K of
+    :func:`gemm_dispatch_config` for such operands (untransposed;
+    ``operands`` as it takes them), and no TMA store."""
+    config = dict(gemm_dispatch_config(M, N, K, chip, num_sms, aligned=False, **operands) or {})
     config.pop("tma_store", None)
     config["aligned"] = 0
     return config
@@ -338,9 +336,7 @@ def gemm_dispatch_configs(M, N, K, chip="sm_90a", num_sms=0, **operands):
     duplicates are left out."""
     rule = gemm_dispatch_config(M, N, K, chip, num_sms, **operands)
     unsplit = {f: v for f, v in (rule or {}).items() if f != "split_k"} or None
-    unaligned = gemm_unaligned_config(
-        M, N, K, chip, num_sms,
-        **{f: v for f, v in operands.items() if f in ("dtype", "scales", "block_scales")})
+    unaligned = gemm_unaligned_config(M, N, K, chip, num_sms, **operands)
     out = []
     for config in (rule, unsplit, None, unaligned, {"aligned": 0}):
         if config not in out:

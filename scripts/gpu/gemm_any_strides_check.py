@@ -115,6 +115,7 @@ def main():
         builds["tilec_base"] = args.base
     configs = [{"aligned": 0}] + json.loads(args.configs)
     cases, timings = [], []
+    num_sms = torch.cuda.get_device_properties(0).multi_processor_count
     for chip in args.chips.split(","):
         for label in VARIANTS:
             for shape in SHAPES:
@@ -127,8 +128,7 @@ def main():
                         mine = configs if label == "bf16" else configs[:1]
                         dtype = "f16" if label == "f16" else "bf16"
                         shape_class = tilec.kernels.gemm_unaligned_config(
-                            *shape, chip, torch.cuda.get_device_properties(0).multi_processor_count,
-                            dtype=dtype)
+                            *shape, chip, num_sms, dtype=dtype)
                         if label in TIMED and shape_class not in mine:
                             mine = mine + [shape_class]
                         for config in (mine if build == "tilec" else configs[:1]):

@@ -122,12 +122,11 @@ static DenseSet<Value> getInPlaceBuffers(ArrayRef<DotOp> dots) {
   return inPlace;
 }
 
-/// Whether the loop rewrites a shared-memory stage that one of `dots` reads
-/// in place with copies of its own (a cp.async ring refills a stage as soon
-/// as the wait returns, not after a release), other than by staging it
-/// (isStagingBuffer).
-static bool refillsOperands(scf::ForOp loop, ArrayRef<DotOp> dots) {
-  DenseSet<Value> inPlace = getInPlaceBuffers(dots);
+/// Whether the loop rewrites a shared-memory stage of `inPlace` (the
+/// buffers its dots read in place) with copies of its own (a cp.async ring
+/// refills a stage as soon as the wait returns, not after a release), other
+/// than by staging it (isStagingBuffer).
+static bool refillsOperands(scf::ForOp loop, const DenseSet<Value> &inPlace) {
   return loop
       .walk([&](Operation *op) {
         Value buffer;
@@ -180,7 +179,7 @@ static FailureOr<Chains> findChains(scf::ForOp loop, std::string &why) {
   // flight themselves.
   DenseSet<Value> inPlace = getInPlaceBuffers(dots);
   bool staged = !inPlace.empty() && llvm::all_of(inPlace, isStagingBuffer);
-  if ((result.releases.empty() && !staged) || refillsOperands(loop, dots)) {
+  if ((result.releases.empty() && !staged) || refillsOperands(loop, inPlace)) {
     why = std::string(dots.size() == 1 ? "the dot's" : "the dots'") +
           " shared-memory operands are not released through mbarriers";
     return failure();

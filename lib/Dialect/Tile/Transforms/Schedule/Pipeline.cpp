@@ -748,22 +748,21 @@ static scf::ForOp getStagingLoop(ArrayRef<ConvertLayoutOp> cvts) {
 /// dot (read in place), when no ring serves them (a load not known to be
 /// aligned, a tile the program computes): every thread stores its elements,
 /// fences them for the async proxy (wgmma), and the dot reads the buffers.
-/// The conversions of one dot share the waits and barriers. With
-/// `twoStages`, in a loop that computes them, each buffer has two stages,
-/// one per iteration parity: a stage is rewritten only once the wgmma two
-/// iterations back retired (at the wait before the stores, which lets the
-/// loop's `inFlight` wgmma groups of the previous iteration run on), so
-/// tile-async-wgmma can keep a group in flight while the next tiles are
-/// stored. Otherwise one stage, free once every wgmma group retired.
+/// The conversions of one dot share the waits and barriers. With `loop`
+/// (the loop that computes them, getStagingLoop), each buffer has two
+/// stages, one per iteration parity: a stage is rewritten only once the
+/// wgmma two iterations back retired (at the wait before the stores, which
+/// lets the loop's `inFlight` wgmma groups of the previous iteration run
+/// on), so tile-async-wgmma can keep a group in flight while the next tiles
+/// are stored. Without, one stage, free once every wgmma group retired.
 static void stageThroughSharedMemory(MutableArrayRef<ConvertLayoutOp> cvts,
-                                     bool twoStages) {
+                                     scf::ForOp loop) {
   ConvertLayoutOp last = cvts.front();
   for (ConvertLayoutOp cvt : cvts)
     if (last->isBeforeInBlock(cvt))
       last = cvt;
   auto kernel = last->getParentOfType<KernelOp>();
   Operation *top = kernel.getBody().front().findAncestorOpInBlock(*last);
-  scf::ForOp loop = twoStages ? getStagingLoop(cvts) : scf::ForOp();
   // The wgmma groups an iteration of the loop issues (before the next
   // iteration's stores: tile-async-wgmma's wait after its last dot).
   unsigned inFlight = 0;
@@ -829,8 +828,10 @@ static void stageLeftConversions(KernelOp kernel, const TargetInfo &target) {
     return;
   int64_t bytes = estimateSharedMemory(kernel);
   bool twoStages = false;
+  SmallVector<scf::ForOp> loops;
   for (auto &[key, cvts] : groups) {
-    bool perIteration = static_cast<bool>(getStagingLoop(cvts));
+    loops.push_back(getStagingLoop(cvts));
+    bool perIteration = static_cast<bool>(loops.back());
     twoStages |= perIteration;
     for (ConvertLayoutOp cvt : cvts) {
       auto type = cast<RankedTensorType>(cvt.getType());
@@ -847,8 +848,8 @@ static void stageLeftConversions(KernelOp kernel, const TargetInfo &target) {
                      Twine(bytes) + " bytes of shared memory, more than " +
                      Twine(target.maxSmemPerBlock));
   }
-  for (auto &[key, cvts] : groups)
-    stageThroughSharedMemory(cvts, twoStages);
+  for (auto [group, loop] : llvm::zip(groups, loops))
+    stageThroughSharedMemory(group.second, twoStages ? loop : scf::ForOp());
 }
 
 /// Waits for each wgmma no ring schedules right after it: a dot in a loop
