@@ -163,6 +163,18 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::tilec::tile::KernelOp"> {
     operand is copied once into its own shared-memory buffer and read with
     `ldmatrix` at each use (FlashAttention-2's Q at head dim 128). A remark
     reports the estimate.
+
+    On wgmma chips, a dot operand converted to a `#tile.shared` layout that
+    no ring brings (a load not known to be 16-byte aligned, a tile the
+    program computes) is staged: the threads store it to a swizzled buffer
+    (`tile.local_store`), fence it for the async proxy and the dot reads the
+    buffer in place; the operands of one dot share one wait and one barrier
+    pair (remark `Staged`). In a loop that computes them each buffer has a
+    stage per iteration parity (`tile.staging_buffer`) and the wait before
+    the stores leaves the previous iteration's wgmma groups in flight, so
+    tile-async-wgmma can overlap them with the stores; where those second
+    stages would not fit in shared memory, every staging buffer keeps one
+    stage (remark `StagedOnce`).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
@@ -494,6 +506,11 @@ def TileAsyncWgmma : Pass<"tile-async-wgmma", "::mlir::tilec::tile::KernelOp"> {
     registers the group in flight reads), are left as they are, with a
     missed remark
     (`--remarks-filter=tile-async-wgmma`).
+
+    A dot whose shared operands are all tile-pipeline's two-stage staging
+    buffers (`tile.staging_buffer`) needs no release: the stores of the
+    next iteration's tiles wait for the group two iterations back
+    themselves.
   }];
   let statistics = [
     Statistic<"numAsyncLoops", "num-async-loops",
