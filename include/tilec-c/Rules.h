@@ -36,7 +36,7 @@
 #define TILEC_RULES_EXPORTED __attribute__((visibility("default")))
 #endif
 
-#define TILEC_RULES_API_VERSION 5
+#define TILEC_RULES_API_VERSION 6
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,6 +80,14 @@ TILEC_RULES_EXPORTED size_t tilecAttentionShapeConfig(const char *chip,
                                                       char *buffer,
                                                       size_t size);
 
+/** The key ranges (`config <splits = S>`) of decode attention: `batch` x
+ *  `kv_heads` query blocks of `query_rows` rows (query heads per K/V head
+ *  times queries) against `seq_k` keys at `head_dim`, on a device of
+ *  `num_sms` multiprocessors (0: the chip's typical count); 1: no split
+ *  (since API version 6). */
+TILEC_RULES_EXPORTED int64_t tilecAttentionDecodeSplits(
+    const char *chip, int64_t batch, int64_t kv_heads, int64_t query_rows,
+    int64_t seq_k, int64_t head_dim, int64_t num_sms);
 /** The tiles of tile.attention_backward's kernels at `head_dim`, in the
  *  atomic mode or not: the #tile.attention_backward_config fields that
  *  differ from its defaults (since API version 3). */

@@ -56,6 +56,14 @@ size_t tilecGroupedGemmShapeConfig(const char *chip, int64_t rows,
       buffer, size);
 }
 
+int64_t tilecAttentionDecodeSplits(const char *chip, int64_t batch,
+                                   int64_t kvHeads, int64_t queryRows,
+                                   int64_t seqK, int64_t headDim,
+                                   int64_t numSMs) {
+  return getAttentionDecodeSplits(chip ? chip : "", batch, kvHeads, queryRows,
+                                  seqK, headDim, numSMs);
+}
+
 size_t tilecAttentionShapeConfig(const char *chip, int64_t seqQ,
                                  int64_t headDim, bool causal, char *buffer,
                                  size_t size) {

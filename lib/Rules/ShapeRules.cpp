@@ -307,6 +307,43 @@ tilec::rules::getAttentionShapeConfig(std::string_view chip, int64_t seqQ,
   return config;
 }
 
+int64_t tilec::rules::getAttentionDecodeSplits(std::string_view chip,
+                                               int64_t batch, int64_t kvHeads,
+                                               int64_t queryRows, int64_t seqK,
+                                               int64_t headDim,
+                                               int64_t numSMs) {
+  if (batch <= 0 || kvHeads <= 0 || queryRows <= 0 || seqK <= 0)
+    return 1;
+  if (numSMs <= 0)
+    numSMs = getTypicalNumSMs(chip);
+  // The decode tiles of tile-expand-named-ops: 64 query rows, 128-key
+  // blocks on sm_90a up to head dim 128, else 64.
+  int64_t blockN = hasWgmma(chip) && headDim <= 128 ? 128 : 64;
+  int64_t programs = batch * kvHeads * ceilDiv(queryRows, 64);
+  int64_t most = std::min(kAttentionMaxSplits,
+                          ceilDiv(seqK, blockN) / kAttentionSplitMinBlocks);
+  // Enough programs already: most of a wave busy without splitting.
+  if (5 * programs >= 4 * numSMs || most <= 1)
+    return 1;
+  // The wave efficiency of s ranges: the programs over whole waves. Take
+  // the fewest ranges within 10% of the best (fewer ranges: less partial
+  // output to combine and a longer stream per program).
+  auto efficiency = [&](int64_t s) {
+    int64_t total = programs * s;
+    return static_cast<double>(total) /
+           static_cast<double>(ceilDiv(total, numSMs) * numSMs);
+  };
+  // Powers of two only: a library prebuilds one kernel per count.
+  double best = 0;
+  for (int64_t s = 1; s <= most; s *= 2)
+    best = std::max(best, efficiency(s));
+  int64_t s = 1;
+  while (s * 2 <= most &&
+         (efficiency(s) < 0.9 * best || programs * s < numSMs / 2))
+    s *= 2;
+  return s;
+}
+
 AttentionBackwardShapeConfig
 tilec::rules::getAttentionBackwardConfig(std::string_view chip, int64_t headDim,
                                          bool atomic) {

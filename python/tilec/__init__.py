@@ -29,12 +29,13 @@ from .runtime import evaluate_grid
 from .specialize import specialization
 from .training import attention_backward
 from .flex import BlockMask, create_block_mask, flex_attention
+from .op_kvcache import attention_with_kvcache
 from .ops import (ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError,
                   attention, bmm, default_precision, gemm, grouped_gemm)
 
 __all__ = [
     "compile", "gemm", "bmm", "grouped_gemm", "attention", "attention_backward",
-    "flex_attention", "create_block_mask", "BlockMask",
+    "flex_attention", "create_block_mask", "BlockMask", "attention_with_kvcache",
     "default_precision", "evaluate_grid",
     "specialization",
     "CompileResult", "CompiledKernel",

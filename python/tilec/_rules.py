@@ -18,7 +18,7 @@ import threading
 from ._capi import checkout_paths
 
 LIBRARY_NAME = "libtilec-rules.so"
-API_VERSION = 5
+API_VERSION = 6
 _BUFFER = 256
 
 
@@ -73,6 +73,8 @@ def _load():
                                                         ctypes.c_uint, buf, size]
             lib.tilecAttentionShapeConfig.restype = size
             lib.tilecAttentionShapeConfig.argtypes = [buf, i64, i64, ctypes.c_bool, buf, size]
+            lib.tilecAttentionDecodeSplits.restype = i64
+            lib.tilecAttentionDecodeSplits.argtypes = [buf, i64, i64, i64, i64, i64, i64]
             lib.tilecAttentionBackwardConfig.restype = size
             lib.tilecAttentionBackwardConfig.argtypes = [buf, i64, ctypes.c_bool, buf, size]
             lib.tilecChipForCapability.restype = ctypes.c_bool
@@ -133,6 +135,14 @@ def attention_shape_config(seq_q, head_dim, causal, chip):
     out = ctypes.create_string_buffer(_BUFFER)
     _load().tilecAttentionShapeConfig(chip.encode(), seq_q, head_dim, bool(causal), out, _BUFFER)
     return _overrides(out.value.decode())
+
+
+def attention_decode_splits(chip, batch, kv_heads, query_rows, seq_k, head_dim, num_sms=0):
+    """The key ranges of decode attention (``config <splits = S>``; 1: no
+    split) for ``batch`` x ``kv_heads`` query blocks of ``query_rows`` rows
+    against ``seq_k`` keys."""
+    return int(_load().tilecAttentionDecodeSplits(chip.encode(), batch, kv_heads, query_rows,
+                                                  seq_k, head_dim, num_sms))
 
 
 def attention_backward_config(chip, head_dim, atomic):

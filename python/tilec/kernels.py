@@ -483,3 +483,99 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
         "",
     ]
     return name, "\n".join(lines)
+
+
+def attention_decode_splits(chip, batch, kv_heads, query_rows, seq_k, head_dim, num_sms=0):
+    """The key ranges of decode attention (1: one kernel), from the
+    compiler's rule (``tilecAttentionDecodeSplits``): ``batch`` x
+    ``kv_heads`` query blocks of ``query_rows`` rows against ``seq_k``
+    keys, split until the programs fill whole waves of the device's SMs.
+    A power of two, so that prebuilt artifacts hold a few kernels."""
+    return _rules.attention_decode_splits(chip, batch, kv_heads, query_rows, seq_k, head_dim,
+                                          num_sms)
+
+
+def attention_decode_name(dtype="bf16", head_dim=128, one_query=True, causal=False, splits=1,
+                          scale=None, config=None):
+    """The name of :func:`attention_decode_source`'s kernel (with one query
+    per head, causal changes nothing: the query sees the whole cache)."""
+    return (f"attention_decode_{dtype}_d{head_dim}" + ("_q1" if one_query else "")
+            + ("_causal" if causal and not one_query else "")
+            + (f"_split{splits}" if splits > 1 else "") + (f"_scale{scale}" if scale else "")
+            + gemm_config_suffix(config))
+
+
+def attention_decode_stage_names(name, splits):
+    """The kernels of :func:`attention_decode_source` in launch order."""
+    return [name] if splits <= 1 else [f"{name}_split", f"{name}_combine"]
+
+
+def attention_decode_source(dtype="bf16", head_dim=128, one_query=True, causal=False, splits=1,
+                            name=None, scale=None, config=None):
+    """A kernel computing ``tile.attention`` against a KV cache, as
+    :func:`tilec.attention_with_kvcache` calls it: Q [B, SQ, H, D] read as
+    [B, H, SQ, D] (``one_query``: SQ = 1, the query heads of a K/V head
+    packed into one block), K and V caches [B, SK, HK, D] read as [B, HK,
+    SK, D] with the same strides, each batch's key count in LENS (i32 [B]),
+    O like Q and the f32 log-sum-exp [B, H, SQ]. With ``splits`` > 1 the
+    split and combine kernels, passing the partial results through WO (f32
+    [splits, ROWS, D]) and WL (f32 [splits, ROWS]), ROWS = B * H * SQ.
+
+    Parameters: Q, K, V, O, LSE, LENS, [WO, WL,] B, H, HK, [SQ,] SK,
+    q_batch, q_head, [q_seq,] o_batch, o_head, [o_seq,] kv_batch, kv_head,
+    kv_seq, lse_batch[, ROWS, wo_split] (strides in elements). ``config``:
+    other fields of ``#tile.attention_config`` (tiles, ring depth)."""
+    if dtype not in ("bf16", "f16") or head_dim not in (64, 128, 256):
+        raise ValueError(f"unsupported decode attention {dtype} head_dim {head_dim}")
+    d = head_dim
+    name = name or attention_decode_name(dtype, d, one_query, causal, splits, scale, config)
+    sq = "1" if one_query else "%SQ"
+    sq_dim = "1" if one_query else "?"
+    q_seq, o_seq = (str(d), str(d)) if one_query else ("%q_seq", "%o_seq")
+    q_seq_type = str(d) if one_query else "?"
+    q_view = f"!tile.view<?x?x{sq_dim}x{d}x{dtype}, strides = [?, ?, {q_seq_type}, 1]>"
+    kv_view = f"!tile.view<?x?x?x{d}x{dtype}, strides = [?, ?, ?, 1]>"
+    lse_view = f"!tile.view<?x?x{sq_dim}xf32, strides = [?, {'1' if one_query else '?'}, 1]>"
+    lens_view = "!tile.view<?xi32, strides = [1]>"
+    params = (f"%Q: !tile.ptr<{dtype}>, %K: !tile.ptr<{dtype}>, %V: !tile.ptr<{dtype}>, "
+              f"%O: !tile.ptr<{dtype}>, %LSE: !tile.ptr<f32>, %LENS: !tile.ptr<i32>")
+    if splits > 1:
+        params += ", %WO: !tile.ptr<f32>, %WL: !tile.ptr<f32>"
+    params += ", %B: i32, %H: i32, %HK: i32" + ("" if one_query else ", %SQ: i32") + ", %SK: i32"
+    params += ", %q_batch: i32, %q_head: i32" + ("" if one_query else ", %q_seq: i32")
+    params += ", %o_batch: i32, %o_head: i32" + ("" if one_query else ", %o_seq: i32")
+    params += ", %kv_batch: i32, %kv_head: i32, %kv_seq: i32, %lse_batch: i32"
+    lines = [
+        f"tile.kernel @{name}({params}" + (", %ROWS: i32, %wo_split: i32" if splits > 1 else "")
+        + ") {",
+        f"  %q = tile.make_view %Q[%B, %H, {sq}, {d}] strides [%q_batch, %q_head, {q_seq}, 1] "
+        f": !tile.ptr<{dtype}>",
+        f"  %k = tile.make_view %K[%B, %HK, %SK, {d}] strides [%kv_batch, %kv_head, %kv_seq, 1] "
+        f": !tile.ptr<{dtype}>",
+        f"  %v = tile.make_view %V[%B, %HK, %SK, {d}] strides [%kv_batch, %kv_head, %kv_seq, 1] "
+        f": !tile.ptr<{dtype}>",
+        f"  %o = tile.make_view %O[%B, %H, {sq}, {d}] strides [%o_batch, %o_head, {o_seq}, 1] "
+        f": !tile.ptr<{dtype}>",
+        f"  %l = tile.make_view %LSE[%B, %H, {sq}] strides [%lse_batch, {sq}, 1] : !tile.ptr<f32>",
+        "  %lens = tile.make_view %LENS[%B] strides [1] : !tile.ptr<i32>",
+    ]
+    workspace = ""
+    if splits > 1:
+        lines += [
+            f"  %wo = tile.make_view %WO[{splits}, %ROWS, {d}] strides [%wo_split, {d}, 1] "
+            ": !tile.ptr<f32>",
+            f"  %wl = tile.make_view %WL[{splits}, %ROWS] strides [%ROWS, 1] : !tile.ptr<f32>",
+        ]
+        workspace = (f" workspace(%wo, %wl : !tile.view<{splits}x?x{d}xf32, strides = [?, {d}, 1]>,"
+                     f" !tile.view<{splits}x?xf32, strides = [?, 1]>)")
+    extras = f" scale(0x{scale.upper()})" if scale else ""
+    extras += " causal" if causal and not one_query else ""
+    extras += config_clause({**(config or {}), **({"splits": splits} if splits > 1 else {})})
+    lines += [
+        f"  tile.attention %q, %k, %v, %o lse(%l) seqused_k(%lens : {lens_view}){workspace}"
+        f"{extras} : {q_view}, {kv_view}, {kv_view}, {q_view}, {lse_view}",
+        "  tile.return",
+        "}",
+        "",
+    ]
+    return name, "\n".join(lines)

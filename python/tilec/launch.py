@@ -81,12 +81,15 @@ def _launch_args(meta, values):
     return [v.ptr if isinstance(v, TensorInfo) else v for v in args]
 
 
-def _launch_stages(key, stages, values, kind, device_index, names, allocate, workspace):
+def _launch_stages(key, stages, values, kind, device_index, names, allocate, workspace,
+                   offsets=None, allocate_lse=None):
     """Launches the kernels ``stages`` ([(launcher, metadata)]) of one
     checked call in order: through a new :class:`_StagedPlan` for ``key``
     when there is one (torch tensors), else directly. ``workspace``: (the
-    f32 buffer between the stages, its allocator); ``values["W"]`` is its
-    description."""
+    f32 buffer between the stages, its allocator); ``offsets``: the
+    parameters that point into it and their byte offsets (default ``{"W":
+    0}``, ``values["W"]`` its description)."""
+    offsets = offsets or {"W": 0}
     if key is None or kind != "torch":
         for launcher, meta in stages:
             _launch(launcher, _launch_args(meta, values), kind, device_index)
@@ -97,10 +100,11 @@ def _launch_stages(key, stages, values, kind, device_index, names, allocate, wor
     plan.stages = [_prepare_plan(launcher, meta, _launch_args(meta, values), device_index,
                                  names, dyn)
                    for launcher, meta in stages]
-    plan.w_slots = tuple(next(i for i, p in enumerate(meta["params"]) if p["name"] == "W")
+    plan.w_slots = tuple(tuple((i, offsets[p["name"]]) for i, p in enumerate(meta["params"])
+                               if p["name"] in offsets)
                          for _, meta in stages)
     buffer, plan.allocate_workspace = workspace
-    plan.allocate, plan.bound = allocate, values["W"].ptr
+    plan.allocate, plan.allocate_lse, plan.bound = allocate, allocate_lse, buffer.data_ptr()
     plan.scratch = {plan.stages[0].stream(): buffer}
     _store_plan(key, plan).launch()
 

@@ -180,10 +180,12 @@ class _StagedPlan:
 
     ``stages``: the plans; ``allocate``: what allocates the output when the
     call does not pass it; ``allocate_workspace``: the workspace's;
-    ``scratch``: stream -> workspace; ``w_slots``: each stage's parameter
-    index of the workspace; ``bound``: the workspace address packed now."""
+    ``scratch``: stream -> workspace; ``w_slots``: each stage's (parameter
+    index, byte offset) of each pointer into the workspace; ``bound``: the
+    workspace address packed now."""
 
-    __slots__ = ("stages", "allocate", "allocate_workspace", "scratch", "w_slots", "bound")
+    __slots__ = ("stages", "allocate", "allocate_lse", "allocate_workspace", "scratch", "w_slots",
+                 "bound")
 
     @property
     def last(self):
@@ -208,8 +210,9 @@ class _StagedPlan:
             workspace = self.scratch[stream] = self.allocate_workspace()
         address = workspace.data_ptr()
         if address != self.bound:
-            for stage, slot in zip(stages, self.w_slots):
-                stage.values[slot] = address
+            for stage, slots in zip(stages, self.w_slots):
+                for slot, offset in slots:
+                    stage.values[slot] = address + offset
                 stage.launch.update(stage.values)
             self.bound = address
         for stage in stages:

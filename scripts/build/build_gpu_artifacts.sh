@@ -23,8 +23,10 @@
 #   host/            tilec --emit=host executables   scripts/gpu/host_e2e_check.py
 #                    (needs llc-22, g++, CUDA's libcuda stub)
 #   flex/            tilec.flex_attention's kernels  scripts/gpu/flex_check.py
+#   decode/          tilec.attention_with_kvcache's  scripts/gpu/decode_check.py
+#                    kernels
 #
-# The last eight are what those checks' own build steps make (the checks
+# The last nine are what those checks' own build steps make (the checks
 # keep them: `--build DIR` / `build DIR`).
 #
 # sm_80/sm_89 kernels are assembled for sm_90 so that their code paths run on
@@ -44,7 +46,7 @@ build="${BUILD:-$root/build}"
 tilec="$build/bin/tilec"
 export TILEC_LIBRARY="${TILEC_LIBRARY:-$build/lib/libtilec-c.so}"
 out="$(mkdir -p "${1:-.gpu/bundle}" && cd "${1:-.gpu/bundle}" && pwd)"
-all_parts="examples gemm att block backward python aot corpus split_k gemm_sweep batch_reduce shuffle lin linalg host flex"
+all_parts="examples gemm att block backward python aot corpus split_k gemm_sweep batch_reduce shuffle lin linalg host flex decode"
 parts="${PARTS:-$all_parts}"
 limit_mib=64
 
@@ -91,6 +93,7 @@ for part in $parts; do
     host) python3 -m scripts.gpu.host_e2e_check build --out "$out/host" --build-dir "$build"
           find "$out/host" \( -name '*.o' -o -name '*.ll' \) -delete ;;
     flex) python3 -m scripts.gpu.flex_check --build "$out/flex" ;;
+    decode) python3 -m scripts.gpu.decode_check --build "$out/decode" ;;
     *) echo "unknown part $part ($all_parts)" >&2
        exit 2 ;;
   esac

@@ -5,7 +5,7 @@ bundle: one folder, ``.gpu/bundle`` (ignored by git), with a part per check
 (``examples``, ``gemm``, ``att``, ``block``, ``backward``, ``python``,
 ``aot``, ``corpus``, and the parts of the checks that build their own
 kernels: ``split_k``, ``gemm_sweep``, ``batch_reduce``, ``shuffle``,
-``lin``, ``linalg``, ``host``, ``flex``), each ``<chip>/<kernel>.json`` + ``.cubin``,
+``lin``, ``linalg``, ``host``, ``flex``, ``decode``), each ``<chip>/<kernel>.json`` + ``.cubin``,
 and one ``commit.txt``. scripts/gpu/run_all.sh runs every check from it. This module
 names its parts and loads kernels (``tilec.runtime.Kernel``, imported when
 called, so that the build side imports this module without a GPU).
@@ -19,7 +19,8 @@ from scripts import ROOT
 #: The bundle's folder (relative to the repository root) and its parts.
 BUNDLE = os.path.join(".gpu", "bundle")
 PARTS = ("examples", "gemm", "att", "block", "backward", "python", "aot", "corpus",
-         "split_k", "gemm_sweep", "batch_reduce", "shuffle", "lin", "linalg", "host", "flex")
+         "split_k", "gemm_sweep", "batch_reduce", "shuffle", "lin", "linalg", "host", "flex",
+         "decode")
 
 
 def bundle_part(part, bundle=None):

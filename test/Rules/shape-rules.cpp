@@ -222,6 +222,20 @@ int main(int argc, char **argv) {
   check(!getAttentionShapeConfig("sm_80", 1024, 128, true).persistent,
         "sm_80: no persistent kernel");
 
+  // Decode's key ranges: split until the programs fill the SMs (powers of
+  // two, ranges of at least 4 key blocks); none for a full batch or a
+  // short cache.
+  check(getAttentionDecodeSplits("sm_90a", 1, 8, 4, 32768, 128, 132) == 16,
+        "decode 1 x 8 kv heads, 32k keys: 16 ranges");
+  check(getAttentionDecodeSplits("sm_90a", 8, 8, 4, 4096, 128, 132) == 2,
+        "decode 8 x 8 kv heads, 4k keys: 2 ranges");
+  check(getAttentionDecodeSplits("sm_90a", 128, 8, 4, 4096, 128, 132) == 1,
+        "decode 128 x 8 kv heads: no split");
+  check(getAttentionDecodeSplits("sm_90a", 1, 8, 4, 512, 128, 132) == 1,
+        "decode 512 keys: no split");
+  check(getAttentionDecodeSplits("sm_90a", 0, 8, 4, 4096, 128, 132) == 1,
+        "decode, no batch: no split");
+
   // The backward's tiles.
   AttentionBackwardShapeConfig regs =
       getAttentionBackwardConfig("sm_90a", 128, /*atomic=*/false);

@@ -126,6 +126,24 @@ AttentionShapeConfig getAttentionShapeConfig(std::string_view chip,
                                              int64_t seqQ, int64_t headDim,
                                              bool causal);
 
+/// The most key ranges of a split-KV tile.attention, and the fewest key
+/// blocks a range streams.
+constexpr int64_t kAttentionMaxSplits = 64;
+constexpr int64_t kAttentionSplitMinBlocks = 4;
+
+/// The key ranges (`splits`) of decode attention on `chip` (`numSMs`
+/// multiprocessors, 0: the chip's typical count): `batch` x `kvHeads` query
+/// blocks of `queryRows` rows (packed query heads times queries) against
+/// `seqK` keys at `headDim`. Decode streams the KV cache: one program per
+/// query block leaves most SMs idle unless the batch is large, so the keys
+/// are split until the programs fill whole waves of the chip, each range
+/// keeping at least kAttentionSplitMinBlocks key blocks (1: no split). A
+/// power of two, so that a library prebuilds a few kernels.
+int64_t getAttentionDecodeSplits(std::string_view chip, int64_t batch,
+                                 int64_t kvHeads, int64_t queryRows,
+                                 int64_t seqK, int64_t headDim,
+                                 int64_t numSMs = 0);
+
 /// The tiles of tile.attention_backward's kernels on `chip` at `headDim`,
 /// in the atomic mode or not: the fields of #tile.attention_backward_config
 /// that differ from its defaults (the dQ kernel 128 queries x 64 keys on 8

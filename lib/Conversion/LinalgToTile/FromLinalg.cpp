@@ -1153,9 +1153,11 @@ static void rewriteAttention(PatternRewriter &rewriter, Operation *anchor,
   Value vv = view(v, seqKv, kvStride);
   Value ov = view(o, seqQ, qStride);
   AttentionOp::create(rewriter, loc, qv, kv, vv, ov, /*lse=*/Value(),
-                      /*descales=*/ValueRange(),
+                      /*descales=*/ValueRange(), /*seqused_k=*/Value(),
+                      /*workspace_o=*/Value(), /*workspace_lse=*/Value(),
                       rewriter.getF32FloatAttr(plan.scale),
-                      /*causal=*/false, /*config=*/AttentionConfigAttr());
+                      /*causal=*/false, /*stage=*/AttentionStageAttr(),
+                      /*config=*/AttentionConfigAttr());
   ReturnOp::create(rewriter, loc);
   remarkOutlined(anchor, kernel.kernel, "tile.attention");
   eraseMatchedOps(rewriter, plan.ops);

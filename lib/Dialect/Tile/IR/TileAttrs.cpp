@@ -596,18 +596,19 @@ LogicalResult GemmConfigAttr::verify(
 }
 
 LogicalResult AttentionConfigAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError,
-    std::optional<int64_t> blockM, std::optional<int64_t> blockN,
-    std::optional<int64_t> stages, std::optional<int64_t> warps,
-    BoolAttr warpSpecialize, std::optional<int64_t> consumerRegs,
-    std::optional<int64_t> producerRegs, BoolAttr pingpong, BoolAttr tmaStore,
-    BoolAttr persistent, BoolAttr byPasses, BoolAttr qInSmem,
-    BoolAttr splitLoops) {
+    function_ref<InFlightDiagnostic()> emitError, std::optional<int64_t> blockM,
+    std::optional<int64_t> blockN, std::optional<int64_t> stages,
+    std::optional<int64_t> warps, BoolAttr warpSpecialize,
+    std::optional<int64_t> consumerRegs, std::optional<int64_t> producerRegs,
+    BoolAttr pingpong, BoolAttr tmaStore, BoolAttr persistent,
+    BoolAttr byPasses, BoolAttr qInSmem, BoolAttr splitLoops,
+    std::optional<int64_t> splits, BoolAttr packGqa) {
   if (failed(verifyConfigCounts(emitError,
                                 {{"block_m", blockM, 1024, 1, true},
                                  {"block_n", blockN, 1024, /*min=*/16, true},
                                  {"stages", stages, 32, /*min=*/2},
-                                 {"warps", warps, 32, 1, true}})) ||
+                                 {"warps", warps, 32, 1, true},
+                                 {"splits", splits, 256, 1}})) ||
       failed(verifySetmaxnregBudgets(emitError, producerRegs, consumerRegs)))
     return failure();
   return verifyWarpSpecializedOnly(

@@ -1810,6 +1810,86 @@ LogicalResult GemmOp::verify() {
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
+int64_t AttentionOp::getSplits() {
+  AttentionConfigAttr config = getConfigAttr();
+  return config ? config.getSplits().value_or(1) : 1;
+}
+
+SmallVector<StringRef, 4> AttentionOp::getKernelStages() {
+  if (getSplits() == 1)
+    return {};
+  return {stringifyAttentionStage(AttentionStage::Split),
+          stringifyAttentionStage(AttentionStage::Combine)};
+}
+
+std::optional<StringRef> AttentionOp::getKernelStage() {
+  return getStageName(getStage());
+}
+
+void AttentionOp::setKernelStage(StringRef stage) {
+  setStage(symbolizeEnum<AttentionStage>(stage));
+}
+
+/// The serving forms' rules: `seqused_k` a 1-D i32 view; a workspace
+/// (f32 `[S, rows, head_dim]` and `[S, rows]`, contiguous along the last
+/// dimension) exactly with `splits = S > 1`, a stage only then, and 16-bit
+/// inputs; `pack_gqa` only for one query per head and no regions.
+static LogicalResult verifyServingForms(AttentionOp op, int64_t d) {
+  if (Value lens = op.getSequsedK()) {
+    auto type = cast<ViewType>(lens.getType());
+    if (type.getRank() != 1 || !type.getElementType().isInteger(32))
+      return op.emitOpError("expected a 1-D i32 seqused_k view [batch] (each "
+                            "batch's number of keys), got ")
+             << type;
+  }
+  int64_t splits = op.getSplits();
+  Value wo = op.getWorkspaceO(), wl = op.getWorkspaceLse();
+  if (splits == 1 && wo)
+    return op.emitOpError("a workspace is for split-KV attention only "
+                          "(config <splits = S> with S > 1)");
+  if (splits == 1 && op.getStage())
+    return op.emitOpError("a stage is for split-KV attention only (config "
+                          "<splits = S> with S > 1)");
+  if (splits > 1) {
+    if (!wo)
+      return op.emitOpError("split-KV attention (splits = ")
+             << splits
+             << ") needs workspace(%partial_o, %partial_lse): f32 views ["
+             << splits << ", rows, " << d << "] and [" << splits
+             << ", rows] the two kernels pass the partial results through";
+    if (isFp8Type(op.getQ().getType().getElementType()))
+      return op.emitOpError("split-KV attention takes bf16 or f16 inputs");
+    auto check = [&](Value view, int64_t rank,
+                     StringRef what) -> LogicalResult {
+      auto type = cast<ViewType>(view.getType());
+      ArrayRef<int64_t> shape = type.getShape();
+      if (type.getRank() != rank || !type.getElementType().isF32() ||
+          type.getStrides().back() != 1 || !compatibleDim(shape[0], splits) ||
+          (rank == 3 && !compatibleDim(shape[2], d)))
+        return op.emitOpError("expected the workspace's ")
+               << what << " to be an f32 view [" << splits << ", rows"
+               << (rank == 3 ? ", " + Twine(d).str() : "")
+               << "] contiguous along its last dimension, got " << type;
+      return success();
+    };
+    if (failed(check(wo, 3, "partial O")) ||
+        failed(check(wl, 2, "partial lse")))
+      return failure();
+  }
+  AttentionConfigAttr config = op.getConfigAttr();
+  if (config && config.getPackGqa() && config.getPackGqa().getValue()) {
+    if (op.getQ().getType().getShape()[2] != 1)
+      return op.emitOpError("pack_gqa needs one query per head (Q's seq "
+                            "dimension 1 in its type)");
+    if (op.getScoreModBlock() || op.getMaskModBlock())
+      return op.emitOpError("pack_gqa takes no score_mod or mask_mod (the "
+                            "rows of a packed block are different heads)");
+    if (isFp8Type(op.getQ().getType().getElementType()))
+      return op.emitOpError("pack_gqa takes bf16 or f16 inputs");
+  }
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   ViewType q = getQ().getType(), k = getK().getType(), v = getV().getType(),
            o = getO().getType();
@@ -1904,7 +1984,7 @@ LogicalResult AttentionOp::verify() {
       return emitOpError("expected a positive finite scale");
   if (!isa<KernelOp>((*this)->getParentOp()))
     return emitOpError("expected to be directly inside a tile.kernel");
-  return success();
+  return verifyServingForms(*this, d);
 }
 
 /// Whether `t` is a scalar a score_mod or mask_mod computes with: an

@@ -80,6 +80,14 @@ def Tile_AttentionBackwardStage : I32EnumAttr<"AttentionBackwardStage",
   let cppNamespace = "::mlir::tilec::tile";
 }
 
+def Tile_AttentionStage : I32EnumAttr<"AttentionStage",
+    "one kernel of a split-KV tile.attention", [
+    I32EnumAttrCase<"Split", 0, "split">,
+    I32EnumAttrCase<"Combine", 1, "combine">
+  ]> {
+  let cppNamespace = "::mlir::tilec::tile";
+}
+
 def Tile_GemmStage : I32EnumAttr<"GemmStage",
     "one kernel of a split-K tile.gemm", [
     I32EnumAttrCase<"Partial", 0, "partial">,
@@ -507,6 +515,8 @@ def Tile_AttentionConfigAttr : Tile_Attr<"AttentionConfig", "attention_config"> 
     | `by_passes` | the scheduling passes build the warp-specialized kernel from the block program instead of the hand-built FlashAttention-3 schedule (the default up to head dim 128; always for FP8) |
     | `q_in_smem` | without the producer warp: Q stays in shared memory and its fragments are read per key block (the mma.sync default) |
     | `split_loops` | the key blocks every query sees whole run in a loop without the mask, the rest in a second one (the default up to head dim 128 on the cp.async schedule; on the warp-specialized one, tile-split-loops splits the one loop: the default for persistent kernels and FP8) |
+    | `splits` | split-KV: each query block's keys are cut into this many ranges, each a program of the `split` kernel that writes its partial O and log-sum-exp to the workspace; the `combine` kernel merges them (1: one kernel, the default) |
+    | `pack_gqa` | decode: the query heads of one K/V head are the rows of one query block, so that they share one K/V stream (the default where Q's type has one query, its seq dimension 1, and no score_mod or mask_mod) |
 
     ```mlir
     tile.attention %q, %k, %v, %o causal config <persistent = true> : ...
@@ -525,7 +535,9 @@ def Tile_AttentionConfigAttr : Tile_Attr<"AttentionConfig", "attention_config"> 
     Tile_ConfigFlag<"one program per SM walks the tiles">:$persistent,
     Tile_ConfigFlag<"the scheduling passes build the kernel">:$by_passes,
     Tile_ConfigFlag<"Q read from shared memory per key block">:$q_in_smem,
-    Tile_ConfigFlag<"unmasked and masked key loops">:$split_loops
+    Tile_ConfigFlag<"unmasked and masked key loops">:$split_loops,
+    Tile_ConfigCount<"key ranges per query block (split-KV)">:$splits,
+    Tile_ConfigFlag<"a K/V head's query heads share a query block">:$pack_gqa
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -535,7 +547,7 @@ def Tile_AttentionConfigAttr : Tile_Attr<"AttentionConfig", "attention_config"> 
       return $_get($_ctxt, std::nullopt, std::nullopt, std::nullopt,
                    std::nullopt, BoolAttr(), std::nullopt, std::nullopt,
                    BoolAttr(), BoolAttr(), BoolAttr(), BoolAttr(), BoolAttr(),
-                   BoolAttr());
+                   BoolAttr(), std::nullopt, BoolAttr());
     }]>
   ];
 }

@@ -661,7 +661,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [AttrSizedOperandSegments,
 }
 
 def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
-    MemoryEffects<[MemRead, MemWrite]>]> {
+    MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<Tile_StagedOpInterface>]> {
   let summary = "O = softmax(scale * Q * K^T [+ causal mask]) * V over views";
   let description = [{
     A named attention forward over 4-D global views `[batch, heads, seq,
@@ -718,6 +719,23 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     outside are masked for every row. Masks on loaded data (document ids)
     visit every block.
 
+    Serving (decode against a KV cache). `seqused_k`, a 1-D i32 view
+    `[batch]`, gives each batch's number of keys (at most Sk; keys past it
+    are not read, and `causal` aligns to it). Split-KV (`config <splits =
+    S>`, S > 1): each query block's keys are cut into S ranges of whole key
+    blocks, and the op runs as two kernels launched in order with the same
+    arguments, `stage` naming the one a kernel computes: `split` writes each
+    range's normalized O and natural-log log-sum-exp to the `workspace`, an
+    f32 view `[S, rows, head_dim]` and an f32 view `[S, rows]` (rows =
+    batch x heads x seq, in that order; contiguous along their last
+    dimension; the op writes and reads them), and `combine` merges the S
+    partial results of each query by their log-sum-exp into O (and `lse`).
+    `tile-split-stages` replaces a kernel `@k` holding the op without a
+    stage by `@k_split` and `@k_combine`. With `pack_gqa` (the default
+    where Q's type has seq dimension 1 and there is no score_mod or
+    mask_mod), the query heads sharing a K/V head are the rows of one query
+    block: one program streams each K/V head once for all of them.
+
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
         : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, ...
@@ -735,19 +753,33 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
           !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
     tile.attention %q8, %k8, %vt8, %o descale(%dq, %dk, %dv
         : !tile.view<?x?xf32, strides = [?, ?]>, ...) : ...
+    // Decode: one query per head, each batch's cache length, 8 key ranges.
+    tile.attention %q, %kc, %vc, %o seqused_k(%lens : !tile.view<?xi32, strides = [1]>)
+        workspace(%wo, %wl : !tile.view<8x?x128xf32, strides = [?, ?, 1]>,
+                             !tile.view<8x?xf32, strides = [?, 1]>)
+        config <splits = 8>
+        : !tile.view<?x?x1x128xbf16, strides = [?, ?, ?, 1]>, ...
     ```
   }];
   let arguments = (ins Tile_ViewType:$q, Tile_ViewType:$k, Tile_ViewType:$v,
                        Tile_ViewType:$o, Optional<Tile_ViewType>:$lse,
                        Variadic<AnyTypeOf<[F32, Tile_ViewType]>>:$descales,
+                       Optional<Tile_ViewType>:$seqused_k,
+                       Optional<Tile_ViewType>:$workspace_o,
+                       Optional<Tile_ViewType>:$workspace_lse,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
+                       OptionalAttr<Tile_AttentionStage>:$stage,
                        OptionalAttr<Tile_AttentionConfigAttr>:$config);
   let regions = (region AnyRegion:$score_mod, AnyRegion:$mask_mod);
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $o (`lse` `(` $lse^ `)`)?
     (`descale` `(` custom<Descales>($descales, type($descales))^)?
+    (`seqused_k` `(` $seqused_k^ `:` qualified(type($seqused_k)) `)`)?
+    (`workspace` `(` $workspace_o^ `,` $workspace_lse `:`
+     qualified(type($workspace_o)) `,` qualified(type($workspace_lse)) `)`)?
     (`scale` `(` $scale^ `)`)?
-    (`causal` $causal^)? (`config` $config^)? (`score_mod` $score_mod^)?
+    (`causal` $causal^)? (`stage` `(` $stage^ `)`)? (`config` $config^)?
+    (`score_mod` $score_mod^)?
     (`mask_mod` $mask_mod^)?
     attr-dict
     `:` qualified(type($q)) `,` qualified(type($k)) `,` qualified(type($v))
@@ -770,6 +802,9 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
       return !getDescales().empty() &&
              ::llvm::isa<ViewType>(getDescales().front().getType());
     }
+    /// The key ranges of a split-KV attention (`config <splits = S>`),
+    /// else 1.
+    int64_t getSplits();
   }];
 }
 

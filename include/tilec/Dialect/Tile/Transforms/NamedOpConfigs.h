@@ -112,6 +112,12 @@ struct AttentionConfig {
   /// On the warp-specialized schedule: the schedule's split_loops (one loop
   /// split by tile-split-loops after warp specialization).
   bool splitLoops = true;
+  /// Split-KV: each query block's keys in this many ranges (the `split`
+  /// and `combine` kernels); 1: one kernel.
+  int64_t splits = 1;
+  /// Decode: the query heads of a K/V head are the rows of one query block
+  /// (one query per head).
+  bool packGqa = false;
 };
 
 /// The configuration of `op` (head dim `headDim`) on `target`: the chip's

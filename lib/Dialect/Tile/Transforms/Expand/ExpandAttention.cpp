@@ -87,6 +87,17 @@ struct AttentionProblem {
   /// mask_mod block (null without one).
   Block *scoreMod = nullptr, *maskMod = nullptr;
   double scale;
+  /// Serving: each batch's key count (a [batch] i32 view, or null); with
+  /// `packed`, q, o and lse are views [B, Hk, G, ...] whose rows are the G
+  /// query heads of each K/V head (one query each), sq is G and causal is
+  /// off (one query sees every key). `heads` is the grid's heads: Hq, or Hk
+  /// packed.
+  Value seqUsedK, heads;
+  bool packed = false;
+  /// Split-KV's split stage: the key ranges, and the workspace as views
+  /// [S, B * heads, sq, D] and [S, B * heads, sq] (null otherwise).
+  int64_t splits = 1;
+  Value partialO, partialLse;
 };
 
 /// The query block a program (or one tile of a persistent program) computes
@@ -98,9 +109,37 @@ struct QueryBlock {
   Value qLimit;  // causal: per query row, its last visible key (i32 tile)
   Value end;     // keys [0, end) are visited
   Value full;    // keys [0, full) are visible to every row (whole blocks)
+  Value sk;      // the keys: Sk, or this batch's seqused_k
+  /// Split-KV's split stage: the range (null otherwise), whose keys [start,
+  /// end) are visited.
+  Value split, start;
 };
 
 } // namespace
+
+/// The keys of batch `bi`: Sk, or its seqused_k within [0, Sk].
+static Value getBatchKeys(ImplicitLocOpBuilder &b, const AttentionProblem &p,
+                          Value bi) {
+  if (!p.seqUsedK)
+    return p.sk;
+  Value used = LoadScalarOp::create(b, b.getI32Type(), p.seqUsedK, bi);
+  return arith::MaxSIOp::create(b, arith::MinSIOp::create(b, used, p.sk),
+                                constI32(b, 0));
+}
+
+/// Split-KV: the keys [0, t.end) of query block `t` cut into `splits`
+/// ranges of whole key blocks; range `split` becomes t's [start, end).
+static void restrictToSplit(ImplicitLocOpBuilder &b, QueryBlock &t, Value split,
+                            int64_t splits, int64_t bn) {
+  Value blocks = arith::CeilDivSIOp::create(b, t.end, constI32(b, bn));
+  Value perSplit = arith::MulIOp::create(
+      b, arith::CeilDivSIOp::create(b, blocks, constI32(b, splits)),
+      constI32(b, bn));
+  t.split = split;
+  t.start = arith::MulIOp::create(b, split, perSplit);
+  t.end = arith::MinSIOp::create(b, t.end,
+                                 arith::AddIOp::create(b, t.start, perSplit));
+}
 
 /// Query block `mb` of head `h`, batch `bi`. With `placeholder`, block nM
 /// (past the last query) may come up and visits no key.
@@ -112,11 +151,15 @@ static QueryBlock getQueryBlock(ImplicitLocOpBuilder &b,
   t.h = h;
   t.bi = bi;
   t.m0 = arith::MulIOp::create(b, mb, constI32(b, c.blockM));
-  t.kvHead = arith::DivSIOp::create(b, h, arith::DivSIOp::create(b, p.hq, p.hk));
+  t.kvHead =
+      p.packed
+          ? h
+          : arith::DivSIOp::create(b, h, arith::DivSIOp::create(b, p.hq, p.hk));
+  t.sk = getBatchKeys(b, p, bi);
   // The causal offset: query i sees keys up to i + Sk - Sq.
-  Value shift = arith::SubIOp::create(b, p.sk, p.sq);
-  t.end = p.sk;
-  Value visible = p.sk;
+  Value shift = arith::SubIOp::create(b, t.sk, p.sq);
+  t.end = t.sk;
+  Value visible = t.sk;
   if (p.causal) {
     auto rowType = RankedTensorType::get({c.blockM}, b.getI32Type());
     Value rows = RangeOp::create(b, rowType, 0, c.blockM);
@@ -127,12 +170,12 @@ static QueryBlock getQueryBlock(ImplicitLocOpBuilder &b,
     // row sees the keys up to the first query's limit.
     Value last = arith::AddIOp::create(
         b, arith::AddIOp::create(b, t.m0, constI32(b, c.blockM)), shift);
-    t.end = arith::MaxSIOp::create(b, arith::MinSIOp::create(b, last, p.sk),
+    t.end = arith::MaxSIOp::create(b, arith::MinSIOp::create(b, last, t.sk),
                                    constI32(b, 0));
     Value first = arith::AddIOp::create(
         b, arith::AddIOp::create(b, t.m0, shift), constI32(b, 1));
-    visible = arith::MaxSIOp::create(
-        b, arith::MinSIOp::create(b, first, p.sk), constI32(b, 0));
+    visible = arith::MaxSIOp::create(b, arith::MinSIOp::create(b, first, t.sk),
+                                     constI32(b, 0));
   }
   t.full = arith::MulIOp::create(
       b, arith::DivSIOp::create(b, visible, constI32(b, c.blockN)),
@@ -441,7 +484,7 @@ public:
       : bm(bm), bn(bn) {
     auto i32 = b.getI32Type();
     cols = RangeOp::create(b, RankedTensorType::get({bn}, i32), 0, bn);
-    skB = SplatOp::create(b, RankedTensorType::get({bm, bn}, i32), p.sk);
+    skB = SplatOp::create(b, RankedTensorType::get({bm, bn}, i32), t.sk);
     if (p.causal)
       qLimitB = broadcastAlong(b, t.qLimit, 1, {bm, bn});
     ninf = splatF32(b, {bm, bn}, -INFINITY);
@@ -884,6 +927,11 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
   // Keys [0, end), or within them the ones the mask_mod bounds.
   auto [start, end] =
       p.maskMod ? getMaskModKeys(b, p, t, bm, bn) : std::pair<Value, Value>();
+  if (t.split) {
+    // Split-KV: within this program's range of keys.
+    start = start ? arith::MaxSIOp::create(b, start, t.start) : t.start;
+    end = end ? arith::MinSIOp::create(b, end, t.end) : t.end;
+  }
   if (!start)
     start = constI32(b, 0);
   if (!end)
@@ -891,7 +939,7 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
   SmallVector<scf::ForOp> loops;
   if (c.splitLoops && !c.warpSpecialize) {
     Value full = t.full;
-    if (p.maskMod)
+    if (p.maskMod || t.split)
       full = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, start, t.full),
                                     end);
     loops.push_back(
@@ -953,6 +1001,16 @@ static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
   SmallVector<Value> res = emitKeyLoops(b, p, c, t, tq, sm, init);
   Value zero = constI32(b, 0);
   Value out = sm.normalize(b, res[0], res[2]);
+  if (t.split) {
+    // Split-KV: the range's O (f32) and lse, to the workspace.
+    Value row =
+        arith::AddIOp::create(b, arith::MulIOp::create(b, t.bi, p.heads), t.h);
+    StoreOp::create(b, out, p.partialO, ValueRange{t.split, row, t.m0, zero},
+                    Value());
+    StoreOp::create(b, sm.logSumExp(b, res[1], res[2]), p.partialLse,
+                    ValueRange{t.split, row, t.m0}, Value());
+    return;
+  }
   if (!p.oType.isF32())
     out = arith::TruncFOp::create(
         b, RankedTensorType::get({c.blockM, p.d}, p.oType), out);
@@ -966,9 +1024,81 @@ static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
 // Expansion
 //===----------------------------------------------------------------------===//
 
+/// `v` as an i32 value.
+static Value materialize(ImplicitLocOpBuilder &b, OpFoldResult v) {
+  if (auto value = dyn_cast<Value>(v))
+    return value;
+  return constI32(b, cast<IntegerAttr>(cast<Attribute>(v)).getInt());
+}
+
+/// A view of `base` (elements `et`) with `sizes` and `strides`: constants
+/// stay in the type, values become operands.
+static Value makeView(ImplicitLocOpBuilder &b, Value base, Type et,
+                      ArrayRef<OpFoldResult> sizes,
+                      ArrayRef<OpFoldResult> strides) {
+  SmallVector<int64_t> shape, staticStrides;
+  SmallVector<Value> dynSizes, dynStrides;
+  auto split = [](ArrayRef<OpFoldResult> in, SmallVectorImpl<int64_t> &fixed,
+                  SmallVectorImpl<Value> &dyn) {
+    for (OpFoldResult v : in) {
+      if (auto value = dyn_cast<Value>(v)) {
+        fixed.push_back(ShapedType::kDynamic);
+        dyn.push_back(value);
+      } else {
+        fixed.push_back(cast<IntegerAttr>(cast<Attribute>(v)).getInt());
+      }
+    }
+  };
+  split(sizes, shape, dynSizes);
+  split(strides, staticStrides, dynStrides);
+  auto type = ViewType::get(b.getContext(), shape, et, staticStrides);
+  return MakeViewOp::create(b, type, base, dynSizes, dynStrides);
+}
+
+/// Decode's packing of view `view` ([B, Hq, 1, ...], one query per head)
+/// as [B, Hk, G, ...]: row g of K/V head h is query head h G + g.
+static Value packQueryHeads(ImplicitLocOpBuilder &b, Value view, Value hk,
+                            Value group) {
+  auto make = view.getDefiningOp<MakeViewOp>();
+  unsigned rank = make.getViewType().getRank();
+  Value headStride = materialize(b, make.getMixedStride(1));
+  SmallVector<OpFoldResult> sizes = {make.getMixedSize(0), hk, group};
+  SmallVector<OpFoldResult> strides = {
+      make.getMixedStride(0),
+      arith::MulIOp::create(b, group, headStride).getResult(), headStride};
+  for (unsigned d = 3; d < rank; ++d) {
+    sizes.push_back(make.getMixedSize(d));
+    strides.push_back(make.getMixedStride(d));
+  }
+  return makeView(b, make.getBase(), make.getViewType().getElementType(), sizes,
+                  strides);
+}
+
+/// Split-KV's workspace ([S, rows, D] and [S, rows], rows = B x heads x
+/// sq in that order) as views [S, B * heads, sq, D] and [S, B * heads, sq].
+static std::pair<Value, Value> getPartialViews(ImplicitLocOpBuilder &b,
+                                               AttentionOp op, Value batch,
+                                               Value heads, Value sq) {
+  auto wo = op.getWorkspaceO().getDefiningOp<MakeViewOp>();
+  auto wl = op.getWorkspaceLse().getDefiningOp<MakeViewOp>();
+  Value groups = arith::MulIOp::create(b, batch, heads);
+  Value ld = materialize(b, wo.getMixedStride(1));
+  OpFoldResult one = b.getI32IntegerAttr(1);
+  Value partialO =
+      makeView(b, wo.getBase(), b.getF32Type(),
+               {wo.getMixedSize(0), groups, sq, wo.getMixedSize(2)},
+               {wo.getMixedStride(0),
+                arith::MulIOp::create(b, sq, ld).getResult(), ld, one});
+  Value partialLse = makeView(b, wl.getBase(), b.getF32Type(),
+                              {wl.getMixedSize(0), groups, sq},
+                              {wl.getMixedStride(0), sq, one});
+  return {partialO, partialLse};
+}
+
 /// The problem's operands and sizes; K is also read as Kᵀ ([B, Hk, D, Sk],
 /// contiguous along D: its tiles are K-major like a GEMM's column-major B).
-static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op) {
+static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op,
+                                   const AttentionConfig &c) {
   AttentionProblem p;
   p.op = op;
   p.q = op.getQ();
@@ -1017,6 +1147,25 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op) {
                     kType.getElementType(), {kst[0], kst[1], kst[3], kst[2]});
   p.kT = MakeViewOp::create(b, ktType, kMake.getBase(), kMake.getSizes(),
                             kMake.getStrides());
+  p.seqUsedK = op.getSequsedK();
+  p.heads = p.hq;
+  if (c.packGqa) {
+    // One query per head: the G query heads of a K/V head are the rows of
+    // its block, and every key is visible to the query (causal or not).
+    Value group = arith::DivSIOp::create(b, p.hq, p.hk);
+    p.q = packQueryHeads(b, p.q, p.hk, group);
+    p.o = packQueryHeads(b, p.o, p.hk, group);
+    if (p.lse)
+      p.lse = packQueryHeads(b, p.lse, p.hk, group);
+    p.sq = group;
+    p.heads = p.hk;
+    p.packed = true;
+    p.causal = false;
+  }
+  p.splits = c.splits;
+  if (op.getStage() == AttentionStage::Split)
+    std::tie(p.partialO, p.partialLse) =
+        getPartialViews(b, op, p.batch, p.heads, p.sq);
   return p;
 }
 
@@ -1027,14 +1176,28 @@ static LogicalResult setAttentionGrid(KernelOp kernel, const AttentionProblem &p
                                       const AttentionConfig &c,
                                       bool walksTiles) {
   SmallVector<int64_t> params;
-  FailureOr<AffineExpr> sqExpr = getParamExpr(p.sq, kernel, params);
-  FailureOr<AffineExpr> hqExpr = getParamExpr(p.hq, kernel, params);
+  // Packed, the rows are the G = Hq / Hk query heads of each K/V head.
+  FailureOr<AffineExpr> sqExpr = p.packed ? getParamExpr(p.hq, kernel, params)
+                                          : getParamExpr(p.sq, kernel, params);
+  FailureOr<AffineExpr> hqExpr = getParamExpr(p.heads, kernel, params);
   FailureOr<AffineExpr> bExpr = getParamExpr(p.batch, kernel, params);
+  if (succeeded(sqExpr) && succeeded(hqExpr) && p.packed)
+    *sqExpr = (*sqExpr).floorDiv(*hqExpr);
   if (failed(sqExpr) || failed(hqExpr) || failed(bExpr))
-    return AttentionOp(p.op).emitOpError("Q's batch, heads and sequence length must be "
-                            "kernel parameters or constants (they define the "
-                            "launch grid)");
+    return AttentionOp(p.op).emitOpError(
+        "Q's batch, heads and sequence length, and K's heads, must be kernel "
+        "parameters or constants (they define the launch grid)");
   MLIRContext *ctx = kernel.getContext();
+  if (p.splits > 1) {
+    // Each query block's S key ranges are neighbouring programs along x.
+    kernel.setGridRule(
+        AffineMap::get(0, params.size(),
+                       {sqExpr->ceilDiv(c.blockM) * p.splits, *hqExpr, *bExpr},
+                       ctx),
+        params);
+    kernel.setNumWarps(c.warps);
+    return success();
+  }
   if (walksTiles) {
     kernel.setGridRule(AffineMap::get(0, params.size(),
                                       sqExpr->ceilDiv(c.blockM) * *hqExpr *
@@ -1052,6 +1215,113 @@ static LogicalResult setAttentionGrid(KernelOp kernel, const AttentionProblem &p
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Split-KV's combine stage
+//===----------------------------------------------------------------------===//
+
+/// Warps of the combine stage.
+static constexpr int64_t kCombineWarps = 4;
+
+/// The combine stage of a split-KV attention: one program per query row
+/// merges its S partial results by their log-sum-exp, O = sum_s exp(lse_s
+/// - m) O_s / sum_s exp(lse_s - m) with m the largest lse_s, and lse = m +
+/// log(sum_s exp(lse_s - m)); a query no range saw (every lse_s -inf) gets
+/// O = 0 and lse = -inf. The row's S partial outputs are one [S, D] tile
+/// (S padded to a power of two), so a program issues one load and no loop:
+/// the S x D values of a row are reduced down the tile's rows, each column
+/// carrying the weights of all ranges.
+LogicalResult expand::expandAttentionCombine(AttentionOp op, KernelOp kernel) {
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  int64_t d = op.getQ().getType().getShape()[3];
+  int64_t splits = op.getSplits();
+  int64_t padded = llvm::PowerOf2Ceil(splits);
+  Value batch = getViewSize(b, op.getQ(), 0), hq = getViewSize(b, op.getQ(), 1),
+        sq = getViewSize(b, op.getQ(), 2);
+  SmallVector<int64_t> params;
+  FailureOr<AffineExpr> sqExpr = getParamExpr(sq, kernel, params);
+  FailureOr<AffineExpr> hqExpr = getParamExpr(hq, kernel, params);
+  FailureOr<AffineExpr> bExpr = getParamExpr(batch, kernel, params);
+  if (failed(sqExpr) || failed(hqExpr) || failed(bExpr))
+    return op.emitOpError("Q's batch, heads and sequence length must be "
+                          "kernel parameters or constants (they define the "
+                          "launch grid)");
+  kernel.setGridRule(AffineMap::get(0, params.size(),
+                                    {*sqExpr, *hqExpr, *bExpr},
+                                    kernel.getContext()),
+                     params);
+  kernel.setNumWarps(kCombineWarps);
+  keepCpAsyncRing(kernel);
+  // 16-byte loads of the partial outputs.
+  requireChunkAligned(kernel, op.getWorkspaceO());
+  // The workspace read by query row: [rows, S, D] and [rows, S].
+  auto wo = op.getWorkspaceO().getDefiningOp<MakeViewOp>();
+  auto wl = op.getWorkspaceLse().getDefiningOp<MakeViewOp>();
+  OpFoldResult one = b.getI32IntegerAttr(1);
+  Value partialO =
+      makeView(b, wo.getBase(), b.getF32Type(),
+               {wo.getMixedSize(1), wo.getMixedSize(0), wo.getMixedSize(2)},
+               {wo.getMixedStride(1), wo.getMixedStride(0), one});
+  Value partialLse = makeView(b, wl.getBase(), b.getF32Type(),
+                              {wl.getMixedSize(1), wl.getMixedSize(0)},
+                              {one, wl.getMixedStride(0)});
+  Value s = ProgramIdOp::create(b, Dim::X), h = ProgramIdOp::create(b, Dim::Y),
+        bi = ProgramIdOp::create(b, Dim::Z);
+  Value row = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(
+          b, arith::AddIOp::create(b, arith::MulIOp::create(b, bi, hq), h), sq),
+      s);
+  Value zero = constI32(b, 0);
+  auto afn = arith::FastMathFlags::afn;
+  SmallVector<int64_t> shape = {padded, d};
+  // Each range's lse down the rows of a [S, D] tile.
+  Value lse = broadcastAlong(
+      b,
+      LoadOp::create(b, RankedTensorType::get({padded}, b.getF32Type()),
+                     partialLse, ValueRange{row, zero}, Value(),
+                     Padding::NegInf),
+      1, shape);
+  Value part =
+      LoadOp::create(b, RankedTensorType::get(shape, b.getF32Type()), partialO,
+                     ValueRange{row, zero, zero}, Value(), Padding::Zero);
+  auto colType = RankedTensorType::get({d}, b.getF32Type());
+  Value m = ReduceOp::create(b, colType, ReduceKind::Max, lse, 0);
+  // No range saw a key: m = -inf; subtract 0 then.
+  Value none = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m,
+                                     splatF32(b, {d}, -INFINITY));
+  Value mUse = arith::SelectOp::create(b, none, splatF32(b, {d}, 0.0), m);
+  Value w = math::ExpOp::create(
+      b, arith::SubFOp::create(b, lse, broadcastAlong(b, mUse, 0, shape)), afn);
+  Value l = ReduceOp::create(b, colType, ReduceKind::Sum, w, 0);
+  Value acc = ReduceOp::create(b, colType, ReduceKind::Sum,
+                               arith::MulFOp::create(b, w, part), 0);
+  Value lSafe = arith::SelectOp::create(
+      b,
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l,
+                            splatF32(b, {d}, 0.0)),
+      splatF32(b, {d}, 1.0), l);
+  Value out = arith::DivFOp::create(b, acc, lSafe);
+  Type oType = op.getO().getType().getElementType();
+  if (!oType.isF32())
+    out = arith::TruncFOp::create(b, RankedTensorType::get({d}, oType), out);
+  StoreOp::create(b, out, op.getO(), ValueRange{bi, h, s, zero}, Value());
+  if (Value lseView = op.getLse()) {
+    // Every column holds the row's lse: store the first, through a view of
+    // the row's one element.
+    auto make = lseView.getDefiningOp<MakeViewOp>();
+    Value rowView = makeView(
+        b, make.getBase(), b.getF32Type(),
+        {make.getMixedSize(0), make.getMixedSize(1), make.getMixedSize(2), one},
+        {make.getMixedStride(0), make.getMixedStride(1), make.getMixedStride(2),
+         one});
+    Value value =
+        arith::AddFOp::create(b, mUse, math::LogOp::create(b, l, afn));
+    StoreOp::create(b, value, rowView, ValueRange{bi, h, s, zero}, Value());
+  }
+  op.erase();
+  return success();
+}
+
 LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
                                       const TargetInfo &target) {
   if (failed(checkOnlyComputation(kernel, op)))
@@ -1061,13 +1331,22 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
   if (failed(config))
     return failure();
   const AttentionConfig &c = *config;
+  std::optional<AttentionStage> stage = op.getStage();
+  if (c.splits > 1 && !stage)
+    return op.emitOpError("with splits = ")
+           << c.splits
+           << " needs a stage to be expanded: split-KV attention is two "
+              "kernels, the key ranges and their combination "
+              "(tile-split-stages makes one per stage)";
+  if (stage == AttentionStage::Combine)
+    return expandAttentionCombine(op, kernel);
   if (c.warpSpecialize && !c.byPasses)
     return expandAttentionHandBuilt(op, kernel, c);
   ImplicitLocOpBuilder b(op.getLoc(), op);
-  AttentionProblem p = getProblem(b, op);
+  AttentionProblem p = getProblem(b, op, c);
   // The persistent causal program walks its tiles in pairs of equal work;
   // a persistent non-causal one is made by tile-persistent.
-  bool walksTiles = c.persistent && p.causal;
+  bool walksTiles = c.persistent && p.causal && p.splits == 1;
   if (failed(setAttentionGrid(kernel, p, c, walksTiles)))
     return failure();
   // cp.async and TMA copy 16-byte chunks of Q, K, V (and TMA stores of O).
@@ -1077,6 +1356,8 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
     requireChunkAligned(kernel, p.q);
   if (c.tmaStore)
     requireChunkAligned(kernel, p.o);
+  if (p.partialO)
+    requireChunkAligned(kernel, op.getWorkspaceO());
   // The key loop split at its masked blocks (tile-split-loops) where the
   // config says: where a program walks several tiles, and on FP8
   // (NamedOpConfigs). H200, interleaved, B*S = 16k: persistent
@@ -1106,6 +1387,17 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
               getQueryBlock(tb, p, c, tc.mb, tc.h, tc.bi, /*placeholder=*/true));
           scf::YieldOp::create(tb);
         });
+  } else if (p.splits > 1) {
+    // Program x is key range x mod S of query block x / S.
+    Value x = ProgramIdOp::create(b, Dim::X);
+    Value splits = constI32(b, p.splits);
+    QueryBlock t = getQueryBlock(b, p, c, arith::DivSIOp::create(b, x, splits),
+                                 ProgramIdOp::create(b, Dim::Y),
+                                 ProgramIdOp::create(b, Dim::Z),
+                                 /*placeholder=*/false);
+    restrictToSplit(b, t, arith::RemSIOp::create(b, x, splits), p.splits,
+                    c.blockN);
+    emitQueryBlockProgram(b, p, c, t);
   } else {
     TileCoords tc = p.causal ? emitLongestFirstOrder(b, p, c)
                              : TileCoords{ProgramIdOp::create(b, Dim::X),

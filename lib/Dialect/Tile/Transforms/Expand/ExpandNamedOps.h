@@ -109,6 +109,10 @@ inline constexpr llvm::StringLiteral kHandScheduledAttr = "tile.hand_scheduled";
 LogicalResult expandAttention(AttentionOp op, KernelOp kernel,
                               const TargetInfo &target);
 
+/// Expands the combine stage of a split-KV tile.attention (the split stage
+/// is expandAttention's).
+LogicalResult expandAttentionCombine(AttentionOp op, KernelOp kernel);
+
 /// Replaces `op` (the only computation of `kernel`) with the finished sm_90a
 /// FlashAttention-3 kernel written by hand (ExpandAttentionHandBuilt.cpp)
 /// for `config` (expandAttention's, with the warp-specialized schedule): the

@@ -511,11 +511,40 @@ static AttentionConfig getDefaultAttentionConfig(const TargetInfo &target,
   return c;
 }
 
+/// The decode tiles (split-KV or packed query heads): a few query rows per
+/// block, so 64 rows (one wgmma warpgroup, or 16 rows on each of 4
+/// mma.sync warps) and as deep a K/V ring as fits: decode streams the
+/// cache, and the ring's bytes in flight set how close it gets to the
+/// memory's bandwidth.
+static void setDecodeTiles(AttentionConfig &c, const TargetInfo &target,
+                           int64_t d, int64_t elemBytes) {
+  c.blockM = 64;
+  c.warps = 4;
+  c.blockN =
+      target.hasWgmma && canWarpSpecialize(target) && d <= 128 ? 128 : 64;
+  // Room beside Q and the ring for barriers and layout-conversion scratch.
+  int64_t budget = static_cast<int64_t>(target.maxSmemPerBlock) - 8 * 1024;
+  auto fits = [&] {
+    return getAttentionBufferBytes(c, d, elemBytes, /*withQ=*/true) <= budget;
+  };
+  c.stages = 4;
+  while (c.stages > 2 && !fits())
+    --c.stages;
+  if (!fits())
+    c.blockN = 32;
+  // sm_89's 99 KB at head dim 256: Q in registers.
+  if (!fits() && !target.hasWgmma)
+    c.qInSmem = false;
+}
+
 namespace {
 /// The flags of an attention config that only the warp-specialized
 /// schedule reads (unset: the rule decides).
 struct WarpSpecializedFlags {
   std::optional<bool> pingpong, tmaStore, persistent, byPasses, splitLoops;
+  /// The decode tiles (setDecodeTiles): no TMA store or persistence by
+  /// default, and always the scheduling passes.
+  bool decode = false;
 };
 } // namespace
 
@@ -577,7 +606,7 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
               .str();
     return failure();
   }
-  c.tmaStore = flags.tmaStore.value_or(true);
+  c.tmaStore = flags.tmaStore.value_or(!flags.decode);
   // Persistent without the causal mask, where a second Q buffer fits beside
   // the ring (not with a third stage at head dim 128): the next tile's Q and
   // K/V load while this one finishes. Interleaved A/B on the H200, S = 1k /
@@ -596,8 +625,8 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   // (H200, head dim 128, S = 4k-16k, both split,
   // bench/results/2026-12-03_attention_fp8_named_split_h200.json).
   bool fp8 = elemBytes == 1;
-  c.persistent =
-      flags.persistent.value_or(roomForQ2 && !op.getCausal() && !fp8);
+  c.persistent = flags.persistent.value_or(roomForQ2 && !op.getCausal() &&
+                                           !fp8 && !flags.decode);
   if (c.persistent && !roomForQ2)
     return op.emitOpError("persistent: a second Q buffer beside Q and the "
                           "K/V ring needs ")
@@ -624,18 +653,23 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   c.byPasses = flags.byPasses.value_or(d <= 128);
   // tile-split-loops on the persistent kernels (measured, ExpandAttention)
   // and on FP8: unsplit 0.90-0.94x (the same results).
-  c.splitLoops = flags.splitLoops.value_or(c.persistent || fp8);
+  c.splitLoops =
+      flags.splitLoops.value_or((c.persistent || fp8) && !flags.decode);
   // Ping-pong pairs two consumer warpgroups. Not by default on FP8, whose
   // block program ran 0.92-0.94x with it (H200, head dim 128, S = 4k-16k,
   // bench/results/2026-12-03_attention_fp8_stages_h200.json).
   c.pingpong = flags.pingpong.value_or(c.warps == 8 && !fp8);
-  // The hand-built schedule has no FP8 form and no score_mod or mask_mod.
-  if (fp8 || op.getScoreModBlock() || op.getMaskModBlock()) {
+  // The hand-built schedule has no FP8 form, no score_mod or mask_mod and
+  // no serving form.
+  bool serving = flags.decode || op.getSequsedK();
+  if (fp8 || op.getScoreModBlock() || op.getMaskModBlock() || serving) {
     if (!flags.byPasses.value_or(true))
       return op.emitOpError("by_passes = false: the hand-built schedule has "
                             "no ")
-             << (fp8 ? "FP8 form; FP8 attention"
-                     : "score_mod or mask_mod; attention with one")
+             << (fp8       ? "FP8 form; FP8 attention"
+                 : serving ? "serving form (seqused_k, splits, pack_gqa); such "
+                             "attention"
+                           : "score_mod or mask_mod; attention with one")
              << " is built by the scheduling passes";
     c.byPasses = true;
   }
@@ -682,10 +716,20 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     if (d <= 64 && !op.getCausal())
       c.blockN = 256;
   }
+  // Decode: split-KV, or the query heads of a K/V head packed into one
+  // block (by default where Q has one query per head and no regions).
+  c.splits = config.getSplits().value_or(1);
+  bool oneQuery = op.getQ().getType().getShape()[2] == 1;
+  c.packGqa = getFlag(config.getPackGqa())
+                  .value_or(oneQuery && elemBytes == 2 &&
+                            !op.getScoreModBlock() && !op.getMaskModBlock());
+  bool decode = c.splits > 1 || c.packGqa;
+  if (decode)
+    setDecodeTiles(c, target, d, elemBytes);
   WarpSpecializedFlags flags{
-      getFlag(config.getPingpong()), getFlag(config.getTmaStore()),
+      getFlag(config.getPingpong()),   getFlag(config.getTmaStore()),
       getFlag(config.getPersistent()), getFlag(config.getByPasses()),
-      getFlag(config.getSplitLoops())};
+      getFlag(config.getSplitLoops()), decode};
   c.qInSmem = getFlag(config.getQInSmem()).value_or(c.qInSmem);
   c.splitLoops = getFlag(config.getSplitLoops()).value_or(c.splitLoops);
   c.warpSpecialize = ws.value_or(c.warpSpecialize);

@@ -157,7 +157,17 @@ findLinearCoords(KernelOp kernel) {
 /// tile.
 static void groupLinear(KernelOp kernel, Operation *div, Operation *rem,
                         int64_t g) {
-  Operation *last = div->isBeforeInBlock(rem) ? rem : div;
+  Operation *first = div->isBeforeInBlock(rem) ? div : rem;
+  Operation *last = first == div ? rem : div;
+  // The grouped coordinates replace both results, so they must precede
+  // every use: where the first result is used before the second op (a
+  // program that computes its row, uses it, then its column), the second
+  // op moves up beside the first (both read only pid and w).
+  if (llvm::any_of(first->getUsers(), [&](Operation *user) {
+        Operation *inBlock = first->getBlock()->findAncestorOpInBlock(*user);
+        return inBlock && inBlock->isBeforeInBlock(last);
+      }))
+    last->moveAfter(first);
   OpBuilder b(last->getContext());
   b.setInsertionPointAfter(last);
   Location loc = div->getLoc();

@@ -69,6 +69,49 @@ tile.kernel @swiglu(%X: !tile.ptr<bf16>, %Wg: !tile.ptr<bf16>, %Wu: !tile.ptr<bf
 
 // -----
 
+// The tile row used before the column is computed (as a program that
+// derives its query block, then its key range, writes it): the remainder
+// moves up beside the division, so that the grouped coordinates precede
+// every use (they used to be placed after the remainder, below the row's
+// first use).
+
+// CHECK-LABEL: tile.kernel @row_used_first(
+// CHECK:      %[[PM:.+]] = arith.divsi %[[PID:.+]], %[[NPN:.+]] : i32
+// CHECK-NEXT: %[[PN:.+]] = arith.remsi %[[PID]], %[[NPN]] : i32
+// CHECK:      %[[NEWPM:.+]] = arith.select %[[IN:.+]], %{{.+}}, %[[PM]] : i32
+// CHECK-NEXT: %[[NEWPN:.+]] = arith.select %[[IN]], %{{.+}}, %[[PN]] : i32
+// CHECK-NEXT: %[[M0:.+]] = arith.muli %[[NEWPM]], %{{.+}} : i32
+// CHECK-NEXT: arith.muli %[[NEWPN]], %{{.+}} : i32
+
+tile.kernel @row_used_first(%X: !tile.ptr<bf16>, %W: !tile.ptr<bf16>, %Y: !tile.ptr<bf16>, %M: i32, %N: i32, %K: i32) grid(ceildiv(%M, 128) * ceildiv(%N, 128)) warps(8) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %pid = tile.program_id x
+  %npn = arith.ceildivsi %N, %c128 : i32
+  // expected-remark @+1 {{the output tiles (row program_id / n, column program_id % n) are visited in groups of 8 tile rows}}
+  %pm = arith.divsi %pid, %npn : i32
+  %m0 = arith.muli %pm, %c128 : i32
+  %pn = arith.remsi %pid, %npn : i32
+  %n0 = arith.muli %pn, %c128 : i32
+  %x = tile.make_view %X[%M, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %w = tile.make_view %W[%N, %K] strides [%K, 1] : !tile.ptr<bf16>
+  %y = tile.make_view %Y[%M, %N] strides [%N, 1] : !tile.ptr<bf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%a = %zero) -> (tensor<128x128xf32>) : i32 {
+    %tx = tile.load %x[%m0, %k] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<128x64xbf16>
+    %tw = tile.load %w[%n0, %k] : !tile.view<?x?xbf16, strides = [?, 1]> -> tensor<128x64xbf16>
+    %twt = tile.trans %tw : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %a2 = tile.dot %tx, %twt, %a : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %a2 : tensor<128x128xf32>
+  }
+  %yb = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %yb, %y[%m0, %n0] : tensor<128x128xbf16>, !tile.view<?x?xbf16, strides = [?, 1]>
+  tile.return
+}
+
+// -----
+
 // A batched GEMM on a 3-D grid: program_id x the tile column, y the tile
 // row, z the batch. The program ids x and y become the grouped coordinates
 // of p = y * gx + x over the grid's gx x gy tiles; z keeps its meaning.

@@ -1,0 +1,130 @@
+// RUN: tilec-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier error of tile.attention's serving forms: seqused_k,
+// split-KV (a workspace exactly with splits > 1, a stage only then) and
+// pack_gqa.
+
+tile.kernel @seqused_k_type(%Q: !tile.ptr<bf16>, %L: !tile.ptr<i64>, %B: i32, %H: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  %lens = tile.make_view %L[%B] strides [1] : !tile.ptr<i64>
+  // expected-error @+1 {{expected a 1-D i32 seqused_k view [batch] (each batch's number of keys), got '!tile.view<?xi64, strides = [1]>'}}
+  tile.attention %q, %q, %q, %q seqused_k(%lens : !tile.view<?xi64, strides = [1]>)
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @workspace_without_splits(%Q: !tile.ptr<bf16>, %W: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %R: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  %wo = tile.make_view %W[2, %R, 128] strides [%R, 128, 1] : !tile.ptr<f32>
+  %wl = tile.make_view %W[2, %R] strides [%R, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{a workspace is for split-KV attention only (config <splits = S> with S > 1)}}
+  tile.attention %q, %q, %q, %q workspace(%wo, %wl : !tile.view<2x?x128xf32, strides = [?, 128, 1]>, !tile.view<2x?xf32, strides = [?, 1]>)
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @stage_without_splits(%Q: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{a stage is for split-KV attention only (config <splits = S> with S > 1)}}
+  tile.attention %q, %q, %q, %q stage(combine)
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @splits_without_workspace(%Q: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{split-KV attention (splits = 4) needs workspace(%partial_o, %partial_lse): f32 views [4, rows, 128] and [4, rows] the two kernels pass the partial results through}}
+  tile.attention %q, %q, %q, %q config <splits = 4>
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @workspace_shape(%Q: !tile.ptr<bf16>, %W: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %R: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  %wo = tile.make_view %W[2, %R, 64] strides [%R, 64, 1] : !tile.ptr<f32>
+  %wl = tile.make_view %W[2, %R] strides [%R, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{expected the workspace's partial O to be an f32 view [2, rows, 128] contiguous along its last dimension, got '!tile.view<2x?x64xf32, strides = [?, 64, 1]>'}}
+  tile.attention %q, %q, %q, %q workspace(%wo, %wl : !tile.view<2x?x64xf32, strides = [?, 64, 1]>, !tile.view<2x?xf32, strides = [?, 1]>)
+      config <splits = 2>
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @workspace_lse_splits(%Q: !tile.ptr<bf16>, %W: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %R: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  %wo = tile.make_view %W[2, %R, 128] strides [%R, 128, 1] : !tile.ptr<f32>
+  %wl = tile.make_view %W[3, %R] strides [%R, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{expected the workspace's partial lse to be an f32 view [2, rows] contiguous along its last dimension, got '!tile.view<3x?xf32, strides = [?, 1]>'}}
+  tile.attention %q, %q, %q, %q workspace(%wo, %wl : !tile.view<2x?x128xf32, strides = [?, 128, 1]>, !tile.view<3x?xf32, strides = [?, 1]>)
+      config <splits = 2>
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @splits_fp8(%Q: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<bf16>, %W: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %R: i32, %d: f32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<f8E4M3FN>
+  %vt = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 1, 128] : !tile.ptr<f8E4M3FN>
+  %o = tile.make_view %O[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  %wo = tile.make_view %W[2, %R, 128] strides [%R, 128, 1] : !tile.ptr<f32>
+  %wl = tile.make_view %W[2, %R] strides [%R, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{split-KV attention takes bf16 or f16 inputs}}
+  tile.attention %q, %q, %vt, %o descale(%d, %d, %d) workspace(%wo, %wl : !tile.view<2x?x128xf32, strides = [?, 128, 1]>, !tile.view<2x?xf32, strides = [?, 1]>)
+      config <splits = 2>
+      : !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xf8E4M3FN, strides = [?, ?, 1, 128]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @pack_gqa_queries(%Q: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{pack_gqa needs one query per head (Q's seq dimension 1 in its type)}}
+  tile.attention %q, %q, %q, %q config <pack_gqa = true>
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @pack_gqa_mods(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %H, 1, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{pack_gqa takes no score_mod or mask_mod (the rows of a packed block are different heads)}}
+  tile.attention %q, %k, %k, %q config <pack_gqa = true> score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
+    tile.yield %s : f32
+  } : !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+      !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @splits_zero(%Q: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{splits = 0 must be at least 1}}
+  tile.attention %q, %q, %q, %q config <splits = 0>
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
