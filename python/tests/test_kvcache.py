@@ -38,10 +38,11 @@ def test_decode_splits_rule():
         assert s & (s - 1) == 0 and 1 <= s <= 32
 
 
-def _write_decode_artifacts(directory, chip, one_query, causal, splits):
+def _write_decode_artifacts(directory, chip, one_query, causal, splits, page_size=0):
     """The decode kernels compiled for real (their metadata) and stored as
     prebuilt artifacts."""
-    name, source = attention_decode_source("bf16", 128, one_query, causal, splits)
+    name, source = attention_decode_source("bf16", 128, one_query, causal, splits,
+                                           page_size=page_size)
     result = tilec.compile(source, chip=chip)
     stages = attention_decode_stage_names(name, splits)
     for stage in stages:
@@ -53,21 +54,29 @@ def _kv(batch, seq, heads, dim=128):
     return FakeTensor((batch, seq, heads, dim))
 
 
-def test_split_decode_launches(library, launches, tmp_path, patch_host):  # noqa: F811
-    """Split-KV: the split kernel, then the combine kernel, with the same
-    launch values; WL points into the workspace after WO's S x rows x D
-    floats (as a plan rebinds it); q, out and the caches passed as [batch,
-    heads, seq, dim]."""
+@pytest.fixture
+def staged_offsets(patch_host):
+    """Staged launches go straight to the (fake) driver (a plan needs
+    torch); records the workspace offsets each passes."""
     from tilec import launch
-    name, params = _write_decode_artifacts(str(tmp_path), "sm_90a", True, False, 4)
     seen, real = [], launch._launch_stages
 
     def direct(key, stages, values, kind, device_index, names, allocate, workspace,
                offsets=None, allocate_lse=None):
-        seen.append(offsets)  # then launched directly (a plan needs torch)
+        seen.append(offsets)
         real(None, stages, values, kind, device_index, names, allocate, workspace, offsets,
              allocate_lse)
     patch_host("_launch_stages", direct)
+    return seen
+
+
+def test_split_decode_launches(library, launches, tmp_path, staged_offsets):  # noqa: F811
+    """Split-KV: the split kernel, then the combine kernel, with the same
+    launch values; WL points into the workspace after WO's S x rows x D
+    floats (as a plan rebinds it); q, out and the caches passed as [batch,
+    heads, seq, dim]."""
+    name, params = _write_decode_artifacts(str(tmp_path), "sm_90a", True, False, 4)
+    seen = staged_offsets
     q = FakeTensor((3, 1, 32, 128))
     lens = FakeTensor((3,), "int32")
     tilec.attention_with_kvcache(q, _kv(3, 4096, 8), _kv(3, 4096, 8), cache_seqlens=lens,
@@ -95,6 +104,24 @@ def test_unsplit_decode_launch(library, launches, tmp_path):  # noqa: F811
     assert [launcher.name for launcher, _ in launches] == [name]
 
 
+def test_paged_decode_launch(library, launches, tmp_path, staged_offsets):  # noqa: F811
+    """A paged cache: the pools [pages, page_size, kv_heads, D] read as
+    [pages, kv_heads, page_size, D], the table's pages and columns."""
+    name, params = _write_decode_artifacts(str(tmp_path), "sm_90a", True, False, 2, 64)
+    assert name.endswith("_paged64_split2")
+    q = FakeTensor((2, 1, 32, 128))
+    pool = FakeTensor((40, 64, 8, 128))
+    table = FakeTensor((2, 20), "int32")
+    tilec.attention_with_kvcache(q, pool, pool, cache_seqlens=FakeTensor((2,), "int32"),
+                                 block_table=table, num_splits=2, chip="sm_90a",
+                                 artifacts=str(tmp_path))
+    assert [launcher.name for launcher, _ in launches] == [name + "_split", name + "_combine"]
+    values = dict(zip(params, launches[0][1]))
+    assert (values["PAGES"], values["MAXP"]) == (40, 20)
+    assert (values["kv_batch"], values["kv_head"], values["kv_seq"]) == (64 * 8 * 128, 128,
+                                                                       8 * 128)
+
+
 def test_kvcache_refusals(launches):  # noqa: F811
     q = FakeTensor((2, 1, 32, 128))
     kv = _kv(2, 512, 8)
@@ -120,4 +147,13 @@ def test_kvcache_refusals(launches):  # noqa: F811
                                      chip="sm_90a")
     with pytest.raises(tilec.ArgumentError, match="both k and v"):
         tilec.attention_with_kvcache(q, kv, kv, k=kv, cache_seqlens=lens)
+    table = FakeTensor((2, 8), "int32")
+    with pytest.raises(tilec.ArgumentError, match="needs cache_seqlens"):
+        tilec.attention_with_kvcache(q, kv, kv, block_table=table)
+    with pytest.raises(tilec.ArgumentError, match="power of two from 16 to 256, got 48"):
+        tilec.attention_with_kvcache(q, _kv(10, 48, 8), _kv(10, 48, 8), cache_seqlens=lens,
+                                     block_table=table)
+    with pytest.raises(tilec.ArgumentError, match=r"block_table must be an int32 tensor \[2"):
+        tilec.attention_with_kvcache(q, _kv(10, 64, 8), _kv(10, 64, 8), cache_seqlens=lens,
+                                     block_table=FakeTensor((3, 8), "int32"))
     assert launches == []

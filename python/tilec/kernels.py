@@ -496,10 +496,11 @@ def attention_decode_splits(chip, batch, kv_heads, query_rows, seq_k, head_dim, 
 
 
 def attention_decode_name(dtype="bf16", head_dim=128, one_query=True, causal=False, splits=1,
-                          scale=None, config=None):
+                          scale=None, config=None, page_size=0):
     """The name of :func:`attention_decode_source`'s kernel (with one query
     per head, causal changes nothing: the query sees the whole cache)."""
     return (f"attention_decode_{dtype}_d{head_dim}" + ("_q1" if one_query else "")
+            + (f"_paged{page_size}" if page_size else "")
             + ("_causal" if causal and not one_query else "")
             + (f"_split{splits}" if splits > 1 else "") + (f"_scale{scale}" if scale else "")
             + gemm_config_suffix(config))
@@ -511,7 +512,7 @@ def attention_decode_stage_names(name, splits):
 
 
 def attention_decode_source(dtype="bf16", head_dim=128, one_query=True, causal=False, splits=1,
-                            name=None, scale=None, config=None):
+                            name=None, scale=None, config=None, page_size=0):
     """A kernel computing ``tile.attention`` against a KV cache, as
     :func:`tilec.attention_with_kvcache` calls it: Q [B, SQ, H, D] read as
     [B, H, SQ, D] (``one_query``: SQ = 1, the query heads of a K/V head
@@ -524,24 +525,35 @@ def attention_decode_source(dtype="bf16", head_dim=128, one_query=True, causal=F
     Parameters: Q, K, V, O, LSE, LENS, [WO, WL,] B, H, HK, [SQ,] SK,
     q_batch, q_head, [q_seq,] o_batch, o_head, [o_seq,] kv_batch, kv_head,
     kv_seq, lse_batch[, ROWS, wo_split] (strides in elements). ``config``:
-    other fields of ``#tile.attention_config`` (tiles, ring depth)."""
+    other fields of ``#tile.attention_config`` (tiles, ring depth).
+
+    Paged (``page_size`` > 0, vLLM's cache): K and V are the page pools
+    [PAGES, page_size, HK, D] read as [PAGES, HK, page_size, D] (kv_batch
+    the page stride), and TABLE (i32 [B, MAXP], row stride MAXP) holds each
+    batch's pages; parameters TABLE after LENS, PAGES and MAXP after HK."""
     if dtype not in ("bf16", "f16") or head_dim not in (64, 128, 256):
         raise ValueError(f"unsupported decode attention {dtype} head_dim {head_dim}")
     d = head_dim
-    name = name or attention_decode_name(dtype, d, one_query, causal, splits, scale, config)
+    name = name or attention_decode_name(dtype, d, one_query, causal, splits, scale, config,
+                                         page_size)
     sq = "1" if one_query else "%SQ"
     sq_dim = "1" if one_query else "?"
     q_seq, o_seq = (str(d), str(d)) if one_query else ("%q_seq", "%o_seq")
     q_seq_type = str(d) if one_query else "?"
     q_view = f"!tile.view<?x?x{sq_dim}x{d}x{dtype}, strides = [?, ?, {q_seq_type}, 1]>"
-    kv_view = f"!tile.view<?x?x?x{d}x{dtype}, strides = [?, ?, ?, 1]>"
+    seq = str(page_size) if page_size else "?"
+    kv_view = f"!tile.view<?x?x{seq}x{d}x{dtype}, strides = [?, ?, ?, 1]>"
     lse_view = f"!tile.view<?x?x{sq_dim}xf32, strides = [?, {'1' if one_query else '?'}, 1]>"
     lens_view = "!tile.view<?xi32, strides = [1]>"
     params = (f"%Q: !tile.ptr<{dtype}>, %K: !tile.ptr<{dtype}>, %V: !tile.ptr<{dtype}>, "
               f"%O: !tile.ptr<{dtype}>, %LSE: !tile.ptr<f32>, %LENS: !tile.ptr<i32>")
+    if page_size:
+        params += ", %TABLE: !tile.ptr<i32>"
     if splits > 1:
         params += ", %WO: !tile.ptr<f32>, %WL: !tile.ptr<f32>"
-    params += ", %B: i32, %H: i32, %HK: i32" + ("" if one_query else ", %SQ: i32") + ", %SK: i32"
+    params += ", %B: i32, %H: i32, %HK: i32" + ("" if one_query else ", %SQ: i32")
+    params += ", %PAGES: i32, %MAXP: i32" if page_size else ", %SK: i32"
+    kv_rows = ("%PAGES", str(page_size)) if page_size else ("%B", "%SK")
     params += ", %q_batch: i32, %q_head: i32" + ("" if one_query else ", %q_seq: i32")
     params += ", %o_batch: i32, %o_head: i32" + ("" if one_query else ", %o_seq: i32")
     params += ", %kv_batch: i32, %kv_head: i32, %kv_seq: i32, %lse_batch: i32"
@@ -550,15 +562,20 @@ def attention_decode_source(dtype="bf16", head_dim=128, one_query=True, causal=F
         + ") {",
         f"  %q = tile.make_view %Q[%B, %H, {sq}, {d}] strides [%q_batch, %q_head, {q_seq}, 1] "
         f": !tile.ptr<{dtype}>",
-        f"  %k = tile.make_view %K[%B, %HK, %SK, {d}] strides [%kv_batch, %kv_head, %kv_seq, 1] "
-        f": !tile.ptr<{dtype}>",
-        f"  %v = tile.make_view %V[%B, %HK, %SK, {d}] strides [%kv_batch, %kv_head, %kv_seq, 1] "
-        f": !tile.ptr<{dtype}>",
+        f"  %k = tile.make_view %K[{kv_rows[0]}, %HK, {kv_rows[1]}, {d}] strides [%kv_batch, "
+        f"%kv_head, %kv_seq, 1] : !tile.ptr<{dtype}>",
+        f"  %v = tile.make_view %V[{kv_rows[0]}, %HK, {kv_rows[1]}, {d}] strides [%kv_batch, "
+        f"%kv_head, %kv_seq, 1] : !tile.ptr<{dtype}>",
         f"  %o = tile.make_view %O[%B, %H, {sq}, {d}] strides [%o_batch, %o_head, {o_seq}, 1] "
         f": !tile.ptr<{dtype}>",
         f"  %l = tile.make_view %LSE[%B, %H, {sq}] strides [%lse_batch, {sq}, 1] : !tile.ptr<f32>",
         "  %lens = tile.make_view %LENS[%B] strides [1] : !tile.ptr<i32>",
     ]
+    paged = ""
+    if page_size:
+        lines.append("  %table = tile.make_view %TABLE[%B, %MAXP] strides [%MAXP, 1] "
+                     ": !tile.ptr<i32>")
+        paged = " block_table(%table : !tile.view<?x?xi32, strides = [?, 1]>)"
     workspace = ""
     if splits > 1:
         lines += [
@@ -572,7 +589,7 @@ def attention_decode_source(dtype="bf16", head_dim=128, one_query=True, causal=F
     extras += " causal" if causal and not one_query else ""
     extras += config_clause({**(config or {}), **({"splits": splits} if splits > 1 else {})})
     lines += [
-        f"  tile.attention %q, %k, %v, %o lse(%l) seqused_k(%lens : {lens_view}){workspace}"
+        f"  tile.attention %q, %k, %v, %o lse(%l) seqused_k(%lens : {lens_view}){paged}{workspace}"
         f"{extras} : {q_view}, {kv_view}, {kv_view}, {q_view}, {lse_view}",
         "  tile.return",
         "}",

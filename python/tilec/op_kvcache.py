@@ -22,15 +22,15 @@ from .targets import _chip_and_arch, _device_num_sms
 from .tensors import TensorInfo, describe
 
 #: What may change between calls that share a plan.
-_DECODE_DYNAMIC = ("Q", "K", "V", "O", "LSE", "LENS")
+_DECODE_DYNAMIC = ("Q", "K", "V", "O", "LSE", "LENS", "TABLE")
 
 
 def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, *, cache_seqlens=None,
-                           softmax_scale=None, causal=False, num_splits=0,
+                           block_table=None, softmax_scale=None, causal=False, num_splits=0,
                            return_softmax_lse=False, out=None, chip=None, artifacts=None,
                            config=None):
     """Attention of ``q`` against a KV cache, flash-attn's
-    ``flash_attn_with_kvcache`` (no paging, rotary or window yet).
+    ``flash_attn_with_kvcache`` (no rotary embedding or window yet).
 
     ``q``: [batch, seqlen_q, heads, head_dim]; ``k_cache``, ``v_cache``:
     [batch, seqlen_cache, kv_heads, head_dim] with the same strides
@@ -42,7 +42,13 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, *, cache_seqlens
     written into the caches at ``cache_seqlens`` before attending (the
     caches must have room: what a tensor ``cache_seqlens`` says is not read
     back, so lengths beyond the cache are not caught; an int one is
-    checked). ``causal`` aligns the mask bottom-right to each batch's length
+    checked). Paged (vLLM's cache): with ``block_table``, an i32 tensor
+    [batch, max_pages] of page indices, the caches are page pools
+    [num_pages, page_size, kv_heads, head_dim] (page_size a power of two
+    from 16 to 256; key j of batch b is row j % page_size of page
+    block_table[b, j // page_size]), and ``cache_seqlens`` is required; a
+    page index outside the pool reads zeros (the table is not read back),
+    and new tokens (k=, v=) are not taken. ``causal`` aligns the mask bottom-right to each batch's length
     (query i of seqlen_q sees keys j <= i + len - seqlen_q); with one query
     it changes nothing. ``num_splits``: key ranges per query block (0: the
     compiler's rule, from the batch, kv heads, cache length and SMs; 1: one
@@ -57,7 +63,10 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, *, cache_seqlens
     op = "tilec.attention_with_kvcache"
     if (k is None) != (v is None):
         raise ArgumentError(f"{op}: pass both k and v (the new tokens), or neither")
-    lens = _seqlens(op, q, k_cache, cache_seqlens)
+    if block_table is not None and (cache_seqlens is None or k is not None):
+        raise ArgumentError(f"{op}: a paged cache (block_table) needs cache_seqlens and takes "
+                            f"no new tokens (k=, v=)")
+    lens = _seqlens(op, q, k_cache, cache_seqlens, block_table)
     if k is not None:
         lens = _append(op, k_cache, v_cache, k, v, lens, cache_seqlens)
     scale = None
@@ -67,6 +76,8 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, *, cache_seqlens
     try:  # torch tensors: the plan of this call's metadata
         key = ("kvcache", q.shape, q.stride(), q.dtype, q.device, k_cache.shape,
                k_cache.stride(), k_cache.dtype, v_cache.stride(), lens.shape, lens.dtype,
+               None if block_table is None else (block_table.shape, block_table.stride(),
+                                                 block_table.dtype),
                None if out is None else (out.shape, out.stride(), out.dtype), scale,
                bool(causal), int(num_splits), chip,
                None if config is None else tuple(sorted(config.items())),
@@ -78,15 +89,16 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, *, cache_seqlens
         o = plan.allocate() if out is None else out
         lse = plan.allocate_lse()
         dyn = (q.data_ptr(), k_cache.data_ptr(), v_cache.data_ptr(), o.data_ptr(),
-               lse.data_ptr(), lens.data_ptr())
+               lse.data_ptr(), lens.data_ptr(),
+               None if block_table is None else block_table.data_ptr())
         if dyn == plan.last or plan.bind(dyn):
             plan.launch()
             return (o, lse) if return_softmax_lse else o
     return _kvcache_checked(op, q, k_cache, v_cache, lens, scale, causal, num_splits,
-                            return_softmax_lse, out, chip, artifacts, key, config)
+                            return_softmax_lse, out, chip, artifacts, key, config, block_table)
 
 
-def _seqlens(op, q, k_cache, cache_seqlens):
+def _seqlens(op, q, k_cache, cache_seqlens, block_table=None):
     """Each batch's key count as an i32 tensor [batch] on q's device."""
     if cache_seqlens is not None and not isinstance(cache_seqlens, int):
         return cache_seqlens
@@ -94,10 +106,13 @@ def _seqlens(op, q, k_cache, cache_seqlens):
     if Q.ndim != 4 or K.ndim != 4:
         raise ArgumentError(f"{op}: q and k_cache must be 4-D, got shapes {list(Q.shape)} and "
                             f"{list(K.shape)}")
-    n = K.shape[1] if cache_seqlens is None else cache_seqlens
-    if not 0 <= n <= K.shape[1]:
+    positions = K.shape[1]
+    if block_table is not None:  # the table's pages
+        positions *= describe(block_table, "block_table").shape[-1]
+    n = positions if cache_seqlens is None else cache_seqlens
+    if not 0 <= n <= positions:
         raise ArgumentError(f"{op}: cache_seqlens = {n} is outside the cache's "
-                            f"[0, {K.shape[1]}] positions")
+                            f"[0, {positions}] positions")
     lens = _allocate(Q, (Q.shape[0],), "i32")
     lens.fill(n) if Q.kind == "cai" else lens.fill_(n)
     return lens
@@ -127,9 +142,10 @@ def _append(op, k_cache, v_cache, k, v, lens, cache_seqlens):
     return (lens + new).to(torch.int32)
 
 
-def _check_operands(op, Q, K, V, L, O):
-    """(batch, seqlen_q, heads, head_dim, kv heads, cache positions) of
-    operands that attention_with_kvcache takes, else the error."""
+def _check_operands(op, Q, K, V, L, O, T=None):
+    """(batch, seqlen_q, heads, head_dim, kv heads, cache positions; the
+    page size or 0) of operands that attention_with_kvcache takes, else the
+    error."""
     for t in (Q, K, V):
         if t.ndim != 4:
             raise ArgumentError(f"{op}: {t.name} must be 4-D [batch, seq, heads, head_dim], got "
@@ -141,7 +157,18 @@ def _check_operands(op, Q, K, V, L, O):
                          f"{K.dtype}, {V.dtype}")
     b, sq, h, d = Q.shape
     sk, hk = K.shape[1], K.shape[2]
-    if K.shape != V.shape or K.shape[0] != b or K.shape[3] != d or hk == 0 or h % hk:
+    page = 0
+    if T is not None:
+        page = sk
+        if T.dtype != "i32" or T.ndim != 2 or T.shape[0] != b or T.strides[1] != 1:
+            raise ArgumentError(f"{op}: block_table must be an int32 tensor [{b}, max_pages] "
+                                f"with contiguous rows, got {T.dtype} {list(T.shape)}")
+        if page not in (16, 32, 64, 128, 256):
+            raise ArgumentError(f"{op}: a paged cache's page_size (k_cache.shape[1]) must be a "
+                                f"power of two from 16 to 256, got {page}")
+        sk = page * T.shape[1]
+    if K.shape != V.shape or (T is None and K.shape[0] != b) or K.shape[3] != d or hk == 0 \
+            or h % hk:
         raise ArgumentError(f"{op}: incompatible shapes q {list(Q.shape)}, k_cache "
                             f"{list(K.shape)}, v_cache {list(V.shape)} (caches alike, same "
                             f"batch and head_dim, kv heads dividing q's heads)")
@@ -160,7 +187,7 @@ def _check_operands(op, Q, K, V, L, O):
     if O is not None and (O.shape != Q.shape or O.dtype != Q.dtype or O.strides[3] != 1):
         raise ArgumentError(f"{op}: out must have q's shape and dtype ({list(Q.shape)}, "
                             f"{Q.dtype}) and be contiguous along head_dim")
-    return b, sq, h, d, hk, sk
+    return b, sq, h, d, hk, sk, page
 
 
 def _splits(op, num_splits, chip, b, sq, h, d, hk, sk, device_index):
@@ -177,14 +204,15 @@ def _splits(op, num_splits, chip, b, sq, h, d, hk, sk, device_index):
 
 
 def _kvcache_checked(op, q, k_cache, v_cache, lens, scale, causal, num_splits,
-                     return_lse, out, chip, artifacts, key, config=None):
+                     return_lse, out, chip, artifacts, key, config=None, block_table=None):
     """attention_with_kvcache with every check spelled out; stores a plan
     under ``key`` when one is given."""
     Q, K, V = describe(q, "q"), describe(k_cache, "k_cache"), describe(v_cache, "v_cache")
     L = describe(lens, "cache_seqlens")
     O = describe(out, "out") if out is not None else None
-    device_index = _check_device(op, [Q, K, V, L] + ([O] if O is not None else []))
-    b, sq, h, d, hk, sk = _check_operands(op, Q, K, V, L, O)
+    T = describe(block_table, "block_table") if block_table is not None else None
+    device_index = _check_device(op, [Q, K, V, L] + [x for x in (O, T) if x is not None])
+    b, sq, h, d, hk, sk, page = _check_operands(op, Q, K, V, L, O, T)
     if config and "splits" in config:
         raise ArgumentError(f"{op}: pass the key ranges as num_splits, not in config")
     allocated = out is None
@@ -199,11 +227,11 @@ def _kvcache_checked(op, q, k_cache, v_cache, lens, scale, causal, num_splits,
     one_query = sq == 1
     splits = _splits(op, num_splits, chip, b, sq, h, d, hk, sk, device_index)
     directory = artifacts if artifacts is not None else _artifacts.default_directory()
-    name = attention_decode_name(Q.dtype, d, one_query, causal, splits, scale, config)
+    name = attention_decode_name(Q.dtype, d, one_query, causal, splits, scale, config, page)
     stages = [_resolve(op, name,
                        lambda: attention_decode_source(Q.dtype, d, one_query, causal, splits,
-                                                       name=name, scale=scale,
-                                                       config=config)[1],
+                                                       name=name, scale=scale, config=config,
+                                                       page_size=page)[1],
                        chip, cubin_arch, directory, device_index, kernel=kernel)
               for kernel in attention_decode_stage_names(name, splits)]
     values = {"Q": Q, "K": K, "V": V, "O": O, "LSE": describe(lse, "lse"), "LENS": L,
@@ -212,6 +240,8 @@ def _kvcache_checked(op, q, k_cache, v_cache, lens, scale, causal, num_splits,
               "o_batch": O.strides[0], "o_head": O.strides[2], "o_seq": O.strides[1],
               "kv_batch": K.strides[0], "kv_head": K.strides[2], "kv_seq": K.strides[1],
               "lse_batch": h * sq}
+    if T is not None:
+        values.update(TABLE=T, PAGES=K.shape[0], MAXP=T.shape[1])
     allocate = _allocator(Q, Q.shape, Q.dtype) if allocated and key is not None else None
     _launch_decode(op, stages, values, splits, key, device_index, allocate, allocate_lse)
     return (out, lse) if return_lse else out

@@ -10,11 +10,14 @@ batch (0, 1 and lengths not multiples of a key block), unsplit and split
 (2, 4, the rule's count), one query per head (packed) and 4 causal queries
 (speculative decoding, unpacked); outputs poisoned first (NaN), against a
 float32 reference, the lse within 1e-3; the split and unsplit outputs
-agree to bf16 rounding; new tokens appended through k= / v=. Speed: one
+agree to bf16 rounding; new tokens appended through k= / v=; paged caches
+(pages of 16 and 64 positions, in shuffled order, the same values as the
+contiguous cache). Speed: one
 query token, GQA 32:8 and 64:8, batch x cache length as issue 54's table,
 CUDA graphs (as serving replays them) in alternating rounds beside torch's
-SDPA (cuDNN and flash backends, GQA) and a device copy of the same bytes;
-GB/s of K and V read.
+SDPA (cuDNN and flash backends, GQA) and a device copy of the same bytes
+(its bandwidth counts the bytes read and written); GB/s of K and V read;
+the paged cache (pages of 16 and 64) beside the contiguous one.
 """
 
 import argparse
@@ -25,6 +28,7 @@ from scripts.harness.artifacts import bundle_part
 
 CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
 SPLITS = (1, 2, 4, 8, 16, 32)
+PAGES = (16, 64)
 D = 128
 # (batch, query heads, kv heads, cache positions, query tokens)
 CASES = [(3, 32, 8, 1000, 1), (2, 64, 8, 777, 1), (1, 8, 8, 4099, 1), (3, 32, 8, 1000, 4)]
@@ -44,7 +48,28 @@ def sources():
         for splits in (1, 2, 4):
             name, src = attention_decode_source("bf16", D, False, True, splits)
             out[(chip, name)] = src
+        for page in PAGES:
+            for splits in SPLITS:
+                name, src = attention_decode_source("bf16", D, True, False, splits,
+                                                    page_size=page)
+                out[(chip, name)] = src
     return out
+
+
+def paged(torch, cache, page, g):
+    """(pool [pages, page, HK, D], table [B, max_pages]) holding ``cache``
+    [B, S, HK, D] in shuffled pages (two spare pages, never named)."""
+    B, S = cache.shape[:2]
+    per = -(-S // page)
+    order = torch.randperm(B * per + 2, generator=g, device="cuda")
+    pool = torch.zeros((B * per + 2, page) + tuple(cache.shape[2:]), dtype=cache.dtype,
+                       device="cuda")
+    padded = torch.zeros((B, per * page) + tuple(cache.shape[2:]), dtype=cache.dtype,
+                         device="cuda")
+    padded[:, :S] = cache
+    table = order[:B * per].view(B, per).to(torch.int32)
+    pool[table.flatten().long()] = padded.view(B * per, page, *cache.shape[2:])
+    return pool, table
 
 
 def build(directory):
@@ -73,7 +98,7 @@ def reference(torch, q, k_cache, v_cache, lens, causal):
     return torch.cat(outs).transpose(1, 2), torch.cat(lses)
 
 
-def check(torch, tilec, chip, case, splits, artifacts):
+def check(torch, tilec, chip, case, splits, artifacts, page=0):
     from scripts.harness import references as ref
     from scripts.harness import tensors
     B, H, HK, S, SQ = case
@@ -89,16 +114,25 @@ def check(torch, tilec, chip, case, splits, artifacts):
         lens[2] = 1 if SQ == 1 else SQ + 1
     causal = SQ > 1
     out = tensors.poisoned((B, SQ, H, D), torch.bfloat16)
-    o, lse = tilec.attention_with_kvcache(q, kc, vc, cache_seqlens=lens, causal=causal,
-                                          num_splits=splits, out=out, return_softmax_lse=True,
-                                          chip=chip, artifacts=artifacts)
+    kv, table = (kc, vc), None
+    if page:
+        kp, table = paged(torch, kc, page, g)
+        vp = torch.zeros_like(kp)
+        vp[table.flatten().long()] = torch.nn.functional.pad(
+            vc, (0, 0, 0, 0, 0, table.shape[1] * page - S)).view(-1, page, HK, D)
+        kv = (kp, vp)
+    o, lse = tilec.attention_with_kvcache(q, *kv, cache_seqlens=lens, causal=causal,
+                                          block_table=table, num_splits=splits, out=out,
+                                          return_softmax_lse=True, chip=chip,
+                                          artifacts=artifacts)
     torch.cuda.synchronize()
     want, want_lse = reference(torch, q, kc, vc, lens.tolist(), causal)
     err = ref.rel_err(o, want)
     lse_err, lse_ok = ref.lse_error(lse, want_lse)
     unwritten = tensors.unwritten(o)
     ok = bool(o is out and unwritten == 0 and err <= 8e-3 and lse_ok and lse_err < 1e-3)
-    return dict(chip=chip, B=B, H=H, HK=HK, S=S, SQ=SQ, splits=splits, lens=lens.tolist(),
+    return dict(chip=chip, B=B, H=H, HK=HK, S=S, SQ=SQ, splits=splits, page=page,
+                lens=lens.tolist(),
                 max_rel_err=err, lse_max_abs_err=lse_err, unwritten=unwritten, ok=ok), o
 
 
@@ -146,6 +180,12 @@ def bench(torch, tilec, chips, case, artifacts, rounds):
     for chip in chips:
         fns[chip] = (lambda chip=chip: tilec.attention_with_kvcache(
             q, kc, vc, cache_seqlens=lens, chip=chip, artifacts=artifacts))
+    for page in PAGES:  # the same cache in shuffled pages
+        (kp, table) = paged(torch, kc, page, g)
+        vp = kp.clone()
+        fns[f"paged{page}"] = (lambda kp=kp, vp=vp, table=table: tilec.attention_with_kvcache(
+            q, kp, vp, cache_seqlens=lens, block_table=table, chip="sm_90a",
+            artifacts=artifacts))
     sdpa = torch.nn.functional.scaled_dot_product_attention
     for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                           ("flash", SDPBackend.FLASH_ATTENTION)):
@@ -165,7 +205,8 @@ def bench(torch, tilec, chips, case, artifacts, rounds):
         c, B, HK, H // HK, S, D, torch.cuda.get_device_properties(0).multi_processor_count)
         for c in chips}
     row = dict(B=B, H=H, HK=HK, S=S, head_dim=D, cache_mb=nbytes / 2**20, splits=splits, ms=ms,
-               gb_s=gbs, copy_fraction={c: ratio(gbs[c], gbs["copy"]) for c in chips})
+               gb_s=gbs, copy_fraction={c: ratio(gbs[c], gbs["copy"]) for c in chips},
+               paged_vs_contiguous={p: ratio(gbs[f"paged{p}"], gbs["sm_90a"]) for p in PAGES})
     for anchor in ("cudnn", "flash"):
         if anchor in gbs:
             row[f"vs_{anchor}"] = {c: ratio(gbs[c], gbs[anchor]) for c in chips}
@@ -203,6 +244,13 @@ def run(args):
             row = check_append(torch, tilec, chip, args.artifacts)
             result["correctness"].append(row)
             print(("ok  " if row["ok"] else "FAIL"), chip, "append", flush=True)
+            for page in PAGES:
+                for case in CASES[:3]:
+                    for splits in (1, 4):
+                        row, _ = check(torch, tilec, chip, case, splits, args.artifacts, page)
+                        result["correctness"].append(row)
+                        print(("ok  " if row["ok"] else "FAIL"), chip, case, f"page={page}",
+                              f"splits={splits} err={row['max_rel_err']:.2e}", flush=True)
         for case in (BENCH[:4] if args.quick else BENCH):
             row = bench(torch, tilec, chips, case, args.artifacts, args.rounds)
             result["bench"].append(row)

@@ -1154,6 +1154,7 @@ static void rewriteAttention(PatternRewriter &rewriter, Operation *anchor,
   Value ov = view(o, seqQ, qStride);
   AttentionOp::create(rewriter, loc, qv, kv, vv, ov, /*lse=*/Value(),
                       /*descales=*/ValueRange(), /*seqused_k=*/Value(),
+                      /*block_table=*/Value(),
                       /*workspace_o=*/Value(), /*workspace_lse=*/Value(),
                       rewriter.getF32FloatAttr(plan.scale),
                       /*causal=*/false, /*stage=*/AttentionStageAttr(),

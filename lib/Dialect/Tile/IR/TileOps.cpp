@@ -1842,6 +1842,25 @@ static LogicalResult verifyServingForms(AttentionOp op, int64_t d) {
                             "batch's number of keys), got ")
              << type;
   }
+  if (Value table = op.getBlockTable()) {
+    auto type = cast<ViewType>(table.getType());
+    if (type.getRank() != 2 || !type.getElementType().isInteger(32))
+      return op.emitOpError("expected a 2-D i32 block_table view [batch, "
+                            "max_pages], got ")
+             << type;
+    if (!op.getSequsedK())
+      return op.emitOpError("a paged KV cache (block_table) needs seqused_k: "
+                            "each batch's number of keys");
+    int64_t page = op.getK().getType().getShape()[2];
+    if (ShapedType::isDynamic(page) || !llvm::isPowerOf2_64(page) ||
+        page < 16 || page > 256)
+      return op.emitOpError("expected paged K and V [pages, kv_heads, "
+                            "page_size, head_dim] with a static page_size, a "
+                            "power of two from 16 to 256, got ")
+             << op.getK().getType();
+    if (isFp8Type(op.getQ().getType().getElementType()))
+      return op.emitOpError("a paged KV cache takes bf16 or f16 inputs");
+  }
   int64_t splits = op.getSplits();
   Value wo = op.getWorkspaceO(), wl = op.getWorkspaceLse();
   if (splits == 1 && wo)
@@ -1957,8 +1976,12 @@ LogicalResult AttentionOp::verify() {
   for (auto [name, view] : views)
     if (view.getShape()[3] != d)
       return emitOpError("expected the same head_dim for Q, K, V and O");
+  // Paged K and V are views of the page pool: their first dimension is the
+  // pages, not the batch.
+  bool paged = static_cast<bool>(getBlockTable());
   for (auto [name, view] : views)
-    if (!compatibleDim(view.getShape()[0], q.getShape()[0]))
+    if (!(paged && (name == "K" || name == "V")) &&
+        !compatibleDim(view.getShape()[0], q.getShape()[0]))
       return emitOpError("batch size of ") << name << " differs from Q's";
   if (!compatibleDim(q.getShape()[1], o.getShape()[1]) ||
       !compatibleDim(q.getShape()[2], o.getShape()[2]))

@@ -128,3 +128,44 @@ tile.kernel @splits_zero(%Q: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32) {
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+tile.kernel @block_table_type(%Q: !tile.ptr<bf16>, %T: !tile.ptr<i64>, %L: !tile.ptr<i32>, %B: i32, %H: i32, %P: i32) {
+  %q = tile.make_view %Q[%B, %H, 1, 128] strides [%P, %P, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %Q[%P, %H, 64, 128] strides [%P, %P, %P, 1] : !tile.ptr<bf16>
+  %lens = tile.make_view %L[%B] strides [1] : !tile.ptr<i32>
+  %t = tile.make_view %T[%B, %P] strides [%P, 1] : !tile.ptr<i64>
+  // expected-error @+1 {{expected a 2-D i32 block_table view [batch, max_pages], got '!tile.view<?x?xi64, strides = [?, 1]>'}}
+  tile.attention %q, %k, %k, %q seqused_k(%lens : !tile.view<?xi32, strides = [1]>) block_table(%t : !tile.view<?x?xi64, strides = [?, 1]>)
+      : !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x64x128xbf16, strides = [?, ?, ?, 1]>,
+        !tile.view<?x?x64x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @block_table_without_lengths(%Q: !tile.ptr<bf16>, %T: !tile.ptr<i32>, %B: i32, %H: i32, %P: i32) {
+  %q = tile.make_view %Q[%B, %H, 1, 128] strides [%P, %P, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %Q[%P, %H, 64, 128] strides [%P, %P, %P, 1] : !tile.ptr<bf16>
+  %t = tile.make_view %T[%B, %P] strides [%P, 1] : !tile.ptr<i32>
+  // expected-error @+1 {{a paged KV cache (block_table) needs seqused_k: each batch's number of keys}}
+  tile.attention %q, %k, %k, %q block_table(%t : !tile.view<?x?xi32, strides = [?, 1]>)
+      : !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x64x128xbf16, strides = [?, ?, ?, 1]>,
+        !tile.view<?x?x64x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @block_table_page_size(%Q: !tile.ptr<bf16>, %T: !tile.ptr<i32>, %L: !tile.ptr<i32>, %B: i32, %H: i32, %P: i32) {
+  %q = tile.make_view %Q[%B, %H, 1, 128] strides [%P, %P, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %Q[%P, %H, 48, 128] strides [%P, %P, %P, 1] : !tile.ptr<bf16>
+  %lens = tile.make_view %L[%B] strides [1] : !tile.ptr<i32>
+  %t = tile.make_view %T[%B, %P] strides [%P, 1] : !tile.ptr<i32>
+  // expected-error @+1 {{expected paged K and V [pages, kv_heads, page_size, head_dim] with a static page_size, a power of two from 16 to 256, got '!tile.view<?x?x48x128xbf16, strides = [?, ?, ?, 1]>'}}
+  tile.attention %q, %k, %k, %q seqused_k(%lens : !tile.view<?xi32, strides = [1]>) block_table(%t : !tile.view<?x?xi32, strides = [?, 1]>)
+      : !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x48x128xbf16, strides = [?, ?, ?, 1]>,
+        !tile.view<?x?x48x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

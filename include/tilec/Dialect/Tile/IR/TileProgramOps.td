@@ -734,7 +734,15 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     stage by `@k_split` and `@k_combine`. With `pack_gqa` (the default
     where Q's type has seq dimension 1 and there is no score_mod or
     mask_mod), the query heads sharing a K/V head are the rows of one query
-    block: one program streams each K/V head once for all of them.
+    block: one program streams each K/V head once for all of them. Paged
+    KV caches (vLLM's): with `block_table`, a 2-D i32 view `[batch,
+    max_pages]`, K and V are views `[pages, kv_heads, page_size, head_dim]`
+    of the page pool (page_size static, a power of two from 16 to 256), key
+    `j` of batch `b` is row `j mod page_size` of page `block_table[b, j /
+    page_size]`, and `seqused_k` is required (the keys end there; pages past
+    it are not read). A key block never spans pages: blocks are at most a
+    page. A page index outside the pool reads zeros (TMA and the threads'
+    loads stay within the pool's view).
 
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
@@ -765,6 +773,7 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
                        Tile_ViewType:$o, Optional<Tile_ViewType>:$lse,
                        Variadic<AnyTypeOf<[F32, Tile_ViewType]>>:$descales,
                        Optional<Tile_ViewType>:$seqused_k,
+                       Optional<Tile_ViewType>:$block_table,
                        Optional<Tile_ViewType>:$workspace_o,
                        Optional<Tile_ViewType>:$workspace_lse,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
@@ -775,6 +784,7 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     $q `,` $k `,` $v `,` $o (`lse` `(` $lse^ `)`)?
     (`descale` `(` custom<Descales>($descales, type($descales))^)?
     (`seqused_k` `(` $seqused_k^ `:` qualified(type($seqused_k)) `)`)?
+    (`block_table` `(` $block_table^ `:` qualified(type($block_table)) `)`)?
     (`workspace` `(` $workspace_o^ `,` $workspace_lse `:`
      qualified(type($workspace_o)) `,` qualified(type($workspace_lse)) `)`)?
     (`scale` `(` $scale^ `)`)?

@@ -94,6 +94,10 @@ struct AttentionProblem {
   /// packed.
   Value seqUsedK, heads;
   bool packed = false;
+  /// A paged KV cache: the [batch, max_pages] table (null otherwise) and the
+  /// keys per page; k, kT and v are views of the page pool.
+  Value blockTable;
+  int64_t pageSize = 0;
   /// Split-KV's split stage: the key ranges, and the workspace as views
   /// [S, B * heads, sq, D] and [S, B * heads, sq] (null otherwise).
   int64_t splits = 1;
@@ -886,12 +890,21 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
                                  ValueRange it) {
       ImplicitLocOpBuilder lb(loc, ob);
       Value zero = constI32(lb, 0);
+      // K and V of keys [n, n + bn): of batch bi, or of its page.
+      Value kvBatch = t.bi, row = n;
+      if (p.blockTable) {
+        Value page = constI32(lb, p.pageSize);
+        kvBatch = LoadScalarOp::create(
+            lb, lb.getI32Type(), p.blockTable,
+            ValueRange{t.bi, arith::DivSIOp::create(lb, n, page)});
+        row = arith::RemSIOp::create(lb, n, page);
+      }
       Value kt = LoadOp::create(lb, ktTile, p.kT,
-                                ValueRange{t.bi, t.kvHead, zero, n}, Value(),
-                                Padding::Zero);
+                                ValueRange{kvBatch, t.kvHead, zero, row},
+                                Value(), Padding::Zero);
       Value tv = LoadOp::create(lb, vTile, p.v,
-                                ValueRange{t.bi, t.kvHead, n, zero}, Value(),
-                                Padding::Zero);
+                                ValueRange{kvBatch, t.kvHead, row, zero},
+                                Value(), Padding::Zero);
       Value s = DotOp::create(lb, sType, tq, kt, splatF32(lb, {bm, bn}, 0.0));
       if (p.scoreMod || p.maskMod)
         s = applyMods(lb, p, t, s, n, bm, bn);
@@ -1148,6 +1161,12 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op,
   p.kT = MakeViewOp::create(b, ktType, kMake.getBase(), kMake.getSizes(),
                             kMake.getStrides());
   p.seqUsedK = op.getSequsedK();
+  if ((p.blockTable = op.getBlockTable())) {
+    // Keys up to the table's pages (seqused_k ends each batch's).
+    p.pageSize = op.getK().getType().getShape()[2];
+    p.sk = arith::MulIOp::create(b, getViewSize(b, p.blockTable, 1),
+                                 constI32(b, p.pageSize));
+  }
   p.heads = p.hq;
   if (c.packGqa) {
     // One query per head: the G query heads of a K/V head are the rows of

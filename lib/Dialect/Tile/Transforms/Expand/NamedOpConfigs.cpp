@@ -739,6 +739,15 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   override(c.stages, config.getStages());
   override(c.consumerRegs, config.getConsumerRegs());
   override(c.producerRegs, config.getProducerRegs());
+  // A paged KV cache: a key block within one page.
+  if (op.getBlockTable()) {
+    int64_t page = op.getK().getType().getShape()[2];
+    if (config.getBlockN() && *config.getBlockN() > page)
+      return op.emitOpError("block_n = ")
+             << *config.getBlockN() << " is larger than the KV cache's pages ("
+             << page << " keys): a key block must lie within one page";
+    c.blockN = std::min(c.blockN, page);
+  }
   // Warps split the rows: each owns block_m / warps (a multiple of 16).
   // (Powers of two and block_n >= 16 are the config attribute's rules.)
   if (c.blockM % (16 * c.warps) != 0)

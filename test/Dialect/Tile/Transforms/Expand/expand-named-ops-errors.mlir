@@ -170,3 +170,34 @@ tile.kernel @gemm_split_unstaged(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !
       !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// Split-KV attention is two kernels: tile-split-stages must run first.
+tile.kernel @attention_split_unstaged(%Q: !tile.ptr<bf16>, %W: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %R: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  %wo = tile.make_view %W[2, %R, 128] strides [%R, 128, 1] : !tile.ptr<f32>
+  %wl = tile.make_view %W[2, %R] strides [%R, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{with splits = 2 needs a stage to be expanded: split-KV attention is two kernels, the key ranges and their combination (tile-split-stages makes one per stage)}}
+  tile.attention %q, %q, %q, %q workspace(%wo, %wl : !tile.view<2x?x128xf32, strides = [?, 128, 1]>, !tile.view<2x?xf32, strides = [?, 1]>)
+      config <splits = 2>
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+// A key block of a paged cache lies within one page.
+tile.kernel @attention_paged_block_n(%Q: !tile.ptr<bf16>, %T: !tile.ptr<i32>, %L: !tile.ptr<i32>, %B: i32, %H: i32, %P: i32) {
+  %q = tile.make_view %Q[%B, %H, 1, 128] strides [%P, %P, 128, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %Q[%P, %H, 16, 128] strides [%P, %P, %P, 1] : !tile.ptr<bf16>
+  %lens = tile.make_view %L[%B] strides [1] : !tile.ptr<i32>
+  %t = tile.make_view %T[%B, %P] strides [%P, 1] : !tile.ptr<i32>
+  // expected-error @+1 {{block_n = 64 is larger than the KV cache's pages (16 keys): a key block must lie within one page}}
+  tile.attention %q, %k, %k, %q seqused_k(%lens : !tile.view<?xi32, strides = [1]>) block_table(%t : !tile.view<?x?xi32, strides = [?, 1]>)
+      config <block_n = 64>
+      : !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x16x128xbf16, strides = [?, ?, ?, 1]>,
+        !tile.view<?x?x16x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

@@ -152,6 +152,19 @@ tile.kernel @attention_score_mod_hand_built(%Q: !tile.ptr<bf16>, %B: i32, %S: i3
 
 // -----
 
+// Nor a serving form (each batch's key count here).
+tile.kernel @attention_seqused_hand_built(%Q: !tile.ptr<bf16>, %L: !tile.ptr<i32>, %B: i32, %S: i32, %ld: i32) {
+  %q = tile.make_view %Q[%B, %B, %S, 256] strides [%ld, %ld, 256, 1] : !tile.ptr<bf16>
+  %lens = tile.make_view %L[%B] strides [1] : !tile.ptr<i32>
+  // expected-error @+1 {{by_passes = false: the hand-built schedule has no serving form (seqused_k, splits, pack_gqa); such attention is built by the scheduling passes}}
+  tile.attention %q, %q, %q, %q seqused_k(%lens : !tile.view<?xi32, strides = [1]>) config <by_passes = false>
+      : !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>,
+        !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>
+  tile.return
+}
+
+// -----
+
 // The warp-specialized kernel's producer issues TMA copies.
 tile.kernel @unaligned_warp_specialized(%A: !tile.ptr<bf16>, %M: i32) {
   %a = tile.make_view %A[%M, %M] strides [%M, 1] : !tile.ptr<bf16>
