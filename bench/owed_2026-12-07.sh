@@ -8,6 +8,7 @@
 #   bench/owed_2026-12-07.sh build        # here (~15 min on 2 cores): .gpu/bundle
 #   bench/owed_2026-12-07.sh run N        # there, carry .gpu/bundle; N = 1, 2, 3
 #   bench/owed_2026-12-07.sh run 4        # there, carry .gpu/bundle-python
+#   bench/owed_2026-12-07.sh run 5        # there, carry .gpu/bundle/decode
 #
 # The logs and JSON records land in $OUT/gpu; a check that fails names its
 # log (scripts/gpu/run_all.sh).
@@ -21,22 +22,30 @@
 # (ignored .gpu/): .gpu/callB.sh runs run 4's checks on .gpu/bundle-python
 # (rebuild it: PARTS=python scripts/build/build_gpu_artifacts.sh
 # .gpu/bundle-python) and the row-major swap-AB A/B of .gpu/rowswap.
+#
+# Tenth session (issue 54): decode ran once on an H100 at 51056ce's kernels
+# (42/42, bench/results/2026-12-07_decode_kvcache_h100.json). Owed: the
+# paged checks and the paged 16/64 timings of scripts/gpu/decode_check.py
+# (run 5 below; the bundle part 'decode' of ca3be90 or later), and a sweep
+# of the decode tiles (block_n 64/128, ring depth, twice the rule's ranges)
+# to pick setDecodeTiles' defaults by measurement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:?build or run}" in
   build)
     # Two bundles, each under 64 MiB: the python part (the package's
     # kernels) apart; the backward part (~20 MiB) is not owed.
-    PARTS="examples gemm att block corpus aot split_k gemm_sweep batch_reduce shuffle lin linalg host flex" \
+    PARTS="examples gemm att block corpus aot split_k gemm_sweep batch_reduce shuffle lin linalg host flex decode" \
       scripts/build/build_gpu_artifacts.sh .gpu/bundle
     PARTS="python" scripts/build/build_gpu_artifacts.sh .gpu/bundle-python ;;
   run)
     bundle=.gpu/bundle
-    case "${2:?1, 2, 3 or 4}" in
+    case "${2:?1, 2, 3, 4 or 5}" in
       1) checks="examples score_mod flex gemm attention aot wgmma_rs shuffle batch_reduce" ;;
       2) checks="corpus block attention_block variants lin linalg" ;;
       3) checks="split_k gemm_sweep sweep any_strides host" ;;
       4) checks="python bmm grouped"; bundle=.gpu/bundle-python ;;
+      5) checks="decode" ;;
     esac
     OUT="${OUT:-out}/gpu" CHECKS="$checks" QUICK=1 scripts/gpu/run_all.sh "$bundle" ;;
 esac
