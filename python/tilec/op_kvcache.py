@@ -41,8 +41,9 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, *, cache_seqlens
     (torch, [batch, seqlen_new, kv_heads, head_dim]): new keys and values,
     written into the caches at ``cache_seqlens`` before attending (the
     caches must have room: what a tensor ``cache_seqlens`` says is not read
-    back, so lengths beyond the cache are not caught; an int one is
-    checked). Paged (vLLM's cache): with ``block_table``, an i32 tensor
+    back, so lengths beyond the cache are not caught -- tokens that do not
+    fit overwrite the cache's last position, never memory outside it; an
+    int one is checked). Paged (vLLM's cache): with ``block_table``, an i32 tensor
     [batch, max_pages] of page indices, the caches are page pools
     [num_pages, page_size, kv_heads, head_dim] (page_size a power of two
     from 16 to 256; key j of batch b is row j % page_size of page
@@ -135,7 +136,8 @@ def _append(op, k_cache, v_cache, k, v, lens, cache_seqlens):
                             f"cache's {k_cache.shape[1]} positions")
     rows = torch.arange(k.shape[0], device=k.device)[:, None]
     cols = lens.to(torch.int64)[:, None] + torch.arange(new, device=k.device)[None, :]
-    # Positions past the cache (a length the host cannot see) are dropped.
+    # Positions past the cache (a length the host cannot see) land on its
+    # last position: never outside the cache's memory.
     cols = cols.clamp(max=k_cache.shape[1] - 1) if new else cols
     k_cache[rows, cols] = k.to(k_cache.dtype)
     v_cache[rows, cols] = v.to(v_cache.dtype)
