@@ -511,6 +511,22 @@ def attention_decode_stage_names(name, splits):
     return [name] if splits <= 1 else [f"{name}_split", f"{name}_combine"]
 
 
+def _decode_params(dtype, one_query, splits, page_size):
+    """The parameter list of :func:`attention_decode_source`'s kernel."""
+    params = (f"%Q: !tile.ptr<{dtype}>, %K: !tile.ptr<{dtype}>, %V: !tile.ptr<{dtype}>, "
+              f"%O: !tile.ptr<{dtype}>, %LSE: !tile.ptr<f32>, %LENS: !tile.ptr<i32>")
+    if page_size:
+        params += ", %TABLE: !tile.ptr<i32>"
+    if splits > 1:
+        params += ", %WO: !tile.ptr<f32>, %WL: !tile.ptr<f32>"
+    params += ", %B: i32, %H: i32, %HK: i32" + ("" if one_query else ", %SQ: i32")
+    params += ", %PAGES: i32, %MAXP: i32" if page_size else ", %SK: i32"
+    params += ", %q_batch: i32, %q_head: i32" + ("" if one_query else ", %q_seq: i32")
+    params += ", %o_batch: i32, %o_head: i32" + ("" if one_query else ", %o_seq: i32")
+    params += ", %kv_batch: i32, %kv_head: i32, %kv_seq: i32, %lse_batch: i32"
+    return params + (", %ROWS: i32, %wo_split: i32" if splits > 1 else "")
+
+
 def attention_decode_source(dtype="bf16", head_dim=128, one_query=True, causal=False, splits=1,
                             name=None, scale=None, config=None, page_size=0):
     """A kernel computing ``tile.attention`` against a KV cache, as
@@ -545,21 +561,9 @@ def attention_decode_source(dtype="bf16", head_dim=128, one_query=True, causal=F
     kv_view = f"!tile.view<?x?x{seq}x{d}x{dtype}, strides = [?, ?, ?, 1]>"
     lse_view = f"!tile.view<?x?x{sq_dim}xf32, strides = [?, {'1' if one_query else '?'}, 1]>"
     lens_view = "!tile.view<?xi32, strides = [1]>"
-    params = (f"%Q: !tile.ptr<{dtype}>, %K: !tile.ptr<{dtype}>, %V: !tile.ptr<{dtype}>, "
-              f"%O: !tile.ptr<{dtype}>, %LSE: !tile.ptr<f32>, %LENS: !tile.ptr<i32>")
-    if page_size:
-        params += ", %TABLE: !tile.ptr<i32>"
-    if splits > 1:
-        params += ", %WO: !tile.ptr<f32>, %WL: !tile.ptr<f32>"
-    params += ", %B: i32, %H: i32, %HK: i32" + ("" if one_query else ", %SQ: i32")
-    params += ", %PAGES: i32, %MAXP: i32" if page_size else ", %SK: i32"
     kv_rows = ("%PAGES", str(page_size)) if page_size else ("%B", "%SK")
-    params += ", %q_batch: i32, %q_head: i32" + ("" if one_query else ", %q_seq: i32")
-    params += ", %o_batch: i32, %o_head: i32" + ("" if one_query else ", %o_seq: i32")
-    params += ", %kv_batch: i32, %kv_head: i32, %kv_seq: i32, %lse_batch: i32"
     lines = [
-        f"tile.kernel @{name}({params}" + (", %ROWS: i32, %wo_split: i32" if splits > 1 else "")
-        + ") {",
+        f"tile.kernel @{name}({_decode_params(dtype, one_query, splits, page_size)}) {{",
         f"  %q = tile.make_view %Q[%B, %H, {sq}, {d}] strides [%q_batch, %q_head, {q_seq}, 1] "
         f": !tile.ptr<{dtype}>",
         f"  %k = tile.make_view %K[{kv_rows[0]}, %HK, {kv_rows[1]}, {d}] strides [%kv_batch, "
