@@ -23,12 +23,14 @@
 # (rebuild it: PARTS=python scripts/build/build_gpu_artifacts.sh
 # .gpu/bundle-python) and the row-major swap-AB A/B of .gpu/rowswap.
 #
-# Tenth session (issue 54): decode ran once on an H100 at 51056ce's kernels
-# (42/42, bench/results/2026-12-07_decode_kvcache_h100.json). Owed: the
-# paged checks and the paged 16/64 timings of scripts/gpu/decode_check.py
-# (run 5 below; the bundle part 'decode' of ca3be90 or later), and a sweep
-# of the decode tiles (block_n 64/128, ring depth, twice the rule's ranges)
-# to pick setDecodeTiles' defaults by measurement.
+# Tenth session (issue 54): decode ran on an H100 (run 5 below: 66/66 with
+# paged caches; bench/results/2026-12-07_decode_kvcache_paged_h100.json,
+# with the decode-tile sweep). Run 4 was tried on a .gpu/bundle-python
+# built at 51056ce and failed before testing anything of substance: that
+# bundle held 192 kernels without the f16 GEMMs the checks ask for, and
+# the any-strides check did not find libtilec-rules.so (set
+# TILEC_RULES_LIBRARY=.gpu/bundle-python/python/libtilec-rules.so); rebuild
+# the bundle with the package's full kernel list before running it again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:?build or run}" in
