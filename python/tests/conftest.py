@@ -19,13 +19,13 @@ sys.path.insert(0, os.path.join(_HERE, ".."))
 sys.path.append(os.path.abspath(os.path.join(_HERE, "..", "..")))
 
 from tilec import (_capi, api, checks, launch, op_attention, op_batched, op_gemm,  # noqa: E402
-                   op_kvcache, ops, plans, targets)
+                   op_kvcache, op_varlen, ops, plans, targets)
 
 #: The modules of the host layer (tilec.ops's public names come from them).
 #: They import their helpers by name, so a helper a test replaces is
 #: replaced in each of them that holds it (see :func:`patch_host`).
 HOST_MODULES = (targets, plans, checks, launch, op_gemm, op_batched, op_attention, op_kvcache,
-                api)
+                op_varlen, api)
 
 #: A one-kernel tile program: y = 2 * x over n floats.
 SCALE_SOURCE = """\

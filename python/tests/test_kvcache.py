@@ -6,7 +6,7 @@ import pytest
 
 import tilec
 from test_ops import FakeTensor, launches, write_artifact  # noqa: F401 - the fixture
-from tilec.kernels import (attention_decode_name, attention_decode_source,
+from tilec.serving_kernels import (attention_decode_name, attention_decode_source,
                            attention_decode_splits, attention_decode_stage_names)
 
 

@@ -18,6 +18,10 @@ computes attention's gradients from the forward's output and lse.
 ``tilec.flex_attention`` / ``tilec.create_block_mask``: FlexAttention's
 interface, with score_mod and mask_mod callables traced into
 ``tile.attention``'s regions (forward only; :mod:`tilec.flex`).
+
+Serving: ``tilec.attention_with_kvcache`` (decode against a KV cache,
+paged or not, split-KV) and ``tilec.attention_varlen`` (packed
+variable-length sequences), flash-attn's interfaces.
 """
 
 __version__ = "0.1.0"
@@ -30,12 +34,14 @@ from .specialize import specialization
 from .training import attention_backward
 from .flex import BlockMask, create_block_mask, flex_attention
 from .op_kvcache import attention_with_kvcache
+from .op_varlen import attention_varlen
 from .ops import (ArgumentError, DTypeError, KernelNotAvailableError, LoweringNotAvailableError,
                   attention, bmm, default_precision, gemm, grouped_gemm)
 
 __all__ = [
     "compile", "gemm", "bmm", "grouped_gemm", "attention", "attention_backward",
     "flex_attention", "create_block_mask", "BlockMask", "attention_with_kvcache",
+    "attention_varlen",
     "default_precision", "evaluate_grid",
     "specialization",
     "CompileResult", "CompiledKernel",

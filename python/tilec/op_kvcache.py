@@ -14,7 +14,7 @@ call never synchronizes with the device and can be captured in a CUDA graph
 from . import artifacts as _artifacts
 from .checks import _check_device, _check_metadata
 from .errors import ArgumentError, DTypeError
-from .kernels import (attention_decode_name, attention_decode_source,
+from .serving_kernels import (attention_decode_name, attention_decode_source,
                       attention_decode_splits, attention_decode_stage_names)
 from .launch import _allocate, _allocator, _launch_checked, _launch_stages
 from .plans import _default_directory, _resolve, _tls

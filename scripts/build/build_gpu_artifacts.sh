@@ -25,8 +25,10 @@
 #   flex/            tilec.flex_attention's kernels  scripts/gpu/flex_check.py
 #   decode/          tilec.attention_with_kvcache's  scripts/gpu/decode_check.py
 #                    kernels
+#   varlen/          tilec.attention_varlen's        scripts/gpu/varlen_check.py
+#                    kernels
 #
-# The last nine are what those checks' own build steps make (the checks
+# The last ten are what those checks' own build steps make (the checks
 # keep them: `--build DIR` / `build DIR`).
 #
 # sm_80/sm_89 kernels are assembled for sm_90 so that their code paths run on
@@ -46,7 +48,7 @@ build="${BUILD:-$root/build}"
 tilec="$build/bin/tilec"
 export TILEC_LIBRARY="${TILEC_LIBRARY:-$build/lib/libtilec-c.so}"
 out="$(mkdir -p "${1:-.gpu/bundle}" && cd "${1:-.gpu/bundle}" && pwd)"
-all_parts="examples gemm att block backward python aot corpus split_k gemm_sweep batch_reduce shuffle lin linalg host flex decode"
+all_parts="examples gemm att block backward python aot corpus split_k gemm_sweep batch_reduce shuffle lin linalg host flex decode varlen"
 parts="${PARTS:-$all_parts}"
 limit_mib=64
 
@@ -94,6 +96,7 @@ for part in $parts; do
           find "$out/host" \( -name '*.o' -o -name '*.ll' \) -delete ;;
     flex) python3 -m scripts.gpu.flex_check --build "$out/flex" ;;
     decode) python3 -m scripts.gpu.decode_check --build "$out/decode" ;;
+    varlen) python3 -m scripts.gpu.varlen_check --build "$out/varlen" ;;
     *) echo "unknown part $part ($all_parts)" >&2
        exit 2 ;;
   esac

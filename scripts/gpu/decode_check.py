@@ -39,7 +39,7 @@ BENCH = [(8, 32, 8, 4096), (32, 32, 8, 8192), (128, 32, 8, 4096), (1, 64, 8, 327
 
 def sources():
     """{(chip, name): source} of every decode kernel the checks call."""
-    from tilec.kernels import attention_decode_source
+    from tilec.serving_kernels import attention_decode_source
     out = {}
     for chip in CHIPS:
         for splits in SPLITS:

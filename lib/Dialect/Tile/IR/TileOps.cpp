@@ -1830,11 +1830,60 @@ void AttentionOp::setKernelStage(StringRef stage) {
   setStage(symbolizeEnum<AttentionStage>(stage));
 }
 
+/// Varlen's rules: both cu_seqlens 1-D i32 views with `max_seqlen_q`, Q,
+/// K, V, O (and lse) packed as one batch, and none of the forms it does not
+/// combine with.
+static LogicalResult verifyVarlen(AttentionOp op) {
+  if (!op.isVarlen())
+    return op.getMaxSeqlenQ()
+               ? op.emitOpError("max_seqlen_q is for variable-length "
+                                "sequences only (cu_seqlens)")
+               : success();
+  for (Value cu : {op.getCuSeqlensQ(), op.getCuSeqlensK()}) {
+    auto type = cast<ViewType>(cu.getType());
+    if (type.getRank() != 1 || !type.getElementType().isInteger(32))
+      return op.emitOpError("expected 1-D i32 cu_seqlens views [batch + 1] "
+                            "(cumulative sequence lengths), got ")
+             << type;
+  }
+  if (!op.getMaxSeqlenQ())
+    return op.emitOpError("variable-length sequences (cu_seqlens) need "
+                          "max_seqlen_q(%m): the longest sequence's queries "
+                          "size the grid");
+  std::pair<StringRef, Value> packed[] = {{"Q", op.getQ()},
+                                          {"K", op.getK()},
+                                          {"V", op.getV()},
+                                          {"O", op.getO()},
+                                          {"lse", op.getLse()}};
+  for (auto [name, view] : packed)
+    if (view && cast<ViewType>(view.getType()).getShape()[0] != 1)
+      return op.emitOpError("expected packed variable-length ")
+             << name << " with a batch dimension of 1 ([1, heads, "
+             << "total_tokens, ...]), got " << view.getType();
+  StringRef other = op.getBlockTable()   ? "block_table"
+                    : op.getSplits() > 1 ? "split-KV"
+                    : op.getScoreModBlock() || op.getMaskModBlock()
+                        ? "score_mod or mask_mod"
+                        : "";
+  AttentionConfigAttr config = op.getConfigAttr();
+  if (other.empty() && config && config.getPackGqa() &&
+      config.getPackGqa().getValue())
+    other = "pack_gqa";
+  if (!other.empty())
+    return op.emitOpError("variable-length sequences (cu_seqlens) do not "
+                          "take ")
+           << other << " yet";
+  return success();
+}
+
 /// The serving forms' rules: `seqused_k` a 1-D i32 view; a workspace
 /// (f32 `[S, rows, head_dim]` and `[S, rows]`, contiguous along the last
 /// dimension) exactly with `splits = S > 1`, a stage only then, and 16-bit
-/// inputs; `pack_gqa` only for one query per head and no regions.
+/// inputs; `pack_gqa` only for one query per head and no regions; varlen
+/// (verifyVarlen).
 static LogicalResult verifyServingForms(AttentionOp op, int64_t d) {
+  if (failed(verifyVarlen(op)))
+    return failure();
   if (Value lens = op.getSequsedK()) {
     auto type = cast<ViewType>(lens.getType());
     if (type.getRank() != 1 || !type.getElementType().isInteger(32))

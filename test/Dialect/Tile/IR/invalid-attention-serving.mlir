@@ -1,8 +1,8 @@
 // RUN: tilec-opt %s -split-input-file -verify-diagnostics
 
 // One case per verifier error of tile.attention's serving forms: seqused_k,
-// split-KV (a workspace exactly with splits > 1, a stage only then) and
-// pack_gqa.
+// split-KV (a workspace exactly with splits > 1, a stage only then),
+// pack_gqa, paged caches and varlen (cu_seqlens).
 
 tile.kernel @seqused_k_type(%Q: !tile.ptr<bf16>, %L: !tile.ptr<i64>, %B: i32, %H: i32, %S: i32) {
   %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
@@ -167,5 +167,100 @@ tile.kernel @block_table_page_size(%Q: !tile.ptr<bf16>, %T: !tile.ptr<i32>, %L: 
   tile.attention %q, %k, %k, %q seqused_k(%lens : !tile.view<?xi32, strides = [1]>) block_table(%t : !tile.view<?x?xi32, strides = [?, 1]>)
       : !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x48x128xbf16, strides = [?, ?, ?, 1]>,
         !tile.view<?x?x48x128xbf16, strides = [?, ?, ?, 1]>, !tile.view<?x?x1x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+// Varlen (cu_seqlens): 1-D i32 cumulative lengths, max_seqlen_q with them
+// (and only with them), Q/K/V/O/lse packed as one batch, and none of the
+// forms it does not combine with.
+
+tile.kernel @cu_seqlens_type(%Q: !tile.ptr<bf16>, %C: !tile.ptr<i64>, %B: i32, %H: i32, %T: i32, %M: i32) {
+  %q = tile.make_view %Q[1, %H, %T, 128] strides [0, 128, %H, 1] : !tile.ptr<bf16>
+  %cu = tile.make_view %C[%B] strides [1] : !tile.ptr<i64>
+  // expected-error @+1 {{expected 1-D i32 cu_seqlens views [batch + 1] (cumulative sequence lengths), got '!tile.view<?xi64, strides = [1]>'}}
+  tile.attention %q, %q, %q, %q cu_seqlens(%cu, %cu : !tile.view<?xi64, strides = [1]>, !tile.view<?xi64, strides = [1]>) max_seqlen_q(%M)
+      : !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>,
+        !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @cu_seqlens_without_max(%Q: !tile.ptr<bf16>, %C: !tile.ptr<i32>, %B: i32, %H: i32, %T: i32) {
+  %q = tile.make_view %Q[1, %H, %T, 128] strides [0, 128, %H, 1] : !tile.ptr<bf16>
+  %cu = tile.make_view %C[%B] strides [1] : !tile.ptr<i32>
+  // expected-error @+1 {{variable-length sequences (cu_seqlens) need max_seqlen_q(%m): the longest sequence's queries size the grid}}
+  tile.attention %q, %q, %q, %q cu_seqlens(%cu, %cu : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>)
+      : !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>,
+        !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @max_seqlen_without_cu(%Q: !tile.ptr<bf16>, %B: i32, %H: i32, %S: i32, %M: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  // expected-error @+1 {{max_seqlen_q is for variable-length sequences only (cu_seqlens)}}
+  tile.attention %q, %q, %q, %q max_seqlen_q(%M)
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @varlen_batched(%Q: !tile.ptr<bf16>, %C: !tile.ptr<i32>, %B: i32, %H: i32, %T: i32, %M: i32) {
+  %q = tile.make_view %Q[%B, %H, %T, 128] strides [%T, 128, %H, 1] : !tile.ptr<bf16>
+  %cu = tile.make_view %C[%B] strides [1] : !tile.ptr<i32>
+  // expected-error @+1 {{expected packed variable-length Q with a batch dimension of 1 ([1, heads, total_tokens, ...]), got '!tile.view<?x?x?x128xbf16, strides = [?, 128, ?, 1]>'}}
+  tile.attention %q, %q, %q, %q cu_seqlens(%cu, %cu : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>) max_seqlen_q(%M)
+      : !tile.view<?x?x?x128xbf16, strides = [?, 128, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, 128, ?, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, 128, ?, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, 128, ?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @varlen_paged(%Q: !tile.ptr<bf16>, %C: !tile.ptr<i32>, %B: i32, %H: i32, %T: i32, %M: i32) {
+  %q = tile.make_view %Q[1, %H, %T, 128] strides [0, 128, %H, 1] : !tile.ptr<bf16>
+  %kc = tile.make_view %Q[1, %H, 64, 128] strides [0, 128, %H, 1] : !tile.ptr<bf16>
+  %cu = tile.make_view %C[%B] strides [1] : !tile.ptr<i32>
+  %bt = tile.make_view %C[%B, %B] strides [%B, 1] : !tile.ptr<i32>
+  // expected-error @+1 {{variable-length sequences (cu_seqlens) do not take block_table yet}}
+  tile.attention %q, %kc, %kc, %q seqused_k(%cu : !tile.view<?xi32, strides = [1]>) block_table(%bt : !tile.view<?x?xi32, strides = [?, 1]>)
+      cu_seqlens(%cu, %cu : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>) max_seqlen_q(%M)
+      : !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x64x128xbf16, strides = [0, 128, ?, 1]>,
+        !tile.view<1x?x64x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @varlen_pack_gqa(%Q: !tile.ptr<bf16>, %C: !tile.ptr<i32>, %B: i32, %H: i32, %T: i32, %M: i32) {
+  %q = tile.make_view %Q[1, %H, 1, 128] strides [0, 128, %H, 1] : !tile.ptr<bf16>
+  %cu = tile.make_view %C[%B] strides [1] : !tile.ptr<i32>
+  // expected-error @+1 {{variable-length sequences (cu_seqlens) do not take pack_gqa yet}}
+  tile.attention %q, %q, %q, %q cu_seqlens(%cu, %cu : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>) max_seqlen_q(%M)
+      config <pack_gqa = true>
+      : !tile.view<1x?x1x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x1x128xbf16, strides = [0, 128, ?, 1]>,
+        !tile.view<1x?x1x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x1x128xbf16, strides = [0, 128, ?, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @varlen_score_mod(%Q: !tile.ptr<bf16>, %C: !tile.ptr<i32>, %B: i32, %H: i32, %T: i32, %M: i32) {
+  %q = tile.make_view %Q[1, %H, %T, 128] strides [0, 128, %H, 1] : !tile.ptr<bf16>
+  %cu = tile.make_view %C[%B] strides [1] : !tile.ptr<i32>
+  // expected-error @+1 {{variable-length sequences (cu_seqlens) do not take score_mod or mask_mod yet}}
+  tile.attention %q, %q, %q, %q cu_seqlens(%cu, %cu : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>) max_seqlen_q(%M)
+      score_mod {
+  ^bb0(%s: f32, %b: i32, %h: i32, %qi: i32, %kj: i32):
+    tile.yield %s : f32
+  }
+      : !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>,
+        !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
   tile.return
 }

@@ -744,6 +744,23 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     page. A page index outside the pool reads zeros (TMA and the threads'
     loads stay within the pool's view).
 
+    Variable-length batches (FlashAttention's varlen): with
+    `cu_seqlens(%cu_q, %cu_k)`, two 1-D i32 views `[batch + 1]` of
+    cumulative sequence lengths, and `max_seqlen_q(%m)` (an i32 kernel
+    parameter, at least every sequence's query count: it sizes the grid),
+    Q and O are views `[1, heads, total_q, head_dim]` of the packed tokens
+    of all sequences (`lse` `[1, heads, total_q]`) and K and V `[1,
+    kv_heads, total_k, head_dim]`: sequence `b` is Q's tokens
+    `[cu_q[b], cu_q[b + 1])` against K's `[cu_k[b], cu_k[b + 1])`
+    (`seqused_k`, if given, ends its keys sooner), and `causal` aligns to
+    each sequence's bottom right. An empty sequence writes nothing; a
+    sequence with queries and no keys writes O = 0 and lse = -inf. Rows
+    are written only within their sequence (O's store is masked, so it
+    does not leave through TMA), and Q/K/V's loads stay within the views:
+    lengths past `max_seqlen_q` or cumulative lengths past the views are
+    never written outside O. Not with `block_table`, split-KV, `pack_gqa`,
+    score_mod or mask_mod.
+
     ```mlir
     tile.attention %q, %k, %v, %o lse(%lse) causal
         : !tile.view<?x?x?x128xbf16, strides = [?, ?, ?, 1]>, ...
@@ -767,6 +784,11 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
                              !tile.view<8x?xf32, strides = [?, 1]>)
         config <splits = 8>
         : !tile.view<?x?x1x128xbf16, strides = [?, ?, ?, 1]>, ...
+    // Packed variable-length sequences ([total, heads, head_dim] tensors).
+    tile.attention %q, %k, %v, %o cu_seqlens(%cq, %ck
+        : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>)
+        max_seqlen_q(%mq) causal
+        : !tile.view<1x?x?x128xbf16, strides = [?, 128, ?, 1]>, ...
     ```
   }];
   let arguments = (ins Tile_ViewType:$q, Tile_ViewType:$k, Tile_ViewType:$v,
@@ -774,6 +796,9 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
                        Variadic<AnyTypeOf<[F32, Tile_ViewType]>>:$descales,
                        Optional<Tile_ViewType>:$seqused_k,
                        Optional<Tile_ViewType>:$block_table,
+                       Optional<Tile_ViewType>:$cu_seqlens_q,
+                       Optional<Tile_ViewType>:$cu_seqlens_k,
+                       Optional<I32>:$max_seqlen_q,
                        Optional<Tile_ViewType>:$workspace_o,
                        Optional<Tile_ViewType>:$workspace_lse,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
@@ -785,6 +810,9 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     (`descale` `(` custom<Descales>($descales, type($descales))^)?
     (`seqused_k` `(` $seqused_k^ `:` qualified(type($seqused_k)) `)`)?
     (`block_table` `(` $block_table^ `:` qualified(type($block_table)) `)`)?
+    (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:`
+     qualified(type($cu_seqlens_q)) `,` qualified(type($cu_seqlens_k)) `)`)?
+    (`max_seqlen_q` `(` $max_seqlen_q^ `)`)?
     (`workspace` `(` $workspace_o^ `,` $workspace_lse `:`
      qualified(type($workspace_o)) `,` qualified(type($workspace_lse)) `)`)?
     (`scale` `(` $scale^ `)`)?
@@ -815,6 +843,8 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     /// The key ranges of a split-KV attention (`config <splits = S>`),
     /// else 1.
     int64_t getSplits();
+    /// True for packed variable-length sequences (`cu_seqlens`).
+    bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
   }];
 }
 

@@ -102,6 +102,11 @@ struct AttentionProblem {
   /// [S, B * heads, sq, D] and [S, B * heads, sq] (null otherwise).
   int64_t splits = 1;
   Value partialO, partialLse;
+  /// Varlen: the [batch + 1] cumulative query and key lengths (null
+  /// otherwise) and their extent (batch + 1, the grid's); q, k, v, o and
+  /// lse are views of one packed batch, `batch` is the sequences and `sq`
+  /// max_seqlen_q.
+  Value cuSeqlensQ, cuSeqlensK, cuExtent;
 };
 
 /// The query block a program (or one tile of a persistent program) computes
@@ -117,18 +122,39 @@ struct QueryBlock {
   /// Split-KV's split stage: the range (null otherwise), whose keys [start,
   /// end) are visited.
   Value split, start;
+  /// Where the block lies in the views: their batch index (bi, or 0 for
+  /// packed varlen sequences), Q's and O's first row (m0, or m0 past the
+  /// sequence's first token) and the sequence's first key (null unless
+  /// varlen).
+  Value viewBatch, qRow, kStart;
+  /// Varlen: this sequence's queries (O's rows past them are not stored;
+  /// null otherwise).
+  Value sq;
 };
 
 } // namespace
 
-/// The keys of batch `bi`: Sk, or its seqused_k within [0, Sk].
+/// The keys of batch `bi` (`keys`: Sk, or a varlen sequence's): `keys`,
+/// or its seqused_k within [0, keys].
 static Value getBatchKeys(ImplicitLocOpBuilder &b, const AttentionProblem &p,
-                          Value bi) {
+                          Value bi, Value keys) {
   if (!p.seqUsedK)
-    return p.sk;
+    return keys;
   Value used = LoadScalarOp::create(b, b.getI32Type(), p.seqUsedK, bi);
-  return arith::MaxSIOp::create(b, arith::MinSIOp::create(b, used, p.sk),
+  return arith::MaxSIOp::create(b, arith::MinSIOp::create(b, used, keys),
                                 constI32(b, 0));
+}
+
+/// Varlen: sequence `bi`'s first token and length (at least 0) from its
+/// cumulative lengths `cu`.
+static std::pair<Value, Value> getSequenceSpan(ImplicitLocOpBuilder &b,
+                                               Value cu, Value bi) {
+  Value first = LoadScalarOp::create(b, b.getI32Type(), cu, bi);
+  Value after = arith::AddIOp::create(b, bi, constI32(b, 1));
+  Value next = LoadScalarOp::create(b, b.getI32Type(), cu, after);
+  Value len = arith::MaxSIOp::create(b, arith::SubIOp::create(b, next, first),
+                                     constI32(b, 0));
+  return {first, len};
 }
 
 /// Split-KV: the keys [0, t.end) of query block `t` cut into `splits`
@@ -159,9 +185,21 @@ static QueryBlock getQueryBlock(ImplicitLocOpBuilder &b,
       p.packed
           ? h
           : arith::DivSIOp::create(b, h, arith::DivSIOp::create(b, p.hq, p.hk));
-  t.sk = getBatchKeys(b, p, bi);
+  t.viewBatch = bi;
+  t.qRow = t.m0;
+  Value keys = p.sk, queries = p.sq;
+  if (p.cuSeqlensQ) {
+    // A packed sequence: its tokens' rows of the one batch.
+    Value qStart;
+    std::tie(qStart, t.sq) = getSequenceSpan(b, p.cuSeqlensQ, bi);
+    std::tie(t.kStart, keys) = getSequenceSpan(b, p.cuSeqlensK, bi);
+    queries = t.sq;
+    t.viewBatch = constI32(b, 0);
+    t.qRow = arith::AddIOp::create(b, qStart, t.m0);
+  }
+  t.sk = getBatchKeys(b, p, bi, keys);
   // The causal offset: query i sees keys up to i + Sk - Sq.
-  Value shift = arith::SubIOp::create(b, t.sk, p.sq);
+  Value shift = arith::SubIOp::create(b, t.sk, queries);
   t.end = t.sk;
   Value visible = t.sk;
   if (p.causal) {
@@ -184,9 +222,9 @@ static QueryBlock getQueryBlock(ImplicitLocOpBuilder &b,
   t.full = arith::MulIOp::create(
       b, arith::DivSIOp::create(b, visible, constI32(b, c.blockN)),
       constI32(b, c.blockN));
-  if (placeholder) {
+  if (placeholder || t.sq) {
     Value inside =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, t.m0, p.sq);
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, t.m0, queries);
     t.end = arith::SelectOp::create(b, inside, t.end, constI32(b, 0));
     t.full = arith::SelectOp::create(b, inside, t.full, constI32(b, 0));
   }
@@ -858,8 +896,8 @@ static std::pair<Value, Value> getMaskModKeys(ImplicitLocOpBuilder &b,
 static Value emitQueryTile(ImplicitLocOpBuilder &b, const AttentionProblem &p,
                            const AttentionConfig &c, const QueryBlock &t) {
   return LoadOp::create(b, RankedTensorType::get({c.blockM, p.d}, p.et), p.q,
-                        ValueRange{t.bi, t.h, t.m0, constI32(b, 0)}, Value(),
-                        Padding::Zero);
+                        ValueRange{t.viewBatch, t.h, t.qRow, constI32(b, 0)},
+                        Value(), Padding::Zero);
 }
 
 /// The key loop(s) of one query block from state `init` (acc, m, l); returns
@@ -890,8 +928,11 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
                                  ValueRange it) {
       ImplicitLocOpBuilder lb(loc, ob);
       Value zero = constI32(lb, 0);
-      // K and V of keys [n, n + bn): of batch bi, or of its page.
-      Value kvBatch = t.bi, row = n;
+      // K and V of keys [n, n + bn): of batch bi, of its page, or of the
+      // packed sequence's.
+      Value kvBatch = t.viewBatch, row = n;
+      if (t.kStart)
+        row = arith::AddIOp::create(lb, t.kStart, n);
       if (p.blockTable) {
         Value page = constI32(lb, p.pageSize);
         kvBatch = LoadScalarOp::create(
@@ -1027,10 +1068,22 @@ static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
   if (!p.oType.isF32())
     out = arith::TruncFOp::create(
         b, RankedTensorType::get({c.blockM, p.d}, p.oType), out);
-  StoreOp::create(b, out, p.o, ValueRange{t.bi, t.h, t.m0, zero}, Value());
+  // Varlen: the rows within the sequence (the next one's follow).
+  Value rowMask, outMask;
+  if (t.sq) {
+    auto rowType = RankedTensorType::get({c.blockM}, b.getI32Type());
+    Value rows =
+        arith::AddIOp::create(b, RangeOp::create(b, rowType, 0, c.blockM),
+                              SplatOp::create(b, rowType, t.m0));
+    rowMask = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, rows,
+                                    SplatOp::create(b, rowType, t.sq));
+    outMask = broadcastAlong(b, rowMask, 1, {c.blockM, p.d});
+  }
+  StoreOp::create(b, out, p.o, ValueRange{t.viewBatch, t.h, t.qRow, zero},
+                  outMask);
   if (p.lse)
     StoreOp::create(b, sm.logSumExp(b, res[1], res[2]), p.lse,
-                    ValueRange{t.bi, t.h, t.m0}, Value());
+                    ValueRange{t.viewBatch, t.h, t.qRow}, rowMask);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1083,6 +1136,23 @@ static Value packQueryHeads(ImplicitLocOpBuilder &b, Value view, Value hk,
     sizes.push_back(make.getMixedSize(d));
     strides.push_back(make.getMixedStride(d));
   }
+  return makeView(b, make.getBase(), make.getViewType().getElementType(), sizes,
+                  strides);
+}
+
+/// Varlen's packed `view` ([1, heads, tokens, ...]) with a positive batch
+/// stride where it is 0: the one batch index is always 0, and TMA takes
+/// positive strides only (the heads' stride stands in).
+static Value withPositiveBatchStride(ImplicitLocOpBuilder &b, Value view) {
+  auto make = view.getDefiningOp<MakeViewOp>();
+  if (make.getViewType().getStrides()[0] != 0)
+    return view;
+  SmallVector<OpFoldResult> sizes, strides;
+  for (unsigned d = 0, e = make.getViewType().getRank(); d < e; ++d) {
+    sizes.push_back(make.getMixedSize(d));
+    strides.push_back(make.getMixedStride(d));
+  }
+  strides[0] = strides[1];
   return makeView(b, make.getBase(), make.getViewType().getElementType(), sizes,
                   strides);
 }
@@ -1150,6 +1220,18 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op,
   p.batch = getViewSize(b, p.q, 0);
   p.hq = getViewSize(b, p.q, 1);
   p.sq = getViewSize(b, p.q, 2);
+  if (op.isVarlen()) {
+    // Packed sequences: cu_seqlens count them, max_seqlen_q the grid's rows.
+    p.cuSeqlensQ = op.getCuSeqlensQ();
+    p.cuSeqlensK = op.getCuSeqlensK();
+    p.cuExtent = getViewSize(b, p.cuSeqlensQ, 0);
+    p.batch = arith::SubIOp::create(b, p.cuExtent, constI32(b, 1));
+    p.sq = op.getMaxSeqlenQ();
+    p.q = withPositiveBatchStride(b, p.q);
+    p.k = withPositiveBatchStride(b, p.k);
+    p.v = withPositiveBatchStride(b, p.v);
+    p.o = withPositiveBatchStride(b, p.o);
+  }
   p.hk = getViewSize(b, p.k, 1);
   p.sk = getViewSize(b, p.k, 2);
   auto kMake = p.k.getDefiningOp<MakeViewOp>();
@@ -1199,13 +1281,20 @@ static LogicalResult setAttentionGrid(KernelOp kernel, const AttentionProblem &p
   FailureOr<AffineExpr> sqExpr = p.packed ? getParamExpr(p.hq, kernel, params)
                                           : getParamExpr(p.sq, kernel, params);
   FailureOr<AffineExpr> hqExpr = getParamExpr(p.heads, kernel, params);
-  FailureOr<AffineExpr> bExpr = getParamExpr(p.batch, kernel, params);
+  // Varlen: the sequences are cu_seqlens' extent less one.
+  FailureOr<AffineExpr> bExpr =
+      getParamExpr(p.cuSeqlensQ ? p.cuExtent : p.batch, kernel, params);
   if (succeeded(sqExpr) && succeeded(hqExpr) && p.packed)
     *sqExpr = (*sqExpr).floorDiv(*hqExpr);
+  if (succeeded(bExpr) && p.cuSeqlensQ)
+    *bExpr = *bExpr - 1;
   if (failed(sqExpr) || failed(hqExpr) || failed(bExpr))
     return AttentionOp(p.op).emitOpError(
-        "Q's batch, heads and sequence length, and K's heads, must be kernel "
-        "parameters or constants (they define the launch grid)");
+        p.cuSeqlensQ
+            ? "cu_seqlens_q's extent, max_seqlen_q and the heads must be "
+              "kernel parameters or constants (they define the launch grid)"
+            : "Q's batch, heads and sequence length, and K's heads, must be "
+              "kernel parameters or constants (they define the launch grid)");
   MLIRContext *ctx = kernel.getContext();
   if (p.splits > 1) {
     // Each query block's S key ranges are neighbouring programs along x.

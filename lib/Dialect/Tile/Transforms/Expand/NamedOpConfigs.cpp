@@ -606,7 +606,18 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
               .str();
     return failure();
   }
-  c.tmaStore = flags.tmaStore.value_or(!flags.decode);
+  // Varlen's O store is masked at each sequence's end (rows past it belong
+  // to the next sequence), and its programs are the blocks of one sequence.
+  if (op.isVarlen()) {
+    for (auto [flag, name] : {std::pair(flags.tmaStore, "tma_store"),
+                              std::pair(flags.persistent, "persistent")})
+      if (flag.value_or(false))
+        return op.emitOpError(name)
+               << " is not available with variable-length sequences "
+                  "(cu_seqlens): O's rows are stored masked at each "
+                  "sequence's end, one query block per program";
+  }
+  c.tmaStore = flags.tmaStore.value_or(!flags.decode && !op.isVarlen());
   // Persistent without the causal mask, where a second Q buffer fits beside
   // the ring (not with a third stage at head dim 128): the next tile's Q and
   // K/V load while this one finishes. Interleaved A/B on the H200, S = 1k /
@@ -625,8 +636,8 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   // (H200, head dim 128, S = 4k-16k, both split,
   // bench/results/2026-12-03_attention_fp8_named_split_h200.json).
   bool fp8 = elemBytes == 1;
-  c.persistent = flags.persistent.value_or(roomForQ2 && !op.getCausal() &&
-                                           !fp8 && !flags.decode);
+  c.persistent = flags.persistent.value_or(
+      roomForQ2 && !op.getCausal() && !fp8 && !flags.decode && !op.isVarlen());
   if (c.persistent && !roomForQ2)
     return op.emitOpError("persistent: a second Q buffer beside Q and the "
                           "K/V ring needs ")
@@ -661,13 +672,14 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   c.pingpong = flags.pingpong.value_or(c.warps == 8 && !fp8);
   // The hand-built schedule has no FP8 form, no score_mod or mask_mod and
   // no serving form.
-  bool serving = flags.decode || op.getSequsedK();
+  bool serving = flags.decode || op.getSequsedK() || op.isVarlen();
   if (fp8 || op.getScoreModBlock() || op.getMaskModBlock() || serving) {
     if (!flags.byPasses.value_or(true))
       return op.emitOpError("by_passes = false: the hand-built schedule has "
                             "no ")
              << (fp8       ? "FP8 form; FP8 attention"
-                 : serving ? "serving form (seqused_k, splits, pack_gqa); such "
+                 : serving ? "serving form (seqused_k, splits, pack_gqa, "
+                             "cu_seqlens); such "
                              "attention"
                            : "score_mod or mask_mod; attention with one")
              << " is built by the scheduling passes";
@@ -716,12 +728,20 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
     if (d <= 64 && !op.getCausal())
       c.blockN = 256;
   }
+  // Varlen stores O by the threads (masked at each sequence's end), which
+  // takes a conversion scratch of O's tile beside Q and the K/V ring. At
+  // head dim 256 on the warp-specialized schedule (Q 64 KB, ring 128 KB,
+  // O 64 KB: more than 227 KB) one consumer warpgroup of 64 queries.
+  if (op.isVarlen() && c.warpSpecialize && d > 128 && elemBytes == 2) {
+    c.blockM = 64;
+    c.warps = 4;
+  }
   // Decode: split-KV, or the query heads of a K/V head packed into one
   // block (by default where Q has one query per head and no regions).
   c.splits = config.getSplits().value_or(1);
   bool oneQuery = op.getQ().getType().getShape()[2] == 1;
   c.packGqa = getFlag(config.getPackGqa())
-                  .value_or(oneQuery && elemBytes == 2 &&
+                  .value_or(oneQuery && elemBytes == 2 && !op.isVarlen() &&
                             !op.getScoreModBlock() && !op.getMaskModBlock());
   bool decode = c.splits > 1 || c.packGqa;
   if (decode)

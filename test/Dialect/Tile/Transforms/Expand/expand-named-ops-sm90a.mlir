@@ -705,3 +705,45 @@ tile.kernel @gemm_unaligned(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.
   tile.gemm %a, %b, %c config <aligned = false> : !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>, !tile.view<?x?xbf16, strides = [?, 1]>
   tile.return
 }
+
+// -----
+
+// Varlen (packed sequences, cu_seqlens): one program per (query block of
+// the longest sequence, head, sequence). Each reads its sequence's first
+// token and length from cu_seqlens, loads Q's rows and K/V's keys past the
+// sequence's start in the packed views (a stride 0 on their one batch
+// becomes a positive one, which TMA takes), and stores O's and the lse's
+// rows masked at the sequence's end: no TMA store, not persistent.
+// CHECK-LABEL: tile.kernel @attention_varlen
+// CHECK-SAME: grid(ceildiv(%MAXQ, 128), %H, %B1 - 1)
+// CHECK-SAME: warp_specialize = true
+// CHECK-SAME: persistent = false, tma_store = false
+// CHECK: %[[CU:.*]] = tile.make_view %CQ[%B1] strides [1]
+// CHECK: %[[Q:.*]] = tile.make_view %Q[1, %H, %T, 128] strides [128, 128, %ld, 1]
+// CHECK: %[[O:.*]] = tile.make_view %O[1, %H, %T, 128] strides [128, 128, %ld, 1]
+// CHECK: %[[KT:.*]] = tile.make_view %K[1, %H, 128, %T] strides [128, 128, 1, %ld]
+// CHECK: %[[SEQ:.*]] = tile.program_id z
+// CHECK: %[[Q0:.*]] = tile.load_scalar %[[CU]][%[[SEQ]]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[SEQ]], %c1
+// CHECK: %[[Q1:.*]] = tile.load_scalar %[[CU]][%[[NEXT]]]
+// CHECK: %[[K0:.*]] = tile.load_scalar %[[CU]][%[[SEQ]]]
+// CHECK: %[[ROW:.*]] = arith.addi %[[Q0]], %[[M0:.*]] : i32
+// CHECK: tile.load %[[Q]][%[[B:.*]], %{{.*}}, %[[ROW]], %{{.*}}]
+// CHECK: scf.for %[[N:[a-z0-9_]+]] =
+// CHECK:   %[[KEY:.*]] = arith.addi %[[K0]], %[[N]] : i32
+// CHECK:   tile.load %[[KT]][%[[B]], %{{.*}}, %{{.*}}, %[[KEY]]]
+// CHECK: tile.store %{{.*}}, %[[O]][%[[B]], %{{.*}}, %[[ROW]], %{{.*}}] mask(%{{.*}} : tensor<128x128xi1>)
+// CHECK-NOT: tile.attention
+tile.kernel @attention_varlen(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !tile.ptr<bf16>,
+    %O: !tile.ptr<bf16>, %CQ: !tile.ptr<i32>, %B1: i32, %MAXQ: i32, %H: i32, %T: i32, %ld: i32) {
+  %q = tile.make_view %Q[1, %H, %T, 128] strides [0, 128, %ld, 1] : !tile.ptr<bf16>
+  %k = tile.make_view %K[1, %H, %T, 128] strides [0, 128, %ld, 1] : !tile.ptr<bf16>
+  %v = tile.make_view %V[1, %H, %T, 128] strides [0, 128, %ld, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[1, %H, %T, 128] strides [0, 128, %ld, 1] : !tile.ptr<bf16>
+  %cq = tile.make_view %CQ[%B1] strides [1] : !tile.ptr<i32>
+  tile.attention %q, %k, %v, %o cu_seqlens(%cq, %cq : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>)
+      max_seqlen_q(%MAXQ)
+      : !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>,
+        !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
+  tile.return
+}
