@@ -1079,8 +1079,26 @@ static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
                                     SplatOp::create(b, rowType, t.sq));
     outMask = broadcastAlong(b, rowMask, 1, {c.blockM, p.d});
   }
-  StoreOp::create(b, out, p.o, ValueRange{t.viewBatch, t.h, t.qRow, zero},
-                  outMask);
+  SmallVector<Value> at = {t.viewBatch, t.h, t.qRow, zero};
+  if (outMask && c.tmaStore) {
+    // A block within its sequence stores whole (a TMA store), the last one
+    // of each sequence masked.
+    Value whole = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::sle,
+        arith::AddIOp::create(b, t.m0, constI32(b, c.blockM)), t.sq);
+    scf::IfOp::create(
+        b, whole,
+        [&](OpBuilder &ib, Location l) {
+          StoreOp::create(ib, l, out, p.o, at, Value());
+          scf::YieldOp::create(ib, l);
+        },
+        [&](OpBuilder &ib, Location l) {
+          StoreOp::create(ib, l, out, p.o, at, outMask);
+          scf::YieldOp::create(ib, l);
+        });
+  } else {
+    StoreOp::create(b, out, p.o, at, outMask);
+  }
   if (p.lse)
     StoreOp::create(b, sm.logSumExp(b, res[1], res[2]), p.lse,
                     ValueRange{t.viewBatch, t.h, t.qRow}, rowMask);

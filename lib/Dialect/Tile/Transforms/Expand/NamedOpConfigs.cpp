@@ -606,18 +606,6 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
               .str();
     return failure();
   }
-  // Varlen's O store is masked at each sequence's end (rows past it belong
-  // to the next sequence), and its programs are the blocks of one sequence.
-  if (op.isVarlen()) {
-    for (auto [flag, name] : {std::pair(flags.tmaStore, "tma_store"),
-                              std::pair(flags.persistent, "persistent")})
-      if (flag.value_or(false))
-        return op.emitOpError(name)
-               << " is not available with variable-length sequences "
-                  "(cu_seqlens): O's rows are stored masked at each "
-                  "sequence's end, one query block per program";
-  }
-  c.tmaStore = flags.tmaStore.value_or(!flags.decode && !op.isVarlen());
   // Persistent without the causal mask, where a second Q buffer fits beside
   // the ring (not with a third stage at head dim 128): the next tile's Q and
   // K/V load while this one finishes. Interleaved A/B on the H200, S = 1k /
@@ -636,14 +624,25 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   // (H200, head dim 128, S = 4k-16k, both split,
   // bench/results/2026-12-03_attention_fp8_named_split_h200.json).
   bool fp8 = elemBytes == 1;
-  c.persistent = flags.persistent.value_or(
-      roomForQ2 && !op.getCausal() && !fp8 && !flags.decode && !op.isVarlen());
+  c.persistent = flags.persistent.value_or(roomForQ2 && !op.getCausal() &&
+                                           !fp8 && !flags.decode);
   if (c.persistent && !roomForQ2)
     return op.emitOpError("persistent: a second Q buffer beside Q and the "
                           "K/V ring needs ")
            << bytes + qBytes << " bytes of shared memory, more than the "
            << target.maxSmemPerBlock << " bytes a block may use on "
            << target.chip;
+  // The TMA store, except for decode. Varlen stores a sequence's last block
+  // masked by the threads (through a conversion scratch of O's tile), which
+  // does not fit beside a persistent kernel's second Q buffer and the TMA
+  // store's staging: persistent (without the causal mask) it stores every
+  // block by the threads. H100, head dim 128, 16k tokens in sequences of
+  // 1k / 2k / 4k (non-causal, one call): persistent without the TMA store
+  // 499 / 544 / 581 TFLOP/s, one block per program without it 448 / 495 /
+  // 535; the dense kernel with the TMA store and without it 573 / 600 / 622
+  // and 542 / 585 / 613 (bench/results/2026-12-07_varlen_h100.json).
+  c.tmaStore = flags.tmaStore.value_or(!flags.decode &&
+                                       !(op.isVarlen() && c.persistent));
   // Who builds the warp-specialized kernel: the scheduling passes from the
   // block program (by_passes), or ExpandAttentionHandBuilt.cpp. The passes
   // by default up to head dim 128, where they keep the hand-built kernel's

@@ -240,30 +240,3 @@ tile.kernel @swap_ab_unaligned(%A: !tile.ptr<bf16>, %M: i32) {
   tile.return
 }
 
-// -----
-
-// Varlen: O's store is masked at each sequence's end, so it takes no TMA
-// store; one query block per program, so no persistence.
-tile.kernel @varlen_tma_store(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<i32>, %B: i32, %H: i32, %T: i32, %M: i32) {
-  %q = tile.make_view %Q[1, %H, %T, 128] strides [0, 128, %H, 1] : !tile.ptr<bf16>
-  %cu = tile.make_view %C[%B] strides [1] : !tile.ptr<i32>
-  // expected-error @+1 {{tma_store is not available with variable-length sequences (cu_seqlens): O's rows are stored masked at each sequence's end, one query block per program}}
-  tile.attention %q, %q, %q, %q cu_seqlens(%cu, %cu : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>) max_seqlen_q(%M)
-      config <tma_store = true>
-      : !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>,
-        !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
-  tile.return
-}
-
-// -----
-
-tile.kernel @varlen_persistent(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %C: !tile.ptr<i32>, %B: i32, %H: i32, %T: i32, %M: i32) {
-  %q = tile.make_view %Q[1, %H, %T, 128] strides [0, 128, %H, 1] : !tile.ptr<bf16>
-  %cu = tile.make_view %C[%B] strides [1] : !tile.ptr<i32>
-  // expected-error @+1 {{persistent is not available with variable-length sequences (cu_seqlens)}}
-  tile.attention %q, %q, %q, %q cu_seqlens(%cu, %cu : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>) max_seqlen_q(%M)
-      config <persistent = true>
-      : !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>,
-        !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
-  tile.return
-}

@@ -713,11 +713,12 @@ tile.kernel @gemm_unaligned(%A: !tile.ptr<bf16>, %B: !tile.ptr<bf16>, %C: !tile.
 // token and length from cu_seqlens, loads Q's rows and K/V's keys past the
 // sequence's start in the packed views (a stride 0 on their one batch
 // becomes a positive one, which TMA takes), and stores O's and the lse's
-// rows masked at the sequence's end: no TMA store, not persistent.
+// rows masked at the sequence's end. Without the causal mask: persistent
+// (tile-persistent walks the tiles) and no TMA store (see the causal case).
 // CHECK-LABEL: tile.kernel @attention_varlen
 // CHECK-SAME: grid(ceildiv(%MAXQ, 128), %H, %B1 - 1)
 // CHECK-SAME: warp_specialize = true
-// CHECK-SAME: persistent = false, tma_store = false
+// CHECK-SAME: persistent = true, tma_store = false
 // CHECK: %[[CU:.*]] = tile.make_view %CQ[%B1] strides [1]
 // CHECK: %[[Q:.*]] = tile.make_view %Q[1, %H, %T, 128] strides [128, 128, %ld, 1]
 // CHECK: %[[O:.*]] = tile.make_view %O[1, %H, %T, 128] strides [128, 128, %ld, 1]
@@ -743,6 +744,29 @@ tile.kernel @attention_varlen(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !til
   %cq = tile.make_view %CQ[%B1] strides [1] : !tile.ptr<i32>
   tile.attention %q, %k, %v, %o cu_seqlens(%cq, %cq : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>)
       max_seqlen_q(%MAXQ)
+      : !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>,
+        !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
+  tile.return
+}
+
+// -----
+
+// Causal varlen: one block per program, and a block within its sequence
+// stores O whole (the TMA store takes it), the last one masked.
+// CHECK-LABEL: tile.kernel @attention_varlen_causal
+// CHECK-SAME: persistent = false, tma_store = true
+// CHECK: %[[WHOLE:.*]] = arith.cmpi sle, %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: scf.if %[[WHOLE]] {
+// CHECK-NEXT: tile.store %{{[^ ]*}}, %{{[^ ]*}}[%{{.*}}] : tensor<128x128xbf16>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: tile.store %{{.*}} mask(%{{.*}} : tensor<128x128xi1>)
+tile.kernel @attention_varlen_causal(%Q: !tile.ptr<bf16>, %O: !tile.ptr<bf16>, %CQ: !tile.ptr<i32>,
+    %B1: i32, %MAXQ: i32, %H: i32, %T: i32, %ld: i32) {
+  %q = tile.make_view %Q[1, %H, %T, 128] strides [0, 128, %ld, 1] : !tile.ptr<bf16>
+  %o = tile.make_view %O[1, %H, %T, 128] strides [0, 128, %ld, 1] : !tile.ptr<bf16>
+  %cq = tile.make_view %CQ[%B1] strides [1] : !tile.ptr<i32>
+  tile.attention %q, %q, %q, %o cu_seqlens(%cq, %cq : !tile.view<?xi32, strides = [1]>, !tile.view<?xi32, strides = [1]>)
+      max_seqlen_q(%MAXQ) causal
       : !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>,
         !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
   tile.return
