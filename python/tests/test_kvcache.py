@@ -157,3 +157,28 @@ def test_kvcache_refusals(launches):  # noqa: F811
         tilec.attention_with_kvcache(q, _kv(10, 64, 8), _kv(10, 64, 8), cache_seqlens=lens,
                                      block_table=FakeTensor((3, 8), "int32"))
     assert launches == []
+
+
+def test_int_seqlens_made_once(monkeypatch):
+    """An int cache_seqlens becomes a device tensor once per (device,
+    batch, length): repeated decode steps allocate and fill nothing."""
+    from tilec import op_kvcache
+    made = []
+
+    class Lens(FakeTensor):
+        def fill_(self, n):
+            self.value = n
+
+    def allocate(like, shape, dtype, row_quantum=1):
+        made.append(Lens(shape, "int32"))
+        return made[-1]
+    monkeypatch.setattr(op_kvcache, "_allocate", allocate)
+    monkeypatch.setattr(op_kvcache, "_filled_lens", {})
+    q, kv = FakeTensor((2, 1, 32, 128)), _kv(2, 512, 8)
+    first = op_kvcache._seqlens("op", q, kv, 100)
+    assert op_kvcache._seqlens("op", q, kv, 100) is first
+    other = op_kvcache._seqlens("op", q, kv, 200)
+    assert other is not first and (first.value, other.value) == (100, 200)
+    assert op_kvcache._seqlens("op", FakeTensor((3, 1, 32, 128)), _kv(3, 512, 8), 100) \
+        is not first
+    assert len(made) == 3

@@ -24,6 +24,13 @@ from .tensors import TensorInfo, describe
 #: What may change between calls that share a plan.
 _DECODE_DYNAMIC = ("Q", "K", "V", "O", "LSE", "LENS", "TABLE")
 
+#: Device tensors of an int ``cache_seqlens`` ((kind, device, batch,
+#: length) -> i32 [batch] filled with it), made once: a call with an int
+#: length allocates and fills nothing (the kernels only read them, and
+#: appending new tokens makes new lengths).
+_filled_lens = {}
+_FILLED_LIMIT = 256
+
 
 def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, *, cache_seqlens=None,
                            block_table=None, softmax_scale=None, causal=False, num_splits=0,
@@ -114,8 +121,14 @@ def _seqlens(op, q, k_cache, cache_seqlens, block_table=None):
     if not 0 <= n <= positions:
         raise ArgumentError(f"{op}: cache_seqlens = {n} is outside the cache's "
                             f"[0, {positions}] positions")
-    lens = _allocate(Q, (Q.shape[0],), "i32")
-    lens.fill(n) if Q.kind == "cai" else lens.fill_(n)
+    key = (Q.kind, Q.device, Q.shape[0], n)
+    lens = _filled_lens.get(key)
+    if lens is None:
+        lens = _allocate(Q, (Q.shape[0],), "i32")
+        lens.fill(n) if Q.kind == "cai" else lens.fill_(n)
+        if len(_filled_lens) >= _FILLED_LIMIT:
+            _filled_lens.clear()
+        _filled_lens[key] = lens
     return lens
 
 
