@@ -124,3 +124,82 @@ def test_flex_attention_refusals(launches):  # noqa: F811
     with pytest.raises(mods.ModTraceError, match="must return a boolean"):
         tilec.create_block_mask(lambda b, h, qi, kj: qi, 2, 4, 300, 300)
     assert launches == []
+
+
+class FakeTable(FakeTensor):
+    """A captured tensor in a score_mod / mask_mod: indexing it with traced
+    values records a table read (torch's __getitem__ reaches the tracer
+    through __torch_function__; this stands in for it without torch)."""
+
+    def __getitem__(self, index):
+        return mods._table_read(self, index)
+
+
+def _alibi(slopes):
+    return lambda s, b, h, q_idx, kv_idx: s + slopes[h] * (kv_idx - q_idx)
+
+
+def _documents(doc_ids):
+    return lambda b, h, q_idx, kv_idx: (doc_ids[b, q_idx] == doc_ids[b, kv_idx]) & \
+        (q_idx >= kv_idx)
+
+
+def test_captured_tensors_trace_to_tables():
+    """A captured tensor indexed by traced values is one tile.load_scalar
+    of a view named by the region (%ts for the score_mod's tables, %tm for
+    the mask_mod's); the trace keeps the tensors, the kernel source declares
+    their pointers, sizes and strides."""
+    slopes, docs = mods.Table("f32", 1), mods.Table("i32", 2)
+    score = mods.trace_score_mod(_alibi(slopes))
+    mask = mods.trace_mask_mod(_documents(docs))
+    assert score.splitlines()[1] == \
+        "  %v0 = tile.load_scalar %ts0[%h] : !tile.view<?xf32, strides = [1]> -> f32"
+    assert "tile.load_scalar %tm0[%b, %kv_idx] : !tile.view<?x?xi32, strides = [?, 1]> -> i32" \
+        in mask
+    assert score.tables == (slopes,) and mask.tables == (docs,)
+    _, source = attention_source("bf16", 128, True, mods=(score, mask))
+    assert "%TS0: !tile.ptr<f32>, %ts0_n0: i32, %TM0: !tile.ptr<i32>, %tm0_n0: i32, " \
+           "%tm0_n1: i32, %tm0_s0: i32)" in source
+    assert "%tm0 = tile.make_view %TM0[%tm0_n0, %tm0_n1] strides [%tm0_s0, 1]" in source
+    # The text depends on the table's dtype, rank and contiguity only.
+    assert mods.trace_score_mod(_alibi(mods.Table("f32", 1))) == score
+    assert mods.trace_score_mod(_alibi(mods.Table("f32", 1, contiguous=False))) != score
+
+
+def test_captured_tensors_refused():
+    with pytest.raises(mods.ModTraceError, match="convert it to torch.int32"):
+        mods.trace_mask_mod(_documents(FakeTable((2, 64), "int64")))
+    with pytest.raises(mods.ModTraceError, match="a 1-index read of a captured tensor of 2"):
+        mods.trace_mask_mod(lambda b, h, q, k: FakeTable((2, 64), "int32")[q] == 0)
+    with pytest.raises(mods.ModTraceError, match="indexed without a traced value"):
+        mods.trace_score_mod(lambda s, b, h, q, k: s + FakeTable((4,), "float32")[0])
+
+
+@pytest.mark.parametrize("chip", ["sm_80", "sm_90a"])
+def test_captured_tensors_compile(library, tmp_path, chip):
+    regions = (mods.trace_score_mod(_alibi(mods.Table("f32", 1))),
+               mods.trace_mask_mod(_documents(mods.Table("i32", 2))))
+    _, source = attention_source("bf16", 64, True, mods=regions)
+    result = tilec.compile(source, chip=chip, cache_dir=tmp_path, keep="all")
+    assert result.cubin[:4] == b"\x7fELF"
+
+
+def test_captured_tensors_launch(library, launches, tmp_path):  # noqa: F811
+    """The captured tensors' pointers, sizes and strides go with the launch."""
+    q = FakeTensor((2, 4, 3000, 64))
+    slopes, docs = FakeTable((4,), "float32", offset=4096), FakeTable((2, 3008), "int32",
+                                                                     offset=8192)
+    score, mask = _alibi(slopes), _documents(docs)
+    regions = (mods.trace_score_mod(score), mods.trace_mask_mod(mask))
+    name, source = attention_source("bf16", 64, True, mods=regions)
+    result = tilec.compile(source, chip="sm_90a")
+    write_artifact(str(tmp_path), name, source, result[name].metadata, "sm_90a")
+    tilec.flex_attention(q, q, q, score_mod=score,
+                         block_mask=tilec.create_block_mask(mask, 2, 4, 3000, 3000),
+                         chip="sm_90a", artifacts=str(tmp_path))
+    [(launcher, args)] = launches
+    values = dict(zip([p["name"] for p in result[name].metadata["params"]], args))
+    assert launcher.name == name
+    assert (values["TS0"], values["ts0_n0"]) == (slopes.data_ptr(), 4)
+    assert (values["TM0"], values["tm0_n0"], values["tm0_n1"], values["tm0_s0"]) == \
+        (docs.data_ptr(), 2, 3008, 3008)

@@ -17,8 +17,12 @@ What differs from FlexAttention today:
   FlexAttention's block mask skips the blocks they leave out.
 - Forward only: there is no backward yet (a call that needs a gradient
   raises), and torch.compile sees the call as opaque Python.
-- Captured tensors (per-head tables such as ALiBi slopes) are not
-  supported yet: captured Python numbers are.
+- Captured tensors are tables: an int32 or float32 tensor indexed by the
+  traced values (ALiBi's slopes[h], document ids doc[b, q_idx]) is read in
+  the kernel (:mod:`tilec.mods`); other dtypes raise. A mask on such data
+  visits every block its comparisons of indices allow (the causal ones for
+  documents): without FlexAttention's block skipping, a document mask runs
+  at a third of its speed (``bench/results/2026-12-07_flex_tables_h100.json``).
 """
 
 import re

@@ -5,6 +5,8 @@ benchmarks and the tests share them so that the kernels measured are the ones
 users get.
 """
 
+import re
+
 from . import _rules
 
 _DTYPES = ("bf16", "f16", "f32")
@@ -398,6 +400,39 @@ def _mods_clause(mods):
     return clause
 
 
+_TABLE_READ = re.compile(r"tile\.load_scalar (%t[sm]\d+)\[[^\]]*\] : "
+                         r"!tile\.view<([^>]*)x(i32|f32), strides = \[([^\]]*)\]>")
+
+
+def mods_tables(mods):
+    """{view name: (element type, rank, static last stride)} of the tables
+    the (score_mod, mask_mod) region texts read (:mod:`tilec.mods`)."""
+    tables = {}
+    for region in (mods or ()):
+        for m in _TABLE_READ.finditer(region or ""):
+            name, shape, dtype, strides = m.groups()
+            tables[name] = (dtype, shape.count("?"), strides.split(", ")[-1] == "1")
+    return tables
+
+
+def _tables_clause(mods):
+    """(the kernel parameters, the view lines) of the tables the regions
+    read: per table %TS0 (its pointer), %ts0_n<i> (sizes) and %ts0_s<i>
+    (strides but a contiguous last one)."""
+    params, lines = "", []
+    for name, (dtype, rank, contiguous) in mods_tables(mods).items():
+        base = name[1:]
+        params += f", %{base.upper()}: !tile.ptr<{dtype}>"
+        sizes = [f"%{base}_n{i}" for i in range(rank)]
+        strides = [f"%{base}_s{i}" for i in range(rank)]
+        if contiguous:
+            strides[-1] = "1"
+        params += "".join(f", {x}: i32" for x in sizes + strides if x != "1")
+        lines.append(f"  {name} = tile.make_view %{base.upper()}[{', '.join(sizes)}] strides "
+                     f"[{', '.join(strides)}] : !tile.ptr<{dtype}>")
+    return params, lines
+
+
 def attention_shape_config(seq_q, head_dim, causal, chip="sm_90a"):
     """Configuration overrides for attention of this shape (``None``: the
     chip's default rule), from the compiler's rule (see
@@ -465,6 +500,8 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
     else:
         descale = ""
     v_strides = "[%v_batch, %v_head, 1, %v_ld]" if fp8 else f"[%kv_batch, %kv_head, {d}, 1]"
+    table_params, table_views = _tables_clause(mods)
+    fp8_params += table_params
     lines = [
         f"tile.kernel @{name}(%Q: !tile.ptr<{et}>, %K: !tile.ptr<{et}>, "
         f"%V: !tile.ptr<{et}>, %O: !tile.ptr<{ot}>, %LSE: !tile.ptr<f32>, "
@@ -476,6 +513,7 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
         f"  %o = tile.make_view %O[%B, %H, %SQ, {d}] strides [%q_batch, %q_head, {d}, 1] : !tile.ptr<{ot}>",
         "  %l = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %SQ, 1] : !tile.ptr<f32>",
         *descale_views,
+        *table_views,
         f"  tile.attention %q, %k, %v, %o lse(%l){descale}{extras} : {view}, {view}, {v_view}, "
         f"{o_view}, !tile.view<?x?x?xf32, strides = [?, ?, 1]>",
         "  tile.return",

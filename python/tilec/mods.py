@@ -11,9 +11,17 @@ region's text (its block and ``tile.yield``), which keys the kernel cache.
     region = trace_score_mod(lambda s, b, h, q, k: tanh(s / 50.0) * 50.0)
 
 Division is approximate (``fastmath<afn>``: ``div.full.f32``), and so are
-the math functions, as FlexAttention's Triton kernels compute them. Only
-scalars of the score and the indices are supported: a captured tensor (a
-per-head table such as ALiBi slopes) raises :class:`ModTraceError`.
+the math functions, as FlexAttention's Triton kernels compute them.
+
+Captured tensors are tables: indexing an int32 or float32 tensor with
+traced values (``slopes[h]``, ``doc_ids[b, q_idx] == doc_ids[b, kv_idx]``)
+records a ``tile.load_scalar`` of a view the kernel makes above the op
+(``%ts0``, ``%ts1``, ... for the score_mod's tables, ``%tm0``, ... for the
+mask_mod's), and the trace keeps the tensors, whose pointers, sizes and
+strides each launch passes. The text depends only on each table's dtype,
+rank and whether its last dimension is contiguous, so :class:`Table`
+stands in for a tensor where none exists (precompiling kernels on a
+machine without torch or a GPU).
 """
 
 import math
@@ -29,13 +37,64 @@ class ModTraceError(ArgumentError):
 _AFN = " fastmath<afn>"
 
 
+class Table:
+    """Stands in for a captured tensor while tracing (see the module doc):
+    ``dtype`` "i32" or "f32", ``ndim`` dimensions, ``contiguous`` whether
+    the last one has stride 1."""
+
+    def __init__(self, dtype="i32", ndim=1, contiguous=True):
+        self.table_dtype, self.ndim, self.contiguous = dtype, ndim, contiguous
+
+    def __getitem__(self, index):
+        return _table_read(self, index)
+
+
+class Trace(str):
+    """A region's text (a ``str``), with the tables it reads in ``tables``
+    (the captured tensors, in the order of their views' names)."""
+
+    tables = ()
+
+
+_TABLE_DTYPES = {"torch.int32": "i32", "torch.float32": "f32", "int32": "i32",
+                 "float32": "f32"}
+
+
+def _table_type(obj):
+    """(element type, rank, last stride is 1) of a captured tensor or
+    :class:`Table`; ModTraceError for other dtypes."""
+    if isinstance(obj, Table):
+        return obj.table_dtype, obj.ndim, obj.contiguous
+    dtype = _TABLE_DTYPES.get(str(getattr(obj, "dtype", None)))
+    if dtype is None:
+        raise ModTraceError(f"score_mod/mask_mod: a captured tensor of {obj.dtype} cannot be "
+                            "read as a table: convert it to torch.int32 or torch.float32")
+    return dtype, len(obj.shape), obj.stride()[-1] == 1
+
+
 class _Region:
     """The ops recorded while tracing one callable."""
 
-    def __init__(self):
+    def __init__(self, table_prefix="%t"):
         self.lines = []
         self.count = 0
         self.constants = {}
+        self.tables = []  # captured tensors, by first use
+        self.table_prefix = table_prefix
+
+    def table(self, obj):
+        """(view name, view type, element type) of captured ``obj``."""
+        dtype, rank, contiguous = _table_type(obj)
+        index = next((i for i, t in enumerate(self.tables) if t is obj), None)
+        if index is None:
+            index = len(self.tables)
+            self.tables.append(obj)
+        strides = ["?"] * rank
+        if contiguous:
+            strides[-1] = "1"
+        shape = "x".join(["?"] * rank)
+        view = f"!tile.view<{shape}x{dtype}, strides = [{', '.join(strides)}]>"
+        return f"{self.table_prefix}{index}", view, dtype
 
     def value(self, text, printed, type_=None):
         """A new value: ``text`` then `` : printed`` (its operand types as
@@ -81,8 +140,28 @@ def _sym(region, x, like=None):
     if isinstance(x, float):
         return region.constant(x, "f32")
     raise ModTraceError(f"score_mod/mask_mod: cannot use a {type(x).__name__} (only the "
-                        "score, the indices and Python numbers; a captured tensor such as a "
-                        "per-head table is not supported yet)")
+                        "score, the indices, Python numbers and captured tensors indexed by "
+                        "them)")
+
+
+def _table_read(obj, index):
+    """``obj[index]`` of a captured tensor at traced indices: one
+    ``tile.load_scalar`` of its view."""
+    index = index if isinstance(index, tuple) else (index,)
+    region = next((i.region for i in index if isinstance(i, Sym)), None)
+    if region is None:
+        raise ModTraceError("score_mod/mask_mod: a captured tensor indexed without a traced "
+                            "value (index it with b, h, q_idx or kv_idx)")
+    syms = [_sym(region, i) for i in index]
+    if any(i.type != "i32" for i in syms):
+        raise ModTraceError("score_mod/mask_mod: a captured tensor's indices must be integers")
+    rank = _table_type(obj)[1]
+    if len(syms) != rank:
+        raise ModTraceError(f"score_mod/mask_mod: a {len(syms)}-index read of a captured "
+                            f"tensor of {rank} dimensions (index every dimension)")
+    name, view, dtype = region.table(obj)
+    names = ", ".join(i.name for i in syms)
+    return region.value(f"tile.load_scalar {name}[{names}]", f"{view} -> {dtype}", dtype)
 
 
 def _float(x):
@@ -269,13 +348,15 @@ _TORCH = {"tanh": tanh, "exp": exp, "exp2": exp2, "log": log, "log2": log2, "sqr
           "maximum": maximum, "where": where, "clamp": _clamp,
           "__add__": Sym.__add__, "__radd__": Sym.__radd__, "__sub__": Sym.__sub__,
           "__rsub__": Sym.__rsub__, "__mul__": Sym.__mul__, "__rmul__": Sym.__rmul__,
-          "__truediv__": Sym.__truediv__, "__neg__": Sym.__neg__}
+          "__truediv__": Sym.__truediv__, "__neg__": Sym.__neg__,
+          "__getitem__": _table_read}
 
 
-def _trace(fn, args, result_type, what):
+def _trace(fn, args, result_type, what, table_prefix):
     """The region text of ``fn`` on block arguments ``args`` ((name,
-    type) pairs), whose result must be ``result_type``."""
-    region = _Region()
+    type) pairs), whose result must be ``result_type``, as a
+    :class:`Trace` (its tables' views named ``table_prefix``0, ...)."""
+    region = _Region(table_prefix)
     syms = [Sym(region, name, type_) for name, type_ in args]
     try:
         out = fn(*syms)
@@ -295,7 +376,9 @@ def _trace(fn, args, result_type, what):
     header = "^bb0(" + ", ".join(f"{n}: {t}" for n, t in args) + "):"
     body = [header] + [f"  {line}" for line in region.lines] + \
         [f"  tile.yield {out.name} : {out.type}"]
-    return "\n".join(body)
+    trace = Trace("\n".join(body))
+    trace.tables = tuple(region.tables)
+    return trace
 
 
 #: Traces by callable (weakly held): a call traces its score_mod once, as
@@ -320,7 +403,7 @@ def trace_score_mod(score_mod):
     kv_idx)`` (traced once per callable)."""
     return _cached(score_mod, "score", lambda: _trace(
         score_mod, [("%score", "f32"), ("%b", "i32"), ("%h", "i32"), ("%q_idx", "i32"),
-                    ("%kv_idx", "i32")], "f32", "score_mod"))
+                    ("%kv_idx", "i32")], "f32", "score_mod", "%ts"))
 
 
 def trace_mask_mod(mask_mod):
@@ -328,4 +411,4 @@ def trace_mask_mod(mask_mod):
     (traced once per callable)."""
     return _cached(mask_mod, "mask", lambda: _trace(
         mask_mod, [("%b", "i32"), ("%h", "i32"), ("%q_idx", "i32"), ("%kv_idx", "i32")],
-        "i1", "mask_mod"))
+        "i1", "mask_mod", "%tm"))

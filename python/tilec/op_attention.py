@@ -214,10 +214,29 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
               "kv_batch": K.strides[0], "kv_head": K.strides[1], "lse_batch": h * sq}
     described = {"Q": "q", "K": "k", "V": "v", "O": "out", "LSE": "lse",
                  "kv_batch": "k.stride(0)", "kv_head": "k.stride(1)"}
+    values.update(_table_values(op, mods, device_index))
     _check_metadata(op, meta, values, described)
     _launch_checked(key, launcher, meta, values, Q.kind, device_index, _ATTENTION_DYNAMIC,
                     **_attention_allocators(key, Q, (b, h, sq, d), Q.dtype, allocated))
     return (out, lse) if return_lse else out
+
+
+def _table_values(op, mods, device_index):
+    """The launch values of the tables the regions read (the captured
+    tensors of a traced score_mod / mask_mod, :mod:`tilec.mods`): per
+    table its pointer, sizes and strides (kernels.mods_tables names them)."""
+    values = {}
+    for region in (mods or ()):
+        for i, tensor in enumerate(getattr(region, "tables", ())):
+            base = ("ts" if region is mods[0] else "tm") + str(i)
+            T = describe(tensor, f"the score_mod's / mask_mod's captured tensor {i}")
+            if _check_device(op, [T]) != device_index:
+                raise ArgumentError(f"{op}: a captured tensor of the score_mod / mask_mod is on "
+                                    f"cuda:{T.device[1]}, the query on cuda:{device_index}")
+            values[base.upper()] = T
+            for d, (n, stride) in enumerate(zip(T.shape, T.strides)):
+                values.update({f"{base}_n{d}": n, f"{base}_s{d}": stride})
+    return values
 
 
 def _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts, scale=None, mods=None,

@@ -27,8 +27,10 @@
 #                    kernels
 #   varlen/          tilec.attention_varlen's        scripts/gpu/varlen_check.py
 #                    kernels
+#   flex_tables/     tilec.flex_attention's with     scripts/gpu/flex_tables_check.py
+#                    captured tensors
 #
-# The last ten are what those checks' own build steps make (the checks
+# The last eleven are what those checks' own build steps make (the checks
 # keep them: `--build DIR` / `build DIR`).
 #
 # sm_80/sm_89 kernels are assembled for sm_90 so that their code paths run on
@@ -48,7 +50,7 @@ build="${BUILD:-$root/build}"
 tilec="$build/bin/tilec"
 export TILEC_LIBRARY="${TILEC_LIBRARY:-$build/lib/libtilec-c.so}"
 out="$(mkdir -p "${1:-.gpu/bundle}" && cd "${1:-.gpu/bundle}" && pwd)"
-all_parts="examples gemm att block backward python aot corpus split_k gemm_sweep batch_reduce shuffle lin linalg host flex decode varlen"
+all_parts="examples gemm att block backward python aot corpus split_k gemm_sweep batch_reduce shuffle lin linalg host flex decode varlen flex_tables"
 parts="${PARTS:-$all_parts}"
 limit_mib=64
 
@@ -97,6 +99,7 @@ for part in $parts; do
     flex) python3 -m scripts.gpu.flex_check --build "$out/flex" ;;
     decode) python3 -m scripts.gpu.decode_check --build "$out/decode" ;;
     varlen) python3 -m scripts.gpu.varlen_check --build "$out/varlen" ;;
+    flex_tables) python3 -m scripts.gpu.flex_tables_check --build "$out/flex_tables" ;;
     *) echo "unknown part $part ($all_parts)" >&2
        exit 2 ;;
   esac

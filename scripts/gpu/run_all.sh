@@ -9,7 +9,7 @@
 #   OUT=DIR       where results go (default out/gpu)
 #   CHECKS="..."  a subset, in this order: examples gemm attention backward
 #                 training python bmm grouped block corpus aot wgmma_rs
-#                 score_mod flex decode varlen attention_block variants sweep any_strides decoder split_k
+#                 score_mod flex flex_tables decode varlen attention_block variants sweep any_strides decoder split_k
 #                 gemm_sweep batch_reduce shuffle lin linalg host
 #   QUICK=1       the short form of the checks that have one (attention,
 #                 block, corpus, sweep, decoder: fewer shapes or
@@ -20,7 +20,7 @@ cd "$root"
 bundle="${1:-.gpu/bundle}"
 out="${OUT:-out/gpu}"
 quick="${QUICK:-}"
-checks="${CHECKS:-examples gemm attention backward training python bmm grouped block corpus aot wgmma_rs score_mod flex decode varlen attention_block variants sweep any_strides decoder split_k gemm_sweep batch_reduce shuffle lin linalg host}"
+checks="${CHECKS:-examples gemm attention backward training python bmm grouped block corpus aot wgmma_rs score_mod flex flex_tables decode varlen attention_block variants sweep any_strides decoder split_k gemm_sweep batch_reduce shuffle lin linalg host}"
 mkdir -p "$out"
 # The launch contract, through which every check launches (the package and
 # the AOT headers): $TILEC_RUNTIME_LIBRARY, or built here with nvcc.
@@ -81,6 +81,8 @@ for check in $checks; do
             --out "$out/flex" ${quick:+--quick} ;;
     decode) run decode 400 python3 -m scripts.gpu.decode_check --artifacts "$bundle/decode" \
               --out "$out/decode" ${quick:+--quick} ;;
+    flex_tables) run flex_tables 400 python3 -m scripts.gpu.flex_tables_check \
+                   --artifacts "$bundle/flex_tables" --out "$out/flex_tables" ;;
     varlen) run varlen 400 python3 -m scripts.gpu.varlen_check --artifacts "$bundle/varlen" \
               --out "$out/varlen" ${quick:+--quick} ;;
     attention_block) run attention_block 120 python3 -m scripts.gpu.attention_block_check \

@@ -20,7 +20,7 @@ from scripts import ROOT
 BUNDLE = os.path.join(".gpu", "bundle")
 PARTS = ("examples", "gemm", "att", "block", "backward", "python", "aot", "corpus",
          "split_k", "gemm_sweep", "batch_reduce", "shuffle", "lin", "linalg", "host", "flex",
-         "decode", "varlen")
+         "decode", "varlen", "flex_tables")
 
 
 def bundle_part(part, bundle=None):
