@@ -203,3 +203,44 @@ def test_captured_tensors_launch(library, launches, tmp_path):  # noqa: F811
     assert (values["TS0"], values["ts0_n0"]) == (slopes.data_ptr(), 4)
     assert (values["TM0"], values["tm0_n0"], values["tm0_n1"], values["tm0_s0"]) == \
         (docs.data_ptr(), 2, 3008, 3008)
+
+
+def test_block_list_kernels(library, launches, tmp_path):  # noqa: F811
+    """A mask on data with a block list (what create_block_mask makes with
+    torch on the device): the kernel takes the lists (its name says so),
+    compiles, and gets their pointers, sizes and strides (stride 0 along a
+    batch or head of 1)."""
+    from tilec.flex import BlockList, BlockMask, flex_regions
+    docs = FakeTable((2, 3000), "int32")
+    mask_mod = _documents(docs)
+    region = mods.trace_mask_mod(mask_mod)
+    num, indices = FakeTensor((1, 1, 24), "int32"), FakeTensor((1, 1, 24, 24), "int32")
+    block_mask = BlockMask(mask_mod, region, None, None, 3000, 3000, 128,
+                           BlockList(num, indices))
+    regions, causal = flex_regions(None, block_mask, 3000, 3000)
+    assert causal and regions[2] == "block_list"
+    name, source = attention_source("bf16", 64, True, mods=regions)
+    assert name != attention_name("bf16", 64, True, mods=regions[:2])
+    assert "block_list(%kvn, %kvi : !tile.view<?x?x?xi32" in source
+    for chip in ("sm_80", "sm_90a"):
+        result = tilec.compile(source, chip=chip)
+        assert result.cubin[:4] == b"\x7fELF"
+    write_artifact(str(tmp_path), name, source, result[name].metadata, "sm_90a")
+    q = FakeTensor((2, 4, 3000, 64))  # no persistent variant (causal, S > 2048)
+    tilec.flex_attention(q, q, q, block_mask=block_mask, chip="sm_90a", artifacts=str(tmp_path))
+    [(launcher, args)] = launches
+    values = dict(zip([p["name"] for p in result[name].metadata["params"]], args))
+    assert launcher.name == name
+    assert (values["QB"], values["NB"], values["kvn_b"], values["kvn_h"], values["kvi_q"]) == \
+        (24, 24, 0, 0, 24)
+    short = BlockMask(mask_mod, region, None, None, 3000, 3000, 128,
+                      BlockList(FakeTensor((1, 1, 23), "int32"), FakeTensor((1, 1, 23, 8), "int32")))
+    with pytest.raises(tilec.ArgumentError, match="do not cover"):
+        tilec.flex_attention(q, q, q, block_mask=short, chip="sm_90a", artifacts=str(tmp_path))
+
+
+def test_block_list_needs_torch():
+    """Without torch (this machine) create_block_mask makes no list: the
+    kernel visits every block the mask's index comparisons allow."""
+    mask = tilec.create_block_mask(_documents(FakeTable((1, 300), "int32")), 1, 1, 300, 300)
+    assert mask.block_list is None

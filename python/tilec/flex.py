@@ -34,12 +34,51 @@ from .op_attention import _attention_checked, _attention_scale
 
 class BlockMask:
     """What :func:`create_block_mask` made: the traced mask_mod and the
-    sizes it is for (``B``/``H`` of None: any)."""
+    sizes it is for (``B``/``H`` of None: any); for a mask on data, the
+    blocks each query block visits (``block_list``, a :class:`BlockList`,
+    or None)."""
 
-    def __init__(self, mask_mod, region, B, H, Q_LEN, KV_LEN, BLOCK_SIZE):
+    def __init__(self, mask_mod, region, B, H, Q_LEN, KV_LEN, BLOCK_SIZE, block_list=None):
         self.mask_mod, self.region = mask_mod, region
         self.shape = (B, H, Q_LEN, KV_LEN)
         self.BLOCK_SIZE = BLOCK_SIZE
+        self.block_list = block_list
+
+
+class BlockList(str):
+    """The key blocks (128 keys) each query block (128 queries) of a mask
+    on data visits: ``num`` (i32 [B, H, QB]) and ``indices`` (i32 [B, H,
+    QB, N]), B or H 1 where the mask is the same for all. A ``str``
+    ("block_list"): the third element of a kernel's mods, naming it."""
+
+    def __new__(cls, num, indices):
+        self = super().__new__(cls, "block_list")
+        self.num, self.indices = num, indices
+        return self
+
+
+def _block_list(mask_mod, B, H, Q_LEN, KV_LEN, device):
+    """FlexAttention's block mask of ``mask_mod`` (torch's
+    ``create_block_mask``, evaluated on the device) as one list per query
+    block: its partially and fully visible key blocks together (the kernel
+    masks each), or None without torch or where torch cannot evaluate the
+    callable (every block is then visited)."""
+    try:
+        import torch
+        from torch.nn.attention.flex_attention import create_block_mask as torch_block_mask
+        m = torch_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device=device, BLOCK_SIZE=128)
+    except Exception:  # noqa: BLE001 - no torch, or a callable torch cannot vmap
+        return None
+    num, indices = m.kv_num_blocks, m.kv_indices
+    if m.full_kv_num_blocks is not None:
+        width = indices.shape[-1]
+        slots = torch.arange(width, device=indices.device)
+        listed = torch.cat([slots < num[..., None], slots < m.full_kv_num_blocks[..., None]], -1)
+        both = torch.cat([indices, m.full_kv_indices], -1)
+        order = torch.argsort((~listed).to(torch.int8), dim=-1, stable=True)
+        indices = torch.gather(both, -1, order)
+        num = num + m.full_kv_num_blocks
+    return BlockList(num.to(torch.int32).contiguous(), indices.to(torch.int32).contiguous())
 
     def __repr__(self):
         return f"BlockMask(shape={self.shape}, mask_mod={self.mask_mod!r})"
@@ -55,7 +94,12 @@ def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device="cuda", BLOCK_SIZE=1
     for name, x in (("Q_LEN", Q_LEN), ("KV_LEN", KV_LEN)):
         if not isinstance(x, int) or x < 0:
             raise ArgumentError(f"create_block_mask: {name} must be a non-negative int, got {x!r}")
-    return BlockMask(mask_mod, _mods.trace_mask_mod(mask_mod), B, H, Q_LEN, KV_LEN, BLOCK_SIZE)
+    region = _mods.trace_mask_mod(mask_mod)
+    # A mask on data (it reads a captured tensor): the blocks it visits, as
+    # FlexAttention computes them; index-only masks are bounded by the
+    # expansion.
+    listed = _block_list(mask_mod, B, H, Q_LEN, KV_LEN, device) if region.tables else None
+    return BlockMask(mask_mod, region, B, H, Q_LEN, KV_LEN, BLOCK_SIZE, listed)
 
 
 _CAUSAL = re.compile(r"^\s*(%v\d+) = arith\.cmpi (?:sge, %q_idx, %kv_idx|sle, %kv_idx, %q_idx)"
@@ -117,13 +161,16 @@ def flex_regions(score_mod, block_mask, q_len, kv_len):
     flex_attention call: the kernel it runs (precompiling it elsewhere
     takes the same)."""
     score = _mods.trace_score_mod(score_mod) if score_mod is not None else None
-    mask, causal = None, False
+    mask, causal, listed = None, False, None
     if block_mask is not None:
         mask = block_mask.region
         part = causal_part(mask) if q_len == kv_len else None
         causal = part is not None
         if part == "only":
             mask = None
+        listed = block_mask.block_list
+    if listed is not None:
+        return (score, mask, listed), causal
     return ((score, mask) if (score or mask) else None), causal
 
 

@@ -391,7 +391,7 @@ def _mods_suffix(mods):
 
 def _mods_clause(mods):
     """The op's ``score_mod { ... } mask_mod { ... }`` text."""
-    score, mask = mods or (None, None)
+    score, mask = tuple(mods or (None, None))[:2]
     clause = ""
     for keyword, region in (("score_mod", score), ("mask_mod", mask)):
         if region:
@@ -408,11 +408,32 @@ def mods_tables(mods):
     """{view name: (element type, rank, static last stride)} of the tables
     the (score_mod, mask_mod) region texts read (:mod:`tilec.mods`)."""
     tables = {}
-    for region in (mods or ()):
+    for region in tuple(mods or ())[:2]:
         for m in _TABLE_READ.finditer(region or ""):
             name, shape, dtype, strides = m.groups()
             tables[name] = (dtype, shape.count("?"), strides.split(", ")[-1] == "1")
     return tables
+
+
+#: The op's block list views (mods[2] set: FlexAttention's block mask of a
+#: mask on data, :mod:`tilec.flex`).
+_BLOCK_LIST_VIEWS = ("!tile.view<?x?x?xi32, strides = [?, ?, 1]>",
+                     "!tile.view<?x?x?x?xi32, strides = [?, ?, ?, 1]>")
+
+
+def _block_list_clause(mods):
+    """(the kernel parameters, the view lines, the op's clause) of a block
+    list: KVN (i32 [B, H, QB], strides kvn_b, kvn_h) and KVI (i32 [B, H,
+    QB, NB], strides kvi_b, kvi_h, kvi_q); nothing without one."""
+    if not mods or len(mods) < 3 or not mods[2]:
+        return "", [], ""
+    params = (", %KVN: !tile.ptr<i32>, %KVI: !tile.ptr<i32>, %QB: i32, %NB: i32, %kvn_b: i32, "
+              "%kvn_h: i32, %kvi_b: i32, %kvi_h: i32, %kvi_q: i32")
+    lines = ["  %kvn = tile.make_view %KVN[%B, %H, %QB] strides [%kvn_b, %kvn_h, 1] "
+             ": !tile.ptr<i32>",
+             "  %kvi = tile.make_view %KVI[%B, %H, %QB, %NB] strides [%kvi_b, %kvi_h, %kvi_q, 1] "
+             ": !tile.ptr<i32>"]
+    return params, lines, f" block_list(%kvn, %kvi : {', '.join(_BLOCK_LIST_VIEWS)})"
 
 
 def _tables_clause(mods):
@@ -501,7 +522,10 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
         descale = ""
     v_strides = "[%v_batch, %v_head, 1, %v_ld]" if fp8 else f"[%kv_batch, %kv_head, {d}, 1]"
     table_params, table_views = _tables_clause(mods)
-    fp8_params += table_params
+    list_params, list_views, list_clause = _block_list_clause(mods)
+    fp8_params += table_params + list_params
+    table_views += list_views
+    descale += list_clause
     lines = [
         f"tile.kernel @{name}(%Q: !tile.ptr<{et}>, %K: !tile.ptr<{et}>, "
         f"%V: !tile.ptr<{et}>, %O: !tile.ptr<{ot}>, %LSE: !tile.ptr<f32>, "

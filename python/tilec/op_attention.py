@@ -215,6 +215,7 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     described = {"Q": "q", "K": "k", "V": "v", "O": "out", "LSE": "lse",
                  "kv_batch": "k.stride(0)", "kv_head": "k.stride(1)"}
     values.update(_table_values(op, mods, device_index))
+    values.update(_block_list_values(op, mods, b, h, sq))
     _check_metadata(op, meta, values, described)
     _launch_checked(key, launcher, meta, values, Q.kind, device_index, _ATTENTION_DYNAMIC,
                     **_attention_allocators(key, Q, (b, h, sq, d), Q.dtype, allocated))
@@ -226,7 +227,7 @@ def _table_values(op, mods, device_index):
     tensors of a traced score_mod / mask_mod, :mod:`tilec.mods`): per
     table its pointer, sizes and strides (kernels.mods_tables names them)."""
     values = {}
-    for region in (mods or ()):
+    for region in tuple(mods or ())[:2]:
         for i, tensor in enumerate(getattr(region, "tables", ())):
             base = ("ts" if region is mods[0] else "tm") + str(i)
             T = describe(tensor, f"the score_mod's / mask_mod's captured tensor {i}")
@@ -237,6 +238,24 @@ def _table_values(op, mods, device_index):
             for d, (n, stride) in enumerate(zip(T.shape, T.strides)):
                 values.update({f"{base}_n{d}": n, f"{base}_s{d}": stride})
     return values
+
+
+def _block_list_values(op, mods, b, h, sq):
+    """The launch values of a block list (mods[2], :class:`tilec.flex.BlockList`):
+    its views, with stride 0 along a batch or head dimension of 1."""
+    if not mods or len(mods) < 3 or not mods[2]:
+        return {}
+    N, I = describe(mods[2].num, "the block mask's kv_num_blocks"), \
+        describe(mods[2].indices, "the block mask's kv_indices")
+    if N.shape[0] not in (1, b) or N.shape[1] not in (1, h) or N.shape[2] * 128 < sq or \
+            I.shape[:3] != N.shape:
+        raise ArgumentError(f"{op}: the block mask's lists ({list(N.shape)}, {list(I.shape)}) "
+                            f"do not cover B={b}, H={h} and {sq} queries in blocks of 128")
+    return {"KVN": N, "KVI": I, "QB": N.shape[2], "NB": I.shape[3],
+            "kvn_b": N.strides[0] if N.shape[0] > 1 else 0,
+            "kvn_h": N.strides[1] if N.shape[1] > 1 else 0,
+            "kvi_b": I.strides[0] if I.shape[0] > 1 else 0,
+            "kvi_h": I.strides[1] if I.shape[1] > 1 else 0, "kvi_q": I.strides[2]}
 
 
 def _attention_contiguous(Q, k, v, causal, O, return_lse, chip, artifacts, scale=None, mods=None,

@@ -15,7 +15,9 @@ dims 64 and 128, odd lengths and documents, against a float32 reference
 Speed: B = 2, H = 16, S = 8192, head dim 128, documents of 500 to 3000
 tokens, beside torch's flex_attention under torch.compile with the same
 callables and a block mask of the same mask_mod; TFLOP/s over the visible
-pairs.
+pairs. A mask on data runs over the block list tilec.create_block_mask
+makes with torch's create_block_mask (the kernels with a block list are
+built here for it).
 """
 
 import argparse
@@ -60,11 +62,14 @@ def mods_of(name, slopes, doc_ids):
 def kernel_of(name, s, d, chip):
     """(name, source) of the variant's kernel, traced over Table stand-ins."""
     from tilec import mods as _mods
-    from tilec.flex import BlockMask, flex_regions
+    from tilec.flex import BlockList, BlockMask, flex_regions
     from tilec.kernels import (attention_name, attention_shape_config, attention_source,
                                gemm_config_suffix)
     score_mod, mask_mod = mods_of(name, _mods.Table("f32", 1), _mods.Table("i32", 2))
-    mask = BlockMask(mask_mod, _mods.trace_mask_mod(mask_mod), None, None, s, s, 128)
+    region = _mods.trace_mask_mod(mask_mod)
+    # A mask on data gets the block list create_block_mask makes on the GPU.
+    listed = BlockList(None, None) if region.tables else None
+    mask = BlockMask(mask_mod, region, None, None, s, s, 128, listed)
     regions, is_causal = flex_regions(score_mod, mask, s, s)
     config = attention_shape_config(s, d, is_causal, chip)
     kernel = attention_name("bf16", d, is_causal, mods=regions) + gemm_config_suffix(config)

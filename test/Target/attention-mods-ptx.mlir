@@ -24,6 +24,13 @@
 // RUN: tilec %S/Inputs/attention_mods_tables.mlir --chip=sm_90a --emit=ptx -o %t.t90
 // RUN: FileCheck %s --check-prefix=TABLES < %t.t90/attention_doc_alibi.ptx
 // RUN: %ptxas -arch=sm_90a %t.t90/attention_doc_alibi.ptx -o %t.t90/a.cubin
+// A block list (Inputs/attention_mods_tables.mlir's attention_doc_list):
+// the key loop runs over the listed blocks, each block's first key read
+// from the list before its copies (TMA on sm_90a, cp.async on sm_80).
+// RUN: FileCheck %s --check-prefix=LIST90 < %t.t90/attention_doc_list.ptx
+// RUN: %ptxas -arch=sm_90a %t.t90/attention_doc_list.ptx -o %t.t90/b.cubin
+// RUN: FileCheck %s --check-prefix=LIST80 < %t.t80/attention_doc_list.ptx
+// RUN: %ptxas -arch=sm_80 %t.t80/attention_doc_list.ptx -o %t.t80/b.cubin
 
 // CHECK: .entry attention_softcap_window(
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
@@ -55,3 +62,12 @@
 // TABLES: .entry attention_doc_alibi(
 // TABLES: ld.global.nc.b32
 // TABLES: cvt.rn.f32.s32
+
+// LIST90: .entry attention_doc_list(
+// LIST90-DAG: ld.global{{.*}}.b32
+// LIST90-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// LIST90-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// LIST80: .entry attention_doc_list(
+// LIST80-DAG: ld.global{{.*}}.b32
+// LIST80-DAG: cp.async.cg.shared.global
+// LIST80-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

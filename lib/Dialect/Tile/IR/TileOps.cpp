@@ -1876,13 +1876,41 @@ static LogicalResult verifyVarlen(AttentionOp op) {
   return success();
 }
 
+/// A block list's rules: i32 views [batch, heads, query_blocks] and
+/// [batch, heads, query_blocks, max_blocks], and none of the forms it does
+/// not combine with.
+static LogicalResult verifyBlockList(AttentionOp op) {
+  Value num = op.getKvNumBlocks(), indices = op.getKvIndices();
+  if (!num)
+    return success();
+  for (auto [view, rank] : {std::pair(num, 3), std::pair(indices, 4)}) {
+    auto type = cast<ViewType>(view.getType());
+    if (type.getRank() != rank || !type.getElementType().isInteger(32))
+      return op.emitOpError("expected a block list of i32 views [batch, "
+                            "heads, query_blocks] and [batch, heads, "
+                            "query_blocks, max_blocks], got ")
+             << type;
+  }
+  AttentionConfigAttr config = op.getConfigAttr();
+  StringRef other =
+      op.getSplits() > 1   ? "split-KV"
+      : op.isVarlen()      ? "cu_seqlens"
+      : op.getBlockTable() ? "block_table"
+      : config && config.getPackGqa() && config.getPackGqa().getValue()
+          ? "pack_gqa"
+          : "";
+  if (!other.empty())
+    return op.emitOpError("a block list does not take ") << other << " yet";
+  return success();
+}
+
 /// The serving forms' rules: `seqused_k` a 1-D i32 view; a workspace
 /// (f32 `[S, rows, head_dim]` and `[S, rows]`, contiguous along the last
 /// dimension) exactly with `splits = S > 1`, a stage only then, and 16-bit
 /// inputs; `pack_gqa` only for one query per head and no regions; varlen
 /// (verifyVarlen).
 static LogicalResult verifyServingForms(AttentionOp op, int64_t d) {
-  if (failed(verifyVarlen(op)))
+  if (failed(verifyVarlen(op)) || failed(verifyBlockList(op)))
     return failure();
   if (Value lens = op.getSequsedK()) {
     auto type = cast<ViewType>(lens.getType());

@@ -264,3 +264,36 @@ tile.kernel @varlen_score_mod(%Q: !tile.ptr<bf16>, %C: !tile.ptr<i32>, %B: i32, 
         !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
   tile.return
 }
+
+// -----
+
+// Block lists (FlexAttention's block mask): i32 views [batch, heads,
+// query_blocks] and [batch, heads, query_blocks, max_blocks], and not with
+// split-KV.
+
+tile.kernel @block_list_type(%Q: !tile.ptr<bf16>, %N: !tile.ptr<i32>, %B: i32, %H: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  %num = tile.make_view %N[%B, %H] strides [%H, 1] : !tile.ptr<i32>
+  // expected-error @+1 {{expected a block list of i32 views [batch, heads, query_blocks] and [batch, heads, query_blocks, max_blocks], got '!tile.view<?x?xi32, strides = [?, 1]>'}}
+  tile.attention %q, %q, %q, %q block_list(%num, %num : !tile.view<?x?xi32, strides = [?, 1]>, !tile.view<?x?xi32, strides = [?, 1]>)
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @block_list_split(%Q: !tile.ptr<bf16>, %N: !tile.ptr<i32>, %W: !tile.ptr<f32>, %B: i32, %H: i32, %S: i32, %R: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  %num = tile.make_view %N[%B, %H, %S] strides [%H, %S, 1] : !tile.ptr<i32>
+  %idx = tile.make_view %N[%B, %H, %S, %S] strides [%H, %S, %S, 1] : !tile.ptr<i32>
+  %wo = tile.make_view %W[2, %R, 128] strides [%R, 128, 1] : !tile.ptr<f32>
+  %wl = tile.make_view %W[2, %R] strides [%R, 1] : !tile.ptr<f32>
+  // expected-error @+1 {{a block list does not take split-KV yet}}
+  tile.attention %q, %q, %q, %q block_list(%num, %idx : !tile.view<?x?x?xi32, strides = [?, ?, 1]>, !tile.view<?x?x?x?xi32, strides = [?, ?, ?, 1]>)
+      workspace(%wo, %wl : !tile.view<2x?x128xf32, strides = [?, 128, 1]>, !tile.view<2x?xf32, strides = [?, 1]>)
+      config <splits = 2>
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}

@@ -717,7 +717,19 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     looser, where both sides bound it). The loop then runs over those
     keys' blocks only (within `causal`'s and the keys' end): the blocks
     outside are masked for every row. Masks on loaded data (document ids)
-    visit every block.
+    visit every block, unless the op has a block list.
+
+    Block skipping by data (FlexAttention's block mask): with
+    `block_list(%num, %indices)`, i32 views `[batch, heads, query_blocks]`
+    and `[batch, heads, query_blocks, max_blocks]` (a stride 0 broadcasts
+    one batch or head), the queries of block `qb` (128 queries: `q / 128`)
+    visit only the `num[b, h, qb]` key blocks of 128 keys listed in
+    `indices[b, h, qb, :]`, in any order (a block past the keys' end is
+    masked). Within them the mask applies as without the list (`causal`,
+    the keys' end, `mask_mod`), so a list that names more blocks than the
+    mask keeps changes nothing but the time. The kernel's query and key
+    blocks must each lie within one of the list's (block_m and block_n
+    dividing 128). Not with split-KV, `pack_gqa`, varlen or a paged cache.
 
     Serving (decode against a KV cache). `seqused_k`, a 1-D i32 view
     `[batch]`, gives each batch's number of keys (at most Sk; keys past it
@@ -799,6 +811,8 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
                        Optional<Tile_ViewType>:$cu_seqlens_q,
                        Optional<Tile_ViewType>:$cu_seqlens_k,
                        Optional<I32>:$max_seqlen_q,
+                       Optional<Tile_ViewType>:$kv_num_blocks,
+                       Optional<Tile_ViewType>:$kv_indices,
                        Optional<Tile_ViewType>:$workspace_o,
                        Optional<Tile_ViewType>:$workspace_lse,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
@@ -813,6 +827,8 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:`
      qualified(type($cu_seqlens_q)) `,` qualified(type($cu_seqlens_k)) `)`)?
     (`max_seqlen_q` `(` $max_seqlen_q^ `)`)?
+    (`block_list` `(` $kv_num_blocks^ `,` $kv_indices `:`
+     qualified(type($kv_num_blocks)) `,` qualified(type($kv_indices)) `)`)?
     (`workspace` `(` $workspace_o^ `,` $workspace_lse `:`
      qualified(type($workspace_o)) `,` qualified(type($workspace_lse)) `)`)?
     (`scale` `(` $scale^ `)`)?
@@ -845,6 +861,8 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     int64_t getSplits();
     /// True for packed variable-length sequences (`cu_seqlens`).
     bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
+    /// The queries and keys of a block of a `block_list`.
+    static constexpr int64_t kListBlock = 128;
   }];
 }
 

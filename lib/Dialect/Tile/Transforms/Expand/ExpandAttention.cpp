@@ -107,6 +107,10 @@ struct AttentionProblem {
   /// lse are views of one packed batch, `batch` is the sequences and `sq`
   /// max_seqlen_q.
   Value cuSeqlensQ, cuSeqlensK, cuExtent;
+  /// A block list (FlexAttention's block mask): each 128-query block's
+  /// number of 128-key blocks [B, H, QB] and their indices [B, H, QB, N]
+  /// (null otherwise).
+  Value kvNum, kvIndices;
 };
 
 /// The query block a program (or one tile of a persistent program) computes
@@ -900,6 +904,74 @@ static Value emitQueryTile(ImplicitLocOpBuilder &b, const AttentionProblem &p,
                         Value(), Padding::Zero);
 }
 
+/// A block list's key block `iv` of query block `t` (its 128-key blocks
+/// cut into blocks of `bn`): its first key.
+static Value getListedKey(ImplicitLocOpBuilder &b, const AttentionProblem &p,
+                          const QueryBlock &t, Value iv, int64_t bn) {
+  int64_t list = AttentionOp::kListBlock, parts = list / bn;
+  Value row = arith::DivSIOp::create(b, t.m0, constI32(b, list));
+  Value entry = arith::DivSIOp::create(b, iv, constI32(b, parts));
+  Value block = LoadScalarOp::create(b, b.getI32Type(), p.kvIndices,
+                                     ValueRange{t.bi, t.h, row, entry});
+  Value part = arith::RemSIOp::create(b, iv, constI32(b, parts));
+  return arith::AddIOp::create(
+      b, arith::MulIOp::create(b, block, constI32(b, list)),
+      arith::MulIOp::create(b, part, constI32(b, bn)));
+}
+
+/// The body of a key loop: masked always, never, or from a key on.
+using KeyStepBuilder = llvm::function_ref<
+    std::function<void(OpBuilder &, Location, Value, ValueRange)>(bool, Value)>;
+
+/// The key loop(s) of query block `t` from state `init`, their bodies
+/// from `step`: over keys [0, end) (or those the mask_mod, the split-KV
+/// range bound), in one loop or, with split loops, the blocks every row
+/// sees whole then the rest; with a block list, over its listed blocks
+/// (each masked).
+static SmallVector<scf::ForOp>
+createKeyLoops(ImplicitLocOpBuilder &b, const AttentionProblem &p,
+               const AttentionConfig &c, const QueryBlock &t, ValueRange init,
+               KeyStepBuilder step) {
+  int64_t bm = c.blockM, bn = c.blockN;
+  if (p.kvNum) {
+    int64_t list = AttentionOp::kListBlock;
+    Value row = arith::DivSIOp::create(b, t.m0, constI32(b, list));
+    Value num = LoadScalarOp::create(b, b.getI32Type(), p.kvNum,
+                                     ValueRange{t.bi, t.h, row});
+    Value blocks = arith::MulIOp::create(b, num, constI32(b, list / bn));
+    return {scf::ForOp::create(b, constI32(b, 0), blocks, constI32(b, 1), init,
+                               step(true, Value()))};
+  }
+  Value stepN = constI32(b, bn);
+  // Keys [0, end), or within them the ones the mask_mod bounds.
+  auto [start, end] =
+      p.maskMod ? getMaskModKeys(b, p, t, bm, bn) : std::pair<Value, Value>();
+  if (t.split) {
+    // Split-KV: within this program's range of keys.
+    start = start ? arith::MaxSIOp::create(b, start, t.start) : t.start;
+    end = end ? arith::MinSIOp::create(b, end, t.end) : t.end;
+  }
+  if (!start)
+    start = constI32(b, 0);
+  if (!end)
+    end = t.end;
+  SmallVector<scf::ForOp> loops;
+  if (c.splitLoops && !c.warpSpecialize) {
+    Value full = t.full;
+    if (p.maskMod || t.split)
+      full = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, start, t.full),
+                                    end);
+    loops.push_back(
+        scf::ForOp::create(b, start, full, stepN, init, step(false, Value())));
+    loops.push_back(scf::ForOp::create(
+        b, full, end, stepN, loops[0].getResults(), step(true, Value())));
+  } else {
+    loops.push_back(
+        scf::ForOp::create(b, start, end, stepN, init, step(true, t.full)));
+  }
+  return loops;
+}
+
 /// The key loop(s) of one query block from state `init` (acc, m, l); returns
 /// the final (acc, m, l). With `splitLoops` (cp.async schedule) the blocks
 /// every row sees whole run in a loop without the mask and the rest in a
@@ -924,10 +996,12 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
   KeyMask mask(b, p, t, bm, bn);
   // One block: masked always, never, or (maskFrom) from that key on.
   auto step = [&](bool masked, Value maskFrom) {
-    return [&, masked, maskFrom](OpBuilder &ob, Location loc, Value n,
+    return [&, masked, maskFrom](OpBuilder &ob, Location loc, Value iv,
                                  ValueRange it) {
       ImplicitLocOpBuilder lb(loc, ob);
       Value zero = constI32(lb, 0);
+      // The block's first key: the induction variable, or a listed block's.
+      Value n = p.kvNum ? getListedKey(lb, p, t, iv, bn) : iv;
       // K and V of keys [n, n + bn): of batch bi, of its page, or of the
       // packed sequence's.
       Value kvBatch = t.viewBatch, row = n;
@@ -977,33 +1051,7 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
       scf::YieldOp::create(lb, ValueRange{acc, st.m, st.l});
     };
   };
-  Value stepN = constI32(b, bn);
-  // Keys [0, end), or within them the ones the mask_mod bounds.
-  auto [start, end] =
-      p.maskMod ? getMaskModKeys(b, p, t, bm, bn) : std::pair<Value, Value>();
-  if (t.split) {
-    // Split-KV: within this program's range of keys.
-    start = start ? arith::MaxSIOp::create(b, start, t.start) : t.start;
-    end = end ? arith::MinSIOp::create(b, end, t.end) : t.end;
-  }
-  if (!start)
-    start = constI32(b, 0);
-  if (!end)
-    end = t.end;
-  SmallVector<scf::ForOp> loops;
-  if (c.splitLoops && !c.warpSpecialize) {
-    Value full = t.full;
-    if (p.maskMod || t.split)
-      full = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, start, t.full),
-                                    end);
-    loops.push_back(
-        scf::ForOp::create(b, start, full, stepN, init, step(false, Value())));
-    loops.push_back(scf::ForOp::create(
-        b, full, end, stepN, loops[0].getResults(), step(true, Value())));
-  } else {
-    loops.push_back(
-        scf::ForOp::create(b, start, end, stepN, init, step(true, t.full)));
-  }
+  SmallVector<scf::ForOp> loops = createKeyLoops(b, p, c, t, init, step);
   // The warp-specialized schedule carries its ring depth; a loop attribute
   // would also ask tile-pipeline for a cp.async ring.
   for (scf::ForOp loop : loops) {
@@ -1261,6 +1309,8 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op,
   p.kT = MakeViewOp::create(b, ktType, kMake.getBase(), kMake.getSizes(),
                             kMake.getStrides());
   p.seqUsedK = op.getSequsedK();
+  p.kvNum = op.getKvNumBlocks();
+  p.kvIndices = op.getKvIndices();
   if ((p.blockTable = op.getBlockTable())) {
     // Keys up to the table's pages (seqused_k ends each batch's).
     p.pageSize = op.getK().getType().getShape()[2];
@@ -1466,6 +1516,12 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
               "(tile-split-stages makes one per stage)";
   if (stage == AttentionStage::Combine)
     return expandAttentionCombine(op, kernel);
+  int64_t list = AttentionOp::kListBlock;
+  if (op.getKvNumBlocks() && (list % c.blockM != 0 || list % c.blockN != 0))
+    return op.emitOpError("a block list's blocks of ")
+           << list << " queries and keys must each hold whole blocks of the "
+           << "kernel: block_m = " << c.blockM << " and block_n = " << c.blockN
+           << " must divide " << list;
   if (c.warpSpecialize && !c.byPasses)
     return expandAttentionHandBuilt(op, kernel, c);
   ImplicitLocOpBuilder b(op.getLoc(), op);

@@ -741,7 +741,8 @@ mlir::tilec::tile::getAttentionConfig(AttentionOp op, const TargetInfo &target,
   bool oneQuery = op.getQ().getType().getShape()[2] == 1;
   c.packGqa = getFlag(config.getPackGqa())
                   .value_or(oneQuery && elemBytes == 2 && !op.isVarlen() &&
-                            !op.getScoreModBlock() && !op.getMaskModBlock());
+                            !op.getKvNumBlocks() && !op.getScoreModBlock() &&
+                            !op.getMaskModBlock());
   bool decode = c.splits > 1 || c.packGqa;
   if (decode)
     setDecodeTiles(c, target, d, elemBytes);

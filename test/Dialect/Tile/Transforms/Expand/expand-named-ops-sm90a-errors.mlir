@@ -240,3 +240,18 @@ tile.kernel @swap_ab_unaligned(%A: !tile.ptr<bf16>, %M: i32) {
   tile.return
 }
 
+
+// -----
+
+// A block list's 128-key blocks must hold whole key blocks of the kernel.
+tile.kernel @block_list_wide_blocks(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %N: !tile.ptr<i32>, %B: i32, %H: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 64] strides [%S, %S, 64, 1] : !tile.ptr<bf16>
+  %num = tile.make_view %N[%B, %H, %S] strides [%H, %S, 1] : !tile.ptr<i32>
+  %idx = tile.make_view %N[%B, %H, %S, %S] strides [%H, %S, %S, 1] : !tile.ptr<i32>
+  // expected-error @+1 {{a block list's blocks of 128 queries and keys must each hold whole blocks of the kernel: block_m = 128 and block_n = 256 must divide 128}}
+  tile.attention %q, %q, %q, %q block_list(%num, %idx : !tile.view<?x?x?xi32, strides = [?, ?, 1]>, !tile.view<?x?x?x?xi32, strides = [?, ?, ?, 1]>)
+      config <block_n = 256>
+      : !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>,
+        !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
+  tile.return
+}

@@ -771,3 +771,34 @@ tile.kernel @attention_varlen_causal(%Q: !tile.ptr<bf16>, %O: !tile.ptr<bf16>, %
         !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>, !tile.view<1x?x?x128xbf16, strides = [0, 128, ?, 1]>
   tile.return
 }
+
+// -----
+
+// A block list: query block m0 / 128's count of listed key blocks bounds a
+// loop over the list, whose entry gives each block's first key (128 keys a
+// listed block, one kernel block each here); every visited block is
+// masked (here by causal).
+// CHECK-LABEL: tile.kernel @attention_block_list
+// CHECK: %[[NUM:.*]] = tile.make_view %N[%B, %H, %QB]
+// CHECK: %[[IDX:.*]] = tile.make_view %I[%B, %H, %QB, %NB]
+// CHECK: %[[COUNT:.*]] = tile.load_scalar %[[NUM]][%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: %[[BLOCKS:.*]] = arith.muli %[[COUNT]], %c1{{.*}} : i32
+// CHECK: scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %[[BLOCKS]] step %c1
+// CHECK:   %[[ENTRY:.*]] = arith.divsi %[[J]], %c1{{.*}} : i32
+// CHECK:   %[[BLOCK:.*]] = tile.load_scalar %[[IDX]][%{{.*}}, %{{.*}}, %{{.*}}, %[[ENTRY]]]
+// CHECK:   arith.muli %[[BLOCK]], %c128
+// CHECK:   tile.dot
+// CHECK:   arith.select
+// CHECK: } {tile.masks_bounded}
+tile.kernel @attention_block_list(%Q: !tile.ptr<bf16>, %N: !tile.ptr<i32>, %I: !tile.ptr<i32>,
+    %B: i32, %H: i32, %S: i32, %QB: i32, %NB: i32, %ld: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%ld, %ld, 128, 1] : !tile.ptr<bf16>
+  %num = tile.make_view %N[%B, %H, %QB] strides [%QB, 0, 1] : !tile.ptr<i32>
+  %idx = tile.make_view %I[%B, %H, %QB, %NB] strides [%S, 0, %NB, 1] : !tile.ptr<i32>
+  tile.attention %q, %q, %q, %q
+      block_list(%num, %idx : !tile.view<?x?x?xi32, strides = [?, 0, 1]>, !tile.view<?x?x?x?xi32, strides = [?, 0, ?, 1]>)
+      causal
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
