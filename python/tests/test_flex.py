@@ -215,13 +215,15 @@ def test_block_list_kernels(library, launches, tmp_path):  # noqa: F811
     mask_mod = _documents(docs)
     region = mods.trace_mask_mod(mask_mod)
     num, indices = FakeTensor((1, 1, 24), "int32"), FakeTensor((1, 1, 24, 24), "int32")
+    full = FakeTensor((1, 1, 24), "int32", offset=256)
     block_mask = BlockMask(mask_mod, region, None, None, 3000, 3000, 128,
-                           BlockList(num, indices))
+                           BlockList(num, indices, full))
     regions, causal = flex_regions(None, block_mask, 3000, 3000)
-    assert causal and regions[2] == "block_list"
+    assert causal and regions[2] == "block_list_full"
     name, source = attention_source("bf16", 64, True, mods=regions)
     assert name != attention_name("bf16", 64, True, mods=regions[:2])
     assert "block_list(%kvn, %kvi : !tile.view<?x?x?xi32" in source
+    assert "full_blocks(%kvf : !tile.view<?x?x?xi32" in source
     for chip in ("sm_80", "sm_90a"):
         result = tilec.compile(source, chip=chip)
         assert result.cubin[:4] == b"\x7fELF"
@@ -233,8 +235,10 @@ def test_block_list_kernels(library, launches, tmp_path):  # noqa: F811
     assert launcher.name == name
     assert (values["QB"], values["NB"], values["kvn_b"], values["kvn_h"], values["kvi_q"]) == \
         (24, 24, 0, 0, 24)
+    assert values["KVF"] == full.data_ptr()
     short = BlockMask(mask_mod, region, None, None, 3000, 3000, 128,
-                      BlockList(FakeTensor((1, 1, 23), "int32"), FakeTensor((1, 1, 23, 8), "int32")))
+                      BlockList(FakeTensor((1, 1, 23), "int32"), FakeTensor((1, 1, 23, 8), "int32"),
+                                FakeTensor((1, 1, 23), "int32")))
     with pytest.raises(tilec.ArgumentError, match="do not cover"):
         tilec.flex_attention(q, q, q, block_mask=short, chip="sm_90a", artifacts=str(tmp_path))
 

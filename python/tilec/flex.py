@@ -8,21 +8,23 @@ text, so the same callables reuse one kernel.
 
 What differs from FlexAttention today:
 
-- Blocks are skipped by bounds, not by a block table: the expansion reads
-  the keys a query block may see off the mask's comparisons of indices
-  (``q_idx >= kv_idx``, ``q_idx - kv_idx < w``, ``kv_idx < prefix`` under
-  ``&`` and ``|``) and visits only their blocks; a mask that is exactly
-  ``q_idx >= kv_idx`` with Q_LEN == KV_LEN runs the plain causal kernel.
-  Masks on data (document ids) are evaluated in every block, where
-  FlexAttention's block mask skips the blocks they leave out.
+- Blocks are skipped by bounds where the mask compares indices: the
+  expansion reads the keys a query block may see off the mask's
+  comparisons (``q_idx >= kv_idx``, ``q_idx - kv_idx < w``, ``kv_idx <
+  prefix`` under ``&`` and ``|``) and visits only their blocks; a mask that
+  is exactly ``q_idx >= kv_idx`` with Q_LEN == KV_LEN runs the plain causal
+  kernel. A mask on data (it reads a captured tensor, such as document
+  ids) gets FlexAttention's block mask: create_block_mask evaluates it on
+  the device with torch's ``create_block_mask`` and the kernel runs over
+  each query block's listed key blocks (``tile.attention``'s
+  ``block_list``), skipping the mask_mod in the wholly visible ones.
 - Forward only: there is no backward yet (a call that needs a gradient
   raises), and torch.compile sees the call as opaque Python.
 - Captured tensors are tables: an int32 or float32 tensor indexed by the
   traced values (ALiBi's slopes[h], document ids doc[b, q_idx]) is read in
-  the kernel (:mod:`tilec.mods`); other dtypes raise. A mask on such data
-  visits every block its comparisons of indices allow (the causal ones for
-  documents): without FlexAttention's block skipping, a document mask runs
-  at a third of its speed (``bench/results/2026-12-07_flex_tables_h100.json``).
+  the kernel (:mod:`tilec.mods`); other dtypes raise. Without torch,
+  create_block_mask makes no block list and such a mask is evaluated in
+  every block its index comparisons allow.
 """
 
 import re
@@ -48,37 +50,40 @@ class BlockMask:
 class BlockList(str):
     """The key blocks (128 keys) each query block (128 queries) of a mask
     on data visits: ``num`` (i32 [B, H, QB]) and ``indices`` (i32 [B, H,
-    QB, N]), B or H 1 where the mask is the same for all. A ``str``
-    ("block_list"): the third element of a kernel's mods, naming it."""
+    QB, N]), the first ``full`` (i32 [B, H, QB]) of them wholly visible
+    (the kernel skips the mask_mod there); B or H 1 where the mask is the
+    same for all. A ``str`` ("block_list_full"): the third element of a
+    kernel's mods, naming it."""
 
-    def __new__(cls, num, indices):
-        self = super().__new__(cls, "block_list")
-        self.num, self.indices = num, indices
+    def __new__(cls, num, indices, full):
+        self = super().__new__(cls, "block_list_full")
+        self.num, self.indices, self.full = num, indices, full
         return self
 
 
 def _block_list(mask_mod, B, H, Q_LEN, KV_LEN, device):
     """FlexAttention's block mask of ``mask_mod`` (torch's
     ``create_block_mask``, evaluated on the device) as one list per query
-    block: its partially and fully visible key blocks together (the kernel
-    masks each), or None without torch or where torch cannot evaluate the
-    callable (every block is then visited)."""
+    block: its fully visible key blocks, then its partially visible ones;
+    or None without torch or where torch cannot evaluate the callable
+    (every block is then visited)."""
     try:
         import torch
         from torch.nn.attention.flex_attention import create_block_mask as torch_block_mask
         m = torch_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device=device, BLOCK_SIZE=128)
     except Exception:  # noqa: BLE001 - no torch, or a callable torch cannot vmap
         return None
-    num, indices = m.kv_num_blocks, m.kv_indices
+    num, indices, full = m.kv_num_blocks, m.kv_indices, torch.zeros_like(m.kv_num_blocks)
     if m.full_kv_num_blocks is not None:
-        width = indices.shape[-1]
-        slots = torch.arange(width, device=indices.device)
-        listed = torch.cat([slots < num[..., None], slots < m.full_kv_num_blocks[..., None]], -1)
-        both = torch.cat([indices, m.full_kv_indices], -1)
+        full = m.full_kv_num_blocks
+        slots = torch.arange(indices.shape[-1], device=indices.device)
+        listed = torch.cat([slots < full[..., None], slots < num[..., None]], -1)
+        both = torch.cat([m.full_kv_indices, indices], -1)
         order = torch.argsort((~listed).to(torch.int8), dim=-1, stable=True)
         indices = torch.gather(both, -1, order)
-        num = num + m.full_kv_num_blocks
-    return BlockList(num.to(torch.int32).contiguous(), indices.to(torch.int32).contiguous())
+        num = num + full
+    as_i32 = (lambda t: t.to(torch.int32).contiguous())
+    return BlockList(as_i32(num), as_i32(indices), as_i32(full))
 
     def __repr__(self):
         return f"BlockMask(shape={self.shape}, mask_mod={self.mask_mod!r})"

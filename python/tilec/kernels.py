@@ -423,17 +423,21 @@ _BLOCK_LIST_VIEWS = ("!tile.view<?x?x?xi32, strides = [?, ?, 1]>",
 
 def _block_list_clause(mods):
     """(the kernel parameters, the view lines, the op's clause) of a block
-    list: KVN (i32 [B, H, QB], strides kvn_b, kvn_h) and KVI (i32 [B, H,
+    list: KVN and KVF (the counts, and of them the wholly visible blocks
+    listed first: i32 [B, H, QB], strides kvn_b, kvn_h) and KVI (i32 [B, H,
     QB, NB], strides kvi_b, kvi_h, kvi_q); nothing without one."""
     if not mods or len(mods) < 3 or not mods[2]:
         return "", [], ""
-    params = (", %KVN: !tile.ptr<i32>, %KVI: !tile.ptr<i32>, %QB: i32, %NB: i32, %kvn_b: i32, "
-              "%kvn_h: i32, %kvi_b: i32, %kvi_h: i32, %kvi_q: i32")
+    params = (", %KVN: !tile.ptr<i32>, %KVI: !tile.ptr<i32>, %KVF: !tile.ptr<i32>, %QB: i32, "
+              "%NB: i32, %kvn_b: i32, %kvn_h: i32, %kvi_b: i32, %kvi_h: i32, %kvi_q: i32")
     lines = ["  %kvn = tile.make_view %KVN[%B, %H, %QB] strides [%kvn_b, %kvn_h, 1] "
              ": !tile.ptr<i32>",
              "  %kvi = tile.make_view %KVI[%B, %H, %QB, %NB] strides [%kvi_b, %kvi_h, %kvi_q, 1] "
+             ": !tile.ptr<i32>",
+             "  %kvf = tile.make_view %KVF[%B, %H, %QB] strides [%kvn_b, %kvn_h, 1] "
              ": !tile.ptr<i32>"]
-    return params, lines, f" block_list(%kvn, %kvi : {', '.join(_BLOCK_LIST_VIEWS)})"
+    return params, lines, (f" block_list(%kvn, %kvi : {', '.join(_BLOCK_LIST_VIEWS)})"
+                           f" full_blocks(%kvf : {_BLOCK_LIST_VIEWS[0]})")
 
 
 def _tables_clause(mods):

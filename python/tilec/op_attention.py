@@ -247,11 +247,12 @@ def _block_list_values(op, mods, b, h, sq):
         return {}
     N, I = describe(mods[2].num, "the block mask's kv_num_blocks"), \
         describe(mods[2].indices, "the block mask's kv_indices")
+    F = describe(mods[2].full, "the block mask's full_kv_num_blocks")
     if N.shape[0] not in (1, b) or N.shape[1] not in (1, h) or N.shape[2] * 128 < sq or \
-            I.shape[:3] != N.shape:
+            I.shape[:3] != N.shape or F.shape != N.shape or F.strides != N.strides:
         raise ArgumentError(f"{op}: the block mask's lists ({list(N.shape)}, {list(I.shape)}) "
                             f"do not cover B={b}, H={h} and {sq} queries in blocks of 128")
-    return {"KVN": N, "KVI": I, "QB": N.shape[2], "NB": I.shape[3],
+    return {"KVN": N, "KVI": I, "KVF": F, "QB": N.shape[2], "NB": I.shape[3],
             "kvn_b": N.strides[0] if N.shape[0] > 1 else 0,
             "kvn_h": N.strides[1] if N.shape[1] > 1 else 0,
             "kvi_b": I.strides[0] if I.shape[0] > 1 else 0,

@@ -68,7 +68,7 @@ def kernel_of(name, s, d, chip):
     score_mod, mask_mod = mods_of(name, _mods.Table("f32", 1), _mods.Table("i32", 2))
     region = _mods.trace_mask_mod(mask_mod)
     # A mask on data gets the block list create_block_mask makes on the GPU.
-    listed = BlockList(None, None) if region.tables else None
+    listed = BlockList(None, None, None) if region.tables else None
     mask = BlockMask(mask_mod, region, None, None, s, s, 128, listed)
     regions, is_causal = flex_regions(score_mod, mask, s, s)
     config = attention_shape_config(s, d, is_causal, chip)

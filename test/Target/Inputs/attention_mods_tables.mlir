@@ -26,16 +26,19 @@ tile.kernel @attention_doc_alibi(%Q: !tile.ptr<bf16>, %D: !tile.ptr<i32>, %SL: !
 }
 
 // The same document mask with a block list (FlexAttention's block mask):
-// each query block visits only the key blocks listed for it.
+// each query block visits only the key blocks listed for it, the first
+// %F of them wholly visible (no mask_mod there).
 tile.kernel @attention_doc_list(%Q: !tile.ptr<bf16>, %D: !tile.ptr<i32>, %N: !tile.ptr<i32>,
-    %I: !tile.ptr<i32>, %B: i32, %H: i32, %S: i32, %QB: i32, %NB: i32,
+    %I: !tile.ptr<i32>, %F: !tile.ptr<i32>, %B: i32, %H: i32, %S: i32, %QB: i32, %NB: i32,
     %sb: i32 {tile.divisibility = 16 : i64}, %sh: i32 {tile.divisibility = 16 : i64}) {
   %q = tile.make_view %Q[%B, %H, %S, 128] strides [%sb, %sh, 128, 1] : !tile.ptr<bf16>
   %docs = tile.make_view %D[%B, %S] strides [%S, 1] : !tile.ptr<i32>
   %num = tile.make_view %N[%B, %H, %QB] strides [%QB, 0, 1] : !tile.ptr<i32>
   %idx = tile.make_view %I[%B, %H, %QB, %NB] strides [%S, 0, %NB, 1] : !tile.ptr<i32>
+  %full = tile.make_view %F[%B, %H, %QB] strides [%QB, 0, 1] : !tile.ptr<i32>
   tile.attention %q, %q, %q, %q
       block_list(%num, %idx : !tile.view<?x?x?xi32, strides = [?, 0, 1]>, !tile.view<?x?x?x?xi32, strides = [?, 0, ?, 1]>)
+      full_blocks(%full : !tile.view<?x?x?xi32, strides = [?, 0, 1]>)
       causal mask_mod {
   ^bb0(%b: i32, %h: i32, %qi: i32, %kj: i32):
     %dq = tile.load_scalar %docs[%b, %qi] : !tile.view<?x?xi32, strides = [?, 1]> -> i32

@@ -1880,15 +1880,20 @@ static LogicalResult verifyVarlen(AttentionOp op) {
 /// [batch, heads, query_blocks, max_blocks], and none of the forms it does
 /// not combine with.
 static LogicalResult verifyBlockList(AttentionOp op) {
-  Value num = op.getKvNumBlocks(), indices = op.getKvIndices();
+  Value num = op.getKvNumBlocks(), indices = op.getKvIndices(),
+        full = op.getKvFullBlocks();
   if (!num)
-    return success();
-  for (auto [view, rank] : {std::pair(num, 3), std::pair(indices, 4)}) {
+    return full ? op.emitOpError("full_blocks counts blocks of a block_list")
+                : success();
+  SmallVector<std::pair<Value, int64_t>> views = {{num, 3}, {indices, 4}};
+  if (full)
+    views.push_back({full, 3});
+  for (auto [view, rank] : views) {
     auto type = cast<ViewType>(view.getType());
     if (type.getRank() != rank || !type.getElementType().isInteger(32))
       return op.emitOpError("expected a block list of i32 views [batch, "
-                            "heads, query_blocks] and [batch, heads, "
-                            "query_blocks, max_blocks], got ")
+                            "heads, query_blocks] (the counts) and [batch, "
+                            "heads, query_blocks, max_blocks], got ")
              << type;
   }
   AttentionConfigAttr config = op.getConfigAttr();

@@ -274,7 +274,7 @@ tile.kernel @varlen_score_mod(%Q: !tile.ptr<bf16>, %C: !tile.ptr<i32>, %B: i32, 
 tile.kernel @block_list_type(%Q: !tile.ptr<bf16>, %N: !tile.ptr<i32>, %B: i32, %H: i32, %S: i32) {
   %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
   %num = tile.make_view %N[%B, %H] strides [%H, 1] : !tile.ptr<i32>
-  // expected-error @+1 {{expected a block list of i32 views [batch, heads, query_blocks] and [batch, heads, query_blocks, max_blocks], got '!tile.view<?x?xi32, strides = [?, 1]>'}}
+  // expected-error @+1 {{expected a block list of i32 views [batch, heads, query_blocks] (the counts) and [batch, heads, query_blocks, max_blocks], got '!tile.view<?x?xi32, strides = [?, 1]>'}}
   tile.attention %q, %q, %q, %q block_list(%num, %num : !tile.view<?x?xi32, strides = [?, 1]>, !tile.view<?x?xi32, strides = [?, 1]>)
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
@@ -293,6 +293,18 @@ tile.kernel @block_list_split(%Q: !tile.ptr<bf16>, %N: !tile.ptr<i32>, %W: !tile
   tile.attention %q, %q, %q, %q block_list(%num, %idx : !tile.view<?x?x?xi32, strides = [?, ?, 1]>, !tile.view<?x?x?x?xi32, strides = [?, ?, ?, 1]>)
       workspace(%wo, %wl : !tile.view<2x?x128xf32, strides = [?, 128, 1]>, !tile.view<2x?xf32, strides = [?, 1]>)
       config <splits = 2>
+      : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+        !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
+
+// -----
+
+tile.kernel @full_blocks_without_list(%Q: !tile.ptr<bf16>, %N: !tile.ptr<i32>, %B: i32, %H: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%S, %S, 128, 1] : !tile.ptr<bf16>
+  %num = tile.make_view %N[%B, %H, %S] strides [%H, %S, 1] : !tile.ptr<i32>
+  // expected-error @+1 {{full_blocks counts blocks of a block_list}}
+  tile.attention %q, %q, %q, %q full_blocks(%num : !tile.view<?x?x?xi32, strides = [?, ?, 1]>)
       : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return

@@ -727,7 +727,10 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     `indices[b, h, qb, :]`, in any order (a block past the keys' end is
     masked). Within them the mask applies as without the list (`causal`,
     the keys' end, `mask_mod`), so a list that names more blocks than the
-    mask keeps changes nothing but the time. The kernel's query and key
+    mask keeps changes nothing but the time. With `full_blocks(%full)`
+    (i32 `[batch, heads, query_blocks]`), the first `full[b, h, qb]` listed
+    blocks are wholly visible under `mask_mod`, which they skip (the keys'
+    end and `causal` still apply); the rest evaluate it. The kernel's query and key
     blocks must each lie within one of the list's (block_m and block_n
     dividing 128). Not with split-KV, `pack_gqa`, varlen or a paged cache.
 
@@ -813,6 +816,7 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
                        Optional<I32>:$max_seqlen_q,
                        Optional<Tile_ViewType>:$kv_num_blocks,
                        Optional<Tile_ViewType>:$kv_indices,
+                       Optional<Tile_ViewType>:$kv_full_blocks,
                        Optional<Tile_ViewType>:$workspace_o,
                        Optional<Tile_ViewType>:$workspace_lse,
                        OptionalAttr<F32Attr>:$scale, UnitAttr:$causal,
@@ -829,6 +833,8 @@ def Tile_AttentionOp : Tile_Op<"attention", [AttrSizedOperandSegments,
     (`max_seqlen_q` `(` $max_seqlen_q^ `)`)?
     (`block_list` `(` $kv_num_blocks^ `,` $kv_indices `:`
      qualified(type($kv_num_blocks)) `,` qualified(type($kv_indices)) `)`)?
+    (`full_blocks` `(` $kv_full_blocks^ `:` qualified(type($kv_full_blocks))
+     `)`)?
     (`workspace` `(` $workspace_o^ `,` $workspace_lse `:`
      qualified(type($workspace_o)) `,` qualified(type($workspace_lse)) `)`)?
     (`scale` `(` $scale^ `)`)?

@@ -111,6 +111,8 @@ struct AttentionProblem {
   /// number of 128-key blocks [B, H, QB] and their indices [B, H, QB, N]
   /// (null otherwise).
   Value kvNum, kvIndices;
+  /// Its counts of wholly visible blocks, listed first (null otherwise).
+  Value kvFull;
 };
 
 /// The query block a program (or one tile of a persistent program) computes
@@ -716,12 +718,12 @@ static Value applyModRegion(ImplicitLocOpBuilder &b, Block *block,
 /// (on the scaled scores), then its mask_mod (-inf where it is false).
 static Value applyMods(ImplicitLocOpBuilder &b, const AttentionProblem &p,
                        const QueryBlock &t, Value s, Value n, int64_t bm,
-                       int64_t bn) {
+                       int64_t bn, bool withMaskMod = true) {
   if (p.scoreMod)
     s = applyModRegion(
         b, p.scoreMod, t,
         arith::MulFOp::create(b, s, splatF32(b, {bm, bn}, p.scale)), n, bm, bn);
-  if (p.maskMod)
+  if (p.maskMod && withMaskMod)
     s = arith::SelectOp::create(
         b, applyModRegion(b, p.maskMod, t, Value(), n, bm, bn), s,
         splatF32(b, {bm, bn}, -INFINITY));
@@ -919,6 +921,35 @@ static Value getListedKey(ImplicitLocOpBuilder &b, const AttentionProblem &p,
       arith::MulIOp::create(b, part, constI32(b, bn)));
 }
 
+/// A block list's count of wholly visible blocks for query block `t`, in
+/// blocks of `bn` keys.
+static Value getListedFullEnd(ImplicitLocOpBuilder &b,
+                              const AttentionProblem &p, const QueryBlock &t,
+                              int64_t bn) {
+  int64_t list = AttentionOp::kListBlock;
+  Value row = arith::DivSIOp::create(b, t.m0, constI32(b, list));
+  Value full = LoadScalarOp::create(b, b.getI32Type(), p.kvFull,
+                                    ValueRange{t.bi, t.h, row});
+  return arith::MulIOp::create(b, full, constI32(b, list / bn));
+}
+
+/// The op's regions on the scores `s` of listed block `iv` (first key
+/// `n`): the score_mod, and the mask_mod from block `fullEnd` on.
+static Value applyListedMods(ImplicitLocOpBuilder &b, const AttentionProblem &p,
+                             const QueryBlock &t, Value s, Value n, Value iv,
+                             Value fullEnd, int64_t bm, int64_t bn) {
+  Value partial =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::sge, iv, fullEnd);
+  auto branch = [&](bool withMask) {
+    return [&, withMask](OpBuilder &ob, Location l) {
+      ImplicitLocOpBuilder ib(l, ob);
+      scf::YieldOp::create(ib, applyMods(ib, p, t, s, n, bm, bn, withMask));
+    };
+  };
+  return scf::IfOp::create(b, partial, branch(true), branch(false))
+      .getResult(0);
+}
+
 /// The body of a key loop: masked always, never, or from a key on.
 using KeyStepBuilder = llvm::function_ref<
     std::function<void(OpBuilder &, Location, Value, ValueRange)>(bool, Value)>;
@@ -994,6 +1025,8 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
   auto ktTile = RankedTensorType::get({p.d, bn}, elementType(p.k));
   auto vTile = RankedTensorType::get({bn, p.d}, elementType(p.v));
   KeyMask mask(b, p, t, bm, bn);
+  // A block list's wholly visible blocks (listed first) skip the mask_mod.
+  Value fullEnd = p.kvFull ? getListedFullEnd(b, p, t, bn) : Value();
   // One block: masked always, never, or (maskFrom) from that key on.
   auto step = [&](bool masked, Value maskFrom) {
     return [&, masked, maskFrom](OpBuilder &ob, Location loc, Value iv,
@@ -1021,7 +1054,9 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
                                 ValueRange{kvBatch, t.kvHead, row, zero},
                                 Value(), Padding::Zero);
       Value s = DotOp::create(lb, sType, tq, kt, splatF32(lb, {bm, bn}, 0.0));
-      if (p.scoreMod || p.maskMod)
+      if (fullEnd && p.maskMod)
+        s = applyListedMods(lb, p, t, s, n, iv, fullEnd, bm, bn);
+      else if (p.scoreMod || p.maskMod)
         s = applyMods(lb, p, t, s, n, bm, bn);
       Value edge;
       if (maskFrom) {
@@ -1311,6 +1346,7 @@ static AttentionProblem getProblem(ImplicitLocOpBuilder &b, AttentionOp op,
   p.seqUsedK = op.getSequsedK();
   p.kvNum = op.getKvNumBlocks();
   p.kvIndices = op.getKvIndices();
+  p.kvFull = op.getKvFullBlocks();
   if ((p.blockTable = op.getBlockTable())) {
     // Keys up to the table's pages (seqused_k ends each batch's).
     p.pageSize = op.getK().getType().getShape()[2];

@@ -202,3 +202,38 @@ tile.kernel @attention_doc_alibi(%Q: !tile.ptr<bf16>, %D: !tile.ptr<i32>, %SL: !
       !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return
 }
+
+// A block list whose first listed blocks are wholly visible (full_blocks):
+// the mask_mod runs only from the first partial block on (an scf.if on the
+// list position); both branches keep the causal mask after it. On sm_80
+// each listed block of 128 keys is two kernel blocks of 64.
+// CHECK-LABEL: tile.kernel @doc_full_blocks
+// CHECK: %[[FULL:.*]] = tile.load_scalar %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : !tile.view<?x?x?xi32, strides = [?, 0, 1]> -> i32
+// CHECK: %[[FULLEND:.*]] = arith.muli %[[FULL]], %c{{[0-9]+}}
+// CHECK: scf.for %[[J:[a-z0-9_]+]] =
+// CHECK:   %[[PARTIAL:.*]] = arith.cmpi sge, %[[J]], %[[FULLEND]] : i32
+// CHECK:   scf.if %[[PARTIAL]]
+// CHECK:     tile.load %{{.*}} : !tile.view<?x?xi32, strides = [?, 1]> -> tensor<128xi32>
+// CHECK:     arith.cmpi eq
+// CHECK:   } else {
+// CHECK-NEXT: scf.yield
+tile.kernel @doc_full_blocks(%Q: !tile.ptr<bf16>, %D: !tile.ptr<i32>, %N: !tile.ptr<i32>,
+    %I: !tile.ptr<i32>, %F: !tile.ptr<i32>, %B: i32, %H: i32, %S: i32, %QB: i32, %NB: i32, %ld: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 128] strides [%ld, %ld, 128, 1] : !tile.ptr<bf16>
+  %docs = tile.make_view %D[%B, %S] strides [%S, 1] : !tile.ptr<i32>
+  %num = tile.make_view %N[%B, %H, %QB] strides [%QB, 0, 1] : !tile.ptr<i32>
+  %idx = tile.make_view %I[%B, %H, %QB, %NB] strides [%S, 0, %NB, 1] : !tile.ptr<i32>
+  %full = tile.make_view %F[%B, %H, %QB] strides [%QB, 0, 1] : !tile.ptr<i32>
+  tile.attention %q, %q, %q, %q
+      block_list(%num, %idx : !tile.view<?x?x?xi32, strides = [?, 0, 1]>, !tile.view<?x?x?x?xi32, strides = [?, 0, ?, 1]>)
+      full_blocks(%full : !tile.view<?x?x?xi32, strides = [?, 0, 1]>)
+      causal mask_mod {
+  ^bb0(%b: i32, %h: i32, %qi: i32, %kj: i32):
+    %dq = tile.load_scalar %docs[%b, %qi] : !tile.view<?x?xi32, strides = [?, 1]> -> i32
+    %dk = tile.load_scalar %docs[%b, %kj] : !tile.view<?x?xi32, strides = [?, 1]> -> i32
+    %same = arith.cmpi eq, %dq, %dk : i32
+    tile.yield %same : i1
+  } : !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>,
+      !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
+  tile.return
+}
