@@ -31,6 +31,11 @@
 # the any-strides check did not find libtilec-rules.so (set
 # TILEC_RULES_LIBRARY=.gpu/bundle-python/python/libtilec-rules.so); rebuild
 # the bundle with the package's full kernel list before running it again.
+#
+# Eleventh session: varlen (scripts/gpu/varlen_check.py, 16/16) and the
+# flex tables check (scripts/gpu/flex_tables_check.py, 24/24) ran on an
+# H100 (bench/results/2026-12-07_varlen_h100.json, _flex_tables_h100.json);
+# runs 1-4 above and decode on an H200 are still owed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:?build or run}" in
