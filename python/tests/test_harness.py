@@ -112,6 +112,26 @@ def test_bundle_paths(tmp_path, monkeypatch):
     assert artifacts.kernel_path("A", None, "k") == os.path.join("A", "k.json")
 
 
+def test_check_main(tmp_path, monkeypatch):
+    """A check's command line: --build DIR builds, else a run from the
+    part's artifacts, on the chips they hold (with their rules library)."""
+    from scripts.harness import cli
+    monkeypatch.setenv("TILEC_BUNDLE", str(tmp_path))
+    # Set then removed: the test's own setting is undone afterwards.
+    monkeypatch.setenv("TILEC_RULES_LIBRARY", "")
+    monkeypatch.delenv("TILEC_RULES_LIBRARY")
+    (tmp_path / "decode" / "sm_90a").mkdir(parents=True)
+    seen = []
+    monkeypatch.setattr("sys.argv", ["check", "--build", "DIR"])
+    cli.check_main("decode", seen.append, None)
+    monkeypatch.setattr("sys.argv", ["check", "--quick", "--rounds", "3"])
+    cli.check_main("decode", None, seen.append)
+    assert seen[0] == "DIR" and (seen[1].quick, seen[1].rounds) == (True, 3)
+    assert seen[1].artifacts == str(tmp_path / "decode")
+    assert cli.artifact_chips(seen[1], {"sm_90a": 0, "sm_80": 0}) == ["sm_90a"]
+    assert os.environ["TILEC_RULES_LIBRARY"] == str(tmp_path / "decode" / "libtilec-rules.so")
+
+
 def test_build_script_names_every_part():
     text = open(os.path.join(records.ROOT, "scripts", "build", "build_gpu_artifacts.sh")).read()
     for part in artifacts.PARTS:

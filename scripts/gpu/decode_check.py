@@ -20,11 +20,9 @@ SDPA (cuDNN and flash backends, GQA) and a device copy of the same bytes
 the paged cache (pages of 16 and 64) beside the contiguous one.
 """
 
-import argparse
-import os
 import sys
 
-from scripts.harness.artifacts import bundle_part
+from scripts.harness.cli import artifact_chips, check_main
 
 CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
 SPLITS = (1, 2, 4, 8, 16, 32)
@@ -219,9 +217,7 @@ def run(args):
     import tilec
     import tilec.kernels  # noqa: F401 - the rule, for the record
     from scripts.harness.records import new_record, write_result
-    os.environ.setdefault("TILEC_RULES_LIBRARY", os.path.join(args.artifacts,
-                                                              "libtilec-rules.so"))
-    chips = [c for c in CHIPS if os.path.isdir(os.path.join(args.artifacts, c))]
+    chips = artifact_chips(args, CHIPS)
     result = new_record("attention_with_kvcache", artifacts=args.artifacts, chips=chips,
                         correctness=[], agreement=[], bench=[])
     with torch.no_grad():
@@ -260,16 +256,7 @@ def run(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", metavar="DIR")
-    ap.add_argument("--artifacts", default=bundle_part("decode"))
-    ap.add_argument("--out", default="out")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--rounds", type=int, default=5)
-    args = ap.parse_args()
-    if args.build:
-        return build(args.build)
-    return run(args)
+    return check_main("decode", build, run)
 
 
 if __name__ == "__main__":

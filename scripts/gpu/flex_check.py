@@ -17,11 +17,9 @@ torch's flex_attention under torch.compile with the same callables and
 block mask, in alternating rounds; TFLOP/s over the visible pairs.
 """
 
-import argparse
-import os
 import sys
 
-from scripts.harness.artifacts import bundle_part
+from scripts.harness.cli import artifact_chips, check_main
 
 CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
 CAP = 50.0
@@ -192,9 +190,7 @@ def run(args):
 
     import tilec
     from scripts.harness.records import new_record, write_result
-    os.environ.setdefault("TILEC_RULES_LIBRARY", os.path.join(args.artifacts,
-                                                              "libtilec-rules.so"))
-    chips = [c for c in CHIPS if os.path.isdir(os.path.join(args.artifacts, c))]
+    chips = artifact_chips(args, CHIPS)
     result = new_record("flex_attention", artifacts=args.artifacts, chips=chips, correctness=[],
                         bench=[], note="outputs allocated by tilec.flex_attention (checked "
                         "finite, not poisoned: the API takes no out=)")
@@ -220,16 +216,7 @@ def run(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", metavar="DIR")
-    ap.add_argument("--artifacts", default=bundle_part("flex"))
-    ap.add_argument("--out", default="out")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--rounds", type=int, default=5)
-    args = ap.parse_args()
-    if args.build:
-        return build(args.build)
-    return run(args)
+    return check_main("flex", build, run)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,9 @@ makes with torch's create_block_mask (the kernels with a block list are
 built here for it).
 """
 
-import argparse
-import os
 import sys
 
-from scripts.harness.artifacts import bundle_part
+from scripts.harness.cli import artifact_chips, check_main
 
 CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
 CASES = [(2, 4, 1000), (1, 8, 333)]  # (B, H, S)
@@ -176,9 +174,7 @@ def run(args):
 
     import tilec
     from scripts.harness.records import new_record, write_result
-    os.environ.setdefault("TILEC_RULES_LIBRARY", os.path.join(args.artifacts,
-                                                              "libtilec-rules.so"))
-    chips = [c for c in CHIPS if os.path.isdir(os.path.join(args.artifacts, c))]
+    chips = artifact_chips(args, CHIPS)
     result = new_record("flex_attention_tables", artifacts=args.artifacts, chips=chips,
                         correctness=[], bench=[])
     with torch.no_grad():
@@ -198,16 +194,7 @@ def run(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", metavar="DIR")
-    ap.add_argument("--artifacts", default=bundle_part("flex_tables"))
-    ap.add_argument("--out", default="out")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--rounds", type=int, default=5)
-    args = ap.parse_args()
-    if args.build:
-        return build(args.build)
-    return run(args)
+    return check_main("flex_tables", build, run)
 
 
 if __name__ == "__main__":

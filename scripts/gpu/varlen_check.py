@@ -16,12 +16,10 @@ same batch (the varlen form's cost), and 16k tokens in sequences of 100 to
 padded to its longest sequence; TFLOP/s count the visible pairs only.
 """
 
-import argparse
 import itertools
-import os
 import sys
 
-from scripts.harness.artifacts import bundle_part
+from scripts.harness.cli import artifact_chips, check_main
 
 CHIPS = {"sm_90a": "sm_90a", "sm_80": "sm_90"}
 # (dtype, head dim, causal, seqused_k) of the kernels the checks call.
@@ -181,10 +179,7 @@ def run(args):
 
     import tilec
     from scripts.harness.records import new_record, write_result
-    # tilec.attention's shape rule (the dense rows) without a compiler here.
-    os.environ.setdefault("TILEC_RULES_LIBRARY", os.path.join(args.artifacts,
-                                                              "libtilec-rules.so"))
-    chips = [c for c in CHIPS if os.path.isdir(os.path.join(args.artifacts, c))]
+    chips = artifact_chips(args, CHIPS)
     result = new_record("attention_varlen", artifacts=args.artifacts, chips=chips,
                         correctness=[], bench=[])
     with torch.no_grad():
@@ -206,16 +201,7 @@ def run(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", metavar="DIR")
-    ap.add_argument("--artifacts", default=bundle_part("varlen"))
-    ap.add_argument("--out", default="out")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--rounds", type=int, default=5)
-    args = ap.parse_args()
-    if args.build:
-        return build(args.build)
-    return run(args)
+    return check_main("varlen", build, run)
 
 
 if __name__ == "__main__":
