@@ -6,7 +6,7 @@ head packed into one block when there is one query per head, and split-KV
 where the batch leaves SMs idle.
 
 The split count comes from the compiler's rule
-(:func:`tilec.kernels.attention_decode_splits`) on the shapes alone, so a
+(:func:`tilec.serving_kernels.attention_decode_splits`) on the shapes alone, so a
 call never synchronizes with the device and can be captured in a CUDA graph
 (one graph per batch size, as serving engines capture them).
 """

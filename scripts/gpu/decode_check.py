@@ -199,7 +199,7 @@ def bench(torch, tilec, chips, case, artifacts, rounds):
     ms = time_graph_rounds(fns, rounds)
     # The copy reads and writes the bytes: its bandwidth counts both.
     gbs = {n: (2 if n == "copy" else 1) * nbytes / (t * 1e-3) / 1e9 for n, t in ms.items()}
-    splits = {c: tilec.kernels.attention_decode_splits(
+    splits = {c: tilec.serving_kernels.attention_decode_splits(
         c, B, HK, H // HK, S, D, torch.cuda.get_device_properties(0).multi_processor_count)
         for c in chips}
     row = dict(B=B, H=H, HK=HK, S=S, head_dim=D, cache_mb=nbytes / 2**20, splits=splits, ms=ms,
@@ -215,7 +215,7 @@ def run(args):
     import torch
 
     import tilec
-    import tilec.kernels  # noqa: F401 - the rule, for the record
+    import tilec.serving_kernels  # noqa: F401 - the rule, for the record
     from scripts.harness.records import new_record, write_result
     chips = artifact_chips(args, CHIPS)
     result = new_record("attention_with_kvcache", artifacts=args.artifacts, chips=chips,
