@@ -248,3 +248,4 @@ def test_block_list_needs_torch():
     kernel visits every block the mask's index comparisons allow."""
     mask = tilec.create_block_mask(_documents(FakeTable((1, 300), "int32")), 1, 1, 300, 300)
     assert mask.block_list is None
+    assert repr(mask).startswith("BlockMask(shape=(1, 1, 300, 300), mask_mod=")

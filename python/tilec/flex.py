@@ -46,6 +46,9 @@ class BlockMask:
         self.BLOCK_SIZE = BLOCK_SIZE
         self.block_list = block_list
 
+    def __repr__(self):
+        return f"BlockMask(shape={self.shape}, mask_mod={self.mask_mod!r})"
+
 
 class BlockList(str):
     """The key blocks (128 keys) each query block (128 queries) of a mask
@@ -84,9 +87,6 @@ def _block_list(mask_mod, B, H, Q_LEN, KV_LEN, device):
         num = num + full
     as_i32 = (lambda t: t.to(torch.int32).contiguous())
     return BlockList(as_i32(num), as_i32(indices), as_i32(full))
-
-    def __repr__(self):
-        return f"BlockMask(shape={self.shape}, mask_mod={self.mask_mod!r})"
 
 
 def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device="cuda", BLOCK_SIZE=128):

@@ -669,10 +669,12 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
   // block program ran 0.92-0.94x with it (H200, head dim 128, S = 4k-16k,
   // bench/results/2026-12-03_attention_fp8_stages_h200.json).
   c.pingpong = flags.pingpong.value_or(c.warps == 8 && !fp8);
-  // The hand-built schedule has no FP8 form, no score_mod or mask_mod and
-  // no serving form.
+  // The hand-built schedule has no FP8 form, no score_mod or mask_mod, no
+  // serving form and no block list.
   bool serving = flags.decode || op.getSequsedK() || op.isVarlen();
-  if (fp8 || op.getScoreModBlock() || op.getMaskModBlock() || serving) {
+  bool listed = static_cast<bool>(op.getKvNumBlocks());
+  if (fp8 || op.getScoreModBlock() || op.getMaskModBlock() || serving ||
+      listed) {
     if (!flags.byPasses.value_or(true))
       return op.emitOpError("by_passes = false: the hand-built schedule has "
                             "no ")
@@ -680,6 +682,7 @@ finishWarpSpecializedConfig(AttentionOp op, const TargetInfo &target,
                  : serving ? "serving form (seqused_k, splits, pack_gqa, "
                              "cu_seqlens); such "
                              "attention"
+                 : listed  ? "block list; attention with one"
                            : "score_mod or mask_mod; attention with one")
              << " is built by the scheduling passes";
     c.byPasses = true;

@@ -255,3 +255,18 @@ tile.kernel @block_list_wide_blocks(%Q: !tile.ptr<bf16> {tile.align = 16 : i64},
         !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>, !tile.view<?x?x?x64xbf16, strides = [?, ?, 64, 1]>
   tile.return
 }
+
+// -----
+
+// The hand-built schedule has no block list (it would visit every block).
+tile.kernel @block_list_hand_built(%Q: !tile.ptr<bf16> {tile.align = 16 : i64}, %N: !tile.ptr<i32>, %B: i32, %H: i32, %S: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 256] strides [%S, %S, 256, 1] : !tile.ptr<bf16>
+  %num = tile.make_view %N[%B, %H, %S] strides [%H, %S, 1] : !tile.ptr<i32>
+  %idx = tile.make_view %N[%B, %H, %S, %S] strides [%H, %S, %S, 1] : !tile.ptr<i32>
+  // expected-error @+1 {{by_passes = false: the hand-built schedule has no block list; attention with one is built by the scheduling passes}}
+  tile.attention %q, %q, %q, %q block_list(%num, %idx : !tile.view<?x?x?xi32, strides = [?, ?, 1]>, !tile.view<?x?x?x?xi32, strides = [?, ?, ?, 1]>)
+      causal config <by_passes = false>
+      : !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>,
+        !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>
+  tile.return
+}

@@ -802,3 +802,25 @@ tile.kernel @attention_block_list(%Q: !tile.ptr<bf16>, %N: !tile.ptr<i32>, %I: !
         !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>, !tile.view<?x?x?x128xbf16, strides = [?, ?, 128, 1]>
   tile.return
 }
+
+// -----
+
+// Head dim 256 with a block list: the scheduling passes build it (the
+// hand-built kernel, head dim 256's default, has no block list).
+// CHECK-LABEL: tile.kernel @attention_block_list_d256
+// CHECK-NOT: tile.tma_load
+// CHECK: tile.load_scalar %{{.*}} : !tile.view<?x?x?xi32, strides = [?, 0, 1]> -> i32
+// CHECK: scf.for
+// CHECK: tile.load_scalar %{{.*}} : !tile.view<?x?x?x?xi32, strides = [?, 0, ?, 1]> -> i32
+tile.kernel @attention_block_list_d256(%Q: !tile.ptr<bf16>, %N: !tile.ptr<i32>, %I: !tile.ptr<i32>,
+    %B: i32, %H: i32, %S: i32, %QB: i32, %NB: i32, %ld: i32) {
+  %q = tile.make_view %Q[%B, %H, %S, 256] strides [%ld, %ld, 256, 1] : !tile.ptr<bf16>
+  %num = tile.make_view %N[%B, %H, %QB] strides [%QB, 0, 1] : !tile.ptr<i32>
+  %idx = tile.make_view %I[%B, %H, %QB, %NB] strides [%S, 0, %NB, 1] : !tile.ptr<i32>
+  tile.attention %q, %q, %q, %q
+      block_list(%num, %idx : !tile.view<?x?x?xi32, strides = [?, 0, 1]>, !tile.view<?x?x?x?xi32, strides = [?, 0, ?, 1]>)
+      causal
+      : !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>,
+        !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>, !tile.view<?x?x?x256xbf16, strides = [?, ?, 256, 1]>
+  tile.return
+}
