@@ -12,6 +12,7 @@ from . import artifacts as _artifacts
 from .checks import _check_device, _check_metadata
 from .errors import ArgumentError, DTypeError
 from .launch import _allocate, _allocator, _launch_checked
+from .op_attention import _attention_scale, _launch_attention_plan
 from .plans import _default_directory, _resolve, _tls
 from .serving_kernels import attention_varlen_name, attention_varlen_source
 from .targets import _chip_and_arch
@@ -50,10 +51,7 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seql
     and no keys gets zeros (lse -inf).
     """
     op = "tilec.attention_varlen"
-    scale = None
-    if softmax_scale is not None:
-        from .op_attention import _attention_scale
-        scale = _attention_scale(op, softmax_scale)
+    scale = None if softmax_scale is None else _attention_scale(op, softmax_scale)
     try:  # torch tensors: the plan of this call's metadata
         key = ("varlen", q.shape, q.stride(), q.dtype, q.device, k.shape, k.stride(), k.dtype,
                v.shape, v.stride(), v.dtype, cu_seqlens_q.shape, cu_seqlens_q.dtype,
@@ -66,14 +64,12 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seql
     except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
         key = plan = None
     if plan is not None:
-        o = plan.allocate() if out is None else out
-        lse = plan.allocate_lse()
-        dyn = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(),
-               cu_seqlens_q.data_ptr(), cu_seqlens_k.data_ptr(),
-               None if seqused_k is None else seqused_k.data_ptr())
-        if dyn == plan.last or plan.bind(dyn):
-            plan.launch()
-            return (o, lse) if return_softmax_lse else o
+        result = _launch_attention_plan(
+            plan, q, k, v, out, return_softmax_lse,
+            (cu_seqlens_q.data_ptr(), cu_seqlens_k.data_ptr(),
+             None if seqused_k is None else seqused_k.data_ptr()))
+        if result is not None:
+            return result
     tensors = (q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_k, out)
     return _varlen_checked(op, tensors, max_seqlen_q, max_seqlen_k, scale, causal,
                            return_softmax_lse, chip, artifacts, key, config)
