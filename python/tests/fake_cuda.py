@@ -244,6 +244,7 @@ def _build_torch():
     torch.empty = _empty
     torch.empty_like = lambda t: Tensor(t.shape, t.dtype, device_=t.device)
     torch.from_dlpack = _from_dlpack
+    torch.is_grad_enabled = lambda: False
 
     cuda = types.ModuleType("torch.cuda")
     cuda.init = lambda: None

@@ -521,3 +521,78 @@ def test_attention_dlpack_objects(fakes, artifacts):
     cpu = fake_cuda.DLPackOnly(fake_cuda.tensor(q.shape, kind="cpu"))
     with pytest.raises(tilec.ArgumentError, match="not on a CUDA device"):
         tilec.attention(cpu, *wrapped[1:3], chip="sm_80", artifacts=artifacts.path)
+
+
+# -- tilec.flex_attention -------------------------------------------------------
+
+
+class _TableTensor(fake_cuda.Tensor):
+    """A fake torch tensor captured by a mask_mod (indexing it with traced
+    values records a table read, as torch's __torch_function__ would)."""
+
+    def __getitem__(self, index):
+        from tilec import mods
+        return mods._table_read(self, index)
+
+
+def test_flex_plan_follows_tables_and_block_lists(fakes, tmp_path, library, monkeypatch):
+    """A flex_attention call with a captured table and a block list makes a
+    plan: the next call with the same metadata launches through it, with
+    this call's pointers of q/k/v, the table and the three lists; a table of
+    another shape or a list of another shape makes another plan."""
+    from tilec.flex import BlockList, BlockMask, flex_regions
+    from tilec import mods
+    torch, driver = fakes
+    i32 = fake_cuda.module.int32
+
+    def docs_mask(docs):
+        return lambda b, h, q_idx, kv_idx: (docs[b, q_idx] == docs[b, kv_idx]) & (q_idx >= kv_idx)
+
+    def block_mask(docs, qb=2):
+        mask_mod = docs_mask(docs)
+        lists = BlockList(fake_cuda.tensor((1, 1, qb), "int32"),
+                          fake_cuda.tensor((1, 1, qb, qb), "int32"),
+                          fake_cuda.tensor((1, 1, qb), "int32"))
+        return BlockMask(mask_mod, mods.trace_mask_mod(mask_mod), None, None, S, S, 128, lists)
+
+    docs = _TableTensor((B, S), i32)
+    mask = block_mask(docs)
+    regions, causal = flex_regions(None, mask, S, S)
+    name, source = kernels.attention_source("bf16", D, causal, mods=regions)
+    meta = tilec.compile(source, chip="sm_80")[name].metadata
+    root = str(tmp_path / "artifacts")
+    overhead_bench.write_kernel(root, "sm_80", name, meta, source)
+    driver.param_formats = formats_of(meta)
+    fake_cuda.state.capability = (8, 0)
+    where = dict(chip="sm_80", artifacts=root)
+    q, k, v, _ = attention_operands()
+    from tilec import op_attention
+    checked, original = [], op_attention._attention_checked
+
+    def counting(*args, **kwargs):
+        checked.append(args[:3])
+        return original(*args, **kwargs)
+    monkeypatch.setattr(op_attention, "_attention_checked", counting)
+    tilec.flex_attention(q, k, v, block_mask=mask, **where)
+    assert len(plans._tls.plans) == 1 and len(driver.launches) == 1
+    # New tensors of the same metadata: the plan, with their pointers.
+    q2, k2, v2, _ = attention_operands()
+    docs2 = _TableTensor((B, S), i32)
+    mask2 = block_mask(docs2)
+    for _ in range(2):
+        out = tilec.flex_attention(q2, k2, v2, block_mask=mask2, **where)
+    assert len(plans._tls.plans) == 1 and len(driver.launches) == 3 and len(checked) == 1
+    _, p = decoded(driver, meta)
+    lists = mask2.block_list
+    assert (p["Q"], p["K"], p["V"], p["O"], p["TM0"]) == tuple(
+        t.data_ptr() for t in (q2, k2, v2, out, docs2))
+    assert (p["KVN"], p["KVI"], p["KVF"]) == tuple(
+        t.data_ptr() for t in (lists.num, lists.indices, lists.full))
+    # A table of another batch stride, or lists of another shape: new plans
+    # (their sizes and strides are launch values of the plan).
+    wide = _TableTensor((B, S), i32, strides=(S + 16, 1))
+    tilec.flex_attention(q, k, v, block_mask=block_mask(wide), **where)
+    assert len(plans._tls.plans) == 2 and decoded(driver, meta)[1]["tm0_s0"] == S + 16
+    tilec.flex_attention(q, k, v, block_mask=block_mask(docs, qb=3), **where)
+    assert len(plans._tls.plans) == 3 and decoded(driver, meta)[1]["NB"] == 3
+    assert len(checked) == 3

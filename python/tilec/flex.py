@@ -27,11 +27,12 @@ What differs from FlexAttention today:
   every block its index comparisons allow.
 """
 
+import functools
 import re
 
 from . import mods as _mods
 from .errors import ArgumentError
-from .op_attention import _attention_checked, _attention_scale
+from .op_attention import _attention_mods, _attention_scale
 
 
 class BlockMask:
@@ -111,6 +112,7 @@ _CAUSAL = re.compile(r"^\s*(%v\d+) = arith\.cmpi (?:sge, %q_idx, %kv_idx|sle, %k
                      r" : i32$")
 
 
+@functools.lru_cache(maxsize=256)
 def causal_part(region):
     """How a mask_mod region's result relates to ``q_idx >= kv_idx``:
     "only" (it is exactly that), "implied" (that under ``&``), or None."""
@@ -157,8 +159,8 @@ def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=Non
     mods, causal = flex_regions(score_mod, block_mask, shape_q[2], shape_k[2])
     if scale is not None:
         scale = _attention_scale(op, scale)
-    return _attention_checked(query, key, value, causal, None, return_lse, chip, artifacts,
-                              scale=scale, mods=mods, op=op)
+    return _attention_mods(query, key, value, causal, return_lse, chip, artifacts, scale, mods,
+                           op)
 
 
 def flex_regions(score_mod, block_mask, q_len, kv_len):

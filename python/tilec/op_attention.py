@@ -217,9 +217,52 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     values.update(_table_values(op, mods, device_index))
     values.update(_block_list_values(op, mods, b, h, sq))
     _check_metadata(op, meta, values, described)
-    _launch_checked(key, launcher, meta, values, Q.kind, device_index, _ATTENTION_DYNAMIC,
+    _launch_checked(key, launcher, meta, values, Q.kind, device_index,
+                    _ATTENTION_DYNAMIC + _mods_dynamic(mods),
                     **_attention_allocators(key, Q, (b, h, sq, d), Q.dtype, allocated))
     return (out, lse) if return_lse else out
+
+
+def _mods_tensors(mods):
+    """{launch parameter: tensor} of the tensors a flex call's regions
+    read: the captured tables (``TS<i>`` / ``TM<i>``, see
+    :func:`_table_values`) and the block list (``KVN``, ``KVI``, ``KVF``)."""
+    tensors = {}
+    for region, base in zip(tuple(mods or ())[:2], ("TS", "TM")):
+        for i, tensor in enumerate(getattr(region, "tables", ())):
+            tensors[f"{base}{i}"] = tensor
+    if mods and len(mods) > 2 and mods[2]:
+        tensors.update(KVN=mods[2].num, KVI=mods[2].indices, KVF=mods[2].full)
+    return tensors
+
+
+def _mods_dynamic(mods):
+    """The launch parameters of a flex call that may change between calls
+    sharing a plan, after Q, K, V, O, LSE: the pointers of
+    :func:`_mods_tensors`."""
+    return tuple(_mods_tensors(mods))
+
+
+def _attention_mods(q, k, v, causal, return_lse, chip, artifacts, scale, mods, op):
+    """A tilec.flex_attention call: the plan of its metadata (the tensors',
+    the regions' texts, and the shapes and strides of the tensors they
+    read) when there is one, else the checked path, which makes it."""
+    try:  # torch tensors: the plan of this call's metadata (module doc)
+        tensors = _mods_tensors(mods)
+        extra = (scale, tuple(mods or ()), tuple((t.shape, t.stride(), t.dtype, t.device)
+                                                 for t in tensors.values()))
+        key = _attention_plan_key("flex", q, k, v, None, causal, return_lse, chip, artifacts,
+                                  extra)
+        plan = _tls.plans.get(key)
+    except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
+        key = plan = None
+    if plan is not None:
+        result = _launch_attention_plan(plan, q, k, v, None, return_lse,
+                                        tuple(t.data_ptr() for t in tensors.values()))
+        if result is not None:
+            return result
+    return _attention_checked(q, k, v, causal, None, return_lse, chip, artifacts, key,
+                              scale=scale, mods=mods, op=op)
 
 
 def _table_values(op, mods, device_index):
