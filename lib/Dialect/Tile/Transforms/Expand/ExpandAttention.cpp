@@ -970,8 +970,9 @@ createKeyLoops(ImplicitLocOpBuilder &b, const AttentionProblem &p,
     Value num = LoadScalarOp::create(b, b.getI32Type(), p.kvNum,
                                      ValueRange{t.bi, t.h, row});
     Value blocks = arith::MulIOp::create(b, num, constI32(b, list / bn));
+    // Keys before t.full need no key-end or causal mask in any row.
     return {scf::ForOp::create(b, constI32(b, 0), blocks, constI32(b, 1), init,
-                               step(true, Value()))};
+                               step(false, t.full))};
   }
   Value stepN = constI32(b, bn);
   // Keys [0, end), or within them the ones the mask_mod bounds.
@@ -1062,6 +1063,12 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
       if (maskFrom) {
         edge =
             arith::CmpIOp::create(lb, arith::CmpIPredicate::sge, n, maskFrom);
+        // A listed block the mask_mod masks is masked whole.
+        if (fullEnd)
+          edge = arith::OrIOp::create(
+              lb, edge,
+              arith::CmpIOp::create(lb, arith::CmpIPredicate::sge, iv,
+                                    fullEnd));
         Value raw = s;
         s = scf::IfOp::create(
                 lb, edge,
@@ -1076,8 +1083,9 @@ static SmallVector<Value> emitKeyLoops(ImplicitLocOpBuilder &b,
       } else if (masked) {
         s = mask.apply(lb, s, n);
       }
-      // A score_mod or mask_mod may drop every key of a row in any block.
-      bool anyEmpty = p.scoreMod || p.maskMod;
+      // A score_mod or mask_mod may drop every key of a row in any block
+      // (the mask_mod only in a block list's masked blocks, within edge).
+      bool anyEmpty = p.scoreMod || (p.maskMod && !fullEnd);
       OnlineSoftmax::Step st = sm.step(
           lb, s, it[1], it[2], /*mayBeEmpty=*/masked || maskFrom || anyEmpty,
           /*emptyOnlyIf=*/anyEmpty ? Value() : edge);

@@ -205,18 +205,33 @@ tile.kernel @attention_doc_alibi(%Q: !tile.ptr<bf16>, %D: !tile.ptr<i32>, %SL: !
 
 // A block list whose first listed blocks are wholly visible (full_blocks):
 // the mask_mod runs only from the first partial block on (an scf.if on the
-// list position); both branches keep the causal mask after it. On sm_80
+// list position). The causal and key-end mask then runs in a branch taken
+// by the partial blocks and by those reaching past the keys every row
+// sees; so does the guard for rows without a key. On sm_80
 // each listed block of 128 keys is two kernel blocks of 64.
 // CHECK-LABEL: tile.kernel @doc_full_blocks
 // CHECK: %[[FULL:.*]] = tile.load_scalar %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : !tile.view<?x?x?xi32, strides = [?, 0, 1]> -> i32
 // CHECK: %[[FULLEND:.*]] = arith.muli %[[FULL]], %c{{[0-9]+}}
 // CHECK: scf.for %[[J:[a-z0-9_]+]] =
+// CHECK:   %[[ENTRY:.*]] = tile.load_scalar
+// CHECK:   %[[KEY:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK:   %[[PARTIAL:.*]] = arith.cmpi sge, %[[J]], %[[FULLEND]] : i32
 // CHECK:   scf.if %[[PARTIAL]]
 // CHECK:     tile.load %{{.*}} : !tile.view<?x?xi32, strides = [?, 1]> -> tensor<128xi32>
 // CHECK:     arith.cmpi eq
 // CHECK:   } else {
 // CHECK-NEXT: scf.yield
+// CHECK:   %[[DIAG:.*]] = arith.cmpi sge, %[[KEY]], %{{.*}} : i32
+// CHECK:   %[[PARTIAL2:.*]] = arith.cmpi sge, %[[J]], %[[FULLEND]] : i32
+// CHECK:   %[[EDGE:.*]] = arith.ori %[[DIAG]], %[[PARTIAL2]] : i1
+// CHECK:   scf.if %[[EDGE]]
+// CHECK:     arith.cmpi slt
+// CHECK:     arith.select
+// CHECK:   } else {
+// CHECK-NEXT: scf.yield
+// CHECK:   tile.reduce max
+// CHECK:   scf.if %[[EDGE]]
+// CHECK:     arith.cmpf oeq
 tile.kernel @doc_full_blocks(%Q: !tile.ptr<bf16>, %D: !tile.ptr<i32>, %N: !tile.ptr<i32>,
     %I: !tile.ptr<i32>, %F: !tile.ptr<i32>, %B: i32, %H: i32, %S: i32, %QB: i32, %NB: i32, %ld: i32) {
   %q = tile.make_view %Q[%B, %H, %S, 128] strides [%ld, %ld, 128, 1] : !tile.ptr<bf16>
