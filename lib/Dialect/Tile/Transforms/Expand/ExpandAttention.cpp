@@ -136,6 +136,8 @@ struct QueryBlock {
   /// Varlen: this sequence's queries (O's rows past them are not stored;
   /// null otherwise).
   Value sq;
+  /// A block list's row for this block: m0 / kListBlock (null without one).
+  Value listRow;
 };
 
 } // namespace
@@ -193,6 +195,9 @@ static QueryBlock getQueryBlock(ImplicitLocOpBuilder &b,
           : arith::DivSIOp::create(b, h, arith::DivSIOp::create(b, p.hq, p.hk));
   t.viewBatch = bi;
   t.qRow = t.m0;
+  if (p.kvNum)
+    t.listRow =
+        arith::DivSIOp::create(b, t.m0, constI32(b, AttentionOp::kListBlock));
   Value keys = p.sk, queries = p.sq;
   if (p.cuSeqlensQ) {
     // A packed sequence: its tokens' rows of the one batch.
@@ -911,10 +916,9 @@ static Value emitQueryTile(ImplicitLocOpBuilder &b, const AttentionProblem &p,
 static Value getListedKey(ImplicitLocOpBuilder &b, const AttentionProblem &p,
                           const QueryBlock &t, Value iv, int64_t bn) {
   int64_t list = AttentionOp::kListBlock, parts = list / bn;
-  Value row = arith::DivSIOp::create(b, t.m0, constI32(b, list));
   Value entry = arith::DivSIOp::create(b, iv, constI32(b, parts));
   Value block = LoadScalarOp::create(b, b.getI32Type(), p.kvIndices,
-                                     ValueRange{t.bi, t.h, row, entry});
+                                     ValueRange{t.bi, t.h, t.listRow, entry});
   Value part = arith::RemSIOp::create(b, iv, constI32(b, parts));
   return arith::AddIOp::create(
       b, arith::MulIOp::create(b, block, constI32(b, list)),
@@ -926,11 +930,10 @@ static Value getListedKey(ImplicitLocOpBuilder &b, const AttentionProblem &p,
 static Value getListedFullEnd(ImplicitLocOpBuilder &b,
                               const AttentionProblem &p, const QueryBlock &t,
                               int64_t bn) {
-  int64_t list = AttentionOp::kListBlock;
-  Value row = arith::DivSIOp::create(b, t.m0, constI32(b, list));
   Value full = LoadScalarOp::create(b, b.getI32Type(), p.kvFull,
-                                    ValueRange{t.bi, t.h, row});
-  return arith::MulIOp::create(b, full, constI32(b, list / bn));
+                                    ValueRange{t.bi, t.h, t.listRow});
+  return arith::MulIOp::create(b, full,
+                               constI32(b, AttentionOp::kListBlock / bn));
 }
 
 /// The op's regions on the scores `s` of listed block `iv` (first key
@@ -965,11 +968,10 @@ createKeyLoops(ImplicitLocOpBuilder &b, const AttentionProblem &p,
                KeyStepBuilder step) {
   int64_t bm = c.blockM, bn = c.blockN;
   if (p.kvNum) {
-    int64_t list = AttentionOp::kListBlock;
-    Value row = arith::DivSIOp::create(b, t.m0, constI32(b, list));
     Value num = LoadScalarOp::create(b, b.getI32Type(), p.kvNum,
-                                     ValueRange{t.bi, t.h, row});
-    Value blocks = arith::MulIOp::create(b, num, constI32(b, list / bn));
+                                     ValueRange{t.bi, t.h, t.listRow});
+    Value blocks = arith::MulIOp::create(
+        b, num, constI32(b, AttentionOp::kListBlock / bn));
     // Keys before t.full need no key-end or causal mask in any row.
     return {scf::ForOp::create(b, constI32(b, 0), blocks, constI32(b, 1), init,
                                step(false, t.full))};
