@@ -138,6 +138,10 @@ struct QueryBlock {
   Value sq;
   /// A block list's row for this block: m0 / kListBlock (null without one).
   Value listRow;
+  /// The table reads of the score_mod / mask_mod that need no key (a
+  /// value, or a [bm] row along the query index), loaded once before the
+  /// key loop (by the region's tile.load_scalar).
+  DenseMap<Operation *, Value> tableRows;
 };
 
 } // namespace
@@ -574,7 +578,7 @@ class ModRegionApplier {
 public:
   ModRegionApplier(ImplicitLocOpBuilder &b, Block *block, const QueryBlock &t,
                    Value n, int64_t bm, int64_t bn)
-      : b(b), block(block), m0(t.m0), n(n), bm(bm), bn(bn) {
+      : b(b), block(block), m0(t.m0), n(n), bm(bm), bn(bn), rows(&t.tableRows) {
     unsigned first = block->getNumArguments() - 4;
     scalars[block->getArgument(first)] = t.bi;
     scalars[block->getArgument(first + 1)] = t.h;
@@ -590,6 +594,29 @@ public:
     for (Operation &op : block->without_terminator())
       applyOp(op);
     return tile(cast<YieldOp>(block->getTerminator()).getValues()[0]);
+  }
+
+  /// The table reads of `block` that need no key (emitted here, before the
+  /// key loop): at values the same across the block, or along the query
+  /// index at such values (a [bm] row); with the ops on such values.
+  DenseMap<Operation *, Value> loadQueryRows() {
+    DenseMap<Operation *, Value> loaded;
+    for (Operation &op : block->without_terminator()) {
+      if (auto load = dyn_cast<LoadScalarOp>(op)) {
+        if (Value row = loadQueryRow(load))
+          loaded[load] = row;
+        continue;
+      }
+      if (trackAlong(op))
+        continue;
+      if (!llvm::all_of(op.getOperands(), [&](Value v) { return scalar(v); }))
+        continue;
+      IRMapping m;
+      for (Value v : op.getOperands())
+        m.map(v, scalar(v));
+      scalars[op.getResult(0)] = b.clone(op, m)->getResult(0);
+    }
+    return loaded;
   }
 
 private:
@@ -671,9 +698,43 @@ private:
     return true;
   }
 
+  /// `load`'s value where it reads at indices the same across the block,
+  /// or its [bm] row where it reads along the query index at such indices;
+  /// else null (loadQueryRows).
+  Value loadQueryRow(LoadScalarOp load) {
+    SmallVector<Value> indices;
+    bool alongQuery = false;
+    for (Value i : load.getIndices()) {
+      if (Value s = scalar(i)) {
+        indices.push_back(s);
+        continue;
+      }
+      auto it = along.find(i);
+      if (it == along.end() || it->second.first != 0)
+        return Value();
+      alongQuery = true;
+      Value offset = it->second.second;
+      indices.push_back(offset ? Value(arith::AddIOp::create(b, m0, offset))
+                               : m0);
+    }
+    if (!alongQuery)
+      return LoadScalarOp::create(b, load.getType(), load.getView(), indices);
+    return LoadOp::create(b, RankedTensorType::get({bm}, load.getType()),
+                          load.getView(), indices, Value(), Padding::Zero);
+  }
+
   /// A table read: scalar at uniform indices; along the query or key
-  /// index, the block's row of the table (its last dimension) broadcast.
+  /// index, the block's row of the table (its last dimension) broadcast
+  /// (a query row loaded before the key loop, tableRows, where there is
+  /// one).
   void applyLoad(LoadScalarOp load) {
+    if (Value row = rows->lookup(load)) {
+      if (isa<RankedTensorType>(row.getType()))
+        tiles.map(load.getResult(), broadcastAlong(b, row, 1, {bm, bn}));
+      else
+        scalars[load.getResult()] = row;
+      return;
+    }
     SmallVector<Value> indices;
     std::optional<std::pair<int, Value>> axis;
     for (Value i : load.getIndices()) {
@@ -704,11 +765,27 @@ private:
   Block *block;
   Value m0, n;
   int64_t bm, bn;
+  const DenseMap<Operation *, Value> *rows;
   IRMapping tiles;
   DenseMap<Value, Value> scalars;
   DenseMap<Value, std::pair<int, Value>> along;
 };
 } // namespace
+
+/// Query block `t`'s table reads of the op's regions that need no key
+/// (QueryBlock::tableRows), loaded here.
+static DenseMap<Operation *, Value> loadTableRows(ImplicitLocOpBuilder &b,
+                                                  const AttentionProblem &p,
+                                                  const QueryBlock &t,
+                                                  int64_t bm, int64_t bn) {
+  DenseMap<Operation *, Value> rows;
+  for (Block *block : {p.scoreMod, p.maskMod})
+    if (block)
+      for (auto [op, row] :
+           ModRegionApplier(b, block, t, Value(), bm, bn).loadQueryRows())
+        rows[op] = row;
+  return rows;
+}
 
 /// The value a score_mod / mask_mod `block` yields for keys [n, n + bn) of
 /// query block `t` (ModRegionApplier), with `lead` (the scores, or none) as
@@ -1128,8 +1205,7 @@ static Value getDescaleRows(ImplicitLocOpBuilder &b, Value view,
 /// The whole program of query block `t`: Q, the key loops, O and the lse.
 static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
                                   const AttentionProblem &p,
-                                  const AttentionConfig &c,
-                                  const QueryBlock &t) {
+                                  const AttentionConfig &c, QueryBlock t) {
   Value scoreScale = p.scoreScale, vDescale = p.vDescale;
   if (!p.descaleViews.empty()) {
     // Per (batch, K/V head): this block's factors, one per query row.
@@ -1143,6 +1219,7 @@ static void emitQueryBlockProgram(ImplicitLocOpBuilder &b,
                    RankedTensorType::get({c.blockM, c.blockN}, p.pType),
                    scoreScale, vDescale);
   Value tq = emitQueryTile(b, p, c, t);
+  t.tableRows = loadTableRows(b, p, t, c.blockM, c.blockN);
   SmallVector<Value> init = {splatF32(b, {c.blockM, p.d}, 0.0)};
   llvm::append_range(init, sm.init(b));
   SmallVector<Value> res = emitKeyLoops(b, p, c, t, tq, sm, init);

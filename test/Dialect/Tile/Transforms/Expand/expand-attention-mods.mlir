@@ -165,16 +165,19 @@ tile.kernel @attention_prefix_lm(%Q: !tile.ptr<bf16>, %K: !tile.ptr<bf16>, %V: !
 // Tables: a slope per head (read at the head index: one scalar read, the
 // bias computed on tiles) and document ids per token (read at the query
 // and at the key index: the block's rows of the table, [128] at the first
-// query and [64] at the block's first key, broadcast and compared).
+// query and [64] at the block's first key, broadcast and compared). The
+// reads that need no key (the slope, the queries' ids) happen once, before
+// the key loop.
 // CHECK-LABEL: tile.kernel @attention_doc_alibi
 // CHECK-SAME: %H: i32
-// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK: %[[SLOPE:.*]] = tile.load_scalar %{{.*}}[%[[HEAD:.*]]] : !tile.view<?xf32, strides = [1]> -> f32
+// CHECK: %[[DQ:.*]] = tile.load %{{.*}}[%[[BATCH:.*]], %[[M0:.*]]] : !tile.view<?x?xi32, strides = [?, 1]> -> tensor<128xi32>
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK-NOT: tile.load_scalar
 // CHECK: %[[D:.*]] = arith.subi %{{.*}}, %{{.*}} : tensor<128x64xi32>
 // CHECK: %[[DF:.*]] = arith.sitofp %[[D]] : tensor<128x64xi32> to tensor<128x64xf32>
 // CHECK: %[[SL:.*]] = tile.splat %[[SLOPE]] : tensor<128x64xf32>
 // CHECK: arith.mulf %[[SL]], %[[DF]] : tensor<128x64xf32>
-// CHECK: %[[DQ:.*]] = tile.load %{{.*}}[%[[BATCH:.*]], %[[M0:.*]]] : !tile.view<?x?xi32, strides = [?, 1]> -> tensor<128xi32>
 // CHECK: tile.expand_dims %[[DQ]] axis = 1
 // CHECK: %[[DK:.*]] = tile.load %{{.*}}[%[[BATCH]], %[[N]]] : !tile.view<?x?xi32, strides = [?, 1]> -> tensor<64xi32>
 // CHECK: tile.expand_dims %[[DK]] axis = 0
@@ -217,7 +220,7 @@ tile.kernel @attention_doc_alibi(%Q: !tile.ptr<bf16>, %D: !tile.ptr<i32>, %SL: !
 // CHECK:   %[[KEY:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK:   %[[PARTIAL:.*]] = arith.cmpi sge, %[[J]], %[[FULLEND]] : i32
 // CHECK:   scf.if %[[PARTIAL]]
-// CHECK:     tile.load %{{.*}} : !tile.view<?x?xi32, strides = [?, 1]> -> tensor<128xi32>
+// CHECK:     tile.load %{{.*}} : !tile.view<?x?xi32, strides = [?, 1]> -> tensor<64xi32>
 // CHECK:     arith.cmpi eq
 // CHECK:   } else {
 // CHECK-NEXT: scf.yield
