@@ -510,39 +510,40 @@ def attention_source(dtype="bf16", head_dim=128, causal=False, config=None, name
     extras += " causal" if causal else ""
     extras += config_clause(config)
     extras += _mods_clause(mods)
-    fp8_params = ", %v_batch: i32, %v_head: i32, %v_ld: i32" if fp8 else ""
-    descale_views = []
+    extra_params = ", %v_batch: i32, %v_head: i32, %v_ld: i32" if fp8 else ""
+    extra_views = []
     if descale_tensors:
-        fp8_params += "".join(f", %D{x.upper()}: !tile.ptr<f32>" for x in "qkv")
-        fp8_params += "".join(f", %d{x}_batch: i32, %d{x}_head: i32" for x in "qkv")
+        extra_params += "".join(f", %D{x.upper()}: !tile.ptr<f32>" for x in "qkv")
+        extra_params += "".join(f", %d{x}_batch: i32, %d{x}_head: i32" for x in "qkv")
         dview = "!tile.view<?x?xf32, strides = [?, ?]>"
-        descale_views = [f"  %d{x} = tile.make_view %D{x.upper()}[%B, %HK] strides "
-                         f"[%d{x}_batch, %d{x}_head] : !tile.ptr<f32>" for x in "qkv"]
-        descale = f" descale(%dq, %dk, %dv : {dview}, {dview}, {dview})"
+        extra_views = [f"  %d{x} = tile.make_view %D{x.upper()}[%B, %HK] strides "
+                       f"[%d{x}_batch, %d{x}_head] : !tile.ptr<f32>" for x in "qkv"]
+        operands = f" descale(%dq, %dk, %dv : {dview}, {dview}, {dview})"
     elif fp8:
-        fp8_params += ", %q_descale: f32, %k_descale: f32, %v_descale: f32"
-        descale = " descale(%q_descale, %k_descale, %v_descale)"
+        extra_params += ", %q_descale: f32, %k_descale: f32, %v_descale: f32"
+        operands = " descale(%q_descale, %k_descale, %v_descale)"
     else:
-        descale = ""
+        operands = ""
     v_strides = "[%v_batch, %v_head, 1, %v_ld]" if fp8 else f"[%kv_batch, %kv_head, {d}, 1]"
     table_params, table_views = _tables_clause(mods)
     list_params, list_views, list_clause = _block_list_clause(mods)
-    fp8_params += table_params + list_params
-    table_views += list_views
-    descale += list_clause
+    # The parameters, views and operands beyond Q/K/V/O/LSE: FP8's, then
+    # the regions' tables', then the block list's.
+    extra_params += table_params + list_params
+    extra_views += table_views + list_views
+    operands += list_clause
     lines = [
         f"tile.kernel @{name}(%Q: !tile.ptr<{et}>, %K: !tile.ptr<{et}>, "
         f"%V: !tile.ptr<{et}>, %O: !tile.ptr<{ot}>, %LSE: !tile.ptr<f32>, "
         "%B: i32, %H: i32, %HK: i32, %SQ: i32, %SK: i32, %q_batch: i32, %q_head: i32, "
-        f"%kv_batch: i32, %kv_head: i32, %lse_batch: i32{fp8_params}) {{",
+        f"%kv_batch: i32, %kv_head: i32, %lse_batch: i32{extra_params}) {{",
         f"  %q = tile.make_view %Q[%B, %H, %SQ, {d}] strides [%q_batch, %q_head, {d}, 1] : !tile.ptr<{et}>",
         f"  %k = tile.make_view %K[%B, %HK, %SK, {d}] strides [%kv_batch, %kv_head, {d}, 1] : !tile.ptr<{et}>",
         f"  %v = tile.make_view %V[%B, %HK, %SK, {d}] strides {v_strides} : !tile.ptr<{et}>",
         f"  %o = tile.make_view %O[%B, %H, %SQ, {d}] strides [%q_batch, %q_head, {d}, 1] : !tile.ptr<{ot}>",
         "  %l = tile.make_view %LSE[%B, %H, %SQ] strides [%lse_batch, %SQ, 1] : !tile.ptr<f32>",
-        *descale_views,
-        *table_views,
-        f"  tile.attention %q, %k, %v, %o lse(%l){descale}{extras} : {view}, {view}, {v_view}, "
+        *extra_views,
+        f"  tile.attention %q, %k, %v, %o lse(%l){operands}{extras} : {view}, {view}, {v_view}, "
         f"{o_view}, !tile.view<?x?x?xf32, strides = [?, ?, 1]>",
         "  tile.return",
         "}",
