@@ -596,3 +596,48 @@ def test_flex_plan_follows_tables_and_block_lists(fakes, tmp_path, library, monk
     tilec.flex_attention(q, k, v, block_mask=block_mask(docs, qb=3), **where)
     assert len(plans._tls.plans) == 3 and decoded(driver, meta)[1]["NB"] == 3
     assert len(checked) == 3
+
+
+# -- tilec.attention_with_kvcache -----------------------------------------------
+
+
+def test_kvcache_split_plan_streams_and_scratch_lse(fakes, tmp_path, library):
+    """Split-KV decode (two kernels) through a staged plan: later calls
+    launch both kernels on the current stream, write a scratch lse kept per
+    stream when the caller does not want the lse, and a fresh one when it
+    does."""
+    from tilec.serving_kernels import attention_decode_source, attention_decode_stage_names
+    torch, driver = fakes
+    name, source = attention_decode_source("bf16", 128, True, False, 4)
+    result = tilec.compile(source, chip="sm_80")
+    root = str(tmp_path / "artifacts")
+    stages = attention_decode_stage_names(name, 4)
+    for stage in stages:
+        overhead_bench.write_kernel(root, "sm_80", stage, result[stage].metadata, source)
+    meta = result[stages[0]].metadata
+    driver.param_formats = formats_of(meta)
+    fake_cuda.state.capability = (8, 0)
+    q = fake_cuda.tensor((3, 1, 32, 128))
+    k_cache, v_cache = (fake_cuda.tensor((3, 4096, 8, 128)) for _ in range(2))
+    lens = fake_cuda.tensor((3,), "int32")
+
+    def decode(**kwargs):
+        return tilec.attention_with_kvcache(q, k_cache, v_cache, cache_seqlens=lens, num_splits=4,
+                                            chip="sm_80", artifacts=root, **kwargs)
+
+    def lse_of_last_two():
+        return {decoded(driver, meta)[1]["LSE"], dict(zip(
+            [p["name"] for p in meta["params"]], driver.launches[-2]["params"]))["LSE"]}
+
+    decode()
+    assert len(plans._tls.plans) == 1 and len(driver.launches) == 2
+    decode()
+    [scratch] = lse_of_last_two()
+    decode()
+    assert lse_of_last_two() == {scratch} and len(plans._tls.plans) == 1
+    out, lse = decode(return_softmax_lse=True)
+    assert lse_of_last_two() == {lse.data_ptr()} != {scratch}
+    fake_cuda.state.streams[0] = 0x5777
+    decode()
+    assert [launch["stream"] for launch in driver.launches[-2:]] == [0x5777, 0x5777]
+    assert lse_of_last_two() != {scratch} and len(plans._tls.plans) == 1

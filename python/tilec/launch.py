@@ -105,6 +105,7 @@ def _launch_stages(key, stages, values, kind, device_index, names, allocate, wor
                          for _, meta in stages)
     buffer, plan.allocate_workspace = workspace
     plan.allocate, plan.allocate_lse, plan.bound = allocate, allocate_lse, buffer.data_ptr()
+    plan.lse_scratches = {}
     plan.scratch = {plan.stages[0].stream(): buffer}
     _store_plan(key, plan).launch()
 

@@ -17,6 +17,7 @@ from .errors import ArgumentError, DTypeError
 from .serving_kernels import (attention_decode_name, attention_decode_source,
                       attention_decode_splits, attention_decode_stage_names)
 from .launch import _allocate, _allocator, _launch_checked, _launch_stages
+from .op_attention import _attention_scale, _launch_attention_plan
 from .plans import _default_directory, _resolve, _tls
 from .targets import _chip_and_arch, _device_num_sms
 from .tensors import TensorInfo, describe
@@ -79,7 +80,6 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, *, cache_seqlens
         lens = _append(op, k_cache, v_cache, k, v, lens, cache_seqlens)
     scale = None
     if softmax_scale is not None:
-        from .op_attention import _attention_scale
         scale = _attention_scale(op, softmax_scale)
     try:  # torch tensors: the plan of this call's metadata
         key = ("kvcache", q.shape, q.stride(), q.dtype, q.device, k_cache.shape,
@@ -94,14 +94,11 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, *, cache_seqlens
     except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
         key = plan = None
     if plan is not None:
-        o = plan.allocate() if out is None else out
-        lse = plan.allocate_lse()
-        dyn = (q.data_ptr(), k_cache.data_ptr(), v_cache.data_ptr(), o.data_ptr(),
-               lse.data_ptr(), lens.data_ptr(),
-               None if block_table is None else block_table.data_ptr())
-        if dyn == plan.last or plan.bind(dyn):
-            plan.launch()
-            return (o, lse) if return_softmax_lse else o
+        tables = (lens.data_ptr(), None if block_table is None else block_table.data_ptr())
+        result = _launch_attention_plan(plan, q, k_cache, v_cache, out, return_softmax_lse,
+                                        tables)
+        if result is not None:
+            return result
     return _kvcache_checked(op, q, k_cache, v_cache, lens, scale, causal, num_splits,
                             return_softmax_lse, out, chip, artifacts, key, config, block_table)
 

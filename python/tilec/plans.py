@@ -163,12 +163,7 @@ class _Plan:
         """An lse buffer the kernel may write on ``stream`` and nobody reads;
         allocated on that stream (so that freeing it is ordered after the
         launches using it) and kept."""
-        lse = self.scratch.get(stream)
-        if lse is None:
-            if len(self.scratch) >= 8:
-                self.scratch.clear()
-            lse = self.scratch[stream] = self.allocate_lse()
-        return lse
+        return _per_stream(self.scratch, self.allocate_lse, stream)
 
 
 class _StagedPlan:
@@ -182,14 +177,23 @@ class _StagedPlan:
     call does not pass it; ``allocate_workspace``: the workspace's;
     ``scratch``: stream -> workspace; ``w_slots``: each stage's (parameter
     index, byte offset) of each pointer into the workspace; ``bound``: the
-    workspace address packed now."""
+    workspace address packed now; ``lse_scratches``: as :class:`_Plan`'s
+    ``scratch`` (attention's lse when the caller does not want it)."""
 
     __slots__ = ("stages", "allocate", "allocate_lse", "allocate_workspace", "scratch", "w_slots",
-                 "bound")
+                 "bound", "lse_scratches")
 
     @property
     def last(self):
         return self.stages[-1].last
+
+    def stream(self):
+        """torch's current stream on the plan's device (raw handle)."""
+        return self.stages[0].stream()
+
+    def lse_scratch(self, stream):
+        """As :meth:`_Plan.lse_scratch`."""
+        return _per_stream(self.lse_scratches, self.allocate_lse, stream)
 
     def bind(self, dyn):
         """As :meth:`_Plan.bind`, for every stage (none re-packed unless all
@@ -200,14 +204,11 @@ class _StagedPlan:
             stage.bind(dyn)
         return True
 
-    def launch(self):
+    def launch(self, stream=None):
+        """Launches the stages on ``stream`` (default: the current one)."""
         stages = self.stages
-        stream = stages[0].stream()
-        workspace = self.scratch.get(stream)
-        if workspace is None:
-            if len(self.scratch) >= 8:
-                self.scratch.clear()
-            workspace = self.scratch[stream] = self.allocate_workspace()
+        stream = stages[0].stream() if stream is None else stream
+        workspace = _per_stream(self.scratch, self.allocate_workspace, stream)
         address = workspace.data_ptr()
         if address != self.bound:
             for stage, slots in zip(stages, self.w_slots):
@@ -216,7 +217,19 @@ class _StagedPlan:
                 stage.launch.update(stage.values)
             self.bound = address
         for stage in stages:
-            stage.launch()
+            stage.launch(stream)
+
+
+def _per_stream(scratch, allocate, stream):
+    """A buffer from ``allocate`` kept per stream in ``scratch`` (stream ->
+    buffer; at most 8 kept): allocated on that stream, so that freeing it
+    is ordered after the launches using it."""
+    buffer = scratch.get(stream)
+    if buffer is None:
+        if len(scratch) >= 8:
+            scratch.clear()
+        buffer = scratch[stream] = allocate()
+    return buffer
 
 
 def _pointer_aligns(meta):
