@@ -31,6 +31,12 @@
 // RUN: %ptxas -arch=sm_90a %t.t90/attention_doc_list.ptx -o %t.t90/b.cubin
 // RUN: FileCheck %s --check-prefix=LIST80 < %t.t80/attention_doc_list.ptx
 // RUN: %ptxas -arch=sm_80 %t.t80/attention_doc_list.ptx -o %t.t80/b.cubin
+// tile-verify-async checks the block-list kernel on every path: its key
+// loops run over loaded counts (the model's memory holds counts of up to
+// 257 blocks; such loops run 16 to 31 iterations in the model).
+// RUN: tilec %S/Inputs/attention_mods_tables.mlir --chip=sm_90a --emit=ptx -o %t.v90 --remarks=tile-verify-async 2>&1 | FileCheck %s --check-prefix=VERIFY
+// VERIFY: attention_mods_tables.mlir:31:1: remark: [Passed] Verified | Category:tile-verify-async | Remark="asynchronous protocol verified on [[N:[0-9]+]] of [[N]] paths
+// VERIFY-NEXT: tile.kernel @attention_doc_list(
 
 // CHECK: .entry attention_softcap_window(
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

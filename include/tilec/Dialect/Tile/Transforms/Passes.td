@@ -651,9 +651,17 @@ def TileVerifyAsync : Pass<"tile-verify-async", "::mlir::tilec::tile::KernelOp">
     partial tiles), then to 64, 128, 192, 320, 384, 448 and 512 (the others
     256: whole tiles, where tile-pipeline's unchecked loop versions run), so
     that rings wrap several times at every stage count and parities take
-    both values at every stage. Tiles hold no data in the model; a kernel
-    whose control flow depends on data is reported as not checked (a
-    remark; an error with `strict`).
+    both values at every stage. Tiles hold no data in the model; integers
+    the control flow reads with `tile.load_scalar` come from a fixed memory
+    (increasing group ends, as a grouped GEMM's offsets: counts of 0, 1,
+    130, 257, ...). A path that runs past an eighth of `max-steps` as
+    written runs again, as every later path does, with the loops whose
+    bounds come from such data shortened to 16-31 iterations (a block
+    list's key loops, a document's blocks); a violation found after such a
+    loop ended is not reported there (the sides of a hand-off that bound
+    their loops differently may then disagree), and the path counts as not
+    checked. A kernel whose control flow depends on other data is reported
+    as not checked (a remark; an error with `strict`).
   }];
   let options = [
     Option<"maxPaths", "max-paths", "unsigned", "128",

@@ -69,6 +69,10 @@ int64_t getPointerAlignment(Value ptr, unsigned elemBytes);
 /// regions, so that `v` can be recomputed for another iteration.
 bool isRecomputableInLoop(Value v, scf::ForOp loop);
 
+/// Whether `v` is computed from data the kernel loads (tile.load_scalar,
+/// or another op that reads memory).
+bool dependsOnLoadedData(Value v);
+
 /// Clones the computation of `values` (recomputable in `loop`, see above)
 /// at the builder's insertion point with the induction variable replaced by
 /// `iv`; returns the clones of `values`.

@@ -57,8 +57,10 @@ struct PathResult {
 };
 
 /// Runs `kernel` on `path`. `maxSteps` bounds the operations executed (all
-/// agents together).
-PathResult simulate(KernelOp kernel, const Path &path, uint64_t maxSteps);
+/// agents together). With `shortenDataLoops`, loops whose bounds come from
+/// loaded data run at most about 32 iterations (AsyncModel.cpp, "Data").
+PathResult simulate(KernelOp kernel, const Path &path, uint64_t maxSteps,
+                    bool shortenDataLoops = false);
 
 /// Why `kernel` cannot be simulated at all (an operation with regions that
 /// holds async operations and that the model does not execute), or empty.

@@ -107,6 +107,19 @@ static SmallVector<Operation *> getBodySlice(scf::ForOp loop,
   return ordered;
 }
 
+bool mlir::tilec::tile::dependsOnLoadedData(Value v) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  (void)getBackwardSlice(v, &slice, options);
+  return llvm::any_of(slice, [](Operation *op) {
+    // tile.load_scalar is Pure (it reads memory the kernel never writes).
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    return isa<LoadScalarOp>(op) ||
+           (effects && effects.hasEffect<MemoryEffects::Read>());
+  });
+}
+
 bool mlir::tilec::tile::isRecomputableInLoop(Value v, scf::ForOp loop) {
   // Loop-carried values other than the induction variable differ per
   // iteration in ways a clone cannot know.

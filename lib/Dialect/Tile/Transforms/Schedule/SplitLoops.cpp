@@ -189,21 +189,6 @@ static int64_t getShallowestRing(scf::ForOp loop) {
   return depth;
 }
 
-/// Whether `v` depends on memory the program reads (a tile.load_scalar, a
-/// load): a data-dependent value.
-static bool dependsOnLoadedData(Value v) {
-  SetVector<Operation *> slice;
-  BackwardSliceOptions options;
-  options.inclusive = true;
-  (void)getBackwardSlice(v, &slice, options);
-  return llvm::any_of(slice, [](Operation *op) {
-    // tile.load_scalar is Pure (it reads memory the kernel never writes).
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    return isa<LoadScalarOp>(op) ||
-           (effects && effects.hasEffect<MemoryEffects::Read>());
-  });
-}
-
 /// Why tile-mask-bounds's branches of `loop` stay as written (resolved to
 /// the masked branch): a remark name and the reason; empty where the loop
 /// is split:
