@@ -14,7 +14,8 @@ against a float32 reference through scripts/harness/references (within
 2x the same computation in bf16, or 2e-3), the lse within 1e-3. Speed:
 B = 2, H = 16, S = 4k and 8k (8k and head dim 128 only with --quick), window 1024, beside
 torch's flex_attention under torch.compile with the same callables and
-block mask, in alternating rounds; TFLOP/s over the visible pairs.
+block mask, in alternating rounds, as eager calls and replayed from CUDA
+graphs; TFLOP/s over the visible pairs.
 """
 
 import sys
@@ -160,7 +161,7 @@ def bench(torch, tilec, chips, name, B, H, S, d, artifacts, rounds):
 
     from scripts.harness import tensors
     from scripts.harness.records import ratio, tflops
-    from scripts.harness.timing import time_rounds
+    from scripts.harness.timing import time_graph_rounds, time_rounds
     g = tensors.generator(S + d)
     q, k, v = (tensors.randn((B, H, S, d), torch.bfloat16, generator=g) for _ in range(3))
     score_mod, mask_of = VARIANTS[name]
@@ -181,8 +182,15 @@ def bench(torch, tilec, chips, name, B, H, S, d, artifacts, rounds):
     ms = time_rounds(fns, rounds)
     flops = 4.0 * B * H * d * visible_pairs(name, S, BENCH_WINDOW)
     tf = {n: tflops(flops, t) for n, t in ms.items()}
-    return dict(variant=name, B=B, H=H, S=S, head_dim=d, window=BENCH_WINDOW, ms=ms, tflops=tf,
-                vs_flex={c: ratio(tf[c], tf["flex"]) for c in chips})
+    row = dict(variant=name, B=B, H=H, S=S, head_dim=d, window=BENCH_WINDOW, ms=ms, tflops=tf,
+               vs_flex={c: ratio(tf[c], tf["flex"]) for c in chips})
+    # The same calls replayed from CUDA graphs: the GPU's time without the
+    # host's (a gap between the two says the eager calls wait on Python).
+    graph = time_graph_rounds(fns, rounds)
+    gtf = {n: tflops(flops, t) for n, t in graph.items()}
+    row.update(graph_ms=graph, graph_tflops=gtf,
+               graph_vs_flex={c: ratio(gtf[c], gtf["flex"]) for c in chips})
+    return row
 
 
 def run(args):

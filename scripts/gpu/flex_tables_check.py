@@ -15,9 +15,10 @@ dims 64 and 128, odd lengths and documents, against a float32 reference
 Speed: B = 2, H = 16, S = 8192, head dim 128, documents of 500 to 3000
 tokens, beside torch's flex_attention under torch.compile with the same
 callables and a block mask of the same mask_mod; TFLOP/s over the visible
-pairs. A mask on data runs over the block list tilec.create_block_mask
-makes with torch's create_block_mask (the kernels with a block list are
-built here for it).
+pairs, timed as eager calls and replayed from CUDA graphs (the GPU's time
+without Python's). A mask on data runs over the block list
+tilec.create_block_mask makes with torch's create_block_mask (the kernels
+with a block list are built here for it).
 """
 
 import sys
@@ -145,7 +146,7 @@ def bench(torch, tilec, chips, name, artifacts, rounds):
 
     from scripts.harness import tensors
     from scripts.harness.records import ratio, tflops
-    from scripts.harness.timing import time_rounds
+    from scripts.harness.timing import time_graph_rounds, time_rounds
     B, H, S = BENCH
     d = 128
     g = tensors.generator(S)
@@ -164,9 +165,17 @@ def bench(torch, tilec, chips, name, artifacts, rounds):
     if VARIANTS[name][1]:
         visible = visible & (docs[:, :, None] == docs[:, None, :])
     pairs = int(visible.sum().item()) // B
-    tf = {n: tflops(4.0 * B * H * d * pairs, t) for n, t in ms.items()}
-    return dict(variant=name, B=B, H=H, S=S, head_dim=d, visible_pairs_per_batch=pairs, ms=ms,
-                tflops=tf, vs_flex={c: ratio(tf[c], tf["flex"]) for c in chips})
+    flops = 4.0 * B * H * d * pairs
+    tf = {n: tflops(flops, t) for n, t in ms.items()}
+    row = dict(variant=name, B=B, H=H, S=S, head_dim=d, visible_pairs_per_batch=pairs, ms=ms,
+               tflops=tf, vs_flex={c: ratio(tf[c], tf["flex"]) for c in chips})
+    # The same calls replayed from CUDA graphs: the GPU's time without the
+    # host's (a gap between the two says the eager calls wait on Python).
+    graph = time_graph_rounds(fns, rounds)
+    gtf = {n: tflops(flops, t) for n, t in graph.items()}
+    row.update(graph_ms=graph, graph_tflops=gtf,
+               graph_vs_flex={c: ratio(gtf[c], gtf["flex"]) for c in chips})
+    return row
 
 
 def run(args):
