@@ -9,6 +9,8 @@
 #   bench/owed_2026-12-07.sh run N        # there, carry .gpu/bundle; N = 1, 2, 3
 #   bench/owed_2026-12-07.sh run 4        # there, carry .gpu/bundle-python
 #   bench/owed_2026-12-07.sh run 5        # there, carry .gpu/bundle/decode
+#   bench/owed_2026-12-07.sh run 6        # there, carry .gpu/bundle/flex_tables
+#                                         # and .gpu/bundle/flex
 #
 # The logs and JSON records land in $OUT/gpu; a check that fails names its
 # log (scripts/gpu/run_all.sh).
@@ -36,6 +38,16 @@
 # flex tables check (scripts/gpu/flex_tables_check.py, 24/24) ran on an
 # H100 (bench/results/2026-12-07_varlen_h100.json, _flex_tables_h100.json);
 # runs 1-4 above and decode on an H200 are still owed.
+#
+# Twelfth session: run 6 is owed. tilec.flex_attention now launches through
+# plans (the eager timings of earlier records included the whole checked
+# host path of every call), the block-list kernels skip the causal mask in
+# wholly visible blocks and read the key-independent table values once per
+# query block (ALiBi + documents: the consumer's spill fell from 352 to 8
+# bytes), and both flex checks time CUDA-graph replays beside the eager
+# calls. Build the two parts here first:
+#   python3 -m scripts.gpu.flex_tables_check --build .gpu/bundle/flex_tables
+#   python3 -m scripts.gpu.flex_check --build .gpu/bundle/flex
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:?build or run}" in
@@ -47,12 +59,13 @@ case "${1:?build or run}" in
     PARTS="python" scripts/build/build_gpu_artifacts.sh .gpu/bundle-python ;;
   run)
     bundle=.gpu/bundle
-    case "${2:?1, 2, 3, 4 or 5}" in
+    case "${2:?1 to 6}" in
       1) checks="examples score_mod flex gemm attention aot wgmma_rs shuffle batch_reduce" ;;
       2) checks="corpus block attention_block variants lin linalg" ;;
       3) checks="split_k gemm_sweep sweep any_strides host" ;;
       4) checks="python bmm grouped"; bundle=.gpu/bundle-python ;;
       5) checks="decode" ;;
+      6) checks="flex_tables flex" ;;
     esac
     OUT="${OUT:-out}/gpu" CHECKS="$checks" QUICK=1 scripts/gpu/run_all.sh "$bundle" ;;
 esac
