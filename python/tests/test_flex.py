@@ -249,3 +249,19 @@ def test_block_list_needs_torch():
     mask = tilec.create_block_mask(_documents(FakeTable((1, 300), "int32")), 1, 1, 300, 300)
     assert mask.block_list is None
     assert repr(mask).startswith("BlockMask(shape=(1, 1, 300, 300), mask_mod=")
+
+
+def test_causal_part_memo_keeps_no_tables():
+    """causal_part is memoized on the region's plain text: the cache holds
+    no trace, so no captured tensor stays alive through it."""
+    import gc
+    import weakref
+    from tilec.flex import _causal_part
+    docs = FakeTable((2, 64), "int32")
+    region = mods.trace_mask_mod(_documents(docs))
+    assert causal_part(region) == "implied"
+    ref = weakref.ref(docs)
+    del docs, region
+    gc.collect()
+    assert ref() is None
+    assert _causal_part.cache_info().currsize >= 1

@@ -582,6 +582,10 @@ def test_flex_plan_follows_tables_and_block_lists(fakes, tmp_path, library, monk
     for _ in range(2):
         out = tilec.flex_attention(q2, k2, v2, block_mask=mask2, **where)
     assert len(plans._tls.plans) == 1 and len(driver.launches) == 3 and len(checked) == 1
+    # The key holds the regions' texts, not the traces (which keep their
+    # captured tensors alive).
+    [key] = plans._tls.plans
+    assert all(type(text) is str for text in key[14][1] if text is not None)
     _, p = decoded(driver, meta)
     lists = mask2.block_list
     assert (p["Q"], p["K"], p["V"], p["O"], p["TM0"]) == tuple(

@@ -112,10 +112,16 @@ _CAUSAL = re.compile(r"^\s*(%v\d+) = arith\.cmpi (?:sge, %q_idx, %kv_idx|sle, %k
                      r" : i32$")
 
 
-@functools.lru_cache(maxsize=256)
 def causal_part(region):
     """How a mask_mod region's result relates to ``q_idx >= kv_idx``:
     "only" (it is exactly that), "implied" (that under ``&``), or None."""
+    # Memoized on the plain text: a trace keeps its captured tensors, which
+    # the cache must not hold on to.
+    return _causal_part(str(region))
+
+
+@functools.lru_cache(maxsize=256)
+def _causal_part(region):
     lines = region.splitlines()
     causal = {m.group(1) for line in lines if (m := _CAUSAL.match(line))}
     ands = {}

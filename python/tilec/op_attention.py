@@ -249,8 +249,11 @@ def _attention_mods(q, k, v, causal, return_lse, chip, artifacts, scale, mods, o
     read) when there is one, else the checked path, which makes it."""
     try:  # torch tensors: the plan of this call's metadata (module doc)
         tensors = _mods_tensors(mods)
-        extra = (scale, tuple(mods or ()), tuple((t.shape, t.stride(), t.dtype, t.device)
-                                                 for t in tensors.values()))
+        # The texts as plain strings: a trace keeps its captured tensors,
+        # which the plan cache must not hold on to.
+        texts = tuple(None if m is None else str(m) for m in mods or ())
+        extra = (scale, texts, tuple((t.shape, t.stride(), t.dtype, t.device)
+                                     for t in tensors.values()))
         key = _attention_plan_key("flex", q, k, v, None, causal, return_lse, chip, artifacts,
                                   extra)
         plan = _tls.plans.get(key)
