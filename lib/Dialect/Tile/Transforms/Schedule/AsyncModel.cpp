@@ -621,6 +621,7 @@ PathResult Simulation::run() {
   result.violation = violation;
   result.skipped = skipped;
   result.steps = steps;
+  result.ranOut = steps > maxSteps;
   return result;
 }
 

@@ -54,6 +54,8 @@ struct PathResult {
   /// violation, the reason.
   std::string skipped;
   uint64_t steps = 0;
+  /// The path ran past the step budget (then `skipped` says so).
+  bool ranOut = false;
 };
 
 /// Runs `kernel` on `path`. `maxSteps` bounds the operations executed (all

@@ -253,7 +253,7 @@ struct TileVerifyAsyncPass
       }
       if (!r.skipped.empty()) {
         why = r.skipped;
-        tooLong += r.steps >= maxSteps;
+        tooLong += r.ranOut;
         continue;
       }
       ++checked;
@@ -278,7 +278,7 @@ struct TileVerifyAsyncPass
     if (shorten)
       return async::simulate(kernel, path, maxSteps, true);
     async::PathResult r = async::simulate(kernel, path, first);
-    if (r.violation || r.steps <= first)
+    if (r.violation || !r.ranOut)
       return r;
     ranLong = true;
     async::PathResult s = async::simulate(kernel, path, maxSteps, true);
