@@ -603,18 +603,12 @@ public:
     DenseMap<Operation *, Value> loaded;
     for (Operation &op : block->without_terminator()) {
       if (auto load = dyn_cast<LoadScalarOp>(op)) {
-        if (Value row = loadQueryRow(load))
-          loaded[load] = row;
+        if (std::optional<std::pair<Value, int>> read = readTable(load, true))
+          loaded[load] = read->first;
         continue;
       }
-      if (trackAlong(op))
-        continue;
-      if (!llvm::all_of(op.getOperands(), [&](Value v) { return scalar(v); }))
-        continue;
-      IRMapping m;
-      for (Value v : op.getOperands())
-        m.map(v, scalar(v));
-      scalars[op.getResult(0)] = b.clone(op, m)->getResult(0);
+      if (!trackAlong(op))
+        cloneScalar(op);
     }
     return loaded;
   }
@@ -659,15 +653,8 @@ private:
   void applyOp(Operation &op) {
     if (auto load = dyn_cast<LoadScalarOp>(op))
       return applyLoad(load);
-    if (trackAlong(op))
+    if (trackAlong(op) || cloneScalar(op))
       return;
-    if (llvm::all_of(op.getOperands(), [&](Value v) { return scalar(v); })) {
-      IRMapping m;
-      for (Value v : op.getOperands())
-        m.map(v, scalar(v));
-      scalars[op.getResult(0)] = b.clone(op, m)->getResult(0);
-      return;
-    }
     IRMapping m;
     for (Value v : op.getOperands())
       m.map(v, tile(v));
@@ -675,6 +662,18 @@ private:
     for (OpResult r : clone->getResults())
       r.setType(tileType(r.getType()));
     tiles.map(op.getResult(0), clone->getResult(0));
+  }
+
+  /// `op` on scalars where its operands are all the same across the block
+  /// (and whether they are).
+  bool cloneScalar(Operation &op) {
+    if (!llvm::all_of(op.getOperands(), [&](Value v) { return scalar(v); }))
+      return false;
+    IRMapping m;
+    for (Value v : op.getOperands())
+      m.map(v, scalar(v));
+    scalars[op.getResult(0)] = b.clone(op, m)->getResult(0);
+    return true;
   }
 
   /// index + uniform (or - uniform) keeps an index's axis.
@@ -698,67 +697,58 @@ private:
     return true;
   }
 
-  /// `load`'s value where it reads at indices the same across the block,
-  /// or its [bm] row where it reads along the query index at such indices;
-  /// else null (loadQueryRows).
-  Value loadQueryRow(LoadScalarOp load) {
-    SmallVector<Value> indices;
-    bool alongQuery = false;
+  /// Table read `load` for the block: its value (axis -1) where every
+  /// index is the same across the block, else the block's row of the
+  /// table (its last dimension) along the query (axis 0, [bm]) or key
+  /// (axis 1, [bn]) index. With `keyFree` (loadQueryRows), none and
+  /// nothing emitted where the read needs a key or an index is neither.
+  std::optional<std::pair<Value, int>> readTable(LoadScalarOp load,
+                                                 bool keyFree) {
+    int axis = -1;
     for (Value i : load.getIndices()) {
-      if (Value s = scalar(i)) {
-        indices.push_back(s);
+      if (scalar(i))
         continue;
-      }
       auto it = along.find(i);
-      if (it == along.end() || it->second.first != 0)
-        return Value();
-      alongQuery = true;
-      Value offset = it->second.second;
-      indices.push_back(offset ? Value(arith::AddIOp::create(b, m0, offset))
-                               : m0);
-    }
-    if (!alongQuery)
-      return LoadScalarOp::create(b, load.getType(), load.getView(), indices);
-    return LoadOp::create(b, RankedTensorType::get({bm}, load.getType()),
-                          load.getView(), indices, Value(), Padding::Zero);
-  }
-
-  /// A table read: scalar at uniform indices; along the query or key
-  /// index, the block's row of the table (its last dimension) broadcast
-  /// (a query row loaded before the key loop, tableRows, where there is
-  /// one).
-  void applyLoad(LoadScalarOp load) {
-    if (Value row = rows->lookup(load)) {
-      if (isa<RankedTensorType>(row.getType()))
-        tiles.map(load.getResult(), broadcastAlong(b, row, 1, {bm, bn}));
-      else
-        scalars[load.getResult()] = row;
-      return;
+      axis = it == along.end() ? 0 : it->second.first;
+      if (keyFree && (it == along.end() || axis != 0))
+        return std::nullopt;
     }
     SmallVector<Value> indices;
-    std::optional<std::pair<int, Value>> axis;
     for (Value i : load.getIndices()) {
       if (Value s = scalar(i)) {
         indices.push_back(s);
         continue;
       }
       auto [a, offset] = along.lookup(i);
-      axis = {a, offset};
       Value first = a == 0 ? m0 : n;
       indices.push_back(offset ? Value(arith::AddIOp::create(b, first, offset))
                                : first);
     }
     Type et = load.getType();
-    if (!axis) {
-      scalars[load.getResult()] =
-          LoadScalarOp::create(b, et, load.getView(), indices);
-      return;
-    }
-    int64_t size = axis->first == 0 ? bm : bn;
-    Value row = LoadOp::create(b, RankedTensorType::get({size}, et),
-                               load.getView(), indices, Value(), Padding::Zero);
-    tiles.map(load.getResult(),
-              broadcastAlong(b, row, axis->first == 0 ? 1 : 0, {bm, bn}));
+    if (axis < 0)
+      return std::pair<Value, int>(
+          LoadScalarOp::create(b, et, load.getView(), indices), -1);
+    auto type = RankedTensorType::get({axis == 0 ? bm : bn}, et);
+    return std::pair<Value, int>(LoadOp::create(b, type, load.getView(),
+                                                indices, Value(),
+                                                Padding::Zero),
+                                 axis);
+  }
+
+  /// A table read (readTable; a read made before the key loop, tableRows,
+  /// where there is one): a scalar, or the row broadcast over the block.
+  void applyLoad(LoadScalarOp load) {
+    std::pair<Value, int> read;
+    if (Value pre = rows->lookup(load))
+      read = {pre, isa<RankedTensorType>(pre.getType()) ? 0 : -1};
+    else
+      read = *readTable(load, false);
+    if (read.second < 0)
+      scalars[load.getResult()] = read.first;
+    else
+      tiles.map(
+          load.getResult(),
+          broadcastAlong(b, read.first, read.second == 0 ? 1 : 0, {bm, bn}));
   }
 
   ImplicitLocOpBuilder &b;
