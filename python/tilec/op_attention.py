@@ -218,29 +218,31 @@ def _attention_checked(q, k, v, causal, out, return_lse, chip, artifacts, key=No
     values.update(_block_list_values(op, mods, b, h, sq))
     _check_metadata(op, meta, values, described)
     _launch_checked(key, launcher, meta, values, Q.kind, device_index,
-                    _ATTENTION_DYNAMIC + _mods_dynamic(mods),
+                    _ATTENTION_DYNAMIC + tuple(_mods_tensors(mods)),
                     **_attention_allocators(key, Q, (b, h, sq, d), Q.dtype, allocated))
     return (out, lse) if return_lse else out
 
 
-def _mods_tensors(mods):
-    """{launch parameter: tensor} of the tensors a flex call's regions
-    read: the captured tables (``TS<i>`` / ``TM<i>``, see
-    :func:`_table_values`) and the block list (``KVN``, ``KVI``, ``KVF``)."""
+def _table_tensors(mods):
+    """{launch parameter: tensor} of the tables a flex call's regions read
+    (the captured tensors of a traced score_mod / mask_mod, ``TS<i>`` /
+    ``TM<i>``, as kernels.mods_tables names them)."""
     tensors = {}
     for region, base in zip(tuple(mods or ())[:2], ("TS", "TM")):
         for i, tensor in enumerate(getattr(region, "tables", ())):
             tensors[f"{base}{i}"] = tensor
-    if mods and len(mods) > 2 and mods[2]:
-        tensors.update(KVN=mods[2].num, KVI=mods[2].indices, KVF=mods[2].full)
     return tensors
 
 
-def _mods_dynamic(mods):
-    """The launch parameters of a flex call that may change between calls
-    sharing a plan, after Q, K, V, O, LSE: the pointers of
-    :func:`_mods_tensors`."""
-    return tuple(_mods_tensors(mods))
+def _mods_tensors(mods):
+    """{launch parameter: tensor} of the tensors a flex call's regions
+    read: the tables (:func:`_table_tensors`) and the block list (``KVN``,
+    ``KVI``, ``KVF``). Their pointers may change between calls sharing a
+    plan."""
+    tensors = _table_tensors(mods)
+    if mods and len(mods) > 2 and mods[2]:
+        tensors.update(KVN=mods[2].num, KVI=mods[2].indices, KVF=mods[2].full)
+    return tensors
 
 
 def _attention_mods(q, k, v, causal, return_lse, chip, artifacts, scale, mods, op):
@@ -273,16 +275,15 @@ def _table_values(op, mods, device_index):
     tensors of a traced score_mod / mask_mod, :mod:`tilec.mods`): per
     table its pointer, sizes and strides (kernels.mods_tables names them)."""
     values = {}
-    for region in tuple(mods or ())[:2]:
-        for i, tensor in enumerate(getattr(region, "tables", ())):
-            base = ("ts" if region is mods[0] else "tm") + str(i)
-            T = describe(tensor, f"the score_mod's / mask_mod's captured tensor {i}")
-            if _check_device(op, [T]) != device_index:
-                raise ArgumentError(f"{op}: a captured tensor of the score_mod / mask_mod is on "
-                                    f"cuda:{T.device[1]}, the query on cuda:{device_index}")
-            values[base.upper()] = T
-            for d, (n, stride) in enumerate(zip(T.shape, T.strides)):
-                values.update({f"{base}_n{d}": n, f"{base}_s{d}": stride})
+    for name, tensor in _table_tensors(mods).items():
+        base = name.lower()
+        T = describe(tensor, f"the score_mod's / mask_mod's captured tensor {name[2:]}")
+        if _check_device(op, [T]) != device_index:
+            raise ArgumentError(f"{op}: a captured tensor of the score_mod / mask_mod is on "
+                                f"cuda:{T.device[1]}, the query on cuda:{device_index}")
+        values[name] = T
+        for d, (n, stride) in enumerate(zip(T.shape, T.strides)):
+            values.update({f"{base}_n{d}": n, f"{base}_s{d}": stride})
     return values
 
 

@@ -94,9 +94,9 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, *, cache_seqlens
     except Exception:  # noqa: BLE001 - not torch-style tensors: the checked path
         key = plan = None
     if plan is not None:
-        tables = (lens.data_ptr(), None if block_table is None else block_table.data_ptr())
+        extra_dyn = (lens.data_ptr(), None if block_table is None else block_table.data_ptr())
         result = _launch_attention_plan(plan, q, k_cache, v_cache, out, return_softmax_lse,
-                                        tables)
+                                        extra_dyn)
         if result is not None:
             return result
     return _kvcache_checked(op, q, k_cache, v_cache, lens, scale, causal, num_splits,
