@@ -56,6 +56,9 @@ def test_numbers():
     assert records.geomean([2.0, 8.0]) == pytest.approx(4.0)
     assert records.geomean([None, 0, -1]) is None
     assert records.tflops(2e12, 1000.0) == pytest.approx(2.0)
+    row = records.rates({"sm_90a": 500.0, "flex": 1000.0}, 2e12, "flex", ["sm_90a"], "graph_")
+    assert row == {"graph_tflops": {"sm_90a": pytest.approx(4.0), "flex": pytest.approx(2.0)},
+                   "graph_vs_flex": {"sm_90a": 2.0}}
 
 
 # --- timing -------------------------------------------------------------------

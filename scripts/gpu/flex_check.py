@@ -160,7 +160,7 @@ def bench(torch, tilec, chips, name, B, H, S, d, artifacts, rounds):
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
     from scripts.harness import tensors
-    from scripts.harness.records import ratio, tflops
+    from scripts.harness.records import rates
     from scripts.harness.timing import time_graph_rounds, time_rounds
     g = tensors.generator(S + d)
     q, k, v = (tensors.randn((B, H, S, d), torch.bfloat16, generator=g) for _ in range(3))
@@ -181,15 +181,12 @@ def bench(torch, tilec, chips, name, B, H, S, d, artifacts, rounds):
     fns["flex"] = lambda: compiled(q, k, v, score_mod=flex_mod, block_mask=block_mask)
     ms = time_rounds(fns, rounds)
     flops = 4.0 * B * H * d * visible_pairs(name, S, BENCH_WINDOW)
-    tf = {n: tflops(flops, t) for n, t in ms.items()}
-    row = dict(variant=name, B=B, H=H, S=S, head_dim=d, window=BENCH_WINDOW, ms=ms, tflops=tf,
-               vs_flex={c: ratio(tf[c], tf["flex"]) for c in chips})
+    row = dict(variant=name, B=B, H=H, S=S, head_dim=d, window=BENCH_WINDOW, ms=ms,
+               **rates(ms, flops, "flex", chips))
     # The same calls replayed from CUDA graphs: the GPU's time without the
     # host's (a gap between the two says the eager calls wait on Python).
     graph = time_graph_rounds(fns, rounds)
-    gtf = {n: tflops(flops, t) for n, t in graph.items()}
-    row.update(graph_ms=graph, graph_tflops=gtf,
-               graph_vs_flex={c: ratio(gtf[c], gtf["flex"]) for c in chips})
+    row.update(graph_ms=graph, **rates(graph, flops, "flex", chips, "graph_"))
     return row
 
 

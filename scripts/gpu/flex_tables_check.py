@@ -145,7 +145,7 @@ def bench(torch, tilec, chips, name, artifacts, rounds):
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
     from scripts.harness import tensors
-    from scripts.harness.records import ratio, tflops
+    from scripts.harness.records import rates
     from scripts.harness.timing import time_graph_rounds, time_rounds
     B, H, S = BENCH
     d = 128
@@ -166,15 +166,12 @@ def bench(torch, tilec, chips, name, artifacts, rounds):
         visible = visible & (docs[:, :, None] == docs[:, None, :])
     pairs = int(visible.sum().item()) // B
     flops = 4.0 * B * H * d * pairs
-    tf = {n: tflops(flops, t) for n, t in ms.items()}
     row = dict(variant=name, B=B, H=H, S=S, head_dim=d, visible_pairs_per_batch=pairs, ms=ms,
-               tflops=tf, vs_flex={c: ratio(tf[c], tf["flex"]) for c in chips})
+               **rates(ms, flops, "flex", chips))
     # The same calls replayed from CUDA graphs: the GPU's time without the
     # host's (a gap between the two says the eager calls wait on Python).
     graph = time_graph_rounds(fns, rounds)
-    gtf = {n: tflops(flops, t) for n, t in graph.items()}
-    row.update(graph_ms=graph, graph_tflops=gtf,
-               graph_vs_flex={c: ratio(gtf[c], gtf["flex"]) for c in chips})
+    row.update(graph_ms=graph, **rates(graph, flops, "flex", chips, "graph_"))
     return row
 
 

@@ -143,3 +143,12 @@ def geomean(values):
 def tflops(flops, ms):
     """TFLOP/s of ``flops`` operations in ``ms`` milliseconds."""
     return flops / ms / 1e9 if ms else None
+
+
+def rates(ms, flops, anchor, names, prefix=""):
+    """{prefix + "tflops": TFLOP/s of each timing in ``ms``, prefix +
+    "vs_" + anchor: each of ``names`` against the anchor}: a bench row's
+    rates (``prefix`` "graph_" for CUDA-graph replays)."""
+    tf = {n: tflops(flops, t) for n, t in ms.items()}
+    return {prefix + "tflops": tf,
+            f"{prefix}vs_{anchor}": {n: ratio(tf[n], tf[anchor]) for n in names}}
