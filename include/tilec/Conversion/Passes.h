@@ -9,13 +9,8 @@
 #ifndef TILEC_CONVERSION_PASSES_H
 #define TILEC_CONVERSION_PASSES_H
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
+// Only what the declarations need: each pass's file includes its anchor op's
+// and its dependent dialects' headers (as tile's Passes.h does).
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::tilec {
