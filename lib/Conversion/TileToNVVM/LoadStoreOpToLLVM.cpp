@@ -236,7 +236,6 @@ static Value addConst(OpBuilder &b, Location loc, Value v, int64_t c) {
 
 Value GlobalAccess::getAddress(unsigned reg) {
   LinearLayout::Basis c = layout.getRegCoord(reg);
-  Type i64 = b.getI64Type();
   Value offset = leadOffset;
   for (unsigned d = 0; d < c.size(); ++d)
     offset = addNsw(

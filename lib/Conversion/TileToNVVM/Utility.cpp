@@ -240,7 +240,8 @@ Value mlir::tilec::getSmemPtr(OpBuilder &b, Location loc, Operation *anchor,
   if (byteOffset == 0)
     return base;
   return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base,
-                             ArrayRef<LLVM::GEPArg>{byteOffset});
+                             ArrayRef<LLVM::GEPArg>{
+                                 static_cast<int32_t>(byteOffset)});
 }
 
 Value mlir::tilec::getScratchPtr(OpBuilder &b, Location loc,

@@ -62,7 +62,7 @@ LogicalResult LaunchOp::verify() {
                << p << "] names dimension " << d.getInt() << " of operand "
                << arg.getInt() << ", which has rank " << rankOf(arg.getInt());
     }
-    if (desc.size() != 1 + (dim || stride))
+    if (desc.size() != (dim || stride ? 2u : 1u))
       return emitOpError("args[")
              << p << "] has keys other than `arg`, `dim` and `stride`";
   }
