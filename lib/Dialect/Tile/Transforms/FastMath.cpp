@@ -37,7 +37,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-fast-math";
+static constexpr StringLiteral kFastMathPass = "tile-fast-math";
 
 /// What an IEEE op costs and what its fast form is, for the remark; empty
 /// for ops whose IEEE form costs no more than the fast one.
@@ -125,7 +125,7 @@ void TileFastMathPass::setFastMathFlags(KernelOp kernel) {
     ++count;
   });
   numFastOps += count;
-  remarkPassed(kernel, kPassName, "FastMath",
+  remarkPassed(kernel, kFastMathPass, "FastMath",
                Twine("afn, arcp and contract on ") + Twine(count) +
                    " floating-point ops");
 }
@@ -141,7 +141,7 @@ void TileFastMathPass::remarkIeeeMathInLoops(KernelOp kernel) {
     if (!cost)
       return;
     ++numIeeeInLoops;
-    remarkMissed(op, kPassName, "IEEEMath",
+    remarkMissed(op, kFastMathPass, "IEEEMath",
                  Twine("'") + op->getName().getStringRef() + "' in a loop is " +
                      cost->first +
                      "; fastmath<afn> on the op, `fast_math` "

@@ -252,7 +252,7 @@ static QueryBlock getQueryBlock(ImplicitLocOpBuilder &b,
 
 namespace {
 /// The (query block, head, batch) of a tile.
-struct TileCoords {
+struct QueryTileCoords {
   Value mb, h, bi;
 };
 } // namespace
@@ -267,9 +267,9 @@ struct TileCoords {
 /// causal, S = 4096 (bench/results/2026-11-30_attention_causal_lpt_h200.json):
 /// sm_80 path head dim 128 310/312 TFLOP/s against 290; on sm_90a the
 /// groups were 4% slower at S = 1024 and even at 4096.
-static TileCoords emitLongestFirstOrder(ImplicitLocOpBuilder &b,
-                                        const AttentionProblem &p,
-                                        const AttentionConfig &c) {
+static QueryTileCoords emitLongestFirstOrder(ImplicitLocOpBuilder &b,
+                                             const AttentionProblem &p,
+                                             const AttentionConfig &c) {
   Value nM = arith::CeilDivSIOp::create(b, p.sq, constI32(b, c.blockM));
   Value mb = ProgramIdOp::create(b, Dim::X);
   Value hh = ProgramIdOp::create(b, Dim::Y);
@@ -358,9 +358,9 @@ static CausalPairWalk emitCausalPairWalk(ImplicitLocOpBuilder &b,
 /// pairs 380 / 508 / 567 TFLOP/s, the snake over all tiles 344 / 500 / 586,
 /// pairs with the heads fastest (each program on another head) 341 / 492 /
 /// 556; the non-persistent kernel 365 / 524 / 620 (see NamedOpConfigs).
-static TileCoords emitCausalPairTile(ImplicitLocOpBuilder &b,
-                                     const AttentionProblem &p,
-                                     const CausalPairWalk &w, Value t) {
+static QueryTileCoords emitCausalPairTile(ImplicitLocOpBuilder &b,
+                                          const AttentionProblem &p,
+                                          const CausalPairWalk &w, Value t) {
   Value one = constI32(b, 1);
   Value round = arith::DivSIOp::create(b, t, w.programs);
   Value odd = arith::CmpIOp::create(
@@ -1676,7 +1676,7 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
         b, w.first, w.end, w.programs, ValueRange{},
         [&](OpBuilder &ob, Location loc, Value tIdx, ValueRange) {
           ImplicitLocOpBuilder tb(loc, ob);
-          TileCoords tc = emitCausalPairTile(tb, p, w, tIdx);
+          QueryTileCoords tc = emitCausalPairTile(tb, p, w, tIdx);
           emitQueryBlockProgram(
               tb, p, c,
               getQueryBlock(tb, p, c, tc.mb, tc.h, tc.bi, /*placeholder=*/true));
@@ -1694,10 +1694,11 @@ LogicalResult expand::expandAttention(AttentionOp op, KernelOp kernel,
                     c.blockN);
     emitQueryBlockProgram(b, p, c, t);
   } else {
-    TileCoords tc = p.causal ? emitLongestFirstOrder(b, p, c)
-                             : TileCoords{ProgramIdOp::create(b, Dim::X),
-                                          ProgramIdOp::create(b, Dim::Y),
-                                          ProgramIdOp::create(b, Dim::Z)};
+    QueryTileCoords tc = p.causal
+                             ? emitLongestFirstOrder(b, p, c)
+                             : QueryTileCoords{ProgramIdOp::create(b, Dim::X),
+                                               ProgramIdOp::create(b, Dim::Y),
+                                               ProgramIdOp::create(b, Dim::Z)};
     emitQueryBlockProgram(
         b, p, c, getQueryBlock(b, p, c, tc.mb, tc.h, tc.bi, /*placeholder=*/false));
   }

@@ -47,7 +47,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-async-wgmma";
+static constexpr StringLiteral kAsyncWgmmaPass = "tile-async-wgmma";
 
 namespace {
 /// One accumulator chain of a loop: `acc' = wait 0 (dot(.., acc))`, with
@@ -323,12 +323,12 @@ void TileAsyncWgmmaPass::runOnOperation() {
     FailureOr<Chains> chains = findChains(loop, why);
     if (failed(chains)) {
       if (!why.empty())
-        remarkMissed(loop, kPassName, "Synchronous",
+        remarkMissed(loop, kAsyncWgmmaPass, "Synchronous",
                      "wgmma waits stay at 0 pending: " + why);
       continue;
     }
     size_t n = chains->chains.size();
-    remarkPassed(loop, kPassName, "InFlight",
+    remarkPassed(loop, kAsyncWgmmaPass, "InFlight",
                  n == 1 ? std::string("one wgmma group stays in flight "
                                       "across iterations")
                         : "the " + std::to_string(n) +

@@ -45,7 +45,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-group-tiles";
+static constexpr StringLiteral kGroupTilesPass = "tile-group-tiles";
 
 /// Tile rows per group where the schedule does not say (tile.gemm's
 /// groupM and Triton's tutorial use the same).
@@ -55,7 +55,7 @@ namespace {
 /// Where a program's output tile comes from: the ops whose results are its
 /// tile row and tile column (a division and remainder of the program id, or
 /// the program ids y and x).
-struct TileCoords {
+struct OutputTileCoords {
   SmallVector<Operation *> row, col;
 };
 } // namespace
@@ -77,7 +77,7 @@ static LoadOp getOperandLoad(Value v) {
 /// Whether what `load` reads (its view and offsets) is computed from the
 /// tile row and from the tile column of `coords`.
 static std::pair<bool, bool> getDependences(LoadOp load,
-                                            const TileCoords &coords) {
+                                            const OutputTileCoords &coords) {
   SetVector<Operation *> slice;
   BackwardSliceOptions options;
   options.inclusive = true;
@@ -92,7 +92,7 @@ static std::pair<bool, bool> getDependences(LoadOp load,
 
 /// Whether `coords` order the tiles of a GEMM: a dot in a loop reads an A
 /// tile placed by one coordinate only and a B tile by the other only.
-static bool isGemmOrder(KernelOp kernel, const TileCoords &coords) {
+static bool isGemmOrder(KernelOp kernel, const OutputTileCoords &coords) {
   WalkResult found = kernel.walk([&](DotOp dot) {
     if (!dot->getParentOfType<scf::ForOp>())
       return WalkResult::advance();
@@ -187,7 +187,8 @@ static void groupLinear(KernelOp kernel, Operation *div, Operation *rem,
 
 /// Rewrites the program ids x (the tile column) and y (the tile row) into
 /// the grouped order over the grid's x * y tiles (per z).
-static void groupGrid(KernelOp kernel, const TileCoords &coords, int64_t g) {
+static void groupGrid(KernelOp kernel, const OutputTileCoords &coords,
+                      int64_t g) {
   Block &body = kernel.getBody().front();
   OpBuilder b(&body, body.begin());
   Location loc = kernel.getLoc();
@@ -222,7 +223,7 @@ void TileGroupTilesPass::runOnOperation() {
     return;
   auto decline = [&](const Twine &why) {
     if (asked)
-      remarkMissed(kernel, kPassName, "NotGrouped",
+      remarkMissed(kernel, kGroupTilesPass, "NotGrouped",
                    "the tiles keep the program's order: " + why);
   };
   std::optional<AffineMap> grid = kernel.getGrid();
@@ -235,11 +236,11 @@ void TileGroupTilesPass::runOnOperation() {
                    "by their rank");
 
   for (auto [div, rem] : findLinearCoords(kernel)) {
-    if (!isGemmOrder(kernel, TileCoords{{div}, {rem}}))
+    if (!isGemmOrder(kernel, OutputTileCoords{{div}, {rem}}))
       continue;
     groupLinear(kernel, div, rem, g);
     ++numGrouped;
-    remarkPassed(div, kPassName, "Grouped",
+    remarkPassed(div, kGroupTilesPass, "Grouped",
                  "the output tiles (row program_id / n, column program_id "
                  "% n) are visited in groups of " +
                      Twine(g) +
@@ -247,7 +248,7 @@ void TileGroupTilesPass::runOnOperation() {
                      "together share both operands' tiles in L2");
     return;
   }
-  TileCoords coords;
+  OutputTileCoords coords;
   kernel.walk([&](ProgramIdOp pid) {
     if (pid.getDim() == Dim::X)
       coords.col.push_back(pid);
@@ -258,7 +259,7 @@ void TileGroupTilesPass::runOnOperation() {
       !coords.col.empty() && isGemmOrder(kernel, coords)) {
     groupGrid(kernel, coords, g);
     ++numGrouped;
-    remarkPassed(kernel, kPassName, "Grouped",
+    remarkPassed(kernel, kGroupTilesPass, "Grouped",
                  "the output tiles (row program_id y, column program_id x) "
                  "are visited in groups of " +
                      Twine(g) +

@@ -60,7 +60,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-mask-bounds";
+static constexpr StringLiteral kMaskBoundsPass = "tile-mask-bounds";
 static constexpr int64_t kI32Min = std::numeric_limits<int32_t>::min();
 static constexpr int64_t kI32Max = std::numeric_limits<int32_t>::max();
 
@@ -498,7 +498,7 @@ static void boundLoopMasks(scf::ForOp loop) {
       known = masks.try_emplace(mask, std::move(a)).first;
     }
     if (!known->second.guard) {
-      remarkMissed(select, kPassName, "NotBounded",
+      remarkMissed(select, kMaskBoundsPass, "NotBounded",
                    "this mask is applied in every iteration: it is computed "
                    "by " +
                        known->second.why + ", not by comparisons of indices");
@@ -513,7 +513,7 @@ static void boundLoopMasks(scf::ForOp loop) {
                                  (rest.size() == 1 ? " term that is not"
                                                    : " terms that are not") +
                                  " a comparison of indices";
-    remarkPassed(select, kPassName, "Bounded",
+    remarkPassed(select, kMaskBoundsPass, "Bounded",
                  Twine(rest.empty() ? "the mask holds everywhere"
                                     : "the mask's index comparisons hold "
                                       "everywhere") +

@@ -45,7 +45,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-persistent";
+static constexpr StringLiteral kPersistentPass = "tile-persistent";
 
 /// Ops that must stay at the top level of the kernel body.
 static bool staysAtTop(Operation *op) {
@@ -127,7 +127,7 @@ void TilePersistentPass::runOnOperation() {
     return;
   auto decline = [&](const Twine &why) {
     if (requested)
-      remarkMissed(kernel, kPassName, "NotPersistent",
+      remarkMissed(kernel, kPersistentPass, "NotPersistent",
                    "one program per tile: " + why);
   };
   FailureOr<TargetInfo> target = resolveTarget(kernel, chip);
@@ -227,7 +227,7 @@ void TilePersistentPass::runOnOperation() {
       AffineMap::get(0, grid->getNumSymbols(), product, kernel.getContext()),
       gridArgs);
   kernel.setPersistent(true);
-  remarkPassed(kernel, kPassName, "Persistent",
+  remarkPassed(kernel, kPersistentPass, "Persistent",
                "one program per SM walks the grid's tiles");
   ++numPersistent;
 }

@@ -58,7 +58,7 @@ using namespace mlir::tilec::tile;
 
 namespace {
 /// A load to pipeline: its tile goes to these dot-operand conversions.
-struct Candidate {
+struct PipelinedLoad {
   LoadOp load;
   SmallVector<ConvertLayoutOp> converts;
   SmemType bufferType;
@@ -137,16 +137,16 @@ bool mlir::tilec::tile::canPipelineLoad(LoadOp load) {
 }
 
 /// Checks that `load` in `loop` can become a 16-byte cp.async pipeline stage.
-static std::optional<Candidate> analyzeLoad(LoadOp load, scf::ForOp loop,
-                                            int64_t stages) {
-  auto fail = [&](StringRef why) -> std::optional<Candidate> {
+static std::optional<PipelinedLoad> analyzeLoad(LoadOp load, scf::ForOp loop,
+                                                int64_t stages) {
+  auto fail = [&](StringRef why) -> std::optional<PipelinedLoad> {
     LLVM_DEBUG(llvm::dbgs() << "not pipelining " << load << ": " << why << "\n");
     return std::nullopt;
   };
   std::string why;
   if (failed(checkLoadFacts(load, loop, &why)))
     return fail(why);
-  Candidate cand;
+  PipelinedLoad cand;
   cand.load = load;
   SharedEncodingAttr inPlaceEncoding;
   for (Operation *user : load->getUsers()) {
@@ -323,12 +323,12 @@ static FailureOr<scf::ForOp> prefetchDotOperands(scf::ForOp loop, int64_t stages
 /// loop's upper bound: nothing would read them) and closes the group.
 static std::pair<scf::IfOp, AsyncCommitOp>
 emitStageCopies(OpBuilder &b, Location loc, scf::ForOp loop,
-                MutableArrayRef<Candidate> cands, Value k, Value stage,
+                MutableArrayRef<PipelinedLoad> cands, Value k, Value stage,
                 bool unchecked) {
   Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k,
                                      loop.getUpperBound());
   auto copies = scf::IfOp::create(b, loc, live, [&](OpBuilder &ib, Location l) {
-    for (Candidate &c : cands) {
+    for (PipelinedLoad &c : cands) {
       SmallVector<Value> offsets = cloneOffsets(ib, c.load, loop, k);
       auto copy = AsyncCopyOp::create(ib, l, c.load.getView(), offsets,
                                       c.buffer, stage);
@@ -340,10 +340,11 @@ emitStageCopies(OpBuilder &b, Location loc, scf::ForOp loop,
 }
 
 /// The loads of `loop` that can be pipelined, in body order.
-static SmallVector<Candidate> findCandidates(scf::ForOp loop, int64_t stages) {
-  SmallVector<Candidate> cands;
+static SmallVector<PipelinedLoad> findCandidates(scf::ForOp loop,
+                                                 int64_t stages) {
+  SmallVector<PipelinedLoad> cands;
   for (auto load : loop.getBody()->getOps<LoadOp>())
-    if (std::optional<Candidate> c = analyzeLoad(load, loop, stages))
+    if (std::optional<PipelinedLoad> c = analyzeLoad(load, loop, stages))
       cands.push_back(*c);
   return cands;
 }
@@ -353,7 +354,7 @@ static SmallVector<Candidate> findCandidates(scf::ForOp loop, int64_t stages) {
 /// the number pipelined.
 static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
                                  bool unchecked, ArrayRef<Value> buffers) {
-  SmallVector<Candidate> cands = findCandidates(loop, stages);
+  SmallVector<PipelinedLoad> cands = findCandidates(loop, stages);
   if (cands.empty() || cands.size() != buffers.size())
     return 0;
   // wgmma reads the ring in place and asynchronously; its group is retired
@@ -361,7 +362,8 @@ static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
   // barrier and copies run S-1 stages ahead. (Keeping one group in flight
   // across iterations needs the accumulator to have no non-wgmma definition
   // in the loop; ptxas serializes otherwise, see WgmmaSm90.cpp.)
-  bool inPlace = llvm::any_of(cands, [](const Candidate &c) { return c.inPlace; });
+  bool inPlace =
+      llvm::any_of(cands, [](const PipelinedLoad &c) { return c.inPlace; });
   int64_t ahead = stages - 1;
 
   Location loc = loop.getLoc();
@@ -416,7 +418,7 @@ static unsigned pipelineLoopImpl(scf::ForOp loop, int64_t stages,
       emitStageCopies(rewriter, loc, newLoop, cands, kn, writeStage, unchecked);
 
   // Reads come from the ring.
-  for (Candidate &c : cands) {
+  for (PipelinedLoad &c : cands) {
     for (ConvertLayoutOp cvt : c.converts) {
       rewriter.setInsertionPoint(cvt);
       Value tile = LocalLoadOp::create(rewriter, cvt.getLoc(), cvt.getType(),
@@ -473,7 +475,7 @@ getOffsetRange(OpBuilder &b, Location loc, scf::ForOp loop, Value offset,
 /// A condition, computed before `loop`, under which every pipelined tile of
 /// every iteration lies inside its view; null when it cannot be expressed.
 static Value buildInteriorCondition(OpBuilder &b, scf::ForOp loop,
-                                    MutableArrayRef<Candidate> cands) {
+                                    MutableArrayRef<PipelinedLoad> cands) {
   Location loc = loop.getLoc();
   Type type = loop.getInductionVar().getType();
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
@@ -487,7 +489,7 @@ static Value buildInteriorCondition(OpBuilder &b, scf::ForOp loop,
       arith::MulIOp::create(b, loc, arith::DivSIOp::create(b, loc, span, step),
                             step));
   Value cond;
-  for (Candidate &c : cands) {
+  for (PipelinedLoad &c : cands) {
     auto make = c.load.getView().getDefiningOp<MakeViewOp>();
     ViewType viewType = make.getViewType();
     auto tile = cast<RankedTensorType>(c.load.getType());
@@ -521,12 +523,12 @@ static Value buildInteriorCondition(OpBuilder &b, scf::ForOp loop,
 /// is versioned: the common case runs a copy without any bounds test; edge
 /// programs run the zero-filling copy.
 static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
-  SmallVector<Candidate> cands = findCandidates(loop, stages);
+  SmallVector<PipelinedLoad> cands = findCandidates(loop, stages);
   if (cands.empty())
     return 0;
   OpBuilder b(loop);
   SmallVector<Value> buffers;
-  for (Candidate &c : cands)
+  for (PipelinedLoad &c : cands)
     buffers.push_back(LocalAllocOp::create(b, loop.getLoc(), c.bufferType));
   Value interior = buildInteriorCondition(b, loop, cands);
   if (!interior)
@@ -550,7 +552,7 @@ static unsigned pipelineLoop(scf::ForOp loop, int64_t stages) {
 int64_t mlir::tilec::tile::getMinCpAsyncRingBytes(
     scf::ForOp loop, const llvm::DenseSet<Operation *> &broughtElsewhere) {
   int64_t bytes = 0;
-  for (Candidate &c : findCandidates(loop, /*stages=*/2))
+  for (PipelinedLoad &c : findCandidates(loop, /*stages=*/2))
     if (!broughtElsewhere.contains(c.load))
       bytes += llvm::alignTo(c.bufferType.getSizeInBytes(), 1024);
   return bytes;
@@ -561,11 +563,11 @@ int64_t mlir::tilec::tile::getMinCpAsyncRingBytes(
 /// leave.
 static int64_t fitStages(scf::ForOp loop, int64_t stages,
                          const TargetInfo &target) {
-  SmallVector<Candidate> cands = findCandidates(loop, stages);
+  SmallVector<PipelinedLoad> cands = findCandidates(loop, stages);
   if (cands.empty())
     return stages;
   int64_t stageBytes = 0;
-  for (Candidate &c : cands)
+  for (PipelinedLoad &c : cands)
     stageBytes += c.bufferType.getSizeInBytes() / stages;
   // The kernel's buffers, and the scratch areas of the ops in the loop's
   // top-level op: the shared-memory planner tracks live ranges at the kernel
@@ -580,7 +582,7 @@ static int64_t fitStages(scf::ForOp loop, int64_t stages,
       buffers += 8 * bars.getType().getSize();
   });
   DenseSet<Operation *> replaced; // the candidates' conversions
-  for (Candidate &c : cands)
+  for (PipelinedLoad &c : cands)
     for (ConvertLayoutOp cvt : c.converts)
       replaced.insert(cvt);
   kernel.getBody().front().findAncestorOpInBlock(*loop)->walk(

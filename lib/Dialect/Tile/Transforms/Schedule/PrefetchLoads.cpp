@@ -61,7 +61,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-prefetch-loads";
+static constexpr StringLiteral kPrefetchLoadsPass = "tile-prefetch-loads";
 
 /// Whether `op` may write global memory: a tile.store, tile.atomic_add or
 /// TMA store, or an op of another dialect with a write effect (or unknown
@@ -210,7 +210,7 @@ static int64_t getHeldRegisters(Type type) {
 
 namespace {
 /// A load of a loop and the ops its offsets come from.
-struct Candidate {
+struct PrefetchedLoad {
   Operation *load;
   SmallVector<Operation *> slice;
   int64_t regs;
@@ -227,14 +227,14 @@ struct TilePrefetchLoadsPass
 /// Issues `candidates` (loads of `loop`) one iteration ahead: the first
 /// iteration's before the loop, each next iteration's first in the body,
 /// carried to the iteration that reads it.
-static void prefetch(scf::ForOp loop, ArrayRef<Candidate> candidates) {
+static void prefetch(scf::ForOp loop, ArrayRef<PrefetchedLoad> candidates) {
   IRRewriter rewriter(loop.getContext());
   rewriter.setInsertionPoint(loop);
   Value loopIv = loop.getInductionVar();
   IRMapping before;
   before.map(loopIv, loop.getLowerBound());
   SmallVector<Value> first;
-  for (const Candidate &c : candidates)
+  for (const PrefetchedLoad &c : candidates)
     first.push_back(cloneAt(rewriter, c.load, c.slice, before));
   Block *body = loop.getBody();
   auto yieldNext = [&](OpBuilder &b, Location loc,
@@ -244,7 +244,7 @@ static void prefetch(scf::ForOp loop, ArrayRef<Candidate> candidates) {
     IRMapping ahead;
     ahead.map(loopIv, arith::AddIOp::create(b, loc, loopIv, loop.getStep()));
     SmallVector<Value> values;
-    for (const Candidate &c : candidates)
+    for (const PrefetchedLoad &c : candidates)
       values.push_back(cloneAt(b, c.load, c.slice, ahead));
     return values;
   };
@@ -304,7 +304,7 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
     std::string why = whyNotVersioned(loop, writes, loads);
     if (!why.empty()) {
       for (Operation *load : loads)
-        remarkMissed(load, kPassName, "LoopWrites",
+        remarkMissed(load, kPrefetchLoadsPass, "LoopWrites",
                      "this load waits for memory in every iteration: " + why +
                          ", so the next iteration's load is not issued ahead");
       return;
@@ -315,12 +315,12 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
   int64_t budget = getThreadRegisterBudget(target, threads);
   int64_t need = estimateLoopRegisters(loop, threads) + kRegisterReserve;
   Operation *yield = loop.getBody()->getTerminator();
-  SmallVector<Candidate> candidates;
+  SmallVector<PrefetchedLoad> candidates;
   for (Operation *load : loads) {
     std::string why;
     FailureOr<SmallVector<Operation *>> slice = getOffsetSlice(load, loop, why);
     if (failed(slice)) {
-      remarkMissed(load, kPassName, "NotRecomputable",
+      remarkMissed(load, kPrefetchLoadsPass, "NotRecomputable",
                    "this load waits for memory in every iteration: " + why);
       continue;
     }
@@ -332,7 +332,7 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
       continue;
     int64_t regs = getHeldRegisters(load->getResult(0).getType());
     if (need + regs > budget) {
-      remarkMissed(load, kPassName, "OverRegisterBudget",
+      remarkMissed(load, kPrefetchLoadsPass, "OverRegisterBudget",
                    "this load waits for memory in every iteration: issued "
                    "ahead, its tile would take " +
                        Twine(regs) + " registers a thread beside the loop's " +
@@ -345,7 +345,7 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
   // A candidate read only by other candidates' offsets (a block index from
   // a table) is recomputed with them, not carried.
   DenseSet<Operation *> offsetOps, candidateLoads;
-  for (const Candidate &c : candidates) {
+  for (const PrefetchedLoad &c : candidates) {
     offsetOps.insert(c.slice.begin(), c.slice.end());
     candidateLoads.insert(c.load);
   }
@@ -357,24 +357,24 @@ void TilePrefetchLoadsPass::prefetchLoop(scf::ForOp loop,
   if (!writes.empty() && !candidates.empty()) {
     guarded = ", where a run-time check finds the memory the loop writes "
               "apart from the memory it reads (else the loop runs as written)";
-    for (const Candidate &c : candidates)
+    for (const PrefetchedLoad &c : candidates)
       readViews.push_back(c.load->getOperand(0));
   }
-  SmallVector<Candidate> carried;
-  for (Candidate &c : candidates) {
+  SmallVector<PrefetchedLoad> carried;
+  for (PrefetchedLoad &c : candidates) {
     bool onlyOffset =
         offsetOps.contains(c.load) &&
         llvm::all_of(c.load->getUsers(), [&](Operation *user) {
           return offsetOps.contains(user) || candidateLoads.contains(user);
         });
     if (onlyOffset) {
-      remarkPassed(c.load, kPassName, "Prefetched",
+      remarkPassed(c.load, kPrefetchLoadsPass, "Prefetched",
                    "issued one iteration ahead with the loads whose offsets "
                    "it gives" +
                        guarded);
       continue;
     }
-    remarkPassed(c.load, kPassName, "Prefetched",
+    remarkPassed(c.load, kPrefetchLoadsPass, "Prefetched",
                  "issued one iteration ahead, into " + Twine(c.regs) +
                      (c.regs == 1 ? " register" : " registers") + " a thread" +
                      guarded);

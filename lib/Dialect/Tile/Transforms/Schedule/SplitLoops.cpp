@@ -45,7 +45,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-split-loops";
+static constexpr StringLiteral kSplitLoopsPass = "tile-split-loops";
 
 namespace {
 /// A comparison of a loop's induction variable with `bound`, a value
@@ -239,7 +239,7 @@ static void keepMasked(scf::ForOp loop) {
   IRRewriter rewriter(loop.getContext());
   for (arith::CmpIOp cmp : bounds)
     resolve(rewriter, cmp, false);
-  remarkMissed(loop, kPassName, name,
+  remarkMissed(loop, kSplitLoopsPass, name,
                "the mask stays in every iteration: " + why);
 }
 
@@ -273,7 +273,7 @@ void TileSplitLoopsPass::runOnOperation() {
     std::optional<SplitPoint> point = findSplitPoint(loop);
     if (!point)
       continue;
-    remarkPassed(loop, kPassName, "Split",
+    remarkPassed(loop, kSplitLoopsPass, "Split",
                  "the iterations before the bound its branch compares the "
                  "induction variable with, and those from it on, run in two "
                  "loops without the branch");

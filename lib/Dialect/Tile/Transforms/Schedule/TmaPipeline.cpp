@@ -81,7 +81,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-tma-pipeline";
+static constexpr StringLiteral kTmaPipelinePass = "tile-tma-pipeline";
 
 /// The deepest ring the pass builds by default: narrow tiles are bound by
 /// streaming the operands, and more stages than this gain nothing.
@@ -594,7 +594,7 @@ static void planSharing(TmaOperand &op, ClusterRankAnalysis &ranks) {
   for (Value offset : op.load.getOffsets()) {
     std::optional<RankValue> v = ranks.lookup(offset);
     if (!v) {
-      remarkMissed(op.load, kPassName, "NotShared",
+      remarkMissed(op.load, kTmaPipelinePass, "NotShared",
                    "each program of the cluster loads its own tile: how its "
                    "offsets differ between the programs is not known");
       return;
@@ -639,7 +639,7 @@ static bool planMulticast(scf::ForOp loop, MutableArrayRef<TmaGroup> groups,
     return false;
   for (scf::ForOp l = loop; l; l = l->getParentOfType<scf::ForOp>())
     if (!ranks.hasUniformTripCount(l)) {
-      remarkMissed(loop, kPassName, "NotShared",
+      remarkMissed(loop, kTmaPipelinePass, "NotShared",
                    "each program of the cluster loads its own tiles: the "
                    "programs may run this loop or one around it a different "
                    "number of times");
@@ -1202,7 +1202,8 @@ void TileTmaPipelinePass::runOnOperation() {
     std::string why;
     FailureOr<TmaOperand> op = analyzeLoad(load, cvt, scf::ForOp(), why);
     if (failed(op)) {
-      remarkMissed(load, kPassName, "NotLoaded", "left to the threads: " + why);
+      remarkMissed(load, kTmaPipelinePass, "NotLoaded",
+                   "left to the threads: " + why);
       continue;
     }
     Location loc = load.getLoc();
@@ -1211,14 +1212,14 @@ void TileTmaPipelinePass::runOnOperation() {
             share ? findSharedCopy(loadedOnce, *op, dot, takenStaging, kernel)
                   : nullptr) {
       readLoadedOnce(*op, prev->op.ring, prev->full, dot);
-      remarkPassed(loc, kPassName, "SharedCopy",
+      remarkPassed(loc, kTmaPipelinePass, "SharedCopy",
                    "the dot reads an earlier TMA copy of the same tile in "
                    "place (share_tiles)");
       continue;
     }
     Value full = loadOnce(*op, dot, takenStaging);
     loadedOnce.push_back({*op, full, dot});
-    remarkPassed(loc, kPassName, "LoadedOnce",
+    remarkPassed(loc, kTmaPipelinePass, "LoadedOnce",
                  takenStaging.contains(op->ring)
                      ? "one TMA copy into the buffer a later TMA store "
                        "stages its tile in, which the dot reads in place"
@@ -1238,7 +1239,7 @@ void TileTmaPipelinePass::runOnOperation() {
     FailureOr<SmallVector<TmaGroup>> groups = analyzeLoop(loop, why, share);
     if (failed(groups)) {
       if (!why.empty())
-        remarkMissed(loop, kPassName, "NotPipelined",
+        remarkMissed(loop, kTmaPipelinePass, "NotPipelined",
                      "loop left to cp.async: " + why);
       continue;
     }
@@ -1259,7 +1260,7 @@ void TileTmaPipelinePass::runOnOperation() {
         loop.emitError("tile-tma-pipeline: ") << why;
         return signalPassFailure();
       }
-      remarkMissed(loop, kPassName, "NotPipelined",
+      remarkMissed(loop, kTmaPipelinePass, "NotPipelined",
                    "loop left to cp.async: " + why);
       continue;
     }
@@ -1282,7 +1283,7 @@ void TileTmaPipelinePass::runOnOperation() {
     if (aliases)
       shared += ", " + std::to_string(aliases) +
                 " more read(s) of the same tiles sharing their copies";
-    remarkPassed(loop, kPassName, "Pipelined",
+    remarkPassed(loop, kTmaPipelinePass, "Pipelined",
                  Twine(loads) + " loads on TMA in a " + Twine(*stages) +
                      "-stage ring" + shared);
     pipelineLoop(loop, *groups, *stages, kernel.getNumWarps());

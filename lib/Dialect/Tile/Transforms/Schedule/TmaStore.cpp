@@ -45,7 +45,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-tma-store";
+static constexpr StringLiteral kTmaStorePass = "tile-tma-store";
 
 /// The 128-byte swizzled layout of a staging tile of `elemBytes`-byte
 /// elements contiguous along its rows.
@@ -223,12 +223,12 @@ void TileTmaStorePass::runOnOperation() {
     TileWrite w = getWrite(op);
     std::string why = checkWrite(w);
     if (!why.empty()) {
-      remarkMissed(op, kPassName, "NotStaged",
+      remarkMissed(op, kTmaStorePass, "NotStaged",
                    w.add ? "the tile is added by the threads' atomics: " + why
                          : "the tile is stored by the threads: " + why);
       continue;
     }
-    remarkPassed(op, kPassName, "Staged",
+    remarkPassed(op, kTmaStorePass, "Staged",
                  w.add ? "the tile leaves through shared memory and a TMA "
                          "reduction (add)"
                        : "the tile leaves through shared memory and a TMA "

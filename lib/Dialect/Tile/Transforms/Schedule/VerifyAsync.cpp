@@ -41,7 +41,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-verify-async";
+static constexpr StringLiteral kVerifyAsyncPass = "tile-verify-async";
 
 /// Paths past max-steps after which a kernel's remaining paths are left out.
 static constexpr unsigned kMaxTooLongPaths = 4;
@@ -261,7 +261,7 @@ struct TileVerifyAsyncPass
     numPaths += checked;
     if (checked == 0)
       return notChecked(kernel, why);
-    remarkPassed(kernel, kPassName, "Verified",
+    remarkPassed(kernel, kVerifyAsyncPass, "Verified",
                  llvm::formatv("asynchronous protocol verified on {0} of {1} "
                                "paths ({2} operations executed){3}{4}",
                                checked, paths.size(), steps,
@@ -291,7 +291,7 @@ struct TileVerifyAsyncPass
       kernel.emitError("tile-verify-async cannot check this kernel: ") << why;
       return signalPassFailure();
     }
-    remarkMissed(kernel, kPassName, "NotChecked", why);
+    remarkMissed(kernel, kVerifyAsyncPass, "NotChecked", why);
   }
 };
 } // namespace

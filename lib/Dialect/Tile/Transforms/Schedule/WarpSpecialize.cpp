@@ -47,7 +47,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-warp-specialize";
+static constexpr StringLiteral kWarpSpecializePass = "tile-warp-specialize";
 
 /// Ops that stay outside the tile.warp_specialize: allocations (barriers
 /// must be initialized by all threads), tensor maps, and cluster barriers
@@ -323,7 +323,7 @@ void TileWarpSpecializePass::runOnOperation() {
   if (schedule && !ScheduleAttr::flag(schedule.getWarpSpecialize(), true))
     return;
   auto decline = [&](const Twine &why) {
-    remarkMissed(kernel, kPassName, "NotSpecialized",
+    remarkMissed(kernel, kWarpSpecializePass, "NotSpecialized",
                  "the consumer warps issue the copies themselves: " + why);
   };
   // Unless the schedule asks for it: a softmax loop that runs as two
@@ -402,7 +402,7 @@ void TileWarpSpecializePass::runOnOperation() {
   for (Operation *root : roots) {
     std::string why;
     if (failed(slice.addRoot(root, why))) {
-      remarkMissed(root, kPassName, "NotSpecialized",
+      remarkMissed(root, kWarpSpecializePass, "NotSpecialized",
                    "the consumer warps issue the copies themselves: this "
                    "producer work cannot run alone: " +
                        why);
@@ -436,10 +436,9 @@ void TileWarpSpecializePass::runOnOperation() {
     root->erase();
   for (Operation *op : after)
     op->moveBefore(ret);
-  remarkPassed(kernel, kPassName, "Specialized",
-               "producer warpgroup (" + Twine(producer) +
-                   " registers) and " + Twine(warps) + " consumer warps (" +
-                   Twine(consumer) + " registers; estimated need " +
-                   Twine(need) + ")");
+  remarkPassed(kernel, kWarpSpecializePass, "Specialized",
+               "producer warpgroup (" + Twine(producer) + " registers) and " +
+                   Twine(warps) + " consumer warps (" + Twine(consumer) +
+                   " registers; estimated need " + Twine(need) + ")");
   ++numSpecialized;
 }

@@ -63,7 +63,7 @@ using namespace mlir;
 using namespace mlir::tilec;
 using namespace mlir::tilec::tile;
 
-static constexpr StringLiteral kPassName = "tile-wgmma-overlap";
+static constexpr StringLiteral kWgmmaOverlapPass = "tile-wgmma-overlap";
 
 namespace {
 /// A loop's two stages and the order of its rotated body.
@@ -533,7 +533,7 @@ void TileWgmmaOverlapPass::runOnOperation() {
     FailureOr<Plan> plan = analyze(loop, why);
     if (failed(plan)) {
       if (!why.empty())
-        remarkMissed(loop, kPassName, "NotOverlapped",
+        remarkMissed(loop, kWgmmaOverlapPass, "NotOverlapped",
                      "the loop's dots run one after the other: " + why);
       continue;
     }
@@ -547,14 +547,13 @@ void TileWgmmaOverlapPass::runOnOperation() {
     bool pingpong = ScheduleAttr::flag(knob, k <= 64) && canPingpong(loop, *plan);
     if (pingpong && !turns)
       turns = createTurns(getOperation());
-    remarkPassed(loop, kPassName, "Overlapped",
+    remarkPassed(loop, kWgmmaOverlapPass, "Overlapped",
                  "the next iteration's first dot is issued before this "
                  "iteration's register work, which runs beside the second "
                  "dot" +
-                     std::string(pingpong
-                                     ? "; its two warpgroups take turns "
-                                       "issuing the products"
-                                     : ""));
+                     std::string(pingpong ? "; its two warpgroups take turns "
+                                            "issuing the products"
+                                          : ""));
     rotate(loop, *plan, pingpong ? &*turns : nullptr);
     ++numOverlappedLoops;
   }
