@@ -121,9 +121,14 @@ static void buildLLVMPasses(OpPassManager &pm) {
   cleanup.addPass(createCSEPass());
 }
 
-void mlir::tilec::buildTilecToNVVMPipeline(
+void mlir::tilec::buildTilecSchedulePipeline(
     OpPassManager &pm, const TilecPipelineOptions &options) {
   buildTilePasses(pm, options);
+}
+
+void mlir::tilec::buildTilecToNVVMPipeline(
+    OpPassManager &pm, const TilecPipelineOptions &options) {
+  buildTilecSchedulePipeline(pm, options);
   buildLLVMPasses(pm);
 }
 
@@ -173,6 +178,12 @@ void mlir::tilec::buildTilecHostToLLVMPipeline(
 }
 
 void mlir::tilec::registerTilecPipelines() {
+  PassPipelineRegistration<TilecPipelineOptions>(
+      "tilec-schedule",
+      "The tile-level stage of tilec-to-nvvm: kernels in gpu.modules with "
+      "their target, named ops expanded, layouts assigned, the schedules "
+      "built and the async protocol checked, still in tile dialect ops",
+      buildTilecSchedulePipeline);
   PassPipelineRegistration<TilecPipelineOptions>(
       "tilec-to-nvvm",
       "Lower tile programs to gpu.modules of NVVM/LLVM dialect ops",

@@ -116,7 +116,7 @@ def compile_chip(tools, path, chip, outdir):
     if rc:
         return rc, err, first_error(err, rc), ""
     prc, perr, _ = run([tilec_opt, path,
-                        f"--pass-pipeline=builtin.module(tilec-to-nvvm{{chip={chip}}})",
+                        f"--pass-pipeline=builtin.module(tilec-schedule{{chip={chip}}})",
                         "--mlir-print-ir-after=tile-pipeline", "-o", os.devnull])
     return rc, err, None, perr if prc == 0 else ""
 

@@ -49,8 +49,13 @@ struct TilecHostPipelineOptions
       llvm::cl::init("")};
 };
 
-/// Tile-level passes: target attachment, named-op expansion, layouts,
-/// pipelining; then the lowering to NVVM/LLVM dialect ops.
+/// The tile-level passes, per kernel in its gpu.module: target attachment,
+/// named-op expansion, layouts, the scheduling passes and tile-verify-async.
+/// The kernels stay tile dialect ops (the stage to read a schedule at).
+void buildTilecSchedulePipeline(OpPassManager &pm,
+                                const TilecPipelineOptions &options);
+
+/// tilec-schedule, then the lowering to NVVM/LLVM dialect ops.
 void buildTilecToNVVMPipeline(OpPassManager &pm,
                               const TilecPipelineOptions &options);
 
