@@ -37,9 +37,9 @@
 using namespace mlir;
 using namespace mlir::tilec;
 
-/// Passes on the tile dialect, per kernel.
-static void buildTilePasses(OpPassManager &pm,
-                            const TilecPipelineOptions &options) {
+/// Passes on the tile dialect, per kernel (tilec-schedule).
+void mlir::tilec::buildTilecSchedulePipeline(
+    OpPassManager &pm, const TilecPipelineOptions &options) {
   tile::TileAttachTargetOptions attach;
   attach.chip = options.chip;
   attach.optLevel = options.optLevel;
@@ -119,11 +119,6 @@ static void buildLLVMPasses(OpPassManager &pm) {
   OpPassManager &cleanup = pm.nest<gpu::GPUModuleOp>();
   cleanup.addPass(createCanonicalizerPass());
   cleanup.addPass(createCSEPass());
-}
-
-void mlir::tilec::buildTilecSchedulePipeline(
-    OpPassManager &pm, const TilecPipelineOptions &options) {
-  buildTilePasses(pm, options);
 }
 
 void mlir::tilec::buildTilecToNVVMPipeline(

@@ -160,8 +160,10 @@ def run(calls=20000, rounds=7, shape=(256, 256, 256)):
                     median, best = per_call_us(fn, calls, rounds)
                     row[label + "_us"] = round(median, 3)
                     row[label + "_min_us"] = round(best, 3)
-                row["gemm_over_raw_us"] = round(row["gemm_us"] - row["raw_us"], 3)
-                row["kernel_call_over_raw_us"] = round(row["kernel_call_us"] - row["raw_us"], 3)
+                for label in ("gemm", "kernel_call"):
+                    for stat in ("_us", "_min_us"):
+                        row[label + "_over_raw" + stat] = round(
+                            row[label + stat] - row["raw" + stat], 3)
 
                 # tilec.attention on the same chip.
                 batch, heads, seq, dim = 2, 8, 512, 128
